@@ -105,6 +105,8 @@ class [[nodiscard]] result<void> {
 using status = result<void>;
 
 /// Builds an error; reads well at call sites: `return fail(errc::invalid_window, "...")`.
-inline error fail(errc code, std::string message) { return error{code, std::move(message)}; }
+inline error fail(errc code, std::string message) {
+  return error{code, std::move(message)};
+}
 
 }  // namespace arbroker

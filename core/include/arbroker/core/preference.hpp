@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arbroker/core/candidate.hpp"
+#include "arbroker/core/error.hpp"
+
+namespace arbroker {
+
+/// A candidate attribute a user can optimise for (paper 000, Sec. 3.3.1). `length` is the
+/// reservation's duration (named "duration" in preference strings).
+enum class objective_attribute { end, start, np, cost, esr, length, site };
+
+/// One prioritised user preference: an attribute and a direction.
+struct objective {
+  objective_attribute attribute = objective_attribute::end;
+  bool descending = false;  ///< "-esr": larger is better
+  friend bool operator==(const objective&, const objective&) = default;
+};
+
+/// An ordered list of objectives, most important first.
+using preferences = std::vector<objective>;
+
+/// Parses "end,cost,-esr" ('-' = descending; also accepts "+end"). Rejects unknown names,
+/// empty items and an attribute named twice.
+result<preferences> parse_preferences(std::string_view text);
+
+/// Inverse of parse_preferences().
+std::string to_string(const preferences& prefs);
+
+/// The preference tree of Sec. 3.3.1 traversed depth-first: candidate indices grouped in
+/// leaf sets (candidates equal under every objective), best leaf first. Within a leaf the
+/// input order is kept. Fails with `invalid_parameter` when an objective needs a property
+/// (cost, esr) that a candidate lacks.
+result<std::vector<std::vector<std::size_t>>> preference_leaves(
+    const std::vector<candidate>& candidates, const preferences& prefs);
+
+/// The same order flattened: the sequence in which the reserve phase tries candidates.
+result<std::vector<std::size_t>> preference_order(const std::vector<candidate>& candidates,
+                                                  const preferences& prefs);
+
+}  // namespace arbroker

@@ -1,0 +1,83 @@
+#include "arbroker/core/preference.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace arbroker {
+namespace {
+
+candidate c(std::string site, timestamp s, timestamp e, int np, double cost) {
+  return {std::move(site), s, e, np, {cost, std::nullopt}};
+}
+
+// The eight candidates of paper 000, Fig. 5, as <site, start, end, np, costs>.
+std::vector<candidate> figure5() {
+  return {c("A", 0, 4, 8, 10), c("A", 1, 4, 16, 15), c("A", 2, 6, 8, 9), c("A", 3, 6, 16, 13),
+          c("B", 1, 4, 8, 12), c("B", 2, 4, 16, 16), c("B", 3, 6, 8, 8), c("B", 4, 6, 16, 8)};
+}
+
+TEST(PreferenceTree, Figure5EndThenNpThenCost) {
+  auto prefs = *parse_preferences("end,np,cost");
+  // Level 1 splits by end {4: #0 #1 #4 #5} {6: #2 #3 #6 #7}; level 2 by np, level 3 by cost:
+  // end 4, np 8:  #0 (10) #4 (12);  end 4, np 16: #1 (15) #5 (16)
+  // end 6, np 8:  #6 (8)  #2 (9);   end 6, np 16: #7 (8)  #3 (13)
+  auto order = preference_order(figure5(), prefs);
+  ASSERT_TRUE(order) << to_string(order.err());
+  EXPECT_EQ(*order, (std::vector<std::size_t>{0, 4, 1, 5, 6, 2, 7, 3}));
+  // every leaf is a single candidate here: no two agree on all three objectives
+  auto leaves = *preference_leaves(figure5(), prefs);
+  EXPECT_EQ(leaves.size(), 8u);
+}
+
+TEST(PreferenceTree, TiesFormLeafSetsInInputOrder) {
+  auto cands = figure5();
+  auto leaves = preference_leaves(cands, *parse_preferences("end"));
+  ASSERT_TRUE(leaves);
+  ASSERT_EQ(leaves->size(), 2u);
+  EXPECT_EQ((*leaves)[0], (std::vector<std::size_t>{0, 1, 4, 5}));
+  EXPECT_EQ((*leaves)[1], (std::vector<std::size_t>{2, 3, 6, 7}));
+  // cost 8 is shared by #6 and #7 at end 6
+  auto by_cost = *preference_leaves(cands, *parse_preferences("cost,end"));
+  EXPECT_EQ(by_cost[0], (std::vector<std::size_t>{6, 7}));
+}
+
+TEST(PreferenceTree, DescendingAndOtherAttributes) {
+  auto cands = figure5();
+  cands[2].props.esr = 0.9;
+  for (auto& x : cands)
+    if (!x.props.esr) x.props.esr = 0.5;
+  auto order = *preference_order(cands, *parse_preferences("-esr,-np,site,start"));
+  EXPECT_EQ(order.front(), 2u);  // highest esr first
+  // then esr 0.5 with np 16 before np 8, site A before B, earlier start first
+  EXPECT_EQ(std::vector<std::size_t>(order.begin() + 1, order.end()),
+            (std::vector<std::size_t>{1, 3, 5, 7, 0, 4, 6}));
+  auto by_length = *preference_order(cands, *parse_preferences("duration,start"));
+  // lengths: #0 4, #1 3, #2 4, #3 3, #4 3, #5 2, #6 3, #7 2
+  EXPECT_EQ(by_length, (std::vector<std::size_t>{5, 7, 1, 4, 3, 6, 0, 2}));
+}
+
+TEST(PreferenceTree, MissingPropertyIsAnError) {
+  auto cands = figure5();
+  auto r = preference_order(cands, *parse_preferences("end,esr"));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.err().code, errc::invalid_parameter);
+  cands[3].props.cost = std::nan("");
+  EXPECT_FALSE(preference_order(cands, *parse_preferences("cost")));
+}
+
+TEST(PreferenceParse, RoundTripAndErrors) {
+  auto p = parse_preferences(" end , +cost,-esr");
+  ASSERT_TRUE(p);
+  ASSERT_EQ(p->size(), 3u);
+  EXPECT_EQ((*p)[2], (objective{objective_attribute::esr, true}));
+  EXPECT_EQ(to_string(*p), "end,cost,-esr");
+  for (const char* bad : {"", "end,", ",end", "end,,cost", "fastest", "end,-end", "-"}) {
+    auto r = parse_preferences(bad);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.err().code, errc::invalid_parameter) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace arbroker
