@@ -1,0 +1,137 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "arbroker/core/error.hpp"
+#include "arbroker/core/time.hpp"
+
+namespace arbroker {
+
+/// An inclusive range [first, last] of feasible start times.
+struct start_interval {
+  timestamp first = 0;
+  timestamp last = 0;
+
+  friend bool operator==(const start_interval&, const start_interval&) = default;
+};
+
+/// The availability profile of one cluster of `total()` CPUs: the number of free CPUs as a
+/// step function of time, changed by allocations of np CPUs over half-open intervals
+/// [start, end).
+///
+/// The profile is stored as change points (time, delta of used CPUs) in an AVL tree whose
+/// nodes also hold, for their subtree in time order, the sum of deltas and the maximum and
+/// minimum prefix sum. used(t) is the sum of the deltas at times <= t; free = total - used.
+/// With n change points (at most two per live allocation; a point whose delta becomes 0 is
+/// erased), add, remove, free_at and min_free are O(log n) in the worst case.
+/// earliest_start and feasible_starts are O((k + 1) log n) where k is the number of busy
+/// stretches (free < np) they have to step over. See core/README.md, "Availability profile".
+///
+/// Times of allocations must lie in [-time_infinity, time_infinity]; an allocation ending
+/// at time_infinity never ends. Query times may be any int64: `s + dur` is never computed
+/// in a way that can overflow.
+///
+/// Every operation validates its input and reports errors as values; on error nothing
+/// changes. linear_profile has the same API and semantics (it is the reference).
+class availability_profile {
+ public:
+  /// An empty profile of total_cpus CPUs; invalid_processor_range unless total_cpus > 0.
+  static result<availability_profile> create(int total_cpus);
+
+  int total() const noexcept { return total_; }
+
+  /// Allocates np CPUs over [start, end). invalid_window if start >= end or the interval
+  /// leaves [-time_infinity, time_infinity]; invalid_processor_range if np <= 0;
+  /// capacity_exceeded if min_free(start, end) < np.
+  status add(timestamp start, timestamp end, int np);
+
+  /// Releases np CPUs over [start, end). Same input errors as add; not_allocated if at some
+  /// instant of [start, end) fewer than np CPUs are used. (Releasing part of an earlier
+  /// allocation is allowed: the profile is a step function, not a list of jobs.)
+  status remove(timestamp start, timestamp end, int np);
+
+  /// Free CPUs at instant t (total() before any allocation).
+  int free_at(timestamp t) const;
+
+  /// Minimum of free CPUs over [a, b); invalid_window if a >= b.
+  result<int> min_free(timestamp a, timestamp b) const;
+
+  /// Earliest s >= t0 such that np CPUs are free over [s, s + dur) and s + dur <= deadline.
+  /// invalid_duration if dur <= 0; invalid_processor_range if np <= 0; infeasible if
+  /// np > total() or there is no such s.
+  result<timestamp> earliest_start(timestamp t0, duration dur, int np,
+                                   timestamp deadline = time_infinity) const;
+
+  /// Every s in [from, latest_start] with np CPUs free over [s, s + dur), as maximal,
+  /// disjoint, ascending intervals (empty if there is none, in particular if np > total()).
+  /// invalid_window if from > latest_start; invalid_duration if dur <= 0;
+  /// invalid_processor_range if np <= 0.
+  result<std::vector<start_interval>> feasible_starts(timestamp from, timestamp latest_start,
+                                                      duration dur, int np) const;
+
+  /// Number of stored change points (times at which the number of used CPUs changes).
+  std::size_t change_points() const noexcept { return size_; }
+
+ private:
+  using index = std::int32_t;
+  static constexpr index nil = -1;
+  // CPU counts inside the tree. Wider than int so that no sum can overflow, even with
+  // total_cpus near INT_MAX and the transient state between the two updates of add/remove.
+  using level = std::int64_t;
+
+  struct node {
+    timestamp key = 0;
+    level delta = 0;       // change of used CPUs at key
+    level sum = 0;         // sum of the deltas of the subtree
+    level max_prefix = 0;  // max over the subtree's keys k of (sum of subtree deltas <= k)
+    level min_prefix = 0;  // min of the same
+    index left = nil;
+    index right = nil;
+    int height = 1;
+  };
+
+  /// Sum and extreme prefix sums of a run of consecutive keys (empty if no key).
+  struct summary {
+    bool empty = true;
+    level sum = 0;
+    level max_prefix = 0;
+    level min_prefix = 0;
+  };
+
+  explicit availability_profile(int total_cpus) : total_(total_cpus) {}
+
+  // Queries.
+  level used_at(timestamp t) const;
+  summary range(index n, timestamp lo, timestamp hi, bool check_lo, bool check_hi) const;
+  level max_used(timestamp a, timestamp b) const;
+  level min_used(timestamp a, timestamp b) const;
+  bool may_hit(index n, level base, level threshold, bool above) const;
+  std::optional<timestamp> first_after(index n, timestamp lo, level base, level threshold,
+                                       bool above) const;
+  std::optional<timestamp> first_in(index n, level base, level threshold, bool above) const;
+  std::optional<timestamp> first_key_after(timestamp lo, level threshold, bool above) const;
+
+  // Updates (AVL).
+  void apply(timestamp start, timestamp end, level delta);
+  index update(index n, timestamp key, level delta);
+  index erase_node(index n);
+  index remove_min(index n, index& min_node);
+  index rebalance(index n);
+  index rotate_left(index n);
+  index rotate_right(index n);
+  void pull(index n);
+  int height(index n) const noexcept { return n == nil ? 0 : nodes_[n].height; }
+  index new_node(timestamp key, level delta);
+  void free_node(index n);
+
+  int total_;
+  index root_ = nil;
+  std::size_t size_ = 0;
+  std::vector<node> nodes_;       // node pool; indices stay valid across reallocation
+  std::vector<index> free_list_;  // unused slots of nodes_
+};
+
+}  // namespace arbroker
