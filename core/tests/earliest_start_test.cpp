@@ -1,0 +1,117 @@
+#include "arbroker/core/earliest_start.hpp"
+
+#include <gtest/gtest.h>
+
+namespace arbroker {
+namespace {
+
+// The situation of paper 004, Fig. 2/3: 4 CPUs; J1 runs on all of them until t = 10;
+// queued in FIFO order J2 (2 CPUs, 10 s), J3 (2 CPUs, 20 s), J4 (4 CPUs, 5 s).
+// Planned: J2 [10, 20) and J3 [10, 30) side by side, J4 [30, 35) once both are done.
+cluster_workload figure2() {
+  cluster_workload w;
+  w.cpus = 4;
+  w.running = {{4, 10}};
+  w.queued = {{2, 10}, {2, 20}, {4, 5}};
+  return w;
+}
+
+TEST(EarliestStart, PlansQueuedJobsFirstFitInFifoOrder) {
+  auto plan = plan_workload(figure2(), 0, ese_policy::local_jobs_preferred);
+  ASSERT_TRUE(plan) << to_string(plan.err());
+  EXPECT_EQ(plan->queued_starts, (std::vector<timestamp>{10, 10, 30}));
+  EXPECT_EQ(plan->queue_tail, 30);
+  EXPECT_EQ(plan->profile.free_at(15), 0);
+  EXPECT_EQ(plan->profile.free_at(25), 2);
+  EXPECT_EQ(plan->profile.free_at(35), 4);
+}
+
+TEST(EarliestStart, Figure3aLocalJobsPreferredPlacesRnewAfterJ1ToJ4) {
+  // R_new: 4 CPUs for 5 s. It may not overtake any queued job: after J4, at t = 35.
+  auto t = estimate_earliest_start(figure2(), 0, 0, 5, 4, ese_policy::local_jobs_preferred);
+  ASSERT_TRUE(t) << to_string(t.err());
+  EXPECT_EQ(*t, 35);
+}
+
+TEST(EarliestStart, Figure3bWithoutLjpRnewFollowsJ1) {
+  // The LRMS postpones J3 (and the rest): R_new starts right after J1, at t = 10.
+  auto t = estimate_earliest_start(figure2(), 0, 0, 5, 4, ese_policy::reservations_first);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(*t, 10);
+}
+
+TEST(EarliestStart, LjpNeverStartsBeforeAQueuedJobEvenIfAHoleFits) {
+  // A 2-CPU, 10 s reservation would fit beside J3 over [20, 30), but J4 is planned at 30,
+  // so under LJP it may not start before 30; J4 holds all CPUs over [30, 35): t = 35.
+  auto plan = plan_workload(figure2(), 0, ese_policy::local_jobs_preferred);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(*plan->profile.earliest_start(0, 10, 2), 20);  // the hole is there
+  auto t = estimate_earliest_start(figure2(), 0, 0, 10, 2, ese_policy::local_jobs_preferred);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(*t, 35);
+}
+
+TEST(EarliestStart, ReadyTimeReservationsAndDeadline) {
+  auto w = figure2();
+  w.reservations = {{40, 100, 3}};  // committed: 3 CPUs over [40, 100)
+  // LJP, 2 CPUs for 10 s from ready = 0: queue tail 30, J4 until 35, [35, 45) hits the
+  // reservation (1 CPU free from 40): first fit at 100.
+  EXPECT_EQ(*estimate_earliest_start(w, 0, 0, 10, 2, ese_policy::local_jobs_preferred), 100);
+  // 1 CPU fits beside the reservation: at 35.
+  EXPECT_EQ(*estimate_earliest_start(w, 0, 0, 10, 1, ese_policy::local_jobs_preferred), 35);
+  // ready time later than the tail
+  EXPECT_EQ(*estimate_earliest_start(w, 0, 50, 10, 1, ese_policy::local_jobs_preferred), 50);
+  // deadline 90 cannot be met for 2 CPUs
+  auto late = estimate_earliest_start(w, 0, 0, 10, 2, ese_policy::local_jobs_preferred, 90);
+  ASSERT_FALSE(late);
+  EXPECT_EQ(late.err().code, errc::infeasible);
+}
+
+TEST(EarliestStart, NowShiftsEverythingAndPastReservationsAreIgnored) {
+  auto w = figure2();
+  w.reservations = {{-50, -10, 4}, {-5, 12, 0 + 4}};
+  // The second reservation overlaps J1 at [now, 10): 8 CPUs on a 4-CPU cluster.
+  auto bad = plan_workload(w, 0, ese_policy::local_jobs_preferred);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.err().code, errc::capacity_exceeded);
+  w.reservations = {{-50, -10, 4}};
+  EXPECT_EQ(*estimate_earliest_start(w, 1000, 0, 5, 4, ese_policy::local_jobs_preferred), 1035);
+}
+
+TEST(EarliestStart, OversizedQueuedJobBlocksNothing) {
+  auto w = figure2();
+  w.queued.insert(w.queued.begin(), waiting_job{16, 100});
+  auto plan = plan_workload(w, 0, ese_policy::local_jobs_preferred);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->queued_starts.front(), time_infinity);
+  EXPECT_EQ(plan->queue_tail, 30);
+}
+
+TEST(EarliestStart, RejectsBadInput) {
+  auto w = figure2();
+  EXPECT_EQ(estimate_earliest_start(w, 0, 0, 0, 1, ese_policy::local_jobs_preferred).err().code,
+            errc::invalid_duration);
+  EXPECT_EQ(estimate_earliest_start(w, 0, 0, 5, 0, ese_policy::local_jobs_preferred).err().code,
+            errc::invalid_processor_range);
+  EXPECT_EQ(estimate_earliest_start(w, 0, 0, 5, 5, ese_policy::local_jobs_preferred).err().code,
+            errc::infeasible);
+  auto bad = w;
+  bad.cpus = 0;
+  EXPECT_EQ(plan_workload(bad, 0, ese_policy::local_jobs_preferred).err().code,
+            errc::invalid_processor_range);
+  bad = w;
+  bad.queued[1].walltime = 0;
+  EXPECT_EQ(plan_workload(bad, 0, ese_policy::local_jobs_preferred).err().code,
+            errc::invalid_duration);
+  bad = w;
+  bad.running[0].np = 5;
+  EXPECT_EQ(plan_workload(bad, 0, ese_policy::local_jobs_preferred).err().code,
+            errc::invalid_processor_range);
+  bad = w;
+  bad.reservations = {{10, 10, 1}};
+  EXPECT_EQ(plan_workload(bad, 0, ese_policy::local_jobs_preferred).err().code,
+            errc::invalid_window);
+}
+
+}  // namespace
+}  // namespace arbroker
