@@ -24,6 +24,18 @@ std::string_view to_string(errc code) noexcept {
       return "illegal_transition";
     case errc::not_found:
       return "not_found";
+    case errc::busy:
+      return "busy";
+    case errc::permission_denied:
+      return "permission_denied";
+    case errc::unreachable:
+      return "unreachable";
+    case errc::timeout:
+      return "timeout";
+    case errc::in_use:
+      return "in_use";
+    case errc::lrms_failure:
+      return "lrms_failure";
   }
   return "unknown";
 }

@@ -22,6 +22,12 @@ enum class errc : std::uint8_t {
   infeasible,               ///< the request cannot be satisfied on this resource
   illegal_transition,       ///< reservation state machine refuses the event
   not_found,                ///< no such reservation / cluster / object
+  busy,                     ///< the resource refuses: CPUs taken or overlapping reservation
+  permission_denied,        ///< unknown user, or not the owner
+  unreachable,              ///< the resource manager does not answer
+  timeout,                  ///< a call did not finish in time
+  in_use,                   ///< cannot delete: jobs are running in it
+  lrms_failure,             ///< any other refusal; the message carries the LRMS's words
 };
 
 /// Short stable name of a code, e.g. "invalid_window".

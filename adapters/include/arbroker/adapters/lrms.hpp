@@ -1,0 +1,109 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arbroker/core/earliest_start.hpp"
+#include "arbroker/core/error.hpp"
+#include "arbroker/core/request.hpp"
+#include "arbroker/core/time.hpp"
+
+namespace arbroker {
+
+/// A job as a local resource manager reports it.
+struct lrms_job {
+  std::string id;
+  std::string owner;
+  int np = 0;
+  duration walltime = 0;  ///< the job's wall time limit
+  timestamp submitted = 0;
+  std::optional<timestamp> started;        ///< set for running jobs
+  std::optional<std::string> reservation;  ///< id of the reservation it is bound to
+  friend bool operator==(const lrms_job&, const lrms_job&) = default;
+};
+
+/// A reservation as the LRMS holds it.
+struct lrms_reservation {
+  std::string id;
+  std::string name;  ///< arbroker names its own with a prefix, to find them again
+  std::string owner;
+  timestamp start = 0;
+  timestamp end = 0;
+  int np = 0;
+  friend bool operator==(const lrms_reservation&, const lrms_reservation&) = default;
+};
+
+/// Everything the LRMS knows that bears on future capacity, at time `now`.
+struct lrms_snapshot {
+  timestamp now = 0;
+  int cpus = 0;
+  reservable_sizes sizes;
+  std::vector<lrms_job> running;  ///< `started` set
+  std::vector<lrms_job> queued;   ///< in queue (FIFO) order
+  std::vector<lrms_reservation> reservations;
+};
+
+/// What to reserve: np CPUs over [start, start + length).
+struct reservation_spec {
+  std::string name;
+  std::string owner;
+  timestamp start = 0;
+  duration length = 0;
+  int np = 0;
+  friend bool operator==(const reservation_spec&, const reservation_spec&) = default;
+};
+
+/// What to run; always with a walltime. A job bound to a reservation runs inside it.
+struct job_spec {
+  std::string name;
+  std::string owner;
+  int np = 0;
+  duration walltime = 0;
+  std::optional<std::string> reservation;
+  std::string command;  ///< for real LRMS; the simulated one ignores it
+};
+
+enum class lrms_job_state { queued, running, completed, cancelled, failed };
+std::string_view to_string(lrms_job_state s) noexcept;
+
+/// The one interface every cluster backend implements: the simulated clusters of
+/// sim_backend/ and the real Slurm and Grid Engine adapters. A cluster reservation service
+/// owns exactly one. Calls are synchronous and bounded in time: a slow or dead LRMS gives
+/// errc::timeout or errc::unreachable, never a hang. Errors use errc: busy (CPUs taken or
+/// overlap), invalid_window (start in the past, empty interval), invalid_processor_range,
+/// permission_denied (unknown user), not_found, in_use, unreachable, timeout, lrms_failure.
+class lrms {
+ public:
+  virtual ~lrms() = default;
+
+  /// "simulated", "slurm", "gridengine".
+  virtual std::string_view kind() const noexcept = 0;
+
+  virtual result<lrms_snapshot> snapshot() = 0;
+
+  /// Creates a reservation; returns its LRMS id. Must check capacity against running jobs
+  /// and other reservations (busy), never overbook.
+  virtual result<std::string> create_reservation(const reservation_spec& spec) = 0;
+
+  virtual status delete_reservation(const std::string& id) = 0;
+
+  /// Replaces a reservation by new terms without a moment of overbooking or loss: the new
+  /// one is created first, then the old deleted (make-before-break). Returns the id of the
+  /// reservation now holding the terms (which may differ from `id`). On error the old
+  /// reservation is unchanged.
+  virtual result<std::string> modify_reservation(const std::string& id,
+                                                 const reservation_spec& new_terms) = 0;
+
+  virtual result<std::string> submit_job(const job_spec& spec) = 0;
+  virtual status cancel_job(const std::string& id) = 0;
+  virtual result<lrms_job_state> job_status(const std::string& id) = 0;
+};
+
+/// The ESE/T_wkl view of a snapshot: remaining walltimes of running jobs (never below one
+/// second), walltimes of queued jobs in order, and the reservations' spans. Jobs bound to a
+/// reservation run inside it and are not counted again.
+cluster_workload to_workload(const lrms_snapshot& s);
+
+}  // namespace arbroker
