@@ -2,7 +2,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 #include "arbroker/core/error.hpp"
@@ -109,10 +108,8 @@ class availability_profile {
   level max_used(timestamp a, timestamp b) const;
   level min_used(timestamp a, timestamp b) const;
   bool may_hit(index n, level base, level threshold, bool above) const;
-  std::optional<timestamp> first_after(index n, timestamp lo, level base, level threshold,
-                                       bool above) const;
-  std::optional<timestamp> first_in(index n, level base, level threshold, bool above) const;
-  std::optional<timestamp> first_key_after(timestamp lo, level threshold, bool above) const;
+  level sum_of(index n) const noexcept { return n == nil ? 0 : nodes_[n].sum; }
+  class cursor;  // forward search from a position (finger search), see the .cpp
 
   // Updates (AVL).
   void apply(timestamp start, timestamp end, level delta);
