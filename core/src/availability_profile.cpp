@@ -320,11 +320,60 @@ result<int> availability_profile::min_free(timestamp a, timestamp b) const {
   return static_cast<int>(total_ - max_used(a, b));
 }
 
+// Last change point k < hi of subtree n (preceded by deltas summing to base) at which
+// used(k) > threshold. Mirror image of the forward search: walks the search path of hi; of
+// the last_busy_in calls it makes only the one that finds the key does more than O(1)
+// work, so the whole search is O(height).
+std::optional<timestamp> availability_profile::last_busy_before(index n, timestamp hi, level base,
+                                                                level threshold) const {
+  if (n == nil) return std::nullopt;
+  const node& x = nodes_[n];
+  if (x.key >= hi) return last_busy_before(x.left, hi, base, threshold);
+  const level at = base + sum_of(x.left) + x.delta;
+  if (auto k = last_busy_before(x.right, hi, at, threshold)) return k;
+  if (at > threshold) return x.key;
+  return last_busy_in(x.left, base, threshold);
+}
+
+std::optional<timestamp> availability_profile::last_busy_in(index n, level base,
+                                                            level threshold) const {
+  if (!may_hit(n, base, threshold, true)) return std::nullopt;
+  while (n != nil) {
+    const node& x = nodes_[n];
+    const level at = base + sum_of(x.left) + x.delta;
+    if (may_hit(x.right, at, threshold, true)) {
+      base = at;
+      n = x.right;
+      continue;
+    }
+    if (at > threshold) return x.key;
+    n = x.left;  // the match is in the left subtree
+  }
+  return std::nullopt;  // unreachable: may_hit promised a key
+}
+
+// The cursor sits on a busy change point b (used > threshold) inside the window of a start
+// that does not fit. Returns the next start worth trying, or nullopt if none: the first
+// change point g after b where used drops back to <= threshold, unless a later busy change
+// point L lies in [g, g + dur), in which case every start up to L fails too and the search
+// jumps to the first non-busy change point after L (skipping all the stretches that are too
+// short in one go). Consecutive candidates thus move forward by at least dur every two
+// rounds, besides stepping over at least one busy stretch per round.
+std::optional<timestamp> availability_profile::next_candidate(cursor& c, duration dur,
+                                                              level threshold) const {
+  const auto g = c.next(threshold, false);
+  if (!g) return std::nullopt;
+  const timestamp window_end = detail::saturating_add(*g, dur);
+  const auto last = last_busy_before(root_, window_end, 0, threshold);
+  if (!last || *last < *g) return g;
+  c.seek(*last);
+  return c.next(threshold, false);
+}
+
 // A start s fits iff used(s) <= threshold and no change point k in (s, s + dur) has
-// used(k) > threshold. From a candidate s, find the first "busy" change point after s; if
-// the window ends by it, s is the answer; otherwise the next candidate is the first change
-// point after it where used drops back to <= threshold. Each round steps over one busy
-// stretch with two cursor moves, O(log n) each at worst.
+// used(k) > threshold. From a candidate s, the cursor finds the first busy change point
+// after s; if the window ends by it, s is the answer; otherwise next_candidate moves on.
+// Each round is O(log n) at worst and steps over at least one busy stretch.
 result<timestamp> availability_profile::earliest_start(timestamp t0, duration dur, int np,
                                                        timestamp deadline) const {
   constexpr const char* who = "availability_profile::earliest_start";
@@ -342,12 +391,15 @@ result<timestamp> availability_profile::earliest_start(timestamp t0, duration du
     if (!detail::ends_by(s, dur, deadline)) return detail::no_start(who, t0, dur, np, deadline);
     const auto busy = c.next(threshold, true);
     if (!busy || detail::ends_by(s, dur, *busy)) return s;
-    const auto next = c.next(threshold, false);
+    const auto next = next_candidate(c, dur, threshold);
     if (!next) return detail::no_start(who, t0, dur, np, deadline);
     s = *next;
   }
 }
 
+// The same walk over stretches where used <= threshold, emitting the starts [s, busy - dur]
+// of each stretch [s, busy) long enough; stretches too short are skipped as above (they
+// contribute no start).
 result<std::vector<start_interval>> availability_profile::feasible_starts(timestamp from,
                                                                           timestamp latest_start,
                                                                           duration dur,
@@ -359,7 +411,7 @@ result<std::vector<start_interval>> availability_profile::feasible_starts(timest
   if (np > total_) return out;
   const level threshold = total_ - np;
   cursor c(*this);
-  timestamp s = from;  // start of a stretch where used <= threshold
+  timestamp s = from;  // start of a stretch where used <= threshold (clipped to from)
   if (c.seek(s) > threshold) {
     const auto next = c.next(threshold, false);
     if (!next) return out;
@@ -373,7 +425,7 @@ result<std::vector<start_interval>> availability_profile::feasible_starts(timest
     }
     // Starts in [s, busy - dur] end by busy; busy - dur >= s cannot overflow then.
     if (detail::ends_by(s, dur, *busy)) out.push_back({s, std::min(*busy - dur, latest_start)});
-    const auto next = c.next(threshold, false);
+    const auto next = next_candidate(c, dur, threshold);
     if (!next) break;
     s = *next;
   }
