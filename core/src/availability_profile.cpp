@@ -1,7 +1,9 @@
 #include "arbroker/core/availability_profile.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
+#include <optional>
 
 #include "profile_rules.hpp"
 
@@ -221,44 +223,93 @@ bool availability_profile::may_hit(index n, level base, level threshold, bool ab
   return above ? base + nodes_[n].max_prefix > threshold : base + nodes_[n].min_prefix <= threshold;
 }
 
-// First key of subtree n (preceded by deltas summing to base) at which used > threshold
-// (above) or used <= threshold (!above). One root-to-leaf descent guided by the prefix
-// extremes.
-std::optional<timestamp> availability_profile::first_in(index n, level base, level threshold,
-                                                        bool above) const {
-  if (!may_hit(n, base, threshold, above)) return std::nullopt;
-  while (n != nil) {
-    const node& x = nodes_[n];
-    if (may_hit(x.left, base, threshold, above)) {
-      n = x.left;
-      continue;
+// A position in the tree from which to search forward in time (a finger): the current
+// change point (or a time between change points) and the ancestors still ahead of it, i.e.
+// those whose left subtree holds the position. A search for the next change point at which
+// used is above / not above a threshold looks into the current node's right subtree, then
+// pops ancestors in key order, and descends (guided by the prefix extremes) into the first
+// subtree that must hold a match. It touches only nodes between the two positions and
+// their ancestors: O(log n) at worst, much less when the match is near. No allocation:
+// an AVL tree of 2^31 nodes is at most 45 levels deep.
+class availability_profile::cursor {
+ public:
+  explicit cursor(const availability_profile& p) : p_(p) {}
+
+  // Positions the cursor just after the change points <= t; returns used(t).
+  level seek(timestamp t) {
+    depth_ = 0;
+    current_ = nil;
+    level base = 0;
+    index n = p_.root_;
+    while (n != nil) {
+      const node& x = p_.nodes_[n];
+      if (x.key <= t) {
+        base += p_.sum_of(x.left) + x.delta;
+        n = x.right;
+      } else {
+        ahead_[depth_++] = {n, base};
+        n = x.left;
+      }
     }
-    const level at = base + (x.left == nil ? 0 : nodes_[x.left].sum) + x.delta;
-    if (above ? at > threshold : at <= threshold) return x.key;
-    base = at;
-    n = x.right;
+    used_ = base;
+    return used_;
   }
-  return std::nullopt;  // unreachable: may_hit promised a key
-}
 
-// Like first_in, restricted to keys > lo. Walks the search path of lo; at most one of the
-// first_in calls it makes does more than O(1) work (the one that finds the key), so the
-// whole search is O(height).
-std::optional<timestamp> availability_profile::first_after(index n, timestamp lo, level base,
-                                                           level threshold, bool above) const {
-  if (n == nil) return std::nullopt;
-  const node& x = nodes_[n];
-  const level at = base + (x.left == nil ? 0 : nodes_[x.left].sum) + x.delta;
-  if (x.key <= lo) return first_after(x.right, lo, at, threshold, above);
-  if (auto k = first_after(x.left, lo, base, threshold, above)) return k;
-  if (above ? at > threshold : at <= threshold) return x.key;
-  return first_in(x.right, at, threshold, above);
-}
+  // The first change point after the position at which used > threshold (above) or
+  // used <= threshold (!above); the cursor moves there. nullopt (and the cursor is spent)
+  // if there is none.
+  std::optional<timestamp> next(level threshold, bool above) {
+    if (current_ != nil) {
+      const index r = p_.nodes_[current_].right;
+      if (p_.may_hit(r, used_, threshold, above)) return descend(r, used_, threshold, above);
+    }
+    while (depth_ > 0) {
+      const frame f = ahead_[--depth_];
+      const node& x = p_.nodes_[f.n];
+      const level at = f.base + p_.sum_of(x.left) + x.delta;
+      if (above ? at > threshold : at <= threshold) {
+        current_ = f.n;
+        used_ = at;
+        return x.key;
+      }
+      if (p_.may_hit(x.right, at, threshold, above)) return descend(x.right, at, threshold, above);
+    }
+    current_ = nil;
+    return std::nullopt;
+  }
 
-std::optional<timestamp> availability_profile::first_key_after(timestamp lo, level threshold,
-                                                               bool above) const {
-  return first_after(root_, lo, 0, threshold, above);
-}
+ private:
+  struct frame {
+    index n;
+    level base;  // sum of the deltas before the subtree of n
+  };
+
+  // Precondition: may_hit(n, base, threshold, above).
+  timestamp descend(index n, level base, level threshold, bool above) {
+    for (;;) {
+      const node& x = p_.nodes_[n];
+      if (p_.may_hit(x.left, base, threshold, above)) {
+        ahead_[depth_++] = {n, base};
+        n = x.left;
+        continue;
+      }
+      const level at = base + p_.sum_of(x.left) + x.delta;
+      if (above ? at > threshold : at <= threshold) {
+        current_ = n;
+        used_ = at;
+        return x.key;
+      }
+      base = at;
+      n = x.right;  // not nil: the match is in the right subtree
+    }
+  }
+
+  const availability_profile& p_;
+  std::array<frame, 64> ahead_{};
+  int depth_ = 0;
+  index current_ = nil;  // nil: between change points (after seek)
+  level used_ = 0;       // used at the position
+};
 
 int availability_profile::free_at(timestamp t) const {
   return static_cast<int>(total_ - used_at(t));
@@ -269,33 +320,86 @@ result<int> availability_profile::min_free(timestamp a, timestamp b) const {
   return static_cast<int>(total_ - max_used(a, b));
 }
 
+// Last change point k < hi of subtree n (preceded by deltas summing to base) at which
+// used(k) > threshold. Mirror image of the forward search: walks the search path of hi; of
+// the last_busy_in calls it makes only the one that finds the key does more than O(1)
+// work, so the whole search is O(height).
+std::optional<timestamp> availability_profile::last_busy_before(index n, timestamp hi, level base,
+                                                                level threshold) const {
+  if (n == nil) return std::nullopt;
+  const node& x = nodes_[n];
+  if (x.key >= hi) return last_busy_before(x.left, hi, base, threshold);
+  const level at = base + sum_of(x.left) + x.delta;
+  if (auto k = last_busy_before(x.right, hi, at, threshold)) return k;
+  if (at > threshold) return x.key;
+  return last_busy_in(x.left, base, threshold);
+}
+
+std::optional<timestamp> availability_profile::last_busy_in(index n, level base,
+                                                            level threshold) const {
+  if (!may_hit(n, base, threshold, true)) return std::nullopt;
+  while (n != nil) {
+    const node& x = nodes_[n];
+    const level at = base + sum_of(x.left) + x.delta;
+    if (may_hit(x.right, at, threshold, true)) {
+      base = at;
+      n = x.right;
+      continue;
+    }
+    if (at > threshold) return x.key;
+    n = x.left;  // the match is in the left subtree
+  }
+  return std::nullopt;  // unreachable: may_hit promised a key
+}
+
+// The cursor sits on a busy change point b (used > threshold) inside the window of a start
+// that does not fit. Returns the next start worth trying, or nullopt if none: the first
+// change point g after b where used drops back to <= threshold, unless a later busy change
+// point L lies in [g, g + dur), in which case every start up to L fails too and the search
+// jumps to the first non-busy change point after L (skipping all the stretches that are too
+// short in one go). Consecutive candidates thus move forward by at least dur every two
+// rounds, besides stepping over at least one busy stretch per round.
+std::optional<timestamp> availability_profile::next_candidate(cursor& c, duration dur,
+                                                              level threshold) const {
+  const auto g = c.next(threshold, false);
+  if (!g) return std::nullopt;
+  const timestamp window_end = detail::saturating_add(*g, dur);
+  const auto last = last_busy_before(root_, window_end, 0, threshold);
+  if (!last || *last < *g) return g;
+  c.seek(*last);
+  return c.next(threshold, false);
+}
+
 // A start s fits iff used(s) <= threshold and no change point k in (s, s + dur) has
-// used(k) > threshold. From a candidate s, find the first "busy" key after s; if the window
-// ends before it, s is the answer; otherwise the next candidate is the first key after the
-// busy one where used drops back to <= threshold. Each round is O(log n) and steps over one
-// busy stretch.
+// used(k) > threshold. From a candidate s, the cursor finds the first busy change point
+// after s; if the window ends by it, s is the answer; otherwise next_candidate moves on.
+// Each round is O(log n) at worst and steps over at least one busy stretch.
 result<timestamp> availability_profile::earliest_start(timestamp t0, duration dur, int np,
                                                        timestamp deadline) const {
   constexpr const char* who = "availability_profile::earliest_start";
   if (auto ok = detail::check_request(who, dur, np); !ok) return ok.err();
   if (np > total_) return detail::too_many_cpus(who, np, total_);
   const level threshold = total_ - np;  // the most CPUs that may be used at a fitting instant
+  cursor c(*this);
   timestamp s = t0;
-  if (used_at(s) > threshold) {
-    const auto next = first_key_after(s, threshold, false);
+  if (c.seek(s) > threshold) {
+    const auto next = c.next(threshold, false);
     if (!next) return detail::no_start(who, t0, dur, np, deadline);
     s = *next;
   }
   for (;;) {
     if (!detail::ends_by(s, dur, deadline)) return detail::no_start(who, t0, dur, np, deadline);
-    const auto busy = first_key_after(s, threshold, true);
+    const auto busy = c.next(threshold, true);
     if (!busy || detail::ends_by(s, dur, *busy)) return s;
-    const auto next = first_key_after(*busy, threshold, false);
+    const auto next = next_candidate(c, dur, threshold);
     if (!next) return detail::no_start(who, t0, dur, np, deadline);
     s = *next;
   }
 }
 
+// The same walk over stretches where used <= threshold, emitting the starts [s, busy - dur]
+// of each stretch [s, busy) long enough; stretches too short are skipped as above (they
+// contribute no start).
 result<std::vector<start_interval>> availability_profile::feasible_starts(timestamp from,
                                                                           timestamp latest_start,
                                                                           duration dur,
@@ -306,21 +410,22 @@ result<std::vector<start_interval>> availability_profile::feasible_starts(timest
   std::vector<start_interval> out;
   if (np > total_) return out;
   const level threshold = total_ - np;
-  timestamp s = from;  // start of a stretch where used <= threshold
-  if (used_at(s) > threshold) {
-    const auto next = first_key_after(s, threshold, false);
+  cursor c(*this);
+  timestamp s = from;  // start of a stretch where used <= threshold (clipped to from)
+  if (c.seek(s) > threshold) {
+    const auto next = c.next(threshold, false);
     if (!next) return out;
     s = *next;
   }
   while (s <= latest_start) {
-    const auto busy = first_key_after(s, threshold, true);
+    const auto busy = c.next(threshold, true);
     if (!busy) {
       out.push_back({s, latest_start});
       break;
     }
     // Starts in [s, busy - dur] end by busy; busy - dur >= s cannot overflow then.
     if (detail::ends_by(s, dur, *busy)) out.push_back({s, std::min(*busy - dur, latest_start)});
-    const auto next = first_key_after(*busy, threshold, false);
+    const auto next = next_candidate(c, dur, threshold);
     if (!next) break;
     s = *next;
   }

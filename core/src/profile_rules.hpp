@@ -5,6 +5,7 @@
 // (same error codes, same messages). Not installed, not part of the public API.
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "arbroker/core/error.hpp"
@@ -18,6 +19,12 @@ inline bool ends_by(timestamp s, duration dur, timestamp limit) noexcept {
   // limit - s is exact in uint64 because limit >= s.
   return static_cast<std::uint64_t>(limit) - static_cast<std::uint64_t>(s) >=
          static_cast<std::uint64_t>(dur);
+}
+
+/// s + dur, or the largest timestamp if that overflows (dur > 0).
+inline timestamp saturating_add(timestamp s, duration dur) noexcept {
+  return s > std::numeric_limits<timestamp>::max() - dur ? std::numeric_limits<timestamp>::max()
+                                                         : s + dur;
 }
 
 inline std::string str(std::int64_t v) {

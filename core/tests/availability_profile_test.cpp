@@ -283,6 +283,24 @@ TYPED_TEST(ProfileTest, FeasibleStarts) {
   EXPECT_EQ(p.feasible_starts(0, 5, 1, 0).err().code, errc::invalid_processor_range);
 }
 
+TYPED_TEST(ProfileTest, SkipsManyShortGaps) {
+  // Full at [10,11), [12,13), [14,15) and [30,31): the gaps [11,12) and [13,14) are too
+  // short for 15 s, the one at [15,30) is just long enough.
+  auto p = this->make(4);
+  for (timestamp t : {10, 12, 14, 30})
+    ASSERT_TRUE(p.add(t, t + 1, 4));
+  EXPECT_EQ(p.change_points(), 8u);
+  EXPECT_EQ(*p.earliest_start(0, 15, 1), 15);
+  EXPECT_EQ(*p.earliest_start(0, 10, 1), 0);
+  EXPECT_EQ(*p.earliest_start(0, 16, 1), 31);
+  EXPECT_EQ(*p.earliest_start(11, 1, 4), 11);
+  EXPECT_EQ(p.earliest_start(0, 15, 1, 29).err().code, errc::infeasible);
+  EXPECT_EQ(*p.feasible_starts(0, 40, 15, 1), (intervals{{15, 15}, {31, 40}}));
+  EXPECT_EQ(*p.feasible_starts(0, 40, 1, 1),
+            (intervals{{0, 9}, {11, 11}, {13, 13}, {15, 29}, {31, 40}}));
+  EXPECT_EQ(*p.feasible_starts(-5, 40, 15, 1), (intervals{{-5, -5}, {15, 15}, {31, 40}}));
+}
+
 TYPED_TEST(ProfileTest, CopiesAreIndependent) {
   auto a = this->example();
   auto b = a;

@@ -27,8 +27,11 @@ struct start_interval {
 /// minimum prefix sum. used(t) is the sum of the deltas at times <= t; free = total - used.
 /// With n change points (at most two per live allocation; a point whose delta becomes 0 is
 /// erased), add, remove, free_at and min_free are O(log n) in the worst case.
-/// earliest_start and feasible_starts are O((k + 1) log n) where k is the number of busy
-/// stretches (free < np) they have to step over. See core/README.md, "Availability profile".
+/// earliest_start is O((r + 1) log n) where r, the number of rounds, is at most the number
+/// of busy stretches (free < np) between t0 and the answer and at most about
+/// 2 (answer - t0) / dur + 2: stretches too short for dur are jumped over in one round.
+/// feasible_starts is O((r + m + 1) log n) with m the number of intervals returned.
+/// See core/README.md, "Availability profile".
 ///
 /// Times of allocations must lie in [-time_infinity, time_infinity]; an allocation ending
 /// at time_infinity never ends. Query times may be any int64: `s + dur` is never computed
@@ -109,10 +112,12 @@ class availability_profile {
   level max_used(timestamp a, timestamp b) const;
   level min_used(timestamp a, timestamp b) const;
   bool may_hit(index n, level base, level threshold, bool above) const;
-  std::optional<timestamp> first_after(index n, timestamp lo, level base, level threshold,
-                                       bool above) const;
-  std::optional<timestamp> first_in(index n, level base, level threshold, bool above) const;
-  std::optional<timestamp> first_key_after(timestamp lo, level threshold, bool above) const;
+  level sum_of(index n) const noexcept { return n == nil ? 0 : nodes_[n].sum; }
+  class cursor;  // forward search from a position (finger search), see the .cpp
+  std::optional<timestamp> last_busy_before(index n, timestamp hi, level base,
+                                            level threshold) const;
+  std::optional<timestamp> last_busy_in(index n, level base, level threshold) const;
+  std::optional<timestamp> next_candidate(cursor& c, duration dur, level threshold) const;
 
   // Updates (AVL).
   void apply(timestamp start, timestamp end, level delta);
