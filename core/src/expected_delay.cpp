@@ -1,24 +1,15 @@
 #include "arbroker/core/expected_delay.hpp"
 
+#include "number_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
-#include <sstream>
 #include <string_view>
 #include <tuple>
 
 namespace arbroker {
 namespace {
-
-std::string num(double x) {
-  std::ostringstream out;
-  out << x;
-  return out.str();
-}
-
-bool positive_finite(double x) {
-  return std::isfinite(x) && x > 0;
-}
 
 std::string where(std::string_view machine) {
   return "machine '" + std::string(machine) + "': ";
@@ -30,7 +21,8 @@ result<duration> ceil_seconds(double seconds, std::string_view what, std::string
   const double up = std::ceil(seconds);
   if (!(up < static_cast<double>(time_infinity))) {
     return fail(errc::invalid_parameter, where(machine) + std::string(what) + " of " +
-                                             num(seconds) + " s reaches time_infinity");
+                                             detail::number_text(seconds) +
+                                             " s reaches time_infinity");
   }
   return static_cast<duration>(up);
 }
@@ -38,18 +30,18 @@ result<duration> ceil_seconds(double seconds, std::string_view what, std::string
 }  // namespace
 
 result<double> speed_factor(double cpu_ref, std::span<const double> cpu_clock_rates) {
-  if (!positive_finite(cpu_ref)) {
-    return fail(errc::invalid_parameter,
-                "reference clock rate must be positive and finite, got " + num(cpu_ref));
+  if (!detail::positive_finite(cpu_ref)) {
+    return fail(errc::invalid_parameter, "reference clock rate must be positive and finite, got " +
+                                             detail::number_text(cpu_ref));
   }
   if (cpu_clock_rates.empty()) {
     return fail(errc::invalid_parameter, "machine lists no CPU clock rate");
   }
   double alpha = 0;
   for (double rate : cpu_clock_rates) {
-    if (!positive_finite(rate)) {
+    if (!detail::positive_finite(rate)) {
       return fail(errc::invalid_parameter,
-                  "CPU clock rate must be positive and finite, got " + num(rate));
+                  "CPU clock rate must be positive and finite, got " + detail::number_text(rate));
     }
     alpha = std::max(alpha, cpu_ref / rate);  // eq. 2: the slowest CPU governs
   }
@@ -115,7 +107,7 @@ result<sed_breakdown> expected_delay(const sed_application& app, const sed_machi
   const double bw = machine.bandwidth_bytes_per_s;
   if (!std::isfinite(bw) || bw < 0) {
     return fail(errc::invalid_parameter,
-                where(name) + "bandwidth must be finite and >= 0, got " + num(bw));
+                where(name) + "bandwidth must be finite and >= 0, got " + detail::number_text(bw));
   }
   if (!app.input_file_bytes.empty()) {
     if (bw == 0) {

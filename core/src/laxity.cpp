@@ -1,17 +1,12 @@
 #include "arbroker/core/laxity.hpp"
 
+#include "number_text.hpp"
+
 #include <cmath>
 #include <map>
-#include <sstream>
 
 namespace arbroker {
 namespace {
-
-std::string num(double x) {
-  std::ostringstream out;
-  out << x;
-  return out.str();
-}
 
 std::string job_name(const scheduled_job& job) {
   return "job '" + job.id + "': ";
@@ -143,7 +138,7 @@ result<std::size_t> choose_min_laxity_impact(std::span<const mli_option> options
     const std::string where = "resource " + std::to_string(i) + ": ";
     if (!std::isfinite(o.relative_speed) || o.relative_speed <= 0) {
       return fail(errc::invalid_parameter, where + "relative speed must be positive and finite, " +
-                                               "got " + num(o.relative_speed));
+                                               "got " + detail::number_text(o.relative_speed));
     }
     if (o.zeta <= -time_infinity || o.zeta >= time_infinity) {
       return fail(errc::invalid_parameter,

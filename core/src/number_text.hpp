@@ -4,6 +4,7 @@
 
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <string>
 #include <system_error>
 
@@ -16,6 +17,11 @@ inline std::string number_text(double v) {
   auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v);
   if (ec != std::errc{}) return "?";
   return std::string(buf.data(), end);
+}
+
+/// A finite number above zero (false for NaN).
+inline bool positive_finite(double x) {
+  return std::isfinite(x) && x > 0;
 }
 
 }  // namespace arbroker::detail

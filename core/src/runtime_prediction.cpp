@@ -1,25 +1,16 @@
 #include "arbroker/core/runtime_prediction.hpp"
 
+#include "number_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string_view>
 #include <tuple>
 
 namespace arbroker {
 namespace {
-
-std::string num(double x) {
-  std::ostringstream out;
-  out << x;
-  return out.str();
-}
-
-bool positive_finite(double x) {
-  return std::isfinite(x) && x > 0;
-}
 
 std::string where(std::string_view cluster) {
   return "cluster '" + std::string(cluster) + "': ";
@@ -33,11 +24,11 @@ status check_specs(std::span<const benchmark_spec> specs) {
     if (!seen.insert(s.name).second) {
       return fail(errc::invalid_parameter, "benchmark '" + s.name + "' given twice");
     }
-    if (!positive_finite(s.reference_result)) {
+    if (!detail::positive_finite(s.reference_result)) {
       return fail(errc::invalid_parameter, "benchmark '" + s.name +
                                                "': reference result must be positive and "
                                                "finite, got " +
-                                               num(s.reference_result));
+                                               detail::number_text(s.reference_result));
     }
     if (s.reference_time <= 0 || s.reference_time >= time_infinity) {
       return fail(errc::invalid_duration, "benchmark '" + s.name +
@@ -54,7 +45,8 @@ result<duration> ceil_seconds(double seconds, std::string_view what, std::string
   const double up = std::ceil(seconds);
   if (!(up < static_cast<double>(time_infinity))) {
     return fail(errc::invalid_parameter, where(cluster) + std::string(what) + " of " +
-                                             num(seconds) + " s reaches time_infinity");
+                                             detail::number_text(seconds) +
+                                             " s reaches time_infinity");
   }
   return static_cast<duration>(up);
 }
@@ -73,7 +65,7 @@ result<runtime_prediction> predict_runtime(std::span<const benchmark_spec> specs
                                            const cluster_benchmarks& cluster, double penalty) {
   if (!std::isfinite(penalty) || penalty < 1) {
     return fail(errc::invalid_parameter,
-                "penalty factor must be finite and >= 1, got " + num(penalty));
+                "penalty factor must be finite and >= 1, got " + detail::number_text(penalty));
   }
   if (auto ok = check_specs(specs); !ok) return ok.err();
 
@@ -86,10 +78,10 @@ result<runtime_prediction> predict_runtime(std::span<const benchmark_spec> specs
       return fail(errc::invalid_parameter,
                   where(cluster.name) + "benchmark '" + r.name + "' published twice");
     }
-    if (!positive_finite(r.value)) {
+    if (!detail::positive_finite(r.value)) {
       return fail(errc::invalid_parameter, where(cluster.name) + "result for '" + r.name +
                                                "' must be positive and finite, got " +
-                                               num(r.value));
+                                               detail::number_text(r.value));
     }
   }
   if (published.empty()) {
