@@ -1,0 +1,141 @@
+#pragma once
+
+// Messages between clients and the grid reservation service (broker).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arbroker/messages/cluster_protocol.hpp"
+#include "arbroker/messages/slot.hpp"
+#include "arbroker/messages/speedup_spec.hpp"
+#include "arbroker/messages/wire_error.hpp"
+
+namespace arbroker::msg {
+
+/// What the broker does with a request.
+inline constexpr std::uint8_t mode_reserve = 0;  ///< reserve and commit the best candidate
+inline constexpr std::uint8_t mode_hold = 1;     ///< hold it; the client commits later
+inline constexpr std::uint8_t mode_whatif = 2;   ///< rank candidates, reserve nothing
+
+/// An elastic reservation request (paper 000, Table 1) with the broker's knobs.
+struct elastic_request {
+  std::string user;
+  std::int64_t est = 0;
+  std::int64_t let = 0;
+  std::int32_t np_min = 1;
+  std::int32_t np_max = 1;
+  std::int64_t dur_ref = 0;
+  double pp_ref = 1;
+  std::int32_t np_ref = 1;
+  speedup_spec speedup;
+  std::string prefer = "end,cost";  ///< preference list, e.g. "end,cost,-esr"
+  std::string policy;               ///< matchmaking policy instead of preferences ("" = none)
+  std::uint8_t esr_method = esr_load_method;
+  double esr_threshold = -1;  ///< < 0: the broker's default
+  std::int32_t tsn_max = 8;
+  std::int64_t tss_gap = 60;
+  std::uint8_t mode = mode_reserve;
+  std::int64_t hold_seconds = 0;  ///< mode_hold: how long the hold lasts (0 = default)
+  std::string os;
+  std::vector<std::string> features;
+  std::vector<std::string> clusters;  ///< restrict to these clusters (empty = any)
+  bool local_jobs_preferred = true;
+
+  friend bool operator==(const elastic_request&, const elastic_request&) = default;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, elastic_request& x) {
+  return f(x.user, x.est, x.let, x.np_min, x.np_max, x.dur_ref, x.pp_ref, x.np_ref, x.speedup,
+           x.prefer, x.policy, x.esr_method, x.esr_threshold, x.tsn_max, x.tss_gap, x.mode,
+           x.hold_seconds, x.os, x.features, x.clusters, x.local_jobs_preferred);
+}
+
+/// How a request went, for metrics and the experiments of paper 000, Sec. 4.2.
+struct request_stats {
+  std::int32_t clusters = 0;         ///< resource candidates from the GIS
+  std::int32_t candidates = 0;       ///< time slots the probes generated
+  std::int32_t above_threshold = 0;  ///< after the esr threshold
+  std::int32_t rejected_by_service = 0;
+  std::int32_t rejected_by_lrms = 0;
+  friend bool operator==(const request_stats&, const request_stats&) = default;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, request_stats& x) {
+  return f(x.clusters, x.candidates, x.above_threshold, x.rejected_by_service, x.rejected_by_lrms);
+}
+
+struct elastic_reply {
+  reservation_info reservation;            ///< the negotiated terms (mode reserve/hold)
+  std::vector<slot> ranked;                ///< mode whatif: the candidates, best first
+  std::int64_t earliest_alternative = -1;  ///< on failure: earliest start seen, -1 none
+  request_stats stats;
+  wire_error error;
+
+  friend bool operator==(const elastic_reply&, const elastic_reply&) = default;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, elastic_reply& x) {
+  return f(x.reservation, x.ranked, x.earliest_alternative, x.stats, x.error);
+}
+
+/// One part of a co-reservation: its own processor range, duration and speedup, starting
+/// `offset` seconds after the common start.
+struct coreservation_component {
+  std::int32_t np_min = 1;
+  std::int32_t np_max = 1;
+  std::int64_t dur_ref = 0;
+  double pp_ref = 1;
+  std::int32_t np_ref = 1;
+  speedup_spec speedup;
+  std::int64_t offset = 0;
+  std::vector<std::string> clusters;  ///< allowed clusters (empty = any)
+
+  friend bool operator==(const coreservation_component&, const coreservation_component&) = default;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, coreservation_component& x) {
+  return f(x.np_min, x.np_max, x.dur_ref, x.pp_ref, x.np_ref, x.speedup, x.offset, x.clusters);
+}
+
+/// k components that must all start together (up to their offsets), on distinct clusters.
+struct coreservation_request {
+  std::string user;
+  std::int64_t est = 0;
+  std::int64_t let = 0;
+  std::vector<coreservation_component> components;
+  std::string prefer = "start";
+  std::int32_t tsn_max = 8;
+  std::int64_t tss_gap = 60;
+  std::int32_t max_attempts = 8;  ///< common slots to try before giving up
+  bool local_jobs_preferred = true;
+
+  friend bool operator==(const coreservation_request&, const coreservation_request&) = default;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, coreservation_request& x) {
+  return f(x.user, x.est, x.let, x.components, x.prefer, x.tsn_max, x.tss_gap, x.max_attempts,
+           x.local_jobs_preferred);
+}
+
+struct coreservation_reply {
+  std::string txn;
+  std::vector<reservation_info> parts;  ///< one per component, in request order
+  std::int32_t attempts = 0;
+  std::int64_t earliest_alternative = -1;
+  wire_error error;
+
+  friend bool operator==(const coreservation_reply&, const coreservation_reply&) = default;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, coreservation_reply& x) {
+  return f(x.txn, x.parts, x.attempts, x.earliest_alternative, x.error);
+}
+
+}  // namespace arbroker::msg

@@ -1,0 +1,273 @@
+#pragma once
+
+// Messages between a broker (or co-reservation agent) and a cluster reservation service.
+// Every request is answered by exactly one reply carrying a wire_error (code 0 = success).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arbroker/messages/slot.hpp"
+#include "arbroker/messages/speedup_spec.hpp"
+#include "arbroker/messages/wire_error.hpp"
+
+namespace arbroker::msg {
+
+/// Property flags a probe may ask for.
+inline constexpr std::uint8_t want_cost = 1;
+inline constexpr std::uint8_t want_esr = 2;
+
+/// esr methods on the wire (core esr_method order).
+inline constexpr std::uint8_t esr_static_method = 0;
+inline constexpr std::uint8_t esr_history_method = 1;
+inline constexpr std::uint8_t esr_load_method = 2;
+
+/// Probe (paper 000, Sec. 3.2.2): the request already adapted to this cluster.
+struct probe_request {
+  std::string user;
+  std::int64_t est = 0;
+  std::int64_t let = 0;
+  std::int32_t np_min = 1;
+  std::int32_t np_max = 1;
+  std::int32_t np_ref = 1;
+  std::int64_t dur_ref = 0;  ///< on np_ref of this cluster's processors
+  speedup_spec speedup;
+  std::int32_t tsn_max = 8;
+  std::int64_t tss_gap = 60;
+  std::uint8_t properties = want_cost | want_esr;
+  std::uint8_t esr_method = esr_load_method;
+  double esr_threshold = -1;       ///< < 0: return every candidate; else only esr >= threshold
+  bool check_availability = true;  ///< drop candidates the cluster's view says cannot fit
+
+  friend bool operator==(const probe_request&, const probe_request&) = default;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, probe_request& x) {
+  return f(x.user, x.est, x.let, x.np_min, x.np_max, x.np_ref, x.dur_ref, x.speedup, x.tsn_max,
+           x.tss_gap, x.properties, x.esr_method, x.esr_threshold, x.check_availability);
+}
+
+struct probe_reply {
+  std::string cluster;
+  std::vector<slot> slots;
+  std::int32_t generated = 0;        ///< candidates before the threshold and availability filters
+  std::int32_t above_threshold = 0;  ///< candidates left after the esr threshold
+  std::int64_t t_wkl = 0;            ///< the admission bound (paper 000, Sec. 3.3.2)
+  wire_error error;
+
+  friend bool operator==(const probe_reply&, const probe_reply&) = default;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, probe_reply& x) {
+  return f(x.cluster, x.slots, x.generated, x.above_threshold, x.t_wkl, x.error);
+}
+
+/// Phase one of reserving: hold np CPUs over [start, end) until `expiry` (absolute time).
+/// The hold counts against capacity and disappears by itself unless committed in time.
+struct prepare_request {
+  std::string txn;  ///< unique per coordinator decision; prepare is idempotent per txn
+  std::string owner;
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  std::int32_t np = 0;
+  std::int64_t expiry = 0;
+  bool local_jobs_preferred = true;  ///< refuse starts before T_wkl
+
+  friend bool operator==(const prepare_request&, const prepare_request&) = default;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, prepare_request& x) {
+  return f(x.txn, x.owner, x.start, x.end, x.np, x.expiry, x.local_jobs_preferred);
+}
+
+/// Who refused a prepare: the cluster service's admission check or the LRMS itself.
+inline constexpr std::uint8_t refused_by_none = 0;
+inline constexpr std::uint8_t refused_by_service = 1;
+inline constexpr std::uint8_t refused_by_lrms = 2;
+
+struct prepare_reply {
+  std::string txn;
+  std::string reservation_id;    ///< "<cluster>/<n>"
+  std::int64_t busy_until = -1;  ///< when refused: earliest start the view allows, -1 unknown
+  std::uint8_t refused_by = refused_by_none;
+  wire_error error;
+
+  friend bool operator==(const prepare_reply&, const prepare_reply&) = default;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, prepare_reply& x) {
+  return f(x.txn, x.reservation_id, x.busy_until, x.refused_by, x.error);
+}
+
+/// Phase two. Commit of a txn that is unknown or expired is refused; abort of an unknown
+/// txn succeeds (presumed abort). Both are idempotent.
+struct commit_request {
+  std::string txn;
+  friend bool operator==(const commit_request&, const commit_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, commit_request& x) {
+  return f(x.txn);
+}
+
+struct abort_request {
+  std::string txn;
+  friend bool operator==(const abort_request&, const abort_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, abort_request& x) {
+  return f(x.txn);
+}
+
+struct ack_reply {
+  wire_error error;
+  friend bool operator==(const ack_reply&, const ack_reply&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, ack_reply& x) {
+  return f(x.error);
+}
+
+/// A reservation as clients see it.
+struct reservation_info {
+  std::string id;
+  std::string cluster;
+  std::string owner;
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  std::int32_t np = 0;
+  std::uint8_t state = 0;  ///< arbroker::reservation_state
+  std::int64_t expiry = 0;
+  double cost = 0;
+
+  friend bool operator==(const reservation_info&, const reservation_info&) = default;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, reservation_info& x) {
+  return f(x.id, x.cluster, x.owner, x.start, x.end, x.np, x.state, x.expiry, x.cost);
+}
+
+/// Owner-checked operations on one reservation. A reservation of another user answers
+/// not_found, exactly like a missing one.
+struct cancel_request {
+  std::string user;
+  std::string reservation_id;
+  friend bool operator==(const cancel_request&, const cancel_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, cancel_request& x) {
+  return f(x.user, x.reservation_id);
+}
+
+/// Make-before-break change of a committed reservation's terms.
+struct modify_request {
+  std::string user;
+  std::string reservation_id;
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  std::int32_t np = 0;
+  friend bool operator==(const modify_request&, const modify_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, modify_request& x) {
+  return f(x.user, x.reservation_id, x.start, x.end, x.np);
+}
+
+struct query_request {
+  std::string user;
+  std::string reservation_id;
+  friend bool operator==(const query_request&, const query_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, query_request& x) {
+  return f(x.user, x.reservation_id);
+}
+
+struct query_reply {
+  reservation_info info;
+  wire_error error;
+  friend bool operator==(const query_reply&, const query_reply&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, query_reply& x) {
+  return f(x.info, x.error);
+}
+
+/// All reservations of a user (every user's for an empty `user` when asked by an admin).
+struct list_request {
+  std::string user;
+  friend bool operator==(const list_request&, const list_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, list_request& x) {
+  return f(x.user);
+}
+
+struct list_reply {
+  std::vector<reservation_info> reservations;
+  wire_error error;
+  friend bool operator==(const list_reply&, const list_reply&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, list_reply& x) {
+  return f(x.reservations, x.error);
+}
+
+/// Submit a job into a reservation; only its owner may (paper 003, Sec. 3.1).
+struct bind_job_request {
+  std::string user;
+  std::string reservation_id;
+  std::string name;
+  std::int32_t np = 0;
+  std::int64_t walltime = 0;
+  std::string command;
+  friend bool operator==(const bind_job_request&, const bind_job_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, bind_job_request& x) {
+  return f(x.user, x.reservation_id, x.name, x.np, x.walltime, x.command);
+}
+
+struct bind_job_reply {
+  std::string job_id;
+  wire_error error;
+  friend bool operator==(const bind_job_reply&, const bind_job_reply&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, bind_job_reply& x) {
+  return f(x.job_id, x.error);
+}
+
+/// A cluster's current state, for operators and the stress tool's invariant checks.
+struct cluster_status_request {
+  friend bool operator==(const cluster_status_request&, const cluster_status_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, cluster_status_request&) {
+  return f();
+}
+
+struct cluster_status {
+  std::string cluster;
+  std::int64_t now = 0;
+  std::int32_t cpus = 0;
+  std::int32_t holds = 0;      ///< accepted, not yet committed
+  std::int32_t committed = 0;  ///< committed or active
+  std::int32_t running_jobs = 0;
+  std::int32_t queued_jobs = 0;
+  std::vector<reservation_info> reservations;  ///< every live reservation (holds included)
+  wire_error error;
+  friend bool operator==(const cluster_status&, const cluster_status&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, cluster_status& x) {
+  return f(x.cluster, x.now, x.cpus, x.holds, x.committed, x.running_jobs, x.queued_jobs,
+           x.reservations, x.error);
+}
+
+}  // namespace arbroker::msg

@@ -1,0 +1,53 @@
+#pragma once
+
+// Messages of the grid information service: what is known of a cluster, and queries for
+// clusters satisfying a request's core requirements (paper 000, steps 2-3).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arbroker/messages/wire_error.hpp"
+
+namespace arbroker::msg {
+
+/// Static attributes of a cluster.
+struct cluster_info {
+  std::string name;
+  std::int32_t cpus = 0;
+  double pp = 1;                     ///< processor power (SPEC-like rating)
+  std::int32_t bunch = 1;            ///< reservable CPU counts: multiples of bunch ...
+  std::vector<std::int32_t> counts;  ///< ... or exactly these, when non-empty
+  std::int64_t tz_offset = 0;        ///< seconds east of UTC
+  std::string os;
+  std::vector<std::string> features;
+  std::vector<std::string> allowed_users;  ///< empty: everyone
+  std::vector<std::string> benchmark_names;
+  std::vector<double> benchmark_results;
+
+  friend bool operator==(const cluster_info&, const cluster_info&) = default;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, cluster_info& x) {
+  return f(x.name, x.cpus, x.pp, x.bunch, x.counts, x.tz_offset, x.os, x.features, x.allowed_users,
+           x.benchmark_names, x.benchmark_results);
+}
+
+/// Core requirements of a request: which clusters may take it at all.
+struct gis_query {
+  std::string user;
+  std::int32_t np_min = 1;
+  std::string os;                     ///< empty: any
+  std::vector<std::string> features;  ///< all required
+  std::vector<std::string> clusters;  ///< empty: any; else only these names
+
+  friend bool operator==(const gis_query&, const gis_query&) = default;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, gis_query& x) {
+  return f(x.user, x.np_min, x.os, x.features, x.clusters);
+}
+
+}  // namespace arbroker::msg
