@@ -1,0 +1,186 @@
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "arbroker/adapters/lrms.hpp"
+#include "arbroker/core/availability_profile.hpp"
+#include "arbroker/core/error.hpp"
+#include "arbroker/core/request.hpp"
+#include "arbroker/core/time.hpp"
+
+namespace arbroker {
+
+/// What a simulated cluster is made of. The clock is injected: wall-clock time for the live
+/// broker, virtual time for the discrete-event simulator.
+struct simulated_lrms_config {
+  std::string name;
+  int cpus = 0;
+  reservable_sizes sizes;
+  std::function<timestamp()> clock;
+};
+
+/// An in-memory local resource manager: reservations, a FCFS queue of local jobs and jobs
+/// bound to reservations, on `cpus` identical CPUs. See sim_backend/README.md.
+///
+/// Committed capacity lives in an availability_profile: every live reservation over
+/// [start, end) and every running unbound job over [started, started + walltime). Nothing is
+/// ever added to it beyond `cpus` at any instant (the key invariant). Queued jobs hold no
+/// capacity, so they never block a reservation (as in Slurm). Jobs bound to a reservation
+/// run on the reservation's CPUs and are not in the profile.
+///
+/// Time moves lazily: each public call first processes every event up to clock() (jobs
+/// ending or killed, reservations starting and ending, queued jobs starting). The clock may
+/// stand still or lag behind advance_to(); time never goes back.
+///
+/// Not thread-safe: one owner (a cluster reservation service or the simulator) calls it.
+class simulated_lrms final : public lrms {
+ public:
+  /// invalid_processor_range unless cpus >= 1, sizes.bunch >= 1 and every size count >= 1;
+  /// invalid_parameter without a clock. The clock is read once here to start the time.
+  static result<std::unique_ptr<simulated_lrms>> create(simulated_lrms_config config);
+
+  std::string_view kind() const noexcept override { return "simulated"; }
+
+  /// Running jobs (bound ones included) and queued jobs in submission (FIFO) order, and the
+  /// reservations that have not ended, by start time then id. O(n log n).
+  result<lrms_snapshot> snapshot() override;
+
+  /// Reserves np CPUs over [start, start + length); ids are "R1", "R2", ...
+  /// invalid_window: length <= 0, start < now, or end beyond time_infinity;
+  /// invalid_processor_range: np outside [1, cpus] or not a reservable size;
+  /// permission_denied: empty owner; busy: running jobs (to their walltime) and other
+  /// reservations leave fewer than np CPUs somewhere in the span. O(log n).
+  result<std::string> create_reservation(const reservation_spec& spec) override;
+
+  /// not_found for an unknown (or already ended) id. Releases the CPUs and cancels the jobs
+  /// bound to it, running or queued (Grid Engine semantics, not in_use). O((k + 1) log n)
+  /// for k bound jobs and the queued jobs that can start afterwards.
+  status delete_reservation(const std::string& id) override;
+
+  /// Replaces the terms of a reservation; on success the old id is gone and a NEW id holds
+  /// the terms (as a create-then-delete LRMS would do). The old span is released first and
+  /// the new one tried, so the new terms may overlap the old ones; if they do not fit, the
+  /// old span is restored and busy returned. Bound jobs follow the reservation. A reservation
+  /// that has started may keep its start in the past (new start == old start); any other
+  /// start before now is invalid_window, as is an end not after now. in_use when the new
+  /// terms would cut a running bound job (start after its start, fewer CPUs than the running
+  /// bound jobs use, or an end before the job's guaranteed end under the old terms) or no
+  /// longer hold a queued bound job (its np, or its walltime from max(now, start)).
+  /// Other errors as create_reservation. On any error nothing changes.
+  result<std::string> modify_reservation(const std::string& id,
+                                         const reservation_spec& new_terms) override;
+
+  /// Submits a job that runs for its whole walltime; ids are "J1", "J2", ...
+  /// invalid_processor_range: np outside [1, cpus], or above the reservation's np;
+  /// invalid_duration: walltime <= 0 or above time_infinity; permission_denied: empty owner;
+  /// not_found: unknown reservation; invalid_window: a bound job whose walltime, counted
+  /// from max(now, reservation start), passes the reservation end.
+  result<std::string> submit_job(const job_spec& spec) override;
+
+  /// As submit_job, but the job really runs for `actual_runtime` (> 0, else
+  /// invalid_duration): it finishes early (completed) or is killed at its walltime (failed).
+  result<std::string> submit_local_job(const job_spec& spec, duration actual_runtime);
+
+  /// Cancels a queued or running job. not_found for an unknown id; a job that has already
+  /// finished is left as it is and the call succeeds (as scancel does).
+  status cancel_job(const std::string& id) override;
+
+  /// queued, running, completed (ran to its end), failed (killed at its walltime or at its
+  /// reservation's end, or queued in a reservation that ended), cancelled. not_found for an
+  /// unknown id.
+  result<lrms_job_state> job_status(const std::string& id) override;
+
+  /// Processes every event up to t and moves the time to t, without reading the clock (for
+  /// a discrete-event engine). A t before now() does nothing.
+  void advance_to(timestamp t);
+
+  /// Time of the earliest pending event (a job end, a reservation start or end), if any.
+  /// Nothing else changes the state on its own, so an engine can jump from event to event.
+  /// Does not read the clock; the time may already be due.
+  std::optional<timestamp> next_event_time() const;
+
+  /// The time up to which events have been processed.
+  timestamp now() const noexcept { return now_; }
+  const std::string& name() const noexcept { return name_; }
+  int cpus() const noexcept { return profile_.total(); }
+  /// Committed capacity (live reservations and running unbound jobs), for checks and views.
+  const availability_profile& profile() const noexcept { return profile_; }
+
+ private:
+  using serial = std::uint64_t;  // the number in "J<n>" and "R<n>"
+
+  // At one instant: jobs end first (a job ending with its reservation completes), then
+  // reservations end (their CPUs come back), then reservations start.
+  enum class event_kind : std::uint8_t { job_end, reservation_end, reservation_start };
+  struct event {
+    timestamp time = 0;
+    event_kind kind = event_kind::job_end;
+    serial id = 0;
+    friend auto operator<=>(const event&, const event&) = default;
+  };
+
+  struct job {
+    std::string owner;
+    int np = 0;
+    duration walltime = 0;
+    duration runtime = 0;  // how long it really runs if nothing stops it
+    timestamp submitted = 0;
+    std::optional<timestamp> started;
+    std::optional<serial> reservation;
+  };
+
+  struct reservation {
+    std::string name;
+    std::string owner;
+    timestamp start = 0;
+    timestamp end = 0;
+    int np = 0;
+    int used = 0;              // CPUs of its running bound jobs
+    std::set<serial> running;  // bound jobs
+    std::set<serial> queued;   // bound jobs; serials grow with submission, so FIFO order
+  };
+
+  simulated_lrms(simulated_lrms_config config, availability_profile profile, timestamp now);
+
+  void advance(timestamp t);
+  void handle(const event& e);
+  void start_queued_jobs(timestamp t);
+  void start_bound_jobs(serial rid, timestamp t);
+  void start(serial jid, job& j, timestamp t);
+  void end_running(serial jid, lrms_job_state outcome);
+  void drop_queued(serial jid, lrms_job_state outcome);
+  void drop_reservation(serial rid, lrms_job_state outcome);
+  void retire(serial jid, lrms_job_state outcome);
+
+  status check_terms(const reservation_spec& s, timestamp earliest_start) const;
+  result<std::string> submit(const job_spec& spec, duration actual_runtime);
+  error refusal(const error& e, timestamp start, timestamp end, int np) const;
+  lrms_job report(serial jid, const job& j) const;
+
+  std::string name_;
+  reservable_sizes sizes_;
+  std::vector<int> sorted_counts_;  // sizes_.counts sorted, for binary search
+  std::function<timestamp()> clock_;
+  availability_profile profile_;
+  timestamp now_;
+
+  std::map<serial, job> jobs_;  // queued and running; ordered, so snapshot lists FIFO
+  std::unordered_map<serial, lrms_job_state> finished_;
+  std::set<serial> queue_;  // queued unbound jobs, FIFO
+  std::unordered_map<serial, reservation> reservations_;
+  std::set<event> events_;
+  serial last_job_ = 0;
+  serial last_reservation_ = 0;
+};
+
+}  // namespace arbroker

@@ -1,0 +1,466 @@
+#include "arbroker/sim/simulated_lrms.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+namespace arbroker {
+
+namespace {
+
+std::string str(std::int64_t v) {
+  return std::to_string(v);
+}
+
+std::string span_text(timestamp start, timestamp end) {
+  return "[" + str(start) + ", " + str(end) + ")";
+}
+
+// The number n of "<prefix>n"; nothing for any other text, so that one id has one spelling.
+std::optional<std::uint64_t> parse_id(std::string_view id, char prefix) {
+  if (id.size() < 2 || id[0] != prefix || id[1] == '0') return std::nullopt;
+  std::uint64_t n = 0;
+  const char* last = id.data() + id.size();
+  auto [end, ec] = std::from_chars(id.data() + 1, last, n);
+  if (ec != std::errc{} || end != last) return std::nullopt;
+  return n;
+}
+
+std::string job_id(std::uint64_t n) {
+  return "J" + std::to_string(n);
+}
+std::string reservation_id(std::uint64_t n) {
+  return "R" + std::to_string(n);
+}
+
+// Where a job started at t stops holding CPUs in the profile (time_infinity: never).
+timestamp span_end(timestamp t, duration walltime) {
+  return t > time_infinity - walltime ? time_infinity : t + walltime;
+}
+
+// The profile holds exactly the live allocations, so the updates made on that knowledge
+// cannot fail; if one does, this file has a bug and going on could overbook.
+void must(const status& s) {
+  if (s) return;
+  std::fprintf(stderr, "simulated_lrms: broken capacity invariant: %s\n",
+               to_string(s.err()).c_str());
+  std::abort();
+}
+
+}  // namespace
+
+result<std::unique_ptr<simulated_lrms>> simulated_lrms::create(simulated_lrms_config config) {
+  const std::string who = "cluster '" + config.name + "'";
+  if (config.cpus < 1)
+    return fail(errc::invalid_processor_range,
+                who + " has " + str(config.cpus) + " CPUs; needs at least 1");
+  if (config.sizes.bunch < 1)
+    return fail(errc::invalid_processor_range,
+                who + " bunch size " + str(config.sizes.bunch) + " must be at least 1");
+  for (int c : config.sizes.counts)
+    if (c < 1)
+      return fail(errc::invalid_processor_range,
+                  who + " reservable count " + str(c) + " must be at least 1");
+  if (!config.clock) return fail(errc::invalid_parameter, who + " has no clock");
+  auto profile = availability_profile::create(config.cpus);
+  if (!profile) return profile.err();
+  const timestamp now = config.clock();
+  return std::unique_ptr<simulated_lrms>(
+      new simulated_lrms(std::move(config), std::move(*profile), now));
+}
+
+simulated_lrms::simulated_lrms(simulated_lrms_config config, availability_profile profile,
+                               timestamp now)
+    : name_(std::move(config.name)),
+      sizes_(std::move(config.sizes)),
+      sorted_counts_(sizes_.counts),
+      clock_(std::move(config.clock)),
+      profile_(std::move(profile)),
+      now_(now) {
+  std::sort(sorted_counts_.begin(), sorted_counts_.end());
+}
+
+// ---------------------------------------------------------------------------------------
+// Time and events.
+
+void simulated_lrms::advance_to(timestamp t) {
+  advance(t);
+}
+
+std::optional<timestamp> simulated_lrms::next_event_time() const {
+  if (events_.empty()) return std::nullopt;
+  return events_.begin()->time;
+}
+
+void simulated_lrms::advance(timestamp t) {
+  // Every event is inserted strictly after the time of its insertion, so `at` never lies
+  // before now_. Between events the queue head cannot become startable: the profile only
+  // loses allocations at events, so sliding its window later can only find less room.
+  while (!events_.empty() && events_.begin()->time <= t) {
+    const timestamp at = events_.begin()->time;
+    now_ = std::max(now_, at);
+    while (!events_.empty() && events_.begin()->time == at) {
+      const event e = *events_.begin();
+      events_.erase(events_.begin());
+      handle(e);
+    }
+    start_queued_jobs(now_);
+  }
+  now_ = std::max(now_, t);
+}
+
+void simulated_lrms::handle(const event& e) {
+  switch (e.kind) {
+    case event_kind::job_end: {
+      const job& j = jobs_.at(e.id);
+      const auto rid = j.reservation;
+      end_running(e.id,
+                  j.runtime <= j.walltime ? lrms_job_state::completed : lrms_job_state::failed);
+      if (rid) start_bound_jobs(*rid, now_);
+      return;
+    }
+    case event_kind::reservation_end:
+      // Bound jobs still running are killed; bound jobs still queued can never run.
+      drop_reservation(e.id, lrms_job_state::failed);
+      return;
+    case event_kind::reservation_start:
+      start_bound_jobs(e.id, now_);
+      return;
+  }
+}
+
+// The one scheduling policy for unbound jobs: strict FCFS that honours reservations. The
+// head starts when np CPUs are free over [t, t + walltime) in the profile, so it cannot run
+// into reserved capacity; while it waits, it blocks every job behind it. (EASY or
+// conservative backfilling would replace this function.)
+void simulated_lrms::start_queued_jobs(timestamp t) {
+  while (!queue_.empty()) {
+    const serial jid = *queue_.begin();
+    job& j = jobs_.at(jid);
+    if (!profile_.add(t, span_end(t, j.walltime), j.np)) return;  // capacity_exceeded
+    queue_.erase(queue_.begin());
+    start(jid, j, t);
+  }
+}
+
+// Bound jobs run on their reservation's CPUs, FCFS among themselves, only while it is active.
+void simulated_lrms::start_bound_jobs(serial rid, timestamp t) {
+  reservation& r = reservations_.at(rid);
+  if (t < r.start || t >= r.end) return;
+  while (!r.queued.empty()) {
+    const serial jid = *r.queued.begin();
+    job& j = jobs_.at(jid);
+    if (r.used + j.np > r.np) return;
+    r.queued.erase(r.queued.begin());
+    r.used += j.np;
+    r.running.insert(jid);
+    start(jid, j, t);
+  }
+}
+
+void simulated_lrms::start(serial jid, job& j, timestamp t) {
+  j.started = t;
+  // A job runs its actual runtime, but no longer than its walltime.
+  events_.insert({t + std::min(j.runtime, j.walltime), event_kind::job_end, jid});
+}
+
+void simulated_lrms::end_running(serial jid, lrms_job_state outcome) {
+  const job& j = jobs_.at(jid);
+  events_.erase({*j.started + std::min(j.runtime, j.walltime), event_kind::job_end, jid});
+  if (j.reservation) {
+    reservation& r = reservations_.at(*j.reservation);
+    r.used -= j.np;
+    r.running.erase(jid);
+  } else {
+    // The whole guaranteed span goes: the past part no longer matters, the rest is free.
+    must(profile_.remove(*j.started, span_end(*j.started, j.walltime), j.np));
+  }
+  retire(jid, outcome);
+}
+
+void simulated_lrms::drop_queued(serial jid, lrms_job_state outcome) {
+  const job& j = jobs_.at(jid);
+  if (j.reservation)
+    reservations_.at(*j.reservation).queued.erase(jid);
+  else
+    queue_.erase(jid);
+  retire(jid, outcome);
+}
+
+void simulated_lrms::drop_reservation(serial rid, lrms_job_state outcome) {
+  auto it = reservations_.find(rid);
+  const reservation& r = it->second;
+  for (serial jid : r.running) {
+    const job& j = jobs_.at(jid);
+    events_.erase({*j.started + std::min(j.runtime, j.walltime), event_kind::job_end, jid});
+    retire(jid, outcome);
+  }
+  for (serial jid : r.queued)
+    retire(jid, outcome);
+  must(profile_.remove(r.start, r.end, r.np));
+  events_.erase({r.start, event_kind::reservation_start, rid});
+  events_.erase({r.end, event_kind::reservation_end, rid});
+  reservations_.erase(it);
+}
+
+void simulated_lrms::retire(serial jid, lrms_job_state outcome) {
+  jobs_.erase(jid);
+  finished_.emplace(jid, outcome);
+}
+
+// ---------------------------------------------------------------------------------------
+// Reservations.
+
+status simulated_lrms::check_terms(const reservation_spec& s, timestamp earliest_start) const {
+  const std::string who = "reservation '" + s.name + "'";
+  if (s.length <= 0)
+    return fail(errc::invalid_window,
+                who + " has length " + str(s.length) + " s; needs a positive length");
+  if (s.start < earliest_start)
+    return fail(errc::invalid_window, "Invalid time specified: " + who + " would start at " +
+                                          str(s.start) + ", before now (" + str(now_) + ")");
+  if (s.start > time_infinity - s.length)
+    return fail(errc::invalid_window, who + " starting at " + str(s.start) + " for " +
+                                          str(s.length) + " s ends beyond time_infinity");
+  if (s.np < 1 || s.np > cpus())
+    return fail(errc::invalid_processor_range, who + " asks for " + str(s.np) + " CPUs; cluster '" +
+                                                   name_ + "' has " + str(cpus()));
+  const bool reservable = sorted_counts_.empty() ? s.np % sizes_.bunch == 0
+                                                 : std::binary_search(sorted_counts_.begin(),
+                                                                      sorted_counts_.end(), s.np);
+  if (!reservable)
+    return fail(errc::invalid_processor_range,
+                who + ": " + str(s.np) + " CPUs is not a reservable size on cluster '" + name_ +
+                    "' (" +
+                    (sorted_counts_.empty() ? "multiples of " + str(sizes_.bunch)
+                                            : std::string("listed counts only")) +
+                    ")");
+  if (s.owner.empty()) return fail(errc::permission_denied, who + " has no owner");
+  return {};
+}
+
+// Turns the profile's refusal into the LRMS's: capacity_exceeded is busy.
+error simulated_lrms::refusal(const error& e, timestamp start, timestamp end, int np) const {
+  if (e.code != errc::capacity_exceeded) return e;
+  const auto free = profile_.min_free(start, end);
+  return fail(errc::busy, "cannot reserve " + str(np) + " CPUs over " + span_text(start, end) +
+                              " on cluster '" + name_ + "': only " + str(free ? *free : 0) +
+                              " free");
+}
+
+result<std::string> simulated_lrms::create_reservation(const reservation_spec& spec) {
+  advance(clock_());
+  if (auto ok = check_terms(spec, now_); !ok) return ok.err();
+  const timestamp end = spec.start + spec.length;
+  if (auto added = profile_.add(spec.start, end, spec.np); !added)
+    return refusal(added.err(), spec.start, end, spec.np);
+  const serial rid = ++last_reservation_;
+  reservation& r = reservations_[rid];
+  r.name = spec.name;
+  r.owner = spec.owner;
+  r.start = spec.start;
+  r.end = end;
+  r.np = spec.np;
+  events_.insert({end, event_kind::reservation_end, rid});
+  if (spec.start > now_) events_.insert({spec.start, event_kind::reservation_start, rid});
+  return reservation_id(rid);
+}
+
+status simulated_lrms::delete_reservation(const std::string& id) {
+  advance(clock_());
+  const auto rid = parse_id(id, 'R');
+  if (!rid || !reservations_.contains(*rid))
+    return fail(errc::not_found, "no reservation '" + id + "' on cluster '" + name_ + "'");
+  drop_reservation(*rid, lrms_job_state::cancelled);
+  start_queued_jobs(now_);
+  return {};
+}
+
+result<std::string> simulated_lrms::modify_reservation(const std::string& id,
+                                                       const reservation_spec& new_terms) {
+  advance(clock_());
+  const auto old_rid = parse_id(id, 'R');
+  auto it = old_rid ? reservations_.find(*old_rid) : reservations_.end();
+  if (it == reservations_.end())
+    return fail(errc::not_found, "no reservation '" + id + "' on cluster '" + name_ + "'");
+  reservation& old = it->second;
+
+  // A started reservation may keep its start; otherwise the new terms start now or later.
+  const timestamp earliest = new_terms.start == old.start ? std::min(now_, old.start) : now_;
+  if (auto ok = check_terms(new_terms, earliest); !ok) return ok.err();
+  const timestamp end = new_terms.start + new_terms.length;
+  const std::string terms = span_text(new_terms.start, end) + " x " + str(new_terms.np);
+  if (end <= now_)
+    return fail(errc::invalid_window, "new terms " + terms + " of reservation '" + id +
+                                          "' end before now (" + str(now_) + ")");
+
+  // Bound jobs follow the reservation; refuse terms that would cut or strand one.
+  if (old.used > new_terms.np)
+    return fail(errc::in_use, "reservation '" + id + "' runs jobs on " + str(old.used) +
+                                  " CPUs; new terms " + terms + " have fewer");
+  for (serial jid : old.running) {
+    const job& j = jobs_.at(jid);
+    const timestamp guaranteed = std::min(*j.started + j.walltime, old.end);
+    if (new_terms.start > *j.started || end < guaranteed)
+      return fail(errc::in_use, "job '" + job_id(jid) + "' runs in reservation '" + id + "' over " +
+                                    span_text(*j.started, guaranteed) + "; new terms " + terms +
+                                    " would cut it");
+  }
+  for (serial jid : old.queued) {
+    const job& j = jobs_.at(jid);
+    if (j.np > new_terms.np || j.walltime > end - std::max(now_, new_terms.start))
+      return fail(errc::in_use, "job '" + job_id(jid) + "' (" + str(j.np) + " CPUs, walltime " +
+                                    str(j.walltime) + " s) waits in reservation '" + id +
+                                    "' and would not fit the new terms " + terms);
+  }
+
+  // Release the old span and try the new one; put the old one back if it does not fit.
+  must(profile_.remove(old.start, old.end, old.np));
+  if (auto added = profile_.add(new_terms.start, end, new_terms.np); !added) {
+    error refused = refusal(added.err(), new_terms.start, end, new_terms.np);
+    must(profile_.add(old.start, old.end, old.np));
+    return refused;
+  }
+
+  const serial rid = ++last_reservation_;
+  reservation fresh{new_terms.name, new_terms.owner, new_terms.start,        end,
+                    new_terms.np,   old.used,        std::move(old.running), std::move(old.queued)};
+  events_.erase({old.start, event_kind::reservation_start, *old_rid});
+  events_.erase({old.end, event_kind::reservation_end, *old_rid});
+  reservations_.erase(it);
+  for (serial jid : fresh.running)
+    jobs_.at(jid).reservation = rid;
+  for (serial jid : fresh.queued)
+    jobs_.at(jid).reservation = rid;
+  events_.insert({end, event_kind::reservation_end, rid});
+  if (new_terms.start > now_) events_.insert({new_terms.start, event_kind::reservation_start, rid});
+  reservations_.emplace(rid, std::move(fresh));
+  start_bound_jobs(rid, now_);  // it may have grown
+  start_queued_jobs(now_);      // or shrunk
+  return reservation_id(rid);
+}
+
+// ---------------------------------------------------------------------------------------
+// Jobs.
+
+result<std::string> simulated_lrms::submit_job(const job_spec& spec) {
+  return submit(spec, spec.walltime);
+}
+
+result<std::string> simulated_lrms::submit_local_job(const job_spec& spec,
+                                                     duration actual_runtime) {
+  if (actual_runtime <= 0)
+    return fail(errc::invalid_duration, "job '" + spec.name + "' actual runtime " +
+                                            str(actual_runtime) + " s must be positive");
+  return submit(spec, actual_runtime);
+}
+
+result<std::string> simulated_lrms::submit(const job_spec& spec, duration actual_runtime) {
+  advance(clock_());
+  const std::string who = "job '" + spec.name + "'";
+  if (spec.np < 1 || spec.np > cpus())
+    return fail(
+        errc::invalid_processor_range,
+        who + " asks for " + str(spec.np) + " CPUs; cluster '" + name_ + "' has " + str(cpus()));
+  if (spec.walltime <= 0 || spec.walltime > time_infinity)
+    return fail(errc::invalid_duration,
+                who + " walltime " + str(spec.walltime) + " s must be positive and finite");
+  if (spec.owner.empty()) return fail(errc::permission_denied, who + " has no owner");
+
+  std::optional<serial> rid;
+  if (spec.reservation) {
+    const std::string& rname = *spec.reservation;
+    rid = parse_id(rname, 'R');
+    auto it = rid ? reservations_.find(*rid) : reservations_.end();
+    if (it == reservations_.end())
+      return fail(errc::not_found, who + " names reservation '" + rname + "', which cluster '" +
+                                       name_ + "' does not hold");
+    const reservation& r = it->second;
+    if (spec.np > r.np)
+      return fail(errc::invalid_processor_range, who + " asks for " + str(spec.np) +
+                                                     " CPUs; reservation '" + rname + "' holds " +
+                                                     str(r.np));
+    const timestamp from = std::max(now_, r.start);
+    if (spec.walltime > r.end - from)
+      return fail(errc::invalid_window, who + " walltime " + str(spec.walltime) + " s from " +
+                                            str(from) + " passes the end " + str(r.end) +
+                                            " of reservation '" + rname + "'");
+  }
+
+  const serial jid = ++last_job_;
+  jobs_.emplace(jid, job{spec.owner, spec.np, spec.walltime, actual_runtime, now_, {}, rid});
+  if (rid) {
+    reservations_.at(*rid).queued.insert(jid);
+    start_bound_jobs(*rid, now_);
+  } else {
+    queue_.insert(jid);
+    start_queued_jobs(now_);
+  }
+  return job_id(jid);
+}
+
+status simulated_lrms::cancel_job(const std::string& id) {
+  advance(clock_());
+  const auto jid = parse_id(id, 'J');
+  if (jid) {
+    if (auto it = jobs_.find(*jid); it != jobs_.end()) {
+      const auto rid = it->second.reservation;
+      if (it->second.started)
+        end_running(*jid, lrms_job_state::cancelled);
+      else
+        drop_queued(*jid, lrms_job_state::cancelled);
+      if (rid)
+        start_bound_jobs(*rid, now_);
+      else
+        start_queued_jobs(now_);
+      return {};
+    }
+    if (finished_.contains(*jid)) return {};  // already over: nothing to do, as scancel
+  }
+  return fail(errc::not_found, "no job '" + id + "' on cluster '" + name_ + "'");
+}
+
+result<lrms_job_state> simulated_lrms::job_status(const std::string& id) {
+  advance(clock_());
+  if (const auto jid = parse_id(id, 'J')) {
+    if (auto it = jobs_.find(*jid); it != jobs_.end())
+      return it->second.started ? lrms_job_state::running : lrms_job_state::queued;
+    if (auto it = finished_.find(*jid); it != finished_.end()) return it->second;
+  }
+  return fail(errc::not_found, "no job '" + id + "' on cluster '" + name_ + "'");
+}
+
+// ---------------------------------------------------------------------------------------
+// Snapshot.
+
+lrms_job simulated_lrms::report(serial jid, const job& j) const {
+  lrms_job out{job_id(jid), j.owner, j.np, j.walltime, j.submitted, j.started, std::nullopt};
+  if (j.reservation) out.reservation = reservation_id(*j.reservation);
+  return out;
+}
+
+result<lrms_snapshot> simulated_lrms::snapshot() {
+  advance(clock_());
+  lrms_snapshot s;
+  s.now = now_;
+  s.cpus = cpus();
+  s.sizes = sizes_;
+  for (const auto& [jid, j] : jobs_)
+    (j.started ? s.running : s.queued).push_back(report(jid, j));
+
+  std::vector<std::pair<timestamp, serial>> order;
+  order.reserve(reservations_.size());
+  for (const auto& [rid, r] : reservations_)
+    order.emplace_back(r.start, rid);
+  std::sort(order.begin(), order.end());
+  s.reservations.reserve(order.size());
+  for (const auto& [start, rid] : order) {
+    const reservation& r = reservations_.at(rid);
+    s.reservations.push_back({reservation_id(rid), r.name, r.owner, r.start, r.end, r.np});
+  }
+  return s;
+}
+
+}  // namespace arbroker

@@ -1,0 +1,709 @@
+#include "arbroker/sim/simulated_lrms.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace arbroker {
+namespace {
+
+// A simulated cluster whose clock the test moves by hand.
+class cluster {
+ public:
+  explicit cluster(int cpus, reservable_sizes sizes = {}) {
+    auto made = simulated_lrms::create({"test", cpus, std::move(sizes), [this] { return t_; }});
+    EXPECT_TRUE(made) << to_string(made.err());
+    lrms_ = std::move(made).value();
+  }
+  cluster(const cluster&) = delete;
+  cluster& operator=(const cluster&) = delete;
+
+  void at(timestamp t) { t_ = t; }
+  timestamp time() const { return t_; }
+  simulated_lrms* operator->() { return lrms_.get(); }
+  simulated_lrms& operator*() { return *lrms_; }
+
+ private:
+  timestamp t_ = 0;
+  std::unique_ptr<simulated_lrms> lrms_;
+};
+
+reservation_spec rsv(timestamp start, duration length, int np, std::string owner = "alice") {
+  return {"arb-" + std::to_string(start), std::move(owner), start, length, np};
+}
+
+job_spec job(int np, duration walltime, std::optional<std::string> reservation = {},
+             std::string owner = "bob") {
+  return {"j", std::move(owner), np, walltime, std::move(reservation), "sleep"};
+}
+
+lrms_job_state state(simulated_lrms& l, const std::string& id) {
+  auto s = l.job_status(id);
+  EXPECT_TRUE(s) << id;
+  return s ? *s : lrms_job_state::failed;
+}
+
+std::optional<timestamp> started(simulated_lrms& l, const std::string& id) {
+  const lrms_snapshot s = *l.snapshot();  // a named copy: the loop must not outlive it
+  for (const auto& j : s.running)
+    if (j.id == id) return j.started;
+  return std::nullopt;
+}
+
+std::vector<std::string> ids(const std::vector<lrms_job>& jobs) {
+  std::vector<std::string> out;
+  for (const auto& j : jobs)
+    out.push_back(j.id);
+  return out;
+}
+
+std::vector<std::string> ids(const std::vector<lrms_reservation>& rs) {
+  std::vector<std::string> out;
+  for (const auto& r : rs)
+    out.push_back(r.id);
+  return out;
+}
+
+// Allocations that hold the cluster's CPUs, as the snapshot reports them.
+struct allocation {
+  timestamp start;
+  timestamp end;
+  int np;
+};
+
+std::vector<allocation> committed(const lrms_snapshot& s, const std::string& except = {}) {
+  std::vector<allocation> out;
+  for (const auto& r : s.reservations)
+    if (r.id != except) out.push_back({r.start, r.end, r.np});
+  for (const auto& j : s.running)
+    if (!j.reservation) out.push_back({*j.started, *j.started + j.walltime, j.np});
+  return out;
+}
+
+// Brute force: the most CPUs in use at any instant of [a, b).
+int max_used(const std::vector<allocation>& all, timestamp a, timestamp b) {
+  std::set<timestamp> points{a};
+  for (const auto& x : all)
+    if (x.start > a && x.start < b) points.insert(x.start);
+  int most = 0;
+  for (timestamp p : points) {
+    int used = 0;
+    for (const auto& x : all)
+      if (x.start <= p && p < x.end) used += x.np;
+    most = std::max(most, used);
+  }
+  return most;
+}
+
+// Everything that must hold after every call: at every instant the committed CPUs
+// (recounted from the snapshot) stay within cpus and equal the profile's count; bound jobs
+// run inside their reservation's CPUs and span; nothing that could start now is waiting.
+::testing::AssertionResult consistent(simulated_lrms& l) {
+  const lrms_snapshot s = *l.snapshot();
+  const availability_profile& p = l.profile();
+  std::map<std::string, const lrms_reservation*> by_id;
+  for (const auto& r : s.reservations) {
+    if (r.end <= s.now) return ::testing::AssertionFailure() << r.id << " listed after its end";
+    by_id[r.id] = &r;
+  }
+  std::map<std::string, int> bound_use;
+  for (const auto& j : s.running) {
+    if (!j.started) return ::testing::AssertionFailure() << j.id << " running, not started";
+    if (!j.reservation) continue;
+    auto it = by_id.find(*j.reservation);
+    if (it == by_id.end())
+      return ::testing::AssertionFailure() << j.id << " runs in unlisted " << *j.reservation;
+    if (*j.started < it->second->start || *j.started >= it->second->end)
+      return ::testing::AssertionFailure() << j.id << " started outside " << *j.reservation;
+    bound_use[*j.reservation] += j.np;
+  }
+  for (const auto& [id, used] : bound_use)
+    if (used > by_id[id]->np)
+      return ::testing::AssertionFailure() << id << " runs jobs on " << used << " CPUs";
+
+  const auto all = committed(s);
+  std::set<timestamp> points;
+  for (const auto& x : all)
+    points.insert({x.start, x.end});
+  for (timestamp t : points) {
+    int used = 0;
+    for (const auto& x : all)
+      if (x.start <= t && t < x.end) used += x.np;
+    if (used > s.cpus)
+      return ::testing::AssertionFailure() << used << " CPUs in use at " << t << " of " << s.cpus;
+    if (s.cpus - p.free_at(t) != used)
+      return ::testing::AssertionFailure() << "profile says " << s.cpus - p.free_at(t)
+                                           << " used at " << t << ", recount " << used;
+  }
+  if (p.change_points() > points.size())
+    return ::testing::AssertionFailure() << "profile has stray change points";
+
+  for (const auto& j : s.queued) {
+    if (j.reservation) {
+      const auto* r = by_id.at(*j.reservation);
+      if (r->start <= s.now && bound_use[r->id] + j.np <= r->np)
+        return ::testing::AssertionFailure() << j.id << " could start in " << r->id;
+      bound_use[r->id] = r->np;  // FCFS inside the reservation: the rest wait behind it
+    }
+  }
+  for (const auto& j : s.queued) {
+    if (j.reservation) continue;
+    if (*p.min_free(s.now, s.now + j.walltime) >= j.np)
+      return ::testing::AssertionFailure() << "queue head " << j.id << " could start now";
+    break;  // strict FCFS: only the head matters
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// -----------------------------------------------------------------------------------------
+
+TEST(SimulatedLrms, CreateValidatesConfig) {
+  auto clock = [] { return timestamp{0}; };
+  auto code = [](const result<std::unique_ptr<simulated_lrms>>& r) {
+    return r ? std::optional<errc>{} : std::optional<errc>{r.err().code};
+  };
+  EXPECT_EQ(code(simulated_lrms::create({"c", 0, {}, clock})), errc::invalid_processor_range);
+  EXPECT_EQ(code(simulated_lrms::create({"c", -4, {}, clock})), errc::invalid_processor_range);
+  EXPECT_EQ(code(simulated_lrms::create({"c", 8, {0, {}}, clock})), errc::invalid_processor_range);
+  EXPECT_EQ(code(simulated_lrms::create({"c", 8, {1, {4, 0}}, clock})),
+            errc::invalid_processor_range);
+  EXPECT_EQ(code(simulated_lrms::create({"c", 8, {}, {}})), errc::invalid_parameter);
+  auto ok = simulated_lrms::create({"c", 8, {2, {}}, [] { return timestamp{500}; }});
+  ASSERT_TRUE(ok);
+  EXPECT_EQ((*ok)->kind(), "simulated");
+  EXPECT_EQ((*ok)->name(), "c");
+  EXPECT_EQ((*ok)->cpus(), 8);
+  EXPECT_EQ((*ok)->now(), 500);
+  EXPECT_EQ((*ok)->next_event_time(), std::nullopt);
+  auto s = (*ok)->snapshot();
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->now, 500);
+  EXPECT_EQ(s->cpus, 8);
+  EXPECT_EQ(s->sizes.bunch, 2);
+}
+
+TEST(SimulatedLrms, FreshIds) {
+  cluster c(8);
+  EXPECT_EQ(*c->create_reservation(rsv(100, 10, 1)), "R1");
+  EXPECT_EQ(*c->create_reservation(rsv(100, 10, 1)), "R2");
+  EXPECT_EQ(*c->submit_job(job(1, 10)), "J1");
+  EXPECT_EQ(*c->submit_job(job(1, 10)), "J2");
+  ASSERT_TRUE(c->delete_reservation("R2"));
+  EXPECT_EQ(*c->create_reservation(rsv(100, 10, 1)), "R3");  // ids are never reused
+}
+
+TEST(SimulatedLrms, ReservationCapacityConflicts) {
+  cluster c(8);
+  ASSERT_TRUE(c->create_reservation(rsv(100, 100, 6)));  // [100, 200) x 6
+  auto busy = c->create_reservation(rsv(150, 100, 4));   // [150, 250) x 4: 10 at 150
+  ASSERT_FALSE(busy);
+  EXPECT_EQ(busy.err().code, errc::busy);
+  EXPECT_NE(busy.err().message.find("only 2 free"), std::string::npos) << busy.err().message;
+  EXPECT_EQ(c->create_reservation(rsv(50, 51, 3)).err().code, errc::busy);  // touches 100
+  EXPECT_TRUE(c->create_reservation(rsv(50, 50, 8)));    // [50, 100) ends as it starts
+  EXPECT_TRUE(c->create_reservation(rsv(200, 100, 8)));  // [200, 300) starts as it ends
+  EXPECT_TRUE(c->create_reservation(rsv(150, 50, 2)));   // the last 2 CPUs of [150, 200)
+  EXPECT_EQ(c->create_reservation(rsv(199, 1, 1)).err().code, errc::busy);
+  EXPECT_EQ(c->profile().free_at(120), 2);
+  EXPECT_EQ(c->profile().free_at(170), 0);
+  EXPECT_TRUE(consistent(*c));
+}
+
+TEST(SimulatedLrms, RunningJobsBlockReservationsUntilTheirWalltime) {
+  cluster c(8);
+  const auto j1 = *c->submit_job(job(6, 100));  // runs over [0, 100)
+  EXPECT_EQ(state(*c, j1), lrms_job_state::running);
+  EXPECT_EQ(c->create_reservation(rsv(50, 100, 4)).err().code, errc::busy);
+  EXPECT_TRUE(c->create_reservation(rsv(50, 100, 2)));  // [50, 150) x 2
+  EXPECT_TRUE(c->create_reservation(rsv(100, 50, 6)));  // [100, 150) x 6, after J1
+  EXPECT_EQ(c->create_reservation(rsv(99, 1, 1)).err().code, errc::busy);
+  // Queued jobs hold nothing: a reservation may take the CPUs a queued job waits for.
+  const auto j2 = *c->submit_job(job(8, 10));
+  EXPECT_EQ(state(*c, j2), lrms_job_state::queued);
+  EXPECT_TRUE(c->create_reservation(rsv(150, 10, 8)));  // [150, 160) x 8
+  EXPECT_TRUE(consistent(*c));
+  c.at(150);
+  EXPECT_EQ(state(*c, j1), lrms_job_state::completed);
+  EXPECT_EQ(state(*c, j2), lrms_job_state::queued);
+  c.at(160);
+  EXPECT_EQ(state(*c, j2), lrms_job_state::running);
+  EXPECT_EQ(started(*c, j2), 160);
+  EXPECT_TRUE(consistent(*c));
+}
+
+TEST(SimulatedLrms, FcfsQueueWaitsForAFutureReservation) {
+  cluster c(8);
+  ASSERT_EQ(*c->create_reservation(rsv(100, 100, 8)), "R1");  // the whole cluster, [100, 200)
+  const auto a = *c->submit_job(job(8, 100));                 // [0, 100): ends as R1 starts
+  const auto b = *c->submit_job(job(4, 150));  // would overlap R1 wherever it started before 200
+  const auto d = *c->submit_job(job(4, 50));   // would fit nowhere either, and waits behind b
+  EXPECT_EQ(started(*c, a), 0);
+  EXPECT_EQ(ids(c->snapshot()->queued), (std::vector<std::string>{b, d}));
+  EXPECT_EQ(c->next_event_time(), 100);
+  c.at(100);
+  EXPECT_EQ(state(*c, a), lrms_job_state::completed);
+  EXPECT_EQ(state(*c, b), lrms_job_state::queued);
+  c.at(199);
+  EXPECT_EQ(state(*c, b), lrms_job_state::queued);
+  EXPECT_TRUE(consistent(*c));
+  c.at(200);
+  EXPECT_EQ(started(*c, b), 200);
+  EXPECT_EQ(started(*c, d), 200);
+  EXPECT_TRUE(c->snapshot()->reservations.empty());
+  EXPECT_TRUE(consistent(*c));
+}
+
+TEST(SimulatedLrms, StrictFcfsHeadBlocksSmallerJobs) {
+  cluster c(8);
+  const auto big = *c->submit_job(job(6, 100));
+  const auto wide = *c->submit_job(job(4, 10));   // needs 4, only 2 free
+  const auto small = *c->submit_job(job(1, 10));  // would fit, but waits behind `wide`
+  EXPECT_EQ(state(*c, small), lrms_job_state::queued);
+  EXPECT_TRUE(consistent(*c));
+  ASSERT_TRUE(c->cancel_job(wide));
+  EXPECT_EQ(state(*c, small), lrms_job_state::running);  // the new head starts at once
+  EXPECT_EQ(state(*c, big), lrms_job_state::running);
+}
+
+TEST(SimulatedLrms, EarlyFinishReleasesTheRestOfTheWalltime) {
+  cluster c(8);
+  const auto j1 = *c->submit_local_job(job(8, 100), 40);  // guaranteed to 100, done at 40
+  EXPECT_EQ(c->create_reservation(rsv(50, 10, 4)).err().code, errc::busy);
+  const auto j2 = *c->submit_job(job(8, 10));
+  EXPECT_EQ(c->next_event_time(), 40);
+  c.at(39);
+  EXPECT_EQ(state(*c, j1), lrms_job_state::running);
+  c.at(40);
+  EXPECT_EQ(state(*c, j1), lrms_job_state::completed);
+  EXPECT_EQ(started(*c, j2), 40);  // [40, 50)
+  EXPECT_EQ(c->profile().free_at(45), 0);
+  EXPECT_EQ(c->profile().free_at(50), 8);
+  c.at(45);
+  EXPECT_TRUE(c->create_reservation(rsv(50, 10, 8)));
+  EXPECT_TRUE(consistent(*c));
+}
+
+TEST(SimulatedLrms, JobsAreKilledAtTheirWalltime) {
+  cluster c(4);
+  const auto j = *c->submit_local_job(job(4, 100), 150);
+  const auto next = *c->submit_job(job(4, 10));
+  c.at(99);
+  EXPECT_EQ(state(*c, j), lrms_job_state::running);
+  c.at(100);
+  EXPECT_EQ(state(*c, j), lrms_job_state::failed);
+  EXPECT_EQ(started(*c, next), 100);
+  c.at(110);
+  EXPECT_EQ(state(*c, next), lrms_job_state::completed);
+  EXPECT_EQ(c->profile().change_points(), 0u);
+}
+
+TEST(SimulatedLrms, BoundJobsRunInsideTheirReservationAndDieAtItsEnd) {
+  cluster c(8);
+  const auto r = *c->create_reservation(rsv(100, 100, 4));  // [100, 200) x 4
+  EXPECT_EQ(c->submit_job(job(4, 101, r)).err().code, errc::invalid_window);
+  EXPECT_EQ(c->submit_job(job(5, 10, r)).err().code, errc::invalid_processor_range);
+  const auto j1 = *c->submit_local_job(job(4, 90, r), 80);  // [100, 180)
+  const auto j2 = *c->submit_job(job(2, 50, r));            // waits for j1: [180, 200) only
+  const auto local = *c->submit_job(job(4, 1000));          // beside the reservation
+  EXPECT_EQ(state(*c, j1), lrms_job_state::queued);
+  EXPECT_EQ(started(*c, local), 0);
+  EXPECT_EQ(c->next_event_time(), 100);
+  c.at(150);
+  EXPECT_EQ(started(*c, j1), 100);
+  EXPECT_EQ(state(*c, j2), lrms_job_state::queued);
+  EXPECT_EQ(c->profile().free_at(150), 0);  // 4 reserved + 4 local; j1 is not counted again
+  EXPECT_TRUE(consistent(*c));
+  c.at(180);
+  EXPECT_EQ(state(*c, j1), lrms_job_state::completed);
+  EXPECT_EQ(started(*c, j2), 180);
+  c.at(195);
+  const auto j3 = *c->submit_job(job(4, 5, r));  // needs 4, j2 holds 2 of them
+  EXPECT_EQ(state(*c, j3), lrms_job_state::queued);
+  c.at(200);
+  EXPECT_EQ(state(*c, j2), lrms_job_state::failed);  // killed with the reservation
+  EXPECT_EQ(state(*c, j3), lrms_job_state::failed);  // never ran
+  EXPECT_EQ(c->submit_job(job(1, 1, r)).err().code, errc::not_found);
+  EXPECT_EQ(c->profile().free_at(200), 4);
+  EXPECT_TRUE(consistent(*c));
+}
+
+TEST(SimulatedLrms, BoundJobEndingWithItsReservationCompletes) {
+  cluster c(4);
+  const auto r = *c->create_reservation(rsv(0, 100, 4));
+  const auto j = *c->submit_job(job(4, 100, r));
+  c.at(100);
+  EXPECT_EQ(state(*c, j), lrms_job_state::completed);
+}
+
+TEST(SimulatedLrms, DeleteCancelsBoundJobsAndFreesCapacity) {
+  cluster c(8);
+  const auto r = *c->create_reservation(rsv(0, 100, 6));
+  const auto run = *c->submit_job(job(2, 50, r));
+  const auto wait = *c->submit_job(job(6, 50, r));
+  const auto local = *c->submit_job(job(4, 10));  // only 2 CPUs outside the reservation
+  EXPECT_EQ(state(*c, run), lrms_job_state::running);
+  EXPECT_EQ(state(*c, wait), lrms_job_state::queued);
+  EXPECT_EQ(state(*c, local), lrms_job_state::queued);
+  c.at(5);
+  ASSERT_TRUE(c->delete_reservation(r));
+  EXPECT_EQ(state(*c, run), lrms_job_state::cancelled);
+  EXPECT_EQ(state(*c, wait), lrms_job_state::cancelled);
+  EXPECT_EQ(started(*c, local), 5);
+  EXPECT_EQ(c->delete_reservation(r).err().code, errc::not_found);
+  EXPECT_EQ(c->next_event_time(), 15);  // only the local job's end is left
+  EXPECT_TRUE(consistent(*c));
+}
+
+TEST(SimulatedLrms, ModifyReplacesTermsUnderANewId) {
+  cluster c(8);
+  const auto r1 = *c->create_reservation(rsv(100, 100, 4));       // [100, 200) x 4
+  ASSERT_TRUE(c->create_reservation(rsv(200, 100, 4, "carol")));  // [200, 300) x 4
+  auto r2 = c->modify_reservation(r1, rsv(100, 150, 4));          // [100, 250) x 4
+  ASSERT_TRUE(r2) << to_string(r2.err());
+  EXPECT_NE(*r2, r1);
+  EXPECT_EQ(c->delete_reservation(r1).err().code, errc::not_found);
+  EXPECT_EQ(c->modify_reservation(r1, rsv(100, 10, 1)).err().code, errc::not_found);
+  const auto listed = c->snapshot()->reservations;
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0], (lrms_reservation{*r2, "arb-100", "alice", 100, 250, 4}));
+
+  // Failure leaves the old terms as they were.
+  const auto before = c->snapshot()->reservations;
+  auto busy = c->modify_reservation(*r2, rsv(100, 150, 6));  // 10 CPUs over [200, 250)
+  ASSERT_FALSE(busy);
+  EXPECT_EQ(busy.err().code, errc::busy);
+  EXPECT_EQ(c->snapshot()->reservations, before);
+  EXPECT_EQ(c->profile().free_at(150), 4);
+  EXPECT_EQ(c->profile().free_at(220), 0);
+  EXPECT_TRUE(consistent(*c));
+
+  // The old span is released first, so the new terms may overlap it.
+  auto r3 = c->modify_reservation(*r2, rsv(50, 150, 8));  // [50, 200) x 8
+  ASSERT_TRUE(r3) << to_string(r3.err());
+  EXPECT_EQ(c->profile().free_at(150), 0);
+  EXPECT_EQ(c->profile().free_at(220), 4);
+  EXPECT_TRUE(consistent(*c));
+}
+
+TEST(SimulatedLrms, ModifyCarriesBoundJobsAlong) {
+  cluster c(8);
+  const auto r1 = *c->create_reservation(rsv(100, 100, 4));
+  const auto j = *c->submit_job(job(4, 100, r1));
+  auto r2 = c->modify_reservation(r1, rsv(300, 100, 4));
+  ASSERT_TRUE(r2);
+  EXPECT_EQ(c->snapshot()->queued.at(0).reservation, *r2);
+  EXPECT_EQ(c->next_event_time(), 300);  // r1's start and end events are gone
+  EXPECT_EQ(c->modify_reservation(*r2, rsv(300, 99, 4)).err().code, errc::in_use);
+  EXPECT_EQ(c->modify_reservation(*r2, rsv(300, 100, 2)).err().code, errc::in_use);
+  c.at(300);
+  EXPECT_EQ(started(*c, j), 300);
+  EXPECT_TRUE(consistent(*c));
+}
+
+TEST(SimulatedLrms, ModifyOfAStartedReservationMustNotCutRunningJobs) {
+  cluster c(8);
+  const auto r1 = *c->create_reservation(rsv(0, 100, 4));  // [0, 100) x 4
+  const auto j = *c->submit_job(job(2, 60, r1));           // [0, 60)
+  c.at(30);
+  // The start may stay in the past; any other past start is refused.
+  EXPECT_EQ(c->modify_reservation(r1, rsv(10, 90, 4)).err().code, errc::invalid_window);
+  EXPECT_EQ(c->modify_reservation(r1, rsv(0, 30, 4)).err().code, errc::invalid_window);
+  EXPECT_EQ(c->modify_reservation(r1, rsv(0, 59, 4)).err().code, errc::in_use);
+  EXPECT_EQ(c->modify_reservation(r1, rsv(0, 100, 1)).err().code, errc::in_use);
+  EXPECT_EQ(c->modify_reservation(r1, rsv(30, 70, 4)).err().code, errc::in_use);
+  auto r2 = c->modify_reservation(r1, rsv(0, 200, 6));  // grow: [0, 200) x 6
+  ASSERT_TRUE(r2) << to_string(r2.err());
+  EXPECT_EQ(state(*c, j), lrms_job_state::running);
+  EXPECT_EQ(c->snapshot()->running.at(0).reservation, *r2);
+  auto r3 = c->modify_reservation(*r2, rsv(0, 60, 2));  // shrink to exactly what j needs
+  ASSERT_TRUE(r3) << to_string(r3.err());
+  EXPECT_EQ(c->profile().free_at(30), 6);
+  c.at(60);
+  EXPECT_EQ(state(*c, j), lrms_job_state::completed);
+  EXPECT_TRUE(c->snapshot()->reservations.empty());
+  EXPECT_TRUE(consistent(*c));
+}
+
+TEST(SimulatedLrms, ModifyStartsWaitingJobsWhenItGrows) {
+  cluster c(8);
+  const auto r1 = *c->create_reservation(rsv(0, 100, 2));
+  const auto a = *c->submit_job(job(2, 50, r1));
+  const auto b = *c->submit_job(job(2, 50, r1));
+  const auto local = *c->submit_job(job(8, 10));  // waits for the whole cluster
+  EXPECT_EQ(state(*c, b), lrms_job_state::queued);
+  auto r2 = c->modify_reservation(r1, rsv(0, 100, 4));
+  ASSERT_TRUE(r2);
+  EXPECT_EQ(state(*c, a), lrms_job_state::running);
+  EXPECT_EQ(state(*c, b), lrms_job_state::running);
+  EXPECT_EQ(state(*c, local), lrms_job_state::queued);
+  EXPECT_TRUE(consistent(*c));
+}
+
+TEST(SimulatedLrms, ErrorsNameTheirCauseAndChangeNothing) {
+  cluster c(8, {2, {}});
+  c.at(1000);
+  const auto r = *c->create_reservation(rsv(2000, 100, 4));
+  const auto running = *c->submit_job(job(4, 500));
+  const auto before = *c->snapshot();
+  auto code = [](const auto& res) { return res ? std::optional<errc>{} : res.err().code; };
+
+  auto past = c->create_reservation(rsv(999, 100, 2));
+  EXPECT_EQ(code(past), errc::invalid_window);
+  EXPECT_NE(past.err().message.find("Invalid time specified"), std::string::npos);
+  EXPECT_NE(past.err().message.find("999"), std::string::npos);
+  EXPECT_EQ(code(c->create_reservation(rsv(1000, 0, 2))), errc::invalid_window);
+  EXPECT_EQ(code(c->create_reservation(rsv(1000, -5, 2))), errc::invalid_window);
+  EXPECT_EQ(code(c->create_reservation(rsv(time_infinity, 1, 2))), errc::invalid_window);
+  EXPECT_EQ(code(c->create_reservation(rsv(1000, 10, 0))), errc::invalid_processor_range);
+  EXPECT_EQ(code(c->create_reservation(rsv(1000, 10, 10))), errc::invalid_processor_range);
+  auto odd = c->create_reservation(rsv(1000, 10, 3));  // not a multiple of the bunch
+  EXPECT_EQ(code(odd), errc::invalid_processor_range);
+  EXPECT_NE(odd.err().message.find("multiples of 2"), std::string::npos) << odd.err().message;
+  EXPECT_EQ(code(c->create_reservation(rsv(1000, 10, 2, ""))), errc::permission_denied);
+  EXPECT_EQ(code(c->create_reservation(rsv(1000, 10, 6))), errc::busy);
+
+  for (std::string bad : {"R9", "R0", "R01", "Rx", "R", "", "J1", "R1 "})
+    EXPECT_EQ(code(c->delete_reservation(bad)), errc::not_found) << bad;
+  EXPECT_EQ(code(c->modify_reservation("R9", rsv(1000, 10, 2))), errc::not_found);
+  EXPECT_EQ(code(c->modify_reservation(r, rsv(999, 10, 2))), errc::invalid_window);
+  EXPECT_EQ(code(c->modify_reservation(r, rsv(2000, 0, 2))), errc::invalid_window);
+  EXPECT_EQ(code(c->modify_reservation(r, rsv(2000, 10, 5))), errc::invalid_processor_range);
+  EXPECT_EQ(code(c->modify_reservation(r, rsv(2000, 10, 2, ""))), errc::permission_denied);
+  EXPECT_EQ(code(c->modify_reservation(r, rsv(1000, 2000, 6))), errc::busy);
+
+  EXPECT_EQ(code(c->submit_job(job(0, 10))), errc::invalid_processor_range);
+  EXPECT_EQ(code(c->submit_job(job(9, 10))), errc::invalid_processor_range);
+  EXPECT_EQ(code(c->submit_job(job(1, 0))), errc::invalid_duration);
+  EXPECT_EQ(code(c->submit_job(job(1, -1))), errc::invalid_duration);
+  EXPECT_EQ(code(c->submit_job(job(1, 10, {}, ""))), errc::permission_denied);
+  EXPECT_EQ(code(c->submit_job(job(1, 10, "R9"))), errc::not_found);
+  EXPECT_EQ(code(c->submit_job(job(5, 10, r))), errc::invalid_processor_range);
+  EXPECT_EQ(code(c->submit_job(job(1, 101, r))), errc::invalid_window);
+  EXPECT_EQ(code(c->submit_local_job(job(1, 10), 0)), errc::invalid_duration);
+
+  EXPECT_EQ(code(c->cancel_job("J9")), errc::not_found);
+  EXPECT_EQ(code(c->cancel_job(r)), errc::not_found);
+  EXPECT_EQ(code(c->job_status("J9")), errc::not_found);
+  EXPECT_EQ(code(c->job_status("")), errc::not_found);
+
+  const auto after = *c->snapshot();
+  EXPECT_EQ(after.running, before.running);
+  EXPECT_EQ(after.queued, before.queued);
+  EXPECT_EQ(after.reservations, before.reservations);
+  EXPECT_EQ(*c->submit_job(job(1, 10)), "J2");  // no id was spent on a refusal
+  EXPECT_EQ(state(*c, running), lrms_job_state::running);
+}
+
+TEST(SimulatedLrms, ReservableCountsList) {
+  cluster c(16, {1, {8, 4, 16}});
+  EXPECT_TRUE(c->create_reservation(rsv(0, 10, 4)));
+  EXPECT_EQ(c->create_reservation(rsv(0, 10, 6)).err().code, errc::invalid_processor_range);
+  EXPECT_TRUE(c->create_reservation(rsv(0, 10, 8)));
+}
+
+TEST(SimulatedLrms, CancelQueuedRunningAndFinishedJobs) {
+  cluster c(4);
+  const auto a = *c->submit_job(job(4, 100));
+  const auto b = *c->submit_job(job(4, 100));
+  const auto d = *c->submit_job(job(4, 10));
+  ASSERT_TRUE(c->cancel_job(b));  // queued
+  EXPECT_EQ(state(*c, b), lrms_job_state::cancelled);
+  c.at(10);
+  ASSERT_TRUE(c->cancel_job(a));  // running: its CPUs are free from now on
+  EXPECT_EQ(state(*c, a), lrms_job_state::cancelled);
+  EXPECT_EQ(started(*c, d), 10);
+  c.at(20);
+  EXPECT_EQ(state(*c, d), lrms_job_state::completed);
+  EXPECT_TRUE(c->cancel_job(d));  // finished: a no-op that succeeds
+  EXPECT_EQ(state(*c, d), lrms_job_state::completed);
+  EXPECT_TRUE(c->cancel_job(a));
+  EXPECT_EQ(state(*c, a), lrms_job_state::cancelled);
+}
+
+TEST(SimulatedLrms, AnEngineCanStepFromEventToEvent) {
+  cluster c(4);
+  ASSERT_TRUE(c->create_reservation(rsv(50, 50, 4)));  // [50, 100)
+  ASSERT_TRUE(c->submit_local_job(job(2, 40), 30));    // [0, 30)
+  ASSERT_TRUE(c->submit_local_job(job(2, 50), 20));    // [0, 20)
+  ASSERT_TRUE(c->submit_local_job(job(4, 30), 30));    // waits for both: [30, 60)?
+  std::vector<timestamp> seen;
+  while (auto t = c->next_event_time()) {
+    c->advance_to(*t);  // the clock stays at 0; time still moves
+    seen.push_back(c->now());
+  }
+  // The 4-CPU job would overlap the reservation from 30, so it starts at 100.
+  EXPECT_EQ(seen, (std::vector<timestamp>{20, 30, 50, 100, 130}));
+  EXPECT_EQ(c->now(), 130);
+  EXPECT_EQ(state(*c, "J3"), lrms_job_state::completed);
+  c->advance_to(10);  // never back
+  EXPECT_EQ(c->now(), 130);
+}
+
+TEST(SimulatedLrms, ToWorkloadSeesOnlyUnboundJobs) {
+  cluster c(8);
+  const auto r = *c->create_reservation(rsv(0, 100, 4));
+  ASSERT_TRUE(c->submit_job(job(4, 50, r)));
+  ASSERT_TRUE(c->submit_job(job(4, 60)));
+  ASSERT_TRUE(c->submit_job(job(2, 10)));
+  c.at(20);
+  const auto w = to_workload(*c->snapshot());
+  EXPECT_EQ(w.running, (std::vector<running_job>{{4, 40}}));
+  EXPECT_EQ(w.queued, (std::vector<waiting_job>{{2, 10}}));
+  EXPECT_EQ(w.reservations, (std::vector<reservation_span>{{0, 100, 4}}));
+}
+
+// Thousands of random operations; after each one every invariant is checked against a
+// brute-force recount, and the outcome of each reservation request against the capacity
+// the snapshot showed just before it.
+TEST(SimulatedLrms, RandomOperationsNeverOverbook) {
+  constexpr int cpus = 32;
+  cluster c(cpus);
+  std::mt19937_64 rng(0x5eed'a11c);
+  auto uniform = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
+  std::map<std::string, timestamp> live;  // reservation id -> end, as the test expects it
+  std::vector<std::string> jobs;
+  auto pick_live = [&]() -> std::string {
+    if (live.empty() || uniform(0, 9) == 0) return "R" + std::to_string(uniform(1, 3000));
+    auto it = live.begin();
+    std::advance(it, uniform(0, static_cast<std::int64_t>(live.size()) - 1));
+    return it->first;
+  };
+  int created = 0, busy = 0, modified = 0, most_running = 0, longest_queue = 0;
+
+  for (int step = 0; step < 10000; ++step) {
+    const lrms_snapshot s = *c->snapshot();
+    const timestamp now = s.now;
+    const auto op = uniform(0, 99);
+    if (op < 25) {  // create
+      const timestamp start = now + uniform(-5, 1500);
+      const duration length = uniform(-2, 300);
+      const int np = static_cast<int>(uniform(0, 12));
+      auto r = c->create_reservation(rsv(start, length, np));
+      if (start < now || length <= 0) {
+        ASSERT_EQ(r.err().code, errc::invalid_window);
+      } else if (np < 1) {
+        ASSERT_EQ(r.err().code, errc::invalid_processor_range);
+      } else {
+        const bool fits = max_used(committed(s), start, start + length) + np <= cpus;
+        ASSERT_EQ(r.has_value(), fits) << (r ? *r : to_string(r.err()));
+        if (r) {
+          live[*r] = start + length;
+          ++created;
+        } else {
+          ASSERT_EQ(r.err().code, errc::busy);
+          ++busy;
+        }
+      }
+    } else if (op < 33) {  // delete
+      const auto id = pick_live();
+      auto d = c->delete_reservation(id);
+      ASSERT_EQ(d.has_value(), live.contains(id)) << id;
+      if (!d) {
+        ASSERT_EQ(d.err().code, errc::not_found);
+      }
+      live.erase(id);
+    } else if (op < 48) {  // modify
+      const auto id = pick_live();
+      const timestamp start = now + uniform(0, 1500);
+      const duration length = uniform(1, 300);
+      const int np = static_cast<int>(uniform(1, 12));
+      auto m = c->modify_reservation(id, rsv(start, length, np));
+      if (!live.contains(id)) {
+        ASSERT_EQ(m.err().code, errc::not_found);
+      } else if (m) {
+        ASSERT_LE(max_used(committed(s, id), start, start + length) + np, cpus);
+        live.erase(id);
+        live[*m] = start + length;
+        ++modified;
+      } else {
+        ASSERT_TRUE(m.err().code == errc::busy || m.err().code == errc::in_use)
+            << to_string(m.err());
+        if (m.err().code == errc::busy) {
+          ASSERT_GT(max_used(committed(s, id), start, start + length) + np, cpus);
+        }
+        const auto again = c->snapshot()->reservations;  // the old terms are intact
+        auto old = std::find_if(s.reservations.begin(), s.reservations.end(),
+                                [&](const auto& x) { return x.id == id; });
+        auto now_listed =
+            std::find_if(again.begin(), again.end(), [&](const auto& x) { return x.id == id; });
+        ASSERT_NE(now_listed, again.end());
+        ASSERT_EQ(*now_listed, *old);
+      }
+    } else if (op < 72) {  // submit a local job
+      auto j = c->submit_local_job(job(static_cast<int>(uniform(1, 12)), uniform(1, 300)),
+                                   uniform(1, 400));
+      ASSERT_TRUE(j) << to_string(j.err());
+      jobs.push_back(*j);
+    } else if (op < 82) {  // submit a bound job
+      const auto id = pick_live();
+      auto j = c->submit_local_job(job(static_cast<int>(uniform(1, 8)), uniform(1, 200), id),
+                                   uniform(1, 250));
+      if (j) {
+        ASSERT_TRUE(live.contains(id));
+        jobs.push_back(*j);
+      } else {
+        const errc e = j.err().code;
+        ASSERT_TRUE(e == errc::not_found || e == errc::invalid_window ||
+                    e == errc::invalid_processor_range)
+            << to_string(j.err());
+      }
+    } else if (op < 88) {  // cancel
+      if (!jobs.empty()) {
+        const auto& id = jobs[uniform(0, static_cast<std::int64_t>(jobs.size()) - 1)];
+        ASSERT_TRUE(c->cancel_job(id)) << id;  // finished jobs too: a no-op
+        const auto st = state(*c, id);
+        ASSERT_TRUE(st == lrms_job_state::cancelled || st == lrms_job_state::completed ||
+                    st == lrms_job_state::failed);
+      }
+    } else if (op < 97) {  // time passes by the clock
+      c.at(c.time() + uniform(0, 260));
+    } else {  // or an engine jumps to the next event
+      if (auto t = c->next_event_time()) {
+        c->advance_to(*t);
+        c.at(std::max(c.time(), *t));
+      }
+    }
+
+    ASSERT_TRUE(consistent(*c)) << "step " << step;
+    const lrms_snapshot after = *c->snapshot();
+    most_running = std::max<int>(most_running, static_cast<int>(after.running.size()));
+    longest_queue = std::max<int>(longest_queue, static_cast<int>(after.queued.size()));
+    std::set<std::string> expected;
+    for (auto it = live.begin(); it != live.end();) {
+      if (it->second <= after.now) {
+        it = live.erase(it);  // expired
+      } else {
+        expected.insert(it->first);
+        ++it;
+      }
+    }
+    const auto listed = ids(after.reservations);
+    ASSERT_EQ(std::set<std::string>(listed.begin(), listed.end()), expected) << "step " << step;
+  }
+  int completed = 0;
+  for (const auto& id : jobs) {
+    auto st = c->job_status(id);
+    ASSERT_TRUE(st) << id;
+    completed += *st == lrms_job_state::completed;
+  }
+  // The walk must have exercised the interesting paths, not just refusals.
+  EXPECT_GT(created, 1000);
+  EXPECT_GT(busy, 100);
+  EXPECT_GT(modified, 500);
+  EXPECT_GT(most_running, 3);
+  EXPECT_GT(longest_queue, 10);
+  EXPECT_GT(completed, 500);
+}
+
+}  // namespace
+}  // namespace arbroker
