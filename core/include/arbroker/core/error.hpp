@@ -75,6 +75,9 @@ class [[nodiscard]] result {
   }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
+  T&& operator*() && { return std::move(*this).value(); }
+  /// The value, or `fallback` when this holds an error.
+  T value_or(T fallback) const& { return has_value() ? std::get<0>(data_) : std::move(fallback); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 

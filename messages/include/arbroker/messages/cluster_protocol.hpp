@@ -36,8 +36,10 @@ struct probe_request {
   std::int64_t tss_gap = 60;
   std::uint8_t properties = want_cost | want_esr;
   std::uint8_t esr_method = esr_load_method;
-  double esr_threshold = -1;       ///< < 0: return every candidate; else only esr >= threshold
-  bool check_availability = true;  ///< drop candidates the cluster's view says cannot fit
+  double esr_threshold = -1;         ///< < 0: return every candidate; else only esr >= threshold
+  bool check_availability = true;    ///< drop candidates the cluster's view says cannot fit
+  bool want_windows = false;         ///< also return the feasible start windows per np
+  bool local_jobs_preferred = true;  ///< availability check includes start >= T_wkl
 
   friend bool operator==(const probe_request&, const probe_request&) = default;
 };
@@ -45,15 +47,34 @@ struct probe_request {
 template <class Inspector>
 auto inspect(Inspector& f, probe_request& x) {
   return f(x.user, x.est, x.let, x.np_min, x.np_max, x.np_ref, x.dur_ref, x.speedup, x.tsn_max,
-           x.tss_gap, x.properties, x.esr_method, x.esr_threshold, x.check_availability);
+           x.tss_gap, x.properties, x.esr_method, x.esr_threshold, x.check_availability,
+           x.want_windows, x.local_jobs_preferred);
+}
+
+/// Every start time in [first, last] fits np CPUs for `length` seconds, as far as the
+/// cluster's view knows (co-reservations intersect these across clusters).
+struct start_window {
+  std::int32_t np = 0;
+  std::int64_t length = 0;
+  std::int64_t first = 0;
+  std::int64_t last = 0;
+  double cost_per_second = 0;  ///< cost of this np for one second at `first` (for ranking)
+
+  friend bool operator==(const start_window&, const start_window&) = default;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, start_window& x) {
+  return f(x.np, x.length, x.first, x.last, x.cost_per_second);
 }
 
 struct probe_reply {
   std::string cluster;
   std::vector<slot> slots;
-  std::int32_t generated = 0;        ///< candidates before the threshold and availability filters
-  std::int32_t above_threshold = 0;  ///< candidates left after the esr threshold
-  std::int64_t t_wkl = 0;            ///< the admission bound (paper 000, Sec. 3.3.2)
+  std::int32_t generated = 0;         ///< candidates before the threshold and availability filters
+  std::int32_t above_threshold = 0;   ///< candidates left after the esr threshold
+  std::int64_t t_wkl = 0;             ///< the admission bound (paper 000, Sec. 3.3.2)
+  std::vector<start_window> windows;  ///< when asked for
   wire_error error;
 
   friend bool operator==(const probe_reply&, const probe_reply&) = default;
@@ -61,7 +82,7 @@ struct probe_reply {
 
 template <class Inspector>
 auto inspect(Inspector& f, probe_reply& x) {
-  return f(x.cluster, x.slots, x.generated, x.above_threshold, x.t_wkl, x.error);
+  return f(x.cluster, x.slots, x.generated, x.above_threshold, x.t_wkl, x.windows, x.error);
 }
 
 /// Phase one of reserving: hold np CPUs over [start, end) until `expiry` (absolute time).
@@ -171,11 +192,12 @@ struct modify_request {
   std::int64_t start = 0;
   std::int64_t end = 0;
   std::int32_t np = 0;
+  bool local_jobs_preferred = true;
   friend bool operator==(const modify_request&, const modify_request&) = default;
 };
 template <class Inspector>
 auto inspect(Inspector& f, modify_request& x) {
-  return f(x.user, x.reservation_id, x.start, x.end, x.np);
+  return f(x.user, x.reservation_id, x.start, x.end, x.np, x.local_jobs_preferred);
 }
 
 struct query_request {

@@ -1,0 +1,113 @@
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "arbroker/adapters/lrms.hpp"
+#include "arbroker/core/availability_profile.hpp"
+#include "arbroker/core/cost.hpp"
+#include "arbroker/core/esr_history.hpp"
+#include "arbroker/core/esr_load.hpp"
+#include "arbroker/core/reservation_state.hpp"
+#include "arbroker/messages/cluster_protocol.hpp"
+#include "arbroker/messages/gis_protocol.hpp"
+
+namespace arbroker {
+
+/// Settings of one cluster reservation service.
+struct cluster_service_config {
+  msg::cluster_info info;  ///< name, CPUs, power, reservable sizes, ...
+  cost_model cost = *cost_model::create(1.0, 3600, {}, 0);
+  duration refresh = 1;           ///< the view of the LRMS is at most this old
+  duration max_hold = 600;        ///< a prepare may hold CPUs for at most this long
+  duration retention = 3600;      ///< finished reservations stay queryable this long
+  duration esr_static_h = 18000;  ///< paper 000: 18000 s
+  load_params load;               ///< accuracies for T_wkl
+  duration history_delta = 3600;  ///< sampling interval of the esr history
+  std::string name_prefix = "arb-";
+};
+
+/// The logic of a cluster reservation service (CRS, paper 000 Sec. 2.2 and 3), without
+/// actors: the CRS actor owns one and forwards every message to it, adding timers. It owns
+/// the cluster's LRMS and a cached *view* of it (availability profile of running jobs and
+/// reservations, T_wkl), refreshed from lrms::snapshot() when older than config.refresh and
+/// updated at once by its own prepares, commits and aborts.
+///
+/// Holds: prepare() creates a real LRMS reservation in state accepted with an expiry;
+/// commit() confirms it; abort() and expiry delete it from the LRMS. Every handler first
+/// expires the holds that are due, so no hold outlives its expiry by more than the time to
+/// the next message or timer. Owner checks: a reservation of another user is reported
+/// not_found, exactly like a missing one.
+class cluster_service {
+ public:
+  /// invalid_* when the config is inconsistent (e.g. no name, cpus < 1).
+  static result<std::unique_ptr<cluster_service>> create(cluster_service_config cfg,
+                                                         std::unique_ptr<lrms> backend);
+
+  const std::string& name() const noexcept { return cfg_.info.name; }
+  const msg::cluster_info& info() const noexcept { return cfg_.info; }
+
+  msg::probe_reply probe(const msg::probe_request& req, timestamp now);
+  msg::prepare_reply prepare(const msg::prepare_request& req, timestamp now);
+  msg::ack_reply commit(const msg::commit_request& req, timestamp now);
+  msg::ack_reply abort(const msg::abort_request& req, timestamp now);
+  msg::ack_reply cancel(const msg::cancel_request& req, timestamp now);
+  msg::query_reply modify(const msg::modify_request& req, timestamp now);
+  msg::query_reply query(const msg::query_request& req, timestamp now);
+  msg::list_reply list(const msg::list_request& req, timestamp now);
+  msg::bind_job_reply bind_job(const msg::bind_job_request& req, timestamp now);
+  msg::cluster_status status_report(timestamp now);
+
+  /// Expires every hold whose expiry is <= now (deleting it from the LRMS), applies start
+  /// and end times, and forgets finished reservations past the retention time.
+  void sweep(timestamp now);
+
+  /// The earliest pending hold expiry, for the actor's timer.
+  std::optional<timestamp> next_expiry() const;
+
+ private:
+  struct record {
+    std::string id;
+    std::string txn;
+    std::string owner;
+    std::string lrms_id;
+    reservation_lifecycle life;
+    int np = 0;
+    double cost = 0;
+    timestamp finished = time_infinity;  ///< when it reached a terminal state
+  };
+
+  struct view {
+    timestamp taken = -time_infinity;
+    std::optional<availability_profile> profile;  ///< running jobs + reservations
+    timestamp t_wkl = 0;
+    int running = 0;
+    int queued = 0;
+  };
+
+  cluster_service(cluster_service_config cfg, std::unique_ptr<lrms> backend, history h);
+
+  status refresh(timestamp now, bool force = false);
+  msg::reservation_info info_of(const record& r) const;
+  record* find_owned(const std::string& id, const std::string& user);
+  void release(record& r, reservation_event e, timestamp now);
+  site_description site() const;
+
+  cluster_service_config cfg_;
+  std::unique_ptr<lrms> lrms_;
+  history history_;
+  view view_;
+  std::uint64_t next_id_ = 1;
+  std::unordered_map<std::string, record> records_;       // by reservation id
+  std::unordered_map<std::string, std::string> by_txn_;   // txn -> reservation id
+  std::set<std::pair<timestamp, std::string>> expiries_;  // pending holds: (expiry, id)
+  std::set<std::pair<timestamp, std::string>> finished_;  // terminal: (finished, id)
+  std::set<std::pair<timestamp, std::string>> timeline_;  // committed: (next start/end, id)
+};
+
+}  // namespace arbroker

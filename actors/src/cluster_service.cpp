@@ -1,0 +1,498 @@
+#include "arbroker/actors/cluster_service.hpp"
+
+#include <algorithm>
+
+#include "arbroker/core/esr_static.hpp"
+#include "arbroker/core/slot_generation.hpp"
+#include "arbroker/messages/speedup_spec.hpp"
+
+namespace arbroker {
+namespace {
+
+msg::wire_error wire(errc code, std::string message) {
+  return {static_cast<std::uint8_t>(code), std::move(message)};
+}
+
+std::string ts(timestamp t) {
+  return std::to_string(t);
+}
+
+}  // namespace
+
+result<std::unique_ptr<cluster_service>> cluster_service::create(cluster_service_config cfg,
+                                                                 std::unique_ptr<lrms> backend) {
+  const auto& i = cfg.info;
+  if (i.name.empty() || i.name.find('/') != std::string::npos)
+    return fail(errc::invalid_parameter,
+                "cluster name '" + i.name + "' must be non-empty and contain no '/'");
+  if (!backend) return fail(errc::invalid_parameter, "cluster '" + i.name + "' has no LRMS");
+  site_description s{i.name, i.cpus, i.pp, {i.bunch, i.counts}};
+  if (auto ok = validate(s); !ok) return ok.err();
+  if (cfg.refresh < 0 || cfg.max_hold <= 0 || cfg.retention < 0)
+    return fail(errc::invalid_parameter, "cluster '" + i.name +
+                                             "': refresh and retention must be >= 0 and "
+                                             "max_hold > 0");
+  auto h = history::create(cfg.history_delta, 24 * 14);
+  if (!h) return h.err();
+  return std::unique_ptr<cluster_service>(
+      new cluster_service(std::move(cfg), std::move(backend), std::move(*h)));
+}
+
+cluster_service::cluster_service(cluster_service_config cfg, std::unique_ptr<lrms> backend,
+                                 history h)
+    : cfg_(std::move(cfg)), lrms_(std::move(backend)), history_(std::move(h)) {}
+
+site_description cluster_service::site() const {
+  const auto& i = cfg_.info;
+  return {i.name, i.cpus, i.pp, {i.bunch, i.counts}};
+}
+
+status cluster_service::refresh(timestamp now, bool force) {
+  if (!force && view_.profile && now - view_.taken < cfg_.refresh) return {};
+  auto snap = lrms_->snapshot();
+  if (!snap) return snap.err();
+  auto w = to_workload(*snap);
+  auto profile = availability_profile::create(cfg_.info.cpus);
+  if (!profile) return profile.err();
+  // The LRMS is the authority on capacity; the view is a hint for probes and for refusing
+  // obvious conflicts early. An allocation the view cannot take (a stale or overbooked
+  // snapshot) is skipped rather than failing the refresh.
+  for (const auto& j : w.running)
+    (void)profile->add(now, now + j.remaining, j.np);
+  for (const auto& r : w.reservations)
+    if (r.end > now) (void)profile->add(std::max(r.start, now), r.end, r.np);
+  auto twkl = t_wkl(now, cfg_.info.cpus, w.running, w.queued, w.reservations, cfg_.load);
+  view_.t_wkl = twkl ? *twkl : now;
+  view_.profile = std::move(*profile);
+  view_.taken = now;
+  view_.running = static_cast<int>(snap->running.size());
+  view_.queued = static_cast<int>(snap->queued.size());
+  // esr history: one sample of idle CPUs per history interval.
+  const timestamp slot_begin =
+      now - ((now % cfg_.history_delta) + cfg_.history_delta) % cfg_.history_delta;
+  const auto& recs = history_.records();
+  if (recs.empty() || recs.back().begin < slot_begin)
+    (void)history_.record(slot_begin, view_.profile->free_at(now));
+  return {};
+}
+
+msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp now) {
+  msg::probe_reply out;
+  out.cluster = name();
+  sweep(now);
+  if (auto ok = refresh(now); !ok) {
+    out.error = msg::to_wire(ok.err());
+    return out;
+  }
+  out.t_wkl = view_.t_wkl;
+  auto model = msg::to_model(req.speedup);
+  if (!model) {
+    out.error = msg::to_wire(model.err());
+    return out;
+  }
+  if (req.esr_method > msg::esr_load_method) {
+    out.error =
+        wire(errc::invalid_parameter, "unknown esr method " + std::to_string(req.esr_method));
+    return out;
+  }
+  const site_request sr{req.np_min, req.np_max, req.np_ref, req.dur_ref, req.let - req.est};
+  auto cands =
+      generate_candidates(site(), sr, *model, req.est, req.let, {req.tsn_max, req.tss_gap});
+  if (!cands) {
+    out.error = msg::to_wire(cands.err());
+    return out;
+  }
+  out.generated = static_cast<std::int32_t>(cands->size());
+  const bool want_cost = req.properties & msg::want_cost;
+  const bool want_esr = req.properties & msg::want_esr;
+  const auto& profile = *view_.profile;
+  out.slots.reserve(cands->size());
+  for (auto& c : *cands) {
+    if (want_cost) {
+      auto cost = cfg_.cost.cost(c.start, c.end, c.np, req.user);
+      if (!cost) {
+        out.error = msg::to_wire(cost.err());
+        out.slots.clear();
+        return out;
+      }
+      c.props.cost = *cost;
+    }
+    if (want_esr) {
+      switch (req.esr_method) {
+        case msg::esr_static_method:
+          c.props.esr = esr_static(c.start - now, cfg_.esr_static_h).value_or(0.0);
+          break;
+        case msg::esr_history_method:
+          c.props.esr = history_.esr(c.start, c.end, c.np).value_or(0.0);
+          break;
+        default:
+          c.props.esr = esr_load(c.start, view_.t_wkl);
+      }
+      if (req.esr_threshold >= 0 && *c.props.esr < req.esr_threshold) continue;
+    }
+    ++out.above_threshold;
+    if (req.check_availability) {
+      if (c.start < now) continue;
+      if (req.local_jobs_preferred && c.start < view_.t_wkl) continue;
+      auto free = profile.min_free(c.start, c.end);
+      if (!free || *free < c.np) continue;
+    }
+    out.slots.push_back(msg::to_slot(c));
+  }
+  if (req.want_windows) {
+    auto rnp = reservable_counts(site().sizes, req.np_min, req.np_max, cfg_.info.cpus);
+    if (rnp) {
+      for (int n : *rnp) {
+        auto dur = adapt_duration(*model, req.dur_ref, req.np_ref, n);
+        if (!dur || *dur > req.let - req.est) continue;
+        timestamp from = std::max(req.est, now);
+        if (req.local_jobs_preferred) from = std::max(from, view_.t_wkl);
+        const timestamp lst = req.let - *dur;
+        if (from > lst) continue;
+        auto win = profile.feasible_starts(from, lst, *dur, n);
+        if (!win) continue;
+        for (const auto& w : *win) {
+          double per_second = 0;
+          if (auto c = cfg_.cost.cost(w.first, w.first + 1, n, req.user)) per_second = *c;
+          out.windows.push_back({n, *dur, w.first, w.last, per_second});
+        }
+      }
+    }
+  }
+  return out;
+}
+
+msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, timestamp now) {
+  msg::prepare_reply out;
+  out.txn = req.txn;
+  sweep(now);
+  if (auto it = by_txn_.find(req.txn); it != by_txn_.end()) {
+    // Idempotent: a repeated prepare of a live hold answers as the first did.
+    const auto& r = records_.at(it->second);
+    if (r.life.state() == reservation_state::accepted ||
+        r.life.state() == reservation_state::committed) {
+      out.reservation_id = r.id;
+      return out;
+    }
+    out.error = wire(errc::illegal_transition, "transaction '" + req.txn + "' is already " +
+                                                   std::string(to_string(r.life.state())));
+    return out;
+  }
+  if (req.txn.empty()) {
+    out.error = wire(errc::invalid_parameter, "prepare without a transaction id");
+    return out;
+  }
+  if (req.owner.empty()) {
+    out.error = wire(errc::permission_denied, "prepare without an owner");
+    return out;
+  }
+  if (req.start >= req.end || req.start < now) {
+    out.error = wire(errc::invalid_window, "hold [" + ts(req.start) + ", " + ts(req.end) +
+                                               ") must be non-empty and not start before now (" +
+                                               ts(now) + ")");
+    return out;
+  }
+  if (req.np < 1 || req.np > cfg_.info.cpus) {
+    out.error = wire(errc::invalid_processor_range, "hold of " + std::to_string(req.np) +
+                                                        " CPUs on a cluster of " +
+                                                        std::to_string(cfg_.info.cpus));
+    return out;
+  }
+  if (req.expiry <= now || req.expiry > now + cfg_.max_hold) {
+    out.error = wire(errc::invalid_parameter,
+                     "hold expiry " + ts(req.expiry) + " must be in (now, now + " +
+                         std::to_string(cfg_.max_hold) + " s] with now = " + ts(now));
+    return out;
+  }
+  if (auto ok = refresh(now); !ok) {
+    out.error = msg::to_wire(ok.err());
+    return out;
+  }
+  auto& profile = *view_.profile;
+  if (req.local_jobs_preferred && req.start < view_.t_wkl) {
+    // Paper 000, Sec. 3.3.2: a reservation may not bypass waiting local jobs.
+    out.refused_by = msg::refused_by_service;
+    out.busy_until = view_.t_wkl;
+    out.error = wire(errc::busy, "start " + ts(req.start) + " is before T_wkl " + ts(view_.t_wkl) +
+                                     ": it would bypass waiting local jobs");
+    return out;
+  }
+  auto busy_hint = [&] {
+    auto t = profile.earliest_start(req.start, req.end - req.start, req.np);
+    return t ? *t : -1;
+  };
+  if (auto free = profile.min_free(req.start, req.end); free && *free < req.np) {
+    out.refused_by = msg::refused_by_lrms;
+    out.busy_until = busy_hint();
+    out.error =
+        wire(errc::busy, std::to_string(req.np) + " CPUs are not free over [" + ts(req.start) +
+                             ", " + ts(req.end) + ") (" + std::to_string(*free) + " free)");
+    return out;
+  }
+  const std::string id = name() + "/" + std::to_string(next_id_++);
+  auto lrms_id = lrms_->create_reservation({cfg_.name_prefix + id.substr(name().size() + 1),
+                                            req.owner, req.start, req.end - req.start, req.np});
+  if (!lrms_id) {
+    out.refused_by = msg::refused_by_lrms;
+    out.busy_until = busy_hint();
+    out.error = msg::to_wire(lrms_id.err());
+    view_.taken = -time_infinity;  // the view missed something: refresh next time
+    return out;
+  }
+  auto life = reservation_lifecycle::create(req.start, req.end);
+  (void)life->accept(now, req.expiry);
+  record r{id, req.txn, req.owner, *lrms_id, *life, req.np, 0, time_infinity};
+  if (auto c = cfg_.cost.cost(req.start, req.end, req.np, req.owner)) r.cost = *c;
+  if (!profile.add(req.start, req.end, req.np)) view_.taken = -time_infinity;
+  records_.emplace(id, std::move(r));
+  by_txn_.emplace(req.txn, id);
+  expiries_.emplace(req.expiry, id);
+  timeline_.emplace(req.end, id);
+  out.reservation_id = id;
+  return out;
+}
+
+void cluster_service::release(record& r, reservation_event e, timestamp now) {
+  auto del = lrms_->delete_reservation(r.lrms_id);
+  if (!del && del.err().code != errc::not_found) {
+    // Could not reach the LRMS: the view will be rebuilt from its truth on the next refresh.
+    view_.taken = -time_infinity;
+  }
+  if (view_.profile) {
+    const timestamp from = std::max(r.life.start(), now);
+    if (from < r.life.end() && !view_.profile->remove(from, r.life.end(), r.np))
+      view_.taken = -time_infinity;
+  }
+  expiries_.erase({r.life.expiry(), r.id});
+  timeline_.erase({r.life.end(), r.id});
+  (void)r.life.apply(e, now);
+  r.finished = now;
+  finished_.emplace(now, r.id);
+}
+
+msg::ack_reply cluster_service::commit(const msg::commit_request& req, timestamp now) {
+  sweep(now);
+  auto it = by_txn_.find(req.txn);
+  if (it == by_txn_.end()) return {wire(errc::not_found, "unknown transaction '" + req.txn + "'")};
+  auto& r = records_.at(it->second);
+  switch (r.life.state()) {
+    case reservation_state::committed:
+    case reservation_state::active:
+      return {};  // idempotent
+    case reservation_state::accepted:
+      if (auto ok = r.life.apply(reservation_event::commit, now); !ok)
+        return {msg::to_wire(ok.err())};
+      expiries_.erase({r.life.expiry(), r.id});
+      return {};
+    default:
+      return {wire(errc::illegal_transition, "transaction '" + req.txn + "' is " +
+                                                 std::string(to_string(r.life.state())) +
+                                                 ", cannot commit")};
+  }
+}
+
+msg::ack_reply cluster_service::abort(const msg::abort_request& req, timestamp now) {
+  sweep(now);
+  auto it = by_txn_.find(req.txn);
+  if (it == by_txn_.end()) return {};  // presumed abort: nothing held
+  auto& r = records_.at(it->second);
+  switch (r.life.state()) {
+    case reservation_state::accepted:
+      release(r, reservation_event::cancel, now);
+      return {};
+    case reservation_state::cancelled:
+    case reservation_state::expired:
+      return {};
+    default:
+      return {wire(errc::illegal_transition, "transaction '" + req.txn + "' is " +
+                                                 std::string(to_string(r.life.state())) +
+                                                 ", cannot abort")};
+  }
+}
+
+cluster_service::record* cluster_service::find_owned(const std::string& id,
+                                                     const std::string& user) {
+  auto it = records_.find(id);
+  if (it == records_.end() || it->second.owner != user) return nullptr;
+  return &it->second;
+}
+
+msg::reservation_info cluster_service::info_of(const record& r) const {
+  return {r.id,
+          name(),
+          r.owner,
+          r.life.start(),
+          r.life.end(),
+          r.np,
+          static_cast<std::uint8_t>(r.life.state()),
+          r.life.expiry() == time_infinity ? 0 : r.life.expiry(),
+          r.cost};
+}
+
+msg::ack_reply cluster_service::cancel(const msg::cancel_request& req, timestamp now) {
+  sweep(now);
+  auto* r = find_owned(req.reservation_id, req.user);
+  if (!r) return {wire(errc::not_found, "no reservation '" + req.reservation_id + "'")};
+  r->life.advance(now);
+  switch (r->life.state()) {
+    case reservation_state::accepted:
+    case reservation_state::committed:
+    case reservation_state::change_requested:
+      release(*r, reservation_event::cancel, now);
+      return {};
+    case reservation_state::active:
+      release(*r, reservation_event::terminate, now);
+      return {};
+    case reservation_state::cancelled:
+      return {};
+    default:
+      return {wire(errc::illegal_transition,
+                   "reservation '" + r->id + "' is " + std::string(to_string(r->life.state())))};
+  }
+}
+
+msg::query_reply cluster_service::modify(const msg::modify_request& req, timestamp now) {
+  sweep(now);
+  auto* r = find_owned(req.reservation_id, req.user);
+  if (!r) return {{}, wire(errc::not_found, "no reservation '" + req.reservation_id + "'")};
+  r->life.advance(now);
+  if (r->life.state() != reservation_state::committed)
+    return {info_of(*r), wire(errc::illegal_transition,
+                              "only a committed reservation that has not started can change; '" +
+                                  r->id + "' is " + std::string(to_string(r->life.state())))};
+  if (req.start >= req.end || req.start < now)
+    return {info_of(*r),
+            wire(errc::invalid_window, "new terms [" + ts(req.start) + ", " + ts(req.end) +
+                                           ") are empty or in the past")};
+  if (req.np < 1 || req.np > cfg_.info.cpus)
+    return {info_of(*r), wire(errc::invalid_processor_range, "new size " + std::to_string(req.np) +
+                                                                 " CPUs on a cluster of " +
+                                                                 std::to_string(cfg_.info.cpus))};
+  if (auto ok = refresh(now); !ok) return {info_of(*r), msg::to_wire(ok.err())};
+  if (req.local_jobs_preferred && req.start < view_.t_wkl)
+    return {info_of(*r),
+            wire(errc::busy, "new start " + ts(req.start) + " is before T_wkl " + ts(view_.t_wkl))};
+  (void)r->life.apply(reservation_event::request_change, now);
+  auto new_id =
+      lrms_->modify_reservation(r->lrms_id, {cfg_.name_prefix + r->id.substr(name().size() + 1),
+                                             r->owner, req.start, req.end - req.start, req.np});
+  if (!new_id) {
+    (void)r->life.apply(reservation_event::change_refused, now);
+    return {info_of(*r), msg::to_wire(new_id.err())};
+  }
+  if (view_.profile) {
+    const timestamp from = std::max(r->life.start(), now);
+    if (!view_.profile->remove(from, r->life.end(), r->np) ||
+        !view_.profile->add(req.start, req.end, req.np))
+      view_.taken = -time_infinity;
+  }
+  timeline_.erase({r->life.end(), r->id});
+  (void)r->life.change_terms(now, req.start, req.end);
+  timeline_.emplace(req.end, r->id);
+  r->lrms_id = *new_id;
+  r->np = req.np;
+  if (auto c = cfg_.cost.cost(req.start, req.end, req.np, r->owner)) r->cost = *c;
+  return {info_of(*r), {}};
+}
+
+msg::query_reply cluster_service::query(const msg::query_request& req, timestamp now) {
+  sweep(now);
+  auto* r = find_owned(req.reservation_id, req.user);
+  if (!r) return {{}, wire(errc::not_found, "no reservation '" + req.reservation_id + "'")};
+  r->life.advance(now);
+  return {info_of(*r), {}};
+}
+
+msg::list_reply cluster_service::list(const msg::list_request& req, timestamp now) {
+  sweep(now);
+  msg::list_reply out;
+  for (auto& [id, r] : records_) {
+    if (!req.user.empty() && r.owner != req.user) continue;
+    r.life.advance(now);
+    out.reservations.push_back(info_of(r));
+  }
+  std::sort(out.reservations.begin(), out.reservations.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.start, a.id) < std::tie(b.start, b.id);
+  });
+  return out;
+}
+
+msg::bind_job_reply cluster_service::bind_job(const msg::bind_job_request& req, timestamp now) {
+  sweep(now);
+  auto* r = find_owned(req.reservation_id, req.user);
+  if (!r) return {{}, wire(errc::not_found, "no reservation '" + req.reservation_id + "'")};
+  r->life.advance(now);
+  if (r->life.state() != reservation_state::committed &&
+      r->life.state() != reservation_state::active)
+    return {{},
+            wire(errc::illegal_transition, "reservation '" + r->id + "' is " +
+                                               std::string(to_string(r->life.state())) +
+                                               "; jobs bind to committed reservations")};
+  if (req.np < 1 || req.np > r->np)
+    return {{},
+            wire(errc::invalid_processor_range, "job of " + std::to_string(req.np) +
+                                                    " CPUs in a reservation of " +
+                                                    std::to_string(r->np))};
+  if (req.walltime <= 0)
+    return {{},
+            wire(errc::invalid_duration,
+                 "walltime " + std::to_string(req.walltime) + " s must be positive")};
+  auto job = lrms_->submit_job({req.name, req.user, req.np, req.walltime, r->lrms_id, req.command});
+  if (!job) return {{}, msg::to_wire(job.err())};
+  return {*job, {}};
+}
+
+msg::cluster_status cluster_service::status_report(timestamp now) {
+  sweep(now);
+  msg::cluster_status out;
+  out.cluster = name();
+  out.now = now;
+  out.cpus = cfg_.info.cpus;
+  if (auto ok = refresh(now); !ok) out.error = msg::to_wire(ok.err());
+  out.running_jobs = view_.running;
+  out.queued_jobs = view_.queued;
+  for (auto& [id, r] : records_) {
+    r.life.advance(now);
+    if (!holds_capacity(r.life.state())) continue;
+    if (r.life.state() == reservation_state::accepted)
+      ++out.holds;
+    else
+      ++out.committed;
+    out.reservations.push_back(info_of(r));
+  }
+  return out;
+}
+
+void cluster_service::sweep(timestamp now) {
+  while (!expiries_.empty() && expiries_.begin()->first <= now) {
+    const std::string id = expiries_.begin()->second;
+    expiries_.erase(expiries_.begin());
+    auto& r = records_.at(id);
+    if (r.life.state() == reservation_state::accepted) release(r, reservation_event::expire, now);
+  }
+  while (!timeline_.empty() && timeline_.begin()->first <= now) {
+    const std::string id = timeline_.begin()->second;
+    timeline_.erase(timeline_.begin());
+    auto& r = records_.at(id);
+    r.life.advance(now);
+    if (is_terminal(r.life.state())) {
+      r.finished = now;
+      finished_.emplace(now, id);
+    }
+  }
+  while (!finished_.empty() && finished_.begin()->first + cfg_.retention <= now) {
+    const std::string id = finished_.begin()->second;
+    finished_.erase(finished_.begin());
+    auto it = records_.find(id);
+    if (it == records_.end()) continue;
+    by_txn_.erase(it->second.txn);
+    records_.erase(it);
+  }
+}
+
+std::optional<timestamp> cluster_service::next_expiry() const {
+  if (expiries_.empty()) return std::nullopt;
+  return expiries_.begin()->first;
+}
+
+}  // namespace arbroker

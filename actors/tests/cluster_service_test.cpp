@@ -1,0 +1,272 @@
+#include "arbroker/actors/cluster_service.hpp"
+
+#include <gtest/gtest.h>
+
+#include "arbroker/sim/simulated_lrms.hpp"
+
+namespace arbroker {
+namespace {
+
+using msg::wire_error;
+
+// A 64-CPU cluster reserving in bunches of 8, on a clock the test moves by hand.
+struct fixture : ::testing::Test {
+  timestamp now = 1'000'000;
+  simulated_lrms* lrms = nullptr;  // owned by the service
+  std::unique_ptr<cluster_service> svc;
+
+  void SetUp() override { make(); }
+
+  void make(duration refresh = 0) {
+    auto l = simulated_lrms::create({"c1", 64, {8, {}}, [this] { return now; }});
+    ASSERT_TRUE(l) << to_string(l.err());
+    lrms = l->get();
+    cluster_service_config cfg;
+    cfg.info.name = "c1";
+    cfg.info.cpus = 64;
+    cfg.info.pp = 1000;
+    cfg.info.bunch = 8;
+    cfg.refresh = refresh;  // 0: every call sees the LRMS as it is
+    cfg.cost = *cost_model::create(1.0, 3600, {}, 0);
+    auto s = cluster_service::create(std::move(cfg), std::move(*l));
+    ASSERT_TRUE(s) << to_string(s.err());
+    svc = std::move(*s);
+  }
+
+  msg::probe_request probe_req(timestamp est, timestamp let) {
+    msg::probe_request p;
+    p.user = "alice";
+    p.est = est;
+    p.let = let;
+    p.np_min = 8;
+    p.np_max = 32;
+    p.np_ref = 8;
+    p.dur_ref = 3600;
+    p.speedup = msg::to_spec(*speedup_model::amdahl(0));
+    p.tsn_max = 4;
+    p.tss_gap = 600;
+    return p;
+  }
+
+  msg::prepare_request hold(std::string txn, timestamp start, duration len, int np,
+                            std::string owner = "alice") {
+    return {std::move(txn), std::move(owner), start, start + len, np, now + 60, true};
+  }
+
+  std::size_t lrms_reservations() { return lrms->snapshot()->reservations.size(); }
+};
+
+TEST_F(fixture, ProbeGeneratesCandidatesWithCostAndEsr) {
+  auto r = svc->probe(probe_req(now, now + 4 * 3600), now);
+  ASSERT_TRUE(r.error.ok()) << r.error.message;
+  EXPECT_EQ(r.cluster, "c1");
+  // np 8 (1 h), 16 (30 min), 24 (20 min), 32 (15 min): 4 start times each
+  EXPECT_EQ(r.generated, 16);
+  ASSERT_EQ(r.slots.size(), 16u);
+  for (const auto& s : r.slots) {
+    ASSERT_TRUE(s.flags & msg::slot::has_cost);
+    // 1.0 per CPU-hour, no day rates: cost = np * length / 3600
+    EXPECT_DOUBLE_EQ(s.cost, s.np * (s.end - s.start) / 3600.0);
+    EXPECT_DOUBLE_EQ(s.esr, 1.0);  // idle cluster: T_wkl = now
+  }
+}
+
+TEST_F(fixture, ProbeDropsWhatTheViewCannotFitAndWhatBypassesLocalJobs) {
+  // 48 CPUs busy for an hour, and a queued job of 64 CPUs waiting behind it.
+  ASSERT_TRUE(lrms->submit_local_job({"j1", "bob", 48, 3600, {}, ""}, 3600));
+  ASSERT_TRUE(lrms->submit_local_job({"j2", "bob", 64, 3600, {}, ""}, 3600));
+  auto p = probe_req(now, now + 4 * 3600);
+  auto r = svc->probe(p, now);
+  ASSERT_TRUE(r.error.ok());
+  // T_wkl = now + 48*3600/48 (running) + 64*3600/64 (waiting) = now + 2 h
+  EXPECT_EQ(r.t_wkl, now + 7200);
+  for (const auto& s : r.slots)
+    EXPECT_GE(s.start, r.t_wkl);
+  EXPECT_FALSE(r.slots.empty());
+  // Without LJP, only capacity counts: 16 CPUs are free during the first hour.
+  p.local_jobs_preferred = false;
+  auto r2 = svc->probe(p, now);
+  bool early_small = false;
+  for (const auto& s : r2.slots) {
+    if (s.start < now + 3600) {
+      EXPECT_LE(s.np, 16);
+      early_small = true;
+    }
+  }
+  EXPECT_TRUE(early_small);
+  // Without the availability check everything generated comes back.
+  p.check_availability = false;
+  EXPECT_EQ(svc->probe(p, now).slots.size(), 16u);
+}
+
+TEST_F(fixture, PrepareHoldsCapacityCommitKeepsIt) {
+  auto h = svc->prepare(hold("t1", now + 100, 3600, 40), now);
+  ASSERT_TRUE(h.error.ok()) << h.error.message;
+  EXPECT_EQ(h.reservation_id, "c1/1");
+  EXPECT_EQ(lrms_reservations(), 1u);
+  // The hold counts: 40 + 32 > 64.
+  auto clash = svc->prepare(hold("t2", now + 200, 600, 32), now);
+  EXPECT_EQ(clash.error.code, static_cast<std::uint8_t>(errc::busy));
+  EXPECT_EQ(clash.refused_by, msg::refused_by_lrms);
+  EXPECT_EQ(clash.busy_until, now + 100 + 3600);  // earliest start the view allows
+  EXPECT_TRUE(svc->commit({"t1"}, now + 10).error.ok());
+  EXPECT_TRUE(svc->commit({"t1"}, now + 11).error.ok());  // idempotent
+  auto st = svc->status_report(now + 12);
+  EXPECT_EQ(st.committed, 1);
+  EXPECT_EQ(st.holds, 0);
+  // Committed: expiry no longer applies.
+  now += 1000;
+  EXPECT_EQ(svc->status_report(now).committed, 1);
+  EXPECT_EQ(lrms_reservations(), 1u);
+}
+
+TEST_F(fixture, HoldsExpireByThemselvesAndCommitAfterExpiryFails) {
+  auto h = svc->prepare(hold("t1", now + 100, 3600, 8), now);
+  ASSERT_TRUE(h.error.ok());
+  EXPECT_EQ(svc->next_expiry(), now + 60);
+  now += 60;
+  svc->sweep(now);
+  EXPECT_EQ(lrms_reservations(), 0u);  // gone from the LRMS, coordinator or not
+  EXPECT_FALSE(svc->next_expiry());
+  auto c = svc->commit({"t1"}, now);
+  EXPECT_EQ(c.error.code, static_cast<std::uint8_t>(errc::illegal_transition));
+  auto q = svc->query({"alice", h.reservation_id}, now);
+  EXPECT_EQ(q.info.state, static_cast<std::uint8_t>(reservation_state::expired));
+  // The CPUs are free again.
+  EXPECT_TRUE(svc->prepare(hold("t2", now + 100, 3600, 64), now).error.ok());
+}
+
+TEST_F(fixture, AbortIsIdempotentAndPresumed) {
+  EXPECT_TRUE(svc->abort({"never-prepared"}, now).error.ok());
+  auto h = svc->prepare(hold("t1", now + 100, 3600, 8), now);
+  ASSERT_TRUE(h.error.ok());
+  // A repeated prepare answers as the first.
+  EXPECT_EQ(svc->prepare(hold("t1", now + 100, 3600, 8), now).reservation_id, h.reservation_id);
+  EXPECT_EQ(lrms_reservations(), 1u);
+  EXPECT_TRUE(svc->abort({"t1"}, now).error.ok());
+  EXPECT_TRUE(svc->abort({"t1"}, now).error.ok());
+  EXPECT_EQ(lrms_reservations(), 0u);
+  EXPECT_EQ(svc->commit({"t1"}, now).error.code,
+            static_cast<std::uint8_t>(errc::illegal_transition));
+  // Committed transactions cannot be aborted.
+  ASSERT_TRUE(svc->prepare(hold("t2", now + 100, 3600, 8), now).error.ok());
+  ASSERT_TRUE(svc->commit({"t2"}, now).error.ok());
+  EXPECT_EQ(svc->abort({"t2"}, now).error.code,
+            static_cast<std::uint8_t>(errc::illegal_transition));
+}
+
+TEST_F(fixture, LocalJobsPreferredRefusesStartsBeforeTwkl) {
+  ASSERT_TRUE(lrms->submit_local_job({"j1", "bob", 64, 3600, {}, ""}, 3600));
+  ASSERT_TRUE(lrms->submit_local_job({"j2", "bob", 32, 3600, {}, ""}, 3600));
+  // T_wkl = now + 3600 + 32*3600/64 = now + 5400. The LRMS would accept a 32-CPU hold at
+  // now + 3600 (the queued job does not hold CPUs), but it would bypass j2.
+  auto h = svc->prepare(hold("t1", now + 3600, 600, 32), now);
+  EXPECT_EQ(h.error.code, static_cast<std::uint8_t>(errc::busy));
+  EXPECT_EQ(h.refused_by, msg::refused_by_service);
+  EXPECT_EQ(h.busy_until, now + 5400);
+  EXPECT_EQ(lrms_reservations(), 0u);
+  auto req = hold("t1", now + 3600, 600, 32);
+  req.local_jobs_preferred = false;
+  EXPECT_TRUE(svc->prepare(req, now).error.ok());
+}
+
+TEST_F(fixture, OwnerChecksLookLikeMissingReservations) {
+  auto h = svc->prepare(hold("t1", now + 100, 3600, 8), now);
+  ASSERT_TRUE(svc->commit({"t1"}, now).error.ok());
+  auto foreign = svc->query({"mallory", h.reservation_id}, now);
+  auto missing = svc->query({"mallory", "c1/999"}, now);
+  EXPECT_EQ(foreign.error.code, static_cast<std::uint8_t>(errc::not_found));
+  EXPECT_EQ(missing.error.code, static_cast<std::uint8_t>(errc::not_found));
+  EXPECT_EQ(svc->cancel({"mallory", h.reservation_id}, now).error.code,
+            static_cast<std::uint8_t>(errc::not_found));
+  EXPECT_EQ(
+      svc->modify({"mallory", h.reservation_id, now + 200, now + 300, 8, true}, now).error.code,
+      static_cast<std::uint8_t>(errc::not_found));
+  EXPECT_EQ(svc->bind_job({"mallory", h.reservation_id, "x", 8, 60, ""}, now).error.code,
+            static_cast<std::uint8_t>(errc::not_found));
+  EXPECT_EQ(lrms_reservations(), 1u);  // nothing changed
+  EXPECT_TRUE(svc->list({"mallory"}, now).reservations.empty());
+  EXPECT_EQ(svc->list({"alice"}, now).reservations.size(), 1u);
+}
+
+TEST_F(fixture, ModifyIsMakeBeforeBreak) {
+  auto a = svc->prepare(hold("t1", now + 100, 3600, 32), now);
+  ASSERT_TRUE(svc->commit({"t1"}, now).error.ok());
+  ASSERT_TRUE(svc->prepare(hold("t2", now + 7200, 3600, 32), now).error.ok());
+  ASSERT_TRUE(svc->commit({"t2"}, now).error.ok());
+  // Move t1 onto t2 with 40 CPUs: 40 + 32 > 64, refused; t1 keeps its terms.
+  auto bad = svc->modify({"alice", a.reservation_id, now + 7200, now + 9000, 40, true}, now);
+  EXPECT_EQ(bad.error.code, static_cast<std::uint8_t>(errc::busy));
+  auto q = svc->query({"alice", a.reservation_id}, now);
+  EXPECT_EQ(q.info.start, now + 100);
+  EXPECT_EQ(q.info.np, 32);
+  EXPECT_EQ(q.info.state, static_cast<std::uint8_t>(reservation_state::committed));
+  // Growing in place to 32 + 32 = 64 fits (the old terms are released for the check).
+  auto good = svc->modify({"alice", a.reservation_id, now + 100, now + 7300, 32, true}, now);
+  ASSERT_TRUE(good.error.ok()) << good.error.message;
+  EXPECT_EQ(good.info.end, now + 7300);
+  auto spans = lrms->snapshot()->reservations;
+  ASSERT_EQ(spans.size(), 2u);
+  // Never above capacity: 32 over [100, 7200), 64 over [7200, 7300).
+  auto refused = svc->modify({"alice", a.reservation_id, now + 100, now + 7300, 40, true}, now);
+  EXPECT_EQ(refused.error.code, static_cast<std::uint8_t>(errc::busy));
+}
+
+TEST_F(fixture, BoundJobRunsInsideTheReservation) {
+  auto h = svc->prepare(hold("t1", now + 100, 3600, 16), now);
+  ASSERT_TRUE(svc->commit({"t1"}, now).error.ok());
+  auto too_big = svc->bind_job({"alice", h.reservation_id, "big", 32, 600, ""}, now);
+  EXPECT_EQ(too_big.error.code, static_cast<std::uint8_t>(errc::invalid_processor_range));
+  auto j = svc->bind_job({"alice", h.reservation_id, "sim", 16, 600, ""}, now);
+  ASSERT_TRUE(j.error.ok()) << j.error.message;
+  EXPECT_EQ(*lrms->job_status(j.job_id), lrms_job_state::queued);
+  now += 100;
+  EXPECT_EQ(*lrms->job_status(j.job_id), lrms_job_state::running);
+  auto q = svc->query({"alice", h.reservation_id}, now);
+  EXPECT_EQ(q.info.state, static_cast<std::uint8_t>(reservation_state::active));
+}
+
+TEST_F(fixture, BadRequestsGetTypedErrorsAndChangeNothing) {
+  auto code = [](const wire_error& e) { return static_cast<errc>(e.code); };
+  EXPECT_EQ(code(svc->prepare(hold("", now + 100, 60, 8), now).error), errc::invalid_parameter);
+  EXPECT_EQ(code(svc->prepare(hold("t", now + 100, 60, 8, ""), now).error),
+            errc::permission_denied);
+  EXPECT_EQ(code(svc->prepare(hold("t", now - 100, 60, 8), now).error), errc::invalid_window);
+  EXPECT_EQ(code(svc->prepare(hold("t", now + 100, 0, 8), now).error), errc::invalid_window);
+  EXPECT_EQ(code(svc->prepare(hold("t", now + 100, 60, 0), now).error),
+            errc::invalid_processor_range);
+  EXPECT_EQ(code(svc->prepare(hold("t", now + 100, 60, 65), now).error),
+            errc::invalid_processor_range);
+  auto long_hold = hold("t", now + 100, 60, 8);
+  long_hold.expiry = now + 100000;
+  EXPECT_EQ(code(svc->prepare(long_hold, now).error), errc::invalid_parameter);
+  EXPECT_EQ(code(svc->commit({"nope"}, now).error), errc::not_found);
+  auto p = probe_req(now + 10, now);
+  EXPECT_EQ(code(svc->probe(p, now).error), errc::invalid_window);
+  p = probe_req(now, now + 3600);
+  p.speedup.p1 = 7;
+  EXPECT_EQ(code(svc->probe(p, now).error), errc::invalid_speedup_model);
+  p = probe_req(now, now + 3600);
+  p.tsn_max = 0;
+  EXPECT_EQ(code(svc->probe(p, now).error), errc::invalid_parameter);
+  EXPECT_EQ(lrms_reservations(), 0u);
+  auto st = svc->status_report(now);
+  EXPECT_EQ(st.holds + st.committed, 0);
+}
+
+TEST(ClusterServiceCreate, RejectsBadConfig) {
+  auto lrms = [] {
+    return std::move(*simulated_lrms::create({"x", 8, {}, [] { return timestamp{0}; }}));
+  };
+  cluster_service_config cfg;
+  cfg.info.name = "a/b";
+  cfg.info.cpus = 8;
+  EXPECT_EQ(cluster_service::create(cfg, lrms()).err().code, errc::invalid_parameter);
+  cfg.info.name = "a";
+  EXPECT_EQ(cluster_service::create(cfg, nullptr).err().code, errc::invalid_parameter);
+  cfg.info.cpus = 0;
+  EXPECT_EQ(cluster_service::create(cfg, lrms()).err().code, errc::invalid_processor_range);
+}
+
+}  // namespace
+}  // namespace arbroker
