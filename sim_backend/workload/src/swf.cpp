@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
@@ -156,7 +157,7 @@ class parser {
         iv[static_cast<std::size_t>(n)] = v;
         value = static_cast<double>(v);
       }
-      if (value < -1.0)
+      if (value < 0.0 && value != -1.0)
         return bad(field_label(n) + " is " + std::string(tok) +
                    "; only -1 (unknown) may be negative");
       p = tok_end;

@@ -140,6 +140,8 @@ TEST(SwfRead, MalformedLinesNameFileLineAndProblem) {
        "t.swf:3: field 5 (allocated procs) is -2; only -1 (unknown) may be negative"},
       {"1 0 -1 10 1 -1.5 -1 1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1",
        "t.swf:3: field 6 (average CPU time) is -1.5; only -1 (unknown) may be negative"},
+      {"1 0 -1 10 1 -0.5 -1 1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1",
+       "t.swf:3: field 6 (average CPU time) is -0.5; only -1 (unknown) may be negative"},
       {"-1 0 -1 10 1 -1 -1 1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1",
        "t.swf:3: field 1 (job number) is -1; a job needs a known job number"},
       {"1 -1 -1 10 1 -1 -1 1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1",

@@ -73,8 +73,8 @@ struct swf_trace {
 /// Reads an SWF file, plain or gzip-compressed (told apart by the gzip magic bytes, not by
 /// the name). Errors: errc::not_found when the file cannot be opened; errc::invalid_parameter
 /// for a damaged gzip stream or a malformed line, with the message "path:line: what" (wrong
-/// number of fields, a field that is not a number, a value below -1, an unknown job number or
-/// submit time).
+/// number of fields, a field that is not a number, a negative value other than -1, an
+/// unknown job number or submit time).
 result<swf_trace> read_swf(const std::filesystem::path& path);
 
 /// Parses SWF text; `name` stands for the file name in error messages.
