@@ -82,9 +82,8 @@ class parser {
 
   result<swf_trace> parse(std::string_view text) {
     swf_trace trace;
-    // A record of the archive's logs takes 50 to 110 bytes; reserving on the low side avoids
-    // most regrowth without grossly overshooting.
-    trace.jobs.reserve(text.size() / 64 + 1);
+    // One slot per line: never regrows, and overshoots only by the header lines.
+    trace.jobs.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
     const char* p = text.data();
     const char* const end = p + text.size();
     while (p < end) {
