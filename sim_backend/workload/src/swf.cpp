@@ -1,0 +1,466 @@
+#include "arbroker/sim/swf.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <istream>
+#include <iterator>
+#include <memory>
+#include <ostream>
+#include <system_error>
+
+namespace arbroker::sim {
+
+std::int64_t procs(const swf_job& job) noexcept {
+  if (job.requested_procs > 0) return job.requested_procs;
+  return job.allocated_procs > 0 ? job.allocated_procs : swf_unknown;
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Parsing
+
+constexpr std::array<const char*, swf_field_count> field_names = {
+    "job number",       "submit time",   "wait time",       "run time",       "allocated procs",
+    "average CPU time", "used memory",   "requested procs", "requested time", "requested memory",
+    "status",           "user id",       "group id",        "executable id",  "queue",
+    "partition",        "preceding job", "think time"};
+
+// Fields 6, 7 and 10 (indices 5, 6, 9) may be fractional; all others are integers.
+constexpr bool is_real_field(int i) {
+  return i == 5 || i == 6 || i == 9;
+}
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+const char* skip_space(const char* p, const char* end) {
+  while (p < end && is_space(*p))
+    ++p;
+  return p;
+}
+
+const char* skip_token(const char* p, const char* end) {
+  while (p < end && !is_space(*p))
+    ++p;
+  return p;
+}
+
+// A token for an error message, shortened if it is long.
+std::string quoted(std::string_view token) {
+  constexpr std::size_t max_shown = 40;
+  std::string out = "'";
+  if (token.size() > max_shown) {
+    out.append(token.substr(0, max_shown));
+    out += "...";
+  } else {
+    out.append(token);
+  }
+  out += "'";
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (is_space(s.front()) || s.front() == '\n'))
+    s.remove_prefix(1);
+  while (!s.empty() && (is_space(s.back()) || s.back() == '\n'))
+    s.remove_suffix(1);
+  return s;
+}
+
+class parser {
+ public:
+  explicit parser(std::string_view name) : name_(name) {}
+
+  result<swf_trace> parse(std::string_view text) {
+    swf_trace trace;
+    // One slot per line: never regrows, and overshoots only by the header lines.
+    trace.jobs.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
+    const char* p = text.data();
+    const char* const end = p + text.size();
+    while (p < end) {
+      ++line_;
+      const char* eol = static_cast<const char*>(std::memchr(p, '\n', end - p));
+      if (eol == nullptr) eol = end;
+      const char* q = skip_space(p, eol);
+      if (q < eol) {
+        if (*q == ';') {
+          const char* stop = eol;
+          if (stop > p && stop[-1] == '\r') --stop;
+          std::string_view line(p, stop - p);
+          if (auto s = header_line(line, trace.header); !s) return s.err();
+        } else {
+          swf_job job;
+          if (auto s = record(q, eol, job); !s) return s.err();
+          trace.jobs.push_back(job);
+        }
+      }
+      p = eol + 1;
+    }
+    return trace;
+  }
+
+ private:
+  error bad(const std::string& what) const {
+    std::string msg(name_);
+    msg += ':';
+    msg += std::to_string(line_);
+    msg += ": ";
+    msg += what;
+    return fail(errc::invalid_parameter, std::move(msg));
+  }
+
+  static std::string field_label(int i) {
+    std::string s = "field ";
+    s += std::to_string(i + 1);
+    s += " (";
+    s += field_names[static_cast<std::size_t>(i)];
+    s += ')';
+    return s;
+  }
+
+  status record(const char* p, const char* end, swf_job& job) const {
+    std::array<std::int64_t, swf_field_count> iv{};
+    std::array<double, swf_field_count> dv{};
+    int n = 0;
+    for (; n < swf_field_count; ++n) {
+      p = skip_space(p, end);
+      if (p == end) break;
+      const char* tok_end = skip_token(p, end);
+      std::string_view tok(p, tok_end - p);
+      double value = 0;
+      if (is_real_field(n)) {
+        double d = 0;
+        auto [ptr, ec] = std::from_chars(p, tok_end, d);
+        if (ec == std::errc::result_out_of_range)
+          return bad(field_label(n) + ": " + quoted(tok) + " is out of range");
+        if (ec != std::errc{} || ptr != tok_end || !std::isfinite(d))
+          return bad(field_label(n) + ": " + quoted(tok) + " is not a number");
+        dv[static_cast<std::size_t>(n)] = d;
+        value = d;
+      } else {
+        std::int64_t v = 0;
+        auto [ptr, ec] = std::from_chars(p, tok_end, v);
+        if (ec == std::errc::result_out_of_range)
+          return bad(field_label(n) + ": " + quoted(tok) + " is out of range");
+        if (ec != std::errc{} || ptr != tok_end)
+          return bad(field_label(n) + ": " + quoted(tok) + " is not an integer");
+        iv[static_cast<std::size_t>(n)] = v;
+        value = static_cast<double>(v);
+      }
+      if (value < 0.0 && value != -1.0)
+        return bad(field_label(n) + " is " + std::string(tok) +
+                   "; only -1 (unknown) may be negative");
+      p = tok_end;
+    }
+    if (n < swf_field_count) {
+      return bad("expected " + std::to_string(swf_field_count) + " fields, found " +
+                 std::to_string(n));
+    }
+    if (skip_space(p, end) != end) {
+      int extra = 0;
+      for (const char* q = skip_space(p, end); q < end; q = skip_space(skip_token(q, end), end))
+        ++extra;
+      return bad("expected " + std::to_string(swf_field_count) + " fields, found " +
+                 std::to_string(swf_field_count + extra));
+    }
+    for (int i : {0, 1}) {
+      if (iv[static_cast<std::size_t>(i)] < 0)
+        return bad(field_label(i) + " is -1; a job needs a known " +
+                   field_names[static_cast<std::size_t>(i)]);
+    }
+    job.job_id = iv[0];
+    job.submit_time = iv[1];
+    job.wait_time = iv[2];
+    job.run_time = iv[3];
+    job.allocated_procs = iv[4];
+    job.avg_cpu_time = dv[5];
+    job.used_memory = dv[6];
+    job.requested_procs = iv[7];
+    job.requested_time = iv[8];
+    job.requested_memory = dv[9];
+    job.status = iv[10];
+    job.user_id = iv[11];
+    job.group_id = iv[12];
+    job.executable_id = iv[13];
+    job.queue = iv[14];
+    job.partition = iv[15];
+    job.preceding_job = iv[16];
+    job.think_time = iv[17];
+    return {};
+  }
+
+  // Keeps the line and picks out "; Key: value" for the keys the simulator uses.
+  status header_line(std::string_view line, swf_header& h) const {
+    h.comments.emplace_back(line);
+    std::string_view rest = line;
+    rest.remove_prefix(rest.find(';') + 1);
+    const auto colon = rest.find(':');
+    if (colon == std::string_view::npos) return {};
+    const std::string_view key = trim(rest.substr(0, colon));
+    const std::string_view value = trim(rest.substr(colon + 1));
+    std::int64_t* target = nullptr;
+    if (key == "MaxProcs") {
+      target = &h.max_procs;
+    } else if (key == "MaxNodes") {
+      target = &h.max_nodes;
+    } else if (key == "UnixStartTime") {
+      target = &h.unix_start_time;
+    } else if (key == "TimeZoneString") {
+      h.time_zone_string = std::string(value);
+      return {};
+    } else {
+      return {};
+    }
+    // A leading integer; text after it ("338 (batch partition; 512 total)") is a remark.
+    std::int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc{} || (ptr != value.data() + value.size() && !is_space(*ptr)))
+      return bad("header " + std::string(key) + ": " + quoted(value) + " is not an integer");
+    *target = v;
+    return {};
+  }
+
+  std::string_view name_;
+  std::size_t line_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------
+// Files
+
+struct file_closer {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using file_ptr = std::unique_ptr<std::FILE, file_closer>;
+
+std::string path_text(const std::filesystem::path& path) {
+  return "'" + path.string() + "'";
+}
+
+result<std::string> read_plain(std::FILE* f, const std::filesystem::path& path) {
+  std::string data;
+  if (std::fseek(f, 0, SEEK_END) == 0) {
+    const long size = std::ftell(f);
+    if (size > 0) data.reserve(static_cast<std::size_t>(size));
+    std::rewind(f);
+  }
+  std::array<char, 1 << 16> buf{};
+  for (;;) {
+    const std::size_t got = std::fread(buf.data(), 1, buf.size(), f);
+    data.append(buf.data(), got);
+    if (got < buf.size()) break;
+  }
+  if (std::ferror(f))
+    return fail(errc::invalid_parameter, "cannot read " + path_text(path) + ": read error");
+  return data;
+}
+
+result<std::string> read_gzip(std::FILE* f, const std::filesystem::path& path) {
+  // The gzip trailer holds the uncompressed size modulo 2^32: a good first guess for the
+  // buffer, unless the file is damaged (a truncated file ends in arbitrary bytes), so it is
+  // trusted only up to 64 times the compressed size (SWF text compresses about 6:1).
+  std::size_t guess = 0;
+  if (std::fseek(f, -4, SEEK_END) == 0) {
+    const long compressed = std::ftell(f) + 4;
+    std::array<unsigned char, 4> t{};
+    if (std::fread(t.data(), 1, 4, f) == 4) {
+      guess = static_cast<std::size_t>(t[0]) | (static_cast<std::size_t>(t[1]) << 8) |
+              (static_cast<std::size_t>(t[2]) << 16) | (static_cast<std::size_t>(t[3]) << 24);
+    }
+    const auto limit = 64 * static_cast<std::size_t>(std::max(compressed, 0L));
+    if (guess > limit) guess = limit / 8;
+  }
+  gzFile gz = gzopen(path.c_str(), "rb");
+  if (gz == nullptr)
+    return fail(errc::not_found, "cannot open " + path_text(path) + ": " + std::strerror(errno));
+  gzbuffer(gz, 1U << 18);
+  std::string data;
+  std::size_t used = 0;
+  data.resize(std::max<std::size_t>(guess, 1U << 20) + 1);  // +1: no second pass when exact
+  for (;;) {
+    if (used == data.size()) data.resize(data.size() * 2);
+    const std::size_t room = std::min<std::size_t>(data.size() - used, 1U << 30);
+    const int got = gzread(gz, data.data() + used, static_cast<unsigned>(room));
+    if (got < 0) {
+      int code = 0;
+      std::string what = gzerror(gz, &code);
+      gzclose(gz);
+      return fail(errc::invalid_parameter, "cannot decompress " + path_text(path) + ": " + what);
+    }
+    if (got == 0) break;
+    used += static_cast<std::size_t>(got);
+  }
+  // A truncated stream reads as a short file without an error from gzread; gzclose reports it.
+  const int closed = gzclose(gz);
+  if (closed != Z_OK) {
+    return fail(errc::invalid_parameter,
+                "cannot decompress " + path_text(path) + ": " +
+                    (closed == Z_BUF_ERROR ? "truncated gzip stream" : "gzip error"));
+  }
+  data.resize(used);
+  return data;
+}
+
+result<std::string> slurp(const std::filesystem::path& path) {
+  file_ptr f(std::fopen(path.c_str(), "rb"));
+  if (!f)
+    return fail(errc::not_found, "cannot open " + path_text(path) + ": " + std::strerror(errno));
+  std::array<unsigned char, 2> magic{};
+  const std::size_t got = std::fread(magic.data(), 1, 2, f.get());
+  if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) return read_gzip(f.get(), path);
+  std::rewind(f.get());
+  return read_plain(f.get(), path);
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing
+
+void append_int(std::string& out, std::int64_t v) {
+  std::array<char, 24> buf{};
+  auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+  out.append(buf.data(), end);
+}
+
+void append_real(std::string& out, double v) {
+  std::array<char, 32> buf{};
+  auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+  out.append(buf.data(), end);
+}
+
+void append_header_line(std::string& out, std::string_view key, std::string_view value) {
+  out += "; ";
+  out += key;
+  out += ": ";
+  out += value;
+  out += '\n';
+}
+
+}  // namespace
+
+result<swf_trace> read_swf_string(std::string_view text, std::string_view name) {
+  return parser(name).parse(text);
+}
+
+result<swf_trace> read_swf_stream(std::istream& in, std::string_view name) {
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) {
+    return fail(errc::invalid_parameter, "cannot read " + std::string(name) + ": stream error");
+  }
+  return read_swf_string(text, name);
+}
+
+result<swf_trace> read_swf(const std::filesystem::path& path) {
+  auto text = slurp(path);
+  if (!text) return std::move(text).err();
+  const std::string name = path.string();
+  return read_swf_string(*text, name);
+}
+
+std::string format_swf(const swf_trace& trace) {
+  std::string out;
+  out.reserve(trace.jobs.size() * 72 + 1024);
+  const swf_header& h = trace.header;
+  if (!h.comments.empty()) {
+    for (const auto& line : h.comments) {
+      out += line;
+      out += '\n';
+    }
+  } else {
+    append_header_line(out, "Version", "2.2");
+    if (h.unix_start_time != swf_unknown)
+      append_header_line(out, "UnixStartTime", std::to_string(h.unix_start_time));
+    if (!h.time_zone_string.empty()) append_header_line(out, "TimeZoneString", h.time_zone_string);
+    if (h.max_nodes != swf_unknown)
+      append_header_line(out, "MaxNodes", std::to_string(h.max_nodes));
+    if (h.max_procs != swf_unknown)
+      append_header_line(out, "MaxProcs", std::to_string(h.max_procs));
+  }
+  for (const swf_job& j : trace.jobs) {
+    append_int(out, j.job_id);
+    out += ' ';
+    append_int(out, j.submit_time);
+    out += ' ';
+    append_int(out, j.wait_time);
+    out += ' ';
+    append_int(out, j.run_time);
+    out += ' ';
+    append_int(out, j.allocated_procs);
+    out += ' ';
+    append_real(out, j.avg_cpu_time);
+    out += ' ';
+    append_real(out, j.used_memory);
+    out += ' ';
+    append_int(out, j.requested_procs);
+    out += ' ';
+    append_int(out, j.requested_time);
+    out += ' ';
+    append_real(out, j.requested_memory);
+    out += ' ';
+    append_int(out, j.status);
+    out += ' ';
+    append_int(out, j.user_id);
+    out += ' ';
+    append_int(out, j.group_id);
+    out += ' ';
+    append_int(out, j.executable_id);
+    out += ' ';
+    append_int(out, j.queue);
+    out += ' ';
+    append_int(out, j.partition);
+    out += ' ';
+    append_int(out, j.preceding_job);
+    out += ' ';
+    append_int(out, j.think_time);
+    out += '\n';
+  }
+  return out;
+}
+
+status write_swf(std::ostream& out, const swf_trace& trace) {
+  const std::string text = format_swf(trace);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.flush();
+  if (!out) return fail(errc::invalid_parameter, "cannot write the SWF text: stream error");
+  return {};
+}
+
+status write_swf(const std::filesystem::path& path, const swf_trace& trace) {
+  const std::string text = format_swf(trace);
+  if (path.extension() == ".gz") {
+    gzFile gz = gzopen(path.c_str(), "wb");
+    if (gz == nullptr) {
+      return fail(errc::invalid_parameter,
+                  "cannot write " + path_text(path) + ": " + std::strerror(errno));
+    }
+    std::size_t done = 0;
+    bool ok = true;
+    while (ok && done < text.size()) {
+      const auto chunk = static_cast<unsigned>(std::min<std::size_t>(text.size() - done, 1U << 30));
+      const int put = gzwrite(gz, text.data() + done, chunk);
+      ok = put > 0;
+      done += ok ? static_cast<std::size_t>(put) : 0;
+    }
+    if (gzclose(gz) != Z_OK || !ok)
+      return fail(errc::invalid_parameter, "cannot write " + path_text(path) + ": gzip error");
+    return {};
+  }
+  file_ptr f(std::fopen(path.c_str(), "wb"));
+  if (!f) {
+    return fail(errc::invalid_parameter,
+                "cannot write " + path_text(path) + ": " + std::strerror(errno));
+  }
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f.get()) == text.size();
+  if (!ok || std::fclose(f.release()) != 0)
+    return fail(errc::invalid_parameter, "cannot write " + path_text(path) + ": write error");
+  return {};
+}
+
+}  // namespace arbroker::sim
