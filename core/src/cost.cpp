@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "arbroker/core/number_text.hpp"
 #include "local_day.hpp"
-#include "number_text.hpp"
 
 namespace arbroker {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "number_text.hpp"
+#include "arbroker/core/number_text.hpp"
 
 namespace arbroker {
 namespace {

@@ -1,6 +1,6 @@
 #include "arbroker/core/expected_delay.hpp"
 
-#include "number_text.hpp"
+#include "arbroker/core/number_text.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 #include "arbroker/core/laxity.hpp"
 
-#include "number_text.hpp"
+#include "arbroker/core/number_text.hpp"
 
 #include <cmath>
 #include <map>

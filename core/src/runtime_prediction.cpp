@@ -1,6 +1,6 @@
 #include "arbroker/core/runtime_prediction.hpp"
 
-#include "number_text.hpp"
+#include "arbroker/core/number_text.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "number_text.hpp"
+#include "arbroker/core/number_text.hpp"
 
 namespace arbroker {
 

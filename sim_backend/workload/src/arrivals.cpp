@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "number_text.hpp"
+#include "arbroker/core/number_text.hpp"
 
 namespace arbroker::sim {
 

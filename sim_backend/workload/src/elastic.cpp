@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "arbroker/core/number_text.hpp"
 #include "arbroker/sim/random_variates.hpp"
-#include "number_text.hpp"
 
 namespace arbroker::sim {
 

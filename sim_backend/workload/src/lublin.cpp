@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "number_text.hpp"
+#include "arbroker/core/number_text.hpp"
 
 namespace arbroker::sim {
 

@@ -1,6 +1,7 @@
 #pragma once
 
-// Internal helper of the core sources (not installed): text of numbers for error messages.
+// Text of numbers for error messages, shared by the libraries (namespace detail: not part
+// of the engine's API).
 
 #include <array>
 #include <charconv>
