@@ -139,6 +139,16 @@ msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp
     }
     out.slots.push_back(msg::to_slot(c));
   }
+  // Paper 001's busy-time hint: where the smallest reservable size would fit first, even
+  // beyond the window, so a refused client learns when to ask again.
+  if (auto rnp = reservable_counts(site().sizes, req.np_min, req.np_max, cfg_.info.cpus)) {
+    const int n = rnp->front();
+    if (auto dur = adapt_duration(*model, req.dur_ref, req.np_ref, n)) {
+      timestamp from = std::max(req.est, now);
+      if (req.local_jobs_preferred) from = std::max(from, view_.t_wkl);
+      if (auto t = profile.earliest_start(from, *dur, n)) out.earliest_fit = *t;
+    }
+  }
   if (req.want_windows) {
     auto rnp = reservable_counts(site().sizes, req.np_min, req.np_max, cfg_.info.cpus);
     if (rnp) {
@@ -272,9 +282,16 @@ void cluster_service::release(record& r, reservation_event e, timestamp now) {
 
 msg::ack_reply cluster_service::commit(const msg::commit_request& req, timestamp now) {
   sweep(now);
-  auto it = by_txn_.find(req.txn);
-  if (it == by_txn_.end()) return {wire(errc::not_found, "unknown transaction '" + req.txn + "'")};
-  auto& r = records_.at(it->second);
+  record* found = nullptr;
+  if (!req.txn.empty()) {
+    if (auto it = by_txn_.find(req.txn); it != by_txn_.end()) found = &records_.at(it->second);
+  } else {
+    found = find_owned(req.reservation_id, req.user);
+  }
+  if (!found)
+    return {wire(errc::not_found, req.txn.empty() ? "no reservation '" + req.reservation_id + "'"
+                                                  : "unknown transaction '" + req.txn + "'")};
+  auto& r = *found;
   switch (r.life.state()) {
     case reservation_state::committed:
     case reservation_state::active:
@@ -285,7 +302,7 @@ msg::ack_reply cluster_service::commit(const msg::commit_request& req, timestamp
       expiries_.erase({r.life.expiry(), r.id});
       return {};
     default:
-      return {wire(errc::illegal_transition, "transaction '" + req.txn + "' is " +
+      return {wire(errc::illegal_transition, "reservation '" + r.id + "' is " +
                                                  std::string(to_string(r.life.state())) +
                                                  ", cannot commit")};
   }
@@ -318,6 +335,7 @@ cluster_service::record* cluster_service::find_owned(const std::string& id,
 }
 
 msg::reservation_info cluster_service::info_of(const record& r) const {
+  const bool held = r.life.state() == reservation_state::accepted;
   return {r.id,
           name(),
           r.owner,
@@ -325,7 +343,7 @@ msg::reservation_info cluster_service::info_of(const record& r) const {
           r.life.end(),
           r.np,
           static_cast<std::uint8_t>(r.life.state()),
-          r.life.expiry() == time_infinity ? 0 : r.life.expiry(),
+          held ? r.life.expiry() : 0,  // only a hold has an expiry
           r.cost};
 }
 

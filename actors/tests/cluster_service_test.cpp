@@ -109,8 +109,8 @@ TEST_F(fixture, PrepareHoldsCapacityCommitKeepsIt) {
   EXPECT_EQ(clash.error.code, static_cast<std::uint8_t>(errc::busy));
   EXPECT_EQ(clash.refused_by, msg::refused_by_lrms);
   EXPECT_EQ(clash.busy_until, now + 100 + 3600);  // earliest start the view allows
-  EXPECT_TRUE(svc->commit({"t1"}, now + 10).error.ok());
-  EXPECT_TRUE(svc->commit({"t1"}, now + 11).error.ok());  // idempotent
+  EXPECT_TRUE(svc->commit({"t1", {}, {}}, now + 10).error.ok());
+  EXPECT_TRUE(svc->commit({"t1", {}, {}}, now + 11).error.ok());  // idempotent
   auto st = svc->status_report(now + 12);
   EXPECT_EQ(st.committed, 1);
   EXPECT_EQ(st.holds, 0);
@@ -128,7 +128,7 @@ TEST_F(fixture, HoldsExpireByThemselvesAndCommitAfterExpiryFails) {
   svc->sweep(now);
   EXPECT_EQ(lrms_reservations(), 0u);  // gone from the LRMS, coordinator or not
   EXPECT_FALSE(svc->next_expiry());
-  auto c = svc->commit({"t1"}, now);
+  auto c = svc->commit({"t1", {}, {}}, now);
   EXPECT_EQ(c.error.code, static_cast<std::uint8_t>(errc::illegal_transition));
   auto q = svc->query({"alice", h.reservation_id}, now);
   EXPECT_EQ(q.info.state, static_cast<std::uint8_t>(reservation_state::expired));
@@ -146,11 +146,11 @@ TEST_F(fixture, AbortIsIdempotentAndPresumed) {
   EXPECT_TRUE(svc->abort({"t1"}, now).error.ok());
   EXPECT_TRUE(svc->abort({"t1"}, now).error.ok());
   EXPECT_EQ(lrms_reservations(), 0u);
-  EXPECT_EQ(svc->commit({"t1"}, now).error.code,
+  EXPECT_EQ(svc->commit({"t1", {}, {}}, now).error.code,
             static_cast<std::uint8_t>(errc::illegal_transition));
   // Committed transactions cannot be aborted.
   ASSERT_TRUE(svc->prepare(hold("t2", now + 100, 3600, 8), now).error.ok());
-  ASSERT_TRUE(svc->commit({"t2"}, now).error.ok());
+  ASSERT_TRUE(svc->commit({"t2", {}, {}}, now).error.ok());
   EXPECT_EQ(svc->abort({"t2"}, now).error.code,
             static_cast<std::uint8_t>(errc::illegal_transition));
 }
@@ -172,7 +172,7 @@ TEST_F(fixture, LocalJobsPreferredRefusesStartsBeforeTwkl) {
 
 TEST_F(fixture, OwnerChecksLookLikeMissingReservations) {
   auto h = svc->prepare(hold("t1", now + 100, 3600, 8), now);
-  ASSERT_TRUE(svc->commit({"t1"}, now).error.ok());
+  ASSERT_TRUE(svc->commit({"t1", {}, {}}, now).error.ok());
   auto foreign = svc->query({"mallory", h.reservation_id}, now);
   auto missing = svc->query({"mallory", "c1/999"}, now);
   EXPECT_EQ(foreign.error.code, static_cast<std::uint8_t>(errc::not_found));
@@ -191,9 +191,9 @@ TEST_F(fixture, OwnerChecksLookLikeMissingReservations) {
 
 TEST_F(fixture, ModifyIsMakeBeforeBreak) {
   auto a = svc->prepare(hold("t1", now + 100, 3600, 32), now);
-  ASSERT_TRUE(svc->commit({"t1"}, now).error.ok());
+  ASSERT_TRUE(svc->commit({"t1", {}, {}}, now).error.ok());
   ASSERT_TRUE(svc->prepare(hold("t2", now + 7200, 3600, 32), now).error.ok());
-  ASSERT_TRUE(svc->commit({"t2"}, now).error.ok());
+  ASSERT_TRUE(svc->commit({"t2", {}, {}}, now).error.ok());
   // Move t1 onto t2 with 40 CPUs: 40 + 32 > 64, refused; t1 keeps its terms.
   auto bad = svc->modify({"alice", a.reservation_id, now + 7200, now + 9000, 40, true}, now);
   EXPECT_EQ(bad.error.code, static_cast<std::uint8_t>(errc::busy));
@@ -214,7 +214,7 @@ TEST_F(fixture, ModifyIsMakeBeforeBreak) {
 
 TEST_F(fixture, BoundJobRunsInsideTheReservation) {
   auto h = svc->prepare(hold("t1", now + 100, 3600, 16), now);
-  ASSERT_TRUE(svc->commit({"t1"}, now).error.ok());
+  ASSERT_TRUE(svc->commit({"t1", {}, {}}, now).error.ok());
   auto too_big = svc->bind_job({"alice", h.reservation_id, "big", 32, 600, ""}, now);
   EXPECT_EQ(too_big.error.code, static_cast<std::uint8_t>(errc::invalid_processor_range));
   auto j = svc->bind_job({"alice", h.reservation_id, "sim", 16, 600, ""}, now);
@@ -240,7 +240,7 @@ TEST_F(fixture, BadRequestsGetTypedErrorsAndChangeNothing) {
   auto long_hold = hold("t", now + 100, 60, 8);
   long_hold.expiry = now + 100000;
   EXPECT_EQ(code(svc->prepare(long_hold, now).error), errc::invalid_parameter);
-  EXPECT_EQ(code(svc->commit({"nope"}, now).error), errc::not_found);
+  EXPECT_EQ(code(svc->commit({"nope", {}, {}}, now).error), errc::not_found);
   auto p = probe_req(now + 10, now);
   EXPECT_EQ(code(svc->probe(p, now).error), errc::invalid_window);
   p = probe_req(now, now + 3600);

@@ -74,6 +74,7 @@ struct probe_reply {
   std::int32_t generated = 0;         ///< candidates before the threshold and availability filters
   std::int32_t above_threshold = 0;   ///< candidates left after the esr threshold
   std::int64_t t_wkl = 0;             ///< the admission bound (paper 000, Sec. 3.3.2)
+  std::int64_t earliest_fit = -1;     ///< busy-time hint: earliest start of the smallest size
   std::vector<start_window> windows;  ///< when asked for
   wire_error error;
 
@@ -82,7 +83,8 @@ struct probe_reply {
 
 template <class Inspector>
 auto inspect(Inspector& f, probe_reply& x) {
-  return f(x.cluster, x.slots, x.generated, x.above_threshold, x.t_wkl, x.windows, x.error);
+  return f(x.cluster, x.slots, x.generated, x.above_threshold, x.t_wkl, x.earliest_fit, x.windows,
+           x.error);
 }
 
 /// Phase one of reserving: hold np CPUs over [start, end) until `expiry` (absolute time).
@@ -125,14 +127,17 @@ auto inspect(Inspector& f, prepare_reply& x) {
 }
 
 /// Phase two. Commit of a txn that is unknown or expired is refused; abort of an unknown
-/// txn succeeds (presumed abort). Both are idempotent.
+/// txn succeeds (presumed abort). Both are idempotent. A client committing its own hold
+/// (mode_hold) leaves txn empty and names the reservation and itself instead.
 struct commit_request {
   std::string txn;
+  std::string user;
+  std::string reservation_id;
   friend bool operator==(const commit_request&, const commit_request&) = default;
 };
 template <class Inspector>
 auto inspect(Inspector& f, commit_request& x) {
-  return f(x.txn);
+  return f(x.txn, x.user, x.reservation_id);
 }
 
 struct abort_request {

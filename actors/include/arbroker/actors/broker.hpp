@@ -1,0 +1,41 @@
+#pragma once
+
+#include <string>
+
+#include "arbroker/actors/engine.hpp"
+#include "arbroker/messages/broker_protocol.hpp"
+
+namespace arbroker {
+
+/// Settings of a grid reservation service.
+struct broker_config {
+  caf::actor gis;
+  clock_fn clock;
+  double default_esr_threshold = -1;  ///< applied when a request gives none (< 0: no filter)
+  duration hold_seconds = 120;        ///< hold length for mode_hold when a request gives none
+  duration prepare_expiry = 30;       ///< holds between prepare and commit
+  duration request_timeout = 30;      ///< a request is answered within this, whatever happens
+  int max_tries = 64;                 ///< reserve tries per request (depth-first)
+};
+
+/// The grid reservation service (GRS, the broker). Per elastic request it spawns a worker
+/// that runs the 8 steps of paper 000 Sec. 2.2 and answers the client; per co-reservation
+/// a co-reservation agent. Operations on an existing reservation ("<cluster>/<n>") are
+/// routed to that cluster's service; a cluster the GIS does not know answers not_found.
+///   elastic_request -> elastic_reply
+///   coreservation_request -> coreservation_reply
+///   commit_request -> ack_reply (for mode_hold clients; txn = reservation id)
+///   cancel_request -> ack_reply, modify_request -> query_reply, query_request -> query_reply,
+///   bind_job_request -> bind_job_reply, list_request -> list_reply (all clusters)
+struct broker_state {
+  broker_config cfg;
+  std::uint64_t next_request = 1;
+  static inline const char* name = "arb.broker";
+};
+
+caf::behavior broker_actor(caf::stateful_actor<broker_state>* self, broker_config cfg);
+
+/// The cluster part of a reservation id "<cluster>/<n>" (empty if there is none).
+std::string cluster_of(const std::string& reservation_id);
+
+}  // namespace arbroker

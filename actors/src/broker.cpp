@@ -1,0 +1,125 @@
+#include "arbroker/actors/broker.hpp"
+
+#include "arbroker/messages/gis_protocol.hpp"
+#include "coreservation_agent.hpp"
+#include "elastic_worker.hpp"
+
+namespace arbroker {
+namespace {
+
+using self_ptr = caf::stateful_actor<broker_state>*;
+
+template <class Reply>
+Reply error_reply(errc code, std::string message) {
+  Reply r{};
+  r.error = {static_cast<std::uint8_t>(code), std::move(message)};
+  return r;
+}
+
+// Sends `req` on to the service of the cluster named in its reservation id; the service
+// answers the client directly.
+template <class Reply, class Request>
+caf::response_promise route(self_ptr self, Request req) {
+  auto rp = self->make_response_promise();
+  const std::string cluster = cluster_of(req.reservation_id);
+  if (cluster.empty()) {
+    rp.deliver(error_reply<Reply>(errc::not_found, "no reservation '" + req.reservation_id + "'"));
+    return rp;
+  }
+  msg::gis_query q;
+  q.user = req.user;
+  q.clusters = {cluster};
+  self->request(self->state.cfg.gis, caf::infinite, std::move(q))
+      .then(
+          [rp, req](std::vector<msg::cluster_info>&, std::vector<caf::actor>& handles) mutable {
+            if (handles.empty())
+              rp.deliver(error_reply<Reply>(errc::not_found,
+                                            "no reservation '" + req.reservation_id + "'"));
+            else
+              rp.delegate(handles.front(), std::move(req));
+          },
+          [rp, self](caf::error& e) mutable {
+            rp.deliver(error_reply<Reply>(errc::unreachable,
+                                          "information service: " + self->system().render(e)));
+          });
+  return rp;
+}
+
+// Asks every cluster for the user's reservations and merges the answers.
+caf::response_promise list_all(self_ptr self, msg::list_request req) {
+  auto rp = self->make_response_promise();
+  msg::gis_query q;
+  q.user = req.user;
+  q.np_min = 0;
+  self->request(self->state.cfg.gis, caf::infinite, std::move(q))
+      .then(
+          [self, rp, req](std::vector<msg::cluster_info>&,
+                          std::vector<caf::actor>& handles) mutable {
+            if (handles.empty()) return rp.deliver(msg::list_reply{});
+            struct gather {
+              msg::list_reply merged;
+              std::size_t pending;
+            };
+            auto g = std::make_shared<gather>(gather{{}, handles.size()});
+            for (auto& h : handles) {
+              auto done = [rp, g]() mutable {
+                if (--g->pending == 0) rp.deliver(std::move(g->merged));
+              };
+              self->request(h, caf::infinite, req)
+                  .then(
+                      [g, done](msg::list_reply& r) mutable {
+                        for (auto& x : r.reservations)
+                          g->merged.reservations.push_back(std::move(x));
+                        if (!r.error.ok()) g->merged.error = r.error;
+                        done();
+                      },
+                      [g, done](caf::error&) mutable {
+                        g->merged.error = {static_cast<std::uint8_t>(errc::unreachable),
+                                           "a cluster did not answer; the list is incomplete"};
+                        done();
+                      });
+            }
+          },
+          [rp, self](caf::error& e) mutable {
+            rp.deliver(error_reply<msg::list_reply>(
+                errc::unreachable, "information service: " + self->system().render(e)));
+          });
+  return rp;
+}
+
+}  // namespace
+
+std::string cluster_of(const std::string& reservation_id) {
+  auto slash = reservation_id.rfind('/');
+  if (slash == std::string::npos || slash == 0) return {};
+  return reservation_id.substr(0, slash);
+}
+
+caf::behavior broker_actor(self_ptr self, broker_config cfg) {
+  self->state.cfg = std::move(cfg);
+  auto txn_base = [self] {
+    return "b" + std::to_string(self->id()) + "-" + std::to_string(self->state.next_request++);
+  };
+  return {
+      [=](msg::elastic_request& req) {
+        auto worker = self->spawn(elastic_worker, self->state.cfg, txn_base());
+        return self->delegate(worker, std::move(req));
+      },
+      [=](msg::coreservation_request& req) {
+        auto agent = self->spawn(coreservation_agent, self->state.cfg, txn_base());
+        return self->delegate(agent, std::move(req));
+      },
+      [=](msg::cancel_request& req) { return route<msg::ack_reply>(self, std::move(req)); },
+      [=](msg::modify_request& req) { return route<msg::query_reply>(self, std::move(req)); },
+      [=](msg::query_request& req) { return route<msg::query_reply>(self, std::move(req)); },
+      [=](msg::bind_job_request& req) { return route<msg::bind_job_reply>(self, std::move(req)); },
+      [=](msg::commit_request& req) {
+        // Clients commit a hold by reservation id (coordinators talk to services directly).
+        req.txn.clear();
+        return route<msg::ack_reply>(self, std::move(req));
+      },
+      [=](msg::list_request& req) { return list_all(self, std::move(req)); },
+  };
+}
+
+}  // namespace arbroker

@@ -1,0 +1,308 @@
+#include "coreservation_agent.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "arbroker/core/reservation_state.hpp"
+#include "arbroker/core/site_adaptation.hpp"
+#include "arbroker/messages/gis_protocol.hpp"
+#include "arbroker/messages/speedup_spec.hpp"
+
+namespace arbroker {
+namespace {
+
+using self_ptr = caf::stateful_actor<coreservation_agent_state>*;
+using option = coreservation_agent_state::option;
+using placement = coreservation_agent_state::placement;
+
+constexpr std::size_t max_components = 16;
+
+msg::wire_error wire(errc code, std::string message) {
+  return {static_cast<std::uint8_t>(code), std::move(message)};
+}
+
+void finish(self_ptr self, msg::coreservation_reply reply) {
+  auto& st = self->state;
+  if (st.done) return;
+  st.done = true;
+  reply.attempts = st.attempts;
+  if (reply.earliest_alternative < 0) reply.earliest_alternative = st.earliest_alternative;
+  st.rp.deliver(std::move(reply));
+  self->quit();
+}
+
+void fail_with(self_ptr self, errc code, std::string message) {
+  msg::coreservation_reply r;
+  r.error = wire(code, std::move(message));
+  finish(self, std::move(r));
+}
+
+// Releases everything the current attempt holds: holds are aborted, parts already
+// committed are cancelled (compensation), so that nothing of a failed attempt remains.
+void release_current(self_ptr self) {
+  auto& st = self->state;
+  for (std::size_t i = 0; i < st.current.size(); ++i) {
+    auto& h = st.crs.at(st.current[i].cluster);
+    if (i < st.committed.size() && st.committed[i])
+      self->send(h, msg::cancel_request{st.req.user, st.prepared[i].reservation_id});
+    else
+      self->send(h, msg::abort_request{st.txn});
+  }
+}
+
+// Chooses, for common start t, one option per component on pairwise distinct clusters,
+// preferring the most CPUs (the shortest run) per component. Backtracking over k components.
+bool assign(const std::vector<std::vector<option>>& opts, timestamp t, std::size_t i,
+            std::set<std::string>& used, std::vector<placement>& out) {
+  if (i == opts.size()) return true;
+  for (const auto& o : opts[i]) {
+    if (t < o.first || t > o.last || used.count(o.cluster)) continue;
+    used.insert(o.cluster);
+    out.push_back({o.cluster, o.np, t, t + o.length});
+    if (assign(opts, t, i + 1, used, out)) return true;
+    out.pop_back();
+    used.erase(o.cluster);
+  }
+  return false;
+}
+
+void next_attempt(self_ptr self);
+
+void on_committed(self_ptr self) {
+  auto& st = self->state;
+  if (--st.pending > 0) return;
+  if (!st.all_committed) {
+    // A participant let its hold expire before our commit arrived: undo the others.
+    release_current(self);
+    st.reasons = "; a hold expired during commit";
+    return next_attempt(self);
+  }
+  msg::coreservation_reply r;
+  r.txn = st.txn;
+  for (std::size_t i = 0; i < st.current.size(); ++i) {
+    const auto& p = st.current[i];
+    r.parts.push_back({st.prepared[i].reservation_id, p.cluster, st.req.user, p.start, p.end, p.np,
+                       static_cast<std::uint8_t>(reservation_state::committed), 0, 0});
+  }
+  finish(self, std::move(r));
+}
+
+void on_prepared(self_ptr self) {
+  auto& st = self->state;
+  if (--st.pending > 0) return;
+  if (!st.all_prepared) {
+    release_current(self);  // presumed abort for every participant
+    return next_attempt(self);
+  }
+  // Decision: commit. Sent only when every participant holds its part.
+  st.committed.assign(st.current.size(), false);
+  st.pending = static_cast<int>(st.current.size());
+  for (std::size_t i = 0; i < st.current.size(); ++i) {
+    self->request(st.crs.at(st.current[i].cluster), caf::infinite,
+                  msg::commit_request{st.txn, {}, {}})
+        .then(
+            [self, i](const msg::ack_reply& a) {
+              auto& s = self->state;
+              if (a.error.ok())
+                s.committed[i] = true;
+              else
+                s.all_committed = false;
+              on_committed(self);
+            },
+            [self](caf::error&) {
+              self->state.all_committed = false;
+              on_committed(self);
+            });
+  }
+}
+
+// Phase one for the next common start time.
+void next_attempt(self_ptr self) {
+  auto& st = self->state;
+  if (st.done) return;
+  while (st.next_start < st.starts.size() && st.attempts < st.req.max_attempts) {
+    const timestamp t = st.starts[st.next_start++];
+    std::vector<placement> chosen;
+    std::set<std::string> used;
+    if (!assign(st.options, t, 0, used, chosen)) continue;
+    ++st.attempts;
+    st.txn = st.txn_base + ".a" + std::to_string(st.attempts);
+    st.current = std::move(chosen);
+    st.prepared.assign(st.current.size(), {});
+    st.committed.clear();
+    st.all_prepared = true;
+    st.all_committed = true;
+    st.pending = static_cast<int>(st.current.size());
+    const timestamp expiry = st.cfg.clock() + st.cfg.prepare_expiry;
+    for (std::size_t i = 0; i < st.current.size(); ++i) {
+      const auto& p = st.current[i];
+      msg::prepare_request req{
+          st.txn, st.req.user, p.start, p.end, p.np, expiry, st.req.local_jobs_preferred};
+      self->request(st.crs.at(p.cluster), caf::infinite, std::move(req))
+          .then(
+              [self, i](const msg::prepare_reply& r) {
+                auto& s = self->state;
+                s.prepared[i] = r;
+                if (!r.error.ok()) {
+                  s.all_prepared = false;
+                  if (r.busy_until >= 0 &&
+                      (s.earliest_alternative < 0 || r.busy_until < s.earliest_alternative))
+                    s.earliest_alternative = r.busy_until;
+                }
+                on_prepared(self);
+              },
+              [self](caf::error&) {
+                self->state.all_prepared = false;
+                on_prepared(self);
+              });
+    }
+    return;
+  }
+  const bool none = st.attempts == 0;
+  fail_with(self, none ? errc::infeasible : errc::busy,
+            none ? "no common start time for all components" + st.reasons
+                 : "all " + std::to_string(st.attempts) + " common start times were refused" +
+                       st.reasons);
+}
+
+void plan(self_ptr self) {
+  auto& st = self->state;
+  std::set<timestamp> starts;
+  for (std::size_t i = 0; i < st.options.size(); ++i) {
+    auto& opts = st.options[i];
+    if (opts.empty())
+      return fail_with(self, errc::infeasible,
+                       "component " + std::to_string(i) + " fits on no cluster" + st.reasons);
+    std::sort(opts.begin(), opts.end(), [](const option& a, const option& b) {
+      return std::tie(b.np, a.first, a.cluster) < std::tie(a.np, b.first, b.cluster);
+    });
+    for (const auto& o : opts)
+      starts.insert(o.first);
+  }
+  // The earliest common start of a set of intervals is the first point of one of them.
+  st.starts.assign(starts.begin(), starts.end());
+  next_attempt(self);
+}
+
+void on_probe(self_ptr self, std::size_t component, const msg::probe_reply& r) {
+  auto& st = self->state;
+  if (r.error.ok()) {
+    const duration offset = st.req.components[component].offset;
+    for (const auto& w : r.windows)
+      st.options[component].push_back(
+          {r.cluster, w.np, w.length, w.first - offset, w.last - offset});
+  } else {
+    st.reasons += "; " + r.cluster + ": " + r.error.message;
+  }
+  if (--st.pending == 0) plan(self);
+}
+
+void probe_all(self_ptr self, std::vector<msg::cluster_info>& infos,
+               std::vector<caf::actor>& handles) {
+  auto& st = self->state;
+  st.options.assign(st.components.size(), {});
+  for (std::size_t c = 0; c < infos.size(); ++c)
+    st.crs.emplace(infos[c].name, handles[c]);
+  for (std::size_t i = 0; i < st.components.size(); ++i) {
+    const auto& comp = st.req.components[i];
+    for (std::size_t c = 0; c < infos.size(); ++c) {
+      const auto& info = infos[c];
+      if (!comp.clusters.empty() &&
+          std::find(comp.clusters.begin(), comp.clusters.end(), info.name) == comp.clusters.end())
+        continue;
+      site_description site{info.name, info.cpus, info.pp, {info.bunch, info.counts}};
+      auto adapted = adapt_to_site(st.components[i], site);
+      if (!adapted) continue;
+      msg::probe_request p;
+      p.user = st.req.user;
+      p.est = st.components[i].est;
+      p.let = st.components[i].let;
+      p.np_min = adapted->np_min;
+      p.np_max = adapted->np_max;
+      p.np_ref = adapted->np_ref;
+      p.dur_ref = adapted->dur_ref;
+      p.speedup = comp.speedup;
+      p.tsn_max = 1;  // only the windows matter here
+      p.tss_gap = st.req.tss_gap;
+      p.properties = 0;
+      p.want_windows = true;
+      p.local_jobs_preferred = st.req.local_jobs_preferred;
+      ++st.pending;
+      self->request(handles[c], caf::infinite, std::move(p))
+          .then([self, i](const msg::probe_reply& r) { on_probe(self, i, r); },
+                [self, i, name = info.name](caf::error& e) {
+                  msg::probe_reply r;
+                  r.cluster = name;
+                  r.error = wire(errc::unreachable, self->system().render(e));
+                  on_probe(self, i, r);
+                });
+    }
+  }
+  if (st.pending == 0) fail_with(self, errc::infeasible, "no cluster can host any component");
+}
+
+void start(self_ptr self, msg::coreservation_request req) {
+  auto& st = self->state;
+  st.req = std::move(req);
+  if (st.req.user.empty())
+    return fail_with(self, errc::permission_denied, "request without a user");
+  if (st.req.components.empty() || st.req.components.size() > max_components)
+    return fail_with(self, errc::invalid_parameter,
+                     "a co-reservation needs 1 to " + std::to_string(max_components) +
+                         " components, not " + std::to_string(st.req.components.size()));
+  if (st.req.max_attempts < 1 || st.req.tss_gap < 0)
+    return fail_with(self, errc::invalid_parameter, "max_attempts must be >= 1 and tss_gap >= 0");
+  std::int32_t np_min = INT32_MAX;
+  for (std::size_t i = 0; i < st.req.components.size(); ++i) {
+    const auto& c = st.req.components[i];
+    auto sp = msg::to_model(c.speedup);
+    const std::string which = "component " + std::to_string(i) + ": ";
+    if (!sp) return fail_with(self, sp.err().code, which + sp.err().message);
+    if (c.offset < 0 || c.offset >= st.req.let - st.req.est)
+      return fail_with(
+          self, errc::invalid_window,
+          which + "offset " + std::to_string(c.offset) + " s must lie inside the window");
+    elastic_request e{
+        st.req.user, st.req.est + c.offset, st.req.let, c.np_min, c.np_max, c.dur_ref, c.pp_ref,
+        c.np_ref,    std::move(*sp)};
+    if (auto ok = validate(e); !ok) return fail_with(self, ok.err().code, which + ok.err().message);
+    np_min = std::min(np_min, c.np_min);
+    st.components.push_back(std::move(e));
+  }
+  self->delayed_send(self, std::chrono::seconds(st.cfg.request_timeout), timeout_atom::value);
+  msg::gis_query q;
+  q.user = st.req.user;
+  q.np_min = np_min;
+  self->request(st.cfg.gis, caf::infinite, std::move(q))
+      .then([self](std::vector<msg::cluster_info>& infos,
+                   std::vector<caf::actor>& handles) { probe_all(self, infos, handles); },
+            [self](caf::error& e) {
+              fail_with(self, errc::unreachable,
+                        "information service: " + self->system().render(e));
+            });
+}
+
+}  // namespace
+
+caf::behavior coreservation_agent(self_ptr self, broker_config cfg, std::string txn_base) {
+  self->state.cfg = std::move(cfg);
+  self->state.txn_base = std::move(txn_base);
+  return {
+      [self](msg::coreservation_request& req) {
+        self->state.rp = self->make_response_promise();
+        try {
+          start(self, std::move(req));
+        } catch (const std::exception& e) {
+          fail_with(self, errc::lrms_failure, std::string("internal error: ") + e.what());
+        }
+        return self->state.rp;
+      },
+      [self](timeout_atom) {
+        if (self->state.pending > 0 && !self->state.current.empty()) release_current(self);
+        fail_with(self, errc::timeout,
+                  "no answer within " + std::to_string(self->state.cfg.request_timeout) + " s");
+      },
+  };
+}
+
+}  // namespace arbroker

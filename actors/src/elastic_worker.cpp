@@ -1,0 +1,233 @@
+#include "elastic_worker.hpp"
+
+#include <algorithm>
+
+#include "arbroker/core/reservation_state.hpp"
+#include "arbroker/core/site_adaptation.hpp"
+#include "arbroker/messages/gis_protocol.hpp"
+#include "arbroker/messages/speedup_spec.hpp"
+
+namespace arbroker {
+namespace {
+
+using self_ptr = caf::stateful_actor<elastic_worker_state>*;
+
+msg::wire_error wire(errc code, std::string message) {
+  return {static_cast<std::uint8_t>(code), std::move(message)};
+}
+
+void finish(self_ptr self, msg::elastic_reply reply) {
+  auto& st = self->state;
+  if (st.done) return;
+  st.done = true;
+  reply.stats = st.stats;
+  if (reply.earliest_alternative < 0) reply.earliest_alternative = st.earliest_alternative;
+  st.rp.deliver(std::move(reply));
+  self->quit();
+}
+
+void fail_with(self_ptr self, errc code, std::string message) {
+  msg::elastic_reply r;
+  r.error = wire(code, std::move(message));
+  finish(self, std::move(r));
+}
+
+void try_next(self_ptr self);
+
+void rank(self_ptr self) {
+  auto& st = self->state;
+  auto order = preference_order(st.candidates, st.prefs);
+  if (!order) return fail_with(self, order.err().code, order.err().message);
+  st.order = std::move(*order);
+  if (st.req.mode == msg::mode_whatif) {
+    msg::elastic_reply r;
+    r.ranked.reserve(st.order.size());
+    for (auto i : st.order)
+      r.ranked.push_back(msg::to_slot(st.candidates[i]));
+    return finish(self, std::move(r));
+  }
+  try_next(self);
+}
+
+void commit(self_ptr self, const candidate& c, const std::string& txn,
+            const msg::prepare_reply& prepared, timestamp expiry) {
+  auto& st = self->state;
+  msg::reservation_info info{prepared.reservation_id,
+                             c.site,
+                             st.req.user,
+                             c.start,
+                             c.end,
+                             c.np,
+                             static_cast<std::uint8_t>(reservation_state::accepted),
+                             expiry,
+                             c.props.cost.value_or(0.0)};
+  if (st.req.mode == msg::mode_hold) {
+    msg::elastic_reply r;
+    r.reservation = std::move(info);
+    return finish(self, std::move(r));
+  }
+  self->request(st.crs.at(c.site), caf::infinite, msg::commit_request{txn, {}, {}})
+      .then(
+          [self, info](const msg::ack_reply& ack) mutable {
+            if (!ack.error.ok()) return try_next(self);  // e.g. the hold expired meanwhile
+            info.state = static_cast<std::uint8_t>(reservation_state::committed);
+            info.expiry = 0;
+            msg::elastic_reply r;
+            r.reservation = std::move(info);
+            finish(self, std::move(r));
+          },
+          [self](caf::error&) { try_next(self); });
+}
+
+// Step 6b/7: the next candidate in preference order, until one is held or all failed.
+void try_next(self_ptr self) {
+  auto& st = self->state;
+  if (st.done) return;
+  if (st.next >= st.order.size() || st.tries >= st.cfg.max_tries) {
+    std::string why = st.candidates.empty()
+                          ? "no candidate time slot in the window" + st.reasons
+                          : "all " + std::to_string(st.tries) + " reserve tries were refused";
+    return fail_with(self, st.candidates.empty() ? errc::infeasible : errc::busy, why);
+  }
+  const candidate c = st.candidates[st.order[st.next++]];
+  const std::string txn = st.txn_base + "." + std::to_string(++st.tries);
+  const timestamp now = st.cfg.clock();
+  const duration hold = st.req.mode == msg::mode_hold
+                            ? (st.req.hold_seconds > 0 ? st.req.hold_seconds : st.cfg.hold_seconds)
+                            : st.cfg.prepare_expiry;
+  const timestamp expiry = now + hold;
+  msg::prepare_request p{
+      txn, st.req.user, c.start, c.end, c.np, expiry, st.req.local_jobs_preferred};
+  self->request(st.crs.at(c.site), caf::infinite, std::move(p))
+      .then(
+          [self, c, txn, expiry](const msg::prepare_reply& r) {
+            auto& s = self->state;
+            if (r.error.ok()) return commit(self, c, txn, r, expiry);
+            if (r.refused_by == msg::refused_by_service) ++s.stats.rejected_by_service;
+            if (r.refused_by == msg::refused_by_lrms) ++s.stats.rejected_by_lrms;
+            if (r.busy_until >= 0 &&
+                (s.earliest_alternative < 0 || r.busy_until < s.earliest_alternative))
+              s.earliest_alternative = r.busy_until;
+            try_next(self);
+          },
+          [self](caf::error&) { try_next(self); });
+}
+
+void on_probe_reply(self_ptr self, const msg::probe_reply& r) {
+  auto& st = self->state;
+  if (r.error.ok()) {
+    st.stats.candidates += r.generated;
+    st.stats.above_threshold += r.above_threshold;
+    for (const auto& s : r.slots)
+      st.candidates.push_back(msg::to_candidate(s));
+    if (r.earliest_fit >= 0 &&
+        (st.earliest_alternative < 0 || r.earliest_fit < st.earliest_alternative))
+      st.earliest_alternative = r.earliest_fit;
+  } else {
+    st.reasons += "; " + r.cluster + ": " + r.error.message;
+  }
+  if (--st.pending == 0) rank(self);
+}
+
+// Steps 3-5: adapt the request to every cluster the GIS found and probe them in parallel.
+void probe_all(self_ptr self, std::vector<msg::cluster_info>& infos,
+               std::vector<caf::actor>& handles) {
+  auto& st = self->state;
+  st.stats.clusters = static_cast<std::int32_t>(infos.size());
+  const double threshold =
+      st.req.esr_threshold >= 0 ? st.req.esr_threshold : st.cfg.default_esr_threshold;
+  for (std::size_t i = 0; i < infos.size(); ++i) {
+    const auto& info = infos[i];
+    site_description site{info.name, info.cpus, info.pp, {info.bunch, info.counts}};
+    auto adapted = adapt_to_site(st.core, site);
+    if (!adapted) {
+      st.reasons += "; " + info.name + ": " + adapted.err().message;
+      continue;
+    }
+    st.crs.emplace(info.name, handles[i]);
+    msg::probe_request p;
+    p.user = st.req.user;
+    p.est = st.req.est;
+    p.let = st.req.let;
+    p.np_min = adapted->np_min;
+    p.np_max = adapted->np_max;
+    p.np_ref = adapted->np_ref;
+    p.dur_ref = adapted->dur_ref;
+    p.speedup = st.req.speedup;
+    p.tsn_max = st.req.tsn_max;
+    p.tss_gap = st.req.tss_gap;
+    p.esr_method = st.req.esr_method;
+    p.esr_threshold = threshold;
+    p.local_jobs_preferred = st.req.local_jobs_preferred;
+    ++st.pending;
+    self->request(handles[i], caf::infinite, std::move(p))
+        .then([self](const msg::probe_reply& r) { on_probe_reply(self, r); },
+              [self, name = info.name](caf::error& e) {
+                msg::probe_reply r;
+                r.cluster = name;
+                r.error = wire(errc::unreachable, self->system().render(e));
+                on_probe_reply(self, r);
+              });
+  }
+  if (st.pending == 0) {
+    if (infos.empty())
+      return fail_with(self, errc::infeasible, "no cluster satisfies the core requirements");
+    return fail_with(self, errc::infeasible, "no cluster can host the request" + st.reasons);
+  }
+}
+
+// Step 1: check the request; on success ask the GIS (step 2).
+void start(self_ptr self, msg::elastic_request req) {
+  auto& st = self->state;
+  st.req = std::move(req);
+  auto sp = msg::to_model(st.req.speedup);
+  if (!sp) return fail_with(self, sp.err().code, sp.err().message);
+  st.core = {st.req.user,    st.req.est,    st.req.let,    st.req.np_min, st.req.np_max,
+             st.req.dur_ref, st.req.pp_ref, st.req.np_ref, std::move(*sp)};
+  if (st.req.user.empty())
+    return fail_with(self, errc::permission_denied, "request without a user");
+  if (auto ok = validate(st.core); !ok) return fail_with(self, ok.err().code, ok.err().message);
+  if (st.req.mode > msg::mode_whatif)
+    return fail_with(self, errc::invalid_parameter, "unknown mode " + std::to_string(st.req.mode));
+  if (!st.req.policy.empty())
+    return fail_with(self, errc::invalid_parameter,
+                     "matchmaking policy '" + st.req.policy + "' is not available in this broker");
+  auto prefs = parse_preferences(st.req.prefer);
+  if (!prefs) return fail_with(self, prefs.err().code, prefs.err().message);
+  st.prefs = std::move(*prefs);
+  if (st.req.tsn_max < 1 || st.req.tss_gap < 0)
+    return fail_with(self, errc::invalid_parameter, "tsn_max must be >= 1 and tss_gap >= 0");
+  self->delayed_send(self, std::chrono::seconds(st.cfg.request_timeout), timeout_atom::value);
+  msg::gis_query q{st.req.user, st.req.np_min, st.req.os, st.req.features, st.req.clusters};
+  self->request(st.cfg.gis, caf::infinite, std::move(q))
+      .then([self](std::vector<msg::cluster_info>& infos,
+                   std::vector<caf::actor>& handles) { probe_all(self, infos, handles); },
+            [self](caf::error& e) {
+              fail_with(self, errc::unreachable,
+                        "information service: " + self->system().render(e));
+            });
+}
+
+}  // namespace
+
+caf::behavior elastic_worker(self_ptr self, broker_config cfg, std::string txn_base) {
+  self->state.cfg = std::move(cfg);
+  self->state.txn_base = std::move(txn_base);
+  return {
+      [self](msg::elastic_request& req) {
+        self->state.rp = self->make_response_promise();
+        try {
+          start(self, std::move(req));
+        } catch (const std::exception& e) {
+          fail_with(self, errc::lrms_failure, std::string("internal error: ") + e.what());
+        }
+        return self->state.rp;
+      },
+      [self](timeout_atom) {
+        fail_with(self, errc::timeout,
+                  "no answer within " + std::to_string(self->state.cfg.request_timeout) + " s");
+      },
+  };
+}
+
+}  // namespace arbroker

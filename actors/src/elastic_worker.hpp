@@ -1,0 +1,39 @@
+#pragma once
+
+// The per-request worker of the broker (internal).
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "arbroker/actors/broker.hpp"
+#include "arbroker/core/candidate.hpp"
+#include "arbroker/core/preference.hpp"
+#include "arbroker/core/request.hpp"
+
+namespace arbroker {
+
+struct elastic_worker_state {
+  broker_config cfg;
+  std::string txn_base;
+  msg::elastic_request req;
+  elastic_request core;
+  preferences prefs;
+  caf::response_promise rp;
+  std::map<std::string, caf::actor> crs;
+  std::vector<candidate> candidates;
+  std::vector<std::size_t> order;
+  std::size_t next = 0;
+  int tries = 0;
+  int pending = 0;
+  msg::request_stats stats;
+  std::int64_t earliest_alternative = -1;
+  std::string reasons;  ///< why clusters were left out, for the failure message
+  bool done = false;
+  static inline const char* name = "arb.elastic_worker";
+};
+
+caf::behavior elastic_worker(caf::stateful_actor<elastic_worker_state>* self, broker_config cfg,
+                             std::string txn_base);
+
+}  // namespace arbroker

@@ -1,0 +1,196 @@
+#include "arbroker/actors/broker.hpp"
+
+#include "engine_fixture.hpp"
+
+namespace arbroker {
+namespace {
+
+using testing::engine_fixture;
+
+errc code(const msg::wire_error& e) {
+  return static_cast<errc>(e.code);
+}
+
+struct broker_test : engine_fixture {
+  void SetUp() override {
+    add_cluster("slow", 64, 500, 4, 0.5);   // half as fast, cheaper
+    add_cluster("fast", 32, 2000, 4, 2.0);  // twice as fast, dearer
+    add_cluster("mid", 16, 1000, 4, 1.0);
+  }
+};
+
+TEST_F(broker_test, ElasticRequestLandsOnTheBestCandidate) {
+  // 8 CPUs for 1 h at power 1000, linear speedup; window of 4 h starting in 1 h.
+  auto reply = ask<msg::elastic_reply>(broker, elastic(3600, 4 * 3600, 4, 16, 3600, 8));
+  ASSERT_TRUE(reply.error.ok()) << reply.error.message;
+  const auto& r = reply.reservation;
+  // Earliest end: "fast" with 16 CPUs (twice the CPUs, twice the power): 15 minutes.
+  EXPECT_EQ(r.cluster, "fast");
+  EXPECT_EQ(r.np, 16);
+  EXPECT_EQ(r.start, now + 3600);
+  EXPECT_EQ(r.end, now + 3600 + 900);
+  EXPECT_EQ(r.state, static_cast<std::uint8_t>(reservation_state::committed));
+  EXPECT_EQ(r.id.rfind("fast/", 0), 0u);
+  EXPECT_EQ(reply.stats.clusters, 3);
+  EXPECT_GT(reply.stats.candidates, 0);
+  // It is really there: committed at the service and in the LRMS.
+  auto st = ask<msg::cluster_status>(crs["fast"], msg::cluster_status_request{});
+  EXPECT_EQ(st.committed, 1);
+  EXPECT_EQ(lrms_reservations("fast"), 1u);
+  auto q = ask<msg::query_reply>(broker, msg::query_request{"alice", r.id});
+  ASSERT_TRUE(q.error.ok()) << q.error.message;
+  EXPECT_EQ(q.info, (msg::reservation_info{r.id, "fast", "alice", r.start, r.end, 16,
+                                           static_cast<std::uint8_t>(reservation_state::committed),
+                                           0, q.info.cost}));
+}
+
+TEST_F(broker_test, CostFirstPrefersTheCheapCluster) {
+  auto req = elastic(3600, 8 * 3600, 4, 16, 3600, 8);
+  req.prefer = "cost,end";
+  auto reply = ask<msg::elastic_reply>(broker, req);
+  ASSERT_TRUE(reply.error.ok()) << reply.error.message;
+  // Linear speedup: CPU-hours are the same for every np on a cluster; "slow" needs
+  // 2 CPU-hours per reference CPU-hour at 0.5 = 8.0 for 8 CPU-hours; "fast" 0.5 * 2 = 8.0;
+  // "mid" 8 * 1.0 = 8.0: all equal, so end time decides: "fast" with 16 CPUs.
+  EXPECT_EQ(reply.reservation.cluster, "fast");
+  req.prefer = "cost,-end";  // equal cost, latest end first
+  auto late = ask<msg::elastic_reply>(broker, req);
+  ASSERT_TRUE(late.error.ok());
+  EXPECT_EQ(late.reservation.end, req.let);
+}
+
+TEST_F(broker_test, WhatIfRanksWithoutReserving) {
+  auto req = elastic(3600, 4 * 3600, 4, 16, 3600, 8);
+  req.mode = msg::mode_whatif;
+  auto reply = ask<msg::elastic_reply>(broker, req);
+  ASSERT_TRUE(reply.error.ok());
+  ASSERT_GT(reply.ranked.size(), 3u);
+  for (std::size_t i = 1; i < reply.ranked.size(); ++i)
+    EXPECT_LE(reply.ranked[i - 1].end, reply.ranked[i].end);  // end first
+  for (const auto& name : {"slow", "fast", "mid"})
+    EXPECT_EQ(lrms_reservations(name), 0u);
+}
+
+TEST_F(broker_test, HoldThenClientCommitsByReservationId) {
+  auto req = elastic(3600, 4 * 3600, 4, 16, 3600, 8);
+  req.mode = msg::mode_hold;
+  req.hold_seconds = 60;
+  auto held = ask<msg::elastic_reply>(broker, req);
+  ASSERT_TRUE(held.error.ok()) << held.error.message;
+  EXPECT_EQ(held.reservation.state, static_cast<std::uint8_t>(reservation_state::accepted));
+  EXPECT_EQ(held.reservation.expiry, now + 60);
+  // Somebody else cannot commit it; the owner can.
+  auto foreign =
+      ask<msg::ack_reply>(broker, msg::commit_request{"", "mallory", held.reservation.id});
+  EXPECT_EQ(code(foreign.error), errc::not_found);
+  auto ok = ask<msg::ack_reply>(broker, msg::commit_request{"", "alice", held.reservation.id});
+  ASSERT_TRUE(ok.error.ok()) << ok.error.message;
+  advance(120);  // past the hold's expiry: committed, so it stays
+  EXPECT_EQ(lrms_reservations(held.reservation.cluster), 1u);
+}
+
+TEST_F(broker_test, UncommittedHoldExpiresByItselfOnTime) {
+  auto req = elastic(3600, 4 * 3600, 4, 16, 3600, 8);
+  req.mode = msg::mode_hold;
+  req.hold_seconds = 60;
+  auto held = ask<msg::elastic_reply>(broker, req);
+  ASSERT_TRUE(held.error.ok());
+  const auto& cluster = held.reservation.cluster;
+  EXPECT_EQ(lrms_reservations(cluster), 1u);
+  advance(59);
+  EXPECT_EQ(lrms_reservations(cluster), 1u);
+  advance(1);  // the service's own timer fires; no other message is sent
+  EXPECT_EQ(lrms_reservations(cluster), 0u);
+  auto late = ask<msg::ack_reply>(broker, msg::commit_request{"", "alice", held.reservation.id});
+  EXPECT_EQ(code(late.error), errc::illegal_transition);
+}
+
+TEST_F(broker_test, ForeignOrGuessedIdsLookMissingAndChangeNothing) {
+  auto mine = ask<msg::elastic_reply>(broker, elastic(3600, 4 * 3600, 4, 16, 3600, 8));
+  ASSERT_TRUE(mine.error.ok());
+  const auto id = mine.reservation.id;
+  for (const auto& target :
+       {id, std::string("fast/999"), std::string("nowhere/1"), std::string("garbage")}) {
+    auto c = ask<msg::ack_reply>(broker, msg::cancel_request{"mallory", target});
+    EXPECT_EQ(code(c.error), errc::not_found) << target;
+    auto q = ask<msg::query_reply>(broker, msg::query_request{"mallory", target});
+    EXPECT_EQ(code(q.error), errc::not_found) << target;
+  }
+  EXPECT_EQ(lrms_reservations(mine.reservation.cluster), 1u);
+  auto c = ask<msg::ack_reply>(broker, msg::cancel_request{"alice", id});
+  ASSERT_TRUE(c.error.ok()) << c.error.message;
+  EXPECT_EQ(lrms_reservations(mine.reservation.cluster), 0u);
+  auto list = ask<msg::list_reply>(broker, msg::list_request{"alice"});
+  ASSERT_EQ(list.reservations.size(), 1u);
+  EXPECT_EQ(list.reservations[0].state, static_cast<std::uint8_t>(reservation_state::cancelled));
+}
+
+TEST_F(broker_test, ContendedSlotGoesToOneRequestOnly) {
+  // Both want all 16 CPUs of "mid" for the whole (exact) window: only one can have it.
+  auto req = elastic(3600, 3600, 16, 16, 3600, 16);
+  req.clusters = {"mid"};
+  auto h1 = self->request(broker, caf::infinite, req);
+  auto h2 = self->request(broker, caf::infinite, req);
+  sched.run();
+  int ok = 0, busy = 0;
+  for (auto* h : {&h1, &h2}) {
+    h->receive(
+        [&](msg::elastic_reply& r) {
+          if (r.error.ok())
+            ++ok;
+          else if (code(r.error) == errc::busy || code(r.error) == errc::infeasible)
+            ++busy;
+        },
+        [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+  }
+  EXPECT_EQ(ok, 1);
+  EXPECT_EQ(busy, 1);
+  EXPECT_EQ(lrms_reservations("mid"), 1u);
+}
+
+TEST_F(broker_test, FailureCarriesReasonAndEarliestAlternative) {
+  // Fill "mid" completely for hours 1-3, then ask for it exactly there.
+  auto block = elastic(3600, 2 * 3600, 16, 16, 2 * 3600, 16);
+  block.clusters = {"mid"};
+  ASSERT_TRUE(ask<msg::elastic_reply>(broker, block).error.ok());
+  auto req = elastic(3600, 3600, 8, 8, 3600, 8);
+  req.clusters = {"mid"};
+  auto reply = ask<msg::elastic_reply>(broker, req);
+  ASSERT_FALSE(reply.error.ok());
+  EXPECT_TRUE(code(reply.error) == errc::infeasible || code(reply.error) == errc::busy);
+  EXPECT_FALSE(reply.error.message.empty());
+  // 8 CPUs for an hour fit first when the block ends, 3 h from now.
+  EXPECT_EQ(reply.earliest_alternative, now + 3 * 3600);
+  // Asking again there succeeds.
+  req.est = reply.earliest_alternative;
+  req.let = req.est + 3600;
+  EXPECT_TRUE(ask<msg::elastic_reply>(broker, req).error.ok());
+}
+
+TEST_F(broker_test, BadRequestsAreRefusedWithTypedErrors) {
+  auto r = elastic(3600, 3600, 4, 16, 3600, 8);
+  auto bad = r;
+  bad.let = bad.est;
+  EXPECT_EQ(code(ask<msg::elastic_reply>(broker, bad).error), errc::invalid_window);
+  bad = r;
+  bad.np_min = 32;
+  EXPECT_EQ(code(ask<msg::elastic_reply>(broker, bad).error), errc::invalid_processor_range);
+  bad = r;
+  bad.speedup.p1 = 3;
+  EXPECT_EQ(code(ask<msg::elastic_reply>(broker, bad).error), errc::invalid_speedup_model);
+  bad = r;
+  bad.prefer = "fastest";
+  EXPECT_EQ(code(ask<msg::elastic_reply>(broker, bad).error), errc::invalid_parameter);
+  bad = r;
+  bad.user = "";
+  EXPECT_EQ(code(ask<msg::elastic_reply>(broker, bad).error), errc::permission_denied);
+  bad = r;
+  bad.np_min = 100;
+  bad.np_max = 100;
+  EXPECT_EQ(code(ask<msg::elastic_reply>(broker, bad).error), errc::infeasible);
+  for (const auto& name : {"slow", "fast", "mid"})
+    EXPECT_EQ(lrms_reservations(name), 0u);
+}
+
+}  // namespace
+}  // namespace arbroker

@@ -1,0 +1,134 @@
+#pragma once
+
+// A whole engine (GIS, cluster services on simulated LRMSs, broker) on CAF's deterministic
+// test coordinator, with one hand-moved clock for the LRMSs, the services and CAF's timers.
+
+#include <gtest/gtest.h>
+#include <caf/all.hpp>
+
+#include <map>
+#include <string>
+
+#include "arbroker/actors/broker.hpp"
+#include "arbroker/actors/crs.hpp"
+#include "arbroker/actors/engine.hpp"
+#include "arbroker/actors/gis.hpp"
+#include "arbroker/sim/simulated_lrms.hpp"
+
+namespace arbroker::testing {
+
+struct test_config : caf::actor_system_config {
+  test_config() {
+    configure_engine(*this);
+    set("scheduler.policy", caf::atom("testing"));
+  }
+};
+
+class engine_fixture : public ::testing::Test {
+ public:
+  engine_fixture()
+      : sys(cfg),
+        sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())),
+        self(sys, true) {
+    gis = sys.spawn(gis_actor);
+    broker_config bc;
+    bc.gis = gis;
+    bc.clock = clock();
+    bc.request_timeout = 20;
+    bc.prepare_expiry = 10;
+    broker = sys.spawn(broker_actor, bc);
+    broker_cfg = bc;
+  }
+
+  ~engine_fixture() override {
+    for (auto& [name, c] : crs)
+      self->send_exit(c, caf::exit_reason::user_shutdown);
+    self->send_exit(broker, caf::exit_reason::user_shutdown);
+    self->send_exit(gis, caf::exit_reason::user_shutdown);
+    sched.run();
+  }
+
+  clock_fn clock() {
+    return [this] { return now; };
+  }
+
+  /// A simulated cluster named `name` with `cpus` CPUs of power `pp`, reserving in bunches.
+  void add_cluster(const std::string& name, int cpus, double pp, int bunch = 1,
+                   double unit_cost = 1.0) {
+    auto l = simulated_lrms::create({name, cpus, {bunch, {}}, clock()});
+    ASSERT_TRUE(l);
+    lrms[name] = l->get();
+    cluster_service_config c;
+    c.info.name = name;
+    c.info.cpus = cpus;
+    c.info.pp = pp;
+    c.info.bunch = bunch;
+    c.refresh = 0;
+    c.cost = *cost_model::create(unit_cost, 3600, {}, 0);
+    auto svc = cluster_service::create(c, std::move(*l));
+    ASSERT_TRUE(svc);
+    auto handle = sys.spawn(crs_actor, std::shared_ptr<cluster_service>(std::move(*svc)), clock());
+    crs[name] = handle;
+    auto ack = ask<msg::ack_reply>(gis, register_atom::value, c.info, handle);
+    ASSERT_TRUE(ack.error.ok());
+  }
+
+  /// Sends a request and runs the engine until the reply is there.
+  template <class Reply, class... Ts>
+  Reply ask(const caf::actor& dest, Ts&&... xs) {
+    auto h = self->request(dest, caf::infinite, std::forward<Ts>(xs)...);
+    sched.run();
+    Reply out{};
+    bool got = false;
+    h.receive(
+        [&](Reply& r) {
+          out = std::move(r);
+          got = true;
+        },
+        [&](caf::error& e) { ADD_FAILURE() << "error reply: " << sys.render(e); });
+    EXPECT_TRUE(got);
+    return out;
+  }
+
+  /// Moves the hand clock and CAF's test clock together, then runs what became due.
+  void advance(duration d) {
+    now += d;
+    sched.advance_time(std::chrono::seconds(d));
+    sched.run();
+  }
+
+  std::size_t lrms_reservations(const std::string& name) {
+    return lrms.at(name)->snapshot()->reservations.size();
+  }
+
+  msg::elastic_request elastic(std::int64_t est_offset, std::int64_t window, int np_min, int np_max,
+                               std::int64_t dur_ref, std::int32_t np_ref) {
+    msg::elastic_request r;
+    r.user = "alice";
+    r.est = now + est_offset;
+    r.let = now + est_offset + window;
+    r.np_min = np_min;
+    r.np_max = np_max;
+    r.dur_ref = dur_ref;
+    r.pp_ref = 1000;
+    r.np_ref = np_ref;
+    r.speedup = msg::to_spec(*speedup_model::amdahl(0));
+    r.prefer = "end,cost";
+    r.tsn_max = 4;
+    r.tss_gap = 600;
+    return r;
+  }
+
+  timestamp now = 2'000'000'000;
+  test_config cfg;
+  caf::actor_system sys;
+  caf::scheduler::test_coordinator& sched;
+  caf::scoped_actor self;
+  caf::actor gis;
+  caf::actor broker;
+  broker_config broker_cfg;
+  std::map<std::string, caf::actor> crs;
+  std::map<std::string, simulated_lrms*> lrms;  // owned by the services
+};
+
+}  // namespace arbroker::testing
