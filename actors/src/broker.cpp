@@ -87,6 +87,29 @@ caf::response_promise list_all(self_ptr self, msg::list_request req) {
   return rp;
 }
 
+// Hands a request to a worker and passes its answer on to the client; if the worker dies
+// first, the client still gets an answer.
+template <class Reply, class Request>
+caf::response_promise run_worker(self_ptr self, const caf::actor& worker, Request req) {
+  auto rp = self->make_response_promise();
+  const auto addr = worker.address();
+  self->monitor(worker);
+  self->state.workers.emplace(addr, [rp](std::string why) mutable {
+    rp.deliver(error_reply<Reply>(errc::lrms_failure, std::move(why)));
+  });
+  self->request(worker, caf::infinite, std::move(req))
+      .then(
+          [self, rp, addr](Reply& r) mutable {
+            self->state.workers.erase(addr);
+            rp.deliver(std::move(r));
+          },
+          [self, rp, addr](caf::error& e) mutable {
+            if (self->state.workers.erase(addr) == 0) return;  // already answered
+            rp.deliver(error_reply<Reply>(errc::lrms_failure, self->system().render(e)));
+          });
+  return rp;
+}
+
 }  // namespace
 
 std::string cluster_of(const std::string& reservation_id) {
@@ -97,17 +120,27 @@ std::string cluster_of(const std::string& reservation_id) {
 
 caf::behavior broker_actor(self_ptr self, broker_config cfg) {
   self->state.cfg = std::move(cfg);
+  ignore_stray_messages(self);
+  self->set_down_handler([self](const caf::down_msg& dm) {
+    auto& ws = self->state.workers;
+    auto it = ws.find(dm.source);
+    if (it == ws.end()) return;
+    auto tell = std::move(it->second);
+    ws.erase(it);
+    tell("the request's coordinator terminated before answering (" +
+         self->system().render(dm.reason) + "); holds it made expire by themselves");
+  });
   auto txn_base = [self] {
     return "b" + std::to_string(self->id()) + "-" + std::to_string(self->state.next_request++);
   };
   return {
       [=](msg::elastic_request& req) {
         auto worker = self->spawn(elastic_worker, self->state.cfg, txn_base());
-        return self->delegate(worker, std::move(req));
+        return run_worker<msg::elastic_reply>(self, worker, std::move(req));
       },
       [=](msg::coreservation_request& req) {
         auto agent = self->spawn(coreservation_agent, self->state.cfg, txn_base());
-        return self->delegate(agent, std::move(req));
+        return run_worker<msg::coreservation_reply>(self, agent, std::move(req));
       },
       [=](msg::cancel_request& req) { return route<msg::ack_reply>(self, std::move(req)); },
       [=](msg::modify_request& req) { return route<msg::query_reply>(self, std::move(req)); },

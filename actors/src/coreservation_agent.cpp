@@ -43,10 +43,11 @@ void release_current(self_ptr self) {
   auto& st = self->state;
   for (std::size_t i = 0; i < st.current.size(); ++i) {
     auto& h = st.crs.at(st.current[i].cluster);
+    // Fire and forget (anonymous: the acks would only come back as stray messages).
     if (i < st.committed.size() && st.committed[i])
-      self->send(h, msg::cancel_request{st.req.user, st.prepared[i].reservation_id});
+      caf::anon_send(h, msg::cancel_request{st.req.user, st.prepared[i].reservation_id});
     else
-      self->send(h, msg::abort_request{st.txn});
+      caf::anon_send(h, msg::abort_request{st.txn});
   }
 }
 
@@ -58,7 +59,7 @@ bool assign(const std::vector<std::vector<option>>& opts, timestamp t, std::size
   for (const auto& o : opts[i]) {
     if (t < o.first || t > o.last || used.count(o.cluster)) continue;
     used.insert(o.cluster);
-    out.push_back({o.cluster, o.np, t, t + o.length});
+    out.push_back({o.cluster, o.np, t + o.offset, t + o.offset + o.length});
     if (assign(opts, t, i + 1, used, out)) return true;
     out.pop_back();
     used.erase(o.cluster);
@@ -68,8 +69,9 @@ bool assign(const std::vector<std::vector<option>>& opts, timestamp t, std::size
 
 void next_attempt(self_ptr self);
 
-void on_committed(self_ptr self) {
+void on_committed(self_ptr self, std::size_t who) {
   auto& st = self->state;
+  st.waiting[who] = false;
   if (--st.pending > 0) return;
   if (!st.all_committed) {
     // A participant let its hold expire before our commit arrived: undo the others.
@@ -87,8 +89,9 @@ void on_committed(self_ptr self) {
   finish(self, std::move(r));
 }
 
-void on_prepared(self_ptr self) {
+void on_prepared(self_ptr self, std::size_t who) {
   auto& st = self->state;
+  st.waiting[who] = false;
   if (--st.pending > 0) return;
   if (!st.all_prepared) {
     release_current(self);  // presumed abort for every participant
@@ -96,6 +99,7 @@ void on_prepared(self_ptr self) {
   }
   // Decision: commit. Sent only when every participant holds its part.
   st.committed.assign(st.current.size(), false);
+  st.waiting.assign(st.current.size(), true);
   st.pending = static_cast<int>(st.current.size());
   for (std::size_t i = 0; i < st.current.size(); ++i) {
     self->request(st.crs.at(st.current[i].cluster), caf::infinite,
@@ -103,15 +107,17 @@ void on_prepared(self_ptr self) {
         .then(
             [self, i](const msg::ack_reply& a) {
               auto& s = self->state;
+              if (!s.waiting[i]) return;
               if (a.error.ok())
                 s.committed[i] = true;
               else
                 s.all_committed = false;
-              on_committed(self);
+              on_committed(self, i);
             },
-            [self](caf::error&) {
+            [self, i](caf::error&) {
+              if (!self->state.waiting[i]) return;
               self->state.all_committed = false;
-              on_committed(self);
+              on_committed(self, i);
             });
   }
 }
@@ -122,6 +128,7 @@ void next_attempt(self_ptr self) {
   if (st.done) return;
   while (st.next_start < st.starts.size() && st.attempts < st.req.max_attempts) {
     const timestamp t = st.starts[st.next_start++];
+    if (t < st.skip_until) continue;
     std::vector<placement> chosen;
     std::set<std::string> used;
     if (!assign(st.options, t, 0, used, chosen)) continue;
@@ -132,6 +139,7 @@ void next_attempt(self_ptr self) {
     st.committed.clear();
     st.all_prepared = true;
     st.all_committed = true;
+    st.waiting.assign(st.current.size(), true);
     st.pending = static_cast<int>(st.current.size());
     const timestamp expiry = st.cfg.clock() + st.cfg.prepare_expiry;
     for (std::size_t i = 0; i < st.current.size(); ++i) {
@@ -142,18 +150,24 @@ void next_attempt(self_ptr self) {
           .then(
               [self, i](const msg::prepare_reply& r) {
                 auto& s = self->state;
+                if (!s.waiting[i]) return;  // its death was already counted
                 s.prepared[i] = r;
                 if (!r.error.ok()) {
                   s.all_prepared = false;
-                  if (r.busy_until >= 0 &&
-                      (s.earliest_alternative < 0 || r.busy_until < s.earliest_alternative))
-                    s.earliest_alternative = r.busy_until;
+                  if (r.busy_until >= 0) {
+                    if (s.earliest_alternative < 0 || r.busy_until < s.earliest_alternative)
+                      s.earliest_alternative = r.busy_until;
+                    // Part i starts at T + offset_i and cannot start before busy_until.
+                    s.skip_until =
+                        std::max(s.skip_until, r.busy_until - s.req.components[i].offset);
+                  }
                 }
-                on_prepared(self);
+                on_prepared(self, i);
               },
-              [self](caf::error&) {
+              [self, i](caf::error&) {
+                if (!self->state.waiting[i]) return;
                 self->state.all_prepared = false;
-                on_prepared(self);
+                on_prepared(self, i);
               });
     }
     return;
@@ -176,10 +190,13 @@ void plan(self_ptr self) {
     std::sort(opts.begin(), opts.end(), [](const option& a, const option& b) {
       return std::tie(b.np, a.first, a.cluster) < std::tie(a.np, b.first, b.cluster);
     });
+    // The earliest common start of a set of intervals is the first point of one of them;
+    // later points (steps of tss_gap) give later attempts something to try after a refusal.
+    const duration step = std::max<duration>(st.req.tss_gap, 1);
     for (const auto& o : opts)
-      starts.insert(o.first);
+      for (int j = 0; j <= st.req.max_attempts && o.first + j * step <= o.last; ++j)
+        starts.insert(o.first + j * step);
   }
-  // The earliest common start of a set of intervals is the first point of one of them.
   st.starts.assign(starts.begin(), starts.end());
   next_attempt(self);
 }
@@ -190,7 +207,7 @@ void on_probe(self_ptr self, std::size_t component, const msg::probe_reply& r) {
     const duration offset = st.req.components[component].offset;
     for (const auto& w : r.windows)
       st.options[component].push_back(
-          {r.cluster, w.np, w.length, w.first - offset, w.last - offset});
+          {r.cluster, w.np, w.length, offset, w.first - offset, w.last - offset});
   } else {
     st.reasons += "; " + r.cluster + ": " + r.error.message;
   }
@@ -201,8 +218,10 @@ void probe_all(self_ptr self, std::vector<msg::cluster_info>& infos,
                std::vector<caf::actor>& handles) {
   auto& st = self->state;
   st.options.assign(st.components.size(), {});
-  for (std::size_t c = 0; c < infos.size(); ++c)
+  for (std::size_t c = 0; c < infos.size(); ++c) {
     st.crs.emplace(infos[c].name, handles[c]);
+    self->monitor(handles[c]);  // a participant that dies mid-phase never answers
+  }
   for (std::size_t i = 0; i < st.components.size(); ++i) {
     const auto& comp = st.req.components[i];
     for (std::size_t c = 0; c < infos.size(); ++c) {
@@ -284,9 +303,26 @@ void start(self_ptr self, msg::coreservation_request req) {
 
 }  // namespace
 
+// A participant died: whatever it owed us in this phase counts as a refusal.
+void on_participant_down(self_ptr self, const caf::down_msg& dm) {
+  auto& st = self->state;
+  for (std::size_t i = 0; i < st.current.size() && i < st.waiting.size(); ++i) {
+    if (!st.waiting[i] || st.crs.at(st.current[i].cluster).address() != dm.source) continue;
+    if (st.committed.empty()) {
+      st.all_prepared = false;
+      on_prepared(self, i);
+    } else {
+      st.all_committed = false;
+      on_committed(self, i);
+    }
+    if (st.done) return;
+  }
+}
+
 caf::behavior coreservation_agent(self_ptr self, broker_config cfg, std::string txn_base) {
   self->state.cfg = std::move(cfg);
   self->state.txn_base = std::move(txn_base);
+  self->set_down_handler([self](const caf::down_msg& dm) { on_participant_down(self, dm); });
   return {
       [self](msg::coreservation_request& req) {
         self->state.rp = self->make_response_promise();

@@ -18,6 +18,7 @@ struct coreservation_agent_state {
     std::string cluster;
     std::int32_t np = 0;
     duration length = 0;
+    duration offset = 0;  ///< the component starts this long after the common start
     timestamp first = 0;
     timestamp last = 0;
   };
@@ -44,6 +45,8 @@ struct coreservation_agent_state {
   std::vector<placement> current;
   std::vector<msg::prepare_reply> prepared;
   std::vector<bool> committed;
+  std::vector<bool> waiting;  ///< participant i owes an answer in the current phase
+  timestamp skip_until = 0;   ///< refusals' busy-until hints: no common start before this
   bool all_prepared = true;
   bool all_committed = true;
   std::int64_t earliest_alternative = -1;

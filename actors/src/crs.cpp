@@ -33,6 +33,7 @@ Reply guarded(F&& body) {
 }  // namespace
 
 caf::behavior crs_actor(self_ptr self, std::shared_ptr<cluster_service> service, clock_fn clock) {
+  ignore_stray_messages(self);
   self->state.service = std::move(service);
   self->state.now = std::move(clock);
   auto& svc = *self->state.service;

@@ -18,6 +18,7 @@ bool satisfies(const msg::cluster_info& c, const msg::gis_query& q) {
 }
 
 caf::behavior gis_actor(caf::stateful_actor<gis_state>* self) {
+  ignore_stray_messages(self);
   self->set_down_handler([self](const caf::down_msg& dm) {
     auto& cs = self->state.clusters;
     for (auto it = cs.begin(); it != cs.end();) {

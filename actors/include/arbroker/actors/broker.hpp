@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+#include <map>
 #include <string>
 
 #include "arbroker/actors/engine.hpp"
@@ -19,8 +21,9 @@ struct broker_config {
 };
 
 /// The grid reservation service (GRS, the broker). Per elastic request it spawns a worker
-/// that runs the 8 steps of paper 000 Sec. 2.2 and answers the client; per co-reservation
-/// a co-reservation agent. Operations on an existing reservation ("<cluster>/<n>") are
+/// that runs the 8 steps of paper 000 Sec. 2.2; per co-reservation a co-reservation agent.
+/// It monitors them and answers the client itself (errc::lrms_failure) if one dies without
+/// answering. Operations on an existing reservation ("<cluster>/<n>") are
 /// routed to that cluster's service; a cluster the GIS does not know answers not_found.
 ///   elastic_request -> elastic_reply
 ///   coreservation_request -> coreservation_reply
@@ -30,6 +33,9 @@ struct broker_config {
 struct broker_state {
   broker_config cfg;
   std::uint64_t next_request = 1;
+  /// Workers still owing their client an answer, and how to tell the client if they die
+  /// first (CAF 0.17 drops an unfulfilled promise silently).
+  std::map<caf::actor_addr, std::function<void(std::string)>> workers;
   static inline const char* name = "arb.broker";
 };
 

@@ -25,6 +25,15 @@ clock_fn wall_clock();
 /// spin: at most `threads` workers and no busy polling between jobs.
 void configure_engine(caf::actor_system_config& cfg, std::size_t threads = 2);
 
+/// Makes a long-lived actor robust against stray messages: CAF 0.17 terminates an actor that
+/// receives an error outside a request (e.g. an "unexpected message" bounced back by a peer)
+/// and prints every unexpected message; a service must do neither.
+template <class Self>
+void ignore_stray_messages(Self* self) {
+  self->set_error_handler([](caf::error&) {});
+  self->set_default_handler(caf::drop);
+}
+
 /// CAF delay from now until `t` (never negative).
 inline caf::timespan delay_until(timestamp t, timestamp now) {
   return std::chrono::seconds(t > now ? t - now : 0);

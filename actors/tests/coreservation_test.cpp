@@ -1,0 +1,215 @@
+#include "engine_fixture.hpp"
+
+namespace arbroker {
+namespace {
+
+using testing::engine_fixture;
+
+errc code(const msg::wire_error& e) {
+  return static_cast<errc>(e.code);
+}
+
+/// How the stand-in participant behaves in phase one and two.
+enum class script { refuse, never_answer, kill_coordinator, die_before_commit, cooperate };
+
+struct standin_state {
+  script how = script::cooperate;
+  int prepares = 0;
+  static inline const char* name = "standin";
+};
+
+// A participant that offers the whole window in its probe and then follows its script.
+caf::behavior standin(caf::stateful_actor<standin_state>* self, script how) {
+  self->state.how = how;
+  return {
+      [](const msg::probe_request& p) {
+        msg::probe_reply r;
+        r.cluster = "x";
+        auto dur = *adapt_duration(*msg::to_model(p.speedup), p.dur_ref, p.np_ref, p.np_min);
+        r.windows.push_back({p.np_min, dur, p.est, p.let - dur, 0});
+        return r;
+      },
+      [self](const msg::prepare_request& p) -> caf::result<msg::prepare_reply> {
+        ++self->state.prepares;
+        switch (self->state.how) {
+          case script::refuse:
+            return msg::prepare_reply{
+                p.txn, "", -1, msg::refused_by_lrms, {static_cast<std::uint8_t>(errc::busy), "no"}};
+          case script::never_answer:
+            return self->make_response_promise();  // kept by nobody: no reply ever
+          case script::kill_coordinator:
+            self->send_exit(caf::actor_cast<caf::actor>(self->current_sender()),
+                            caf::exit_reason::kill);
+            return msg::prepare_reply{p.txn, "x/1", -1, 0, {}};
+          default:
+            return msg::prepare_reply{p.txn, "x/1", -1, 0, {}};
+        }
+      },
+      [self](const msg::commit_request&) -> caf::result<msg::ack_reply> {
+        if (self->state.how == script::die_before_commit) {
+          self->quit(caf::exit_reason::kill);
+          return self->make_response_promise();
+        }
+        return msg::ack_reply{};
+      },
+      [](const msg::abort_request&) { return msg::ack_reply{}; },
+      [](const msg::cancel_request&) { return msg::ack_reply{}; },
+  };
+}
+
+struct coreservation_test : engine_fixture {
+  void SetUp() override {
+    add_cluster("a", 16, 1000);
+    add_cluster("b", 16, 1000);
+    add_cluster("c", 16, 1000);
+  }
+
+  void add_standin(script how) {
+    standin_actor = sys.spawn(standin, how);
+    msg::cluster_info info;
+    info.name = "x";
+    info.cpus = 16;
+    info.pp = 1000;
+    ASSERT_TRUE(ask<msg::ack_reply>(gis, register_atom::value, info, standin_actor).error.ok());
+  }
+
+  msg::coreservation_component component(std::vector<std::string> clusters, duration offset = 0) {
+    msg::coreservation_component c;
+    c.np_min = 8;
+    c.np_max = 8;
+    c.dur_ref = 3600;
+    c.pp_ref = 1000;
+    c.np_ref = 8;
+    c.speedup = msg::to_spec(*speedup_model::amdahl(0));
+    c.offset = offset;
+    c.clusters = std::move(clusters);
+    return c;
+  }
+
+  msg::coreservation_request request(std::vector<msg::coreservation_component> parts) {
+    msg::coreservation_request r;
+    r.user = "alice";
+    r.est = now + 3600;
+    r.let = now + 6 * 3600;
+    r.components = std::move(parts);
+    r.max_attempts = 3;
+    return r;
+  }
+
+  /// Live (held or committed) reservations on the real clusters.
+  std::size_t live_everywhere() {
+    return lrms_reservations("a") + lrms_reservations("b") + lrms_reservations("c");
+  }
+
+  caf::actor standin_actor;
+};
+
+TEST_F(coreservation_test, AllComponentsCommitTogether) {
+  auto reply = ask<msg::coreservation_reply>(
+      broker, request({component({}), component({}), component({}, 600)}));
+  ASSERT_TRUE(reply.error.ok()) << reply.error.message;
+  ASSERT_EQ(reply.parts.size(), 3u);
+  std::set<std::string> clusters;
+  for (const auto& p : reply.parts) {
+    clusters.insert(p.cluster);
+    EXPECT_EQ(p.state, static_cast<std::uint8_t>(reservation_state::committed));
+    EXPECT_EQ(p.np, 8);
+  }
+  EXPECT_EQ(clusters.size(), 3u);  // distinct clusters
+  EXPECT_EQ(reply.parts[0].start, now + 3600);
+  EXPECT_EQ(reply.parts[1].start, reply.parts[0].start);
+  EXPECT_EQ(reply.parts[2].start, reply.parts[0].start + 600);  // its offset
+  EXPECT_EQ(live_everywhere(), 3u);
+  for (const auto& p : reply.parts) {
+    auto q = ask<msg::query_reply>(broker, msg::query_request{"alice", p.id});
+    EXPECT_EQ(q.info.state, static_cast<std::uint8_t>(reservation_state::committed));
+  }
+}
+
+TEST_F(coreservation_test, FindsTheCommonStartAcrossBusyClusters) {
+  // "a" is full for the first two hours of the window: the common start moves after it.
+  auto block = elastic(3600, 2 * 3600, 16, 16, 2 * 3600, 16);
+  block.clusters = {"a"};
+  ASSERT_TRUE(ask<msg::elastic_reply>(broker, block).error.ok());
+  auto reply = ask<msg::coreservation_reply>(
+      broker, request({component({"a"}), component({"b"}), component({"c"})}));
+  ASSERT_TRUE(reply.error.ok()) << reply.error.message;
+  for (const auto& p : reply.parts)
+    EXPECT_EQ(p.start, now + 3 * 3600);
+}
+
+TEST_F(coreservation_test, ParticipantRefusesAllAreAborted) {
+  add_standin(script::refuse);
+  auto reply = ask<msg::coreservation_reply>(
+      broker, request({component({"a"}), component({"b"}), component({"x"})}));
+  EXPECT_EQ(code(reply.error), errc::busy);
+  EXPECT_EQ(reply.attempts, 3);      // three common starts tried, each refused by "x"
+  EXPECT_EQ(live_everywhere(), 0u);  // every hold on a and b was aborted
+}
+
+TEST_F(coreservation_test, ParticipantNeverAnswersCoordinatorTimesOutAndAborts) {
+  add_standin(script::never_answer);
+  auto h = self->request(broker, caf::infinite,
+                         request({component({"a"}), component({"b"}), component({"x"})}));
+  sched.run();
+  EXPECT_EQ(live_everywhere(), 2u);  // a and b hold, x is silent
+  advance(broker_cfg.request_timeout);
+  h.receive([](msg::coreservation_reply& r) { EXPECT_EQ(code(r.error), errc::timeout); },
+            [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+  EXPECT_EQ(live_everywhere(), 0u);  // the coordinator aborted them
+}
+
+TEST_F(coreservation_test, ParticipantDiesBetweenPrepareAndCommitNothingRemains) {
+  add_standin(script::die_before_commit);
+  auto reply = ask<msg::coreservation_reply>(
+      broker, request({component({"a"}), component({"b"}), component({"x"})}));
+  EXPECT_FALSE(reply.error.ok());
+  // a and b had committed; they were compensated (cancelled), not left behind.
+  EXPECT_EQ(live_everywhere(), 0u);
+  auto list = ask<msg::list_reply>(broker, msg::list_request{"alice"});
+  for (const auto& r : list.reservations)
+    EXPECT_FALSE(holds_capacity(static_cast<reservation_state>(r.state))) << r.id;
+}
+
+TEST_F(coreservation_test, CoordinatorDiesAfterPrepareHoldsExpireByThemselves) {
+  add_standin(script::kill_coordinator);
+  auto h = self->request(broker, caf::infinite,
+                         request({component({"a"}), component({"b"}), component({"x"})}));
+  sched.run();
+  // The broker notices its agent died and still answers the client.
+  h.receive(
+      [](msg::coreservation_reply& r) {
+        EXPECT_EQ(code(r.error), errc::lrms_failure);
+        EXPECT_NE(r.error.message.find("coordinator terminated"), std::string::npos);
+      },
+      [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+  EXPECT_EQ(live_everywhere(), 2u);  // prepared, never decided
+  advance(broker_cfg.prepare_expiry);
+  EXPECT_EQ(live_everywhere(), 0u);  // presumed abort: the holds expired on their own
+}
+
+TEST_F(coreservation_test, StrayErrorMessagesDoNotKillAService) {
+  // CAF 0.17 terminates an actor that receives an error outside a request by default.
+  caf::anon_send(crs["a"], caf::make_error(caf::sec::unexpected_message));
+  self->send(crs["a"], msg::ack_reply{});  // a message it has no handler for
+  sched.run();
+  auto st = ask<msg::cluster_status>(crs["a"], msg::cluster_status_request{});
+  EXPECT_EQ(st.cluster, "a");
+}
+
+TEST_F(coreservation_test, BadRequestsAreRefused) {
+  auto r = request({component({}), component({})});
+  r.components.clear();
+  EXPECT_EQ(code(ask<msg::coreservation_reply>(broker, r).error), errc::invalid_parameter);
+  r = request({component({}), component({}, 99 * 3600)});
+  EXPECT_EQ(code(ask<msg::coreservation_reply>(broker, r).error), errc::invalid_window);
+  r = request({component({}), component({})});
+  r.components[1].np_min = 20;
+  EXPECT_EQ(code(ask<msg::coreservation_reply>(broker, r).error), errc::invalid_processor_range);
+  r = request({component({"a"}), component({"a"})});  // two parts, one cluster
+  EXPECT_EQ(code(ask<msg::coreservation_reply>(broker, r).error), errc::infeasible);
+  EXPECT_EQ(live_everywhere(), 0u);
+}
+
+}  // namespace
+}  // namespace arbroker
