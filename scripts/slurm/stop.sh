@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Stops the Slurm instance INSTANCE started by start.sh:  scripts/slurm/stop.sh INSTANCE
+# Kills the job processes (slurmstepd and their children) of the instance's node daemons,
+# then the node daemons and the controller, each by the PID in its PID file (SIGTERM, then
+# SIGKILL after 10 s). Saved state stays (start.sh --clean wipes it). munged is stopped
+# too when start.sh started it and no other instance is running. Idempotent.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/common.sh"
+
+(($# == 1)) || { echo "usage: $0 INSTANCE" >&2; exit 2; }
+instance=$1
+[[ $instance =~ ^[a-z][a-z0-9_]{0,30}$ ]] || die "instance name '$instance': lower-case letters, digits, _"
+dir=$arb_slurm_root/$instance
+conf=$dir/slurm.conf
+
+if [[ -d $dir/run ]]; then
+  # Job steps: slurmstepd inherits the node daemon's environment, SLURM_CONF=<our conf>.
+  for p in /proc/[0-9]*; do
+    pid=${p#/proc/}
+    [[ $(cat "$p/comm" 2>/dev/null) == slurmstepd ]] || continue
+    tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qx "SLURM_CONF=$conf" || continue
+    # The step daemon first (so that it restarts nothing), then its job's processes.
+    kids=$(descendants "$pid")
+    kill -KILL "$pid" $kids 2>/dev/null || true
+    say "killed slurmstepd (pid $pid) of $instance"
+  done
+  for pidfile in "$dir"/run/slurmd-*.pid; do
+    [[ -e $pidfile ]] && stop_pid "$pidfile" slurmd
+  done
+  stop_pid "$dir/run/slurmctld.pid" slurmctld
+fi
+
+# munged: only ours, and only when no instance is left.
+if [[ -e $munge_marker ]]; then
+  others=0
+  for d in "$arb_slurm_root"/*/; do
+    alive "$d/run/slurmctld.pid" slurmctld && others=$((others + 1))
+  done
+  if ((others == 0)); then
+    stop_pid "$munge_pidfile" munged
+    rm -f "$munge_marker"
+  fi
+fi
+say "instance $instance stopped"
