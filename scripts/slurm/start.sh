@@ -4,7 +4,8 @@
 # The controller listens on port P (default 6817), node daemon i on P+i. The N CPUs
 # (default 64) are split evenly over K fake nodes n1..nK (default 1), each a slurmd -N ni
 # on 127.0.0.1 claiming its share (SlurmdParameters=config_overrides, so a 2-core box can
-# claim 64). --clean wipes the instance's saved state (jobs, reservations) first.
+# claim 64). --clean stops the instance if it runs and wipes its saved state (jobs,
+# reservations) before starting it afresh.
 #
 # Everything lives in ${ARB_RUN_DIR:-/tmp/arb-slurm}/INSTANCE: slurm.conf, state, spool,
 # logs and PID files; `source .../INSTANCE/env` points the Slurm commands at it. munged is
@@ -71,10 +72,12 @@ fi
 
 # --- already running? -------------------------------------------------------------------
 ctld_pid=$dir/run/slurmctld.pid
-if alive "$ctld_pid" slurmctld; then
+if ((clean)); then
+  # Afresh: whatever runs of this instance goes first (its jobs too).
+  "$here/stop.sh" "$instance" --keep-munge
+elif alive "$ctld_pid" slurmctld; then
   [[ $(cat "$dir/params" 2>/dev/null) == "$params" ]] ||
     die "instance $instance runs with '$(cat "$dir/params" 2>/dev/null)', not '$params'; stop it first"
-  ((clean == 0)) || die "--clean on a running instance; stop it first"
 fi
 
 # --- configuration ----------------------------------------------------------------------

@@ -3,13 +3,17 @@
 # Kills the job processes (slurmstepd and their children) of the instance's node daemons,
 # then the node daemons and the controller, each by the PID in its PID file (SIGTERM, then
 # SIGKILL after 10 s). Saved state stays (start.sh --clean wipes it). munged is stopped
-# too when start.sh started it and no other instance is running. Idempotent.
+# too when start.sh started it and no other instance is running (unless --keep-munge).
+# Idempotent.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
 
-(($# == 1)) || { echo "usage: $0 INSTANCE" >&2; exit 2; }
+(($# == 1 || $# == 2)) && [[ ${2:---keep-munge} == --keep-munge ]] ||
+  { echo "usage: $0 INSTANCE [--keep-munge]" >&2; exit 2; }
 instance=$1
+keep_munge=0
+[[ ${2:-} == --keep-munge ]] && keep_munge=1
 [[ $instance =~ ^[a-z][a-z0-9_]{0,30}$ ]] || die "instance name '$instance': lower-case letters, digits, _"
 dir=$arb_slurm_root/$instance
 conf=$dir/slurm.conf
@@ -32,7 +36,7 @@ if [[ -d $dir/run ]]; then
 fi
 
 # munged: only ours, and only when no instance is left.
-if [[ -e $munge_marker ]]; then
+if ((!keep_munge)) && [[ -e $munge_marker ]]; then
   others=0
   for d in "$arb_slurm_root"/*/; do
     alive "$d/run/slurmctld.pid" slurmctld && others=$((others + 1))
