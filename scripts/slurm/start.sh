@@ -52,6 +52,9 @@ params="cpus=$cpus nodes=$nodes port=$port"
 mkdir -p "$dir"/{state,spool,log,run}
 
 # --- munge (shared) ---------------------------------------------------------------------
+# Instances may be started side by side: one of them starts munged, under a lock.
+exec 9>"$arb_slurm_root/munge.lock"
+flock -w 30 9 || die "waited 30 s for $arb_slurm_root/munge.lock"
 if ! munge_works; then
   [[ -s /etc/munge/munge.key ]] || die "/etc/munge/munge.key missing; run scripts/slurm/install.sh"
   install -d -o munge -g munge -m 0755 /run/munge
@@ -60,7 +63,7 @@ if ! munge_works; then
     die "munged (pid $(<"$munge_pidfile")) runs but does not answer on $munge_socket"
   fi
   rm -f "$munge_socket" "$munge_socket.lock"
-  runuser -u munge -- /usr/sbin/munged
+  runuser -u munge -- /usr/sbin/munged 9>&-  # not holding our lock
   touch "$munge_marker"
   deadline=$((SECONDS + 15))
   until munge_works; do
@@ -69,6 +72,7 @@ if ! munge_works; then
   done
   say "started munged (pid $(<"$munge_pidfile"))"
 fi
+exec 9>&-
 
 # --- already running? -------------------------------------------------------------------
 ctld_pid=$dir/run/slurmctld.pid

@@ -23,14 +23,19 @@ namespace {
 using namespace std::chrono_literals;
 using clock_type = std::chrono::steady_clock;
 
-const std::string instance_dir = ARB_SLURM_INSTANCE_DIR;
+// The fixture's instances (adapters/CMakeLists.txt): arbtest with 8 CPUs on two nodes for
+// most tests, arbtest2 with 4 CPUs for the two-clusters test.
+const std::string run_dir = ARB_SLURM_RUN_DIR;
+const std::string instance = "arbtest";
+const std::string instance_dir = run_dir + "/" + instance;
 const std::string conf = instance_dir + "/slurm.conf";
+const std::string conf2 = run_dir + "/arbtest2/slurm.conf";
 const std::string prefix = "arbt-";
 constexpr int cluster_cpus = 8;
 
-slurm_options test_options() {
+slurm_options test_options(const std::string& slurm_conf = conf) {
   slurm_options o;
-  o.conf = conf;
+  o.conf = slurm_conf;
   o.prefix = prefix;
   o.job_dir = instance_dir + "/jobs";
   return o;
@@ -82,14 +87,19 @@ class SlurmLive : public ::testing::Test {
  protected:
   void SetUp() override {
     std::filesystem::create_directories(instance_dir + "/jobs");
-    ASSERT_TRUE(std::filesystem::exists(conf)) << conf << " missing: is the fixture running?";
-    clean();
+    for (const auto& c : {conf, conf2}) {
+      ASSERT_TRUE(std::filesystem::exists(c)) << c << " missing: is the fixture running?";
+      clean(c);
+    }
   }
-  void TearDown() override { clean(); }
+  void TearDown() override {
+    clean(conf);
+    clean(conf2);
+  }
 
   /// Cancels every job and deletes every test reservation (ours and the "admin" ones).
-  void clean() {
-    slurm_lrms s(test_options());
+  void clean(const std::string& slurm_conf) {
+    slurm_lrms s(test_options(slurm_conf));
     auto snap = s.snapshot();
     ASSERT_TRUE(snap) << to_string(snap.err());
     for (const auto* jobs : {&snap->running, &snap->queued})
@@ -425,6 +435,35 @@ TEST_F(SlurmLive, NewAdapterRediscoversItsReservations) {
   EXPECT_TRUE(theirs->empty());
 }
 
+TEST_F(SlurmLive, TwoClustersInOneProcess) {
+  // One process, two independent clusters: libslurm is re-pointed at each call's cluster.
+  slurm_lrms a(test_options(conf)), b(test_options(conf2));
+  const timestamp start = now() + 3600;
+  for (int round = 0; round < 3; ++round) {
+    auto sa = a.snapshot();
+    auto sb = b.snapshot();
+    ASSERT_TRUE(sa && sb);
+    EXPECT_EQ(sa->cpus, cluster_cpus);
+    EXPECT_EQ(sb->cpus, 4);
+  }
+  auto ra = a.create_reservation({"twin", "root", start, 600, 4});
+  auto rb = b.create_reservation({"twin", "root", start, 600, 4});
+  ASSERT_TRUE(ra && rb);
+  EXPECT_EQ(*ra, *rb);  // the same name on two clusters: two reservations
+  auto full = b.create_reservation({"more", "root", start, 600, 1});
+  ASSERT_FALSE(full);
+  EXPECT_EQ(full.err().code, errc::busy);
+  EXPECT_TRUE(a.create_reservation({"more", "root", start, 600, 4}));
+  auto job = b.submit_job(sleeper(4, 2));
+  ASSERT_TRUE(job);
+  EXPECT_EQ(wait_state(b, *job, lrms_job_state::running), lrms_job_state::running);
+  auto sa = a.snapshot();
+  ASSERT_TRUE(sa);
+  EXPECT_TRUE(sa->running.empty());
+  EXPECT_EQ(a.owned_reservations()->size(), 2u);
+  EXPECT_EQ(b.owned_reservations()->size(), 1u);
+}
+
 /// The controller's PID, from the instance's PID file.
 pid_t controller_pid() {
   std::ifstream in(instance_dir + "/run/slurmctld.pid");
@@ -444,11 +483,9 @@ bool process_gone(pid_t pid) {
 
 /// Restarts the test instance's controller (start.sh is idempotent) and waits for it.
 void restart_controller() {
-  ASSERT_EQ(
-      shell(std::string("ARB_RUN_DIR=") +
-            std::filesystem::path(instance_dir).parent_path().string() + " " + ARB_SLURM_SCRIPTS +
-            "/start.sh " + ARB_SLURM_INSTANCE + " --cpus 8 --nodes 2 --port 17917"),
-      0);
+  ASSERT_EQ(shell("ARB_RUN_DIR=" + run_dir + " " + ARB_SLURM_SCRIPTS + "/start.sh " + instance +
+                  " --cpus 8 --nodes 2 --port 17917"),
+            0);
 }
 
 TEST_F(SlurmLive, StoppedControllerIsUnreachableQuicklyAndStateSurvives) {
