@@ -48,6 +48,14 @@ descendants() {
   done
 }
 
+# ancestors PID: the PIDs above PID, up to init.
+ancestors() {
+  local pid=$1
+  while pid=$(awk '{print $4}' "/proc/$pid/stat" 2>/dev/null) && ((pid > 1)); do
+    echo "$pid"
+  done
+}
+
 # wait_gone PID SECONDS: polls until PID has exited; false when it is still there after SECONDS.
 wait_gone() {
   local pid=$1 deadline=$((SECONDS + $2))

@@ -111,7 +111,9 @@ SlurmdLogFile=$dir/log/slurmd-%n.log
 SlurmctldDebug=info
 SlurmdDebug=info
 MpiDefault=none
-ProctrackType=proctrack/linuxproc
+# Job processes are tracked by process group: a signal reaches children the job script forks
+# even while it is being killed (with linuxproc, a 'sleep' forked at that moment escaped).
+ProctrackType=proctrack/pgid
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stops the Slurm instance INSTANCE started by start.sh:  scripts/slurm/stop.sh INSTANCE
-# Kills the job processes (slurmstepd and their children) of the instance's node daemons,
-# then the node daemons and the controller, each by the PID in its PID file (SIGTERM, then
+# Kills the job processes (slurmstepd and their children, and any job process left behind)
+# of the instance, then the node daemons and the controller, each by the PID in its PID file (SIGTERM, then
 # SIGKILL after 10 s). Saved state stays (start.sh --clean wipes it). munged is stopped
 # too when start.sh started it and no other instance is running (unless --keep-munge).
 # Idempotent.
@@ -23,11 +23,21 @@ if [[ -d $dir/run ]]; then
   for p in /proc/[0-9]*; do
     pid=${p#/proc/}
     [[ $(cat "$p/comm" 2>/dev/null) == slurmstepd ]] || continue
-    tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qx "SLURM_CONF=$conf" || continue
+    tr '\0' '\n' 2>/dev/null <"$p/environ" | grep -qx "SLURM_CONF=$conf" || continue
     # The step daemon first (so that it restarts nothing), then its job's processes.
     kids=$(descendants "$pid")
     kill -KILL "$pid" $kids 2>/dev/null || true
     say "killed slurmstepd (pid $pid) of $instance"
+  done
+  # Job processes that left their step daemon (reparented to init): they carry the job's
+  # environment, SLURM_CONF=<our conf> and a SLURM_JOB_ID. Never this script or its callers.
+  mine=" $$ $(ancestors $$) "
+  for p in /proc/[0-9]*; do
+    pid=${p#/proc/}
+    [[ $mine == *" $pid "* ]] && continue
+    env=$(tr '\0' '\n' 2>/dev/null <"$p/environ") || continue
+    grep -qx "SLURM_CONF=$conf" <<<"$env" && grep -q '^SLURM_JOB_ID=' <<<"$env" || continue
+    kill -KILL "$pid" 2>/dev/null && say "killed job process $pid ($(cat "$p/comm" 2>/dev/null)) of $instance"
   done
   for pidfile in "$dir"/run/slurmd-*.pid; do
     [[ -e $pidfile ]] && stop_pid "$pidfile" slurmd
