@@ -25,12 +25,9 @@ if ((${#missing[@]} > 0)); then
   apt-get "${apt_opts[@]}" install -y --no-install-recommends "${missing[@]}"
 fi
 
-# munge needs a key; the package normally creates one, but be sure (fresh containers).
-if [[ ! -s /etc/munge/munge.key ]]; then
-  if [[ $(id -u) -ne 0 ]]; then
-    echo "slurm/install: /etc/munge/munge.key missing; run this script as root" >&2
-    exit 1
-  fi
+# munge needs a key; the package normally creates one, but be sure (fresh containers). Only
+# root can see it (/etc/munge is private to munge).
+if [[ $(id -u) -eq 0 && ! -s /etc/munge/munge.key ]]; then
   mkdir -p /etc/munge
   dd if=/dev/urandom of=/etc/munge/munge.key bs=1 count=1024 status=none
   chown munge:munge /etc/munge/munge.key
