@@ -3,6 +3,9 @@
 # root on a fresh machine (it runs `apt-get update` first when a package is missing).
 set -euo pipefail
 
+# Slurm (daemons, commands, libslurm) for the Slurm adapter and its tests; fast when present.
+"$(dirname "$0")/slurm/install.sh"
+
 packages=(
   build-essential cmake ninja-build pkg-config clang-format
   libcaf-dev                 # actor framework (0.17.6)
