@@ -16,7 +16,11 @@ packages=(
   librapidcheck-dev          # property tests
   libbenchmark-dev           # benchmarks
   zlib1g-dev                 # gzip'd SWF traces
+  libpugixml-dev             # Grid Engine adapter: qstat/qrstat -xml
 )
+
+# Son of Grid Engine for the Grid Engine adapter's integration tests (root only).
+if [[ $(id -u) -eq 0 ]]; then "$(dirname "$0")/gridengine/install.sh"; fi
 
 missing=()
 for p in "${packages[@]}"; do
