@@ -62,7 +62,9 @@ chown sgeadmin:sgeadmin "$ge_common/host_aliases" "$ge_common/act_qmaster" 2>/de
 qmaster_spool=$(awk '$1 == "qmaster_spool_dir" {print $2}' "$ge_common/bootstrap")
 qmaster_pid=$(ge_pid_from "$ge_run_dir/qmaster.pid" sge_qmaster ||
   ge_pid_from "$qmaster_spool/qmaster.pid" sge_qmaster || true)
+qmaster_started=0
 if [[ -z $qmaster_pid ]]; then
+  qmaster_started=1
   rm -f "$qmaster_spool/qmaster.pid"
   ge_log "starting sge_qmaster"
   (cd / && "$ge_bin/sge_qmaster") # daemonizes; writes its PID file when it is up
@@ -85,8 +87,10 @@ qconf=("$ge_bin/qconf")
 # (Joins the backslash-continued lines qconf prints for long values first.)
 "${qconf[@]}" -sconf global | sed -e ':a' -e '/\\$/N; s/\\\n[[:space:]]*/ /; ta' >"$tmp/conf"
 sed -i -e '/^min_uid /d' -e '/^min_gid /d' -e '/^max_advance_reservations /d' \
-  -e '/^reporting_params /d' "$tmp/conf"
+  -e '/^reporting_params /d' -e '/^load_report_time /d' "$tmp/conf"
+# (A load report every 5 s, not 40: a restarted qmaster knows the host is up sooner.)
 cat >>"$tmp/conf" <<'EOF'
+load_report_time             00:00:05
 min_uid                      0
 min_gid                      0
 max_advance_reservations     1000
@@ -203,6 +207,14 @@ qc -Msconf "$tmp/sched"
 execd_spool=$("${qconf[@]}" -sconf global | awk '$1 == "execd_spool_dir" {print $2}')
 execd_pid=$(ge_pid_from "$ge_run_dir/execd.pid" sge_execd ||
   ge_pid_from "$execd_spool/localhost/execd.pid" sge_execd || true)
+if [[ -n $execd_pid ]] && ((qmaster_started)); then
+  # An execd that outlived its qmaster reconnects only after ~30 s: restart it instead (its
+  # running jobs go on; the new execd takes them over).
+  ge_log "restarting sge_execd ($execd_pid) for the new sge_qmaster"
+  kill -TERM "$execd_pid"
+  ge_wait 30 "sge_execd ($execd_pid) to stop" eval "! ge_alive $execd_pid sge_execd"
+  execd_pid=
+fi
 if [[ -z $execd_pid ]]; then
   rm -f "$execd_spool/localhost/execd.pid"
   ge_log "starting sge_execd"
