@@ -20,3 +20,10 @@ if(ARB_BUILD_TESTS)
     PROPERTIES LABELS gridengine FIXTURES_REQUIRED gridengine RESOURCE_LOCK gridengine
     TIMEOUT 120)
 endif()
+
+# Create+delete throughput against a live cell; not run by ctest.
+if(ARB_BUILD_BENCH)
+  add_executable(arb_bench_gridengine ${CMAKE_CURRENT_SOURCE_DIR}/bench/gridengine_bench.cpp)
+  target_link_libraries(arb_bench_gridengine PRIVATE arb_adapters)
+  arb_set_warnings(arb_bench_gridengine)
+endif()
