@@ -185,8 +185,10 @@ result<std::vector<lrms_reservation>> gridengine_lrms::list_reservations(deadlin
   // The summary has no CPU counts and no access lists: ask for the details.
   auto d = run("qrstat", {"-xml", "-ar", ids}, until);
   if (!d) return d.err();
-  if (!d->ok()) return refused("qrstat", *d);
+  // When every listed reservation has gone in between, qrstat exits 1 with <ar_unknown>s.
   auto details = ge::parse_qrstat(d->out);
+  if (!d->ok() && (!details || ge::classify(said(*d)) == errc::unreachable))
+    return refused("qrstat", *d);
   if (!details) return details.err();
   for (auto& e : *details)
     if (e.state != "d") out.push_back(std::move(e.reservation));
