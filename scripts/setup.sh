@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package arbroker needs to build, test and run. Idempotent; run as
-# root on a fresh machine (it runs `apt-get update` first when a package is missing).
+# Installs every Debian 12 package arbroker needs to build, test and run, including the
+# batch systems its adapters are tested against. Idempotent and fast when everything is
+# present; run as root on a fresh machine (it runs `apt-get update` before installing).
 set -euo pipefail
-
-# Slurm (daemons, commands, libslurm) for the Slurm adapter and its tests; fast when present.
-"$(dirname "$0")/slurm/install.sh"
+here=$(dirname "$0")
 
 packages=(
   build-essential cmake ninja-build pkg-config clang-format
@@ -19,6 +18,7 @@ packages=(
   librapidcheck-dev          # property tests
   libbenchmark-dev           # benchmarks
   zlib1g-dev                 # gzip'd SWF traces
+  libpugixml-dev             # Grid Engine adapter: qstat/qrstat -xml
 )
 
 missing=()
@@ -27,15 +27,19 @@ for p in "${packages[@]}"; do
 done
 
 if ((${#missing[@]} == 0)); then
-  echo "setup: all ${#packages[@]} packages present"
-  exit 0
-fi
-
-if [[ $(id -u) -ne 0 ]]; then
+  echo "setup: all ${#packages[@]} build packages present"
+elif [[ $(id -u) -ne 0 ]]; then
   echo "setup: missing packages (${missing[*]}); run this script as root" >&2
   exit 1
+else
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt_opts=(-o DPkg::Lock::Timeout=600 -q)
+  apt-get "${apt_opts[@]}" update
+  apt-get "${apt_opts[@]}" install -y --no-install-recommends "${missing[@]}"
 fi
-echo "setup: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "${missing[@]}"
+
+# The batch systems of the adapters' integration tests (their daemons are started by the
+# tests' ctest fixtures, on loopback, never here).
+"$here/slurm/install.sh"
+if [[ $(id -u) -eq 0 ]]; then "$here/gridengine/install.sh"; fi

@@ -1,0 +1,67 @@
+#pragma once
+
+// Readers of what Son of Grid Engine's clients print, kept apart from the adapter so that
+// they can be tested on recorded output. Every reader takes the client's output verbatim.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arbroker/adapters/lrms.hpp"
+#include "arbroker/core/error.hpp"
+#include "arbroker/core/time.hpp"
+
+namespace arbroker::gridengine {
+
+/// "2026-11-22T10:05:30" (optionally with fractional seconds), read as UTC: the adapter runs
+/// the clients with TZ=UTC.
+result<timestamp> parse_time(std::string_view text);
+
+/// qrsub -a's [[CC]YY]MMDDhhmm[.SS], in UTC: "202611221005.30".
+std::string format_time(timestamp t);
+
+/// A Grid Engine time value: seconds ("3600") or "h:m:s" ("1:00:00"); INFINITY gives
+/// time_infinity.
+result<duration> parse_duration(std::string_view text);
+
+/// The id in qrsub's "Your advance reservation 12 has been granted".
+std::optional<std::string> granted_reservation_id(std::string_view out);
+
+/// The id in qsub -terse's output ("12", or "12.1-10:1" for an array job).
+std::optional<std::string> submitted_job_id(std::string_view out);
+
+/// A reservation as qrstat -xml reports it: the summary (no np) or, with -ar, the details.
+struct qrstat_entry {
+  lrms_reservation reservation;  ///< owner: the first user of the access list, else creator
+  std::string state;             ///< w(aiting), r(unning), d(eleted), E(rror), W(arning)
+};
+result<std::vector<qrstat_entry>> parse_qrstat(std::string_view xml);
+
+/// The slots of all cluster queues: the sum of <total> in qstat -g c -xml.
+result<int> parse_cluster_slots(std::string_view xml);
+
+/// A job as qstat -xml -r reports it.
+struct qstat_entry {
+  lrms_job job;       ///< walltime: h_rt, or time_infinity without one; reservation unset
+  std::string state;  ///< qstat's letters: r, t, qw, hqw, Eqw, dr, ...
+  bool pending = false;
+};
+/// Running jobs first, then pending ones in the order qstat lists them (its dispatch order).
+result<std::vector<qstat_entry>> parse_qstat(std::string_view xml);
+
+/// job number -> reservation id, from qstat -j LIST -xml (jobs without one are left out).
+result<std::map<std::string, std::string>> parse_job_reservations(std::string_view xml);
+
+/// The last accounting record of qacct -j ID.
+struct accounting_record {
+  int failed = 0;
+  int exit_status = 0;
+};
+std::optional<accounting_record> parse_qacct(std::string_view text);
+
+/// What a client's complaint means, as an errc; lrms_failure for anything unrecognised.
+errc classify(std::string_view message);
+
+}  // namespace arbroker::gridengine
