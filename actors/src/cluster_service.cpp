@@ -251,7 +251,9 @@ msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, tim
   }
   auto life = reservation_lifecycle::create(req.start, req.end);
   (void)life->accept(now, req.expiry);
-  record r{id, req.txn, req.owner, *lrms_id, *life, req.np, 0, time_infinity};
+  record r{id,           req.txn, req.owner, *lrms_id,
+           *life,        req.np,  0,         req.local_jobs_preferred ? view_.t_wkl : 0,
+           time_infinity};
   if (auto c = cfg_.cost.cost(req.start, req.end, req.np, req.owner)) r.cost = *c;
   if (!profile.add(req.start, req.end, req.np)) view_.taken = -time_infinity;
   records_.emplace(id, std::move(r));
@@ -344,6 +346,7 @@ msg::reservation_info cluster_service::info_of(const record& r) const {
           r.np,
           static_cast<std::uint8_t>(r.life.state()),
           held ? r.life.expiry() : 0,  // only a hold has an expiry
+          r.admitted_after,
           r.cost};
 }
 
@@ -409,6 +412,7 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
   timeline_.emplace(req.end, r->id);
   r->lrms_id = *new_id;
   r->np = req.np;
+  r->admitted_after = req.local_jobs_preferred ? view_.t_wkl : 0;
   if (auto c = cfg_.cost.cost(req.start, req.end, req.np, r->owner)) r->cost = *c;
   return {info_of(*r), {}};
 }
@@ -467,6 +471,16 @@ msg::cluster_status cluster_service::status_report(timestamp now) {
   out.now = now;
   out.cpus = cfg_.info.cpus;
   if (auto ok = refresh(now); !ok) out.error = msg::to_wire(ok.err());
+  if (auto snap = lrms_->snapshot()) {
+    for (const auto& r : snap->reservations)
+      out.lrms_reservations.push_back({r.id, name(), r.owner, r.start, r.end, r.np, 0, 0, 0, 0});
+    for (const auto& j : snap->running) {
+      if (j.reservation) continue;  // runs on its reservation's CPUs
+      const timestamp started = j.started.value_or(now);
+      out.lrms_running.push_back(
+          {j.id, name(), j.owner, started, started + j.walltime, j.np, 0, 0, 0, 0});
+    }
+  }
   out.running_jobs = view_.running;
   out.queued_jobs = view_.queued;
   for (auto& [id, r] : records_) {

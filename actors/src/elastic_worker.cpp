@@ -60,6 +60,7 @@ void commit(self_ptr self, const candidate& c, const std::string& txn,
                              c.np,
                              static_cast<std::uint8_t>(reservation_state::accepted),
                              expiry,
+                             0,
                              c.props.cost.value_or(0.0)};
   if (st.req.mode == msg::mode_hold) {
     msg::elastic_reply r;

@@ -41,7 +41,7 @@ TEST_F(broker_test, ElasticRequestLandsOnTheBestCandidate) {
   ASSERT_TRUE(q.error.ok()) << q.error.message;
   EXPECT_EQ(q.info, (msg::reservation_info{r.id, "fast", "alice", r.start, r.end, 16,
                                            static_cast<std::uint8_t>(reservation_state::committed),
-                                           0, q.info.cost}));
+                                           0, now /* T_wkl of an idle cluster */, q.info.cost}));
 }
 
 TEST_F(broker_test, CostFirstPrefersTheCheapCluster) {

@@ -79,6 +79,7 @@ class cluster_service {
     reservation_lifecycle life;
     int np = 0;
     double cost = 0;
+    timestamp admitted_after = 0;        ///< T_wkl it was checked against (0: LJP off)
     timestamp finished = time_infinity;  ///< when it reached a terminal state
   };
 

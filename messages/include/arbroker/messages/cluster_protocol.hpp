@@ -168,6 +168,7 @@ struct reservation_info {
   std::int32_t np = 0;
   std::uint8_t state = 0;  ///< arbroker::reservation_state
   std::int64_t expiry = 0;
+  std::int64_t admitted_after = 0;  ///< the T_wkl bound it was admitted against (0: none)
   double cost = 0;
 
   friend bool operator==(const reservation_info&, const reservation_info&) = default;
@@ -175,7 +176,8 @@ struct reservation_info {
 
 template <class Inspector>
 auto inspect(Inspector& f, reservation_info& x) {
-  return f(x.id, x.cluster, x.owner, x.start, x.end, x.np, x.state, x.expiry, x.cost);
+  return f(x.id, x.cluster, x.owner, x.start, x.end, x.np, x.state, x.expiry, x.admitted_after,
+           x.cost);
 }
 
 /// Owner-checked operations on one reservation. A reservation of another user answers
@@ -288,13 +290,17 @@ struct cluster_status {
   std::int32_t running_jobs = 0;
   std::int32_t queued_jobs = 0;
   std::vector<reservation_info> reservations;  ///< every live reservation (holds included)
+  /// The LRMS's own view, for audits: its reservations (id = LRMS id) and its running jobs
+  /// (start = started, end = started + walltime).
+  std::vector<reservation_info> lrms_reservations;
+  std::vector<reservation_info> lrms_running;
   wire_error error;
   friend bool operator==(const cluster_status&, const cluster_status&) = default;
 };
 template <class Inspector>
 auto inspect(Inspector& f, cluster_status& x) {
   return f(x.cluster, x.now, x.cpus, x.holds, x.committed, x.running_jobs, x.queued_jobs,
-           x.reservations, x.error);
+           x.reservations, x.lrms_reservations, x.lrms_running, x.error);
 }
 
 }  // namespace arbroker::msg
