@@ -473,7 +473,7 @@ msg::cluster_status cluster_service::status_report(timestamp now) {
   if (auto ok = refresh(now); !ok) out.error = msg::to_wire(ok.err());
   if (auto snap = lrms_->snapshot()) {
     for (const auto& r : snap->reservations)
-      out.lrms_reservations.push_back({r.id, name(), r.owner, r.start, r.end, r.np, 0, 0, 0, 0});
+      out.lrms_reservations.push_back({r.name, name(), r.owner, r.start, r.end, r.np, 0, 0, 0, 0});
     for (const auto& j : snap->running) {
       if (j.reservation) continue;  // runs on its reservation's CPUs
       const timestamp started = j.started.value_or(now);

@@ -290,7 +290,7 @@ struct cluster_status {
   std::int32_t running_jobs = 0;
   std::int32_t queued_jobs = 0;
   std::vector<reservation_info> reservations;  ///< every live reservation (holds included)
-  /// The LRMS's own view, for audits: its reservations (id = LRMS id) and its running jobs
+  /// The LRMS's own view, for audits: its reservations (id = LRMS name) and its running jobs
   /// (start = started, end = started + walltime).
   std::vector<reservation_info> lrms_reservations;
   std::vector<reservation_info> lrms_running;

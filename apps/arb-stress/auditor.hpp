@@ -1,0 +1,28 @@
+#pragma once
+
+// The auditor of arb-stress: while clients run, it asks every cluster service for its status
+// at a fixed interval and checks capacity, hold expiry and local-jobs-preferred on each.
+
+#include <string>
+#include <vector>
+
+#include "arbroker/actors/engine.hpp"
+
+namespace arbroker::stress {
+
+struct auditor_state {
+  std::vector<caf::actor> services;
+  int interval_ms = 200;
+  duration tick = 2;  ///< slack for hold expiry: one second of clock resolution + one audit
+  long long audits = 0;
+  long long violations = 0;
+  std::vector<std::string> examples;  ///< the first few violations
+  static inline const char* name = "arb.stress.auditor";
+};
+
+/// audit_atom: one round (and the next is scheduled); stop_atom -> (audits, violations,
+/// examples).
+caf::behavior auditor_actor(caf::stateful_actor<auditor_state>* self,
+                            std::vector<caf::actor> services, int interval_ms);
+
+}  // namespace arbroker::stress

@@ -1,0 +1,209 @@
+#include "client.hpp"
+
+#include <memory>
+
+#include "arbroker/core/reservation_state.hpp"
+
+namespace arbroker::stress {
+namespace {
+
+using self_ptr = caf::stateful_actor<client_state>*;
+
+void next_op(self_ptr self);
+
+// An outcome meaning "the operation goes on; it records itself when done".
+constexpr std::uint8_t deferred = 255;
+
+void record(self_ptr self, op_kind kind, std::uint8_t outcome) {
+  auto& st = self->state;
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::steady_clock::now() - st.started)
+                      .count();
+  st.report.kinds.push_back(static_cast<std::uint8_t>(kind));
+  st.report.outcomes.push_back(outcome);
+  st.report.latency_us.push_back(us);
+  next_op(self);
+}
+
+void problem(self_ptr self, std::string what) {
+  auto& p = self->state.report.problems;
+  if (p.size() < 20) p.push_back(std::move(what));
+}
+
+// Requests `req` from the broker; `on_reply` gets the reply and returns the outcome.
+template <class Reply, class Request, class F>
+void ask(self_ptr self, op_kind kind, Request req, F on_reply) {
+  self->request(self->state.broker, caf::infinite, std::move(req))
+      .then(
+          [self, kind, on_reply](Reply& r) mutable {
+            const std::uint8_t outcome = on_reply(r);
+            if (outcome != deferred) record(self, kind, outcome);
+          },
+          [self, kind](caf::error& e) {
+            problem(self, std::string(to_string(kind)) + ": " + self->system().render(e));
+            record(self, kind, static_cast<std::uint8_t>(errc::unreachable));
+          });
+}
+
+void run_elastic(self_ptr self, const planned_op& op) {
+  ask<msg::elastic_reply>(self, op.kind, op.elastic, [self, op](msg::elastic_reply& r) {
+    if (!r.error.ok()) return r.error.code;
+    auto& st = self->state;
+    if (op.kind == op_kind::whatif) return std::uint8_t{0};
+    const auto& res = r.reservation;
+    const auto state = static_cast<reservation_state>(res.state);
+    if (res.start < op.elastic.est || res.end > op.elastic.let || res.np < op.elastic.np_min ||
+        res.np > op.elastic.np_max)
+      problem(self, res.id + " outside the requested window or range");
+    if (op.kind == op_kind::hold) {
+      if (state != reservation_state::accepted) problem(self, res.id + " held but not accepted");
+      if (op.commit_hold) {
+        // Commit within the hold; an expired hold here would be a broker bug.
+        auto id = res.id;
+        auto terms = res;
+        self->request(st.broker, caf::infinite, msg::commit_request{"", op.elastic.user, id})
+            .then(
+                [self, id, terms](msg::ack_reply& a) {
+                  if (a.error.ok())
+                    self->state.bookings.push_back({{id}, terms, true});
+                  else
+                    problem(self, "commit of " + id + " failed: " + a.error.message);
+                  record(self, op_kind::hold, a.error.code);
+                },
+                [self](caf::error& e) {
+                  problem(self, "commit: " + self->system().render(e));
+                  record(self, op_kind::hold, static_cast<std::uint8_t>(errc::unreachable));
+                });
+        return deferred;
+      }
+      return std::uint8_t{0};
+    }
+    if (state != reservation_state::committed)
+      problem(self, res.id + " reserved but not committed");
+    st.bookings.push_back({{res.id}, res, true});
+    return std::uint8_t{0};
+  });
+}
+
+void run_coreserve(self_ptr self, const planned_op& op) {
+  ask<msg::coreservation_reply>(
+      self, op.kind, op.coreservation, [self, op](msg::coreservation_reply& r) {
+        if (!r.error.ok()) return r.error.code;
+        const auto k = op.coreservation.components.size();
+        if (r.parts.size() != k)
+          problem(self, "co-reservation with " + std::to_string(r.parts.size()) + " of " +
+                            std::to_string(k) + " parts");
+        client_state::booking b;
+        b.elastic = false;
+        for (const auto& p : r.parts) {
+          if (p.start != r.parts.front().start)
+            problem(self, p.id + " does not start with its co-parts");
+          b.ids.push_back(p.id);
+        }
+        self->state.bookings.push_back(std::move(b));
+        return std::uint8_t{0};
+      });
+}
+
+void run_cancel(self_ptr self, const planned_op& op) {
+  auto& st = self->state;
+  if (st.bookings.empty()) return record(self, op.kind, 0);  // nothing to cancel
+  auto b = st.bookings.front();
+  st.bookings.pop_front();
+  // Cancel every part of the booking, one after the other; the outcome is the last one's.
+  auto ids = std::make_shared<std::vector<std::string>>(b.ids);
+  auto user = op.elastic.user;
+  auto step = std::make_shared<std::function<void(std::size_t, std::uint8_t)>>();
+  *step = [self, ids, user, step, kind = op.kind](std::size_t i, std::uint8_t outcome) {
+    if (i == ids->size()) return record(self, kind, outcome);
+    self->request(self->state.broker, caf::infinite, msg::cancel_request{user, (*ids)[i]})
+        .then(
+            [self, ids, step, i](msg::ack_reply& a) {
+              if (!a.error.ok()) {
+                problem(self, "cancel of my own " + (*ids)[i] + ": " + a.error.message);
+                self->state.report.live.push_back((*ids)[i]);  // still mine
+              }
+              (*step)(i + 1, a.error.code);
+            },
+            [self, step, i](caf::error&) {
+              (*step)(i + 1, static_cast<std::uint8_t>(errc::unreachable));
+            });
+  };
+  (*step)(0, 0);
+}
+
+void run_modify(self_ptr self, const planned_op& op) {
+  auto& st = self->state;
+  auto it = std::find_if(st.bookings.rbegin(), st.bookings.rend(),
+                         [](const client_state::booking& b) { return b.elastic; });
+  if (it == st.bookings.rend()) return record(self, op.kind, 0);
+  auto& b = *it;
+  msg::modify_request m{op.elastic.user,   b.ids.front(), b.terms.start + 300,
+                        b.terms.end + 300, b.terms.np,    true};
+  const std::size_t index =
+      static_cast<std::size_t>(std::distance(st.bookings.begin(), it.base()) - 1);
+  ask<msg::query_reply>(self, op.kind, m, [self, index](msg::query_reply& r) {
+    if (r.error.ok() && index < self->state.bookings.size())
+      self->state.bookings[index].terms = r.info;
+    return r.error.code;
+  });
+}
+
+void next_op(self_ptr self) {
+  auto& st = self->state;
+  if (st.next >= st.ops.size()) {
+    for (const auto& b : st.bookings)
+      for (const auto& id : b.ids)
+        st.report.live.push_back(id);
+    self->send(st.collector, std::move(st.report));
+    self->quit();
+    return;
+  }
+  const planned_op& op = st.ops[st.next++];
+  st.started = std::chrono::steady_clock::now();
+  switch (op.kind) {
+    case op_kind::reserve:
+    case op_kind::hold:
+    case op_kind::whatif:
+      return run_elastic(self, op);
+    case op_kind::coreserve:
+      return run_coreserve(self, op);
+    case op_kind::cancel:
+      return run_cancel(self, op);
+    case op_kind::modify:
+      return run_modify(self, op);
+  }
+}
+
+}  // namespace
+
+caf::behavior client_actor(self_ptr self, caf::actor broker, caf::actor collector, std::int32_t id,
+                           std::vector<planned_op> ops) {
+  auto& st = self->state;
+  st.broker = std::move(broker);
+  st.collector = std::move(collector);
+  st.ops = std::move(ops);
+  st.report.client = id;
+  return {[self](start_atom) { next_op(self); }};
+}
+
+caf::behavior launcher_actor(caf::event_based_actor* self, caf::actor broker, caf::actor collector,
+                             std::vector<std::vector<planned_op>> plans) {
+  auto state = std::make_shared<std::pair<std::vector<std::vector<planned_op>>, std::size_t>>(
+      std::move(plans), 0);
+  return {[=](start_atom) {
+    auto& [all, next] = *state;
+    const std::size_t batch_end = std::min(all.size(), next + 500);
+    for (; next < batch_end; ++next) {
+      auto c = self->spawn(client_actor, broker, collector, static_cast<std::int32_t>(next),
+                           std::move(all[next]));
+      self->send(c, start_atom::value);
+    }
+    if (next < all.size())
+      self->send(self, start_atom::value);
+    else
+      self->quit();
+  }};
+}
+
+}  // namespace arbroker::stress

@@ -1,0 +1,296 @@
+// arb-stress: a grid of simulated clusters and thousands of concurrent clients firing a
+// deterministic mix of elastic reservations, holds, co-reservations, cancels, modifies and
+// what-ifs at the broker, with heavy contention. Invariants are checked while it runs and
+// once everything has settled; any violation makes it exit 1.
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "arbroker/actors/broker.hpp"
+#include "arbroker/actors/crs.hpp"
+#include "arbroker/actors/gis.hpp"
+#include "arbroker/messages/caf_types.hpp"
+#include "arbroker/sim/simulated_lrms.hpp"
+#include "audit.hpp"
+#include "auditor.hpp"
+#include "client.hpp"
+
+namespace arbroker::stress {
+namespace {
+
+struct config : caf::actor_system_config {
+  explicit config(std::size_t threads) {
+    configure_engine(*this, threads);
+    add_message_type<client_report>("arb.stress.client_report");
+  }
+};
+
+struct cluster {
+  std::string name;
+  caf::actor crs;
+};
+
+// Builds cluster i: sizes and speeds vary, some local work is running and queued.
+result<cluster> make_cluster(caf::actor_system& sys, const caf::actor& gis, int i,
+                             const stress_options& o, timestamp now) {
+  static constexpr int cpus[] = {64, 128, 256, 96};
+  static constexpr double pp[] = {1000, 1500, 2000, 1200};
+  const std::string name = "c" + std::to_string(i);
+  const int n = cpus[i % 4];
+  auto l = simulated_lrms::create({name, n, {o.bunch, {}}, wall_clock()});
+  if (!l) return l.err();
+  if (o.local_jobs) {
+    // A quarter of the cluster busy for up to an hour, and a queue behind it.
+    (void)(*l)->submit_local_job({"bg-run", "local", n / 4, 3600, {}, ""}, 3000);
+    (void)(*l)->submit_local_job({"bg-wait", "local", n / 2, 1800, {}, ""}, 1800);
+    (void)(*l)->submit_local_job({"bg-big", "local", n, 1800, {}, ""}, 1200);
+  }
+  cluster_service_config c;
+  c.info.name = name;
+  c.info.cpus = n;
+  c.info.pp = pp[i % 4];
+  c.info.bunch = o.bunch;
+  c.refresh = 1;
+  c.max_hold = 600;
+  c.retention = 3600;
+  c.cost = *cost_model::create(1.0 + 0.25 * (i % 5), 3600, {{0, 6 * 3600, 0.5}}, 0);
+  auto svc = cluster_service::create(std::move(c), std::move(*l));
+  if (!svc) return svc.err();
+  msg::cluster_info info = (*svc)->info();
+  auto crs = sys.spawn(crs_actor, std::shared_ptr<cluster_service>(std::move(*svc)), wall_clock());
+  caf::anon_send(gis, register_atom::value, info, crs);
+  (void)now;
+  return cluster{name, crs};
+}
+
+double percentile(std::vector<std::int64_t>& v, double p) {
+  if (v.empty()) return 0;
+  const auto k = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return static_cast<double>(v[k]) / 1000.0;
+}
+
+std::vector<msg::cluster_status> statuses(caf::scoped_actor& self,
+                                          const std::vector<cluster>& clusters) {
+  std::vector<msg::cluster_status> out;
+  for (const auto& c : clusters)
+    self->request(c.crs, std::chrono::seconds(10), msg::cluster_status_request{})
+        .receive([&](msg::cluster_status& s) { out.push_back(std::move(s)); }, [&](caf::error&) {});
+  return out;
+}
+
+int run(const stress_options& o) {
+  config cfg{o.threads};
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+  const timestamp now = wall_clock()();
+
+  auto gis = sys.spawn(gis_actor);
+  std::vector<cluster> clusters;
+  std::vector<std::string> names;
+  for (int i = 0; i < o.clusters; ++i) {
+    auto c = make_cluster(sys, gis, i, o, now);
+    if (!c) {
+      fmt::print(stderr, "arb-stress: cluster {}: {}\n", i, to_string(c.err()));
+      return 2;
+    }
+    names.push_back(c->name);
+    clusters.push_back(std::move(*c));
+  }
+  broker_config bc;
+  bc.gis = gis;
+  bc.clock = wall_clock();
+  bc.prepare_expiry = 30;
+  bc.request_timeout = 60;
+  auto broker = sys.spawn(broker_actor, bc);
+
+  std::vector<std::vector<planned_op>> plans;
+  plans.reserve(static_cast<std::size_t>(o.clients));
+  for (int c = 0; c < o.clients; ++c)
+    plans.push_back(plan_client(o, c, now, names));
+  const std::size_t total = static_cast<std::size_t>(o.clients) * o.requests_per_client;
+
+  std::vector<caf::actor> services;
+  for (const auto& c : clusters)
+    services.push_back(c.crs);
+  auto auditor = sys.spawn(auditor_actor, services, o.audit_interval_ms);
+  self->send(auditor, audit_atom::value);
+
+  fmt::print(
+      "arb-stress: {} clusters, {} clients x {} requests = {} requests, seed {}, {} threads\n",
+      o.clusters, o.clients, o.requests_per_client, total, o.seed, o.threads);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto launcher = sys.spawn(launcher_actor, broker, caf::actor{self}, std::move(plans));
+  self->send(launcher, start_atom::value);
+
+  std::vector<client_report> reports;
+  reports.reserve(static_cast<std::size_t>(o.clients));
+  bool stalled = false;
+  for (int i = 0; i < o.clients && !stalled; ++i)
+    self->receive([&](client_report& r) { reports.push_back(std::move(r)); },
+                  caf::after(std::chrono::seconds(120)) >> [&] { stalled = true; });
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  long long audits = 0, violations = 0;
+  std::vector<std::string> examples;
+  self->request(auditor, std::chrono::seconds(10), stop_atom::value)
+      .receive(
+          [&](long long a, long long v, std::vector<std::string>& ex) {
+            audits = a;
+            violations = v;
+            examples = std::move(ex);
+          },
+          [&](caf::error&) {
+            examples.push_back("the auditor did not answer");
+            ++violations;
+          });
+
+  // Let abandoned holds expire (bounded), then audit the settled state once more.
+  std::vector<msg::cluster_status> final_status;
+  const auto settle_deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(o.hold_seconds + 10);
+  for (;;) {
+    final_status = statuses(self, clusters);
+    bool holds = false;
+    for (const auto& s : final_status)
+      holds = holds || s.holds > 0;
+    if (!holds || std::chrono::steady_clock::now() > settle_deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // waiting for expiries
+  }
+  std::set<std::string> expected;
+  std::vector<std::string> problems;
+  std::vector<std::int64_t> lat[op_kinds], all_lat;
+  long long ok[op_kinds] = {}, failed[op_kinds] = {};
+  std::map<int, long long> reasons;  // failure outcome -> count
+  for (auto& r : reports) {
+    for (auto& id : r.live)
+      if (!expected.insert(id).second) problems.push_back(id + " claimed twice");
+    for (auto& p : r.problems)
+      problems.push_back("client " + std::to_string(r.client) + ": " + p);
+    for (std::size_t i = 0; i < r.kinds.size(); ++i) {
+      lat[r.kinds[i]].push_back(r.latency_us[i]);
+      all_lat.push_back(r.latency_us[i]);
+      (r.outcomes[i] == 0 ? ok : failed)[r.kinds[i]]++;
+      if (r.outcomes[i] != 0) ++reasons[r.outcomes[i]];
+    }
+  }
+  std::vector<std::string> final_violations;
+  auto add = [&](std::vector<std::string> v) {
+    for (auto& x : v)
+      final_violations.push_back(std::move(x));
+  };
+  for (const auto& s : final_status) {
+    add(capacity_violations(s));
+    add(hold_violations(s, 2));
+    add(ljp_violations(s));
+  }
+  add(accounting_violations(final_status, expected));
+  if (final_status.size() != clusters.size())
+    final_violations.push_back("a cluster did not report");
+  if (stalled)
+    final_violations.push_back("clients stalled: " + std::to_string(reports.size()) + " of " +
+                               std::to_string(o.clients) + " reported");
+
+  const std::size_t done = all_lat.size();
+  fmt::print("\n{:>10} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9}\n", "operation", "ok", "failed",
+             "p50 ms", "p90 ms", "p99 ms", "max ms");
+  for (int k = 0; k < op_kinds; ++k) {
+    auto& v = lat[k];
+    if (v.empty()) continue;
+    const double mx = static_cast<double>(*std::max_element(v.begin(), v.end())) / 1000.0;
+    fmt::print("{:>10} {:>8} {:>8} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f}\n",
+               to_string(static_cast<op_kind>(k)), ok[k], failed[k], percentile(v, 0.5),
+               percentile(v, 0.9), percentile(v, 0.99), mx);
+  }
+  const double mx =
+      all_lat.empty()
+          ? 0
+          : static_cast<double>(*std::max_element(all_lat.begin(), all_lat.end())) / 1000.0;
+  fmt::print("{:>10} {:>8} {:>8} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f}\n", "all", done, "",
+             percentile(all_lat, 0.5), percentile(all_lat, 0.9), percentile(all_lat, 0.99), mx);
+  std::string why;
+  for (const auto& [code, n] : reasons)
+    why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n, to_string(static_cast<errc>(code)));
+  fmt::print("failures by reason: {}\n", why.empty() ? "none" : why);
+  fmt::print("\nthroughput: {} requests in {:.3f} s = {:.0f} requests/s\n", done, elapsed,
+             static_cast<double>(done) / elapsed);
+  fmt::print("committed at the end: {} reservations; audits during the run: {}\n", expected.size(),
+             audits);
+
+  const long long total_violations = violations + static_cast<long long>(final_violations.size()) +
+                                     static_cast<long long>(problems.size());
+  for (const auto& e : examples)
+    fmt::print("violation (during run): {}\n", e);
+  for (std::size_t i = 0; i < final_violations.size() && i < 20; ++i)
+    fmt::print("violation (settled): {}\n", final_violations[i]);
+  for (std::size_t i = 0; i < problems.size() && i < 20; ++i)
+    fmt::print("violation (reply): {}\n", problems[i]);
+  fmt::print("invariant violations: {}\n", total_violations);
+
+  for (const auto& c : clusters)
+    self->send_exit(c.crs, caf::exit_reason::user_shutdown);
+  self->send_exit(broker, caf::exit_reason::user_shutdown);
+  self->send_exit(gis, caf::exit_reason::user_shutdown);
+  return total_violations == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace arbroker::stress
+
+int main(int argc, char** argv) {
+  arbroker::stress::stress_options o;
+  CLI::App app{
+      "arb-stress: concurrent reservation load on simulated clusters, with invariant checks"};
+  app.add_option("--clusters", o.clusters, "simulated clusters")->check(CLI::Range(1, 4096));
+  app.add_option("--clients", o.clients, "concurrent clients")->check(CLI::Range(1, 1000000));
+  app.add_option("--requests", o.requests_per_client, "requests per client")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--seed", o.seed, "seed of the request mix");
+  app.add_option("--threads", o.threads, "scheduler threads")->check(CLI::Range(1, 64));
+  app.add_option("--np-min", o.np_min, "smallest CPU count asked for")->check(CLI::Range(1, 4096));
+  app.add_option("--np-max", o.np_max, "largest CPU count asked for")->check(CLI::Range(1, 4096));
+  app.add_option("--bunch", o.bunch, "clusters reserve CPUs in bunches of this")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--tsn-max", o.tsn_max, "start times per CPU count in a probe")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--hot-clusters", o.hot_clusters, "clusters that take the contended share")
+      ->check(CLI::Range(0, 4096));
+  app.add_option("--hot-share", o.hot_share, "share of requests restricted to the hot clusters")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--coreservation-parts", o.coreservation_parts, "components per co-reservation")
+      ->check(CLI::Range(1, 16));
+  app.add_option("--coreservation-clusters", o.coreservation_clusters,
+                 "co-reservations choose among the first N clusters")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--hold-seconds", o.hold_seconds, "holds that clients abandon expire after this")
+      ->check(CLI::Range(1, 600));
+  app.add_flag("!--no-local-jobs", o.local_jobs, "no background local jobs");
+  std::string mix;
+  app.add_option("--mix", mix,
+                 "weights reserve,hold,coreserve,cancel,modify,whatif (default 50,10,15,10,5,10)");
+  CLI11_PARSE(app, argc, argv);
+  if (o.np_min > o.np_max) {
+    fmt::print(stderr, "arb-stress: --np-min {} exceeds --np-max {}\n", o.np_min, o.np_max);
+    return 2;
+  }
+  if (!mix.empty()) {
+    int w[6];
+    if (std::sscanf(mix.c_str(), "%d,%d,%d,%d,%d,%d", &w[0], &w[1], &w[2], &w[3], &w[4], &w[5]) !=
+            6 ||
+        std::any_of(std::begin(w), std::end(w), [](int x) { return x < 0; }) ||
+        std::all_of(std::begin(w), std::end(w), [](int x) { return x == 0; })) {
+      fmt::print(stderr, "arb-stress: --mix wants six non-negative weights, not all 0: '{}'\n",
+                 mix);
+      return 2;
+    }
+    o.mix = {w[0], w[1], w[2], w[3], w[4], w[5]};
+  }
+  return arbroker::stress::run(o);
+}

@@ -1,0 +1,102 @@
+#include <algorithm>
+#include <random>
+
+#include "arbroker/core/speedup.hpp"
+#include "arbroker/messages/speedup_spec.hpp"
+#include "stress_types.hpp"
+
+namespace arbroker::stress {
+
+const char* to_string(op_kind k) {
+  switch (k) {
+    case op_kind::reserve:
+      return "reserve";
+    case op_kind::hold:
+      return "hold";
+    case op_kind::coreserve:
+      return "coreserve";
+    case op_kind::cancel:
+      return "cancel";
+    case op_kind::modify:
+      return "modify";
+    case op_kind::whatif:
+      return "whatif";
+  }
+  return "?";
+}
+
+std::vector<planned_op> plan_client(const stress_options& o, int client, timestamp now,
+                                    const std::vector<std::string>& clusters) {
+  std::mt19937_64 rng(o.seed * 1'000'003 + static_cast<std::uint64_t>(client));
+  auto uni = [&](long long lo, long long hi) {
+    return std::uniform_int_distribution<long long>(lo, hi)(rng);
+  };
+  const int weights[op_kinds] = {o.mix.reserve, o.mix.hold,   o.mix.coreserve,
+                                 o.mix.cancel,  o.mix.modify, o.mix.whatif};
+  std::discrete_distribution<int> pick(std::begin(weights), std::end(weights));
+  const auto linear = msg::to_spec(*speedup_model::amdahl(0.0));
+  const std::string user = "user" + std::to_string(client % 997);
+
+  std::vector<planned_op> ops;
+  ops.reserve(static_cast<std::size_t>(o.requests_per_client));
+  for (int i = 0; i < o.requests_per_client; ++i) {
+    planned_op op;
+    op.kind = static_cast<op_kind>(pick(rng));
+    // Narrow windows a little way ahead: many requests want the same few hours.
+    const duration dur = 60 * uni(30, 120);
+    const timestamp est = now + 60 * uni(10, 240);
+    const timestamp let = est + dur * uni(1, 3);
+    if (op.kind == op_kind::coreserve) {
+      auto& c = op.coreservation;
+      c.user = user;
+      c.est = est;
+      c.let = let + dur;
+      c.tss_gap = 300;
+      c.max_attempts = 4;
+      std::vector<std::string> pool(
+          clusters.begin(),
+          clusters.begin() + std::min<std::size_t>(clusters.size(), static_cast<std::size_t>(
+                                                                        o.coreservation_clusters)));
+      for (int p = 0; p < o.coreservation_parts; ++p) {
+        msg::coreservation_component comp;
+        comp.np_min = comp.np_max =
+            o.bunch * static_cast<int>(uni(1, std::max(1, o.np_max / o.bunch)));
+        comp.np_min = std::max(comp.np_min, o.np_min);
+        comp.np_max = comp.np_min;
+        comp.dur_ref = dur;
+        comp.pp_ref = 1500;
+        comp.np_ref = comp.np_min;
+        comp.speedup = linear;
+        comp.clusters = pool;
+        c.components.push_back(std::move(comp));
+      }
+    } else {
+      auto& e = op.elastic;
+      e.user = user;
+      e.est = est;
+      e.let = let;
+      e.np_min = o.np_min;
+      e.np_max = o.np_max;
+      e.dur_ref = dur;
+      e.pp_ref = 1500;
+      e.np_ref = o.np_min;
+      e.speedup = linear;
+      e.prefer = "end,cost";
+      e.tsn_max = o.tsn_max;
+      e.tss_gap = 300;
+      e.mode = op.kind == op_kind::hold     ? msg::mode_hold
+               : op.kind == op_kind::whatif ? msg::mode_whatif
+                                            : msg::mode_reserve;
+      e.hold_seconds = o.hold_seconds;
+      std::uniform_real_distribution<double> share(0, 1);
+      if (o.hot_clusters > 0 && share(rng) < o.hot_share)
+        for (int h = 0; h < o.hot_clusters && h < static_cast<int>(clusters.size()); ++h)
+          e.clusters.push_back(clusters[static_cast<std::size_t>(h)]);
+      op.commit_hold = uni(0, 1) == 1;
+    }
+    ops.push_back(std::move(op));
+  }
+  return ops;
+}
+
+}  // namespace arbroker::stress

@@ -1,0 +1,84 @@
+#pragma once
+
+// Options, planned operations and per-client reports of arb-stress.
+
+#include <caf/all.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arbroker/core/time.hpp"
+#include "arbroker/messages/broker_protocol.hpp"
+
+namespace arbroker::stress {
+
+enum class op_kind : std::uint8_t { reserve, hold, coreserve, cancel, modify, whatif };
+inline constexpr int op_kinds = 6;
+const char* to_string(op_kind k);
+
+/// Relative weights of the operations in the mix.
+struct mix_weights {
+  int reserve = 50;
+  int hold = 10;
+  int coreserve = 15;
+  int cancel = 10;
+  int modify = 5;
+  int whatif = 10;
+};
+
+struct stress_options {
+  int clusters = 16;
+  int clients = 1000;
+  int requests_per_client = 10;
+  std::uint64_t seed = 1;
+  mix_weights mix;
+  int np_min = 4;
+  int np_max = 16;
+  int bunch = 4;
+  int tsn_max = 8;
+  int hot_clusters = 2;    ///< contention: this many clusters ...
+  double hot_share = 0.5;  ///< ... are the only ones allowed for this share of requests
+  int coreservation_parts = 3;
+  int coreservation_clusters = 8;  ///< co-reservations pick among the first this many
+  duration hold_seconds = 3;       ///< holds a client abandons expire after this
+  bool local_jobs = true;          ///< background local jobs on every cluster
+  std::size_t threads = 2;
+  int audit_interval_ms = 200;
+};
+
+/// One planned operation. Cancel and modify act on the client's own earlier bookings (the
+/// oldest for cancel, the newest elastic one for modify), so they need no terms here.
+struct planned_op {
+  op_kind kind = op_kind::reserve;
+  msg::elastic_request elastic;
+  msg::coreservation_request coreservation;
+  bool commit_hold = false;  ///< hold: commit it (true) or let it expire (false)
+};
+
+/// The operations of client `client`: the same for the same options and seed, whatever
+/// the timing; times are relative to `now`.
+std::vector<planned_op> plan_client(const stress_options& o, int client, timestamp now,
+                                    const std::vector<std::string>& clusters);
+
+/// What a client did: per operation its kind, outcome (0 or an errc) and latency; the
+/// reservation ids it holds at the end; and anything wrong it saw in a reply.
+struct client_report {
+  std::int32_t client = 0;
+  std::vector<std::uint8_t> kinds;
+  std::vector<std::uint8_t> outcomes;
+  std::vector<std::int64_t> latency_us;
+  std::vector<std::string> live;
+  std::vector<std::string> problems;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, client_report& x) {
+  return f(x.client, x.kinds, x.outcomes, x.latency_us, x.live, x.problems);
+}
+
+using start_atom = caf::atom_constant<caf::atom("start")>;
+using audit_atom = caf::atom_constant<caf::atom("audit")>;
+using stop_atom = caf::atom_constant<caf::atom("stop")>;
+
+}  // namespace arbroker::stress

@@ -1,0 +1,75 @@
+#include "../audit.hpp"
+
+#include <gtest/gtest.h>
+
+#include "arbroker/core/reservation_state.hpp"
+
+namespace arbroker::stress {
+namespace {
+
+constexpr auto committed = static_cast<std::uint8_t>(reservation_state::committed);
+constexpr auto accepted = static_cast<std::uint8_t>(reservation_state::accepted);
+constexpr auto cancelled = static_cast<std::uint8_t>(reservation_state::cancelled);
+
+msg::reservation_info res(std::string id, timestamp s, timestamp e, int np, std::uint8_t st,
+                          timestamp expiry = 0, timestamp admitted = 0) {
+  return {std::move(id), "c", "u", s, e, np, st, expiry, admitted, 0};
+}
+
+msg::cluster_status status() {
+  msg::cluster_status s;
+  s.cluster = "c";
+  s.now = 100;
+  s.cpus = 16;
+  return s;
+}
+
+TEST(Audit, CapacityRecountsTheLrmsOwnLists) {
+  auto s = status();
+  s.lrms_reservations = {res("arb-1", 200, 300, 10, 0)};
+  s.lrms_running = {res("J1", 50, 250, 6, 0)};
+  EXPECT_TRUE(capacity_violations(s).empty());  // 16 of 16 over [200, 250)
+  s.lrms_running.push_back(res("J2", 90, 210, 1, 0));
+  auto v = capacity_violations(s);
+  ASSERT_EQ(v.size(), 1u);  // 17 at t = 200
+  EXPECT_NE(v[0].find("17 of 16"), std::string::npos);
+  s.lrms_running = {res("J1", 0, 100, 16, 0)};  // over before now: ignored
+  EXPECT_TRUE(capacity_violations(s).empty());
+}
+
+TEST(Audit, HoldsExpireAndServiceAndLrmsAgree) {
+  auto s = status();
+  s.reservations = {res("c/1", 200, 300, 4, accepted, 99), res("c/2", 200, 300, 4, committed)};
+  s.lrms_reservations = {res("arb-1", 200, 300, 4, 0), res("arb-2", 200, 300, 4, 0)};
+  EXPECT_TRUE(hold_violations(s, 1).empty());  // expired 1 s ago: within the tick
+  s.reservations[0].expiry = 90;
+  EXPECT_EQ(hold_violations(s, 1).size(), 1u);  // 10 s overdue
+  s.reservations[0] = res("c/1", 200, 300, 4, cancelled);
+  EXPECT_EQ(hold_violations(s, 1).size(), 1u);  // cancelled, but the LRMS still has arb-1
+  s.lrms_reservations.erase(s.lrms_reservations.begin());
+  EXPECT_TRUE(hold_violations(s, 1).empty());
+  s.lrms_reservations.clear();
+  EXPECT_EQ(hold_violations(s, 1).size(), 1u);  // c/2 live but missing in the LRMS
+}
+
+TEST(Audit, LocalJobsPreferred) {
+  auto s = status();
+  s.reservations = {res("c/1", 200, 300, 4, committed, 0, 200),
+                    res("c/2", 200, 300, 4, committed, 0, 0)};
+  EXPECT_TRUE(ljp_violations(s).empty());
+  s.reservations.push_back(res("c/3", 150, 300, 4, committed, 0, 151));
+  EXPECT_EQ(ljp_violations(s).size(), 1u);
+}
+
+TEST(Audit, AccountingMatchesSuccessesExactly) {
+  auto a = status();
+  a.reservations = {res("c/1", 200, 300, 4, committed), res("c/2", 200, 300, 4, cancelled)};
+  EXPECT_TRUE(accounting_violations({a}, {"c/1"}).empty());
+  EXPECT_EQ(accounting_violations({a}, {}).size(), 1u);              // committed, never told
+  EXPECT_EQ(accounting_violations({a}, {"c/1", "c/9"}).size(), 1u);  // told, not there
+  a.reservations.push_back(res("c/3", 200, 300, 4, accepted, 150));
+  EXPECT_EQ(accounting_violations({a}, {"c/1"}).size(), 1u);  // a hold left over
+}
+
+}  // namespace
+}  // namespace arbroker::stress
