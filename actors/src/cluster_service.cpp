@@ -108,15 +108,6 @@ msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp
   const auto& profile = *view_.profile;
   out.slots.reserve(cands->size());
   for (auto& c : *cands) {
-    if (want_cost) {
-      auto cost = cfg_.cost.cost(c.start, c.end, c.np, req.user);
-      if (!cost) {
-        out.error = msg::to_wire(cost.err());
-        out.slots.clear();
-        return out;
-      }
-      c.props.cost = *cost;
-    }
     if (want_esr) {
       switch (req.esr_method) {
         case msg::esr_static_method:
@@ -136,6 +127,15 @@ msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp
       if (req.local_jobs_preferred && c.start < view_.t_wkl) continue;
       auto free = profile.min_free(c.start, c.end);
       if (!free || *free < c.np) continue;
+    }
+    if (want_cost) {  // priced last: only what is returned
+      auto cost = cfg_.cost.cost(c.start, c.end, c.np, req.user);
+      if (!cost) {
+        out.error = msg::to_wire(cost.err());
+        out.slots.clear();
+        return out;
+      }
+      c.props.cost = *cost;
     }
     out.slots.push_back(msg::to_slot(c));
   }

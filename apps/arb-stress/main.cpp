@@ -12,6 +12,8 @@
 #include <set>
 #include <thread>
 
+#include <sys/resource.h>
+
 #include "arbroker/actors/broker.hpp"
 #include "arbroker/actors/crs.hpp"
 #include "arbroker/actors/gis.hpp"
@@ -234,6 +236,20 @@ int run(const stress_options& o) {
     fmt::print("violation (reply): {}\n", problems[i]);
   fmt::print("invariant violations: {}\n", total_violations);
 
+  if (o.idle_seconds > 0) {
+    // The engine (GIS, services with their timers, broker) stays up with nothing to do.
+    auto cpu = [] {
+      rusage ru{};
+      getrusage(RUSAGE_SELF, &ru);
+      return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+             static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    };
+    const double before = cpu();
+    std::this_thread::sleep_for(std::chrono::seconds(o.idle_seconds));  // measuring idleness
+    const double used = cpu() - before;
+    fmt::print("idle engine: {:.3f} s CPU in {} s = {:.2f}% of a core\n", used, o.idle_seconds,
+               100.0 * used / o.idle_seconds);
+  }
   for (const auto& c : clusters)
     self->send_exit(c.crs, caf::exit_reason::user_shutdown);
   self->send_exit(broker, caf::exit_reason::user_shutdown);
@@ -272,6 +288,8 @@ int main(int argc, char** argv) {
   app.add_option("--hold-seconds", o.hold_seconds, "holds that clients abandon expire after this")
       ->check(CLI::Range(1, 600));
   app.add_flag("!--no-local-jobs", o.local_jobs, "no background local jobs");
+  app.add_option("--idle-seconds", o.idle_seconds, "then measure the idle engine's CPU use")
+      ->check(CLI::Range(0, 3600));
   std::string mix;
   app.add_option("--mix", mix,
                  "weights reserve,hold,coreserve,cancel,modify,whatif (default 50,10,15,10,5,10)");
