@@ -288,6 +288,8 @@ int main(int argc, char** argv) {
   app.add_option("--hold-seconds", o.hold_seconds, "holds that clients abandon expire after this")
       ->check(CLI::Range(1, 600));
   app.add_flag("!--no-local-jobs", o.local_jobs, "no background local jobs");
+  app.add_option("--spread-hours", o.spread_hours, "earliest starts fall within this many hours")
+      ->check(CLI::Range(1, 100000));
   app.add_option("--idle-seconds", o.idle_seconds, "then measure the idle engine's CPU use")
       ->check(CLI::Range(0, 3600));
   std::string mix;

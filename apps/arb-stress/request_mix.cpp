@@ -44,7 +44,7 @@ std::vector<planned_op> plan_client(const stress_options& o, int client, timesta
     op.kind = static_cast<op_kind>(pick(rng));
     // Narrow windows a little way ahead: many requests want the same few hours.
     const duration dur = 60 * uni(30, 120);
-    const timestamp est = now + 60 * uni(10, 240);
+    const timestamp est = now + 60 * uni(10, std::max(11, 60 * o.spread_hours));
     const timestamp let = est + dur * uni(1, 3);
     if (op.kind == op_kind::coreserve) {
       auto& c = op.coreservation;

@@ -45,7 +45,9 @@ struct stress_options {
   bool local_jobs = true;          ///< background local jobs on every cluster
   std::size_t threads = 2;
   int audit_interval_ms = 200;
-  int idle_seconds = 0;  ///< after the run, measure the idle engine's CPU use for this long
+  int idle_seconds = 0;
+  int spread_hours = 4;  ///< earliest starts fall within this many hours (contention)  ///< after
+                         ///< the run, measure the idle engine's CPU use for this long
 };
 
 /// One planned operation. Cancel and modify act on the client's own earlier bookings (the
