@@ -30,7 +30,7 @@ set(ARB_HAVE_SLURM ${ARB_HAVE_SLURM} PARENT_SCOPE)  # for bench/
 # two clusters served by one process. They share those clusters and so run one at a time
 # (RESOURCE_LOCK), beside the other suites.
 if(ARB_BUILD_TESTS AND ARB_HAVE_SLURM)
-  set(ARB_SLURM_RUN_DIR /tmp/arb-slurm)
+  set(ARB_SLURM_RUN_DIR /tmp/arb-slurm CACHE INTERNAL "where the Slurm test instances live")
   set(slurm_scripts ${PROJECT_SOURCE_DIR}/scripts/slurm)
   add_executable(arb_slurm_tests ${CMAKE_CURRENT_SOURCE_DIR}/tests/slurm/slurm_live_test.cpp)
   target_link_libraries(arb_slurm_tests PRIVATE arb_adapters GTest::gtest GTest::gtest_main)

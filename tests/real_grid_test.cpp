@@ -1,0 +1,269 @@
+// End to end through the actor engine on real batch systems: two independent Slurm clusters
+// (two slurmctld instances started by the Slurm fixture) and one Grid Engine cell (started
+// by the Grid Engine fixture), each behind its own cluster reservation service, with the
+// GIS and the broker on CAF's normal multi-threaded scheduler and the wall clock.
+
+#include <gtest/gtest.h>
+#include <caf/all.hpp>
+
+#include <chrono>
+#include <thread>
+
+#include "arbroker/actors/broker.hpp"
+#include "arbroker/actors/crs.hpp"
+#include "arbroker/actors/gis.hpp"
+#include "arbroker/adapters/gridengine_lrms.hpp"
+#include "arbroker/adapters/slurm_lrms.hpp"
+#include "arbroker/adapters/subprocess.hpp"
+#include "arbroker/core/reservation_state.hpp"
+
+namespace arbroker {
+namespace {
+
+const std::string slurm_run = ARB_SLURM_RUN_DIR;
+const std::string conf1 = slurm_run + "/arbtest/slurm.conf";
+const std::string conf2 = slurm_run + "/arbtest2/slurm.conf";
+
+struct config : caf::actor_system_config {
+  config() { configure_engine(*this); }
+};
+
+// Names unique to this run, so that leftovers of other runs can never collide with ours.
+std::string run_prefix() {
+  return "arb-e2e" + std::to_string(::getpid()) + "x" +
+         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 100000) + "-";
+}
+
+class real_grid : public ::testing::Test {
+ protected:
+  real_grid() : sys(cfg), self(sys) {}
+
+  void SetUp() override {
+    prefix = run_prefix();
+    gis = sys.spawn(gis_actor);
+    add("slurm1", std::make_unique<slurm_lrms>(slurm_opts(conf1)), 0.5);
+    add("slurm2", std::make_unique<slurm_lrms>(slurm_opts(conf2)), 1.0, slurm2_refresh);
+    add("sge", std::make_unique<gridengine_lrms>(ge_conf()), 2.0);
+    broker_config bc;
+    bc.gis = gis;
+    bc.clock = wall_clock();
+    bc.request_timeout = 60;
+    broker = sys.spawn(broker_actor, bc);
+  }
+
+  void TearDown() override {
+    // Remove whatever this run left in the real LRMSs (every test checks its own effects
+    // before it gets here).
+    slurm_lrms s1(slurm_opts(conf1)), s2(slurm_opts(conf2));
+    gridengine_lrms ge(ge_conf());
+    for (lrms* l : std::initializer_list<lrms*>{&s1, &s2, &ge})
+      if (auto snap = l->snapshot())
+        for (const auto& r : snap->reservations)
+          if (r.name.rfind(prefix, 0) == 0) (void)l->delete_reservation(r.id);
+    for (const auto& [job_conf, id] : jobs)
+      (void)slurm_lrms(slurm_opts(job_conf)).cancel_job(id);
+    for (auto& [name, h] : crs)
+      self->send_exit(h, caf::exit_reason::user_shutdown);
+    self->send_exit(broker, caf::exit_reason::user_shutdown);
+    self->send_exit(gis, caf::exit_reason::user_shutdown);
+  }
+
+  slurm_options slurm_opts(const std::string& conf) {
+    slurm_options o;
+    o.conf = conf;
+    o.prefix = "arb-";
+    return o;
+  }
+  static gridengine_config ge_conf() { return {}; }
+
+  void add(const std::string& name, std::unique_ptr<lrms> backend, double unit_cost,
+           duration refresh = 0) {
+    auto snap = backend->snapshot();
+    ASSERT_TRUE(snap) << name << ": " << to_string(snap.err());
+    cluster_service_config c;
+    c.info.name = name;
+    c.info.cpus = snap->cpus;
+    c.info.pp = 1000;
+    c.refresh = refresh;
+    c.name_prefix = prefix;
+    c.cost = *cost_model::create(unit_cost, 3600, {}, 0);
+    auto svc = cluster_service::create(c, std::move(backend));
+    ASSERT_TRUE(svc) << to_string(svc.err());
+    // Real adapters block for milliseconds: each service gets a thread of its own.
+    auto h = sys.spawn<caf::detached>(crs_actor, std::shared_ptr<cluster_service>(std::move(*svc)),
+                                      wall_clock());
+    crs[name] = h;
+    cpus[name] = snap->cpus;
+    auto ack = ask<msg::ack_reply>(gis, register_atom::value, c.info, h);
+    ASSERT_TRUE(ack.error.ok());
+  }
+
+  template <class Reply, class... Ts>
+  Reply ask(const caf::actor& dest, Ts&&... xs) {
+    Reply out{};
+    self->request(dest, std::chrono::seconds(90), std::forward<Ts>(xs)...)
+        .receive([&](Reply& r) { out = std::move(r); },
+                 [&](caf::error& e) { ADD_FAILURE() << "no reply: " << sys.render(e); });
+    return out;
+  }
+
+  /// This run's reservations in one real LRMS.
+  std::vector<lrms_reservation> ours(lrms& l) {
+    std::vector<lrms_reservation> out;
+    auto snap = l.snapshot();
+    EXPECT_TRUE(snap);
+    if (snap)
+      for (const auto& r : snap->reservations)
+        if (r.name.rfind(prefix, 0) == 0) out.push_back(r);
+    return out;
+  }
+
+  msg::elastic_request elastic(int np_min, int np_max, duration offset, duration window,
+                               duration dur) {
+    msg::elastic_request r;
+    r.user = "root";
+    r.est = wall_clock()() + offset;
+    r.let = r.est + window;
+    r.np_min = np_min;
+    r.np_max = np_max;
+    r.dur_ref = dur;
+    r.pp_ref = 1000;
+    r.np_ref = np_min;
+    r.speedup = msg::to_spec(*speedup_model::amdahl(0));
+    r.prefer = "end,cost";
+    r.tsn_max = 4;
+    r.tss_gap = 60;
+    return r;
+  }
+
+  duration slurm2_refresh = 0;
+  config cfg;
+  caf::actor_system sys;
+  caf::scoped_actor self;
+  std::string prefix;
+  caf::actor gis, broker;
+  std::map<std::string, caf::actor> crs;
+  std::map<std::string, int> cpus;
+  std::vector<std::pair<std::string, std::string>> jobs;  ///< (slurm.conf, job id) to cancel
+};
+
+TEST_F(real_grid, ElasticRequestLandsOnTheBestCluster) {
+  // 2 to 8 CPUs, an hour of work on 2 CPUs: 8 CPUs end first; slurm1 (8 CPUs) and the
+  // Grid Engine cell (8 slots) tie on end, slurm1 is cheaper.
+  auto reply = ask<msg::elastic_reply>(broker, elastic(2, 8, 300, 3 * 3600, 3600));
+  ASSERT_TRUE(reply.error.ok()) << reply.error.message;
+  EXPECT_EQ(reply.reservation.cluster, "slurm1");
+  EXPECT_EQ(reply.reservation.np, 8);
+  EXPECT_EQ(reply.reservation.state, static_cast<std::uint8_t>(reservation_state::committed));
+  slurm_lrms s1(slurm_opts(conf1));
+  auto real = ours(s1);
+  ASSERT_EQ(real.size(), 1u);  // really in Slurm, as asked
+  EXPECT_EQ(real[0].np, 8);
+  EXPECT_EQ(real[0].start, reply.reservation.start);
+  EXPECT_EQ(real[0].end, reply.reservation.end);
+  auto cancel = ask<msg::ack_reply>(broker, msg::cancel_request{"root", reply.reservation.id});
+  ASSERT_TRUE(cancel.error.ok()) << cancel.error.message;
+  EXPECT_TRUE(ours(s1).empty());
+}
+
+msg::coreservation_component part(const std::string& cluster, int np) {
+  msg::coreservation_component c;
+  c.np_min = c.np_max = c.np_ref = np;
+  c.dur_ref = 1800;
+  c.pp_ref = 1000;
+  c.speedup = msg::to_spec(*speedup_model::amdahl(0));
+  c.clusters = {cluster};
+  return c;
+}
+
+TEST_F(real_grid, CoReservationAcrossAllThreeCommitsAtomically) {
+  msg::coreservation_request r;
+  r.user = "root";
+  r.est = wall_clock()() + 600;
+  r.let = r.est + 3 * 3600;
+  r.components = {part("slurm1", 2), part("slurm2", 2), part("sge", 2)};
+  auto reply = ask<msg::coreservation_reply>(broker, r);
+  ASSERT_TRUE(reply.error.ok()) << reply.error.message;
+  ASSERT_EQ(reply.parts.size(), 3u);
+  slurm_lrms s1(slurm_opts(conf1)), s2(slurm_opts(conf2));
+  gridengine_lrms ge(ge_conf());
+  for (lrms* l : std::initializer_list<lrms*>{&s1, &s2, &ge}) {
+    auto real = ours(*l);
+    ASSERT_EQ(real.size(), 1u) << l->kind();
+    EXPECT_EQ(real[0].start, reply.parts[0].start) << l->kind();  // one common start
+    EXPECT_EQ(real[0].np, 2) << l->kind();
+  }
+}
+
+struct real_grid_stale_view : real_grid {
+  real_grid_stale_view() { slurm2_refresh = 3600; }  // slurm2's service trusts an old view
+};
+
+TEST_F(real_grid_stale_view, RefusalOnOneClusterRemovesTheHoldsOnTheOthers) {
+  // Prime slurm2's view, then fill slurm2 behind the service's back: its probe still offers
+  // the window, its LRMS refuses the prepare, and the holds on slurm1 and sge must go.
+  ask<msg::cluster_status>(crs["slurm2"], msg::cluster_status_request{});
+  slurm_lrms s2(slurm_opts(conf2));
+  const timestamp now = wall_clock()();
+  auto blocker =
+      s2.create_reservation({prefix + "blocker", "root", now + 300, 6 * 3600, cpus["slurm2"]});
+  ASSERT_TRUE(blocker) << to_string(blocker.err());
+  msg::coreservation_request r;
+  r.user = "root";
+  r.est = now + 600;
+  r.let = r.est + 2 * 3600;
+  r.max_attempts = 2;
+  r.local_jobs_preferred = false;
+  r.components = {part("slurm1", 2), part("slurm2", 2), part("sge", 2)};
+  auto reply = ask<msg::coreservation_reply>(broker, r);
+  EXPECT_FALSE(reply.error.ok());
+  slurm_lrms s1(slurm_opts(conf1));
+  gridengine_lrms ge(ge_conf());
+  EXPECT_TRUE(ours(s1).empty());  // the hold was aborted in Slurm ...
+  EXPECT_TRUE(ours(ge).empty());  // ... and in Grid Engine
+  auto left = ours(s2);
+  ASSERT_EQ(left.size(), 1u);  // only the blocker
+  EXPECT_EQ(left[0].id, *blocker);
+}
+
+TEST_F(real_grid, LocalJobsSubmittedWithSbatchAreNotOvertaken) {
+  // Fill slurm1 with a job submitted directly by sbatch, and queue a second full-size job
+  // behind it. The LRMS would accept a reservation right after the first job (queued jobs
+  // hold no CPUs), but under LJP it must not start before the queue is worked off.
+  const int n = cpus["slurm1"];
+  auto sbatch = [&](int minutes) {
+    process_spec p;
+    p.argv = {"sbatch", "--parsable", "-n", std::to_string(n), "-t", std::to_string(minutes),
+              "--wrap", "sleep 3600", "-o", "/dev/null"};
+    p.env = {{"SLURM_CONF", conf1}};
+    auto out = run_process(p);
+    EXPECT_TRUE(out && out->ok()) << (out ? out->err : to_string(out.err()));
+    std::string id = out ? out->out : "";
+    while (!id.empty() && (id.back() == '\n' || id.back() == ' '))
+      id.pop_back();
+    return id;
+  };
+  slurm_lrms s1(slurm_opts(conf1));
+  const std::string running = sbatch(20), queued = sbatch(20);
+  jobs.push_back({conf1, running});
+  jobs.push_back({conf1, queued});
+  // Wait (bounded) until Slurm has started the first job: the state the test is about.
+  for (int i = 0; i < 100 && s1.job_status(running).value_or(lrms_job_state::queued) !=
+                                 lrms_job_state::running;
+       ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // polling Slurm's state
+  ASSERT_EQ(s1.job_status(running).value_or(lrms_job_state::failed), lrms_job_state::running);
+  const timestamp now = wall_clock()();
+  auto req = elastic(n, n, 60, 4 * 3600, 600);
+  req.clusters = {"slurm1"};
+  auto reply = ask<msg::elastic_reply>(broker, req);
+  ASSERT_TRUE(reply.error.ok()) << reply.error.message;
+  // T_wkl = now + 20 min (running) + 20 min (queued): the first job's walltime alone would
+  // have allowed a start after 20 minutes.
+  EXPECT_GE(reply.reservation.start, now + 40 * 60 - 120);
+  auto q = ask<msg::query_reply>(broker, msg::query_request{"root", reply.reservation.id});
+  EXPECT_GE(q.info.start, q.info.admitted_after);
+}
+
+}  // namespace
+}  // namespace arbroker
