@@ -1,6 +1,7 @@
 #include "coreservation_agent.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <set>
 
 #include "arbroker/core/reservation_state.hpp"
@@ -37,8 +38,9 @@ void fail_with(self_ptr self, errc code, std::string message) {
   finish(self, std::move(r));
 }
 
-// Releases everything the current attempt holds: holds are aborted, parts already
-// committed are cancelled (compensation), so that nothing of a failed attempt remains.
+// Releases everything the current attempt holds, without waiting (used when giving up on
+// a timeout; participants that do not answer drop their holds at expiry anyway): holds are
+// aborted, parts already committed are cancelled (compensation).
 void release_current(self_ptr self) {
   auto& st = self->state;
   for (std::size_t i = 0; i < st.current.size(); ++i) {
@@ -69,15 +71,36 @@ bool assign(const std::vector<std::vector<option>>& opts, timestamp t, std::size
 
 void next_attempt(self_ptr self);
 
+// Undoes the current attempt like release_current, but goes on with the next attempt only
+// once every participant has confirmed (or is gone): a client that hears "failed" finds
+// nothing of its attempts left in any LRMS.
+void release_then_next(self_ptr self) {
+  auto& st = self->state;
+  auto remaining = std::make_shared<std::size_t>(st.current.size());
+  auto done = [self, remaining] {
+    if (--*remaining == 0) next_attempt(self);
+  };
+  for (std::size_t i = 0; i < st.current.size(); ++i) {
+    auto& h = st.crs.at(st.current[i].cluster);
+    auto on_ack = [done](const msg::ack_reply&) { done(); };
+    auto on_error = [done](caf::error&) { done(); };
+    if (i < st.committed.size() && st.committed[i])
+      self->request(h, caf::infinite,
+                    msg::cancel_request{st.req.user, st.prepared[i].reservation_id})
+          .then(on_ack, on_error);
+    else
+      self->request(h, caf::infinite, msg::abort_request{st.txn}).then(on_ack, on_error);
+  }
+}
+
 void on_committed(self_ptr self, std::size_t who) {
   auto& st = self->state;
   st.waiting[who] = false;
   if (--st.pending > 0) return;
   if (!st.all_committed) {
     // A participant let its hold expire before our commit arrived: undo the others.
-    release_current(self);
     st.reasons = "; a hold expired during commit";
-    return next_attempt(self);
+    return release_then_next(self);
   }
   msg::coreservation_reply r;
   r.txn = st.txn;
@@ -94,8 +117,7 @@ void on_prepared(self_ptr self, std::size_t who) {
   st.waiting[who] = false;
   if (--st.pending > 0) return;
   if (!st.all_prepared) {
-    release_current(self);  // presumed abort for every participant
-    return next_attempt(self);
+    return release_then_next(self);  // presumed abort for every participant
   }
   // Decision: commit. Sent only when every participant holds its part.
   st.committed.assign(st.current.size(), false);
