@@ -261,6 +261,11 @@ msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, tim
   expiries_.emplace(req.expiry, id);
   timeline_.emplace(req.end, id);
   out.reservation_id = id;
+  if (req.commit_at_once) {
+    auto& rec = records_.at(id);
+    (void)rec.life.apply(reservation_event::commit, now);
+    expiries_.erase({rec.life.expiry(), id});
+  }
   return out;
 }
 

@@ -167,7 +167,7 @@ void next_attempt(self_ptr self) {
     for (std::size_t i = 0; i < st.current.size(); ++i) {
       const auto& p = st.current[i];
       msg::prepare_request req{
-          st.txn, st.req.user, p.start, p.end, p.np, expiry, st.req.local_jobs_preferred};
+          st.txn, st.req.user, p.start, p.end, p.np, expiry, st.req.local_jobs_preferred, false};
       self->request(st.crs.at(p.cluster), caf::infinite, std::move(req))
           .then(
               [self, i](const msg::prepare_reply& r) {

@@ -67,6 +67,13 @@ void commit(self_ptr self, const candidate& c, const std::string& txn,
     r.reservation = std::move(info);
     return finish(self, std::move(r));
   }
+  if (st.req.mode == msg::mode_reserve) {  // committed by the prepare itself
+    info.state = static_cast<std::uint8_t>(reservation_state::committed);
+    info.expiry = 0;
+    msg::elastic_reply r;
+    r.reservation = std::move(info);
+    return finish(self, std::move(r));
+  }
   self->request(st.crs.at(c.site), caf::infinite, msg::commit_request{txn, {}, {}})
       .then(
           [self, info](const msg::ack_reply& ack) mutable {
@@ -97,8 +104,15 @@ void try_next(self_ptr self) {
                             ? (st.req.hold_seconds > 0 ? st.req.hold_seconds : st.cfg.hold_seconds)
                             : st.cfg.prepare_expiry;
   const timestamp expiry = now + hold;
-  msg::prepare_request p{
-      txn, st.req.user, c.start, c.end, c.np, expiry, st.req.local_jobs_preferred};
+  // One participant needs no second phase: a plain reservation is committed by its prepare.
+  msg::prepare_request p{txn,
+                         st.req.user,
+                         c.start,
+                         c.end,
+                         c.np,
+                         expiry,
+                         st.req.local_jobs_preferred,
+                         st.req.mode == msg::mode_reserve};
   self->request(st.crs.at(c.site), caf::infinite, std::move(p))
       .then(
           [self, c, txn, expiry](const msg::prepare_reply& r) {

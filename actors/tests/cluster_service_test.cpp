@@ -50,7 +50,7 @@ struct fixture : ::testing::Test {
 
   msg::prepare_request hold(std::string txn, timestamp start, duration len, int np,
                             std::string owner = "alice") {
-    return {std::move(txn), std::move(owner), start, start + len, np, now + 60, true};
+    return {std::move(txn), std::move(owner), start, start + len, np, now + 60, true, false};
   }
 
   std::size_t lrms_reservations() { return lrms->snapshot()->reservations.size(); }

@@ -97,13 +97,16 @@ struct prepare_request {
   std::int32_t np = 0;
   std::int64_t expiry = 0;
   bool local_jobs_preferred = true;  ///< refuse starts before T_wkl
+  /// One participant needs no second phase: commit at once when the hold is granted.
+  bool commit_at_once = false;
 
   friend bool operator==(const prepare_request&, const prepare_request&) = default;
 };
 
 template <class Inspector>
 auto inspect(Inspector& f, prepare_request& x) {
-  return f(x.txn, x.owner, x.start, x.end, x.np, x.expiry, x.local_jobs_preferred);
+  return f(x.txn, x.owner, x.start, x.end, x.np, x.expiry, x.local_jobs_preferred,
+           x.commit_at_once);
 }
 
 /// Who refused a prepare: the cluster service's admission check or the LRMS itself.

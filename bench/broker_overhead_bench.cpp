@@ -1,0 +1,154 @@
+// What the broker adds to a reservation on a real batch system: the same reservation made
+// N times directly through the Slurm adapter (create + delete) and N times through the
+// actor engine (elastic request -> GIS, adaptation, probe, prepare, commit; then cancel).
+//
+//   scripts/slurm/start.sh bench --cpus 64 --nodes 1 --port 18017 --clean
+//   build/bench/arb_bench_broker_overhead /tmp/arb-slurm/bench/slurm.conf 300 [CLIENTS]
+//   scripts/slurm/stop.sh bench
+
+#include <fmt/format.h>
+#include <caf/all.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "arbroker/actors/broker.hpp"
+#include "arbroker/actors/crs.hpp"
+#include "arbroker/actors/gis.hpp"
+#include "arbroker/adapters/slurm_lrms.hpp"
+
+using namespace arbroker;
+using clk = std::chrono::steady_clock;
+
+namespace {
+
+struct config : caf::actor_system_config {
+  config() { configure_engine(*this); }
+};
+
+double ms(clk::duration d) {
+  return std::chrono::duration<double, std::milli>(d).count();
+}
+
+void report(const char* what, std::vector<double>& v, double total_s) {
+  std::sort(v.begin(), v.end());
+  fmt::print(
+      "{:>8}: {:4} reservations in {:.2f} s = {:6.1f}/s; per reservation p50 {:.2f} ms, "
+      "p90 {:.2f} ms, max {:.2f} ms\n",
+      what, v.size(), total_s, static_cast<double>(v.size()) / total_s, v[v.size() / 2],
+      v[v.size() * 9 / 10], v.back());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fmt::print(stderr, "usage: {} SLURM_CONF [N]\n", argv[0]);
+    return 2;
+  }
+  const std::string conf = argv[1];
+  const int n = argc > 2 ? std::max(1, std::atoi(argv[2])) : 200;
+  const int k = argc > 3 ? std::max(1, std::atoi(argv[3])) : 1;  // broker clients in flight
+  slurm_options opts;
+  opts.conf = conf;
+  slurm_lrms raw(opts);
+  auto snap = raw.snapshot();
+  if (!snap) {
+    fmt::print(stderr, "slurm: {}\n", to_string(snap.err()));
+    return 2;
+  }
+  const int np = std::min(4, snap->cpus);
+
+  // Direct: create and delete through the adapter.
+  std::vector<double> direct;
+  const auto d0 = clk::now();
+  for (int i = 0; i < n; ++i) {
+    const auto t = clk::now();
+    auto id = raw.create_reservation(
+        {"bench-raw-" + std::to_string(i), "root", wall_clock()() + 600, 3600, np});
+    if (!id || !raw.delete_reservation(*id)) {
+      fmt::print(stderr, "direct: {}\n", id ? "delete failed" : to_string(id.err()));
+      return 1;
+    }
+    direct.push_back(ms(clk::now() - t));
+  }
+  const double direct_s = std::chrono::duration<double>(clk::now() - d0).count();
+
+  // Through the engine: one cluster service (detached: the adapter blocks), GIS, broker.
+  config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+  auto gis = sys.spawn(gis_actor);
+  cluster_service_config c;
+  c.info.name = "slurm";
+  c.info.cpus = snap->cpus;
+  c.refresh = 1;
+  c.name_prefix = "arb-bench-";
+  auto svc = cluster_service::create(c, std::make_unique<slurm_lrms>(opts));
+  if (!svc) return 1;
+  auto crs = sys.spawn<caf::detached>(crs_actor, std::shared_ptr<cluster_service>(std::move(*svc)),
+                                      wall_clock());
+  self->request(gis, caf::infinite, register_atom::value, c.info, crs)
+      .receive([](msg::ack_reply&) {}, [](caf::error&) {});
+  broker_config bc;
+  bc.gis = gis;
+  bc.clock = wall_clock();
+  auto broker = sys.spawn(broker_actor, bc);
+  std::vector<double> brokered;
+  std::mutex lock;
+  bool failed = false;
+  auto client = [&](int count) {
+    caf::scoped_actor me{sys};
+    for (int i = 0; i < count; ++i) {
+      msg::elastic_request r;
+      r.user = "root";
+      r.est = wall_clock()() + 600;
+      r.let = r.est + 3600;
+      r.np_min = r.np_max = r.np_ref = np;
+      r.dur_ref = 3600;
+      r.speedup = msg::to_spec(*speedup_model::amdahl(0));
+      r.local_jobs_preferred = false;
+      const auto t = clk::now();
+      bool ok = false;
+      std::string id;
+      me->request(broker, std::chrono::seconds(30), r)
+          .receive(
+              [&](msg::elastic_reply& rep) {
+                ok = rep.error.ok();
+                id = rep.reservation.id;
+                if (!ok) fmt::print(stderr, "broker: {}\n", rep.error.message);
+              },
+              [&](caf::error& e) { fmt::print(stderr, "broker: {}\n", sys.render(e)); });
+      if (ok)
+        me->request(broker, std::chrono::seconds(30), msg::cancel_request{"root", id})
+            .receive([&](msg::ack_reply& a) { ok = a.error.ok(); },
+                     [&](caf::error&) { ok = false; });
+      std::lock_guard<std::mutex> g(lock);
+      if (!ok) failed = true;
+      brokered.push_back(ms(clk::now() - t));
+    }
+  };
+  const auto b0 = clk::now();
+  {
+    std::vector<std::thread> clients;
+    for (int i = 0; i < k; ++i)
+      clients.emplace_back(client, n / k + (i < n % k ? 1 : 0));
+    for (auto& t : clients)
+      t.join();
+  }
+  if (failed) return 1;
+  const double broker_s = std::chrono::duration<double>(clk::now() - b0).count();
+  report("direct", direct, direct_s);
+  report("broker", brokered, broker_s);
+  fmt::print("broker clients in flight: {}\n", k);
+  fmt::print("overhead of the broker: {:+.1f} % time per reservation\n",
+             100.0 * (broker_s - direct_s) / direct_s);
+  self->send_exit(crs, caf::exit_reason::user_shutdown);
+  self->send_exit(broker, caf::exit_reason::user_shutdown);
+  self->send_exit(gis, caf::exit_reason::user_shutdown);
+  return 0;
+}
