@@ -9,10 +9,6 @@
 namespace arbroker {
 namespace {
 
-msg::wire_error wire(errc code, std::string message) {
-  return {static_cast<std::uint8_t>(code), std::move(message)};
-}
-
 std::string ts(timestamp t) {
   return std::to_string(t);
 }
@@ -92,7 +88,7 @@ msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp
   }
   if (req.esr_method > msg::esr_load_method) {
     out.error =
-        wire(errc::invalid_parameter, "unknown esr method " + std::to_string(req.esr_method));
+        msg::wire(errc::invalid_parameter, "unknown esr method " + std::to_string(req.esr_method));
     return out;
   }
   const site_request sr{req.np_min, req.np_max, req.np_ref, req.dur_ref, req.let - req.est};
@@ -184,34 +180,34 @@ msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, tim
       out.reservation_id = r.id;
       return out;
     }
-    out.error = wire(errc::illegal_transition, "transaction '" + req.txn + "' is already " +
-                                                   std::string(to_string(r.life.state())));
+    out.error = msg::wire(errc::illegal_transition, "transaction '" + req.txn + "' is already " +
+                                                        std::string(to_string(r.life.state())));
     return out;
   }
   if (req.txn.empty()) {
-    out.error = wire(errc::invalid_parameter, "prepare without a transaction id");
+    out.error = msg::wire(errc::invalid_parameter, "prepare without a transaction id");
     return out;
   }
   if (req.owner.empty()) {
-    out.error = wire(errc::permission_denied, "prepare without an owner");
+    out.error = msg::wire(errc::permission_denied, "prepare without an owner");
     return out;
   }
   if (req.start >= req.end || req.start < now) {
-    out.error = wire(errc::invalid_window, "hold [" + ts(req.start) + ", " + ts(req.end) +
-                                               ") must be non-empty and not start before now (" +
-                                               ts(now) + ")");
+    out.error = msg::wire(errc::invalid_window,
+                          "hold [" + ts(req.start) + ", " + ts(req.end) +
+                              ") must be non-empty and not start before now (" + ts(now) + ")");
     return out;
   }
   if (req.np < 1 || req.np > cfg_.info.cpus) {
-    out.error = wire(errc::invalid_processor_range, "hold of " + std::to_string(req.np) +
-                                                        " CPUs on a cluster of " +
-                                                        std::to_string(cfg_.info.cpus));
+    out.error = msg::wire(errc::invalid_processor_range, "hold of " + std::to_string(req.np) +
+                                                             " CPUs on a cluster of " +
+                                                             std::to_string(cfg_.info.cpus));
     return out;
   }
   if (req.expiry <= now || req.expiry > now + cfg_.max_hold) {
-    out.error = wire(errc::invalid_parameter,
-                     "hold expiry " + ts(req.expiry) + " must be in (now, now + " +
-                         std::to_string(cfg_.max_hold) + " s] with now = " + ts(now));
+    out.error = msg::wire(errc::invalid_parameter,
+                          "hold expiry " + ts(req.expiry) + " must be in (now, now + " +
+                              std::to_string(cfg_.max_hold) + " s] with now = " + ts(now));
     return out;
   }
   if (auto ok = refresh(now); !ok) {
@@ -223,8 +219,8 @@ msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, tim
     // Paper 000, Sec. 3.3.2: a reservation may not bypass waiting local jobs.
     out.refused_by = msg::refused_by_service;
     out.busy_until = view_.t_wkl;
-    out.error = wire(errc::busy, "start " + ts(req.start) + " is before T_wkl " + ts(view_.t_wkl) +
-                                     ": it would bypass waiting local jobs");
+    out.error = msg::wire(errc::busy, "start " + ts(req.start) + " is before T_wkl " +
+                                          ts(view_.t_wkl) + ": it would bypass waiting local jobs");
     return out;
   }
   auto busy_hint = [&] {
@@ -235,8 +231,8 @@ msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, tim
     out.refused_by = msg::refused_by_lrms;
     out.busy_until = busy_hint();
     out.error =
-        wire(errc::busy, std::to_string(req.np) + " CPUs are not free over [" + ts(req.start) +
-                             ", " + ts(req.end) + ") (" + std::to_string(*free) + " free)");
+        msg::wire(errc::busy, std::to_string(req.np) + " CPUs are not free over [" + ts(req.start) +
+                                  ", " + ts(req.end) + ") (" + std::to_string(*free) + " free)");
     return out;
   }
   const std::string id = name() + "/" + std::to_string(next_id_++);
@@ -296,8 +292,9 @@ msg::ack_reply cluster_service::commit(const msg::commit_request& req, timestamp
     found = find_owned(req.reservation_id, req.user);
   }
   if (!found)
-    return {wire(errc::not_found, req.txn.empty() ? "no reservation '" + req.reservation_id + "'"
-                                                  : "unknown transaction '" + req.txn + "'")};
+    return {msg::wire(errc::not_found, req.txn.empty()
+                                           ? "no reservation '" + req.reservation_id + "'"
+                                           : "unknown transaction '" + req.txn + "'")};
   auto& r = *found;
   switch (r.life.state()) {
     case reservation_state::committed:
@@ -309,9 +306,9 @@ msg::ack_reply cluster_service::commit(const msg::commit_request& req, timestamp
       expiries_.erase({r.life.expiry(), r.id});
       return {};
     default:
-      return {wire(errc::illegal_transition, "reservation '" + r.id + "' is " +
-                                                 std::string(to_string(r.life.state())) +
-                                                 ", cannot commit")};
+      return {msg::wire(errc::illegal_transition, "reservation '" + r.id + "' is " +
+                                                      std::string(to_string(r.life.state())) +
+                                                      ", cannot commit")};
   }
 }
 
@@ -328,9 +325,9 @@ msg::ack_reply cluster_service::abort(const msg::abort_request& req, timestamp n
     case reservation_state::expired:
       return {};
     default:
-      return {wire(errc::illegal_transition, "transaction '" + req.txn + "' is " +
-                                                 std::string(to_string(r.life.state())) +
-                                                 ", cannot abort")};
+      return {msg::wire(errc::illegal_transition, "transaction '" + req.txn + "' is " +
+                                                      std::string(to_string(r.life.state())) +
+                                                      ", cannot abort")};
   }
 }
 
@@ -358,7 +355,7 @@ msg::reservation_info cluster_service::info_of(const record& r) const {
 msg::ack_reply cluster_service::cancel(const msg::cancel_request& req, timestamp now) {
   sweep(now);
   auto* r = find_owned(req.reservation_id, req.user);
-  if (!r) return {wire(errc::not_found, "no reservation '" + req.reservation_id + "'")};
+  if (!r) return {msg::wire(errc::not_found, "no reservation '" + req.reservation_id + "'")};
   r->life.advance(now);
   switch (r->life.state()) {
     case reservation_state::accepted:
@@ -372,32 +369,33 @@ msg::ack_reply cluster_service::cancel(const msg::cancel_request& req, timestamp
     case reservation_state::cancelled:
       return {};
     default:
-      return {wire(errc::illegal_transition,
-                   "reservation '" + r->id + "' is " + std::string(to_string(r->life.state())))};
+      return {msg::wire(errc::illegal_transition, "reservation '" + r->id + "' is " +
+                                                      std::string(to_string(r->life.state())))};
   }
 }
 
 msg::query_reply cluster_service::modify(const msg::modify_request& req, timestamp now) {
   sweep(now);
   auto* r = find_owned(req.reservation_id, req.user);
-  if (!r) return {{}, wire(errc::not_found, "no reservation '" + req.reservation_id + "'")};
+  if (!r) return {{}, msg::wire(errc::not_found, "no reservation '" + req.reservation_id + "'")};
   r->life.advance(now);
   if (r->life.state() != reservation_state::committed)
-    return {info_of(*r), wire(errc::illegal_transition,
-                              "only a committed reservation that has not started can change; '" +
-                                  r->id + "' is " + std::string(to_string(r->life.state())))};
+    return {info_of(*r),
+            msg::wire(errc::illegal_transition,
+                      "only a committed reservation that has not started can change; '" + r->id +
+                          "' is " + std::string(to_string(r->life.state())))};
   if (req.start >= req.end || req.start < now)
     return {info_of(*r),
-            wire(errc::invalid_window, "new terms [" + ts(req.start) + ", " + ts(req.end) +
-                                           ") are empty or in the past")};
+            msg::wire(errc::invalid_window, "new terms [" + ts(req.start) + ", " + ts(req.end) +
+                                                ") are empty or in the past")};
   if (req.np < 1 || req.np > cfg_.info.cpus)
-    return {info_of(*r), wire(errc::invalid_processor_range, "new size " + std::to_string(req.np) +
-                                                                 " CPUs on a cluster of " +
-                                                                 std::to_string(cfg_.info.cpus))};
+    return {info_of(*r), msg::wire(errc::invalid_processor_range,
+                                   "new size " + std::to_string(req.np) + " CPUs on a cluster of " +
+                                       std::to_string(cfg_.info.cpus))};
   if (auto ok = refresh(now); !ok) return {info_of(*r), msg::to_wire(ok.err())};
   if (req.local_jobs_preferred && req.start < view_.t_wkl)
-    return {info_of(*r),
-            wire(errc::busy, "new start " + ts(req.start) + " is before T_wkl " + ts(view_.t_wkl))};
+    return {info_of(*r), msg::wire(errc::busy, "new start " + ts(req.start) + " is before T_wkl " +
+                                                   ts(view_.t_wkl))};
   (void)r->life.apply(reservation_event::request_change, now);
   auto new_id =
       lrms_->modify_reservation(r->lrms_id, {cfg_.name_prefix + r->id.substr(name().size() + 1),
@@ -425,7 +423,7 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
 msg::query_reply cluster_service::query(const msg::query_request& req, timestamp now) {
   sweep(now);
   auto* r = find_owned(req.reservation_id, req.user);
-  if (!r) return {{}, wire(errc::not_found, "no reservation '" + req.reservation_id + "'")};
+  if (!r) return {{}, msg::wire(errc::not_found, "no reservation '" + req.reservation_id + "'")};
   r->life.advance(now);
   return {info_of(*r), {}};
 }
@@ -447,23 +445,23 @@ msg::list_reply cluster_service::list(const msg::list_request& req, timestamp no
 msg::bind_job_reply cluster_service::bind_job(const msg::bind_job_request& req, timestamp now) {
   sweep(now);
   auto* r = find_owned(req.reservation_id, req.user);
-  if (!r) return {{}, wire(errc::not_found, "no reservation '" + req.reservation_id + "'")};
+  if (!r) return {{}, msg::wire(errc::not_found, "no reservation '" + req.reservation_id + "'")};
   r->life.advance(now);
   if (r->life.state() != reservation_state::committed &&
       r->life.state() != reservation_state::active)
     return {{},
-            wire(errc::illegal_transition, "reservation '" + r->id + "' is " +
-                                               std::string(to_string(r->life.state())) +
-                                               "; jobs bind to committed reservations")};
+            msg::wire(errc::illegal_transition, "reservation '" + r->id + "' is " +
+                                                    std::string(to_string(r->life.state())) +
+                                                    "; jobs bind to committed reservations")};
   if (req.np < 1 || req.np > r->np)
     return {{},
-            wire(errc::invalid_processor_range, "job of " + std::to_string(req.np) +
-                                                    " CPUs in a reservation of " +
-                                                    std::to_string(r->np))};
+            msg::wire(errc::invalid_processor_range, "job of " + std::to_string(req.np) +
+                                                         " CPUs in a reservation of " +
+                                                         std::to_string(r->np))};
   if (req.walltime <= 0)
     return {{},
-            wire(errc::invalid_duration,
-                 "walltime " + std::to_string(req.walltime) + " s must be positive")};
+            msg::wire(errc::invalid_duration,
+                      "walltime " + std::to_string(req.walltime) + " s must be positive")};
   auto job = lrms_->submit_job({req.name, req.user, req.np, req.walltime, r->lrms_id, req.command});
   if (!job) return {{}, msg::to_wire(job.err())};
   return {*job, {}};

@@ -18,10 +18,6 @@ using placement = coreservation_agent_state::placement;
 
 constexpr std::size_t max_components = 16;
 
-msg::wire_error wire(errc code, std::string message) {
-  return {static_cast<std::uint8_t>(code), std::move(message)};
-}
-
 void finish(self_ptr self, msg::coreservation_reply reply) {
   auto& st = self->state;
   if (st.done) return;
@@ -34,7 +30,7 @@ void finish(self_ptr self, msg::coreservation_reply reply) {
 
 void fail_with(self_ptr self, errc code, std::string message) {
   msg::coreservation_reply r;
-  r.error = wire(code, std::move(message));
+  r.error = msg::wire(code, std::move(message));
   finish(self, std::move(r));
 }
 
@@ -274,7 +270,7 @@ void probe_all(self_ptr self, std::vector<msg::cluster_info>& infos,
                 [self, i, name = info.name](caf::error& e) {
                   msg::probe_reply r;
                   r.cluster = name;
-                  r.error = wire(errc::unreachable, self->system().render(e));
+                  r.error = msg::wire(errc::unreachable, self->system().render(e));
                   on_probe(self, i, r);
                 });
     }

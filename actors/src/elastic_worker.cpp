@@ -12,10 +12,6 @@ namespace {
 
 using self_ptr = caf::stateful_actor<elastic_worker_state>*;
 
-msg::wire_error wire(errc code, std::string message) {
-  return {static_cast<std::uint8_t>(code), std::move(message)};
-}
-
 void finish(self_ptr self, msg::elastic_reply reply) {
   auto& st = self->state;
   if (st.done) return;
@@ -28,7 +24,7 @@ void finish(self_ptr self, msg::elastic_reply reply) {
 
 void fail_with(self_ptr self, errc code, std::string message) {
   msg::elastic_reply r;
-  r.error = wire(code, std::move(message));
+  r.error = msg::wire(code, std::move(message));
   finish(self, std::move(r));
 }
 
@@ -180,7 +176,7 @@ void probe_all(self_ptr self, std::vector<msg::cluster_info>& infos,
               [self, name = info.name](caf::error& e) {
                 msg::probe_reply r;
                 r.cluster = name;
-                r.error = wire(errc::unreachable, self->system().render(e));
+                r.error = msg::wire(errc::unreachable, self->system().render(e));
                 on_probe_reply(self, r);
               });
   }

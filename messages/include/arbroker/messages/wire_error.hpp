@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "arbroker/core/error.hpp"
 
@@ -18,6 +19,11 @@ struct wire_error {
 
 inline wire_error to_wire(const error& e) {
   return {static_cast<std::uint8_t>(e.code), e.message};
+}
+
+/// A wire error from a code and a message (the wire form of fail()).
+inline wire_error wire(errc code, std::string message) {
+  return {static_cast<std::uint8_t>(code), std::move(message)};
 }
 
 /// Precondition: !ok().
