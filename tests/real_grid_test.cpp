@@ -62,6 +62,8 @@ class real_grid : public ::testing::Test {
           if (r.name.rfind(prefix, 0) == 0) (void)l->delete_reservation(r.id);
     for (const auto& [job_conf, id] : jobs)
       (void)slurm_lrms(slurm_opts(job_conf)).cancel_job(id);
+    for (const auto& id : ge_jobs)
+      (void)ge.cancel_job(id);
     for (auto& [name, h] : crs)
       self->send_exit(h, caf::exit_reason::user_shutdown);
     self->send_exit(broker, caf::exit_reason::user_shutdown);
@@ -145,6 +147,7 @@ class real_grid : public ::testing::Test {
   std::map<std::string, caf::actor> crs;
   std::map<std::string, int> cpus;
   std::vector<std::pair<std::string, std::string>> jobs;  ///< (slurm.conf, job id) to cancel
+  std::vector<std::string> ge_jobs;                       ///< Grid Engine job ids to cancel
 };
 
 TEST_F(real_grid, ElasticRequestLandsOnTheBestCluster) {
@@ -256,6 +259,7 @@ TEST_F(real_grid, LocalJobsSubmittedWithSbatchAreNotOvertaken) {
   const timestamp now = wall_clock()();
   auto req = elastic(n, n, 60, 4 * 3600, 600);
   req.clusters = {"slurm1"};
+  req.tsn_max = 64;  // a start every ~4 min: one right after the running job exists
   auto reply = ask<msg::elastic_reply>(broker, req);
   ASSERT_TRUE(reply.error.ok()) << reply.error.message;
   // T_wkl = now + 20 min (running) + 20 min (queued): the first job's walltime alone would
@@ -263,6 +267,54 @@ TEST_F(real_grid, LocalJobsSubmittedWithSbatchAreNotOvertaken) {
   EXPECT_GE(reply.reservation.start, now + 40 * 60 - 120);
   auto q = ask<msg::query_reply>(broker, msg::query_request{"root", reply.reservation.id});
   EXPECT_GE(q.info.start, q.info.admitted_after);
+}
+
+TEST_F(real_grid, LocalJobsSubmittedWithQsubAreNotOvertaken) {
+  // The same on the Grid Engine cell: one full-size job running, one queued, both
+  // submitted directly with qsub.
+  const int n = cpus["sge"];
+  auto qsub = [&](int minutes) {
+    process_spec p;
+    p.argv = {"/usr/lib/gridengine/qsub",
+              "-terse",
+              "-l",
+              "h_rt=" + std::to_string(minutes * 60),
+              "-pe",
+              "arb",
+              std::to_string(n),
+              "-b",
+              "y",
+              "-o",
+              "/dev/null",
+              "-e",
+              "/dev/null",
+              "sleep",
+              "3600"};
+    p.env = {{"SGE_ROOT", ge_conf().sge_root}, {"SGE_CELL", ge_conf().sge_cell}};
+    auto out = run_process(p);
+    EXPECT_TRUE(out && out->ok()) << (out ? out->err : to_string(out.err()));
+    std::string id = out ? out->out : "";
+    while (!id.empty() && (id.back() == '\n' || id.back() == ' '))
+      id.pop_back();
+    return id;
+  };
+  gridengine_lrms ge(ge_conf());
+  const std::string running = qsub(20), queued = qsub(20);
+  ge_jobs = {running, queued};
+  for (int i = 0; i < 100 && ge.job_status(running).value_or(lrms_job_state::queued) !=
+                                 lrms_job_state::running;
+       ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // polling SGE's state
+  ASSERT_EQ(ge.job_status(running).value_or(lrms_job_state::failed), lrms_job_state::running);
+  const timestamp now = wall_clock()();
+  auto req = elastic(n, n, 60, 4 * 3600, 600);
+  req.clusters = {"sge"};
+  req.tsn_max = 64;  // a start every ~4 min: one right after the running job exists
+  auto reply = ask<msg::elastic_reply>(broker, req);
+  ASSERT_TRUE(reply.error.ok()) << reply.error.message;
+  EXPECT_GE(reply.reservation.start, now + 40 * 60 - 120);  // after both jobs' walltimes
+  auto q = ask<msg::query_reply>(broker, msg::query_request{"root", reply.reservation.id});
+  EXPECT_GE(q.info.admitted_after, now + 40 * 60 - 120);  // T_wkl counted the queued job
 }
 
 }  // namespace
