@@ -138,6 +138,8 @@ class real_grid : public ::testing::Test {
     return r;
   }
 
+  void expect_not_overtaken(const std::string& cluster, lrms& l, const std::string& running);
+
   duration slurm2_refresh = 0;
   config cfg;
   caf::actor_system sys;
@@ -229,59 +231,70 @@ TEST_F(real_grid_stale_view, RefusalOnOneClusterRemovesTheHoldsOnTheOthers) {
   EXPECT_EQ(left[0].id, *blocker);
 }
 
-TEST_F(real_grid, LocalJobsSubmittedWithSbatchAreNotOvertaken) {
-  // Fill slurm1 with a job submitted directly by sbatch, and queue a second full-size job
-  // behind it. The LRMS would accept a reservation right after the first job (queued jobs
-  // hold no CPUs), but under LJP it must not start before the queue is worked off.
-  const int n = cpus["slurm1"];
-  auto sbatch = [&](int minutes) {
-    process_spec p;
-    p.argv = {"sbatch", "--parsable", "-n", std::to_string(n), "-t", std::to_string(minutes),
-              "--wrap", "sleep 3600", "-o", "/dev/null"};
-    p.env = {{"SLURM_CONF", conf1}};
-    auto out = run_process(p);
-    EXPECT_TRUE(out && out->ok()) << (out ? out->err : to_string(out.err()));
-    std::string id = out ? out->out : "";
-    while (!id.empty() && (id.back() == '\n' || id.back() == ' '))
-      id.pop_back();
-    return id;
-  };
-  slurm_lrms s1(slurm_opts(conf1));
-  const std::string running = sbatch(20), queued = sbatch(20);
-  jobs.push_back({conf1, running});
-  jobs.push_back({conf1, queued});
-  // Wait (bounded) until Slurm has started the first job: the state the test is about.
-  for (int i = 0; i < 100 && s1.job_status(running).value_or(lrms_job_state::queued) !=
-                                 lrms_job_state::running;
-       ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // polling Slurm's state
-  ASSERT_EQ(s1.job_status(running).value_or(lrms_job_state::failed), lrms_job_state::running);
+// The id a submission command printed (sbatch --parsable, qsub -terse).
+std::string submitted_id(const result<process_output>& out) {
+  EXPECT_TRUE(out && out->ok()) << (out ? out->err : to_string(out.err()));
+  std::string id = out ? out->out : "";
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' '))
+    id.pop_back();
+  return id;
+}
+
+// Whether `job` runs, asked of the LRMS until it does or 20 s have passed. The daemons offer
+// no event to wait on, so this polls their state, in this one place, with a deadline.
+bool runs_soon(lrms& l, const std::string& job) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (l.job_status(job).value_or(lrms_job_state::queued) != lrms_job_state::running) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return true;
+}
+
+// One full-size local job runs for up to 20 min and a second one waits behind it, both
+// submitted directly to the batch system. The LRMS would accept a reservation right after
+// the first (queued jobs hold no CPUs), but under LJP none may start before T_wkl =
+// now + 20 + 20 min. Start times every ~4 min make sure an earlier one was on offer.
+void real_grid::expect_not_overtaken(const std::string& cluster, lrms& l,
+                                     const std::string& running) {
+  ASSERT_TRUE(runs_soon(l, running)) << "the local job did not start";
   const timestamp now = wall_clock()();
-  auto req = elastic(n, n, 60, 4 * 3600, 600);
-  req.clusters = {"slurm1"};
-  req.tsn_max = 64;  // a start every ~4 min: one right after the running job exists
+  auto req = elastic(cpus[cluster], cpus[cluster], 60, 4 * 3600, 600);
+  req.clusters = {cluster};
+  req.tsn_max = 64;
   auto reply = ask<msg::elastic_reply>(broker, req);
   ASSERT_TRUE(reply.error.ok()) << reply.error.message;
-  // T_wkl = now + 20 min (running) + 20 min (queued): the first job's walltime alone would
-  // have allowed a start after 20 minutes.
   EXPECT_GE(reply.reservation.start, now + 40 * 60 - 120);
   auto q = ask<msg::query_reply>(broker, msg::query_request{"root", reply.reservation.id});
+  EXPECT_GE(q.info.admitted_after, now + 40 * 60 - 120);  // T_wkl counted the queued job
   EXPECT_GE(q.info.start, q.info.admitted_after);
 }
 
+TEST_F(real_grid, LocalJobsSubmittedWithSbatchAreNotOvertaken) {
+  auto sbatch = [&] {
+    process_spec p;
+    p.argv = {"sbatch", "--parsable", "-n",     std::to_string(cpus["slurm1"]),
+              "-t",     "20",         "--wrap", "sleep 3600",
+              "-o",     "/dev/null"};
+    p.env = {{"SLURM_CONF", conf1}};
+    return submitted_id(run_process(p));
+  };
+  const std::string running = sbatch(), queued = sbatch();
+  jobs = {{conf1, running}, {conf1, queued}};
+  slurm_lrms s1(slurm_opts(conf1));
+  expect_not_overtaken("slurm1", s1, running);
+}
+
 TEST_F(real_grid, LocalJobsSubmittedWithQsubAreNotOvertaken) {
-  // The same on the Grid Engine cell: one full-size job running, one queued, both
-  // submitted directly with qsub.
-  const int n = cpus["sge"];
-  auto qsub = [&](int minutes) {
+  auto qsub = [&] {
     process_spec p;
     p.argv = {"/usr/lib/gridengine/qsub",
               "-terse",
               "-l",
-              "h_rt=" + std::to_string(minutes * 60),
+              "h_rt=1200",
               "-pe",
               "arb",
-              std::to_string(n),
+              std::to_string(cpus["sge"]),
               "-b",
               "y",
               "-o",
@@ -291,30 +304,12 @@ TEST_F(real_grid, LocalJobsSubmittedWithQsubAreNotOvertaken) {
               "sleep",
               "3600"};
     p.env = {{"SGE_ROOT", ge_conf().sge_root}, {"SGE_CELL", ge_conf().sge_cell}};
-    auto out = run_process(p);
-    EXPECT_TRUE(out && out->ok()) << (out ? out->err : to_string(out.err()));
-    std::string id = out ? out->out : "";
-    while (!id.empty() && (id.back() == '\n' || id.back() == ' '))
-      id.pop_back();
-    return id;
+    return submitted_id(run_process(p));
   };
-  gridengine_lrms ge(ge_conf());
-  const std::string running = qsub(20), queued = qsub(20);
+  const std::string running = qsub(), queued = qsub();
   ge_jobs = {running, queued};
-  for (int i = 0; i < 100 && ge.job_status(running).value_or(lrms_job_state::queued) !=
-                                 lrms_job_state::running;
-       ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // polling SGE's state
-  ASSERT_EQ(ge.job_status(running).value_or(lrms_job_state::failed), lrms_job_state::running);
-  const timestamp now = wall_clock()();
-  auto req = elastic(n, n, 60, 4 * 3600, 600);
-  req.clusters = {"sge"};
-  req.tsn_max = 64;  // a start every ~4 min: one right after the running job exists
-  auto reply = ask<msg::elastic_reply>(broker, req);
-  ASSERT_TRUE(reply.error.ok()) << reply.error.message;
-  EXPECT_GE(reply.reservation.start, now + 40 * 60 - 120);  // after both jobs' walltimes
-  auto q = ask<msg::query_reply>(broker, msg::query_request{"root", reply.reservation.id});
-  EXPECT_GE(q.info.admitted_after, now + 40 * 60 - 120);  // T_wkl counted the queued job
+  gridengine_lrms ge(ge_conf());
+  expect_not_overtaken("sge", ge, running);
 }
 
 }  // namespace
