@@ -1,5 +1,7 @@
 #include "coreservation_agent.hpp"
 
+#include "worker_reply.hpp"
+
 #include <algorithm>
 #include <memory>
 #include <set>
@@ -19,13 +21,8 @@ using placement = coreservation_agent_state::placement;
 constexpr std::size_t max_components = 16;
 
 void finish(self_ptr self, msg::coreservation_reply reply) {
-  auto& st = self->state;
-  if (st.done) return;
-  st.done = true;
-  reply.attempts = st.attempts;
-  if (reply.earliest_alternative < 0) reply.earliest_alternative = st.earliest_alternative;
-  st.rp.deliver(std::move(reply));
-  self->quit();
+  reply.attempts = self->state.attempts;
+  answer_once(self, std::move(reply));
 }
 
 void fail_with(self_ptr self, errc code, std::string message) {

@@ -1,5 +1,7 @@
 #include "elastic_worker.hpp"
 
+#include "worker_reply.hpp"
+
 #include <algorithm>
 
 #include "arbroker/core/reservation_state.hpp"
@@ -13,13 +15,8 @@ namespace {
 using self_ptr = caf::stateful_actor<elastic_worker_state>*;
 
 void finish(self_ptr self, msg::elastic_reply reply) {
-  auto& st = self->state;
-  if (st.done) return;
-  st.done = true;
-  reply.stats = st.stats;
-  if (reply.earliest_alternative < 0) reply.earliest_alternative = st.earliest_alternative;
-  st.rp.deliver(std::move(reply));
-  self->quit();
+  reply.stats = self->state.stats;
+  answer_once(self, std::move(reply));
 }
 
 void fail_with(self_ptr self, errc code, std::string message) {
