@@ -339,15 +339,7 @@ caf::behavior coreservation_agent(self_ptr self, broker_config cfg, std::string 
   self->state.txn_base = std::move(txn_base);
   self->set_down_handler([self](const caf::down_msg& dm) { on_participant_down(self, dm); });
   return {
-      [self](msg::coreservation_request& req) {
-        self->state.rp = self->make_response_promise();
-        try {
-          start(self, std::move(req));
-        } catch (const std::exception& e) {
-          fail_with(self, errc::lrms_failure, std::string("internal error: ") + e.what());
-        }
-        return self->state.rp;
-      },
+      [self](msg::coreservation_request& req) { return take_request(self, req, start, fail_with); },
       [self](timeout_atom) {
         if (self->state.pending > 0 && !self->state.current.empty()) release_current(self);
         fail_with(self, errc::timeout,

@@ -222,15 +222,7 @@ caf::behavior elastic_worker(self_ptr self, broker_config cfg, std::string txn_b
   self->state.cfg = std::move(cfg);
   self->state.txn_base = std::move(txn_base);
   return {
-      [self](msg::elastic_request& req) {
-        self->state.rp = self->make_response_promise();
-        try {
-          start(self, std::move(req));
-        } catch (const std::exception& e) {
-          fail_with(self, errc::lrms_failure, std::string("internal error: ") + e.what());
-        }
-        return self->state.rp;
-      },
+      [self](msg::elastic_request& req) { return take_request(self, req, start, fail_with); },
       [self](timeout_atom) {
         fail_with(self, errc::timeout,
                   "no answer within " + std::to_string(self->state.cfg.request_timeout) + " s");
