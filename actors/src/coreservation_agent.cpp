@@ -1,6 +1,6 @@
 #include "coreservation_agent.hpp"
 
-#include "worker_reply.hpp"
+#include "worker_steps.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -303,17 +303,10 @@ void start(self_ptr self, msg::coreservation_request req) {
     np_min = std::min(np_min, c.np_min);
     st.components.push_back(std::move(e));
   }
-  self->delayed_send(self, std::chrono::seconds(st.cfg.request_timeout), timeout_atom::value);
   msg::gis_query q;
   q.user = st.req.user;
   q.np_min = np_min;
-  self->request(st.cfg.gis, caf::infinite, std::move(q))
-      .then([self](std::vector<msg::cluster_info>& infos,
-                   std::vector<caf::actor>& handles) { probe_all(self, infos, handles); },
-            [self](caf::error& e) {
-              fail_with(self, errc::unreachable,
-                        "information service: " + self->system().render(e));
-            });
+  start_with_gis(self, std::move(q), probe_all, fail_with);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #include "elastic_worker.hpp"
 
-#include "worker_reply.hpp"
+#include "worker_steps.hpp"
 
 #include <algorithm>
 
@@ -205,15 +205,8 @@ void start(self_ptr self, msg::elastic_request req) {
   st.prefs = std::move(*prefs);
   if (st.req.tsn_max < 1 || st.req.tss_gap < 0)
     return fail_with(self, errc::invalid_parameter, "tsn_max must be >= 1 and tss_gap >= 0");
-  self->delayed_send(self, std::chrono::seconds(st.cfg.request_timeout), timeout_atom::value);
-  msg::gis_query q{st.req.user, st.req.np_min, st.req.os, st.req.features, st.req.clusters};
-  self->request(st.cfg.gis, caf::infinite, std::move(q))
-      .then([self](std::vector<msg::cluster_info>& infos,
-                   std::vector<caf::actor>& handles) { probe_all(self, infos, handles); },
-            [self](caf::error& e) {
-              fail_with(self, errc::unreachable,
-                        "information service: " + self->system().render(e));
-            });
+  start_with_gis(self, {st.req.user, st.req.np_min, st.req.os, st.req.features, st.req.clusters},
+                 probe_all, fail_with);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #pragma once
 
-// How the broker's short-lived workers (elastic worker, co-reservation agent) answer their
-// client: exactly once, then they end. Internal.
+// The steps every short-lived worker of the broker (elastic worker, co-reservation agent)
+// takes the same way: take its one request, arm its deadline and ask the GIS, answer its
+// client exactly once and end. Internal.
 
 #include <exception>
 #include <string>
@@ -9,7 +10,9 @@
 
 #include <caf/all.hpp>
 
+#include "arbroker/actors/engine.hpp"
 #include "arbroker/core/error.hpp"
+#include "arbroker/messages/gis_protocol.hpp"
 
 namespace arbroker {
 
@@ -38,6 +41,21 @@ caf::response_promise take_request(Self* self, Request& req, Start start, Fail f
     fail(self, errc::lrms_failure, std::string("internal error: ") + e.what());
   }
   return self->state.rp;
+}
+
+/// Arms the worker's deadline (a timeout_atom after cfg.request_timeout) and asks the GIS
+/// for the clusters fit for `q`: `found(self, infos, handles)` gets them; failing to ask
+/// ends the worker through `fail`.
+template <class Self, class Found, class Fail>
+void start_with_gis(Self* self, msg::gis_query q, Found found, Fail fail) {
+  const auto& cfg = self->state.cfg;
+  self->delayed_send(self, std::chrono::seconds(cfg.request_timeout), timeout_atom::value);
+  self->request(cfg.gis, caf::infinite, std::move(q))
+      .then([self, found](std::vector<msg::cluster_info>& infos,
+                          std::vector<caf::actor>& handles) { found(self, infos, handles); },
+            [self, fail](caf::error& e) {
+              fail(self, errc::unreachable, "information service: " + self->system().render(e));
+            });
 }
 
 }  // namespace arbroker
