@@ -36,6 +36,8 @@ std::string_view to_string(errc code) noexcept {
       return "in_use";
     case errc::lrms_failure:
       return "lrms_failure";
+    case errc::storage_failure:
+      return "storage_failure";
   }
   return "unknown";
 }

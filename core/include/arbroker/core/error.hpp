@@ -28,6 +28,7 @@ enum class errc : std::uint8_t {
   timeout,                  ///< a call did not finish in time
   in_use,                   ///< cannot delete: jobs are running in it
   lrms_failure,             ///< any other refusal; the message carries the LRMS's words
+  storage_failure,          ///< the node's durable store could not read or write
 };
 
 /// Short stable name of a code, e.g. "invalid_window".

@@ -1,0 +1,60 @@
+#pragma once
+
+// What a broker node must remember across a crash, and the interface to the store that
+// remembers it. Cluster services write a reservation's row before they answer for it; the
+// co-reservation coordinator logs its commit decision before it sends a commit. Everything
+// else (views, candidates, workers) is rebuilt from these and from the LRMS on restart.
+
+#include <string>
+#include <vector>
+
+#include "arbroker/core/error.hpp"
+#include "arbroker/core/reservation_state.hpp"
+#include "arbroker/core/time.hpp"
+
+namespace arbroker {
+
+/// One reservation as the store keeps it: the latest terms and state the service answered
+/// for. Time-driven changes (committed -> active -> completed) are not written; they follow
+/// from start and end.
+struct reservation_row {
+  std::string id;       ///< "<cluster>/<n>"
+  std::string cluster;  ///< owning cluster service
+  std::string owner;
+  std::string txn;      ///< transaction that created it (co-reservation attempt or worker)
+  std::string lrms_id;  ///< the LRMS's id of the reservation holding the terms
+  timestamp start = 0;
+  timestamp end = 0;
+  int np = 0;
+  reservation_state state = reservation_state::requested;
+  timestamp expiry = 0;  ///< of a hold (state accepted)
+  timestamp admitted_after = 0;
+  double cost = 0;
+
+  friend bool operator==(const reservation_row&, const reservation_row&) = default;
+};
+
+/// The durable store of a broker node. Implementations are safe to call from several
+/// threads at once (one cluster service per actor) and make a write durable against a
+/// process crash before they return.
+class reservation_journal {
+ public:
+  virtual ~reservation_journal() = default;
+
+  /// Inserts or replaces the row with this id.
+  virtual status save(const reservation_row& row) = 0;
+
+  /// Forgets a row (a finished reservation past its retention time). Unknown ids are fine.
+  virtual status forget(const std::string& id) = 0;
+
+  /// Every row of one cluster, ordered by id number.
+  virtual result<std::vector<reservation_row>> rows_of(const std::string& cluster) = 0;
+
+  /// The coordinator's log: `txn` was decided commit (presumed abort: an abort is never
+  /// logged, and a transaction without a record is aborted on recovery).
+  virtual status log_commit(const std::string& txn) = 0;
+  virtual status forget_commit(const std::string& txn) = 0;
+  virtual result<std::vector<std::string>> commits() = 0;
+};
+
+}  // namespace arbroker

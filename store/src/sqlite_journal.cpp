@@ -1,0 +1,236 @@
+#include "arbroker/store/sqlite_journal.hpp"
+
+#include <sqlite3.h>
+
+namespace arbroker {
+namespace {
+
+// Bumped whenever the tables change; open() refuses a database from a newer build.
+constexpr int schema_version = 1;
+
+constexpr const char* schema = R"sql(
+CREATE TABLE IF NOT EXISTS reservations (
+  id TEXT PRIMARY KEY,
+  cluster TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  owner TEXT NOT NULL,
+  txn TEXT NOT NULL,
+  lrms_id TEXT NOT NULL,
+  start INTEGER NOT NULL,
+  "end" INTEGER NOT NULL,
+  np INTEGER NOT NULL,
+  state INTEGER NOT NULL,
+  expiry INTEGER NOT NULL,
+  admitted_after INTEGER NOT NULL,
+  cost REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS reservations_by_cluster ON reservations(cluster, seq);
+CREATE TABLE IF NOT EXISTS commit_decisions (txn TEXT PRIMARY KEY);
+)sql";
+
+error sql_error(sqlite3* db, const std::string& path, const std::string& what) {
+  return {errc::storage_failure,
+          "store " + path + ": " + what + ": " + (db ? sqlite3_errmsg(db) : "out of memory")};
+}
+
+// The number after the last '/' of an id, for ordering ("berlin/10" after "berlin/9").
+std::int64_t seq_of(const std::string& id) {
+  const auto slash = id.rfind('/');
+  std::int64_t n = 0;
+  for (std::size_t i = slash == std::string::npos ? 0 : slash + 1; i < id.size(); ++i) {
+    if (id[i] < '0' || id[i] > '9') return 0;
+    n = n * 10 + (id[i] - '0');
+  }
+  return n;
+}
+
+void bind_text(sqlite3_stmt* st, int i, const std::string& s) {
+  sqlite3_bind_text(st, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+}
+
+std::string column_text(sqlite3_stmt* st, int i) {
+  const auto* p = sqlite3_column_text(st, i);
+  return p ? std::string(reinterpret_cast<const char*>(p),
+                         static_cast<std::size_t>(sqlite3_column_bytes(st, i)))
+           : std::string();
+}
+
+}  // namespace
+
+struct sqlite_journal::statements {
+  sqlite3_stmt* save = nullptr;
+  sqlite3_stmt* forget = nullptr;
+  sqlite3_stmt* rows_of = nullptr;
+  sqlite3_stmt* log_commit = nullptr;
+  sqlite3_stmt* forget_commit = nullptr;
+  sqlite3_stmt* commits = nullptr;
+
+  ~statements() {
+    for (auto* s : {save, forget, rows_of, log_commit, forget_commit, commits})
+      sqlite3_finalize(s);
+  }
+};
+
+result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& path) {
+  sqlite3* db = nullptr;
+  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+    auto e = sql_error(db, path, "cannot open");
+    sqlite3_close(db);
+    return e;
+  }
+  std::unique_ptr<sqlite_journal> j{new sqlite_journal(path, db)};
+  sqlite3_busy_timeout(db, 5000);
+  auto exec = [&](const char* sql, const char* what) -> status {
+    char* msg = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &msg) != SQLITE_OK) {
+      std::string m = msg ? msg : "unknown error";
+      sqlite3_free(msg);
+      return error{errc::storage_failure, "store " + path + ": " + what + ": " + m};
+    }
+    return {};
+  };
+  // Reading the version first also tells a file that is not a database.
+  sqlite3_stmt* v = nullptr;
+  if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &v, nullptr) != SQLITE_OK)
+    return sql_error(db, path, "not a database");
+  int version = 0;
+  if (sqlite3_step(v) == SQLITE_ROW) version = sqlite3_column_int(v, 0);
+  const int rc = sqlite3_finalize(v);
+  if (rc != SQLITE_OK) return sql_error(db, path, "not a database");
+  if (version > schema_version)
+    return error{errc::storage_failure,
+                 "store " + path + ": schema version " + std::to_string(version) +
+                     " is newer than this build (" + std::to_string(schema_version) + ")"};
+  if (path != ":memory:") {
+    if (auto ok = exec("PRAGMA journal_mode=WAL", "cannot enable WAL"); !ok) return ok.err();
+  }
+  if (auto ok = exec("PRAGMA synchronous=NORMAL", "cannot set synchronous"); !ok) return ok.err();
+  if (auto ok = exec(schema, "cannot create tables"); !ok) return ok.err();
+  if (auto ok = exec(("PRAGMA user_version=" + std::to_string(schema_version)).c_str(),
+                     "cannot set schema version");
+      !ok)
+    return ok.err();
+
+  auto& s = *j->st_;
+  const std::pair<sqlite3_stmt**, const char*> stmts[] = {
+      {&s.save,
+       "INSERT OR REPLACE INTO reservations (id, cluster, seq, owner, txn, lrms_id, start, "
+       "\"end\", np, state, expiry, admitted_after, cost) VALUES "
+       "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"},
+      {&s.forget, "DELETE FROM reservations WHERE id = ?1"},
+      {&s.rows_of,
+       "SELECT id, cluster, owner, txn, lrms_id, start, \"end\", np, state, expiry, "
+       "admitted_after, cost FROM reservations WHERE cluster = ?1 ORDER BY seq"},
+      {&s.log_commit, "INSERT OR IGNORE INTO commit_decisions (txn) VALUES (?1)"},
+      {&s.forget_commit, "DELETE FROM commit_decisions WHERE txn = ?1"},
+      {&s.commits, "SELECT txn FROM commit_decisions ORDER BY txn"},
+  };
+  for (const auto& [slot, sql] : stmts) {
+    if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, slot, nullptr) != SQLITE_OK)
+      return sql_error(db, path, "cannot prepare statement");
+  }
+  return j;
+}
+
+sqlite_journal::sqlite_journal(std::string path, sqlite3* db)
+    : path_(std::move(path)), db_(db), st_(std::make_unique<statements>()) {}
+
+sqlite_journal::~sqlite_journal() {
+  st_.reset();  // statements before the connection
+  sqlite3_close(db_);
+}
+
+status sqlite_journal::run(sqlite3_stmt* st, const char* what) {
+  const int rc = sqlite3_step(st);
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  if (rc != SQLITE_DONE) return sql_error(db_, path_, what);
+  return {};
+}
+
+status sqlite_journal::save(const reservation_row& r) {
+  std::lock_guard lock{mu_};
+  auto* st = st_->save;
+  bind_text(st, 1, r.id);
+  bind_text(st, 2, r.cluster);
+  sqlite3_bind_int64(st, 3, seq_of(r.id));
+  bind_text(st, 4, r.owner);
+  bind_text(st, 5, r.txn);
+  bind_text(st, 6, r.lrms_id);
+  sqlite3_bind_int64(st, 7, r.start);
+  sqlite3_bind_int64(st, 8, r.end);
+  sqlite3_bind_int(st, 9, r.np);
+  sqlite3_bind_int(st, 10, static_cast<int>(r.state));
+  sqlite3_bind_int64(st, 11, r.expiry);
+  sqlite3_bind_int64(st, 12, r.admitted_after);
+  sqlite3_bind_double(st, 13, r.cost);
+  return run(st, ("cannot save reservation " + r.id).c_str());
+}
+
+status sqlite_journal::forget(const std::string& id) {
+  std::lock_guard lock{mu_};
+  bind_text(st_->forget, 1, id);
+  return run(st_->forget, "cannot forget a reservation");
+}
+
+result<std::vector<reservation_row>> sqlite_journal::rows_of(const std::string& cluster) {
+  std::lock_guard lock{mu_};
+  auto* st = st_->rows_of;
+  bind_text(st, 1, cluster);
+  std::vector<reservation_row> out;
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    reservation_row r;
+    r.id = column_text(st, 0);
+    r.cluster = column_text(st, 1);
+    r.owner = column_text(st, 2);
+    r.txn = column_text(st, 3);
+    r.lrms_id = column_text(st, 4);
+    r.start = sqlite3_column_int64(st, 5);
+    r.end = sqlite3_column_int64(st, 6);
+    r.np = sqlite3_column_int(st, 7);
+    const int state = sqlite3_column_int(st, 8);
+    r.expiry = sqlite3_column_int64(st, 9);
+    r.admitted_after = sqlite3_column_int64(st, 10);
+    r.cost = sqlite3_column_double(st, 11);
+    if (state < 0 || state > static_cast<int>(reservation_state::expired)) {
+      sqlite3_reset(st);
+      sqlite3_clear_bindings(st);
+      return error{errc::storage_failure, "store " + path_ + ": reservation " + r.id +
+                                              " has unknown state " + std::to_string(state)};
+    }
+    r.state = static_cast<reservation_state>(state);
+    out.push_back(std::move(r));
+  }
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  if (rc != SQLITE_DONE) return sql_error(db_, path_, "cannot read reservations");
+  return out;
+}
+
+status sqlite_journal::log_commit(const std::string& txn) {
+  std::lock_guard lock{mu_};
+  bind_text(st_->log_commit, 1, txn);
+  return run(st_->log_commit, "cannot log a commit decision");
+}
+
+status sqlite_journal::forget_commit(const std::string& txn) {
+  std::lock_guard lock{mu_};
+  bind_text(st_->forget_commit, 1, txn);
+  return run(st_->forget_commit, "cannot forget a commit decision");
+}
+
+result<std::vector<std::string>> sqlite_journal::commits() {
+  std::lock_guard lock{mu_};
+  auto* st = st_->commits;
+  std::vector<std::string> out;
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+    out.push_back(column_text(st, 0));
+  sqlite3_reset(st);
+  if (rc != SQLITE_DONE) return sql_error(db_, path_, "cannot read commit decisions");
+  return out;
+}
+
+}  // namespace arbroker

@@ -1,0 +1,169 @@
+#include "arbroker/store/sqlite_journal.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace arbroker {
+namespace {
+
+namespace fs = std::filesystem;
+
+class sqlite_journal_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("arb-store-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string db() const { return (dir_ / "arb.db").string(); }
+  fs::path dir_;
+};
+
+reservation_row row(std::string id, reservation_state s = reservation_state::committed) {
+  reservation_row r;
+  r.cluster = id.substr(0, id.find('/'));
+  r.id = std::move(id);
+  r.owner = "alice";
+  r.txn = "t-" + r.id;
+  r.lrms_id = "arb-" + r.id.substr(r.id.find('/') + 1);
+  r.start = 1000;
+  r.end = 4600;
+  r.np = 8;
+  r.state = s;
+  r.expiry = s == reservation_state::accepted ? 1030 : 0;
+  r.admitted_after = 900;
+  r.cost = 12.5;
+  return r;
+}
+
+TEST_F(sqlite_journal_test, SavesReplacesAndForgetsRowsPerClusterInIdOrder) {
+  auto j = sqlite_journal::open(db());
+  ASSERT_TRUE(j) << j.err().message;
+  for (auto id : {"berlin/10", "berlin/9", "potsdam/1", "berlin/2"})
+    ASSERT_TRUE((*j)->save(row(id)));
+  auto changed = row("berlin/9", reservation_state::cancelled);
+  changed.np = 4;
+  ASSERT_TRUE((*j)->save(changed));
+  ASSERT_TRUE((*j)->forget("berlin/2"));
+  ASSERT_TRUE((*j)->forget("berlin/404"));  // unknown ids are fine
+
+  auto rows = (*j)->rows_of("berlin");
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0], changed);  // 9 before 10: by number, not by text
+  EXPECT_EQ((*rows)[1], row("berlin/10"));
+  EXPECT_EQ((*j)->rows_of("potsdam")->size(), 1u);
+  EXPECT_TRUE((*j)->rows_of("boston")->empty());
+}
+
+TEST_F(sqlite_journal_test, CommitDecisionsAreLoggedOnceAndForgotten) {
+  auto j = sqlite_journal::open(db());
+  ASSERT_TRUE(j);
+  ASSERT_TRUE((*j)->log_commit("c1.a1"));
+  ASSERT_TRUE((*j)->log_commit("c1.a1"));  // idempotent
+  ASSERT_TRUE((*j)->log_commit("c2.a3"));
+  ASSERT_TRUE((*j)->forget_commit("c1.a1"));
+  auto c = (*j)->commits();
+  ASSERT_TRUE(c);
+  EXPECT_EQ(*c, std::vector<std::string>{"c2.a3"});
+}
+
+TEST_F(sqlite_journal_test, RowsSurviveReopening) {
+  {
+    auto j = sqlite_journal::open(db());
+    ASSERT_TRUE(j);
+    ASSERT_TRUE((*j)->save(row("berlin/1", reservation_state::accepted)));
+    ASSERT_TRUE((*j)->log_commit("x"));
+  }
+  auto j = sqlite_journal::open(db());
+  ASSERT_TRUE(j);
+  auto rows = (*j)->rows_of("berlin");
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0], row("berlin/1", reservation_state::accepted));
+  EXPECT_EQ((*j)->commits()->size(), 1u);
+}
+
+// The guarantee a broker node relies on: once save() returned, the row survives the process
+// being killed without any chance to clean up.
+TEST_F(sqlite_journal_test, ASavedRowSurvivesKillMinus9) {
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto j = sqlite_journal::open(db());
+    if (!j) ::_exit(3);
+    for (int i = 1; i <= 100; ++i)
+      if (!(*j)->save(row("berlin/" + std::to_string(i)))) ::_exit(4);
+    if (!(*j)->log_commit("co.a1")) ::_exit(5);
+    char c = 'x';
+    if (::write(ready[1], &c, 1) != 1) ::_exit(6);
+    for (;;)
+      ::pause();  // killed here, connection still open, WAL not checkpointed
+  }
+  ::close(ready[1]);
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1) << "the writer failed before it was ready";
+  ::close(ready[0]);
+  ASSERT_EQ(::kill(child, SIGKILL), 0);
+  int st = 0;
+  ASSERT_EQ(::waitpid(child, &st, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(st));
+
+  auto j = sqlite_journal::open(db());
+  ASSERT_TRUE(j) << j.err().message;
+  auto rows = (*j)->rows_of("berlin");
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 100u);
+  EXPECT_EQ(rows->back(), row("berlin/100"));
+  EXPECT_EQ(*(*j)->commits(), std::vector<std::string>{"co.a1"});
+}
+
+TEST_F(sqlite_journal_test, OpenFailsClearlyOnAMissingDirectory) {
+  auto j = sqlite_journal::open((dir_ / "no" / "such" / "arb.db").string());
+  ASSERT_FALSE(j);
+  EXPECT_EQ(j.err().code, errc::storage_failure);
+  EXPECT_NE(j.err().message.find("cannot open"), std::string::npos) << j.err().message;
+}
+
+TEST_F(sqlite_journal_test, OpenRefusesAFileThatIsNotADatabaseAndLeavesItAlone) {
+  const std::string text = "reservations: none, this is a text file\n";
+  { std::ofstream{db()} << text; }
+  auto j = sqlite_journal::open(db());
+  ASSERT_FALSE(j);
+  EXPECT_EQ(j.err().code, errc::storage_failure);
+  EXPECT_NE(j.err().message.find("not a database"), std::string::npos) << j.err().message;
+  std::ifstream in{db()};
+  std::string back((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(back, text);
+}
+
+TEST_F(sqlite_journal_test, OpenRefusesASchemaFromANewerBuild) {
+  {
+    auto j = sqlite_journal::open(db());
+    ASSERT_TRUE(j);
+    ASSERT_TRUE((*j)->save(row("berlin/1")));
+  }
+  // A later build bumped the schema.
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db().c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "PRAGMA user_version=99", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  auto j = sqlite_journal::open(db());
+  ASSERT_FALSE(j);
+  EXPECT_EQ(j.err().code, errc::storage_failure);
+  EXPECT_NE(j.err().message.find("newer than this build"), std::string::npos) << j.err().message;
+}
+
+}  // namespace
+}  // namespace arbroker
