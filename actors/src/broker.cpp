@@ -1,5 +1,8 @@
 #include "arbroker/actors/broker.hpp"
 
+#include <cstdio>
+#include <random>
+
 #include "arbroker/messages/gis_protocol.hpp"
 #include "coreservation_agent.hpp"
 #include "elastic_worker.hpp"
@@ -130,8 +133,16 @@ caf::behavior broker_actor(self_ptr self, broker_config cfg) {
     tell("the request's coordinator terminated before answering (" +
          self->system().render(dm.reason) + "); holds it made expire by themselves");
   });
+  // Transaction ids must never repeat, not even across restarts of the node: a cluster
+  // service answers a repeated prepare with the hold it already made for that txn.
+  if (self->state.cfg.incarnation.empty()) {
+    std::random_device rd;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%08x%08x", rd(), rd());
+    self->state.cfg.incarnation = hex;
+  }
   auto txn_base = [self] {
-    return "b" + std::to_string(self->id()) + "-" + std::to_string(self->state.next_request++);
+    return self->state.cfg.incarnation + "-" + std::to_string(self->state.next_request++);
   };
   return {
       [=](msg::elastic_request& req) {

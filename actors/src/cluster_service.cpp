@@ -13,6 +13,49 @@ std::string ts(timestamp t) {
   return std::to_string(t);
 }
 
+// The number n of an id "<cluster>/n" or of an LRMS name "<prefix>n" (0 if it has none).
+std::uint64_t number_after(const std::string& s, std::size_t pos) {
+  if (pos >= s.size()) return 0;
+  std::uint64_t n = 0;
+  for (std::size_t i = pos; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return 0;
+    n = n * 10 + static_cast<std::uint64_t>(s[i] - '0');
+  }
+  return n;
+}
+
+// A lifecycle in state `target` for a reservation over [start, end) as of `now`, replayed
+// through the legal events (the state machine has no setter, on purpose).
+result<reservation_lifecycle> restored_lifecycle(timestamp start, timestamp end,
+                                                 reservation_state target, timestamp now) {
+  auto life = reservation_lifecycle::create(start, end);
+  if (!life) return life.err();
+  const timestamp t0 = start - 1;  // before anything time-driven can happen
+  (void)life->accept(t0, start);
+  using rs = reservation_state;
+  switch (target) {
+    case rs::cancelled:
+      (void)life->apply(reservation_event::cancel, t0);
+      break;
+    case rs::expired:
+      life->advance(start);
+      break;
+    case rs::terminated:
+      (void)life->apply(reservation_event::commit, t0);
+      life->advance(start);
+      (void)life->apply(reservation_event::terminate, start);
+      break;
+    default:  // committed, and what time makes of it by now (active, completed)
+      (void)life->apply(reservation_event::commit, t0);
+      life->advance(now);
+      break;
+  }
+  if (target != rs::committed && life->state() != target)
+    return fail(errc::illegal_transition,
+                "cannot restore a reservation in state " + std::string(to_string(target)));
+  return life;
+}
+
 }  // namespace
 
 result<std::unique_ptr<cluster_service>> cluster_service::create(cluster_service_config cfg,
@@ -251,6 +294,14 @@ msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, tim
            *life,        req.np,  0,         req.local_jobs_preferred ? view_.t_wkl : 0,
            time_infinity};
   if (auto c = cfg_.cost.cost(req.start, req.end, req.np, req.owner)) r.cost = *c;
+  const auto state =
+      req.commit_at_once ? reservation_state::committed : reservation_state::accepted;
+  if (auto ok = persist(r, state); !ok) {
+    // Not durable, so not granted: undo the LRMS side and keep the id unused.
+    (void)lrms_->delete_reservation(*lrms_id);
+    out.error = msg::to_wire(ok.err());
+    return out;
+  }
   if (!profile.add(req.start, req.end, req.np)) view_.taken = -time_infinity;
   records_.emplace(id, std::move(r));
   by_txn_.emplace(req.txn, id);
@@ -265,7 +316,27 @@ msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, tim
   return out;
 }
 
-void cluster_service::release(record& r, reservation_event e, timestamp now) {
+reservation_row cluster_service::row_of(const record& r, reservation_state state) const {
+  return {r.id,
+          name(),
+          r.owner,
+          r.txn,
+          r.lrms_id,
+          r.life.start(),
+          r.life.end(),
+          r.np,
+          state,
+          state == reservation_state::accepted ? r.life.expiry() : 0,
+          r.admitted_after,
+          r.cost};
+}
+
+status cluster_service::persist(const record& r, reservation_state state) {
+  if (!cfg_.journal) return {};
+  return cfg_.journal->save(row_of(r, state));
+}
+
+void cluster_service::release(record& r, reservation_event e, timestamp now, bool persisted) {
   auto del = lrms_->delete_reservation(r.lrms_id);
   if (!del && del.err().code != errc::not_found) {
     // Could not reach the LRMS: the view will be rebuilt from its truth on the next refresh.
@@ -279,6 +350,8 @@ void cluster_service::release(record& r, reservation_event e, timestamp now) {
   expiries_.erase({r.life.expiry(), r.id});
   timeline_.erase({r.life.end(), r.id});
   (void)r.life.apply(e, now);
+  // Best effort: a hold the store still shows is aborted on recovery anyway.
+  if (!persisted) (void)persist(r, r.life.state());
   r.finished = now;
   finished_.emplace(now, r.id);
 }
@@ -301,6 +374,8 @@ msg::ack_reply cluster_service::commit(const msg::commit_request& req, timestamp
     case reservation_state::active:
       return {};  // idempotent
     case reservation_state::accepted:
+      // Durable before it is acknowledged: a crash after this answer must not lose it.
+      if (auto ok = persist(r, reservation_state::committed); !ok) return {msg::to_wire(ok.err())};
       if (auto ok = r.life.apply(reservation_event::commit, now); !ok)
         return {msg::to_wire(ok.err())};
       expiries_.erase({r.life.expiry(), r.id});
@@ -361,10 +436,14 @@ msg::ack_reply cluster_service::cancel(const msg::cancel_request& req, timestamp
     case reservation_state::accepted:
     case reservation_state::committed:
     case reservation_state::change_requested:
-      release(*r, reservation_event::cancel, now);
+      // Written before the LRMS lets go: a crash must not bring a cancelled one back.
+      if (auto ok = persist(*r, reservation_state::cancelled); !ok) return {msg::to_wire(ok.err())};
+      release(*r, reservation_event::cancel, now, true);
       return {};
     case reservation_state::active:
-      release(*r, reservation_event::terminate, now);
+      if (auto ok = persist(*r, reservation_state::terminated); !ok)
+        return {msg::to_wire(ok.err())};
+      release(*r, reservation_event::terminate, now, true);
       return {};
     case reservation_state::cancelled:
       return {};
@@ -403,6 +482,23 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
   if (!new_id) {
     (void)r->life.apply(reservation_event::change_refused, now);
     return {info_of(*r), msg::to_wire(new_id.err())};
+  }
+  const reservation_spec old_terms{cfg_.name_prefix + r->id.substr(name().size() + 1), r->owner,
+                                   r->life.start(), r->life.end() - r->life.start(), r->np};
+  if (cfg_.journal) {
+    record changed = *r;
+    changed.lrms_id = *new_id;
+    changed.np = req.np;
+    (void)changed.life.change_terms(now, req.start, req.end);
+    if (auto c = cfg_.cost.cost(req.start, req.end, req.np, r->owner)) changed.cost = *c;
+    if (auto ok = persist(changed, reservation_state::committed); !ok) {
+      // Not durable: put the old terms back (make-before-break again) and refuse.
+      auto back = lrms_->modify_reservation(*new_id, old_terms);
+      if (back) r->lrms_id = *back;
+      view_.taken = -time_infinity;
+      (void)r->life.apply(reservation_event::change_refused, now);
+      return {info_of(*r), msg::to_wire(ok.err())};
+    }
   }
   if (view_.profile) {
     const timestamp from = std::max(r->life.start(), now);
@@ -467,6 +563,34 @@ msg::bind_job_reply cluster_service::bind_job(const msg::bind_job_request& req, 
   return {*job, {}};
 }
 
+msg::estimate_reply cluster_service::estimate(const msg::estimate_request& req, timestamp now) {
+  msg::estimate_reply out;
+  out.cluster = name();
+  if (req.np < 1) {
+    out.error = msg::wire(errc::invalid_processor_range,
+                          "a job needs at least one CPU, not " + std::to_string(req.np));
+    return out;
+  }
+  if (req.walltime <= 0) {
+    out.error = msg::wire(errc::invalid_duration,
+                          "walltime " + std::to_string(req.walltime) + " s must be positive");
+    return out;
+  }
+  if (req.np > cfg_.info.cpus) return out;  // never starts here
+  auto snap = lrms_->snapshot();
+  if (!snap) {
+    out.error = msg::to_wire(snap.err());
+    return out;
+  }
+  auto start = estimate_earliest_start(to_workload(*snap), now, now, req.walltime, req.np,
+                                       ese_policy::local_jobs_preferred);
+  if (start)
+    out.start = *start;
+  else if (start.err().code != errc::infeasible)
+    out.error = msg::to_wire(start.err());
+  return out;
+}
+
 msg::cluster_status cluster_service::status_report(timestamp now) {
   sweep(now);
   msg::cluster_status out;
@@ -522,7 +646,112 @@ void cluster_service::sweep(timestamp now) {
     if (it == records_.end()) continue;
     by_txn_.erase(it->second.txn);
     records_.erase(it);
+    if (cfg_.journal) (void)cfg_.journal->forget(id);
   }
+}
+
+void cluster_service::adopt(record r, timestamp now) {
+  const std::string id = r.id;
+  if (is_terminal(r.life.state())) {
+    r.finished = now;
+    finished_.emplace(now, id);
+  } else {
+    timeline_.emplace(r.life.end(), id);
+  }
+  if (!r.txn.empty()) by_txn_.emplace(r.txn, id);
+  records_.emplace(id, std::move(r));
+}
+
+status cluster_service::recover(const std::vector<reservation_row>& rows, const recovery_plan& plan,
+                                timestamp now, recovery_report& report) {
+  auto snap = lrms_->snapshot();
+  if (!snap) return snap.err();
+  std::unordered_map<std::string, const lrms_reservation*> by_id;
+  std::unordered_map<std::string, const lrms_reservation*> by_name;
+  for (const auto& lr : snap->reservations) {
+    by_id.emplace(lr.id, &lr);
+    by_name.emplace(lr.name, &lr);
+  }
+  std::set<std::string> claimed;  // LRMS ids some row accounts for
+  const std::string prefix = name() + "/";
+  for (const auto& row : rows) {
+    if (row.cluster != name() || row.id.compare(0, prefix.size(), prefix) != 0) continue;
+    const auto n = number_after(row.id, prefix.size());
+    next_id_ = std::max(next_id_, n + 1);
+    const std::string lrms_name = cfg_.name_prefix + std::to_string(n);
+    const lrms_reservation* found = nullptr;
+    if (auto it = by_id.find(row.lrms_id); it != by_id.end())
+      found = it->second;
+    else if (auto jt = by_name.find(lrms_name); jt != by_name.end())
+      found = jt->second;
+    if (found) claimed.insert(found->id);
+
+    std::string lrms_id = row.lrms_id;
+    int np = row.np;
+    timestamp start = row.start;
+    timestamp end = row.end;
+    auto target =
+        row.state == reservation_state::change_requested ? reservation_state::committed : row.state;
+    if (target == reservation_state::accepted) {
+      if (plan.commit_txns.count(row.txn)) {
+        target = reservation_state::committed;  // the coordinator decided commit
+        ++report.completed_holds;
+      } else {
+        target = reservation_state::cancelled;  // presumed abort
+        ++report.aborted_holds;
+      }
+    } else if (holds_capacity(target) && plan.compensate_ids.count(row.id)) {
+      target = start <= now ? reservation_state::terminated : reservation_state::cancelled;
+      ++report.compensated;
+    }
+    const bool live = holds_capacity(target) && end > now;
+    if (live && found) {
+      // The LRMS is the truth on terms (a modify may have landed just before the crash).
+      lrms_id = found->id;
+      start = found->start;
+      end = found->end;
+      np = found->np;
+      ++report.restored;
+    } else if (live && lrms_->kind() == "simulated") {
+      const timestamp from = std::max(start, now);
+      auto made = lrms_->create_reservation({lrms_name, row.owner, from, end - from, row.np});
+      if (made) {
+        lrms_id = *made;
+        ++report.recreated;
+      } else {
+        target = start <= now ? reservation_state::terminated : reservation_state::cancelled;
+        ++report.lost;
+      }
+    } else if (live) {
+      target = start <= now ? reservation_state::terminated : reservation_state::cancelled;
+      ++report.lost;
+    } else if (found && end > now) {
+      (void)lrms_->delete_reservation(found->id);  // an aborted hold or a compensated part
+    }
+    auto life = restored_lifecycle(start, end, target, now);
+    if (!life) return life.err();
+    record r{row.id, row.txn,  row.owner,          lrms_id,      std::move(*life),
+             np,     row.cost, row.admitted_after, time_infinity};
+    const bool changed = target != row.state || lrms_id != row.lrms_id || start != row.start ||
+                         end != row.end || np != row.np;
+    if (changed) {
+      if (auto ok = persist(r, target == reservation_state::committed ? target : r.life.state());
+          !ok)
+        return ok.err();
+    }
+    adopt(std::move(r), now);
+  }
+  // Ours in the LRMS but in no row: created just before a crash, never answered for.
+  for (const auto& lr : snap->reservations) {
+    if (claimed.count(lr.id) || lr.name.compare(0, cfg_.name_prefix.size(), cfg_.name_prefix))
+      continue;
+    const auto n = number_after(lr.name, cfg_.name_prefix.size());
+    if (n == 0) continue;  // not a name we give
+    (void)lrms_->delete_reservation(lr.id);
+    next_id_ = std::max(next_id_, n + 1);
+    ++report.orphans;
+  }
+  return refresh(now, true);
 }
 
 std::optional<timestamp> cluster_service::next_expiry() const {

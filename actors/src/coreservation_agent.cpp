@@ -71,7 +71,11 @@ void release_then_next(self_ptr self) {
   auto& st = self->state;
   auto remaining = std::make_shared<std::size_t>(st.current.size());
   auto done = [self, remaining] {
-    if (--*remaining == 0) next_attempt(self);
+    if (--*remaining > 0) return;
+    auto& s = self->state;
+    // Compensation is complete: recovery has nothing left to settle for this attempt.
+    if (s.cfg.journal && !s.committed.empty()) (void)s.cfg.journal->forget_commit(s.txn);
+    next_attempt(self);
   };
   for (std::size_t i = 0; i < st.current.size(); ++i) {
     auto& h = st.crs.at(st.current[i].cluster);
@@ -95,6 +99,7 @@ void on_committed(self_ptr self, std::size_t who) {
     st.reasons = "; a hold expired during commit";
     return release_then_next(self);
   }
+  if (st.cfg.journal) (void)st.cfg.journal->forget_commit(st.txn);
   msg::coreservation_reply r;
   r.txn = st.txn;
   for (std::size_t i = 0; i < st.current.size(); ++i) {
@@ -112,7 +117,15 @@ void on_prepared(self_ptr self, std::size_t who) {
   if (!st.all_prepared) {
     return release_then_next(self);  // presumed abort for every participant
   }
-  // Decision: commit. Sent only when every participant holds its part.
+  // Decision: commit. Sent only when every participant holds its part, and only once the
+  // decision is durable, so that a restarted node completes what it began (presumed abort:
+  // without this record, recovery aborts every hold of the attempt).
+  if (st.cfg.journal) {
+    if (auto ok = st.cfg.journal->log_commit(st.txn); !ok) {
+      st.reasons += "; " + ok.err().message;
+      return release_then_next(self);
+    }
+  }
   st.committed.assign(st.current.size(), false);
   st.waiting.assign(st.current.size(), true);
   st.pending = static_cast<int>(st.current.size());

@@ -70,6 +70,9 @@ caf::behavior crs_actor(self_ptr self, std::shared_ptr<cluster_service> service,
       [=, &svc](const msg::bind_job_request& r) {
         return guarded<msg::bind_job_reply>([&] { return svc.bind_job(r, now()); });
       },
+      [=, &svc](const msg::estimate_request& r) {
+        return guarded<msg::estimate_reply>([&] { return svc.estimate(r, now()); });
+      },
       [=, &svc](const msg::cluster_status_request&) {
         return guarded<msg::cluster_status>([&] { return svc.status_report(now()); });
       },

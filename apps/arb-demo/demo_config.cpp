@@ -1,61 +1,18 @@
 #include "demo_config.hpp"
 
-#include <toml++/toml.h>
-
+#include "arbroker/config/toml_fields.hpp"
 #include "arbroker/core/time_format.hpp"
 
 namespace arbroker::demo {
 namespace {
 
-error bad(const std::string& key, const std::string& why) {
-  return fail(errc::invalid_parameter, key + ": " + why);
-}
-
-// A key of a TOML table, with the path used in error messages.
-struct field {
-  toml::node_view<const toml::node> node;
-  std::string path;
-};
-
-field at(const toml::table& t, const std::string& parent, const char* key) {
-  return {toml::node_view<const toml::node>{t.get(key)},
-          parent.empty() ? std::string(key) : parent + "." + key};
-}
-
-result<std::string> text(const field& f) {
-  if (auto v = f.node.value<std::string>()) return *v;
-  return bad(f.path, "expected a string");
-}
-
-result<double> number(const field& f) {
-  if (auto v = f.node.value<double>()) return *v;
-  return bad(f.path, "expected a number");
-}
-
-result<int> integer(const field& f) {
-  auto v = f.node.value<std::int64_t>();
-  if (!v || *v < INT32_MIN || *v > INT32_MAX) return bad(f.path, "expected an integer");
-  return static_cast<int>(*v);
-}
-
-// "2h", "90", also a bare integer of seconds; "-5h" for offsets west of UTC.
-result<duration> span_of(const field& f, bool allow_negative = false) {
-  if (auto v = f.node.value<std::int64_t>()) return *v;
-  auto s = text(f);
-  if (!s) return s.err();
-  bool negative = allow_negative && !s->empty() && s->front() == '-';
-  auto d = parse_duration(negative ? s->substr(1) : *s);
-  if (!d) return bad(f.path, d.err().message);
-  return negative ? -*d : *d;
-}
-
-result<timestamp> time_of(const field& f, timestamp now) {
-  auto s = text(f);
-  if (!s) return s.err();
-  auto t = parse_time(*s, now);
-  if (!t) return bad(f.path, t.err().message);
-  return *t;
-}
+using config::at;
+using config::bad;
+using config::integer;
+using config::number;
+using config::span_of;
+using config::text;
+using config::time_of;
 
 template <class T>
 error wrap(const std::string& path, const result<T>& r) {
@@ -81,49 +38,8 @@ result<demo_cluster> read_cluster(const toml::table& t, const std::string& path,
   }
   if (auto ok = validate(c.site); !ok) return bad(path, ok.err().message);
 
-  duration tz = 0;
-  if (t.contains("tz_offset")) {
-    auto v = span_of(at(t, path, "tz_offset"), true);
-    if (!v) return v.err();
-    tz = *v;
-  }
-  double unit_cost = 1.0;
-  duration unit = 3600;
-  if (t.contains("base_unit_cost")) {
-    auto v = number(at(t, path, "base_unit_cost"));
-    if (!v) return v.err();
-    unit_cost = *v;
-  }
-  if (t.contains("base_unit")) {
-    auto v = span_of(at(t, path, "base_unit"));
-    if (!v) return v.err();
-    unit = *v;
-  }
-  std::vector<day_rate> rates;
-  if (auto* arr = t["day_rates"].as_array()) {
-    for (std::size_t i = 0; i < arr->size(); ++i) {
-      auto* r = arr->get(i)->as_table();
-      const std::string rp = path + ".day_rates[" + std::to_string(i) + "]";
-      if (!r) return bad(rp, "expected a table {from, to, factor}");
-      auto from = span_of(at(*r, rp, "from"));
-      auto to = span_of(at(*r, rp, "to"));
-      auto factor = number(at(*r, rp, "factor"));
-      if (!from) return from.err();
-      if (!to) return to.err();
-      if (!factor) return factor.err();
-      rates.push_back({*from, *to, *factor});
-    }
-  }
-  std::map<std::string, double> agreements;
-  if (auto* ag = t["agreements"].as_table()) {
-    for (const auto& [who, v] : *ag) {
-      auto f = v.value<double>();
-      if (!f) return bad(path + ".agreements." + std::string(who.str()), "expected a number");
-      agreements.emplace(std::string(who.str()), *f);
-    }
-  }
-  auto cost = cost_model::create(unit_cost, unit, std::move(rates), tz, std::move(agreements));
-  if (!cost) return wrap(path, cost);
+  auto cost = config::cost_of(t, path);
+  if (!cost) return cost.err();
   c.cost = std::move(*cost);
 
   if (auto* arr = t["running"].as_array()) {
@@ -170,13 +86,9 @@ result<demo_cluster> read_cluster(const toml::table& t, const std::string& path,
 }  // namespace
 
 result<demo_config> load_demo_config(const std::string& path) {
-  toml::table root;
-  try {
-    root = toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    return fail(errc::invalid_parameter, path + ":" + std::to_string(e.source().begin.line) + ": " +
-                                             std::string(e.description()));
-  }
+  auto parsed = config::parse_file(path);
+  if (!parsed) return parsed.err();
+  const toml::table& root = *parsed;
   demo_config cfg;
   auto now = text(at(root, "", "now"));
   if (!now) return now.err();

@@ -6,6 +6,7 @@
 
 #include "arbroker/actors/engine.hpp"
 #include "arbroker/messages/broker_protocol.hpp"
+#include "arbroker/store/journal.hpp"
 
 namespace arbroker {
 
@@ -18,6 +19,11 @@ struct broker_config {
   duration prepare_expiry = 30;       ///< holds between prepare and commit
   duration request_timeout = 30;      ///< a request is answered within this, whatever happens
   int max_tries = 64;                 ///< reserve tries per request (depth-first)
+  /// Prefix of every transaction id; unique per broker start ("": random, 64 bits). Set it
+  /// only where runs must be reproducible (the simulator).
+  std::string incarnation;
+  /// The co-reservation coordinators' log of commit decisions (null: not kept).
+  std::shared_ptr<reservation_journal> journal;
 };
 
 /// The grid reservation service (GRS, the broker). Per elastic request it spawns a worker

@@ -16,6 +16,8 @@
 #include "arbroker/core/reservation_state.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
 #include "arbroker/messages/gis_protocol.hpp"
+#include "arbroker/store/journal.hpp"
+#include "arbroker/store/recovery_plan.hpp"
 
 namespace arbroker {
 
@@ -30,6 +32,20 @@ struct cluster_service_config {
   load_params load;               ///< accuracies for T_wkl
   duration history_delta = 3600;  ///< sampling interval of the esr history
   std::string name_prefix = "arb-";
+  /// Where reservations are made durable before they are answered for (null: nowhere, as
+  /// in the stress tool and the simulator).
+  std::shared_ptr<reservation_journal> journal;
+};
+
+/// What cluster_service::recover() found and did.
+struct recovery_report {
+  int restored = 0;         ///< committed reservations found in the LRMS and adopted
+  int recreated = 0;        ///< committed ones the (simulated) LRMS had lost, made again
+  int lost = 0;             ///< committed ones neither found nor made again (now cancelled)
+  int aborted_holds = 0;    ///< holds without a commit decision (presumed abort)
+  int completed_holds = 0;  ///< holds whose co-reservation had decided commit
+  int compensated = 0;      ///< committed parts of a co-reservation that lost another part
+  int orphans = 0;          ///< LRMS reservations of ours that no row claims, deleted
 };
 
 /// The logic of a cluster reservation service (CRS, paper 000 Sec. 2.2 and 3), without
@@ -62,10 +78,20 @@ class cluster_service {
   msg::list_reply list(const msg::list_request& req, timestamp now);
   msg::bind_job_reply bind_job(const msg::bind_job_request& req, timestamp now);
   msg::cluster_status status_report(timestamp now);
+  msg::estimate_reply estimate(const msg::estimate_request& req, timestamp now);
 
   /// Expires every hold whose expiry is <= now (deleting it from the LRMS), applies start
   /// and end times, and forgets finished reservations past the retention time.
   void sweep(timestamp now);
+
+  /// Rebuilds the service after a restart, before it serves anything: adopts the journal's
+  /// rows for this cluster, settles holds by `plan` (commit decided or presumed abort),
+  /// makes sure every committed reservation is in the LRMS (a simulated LRMS starts empty:
+  /// they are created again), and deletes reservations of ours the LRMS has but no row
+  /// claims (made just before a crash, never answered for). Fails if the LRMS cannot be
+  /// read.
+  status recover(const std::vector<reservation_row>& rows, const recovery_plan& plan, timestamp now,
+                 recovery_report& report);
 
   /// The earliest pending hold expiry, for the actor's timer.
   std::optional<timestamp> next_expiry() const;
@@ -96,7 +122,10 @@ class cluster_service {
   status refresh(timestamp now, bool force = false);
   msg::reservation_info info_of(const record& r) const;
   record* find_owned(const std::string& id, const std::string& user);
-  void release(record& r, reservation_event e, timestamp now);
+  void release(record& r, reservation_event e, timestamp now, bool persisted = false);
+  reservation_row row_of(const record& r, reservation_state state) const;
+  status persist(const record& r, reservation_state state);
+  void adopt(record r, timestamp now);
   site_description site() const;
 
   cluster_service_config cfg_;

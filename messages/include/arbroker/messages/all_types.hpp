@@ -37,6 +37,8 @@ inline constexpr auto all_types = std::make_tuple(
     named_type<bind_job_request>{"arb.bind_job_request"},
     named_type<bind_job_reply>{"arb.bind_job_reply"},
     named_type<cluster_status_request>{"arb.cluster_status_request"},
+    named_type<estimate_request>{"arb.estimate_request"},
+    named_type<estimate_reply>{"arb.estimate_reply"},
     named_type<cluster_status>{"arb.cluster_status"}, named_type<cluster_info>{"arb.cluster_info"},
     named_type<gis_query>{"arb.gis_query"}, named_type<elastic_request>{"arb.elastic_request"},
     named_type<request_stats>{"arb.request_stats"}, named_type<elastic_reply>{"arb.elastic_reply"},

@@ -275,6 +275,31 @@ auto inspect(Inspector& f, bind_job_reply& x) {
   return f(x.job_id, x.error);
 }
 
+/// When a batch job of np CPUs and this walltime, submitted now, would start: arbroker's
+/// own ESE over the LRMS's snapshot (local jobs queued before it go first; reservations are
+/// honoured). The LRMS's own estimates cannot be trusted for this (Slurm's --test-only
+/// ignores future reservations).
+struct estimate_request {
+  std::int32_t np = 1;
+  std::int64_t walltime = 0;
+  friend bool operator==(const estimate_request&, const estimate_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, estimate_request& x) {
+  return f(x.np, x.walltime);
+}
+
+struct estimate_reply {
+  std::string cluster;
+  std::int64_t start = -1;  ///< -1: never (larger than the cluster)
+  wire_error error;
+  friend bool operator==(const estimate_reply&, const estimate_reply&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, estimate_reply& x) {
+  return f(x.cluster, x.start, x.error);
+}
+
 /// A cluster's current state, for operators and the stress tool's invariant checks.
 struct cluster_status_request {
   friend bool operator==(const cluster_status_request&, const cluster_status_request&) = default;

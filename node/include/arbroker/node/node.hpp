@@ -1,0 +1,104 @@
+#pragma once
+
+// A broker node in-process: the engine (GIS, one cluster reservation service per cluster,
+// the broker with its workers and co-reservation agents) started from a node_config, with
+// its durable store recovered, behind a plain C++ API. The daemon arbd puts the network API
+// in front of it; embedding applications call it directly (docs/embedding.md).
+
+#include <functional>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arbroker/actors/cluster_service.hpp"
+#include "arbroker/messages/broker_protocol.hpp"
+#include "arbroker/messages/cluster_protocol.hpp"
+#include "arbroker/node/node_config.hpp"
+
+namespace arbroker {
+
+/// What the store held at start and what recovery did with it, over all clusters.
+struct node_recovery {
+  recovery_report clusters;  ///< summed over the cluster services
+  int commit_decisions = 0;  ///< co-reservation commit records found in the log
+};
+
+class node {
+ public:
+  template <class Reply>
+  using callback = std::function<void(Reply)>;
+
+  /// Opens (or creates) the store in cfg.data_dir, recovers it against the clusters' LRMSs,
+  /// then starts the engine. Fails with a specific error for a bad config, a store that
+  /// cannot be opened or is in use by another node, or an LRMS that cannot be read.
+  static result<std::unique_ptr<node>> start(node_config cfg);
+
+  /// Stops the engine (after shutdown(), if it was not called).
+  ~node();
+  node(const node&) = delete;
+  node& operator=(const node&) = delete;
+
+  const node_config& config() const noexcept;
+  const node_recovery& recovery() const noexcept;
+  /// The clusters the node brokers for, as the information service knows them.
+  std::vector<msg::cluster_info> clusters() const;
+
+  // Asynchronous operations: `done` is called exactly once, on an engine thread (keep it
+  // short, do not block in it). After shutdown() began, every call is answered at once with
+  // errc::unreachable. The `user` fields are taken as given: authenticate before calling.
+  void elastic(msg::elastic_request r, callback<msg::elastic_reply> done);
+  void coreserve(msg::coreservation_request r, callback<msg::coreservation_reply> done);
+  void commit(msg::commit_request r, callback<msg::ack_reply> done);
+  void cancel(msg::cancel_request r, callback<msg::ack_reply> done);
+  void modify(msg::modify_request r, callback<msg::query_reply> done);
+  void query(msg::query_request r, callback<msg::query_reply> done);
+  void list(msg::list_request r, callback<msg::list_reply> done);
+  void bind_job(msg::bind_job_request r, callback<msg::bind_job_reply> done);
+  /// Earliest start of a batch job on each named cluster (all when `clusters` is empty);
+  /// an unknown cluster name answers not_found in its entry.
+  void estimate(msg::estimate_request r, std::vector<std::string> clusters,
+                callback<std::vector<msg::estimate_reply>> done);
+  /// Every cluster's status, in configuration order.
+  void status(callback<std::vector<msg::cluster_status>> done);
+
+  // Blocking forms, for embedding applications (never call them from an engine thread).
+  msg::elastic_reply elastic(msg::elastic_request r) { return wait(&node::elastic, std::move(r)); }
+  msg::coreservation_reply coreserve(msg::coreservation_request r) {
+    return wait(&node::coreserve, std::move(r));
+  }
+  msg::ack_reply commit(msg::commit_request r) { return wait(&node::commit, std::move(r)); }
+  msg::ack_reply cancel(msg::cancel_request r) { return wait(&node::cancel, std::move(r)); }
+  msg::query_reply modify(msg::modify_request r) { return wait(&node::modify, std::move(r)); }
+  msg::query_reply query(msg::query_request r) { return wait(&node::query, std::move(r)); }
+  msg::list_reply list(msg::list_request r) { return wait(&node::list, std::move(r)); }
+  msg::bind_job_reply bind_job(msg::bind_job_request r) {
+    return wait(&node::bind_job, std::move(r));
+  }
+  std::vector<msg::cluster_status> status();
+
+  /// Refuses new requests, waits up to `grace` for the ones in flight to be answered (a
+  /// co-reservation in two-phase commit finishes or aborts; holds it leaves expire by
+  /// themselves and are aborted on the next start), then stops the engine. Idempotent.
+  /// Returns the number of requests still unanswered when the grace ran out.
+  std::size_t shutdown(duration grace);
+
+  /// Requests accepted and not yet answered.
+  std::size_t in_flight() const;
+
+ private:
+  struct impl;
+  explicit node(std::unique_ptr<impl> p);
+
+  template <class Reply, class Request>
+  Reply wait(void (node::*op)(Request, callback<Reply>), Request r) {
+    std::promise<Reply> p;
+    auto f = p.get_future();
+    (this->*op)(std::move(r), [&p](Reply rep) { p.set_value(std::move(rep)); });
+    return f.get();
+  }
+
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace arbroker

@@ -1,0 +1,92 @@
+#pragma once
+
+// The configuration of a broker node (arbd), read from TOML. See docs/config.md.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "arbroker/core/cost.hpp"
+#include "arbroker/core/error.hpp"
+#include "arbroker/core/time.hpp"
+#include "arbroker/messages/gis_protocol.hpp"
+
+namespace arbroker {
+
+/// A client of the node and its secret. Admins may act on every user's reservations.
+struct user_entry {
+  std::string name;
+  std::string token;
+  bool admin = false;
+};
+
+enum class cluster_kind { simulated, slurm, gridengine };
+
+/// Local work a simulated cluster starts with, so that its schedule is not empty.
+struct simulated_job {
+  int np = 1;
+  duration walltime = 3600;
+  duration runtime = 3600;  ///< what it really runs (<= walltime: ends early)
+};
+
+/// One cluster the node brokers for.
+struct cluster_entry {
+  cluster_kind kind = cluster_kind::simulated;
+  msg::cluster_info info;  ///< name, cpus, pp, bunch, tz_offset, os, features, ...
+  cost_model cost = *cost_model::create(1.0, 3600, {}, 0);
+  duration refresh = 1;  ///< the service's view of the LRMS is at most this old
+  duration max_hold = 600;
+  std::string name_prefix = "arb-";              ///< of the LRMS reservations arbroker makes
+  std::vector<simulated_job> local_jobs;         ///< simulated only
+  std::string slurm_conf;                        ///< slurm only: path of slurm.conf
+  std::string partition;                         ///< slurm only ("" = the default partition)
+  std::string sge_root = "/var/lib/gridengine";  ///< gridengine only
+  std::string sge_cell = "default";
+  std::string pe = "arb";
+};
+
+struct node_config {
+  std::string name = "arbd";
+  std::string listen = "127.0.0.1:7878";          ///< network API
+  std::string metrics_listen = "127.0.0.1:9878";  ///< Prometheus /metrics ("" = off)
+  std::string data_dir = "arbd-data";             ///< SQLite store ("" = keep nothing)
+  std::string log_level = "info";                 ///< trace, debug, info, warn, error, off
+  std::size_t threads = 2;                        ///< CAF worker threads
+
+  // Broker defaults.
+  double esr_threshold = -1;  ///< applied when a request gives none (< 0: no filter)
+  duration hold_seconds = 120;
+  duration prepare_expiry = 30;
+  duration request_timeout = 30;
+  int max_tries = 64;
+
+  // Network limits per connection.
+  std::size_t max_frame_bytes = 1 << 20;
+  std::size_t max_in_flight = 64;
+  duration handshake_timeout = 10;
+  duration shutdown_grace = 10;  ///< in-flight requests may finish this long on SIGTERM
+
+  std::vector<user_entry> users;
+  std::vector<cluster_entry> clusters;
+};
+
+/// The node a bare `arbd` starts: three simulated clusters with some local work, users
+/// alice, bob (tokens "alice-secret", "bob-secret") and admin ("admin-secret"), listening on
+/// loopback only. For trying arbroker out, never for production.
+node_config default_node_config();
+
+/// Reads a node configuration; errors name the file and the key ("cluster[1].cpus: ...").
+/// Every value is checked (names unique and without '/', positive sizes, known kinds,
+/// non-empty tokens, addresses of the form host:port).
+result<node_config> load_node_config(const std::string& path);
+result<node_config> parse_node_config(std::string_view toml_text, const std::string& origin);
+
+/// Checks a configuration built in code the same way.
+status validate(const node_config& cfg);
+
+/// "host:port" split; invalid_parameter unless the port is 1..65535 (0 allowed if
+/// allow_any_port, for tests that let the OS choose).
+result<std::pair<std::string, unsigned short>> parse_endpoint(const std::string& text,
+                                                              bool allow_any_port = true);
+
+}  // namespace arbroker

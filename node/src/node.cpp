@@ -1,0 +1,406 @@
+#include "arbroker/node/node.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include "arbroker/actors/broker.hpp"
+#include "arbroker/actors/crs.hpp"
+#include "arbroker/actors/gis.hpp"
+#include "arbroker/adapters/gridengine_lrms.hpp"
+#include "arbroker/adapters/slurm_lrms.hpp"
+#include "arbroker/sim/simulated_lrms.hpp"
+#include "arbroker/store/recovery_plan.hpp"
+#include "arbroker/store/sqlite_journal.hpp"
+#include "gateway.hpp"
+
+namespace arbroker {
+namespace {
+
+struct engine_config : caf::actor_system_config {
+  explicit engine_config(std::size_t threads) {
+    configure_engine(*this, threads);
+  }
+};
+
+// The data directory belongs to one node at a time; the lock dies with the process.
+class directory_lock {
+ public:
+  static result<directory_lock> take(const std::filesystem::path& dir) {
+    const auto path = (dir / "LOCK").string();
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return fail(errc::storage_failure, "cannot open " + path);
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd);
+      return fail(errc::in_use, "data directory " + dir.string() + " is in use by another node");
+    }
+    return directory_lock{fd};
+  }
+  directory_lock(directory_lock&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  directory_lock& operator=(directory_lock&& o) noexcept {
+    std::swap(fd_, o.fd_);
+    return *this;
+  }
+  ~directory_lock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+ private:
+  explicit directory_lock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+result<std::unique_ptr<lrms>> make_lrms(const cluster_entry& c) {
+  switch (c.kind) {
+    case cluster_kind::simulated: {
+      auto l = simulated_lrms::create(
+          {c.info.name, c.info.cpus, {c.info.bunch, c.info.counts}, wall_clock()});
+      if (!l) return l.err();
+      return std::unique_ptr<lrms>(std::move(*l));
+    }
+    case cluster_kind::slurm: {
+      slurm_options o;
+      o.conf = c.slurm_conf;
+      o.prefix = c.name_prefix;
+      o.partition = c.partition;
+      return std::unique_ptr<lrms>(std::make_unique<slurm_lrms>(std::move(o)));
+    }
+    case cluster_kind::gridengine: {
+      gridengine_config g;
+      g.sge_root = c.sge_root;
+      g.sge_cell = c.sge_cell;
+      g.pe = c.pe;
+      g.name_prefix = c.name_prefix;
+      return std::unique_ptr<lrms>(std::make_unique<gridengine_lrms>(std::move(g)));
+    }
+  }
+  return fail(errc::invalid_parameter, "unknown cluster kind");
+}
+
+void add(recovery_report& sum, const recovery_report& r) {
+  sum.restored += r.restored;
+  sum.recreated += r.recreated;
+  sum.lost += r.lost;
+  sum.aborted_holds += r.aborted_holds;
+  sum.completed_holds += r.completed_holds;
+  sum.compensated += r.compensated;
+  sum.orphans += r.orphans;
+}
+
+template <class Reply>
+Reply failed(errc code, std::string message) {
+  Reply r{};
+  r.error = msg::wire(code, std::move(message));
+  return r;
+}
+
+}  // namespace
+
+struct node::impl {
+  node_config cfg;
+  std::optional<directory_lock> lock;
+  std::shared_ptr<reservation_journal> journal;
+  node_recovery recovered;
+  std::vector<msg::cluster_info> infos;
+  std::unique_ptr<engine_config> sys_cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  caf::actor gis;
+  caf::actor broker;
+  caf::actor gateway;
+  std::vector<std::pair<std::string, caf::actor>> crs;  // configuration order
+
+  mutable std::mutex mu;
+  std::condition_variable idle;
+  std::size_t in_flight = 0;
+  bool stopping = false;
+  bool stopped = false;
+
+  // Counts a request in; false once shutdown began.
+  bool enter() {
+    std::lock_guard lock_{mu};
+    if (stopping) return false;
+    ++in_flight;
+    return true;
+  }
+  void leave() {
+    std::lock_guard lock_{mu};
+    if (--in_flight == 0) idle.notify_all();
+  }
+
+  // Sends `r` to `dest` through the gateway; `done` gets the reply or a typed error.
+  template <class Reply, class Request>
+  void ask(const caf::actor& dest, Request r, callback<Reply> done) {
+    if (!enter()) return done(failed<Reply>(errc::unreachable, "the node is shutting down"));
+    auto finish = [this, done = std::move(done)](Reply rep) {
+      done(std::move(rep));
+      leave();
+    };
+    // The broker and the cluster services always answer (the broker within its request
+    // timeout); an error here means the actor is gone.
+    caf::anon_send(
+        gateway,
+        gateway_task{[dest, r = std::move(r), finish](caf::event_based_actor* self) mutable {
+          self->request(dest, caf::infinite, std::move(r))
+              .then(
+                  [finish](Reply& rep) { finish(std::move(rep)); },
+                  [finish, self](caf::error& e) {
+                    finish(failed<Reply>(errc::unreachable, "engine: " + self->system().render(e)));
+                  });
+        }});
+  }
+
+  // Asks several actors the same question and answers with all replies, in order.
+  template <class Reply, class Request>
+  void gather(std::vector<std::pair<std::string, caf::actor>> dests, Request r,
+              callback<std::vector<Reply>> done) {
+    if (!enter())
+      return done(std::vector<Reply>(
+          dests.size(), failed<Reply>(errc::unreachable, "the node is shutting down")));
+    struct join {
+      std::vector<Reply> replies;
+      std::size_t pending;
+      callback<std::vector<Reply>> done;
+    };
+    auto j = std::make_shared<join>(
+        join{std::vector<Reply>(dests.size()), dests.size(), std::move(done)});
+    auto complete = [this, j] {
+      j->done(std::move(j->replies));
+      leave();
+    };
+    if (dests.empty()) return complete();
+    caf::anon_send(gateway, gateway_task{[dests = std::move(dests), r = std::move(r), j,
+                                          complete](caf::event_based_actor* self) {
+                     for (std::size_t i = 0; i < dests.size(); ++i) {
+                       auto one = [j, i, complete](Reply rep) {
+                         j->replies[i] = std::move(rep);
+                         if (--j->pending == 0) complete();
+                       };
+                       if (!dests[i].second) {
+                         one(failed<Reply>(errc::not_found, "no cluster '" + dests[i].first + "'"));
+                         continue;
+                       }
+                       self->request(dests[i].second, caf::infinite, r)
+                           .then([one](Reply& rep) { one(std::move(rep)); },
+                                 [one, self](caf::error& e) {
+                                   one(failed<Reply>(errc::unreachable,
+                                                     "engine: " + self->system().render(e)));
+                                 });
+                     }
+                   }});
+  }
+
+  arbroker::status open_store() {
+    if (cfg.data_dir.empty()) return {};
+    std::error_code ec;
+    std::filesystem::create_directories(cfg.data_dir, ec);
+    if (ec)
+      return fail(errc::storage_failure,
+                  "cannot create data directory " + cfg.data_dir + ": " + ec.message());
+    auto l = directory_lock::take(cfg.data_dir);
+    if (!l) return l.err();
+    lock.emplace(std::move(*l));
+    auto j = sqlite_journal::open((std::filesystem::path(cfg.data_dir) / "arbroker.db").string());
+    if (!j) return j.err();
+    journal = std::shared_ptr<reservation_journal>(std::move(*j));
+    return {};
+  }
+
+  arbroker::status start() {
+    if (auto ok = open_store(); !ok) return ok;
+    // Recovery plan over every cluster's rows, before any service exists.
+    std::vector<reservation_row> rows;
+    std::vector<std::string> decisions;
+    if (journal) {
+      auto d = journal->commits();
+      if (!d) return d.err();
+      decisions = std::move(*d);
+      for (const auto& c : cfg.clusters) {
+        auto r = journal->rows_of(c.info.name);
+        if (!r) return r.err();
+        rows.insert(rows.end(), r->begin(), r->end());
+      }
+    }
+    const auto plan = plan_recovery(rows, decisions);
+    recovered.commit_decisions = static_cast<int>(decisions.size());
+
+    std::vector<std::pair<std::shared_ptr<cluster_service>, bool>> services;  // (svc, detached)
+    const timestamp now = wall_clock()();
+    for (const auto& c : cfg.clusters) {
+      auto backend = make_lrms(c);
+      if (!backend) return error{backend.err().code, c.info.name + ": " + backend.err().message};
+      auto* sim = dynamic_cast<simulated_lrms*>(backend->get());
+      cluster_service_config sc;
+      sc.info = c.info;
+      if (c.kind != cluster_kind::simulated) {
+        auto snap = (*backend)->snapshot();
+        if (!snap) return error{snap.err().code, c.info.name + ": " + snap.err().message};
+        sc.info.cpus = snap->cpus;  // the LRMS knows its size
+      }
+      sc.cost = c.cost;
+      sc.refresh = c.refresh;
+      sc.max_hold = c.max_hold;
+      sc.name_prefix = c.name_prefix;
+      sc.journal = journal;
+      auto svc = cluster_service::create(sc, std::move(*backend));
+      if (!svc) return error{svc.err().code, c.info.name + ": " + svc.err().message};
+      recovery_report rep;
+      if (auto ok = (*svc)->recover(rows, plan, now, rep); !ok)
+        return error{ok.err().code, c.info.name + ": recovery: " + ok.err().message};
+      add(recovered.clusters, rep);
+      // Local work after recovery, so that it queues around the restored reservations.
+      if (sim)
+        for (std::size_t i = 0; i < c.local_jobs.size(); ++i) {
+          const auto& j = c.local_jobs[i];
+          (void)sim->submit_local_job(
+              {"local-" + std::to_string(i + 1), "local", j.np, j.walltime, {}, ""}, j.runtime);
+        }
+      infos.push_back(sc.info);
+      services.emplace_back(std::shared_ptr<cluster_service>(std::move(*svc)),
+                            c.kind != cluster_kind::simulated);
+    }
+    // Every decision is settled now: committed where whole, compensated where not.
+    for (const auto& txn : decisions)
+      if (auto ok = journal->forget_commit(txn); !ok) return ok;
+
+    sys_cfg = std::make_unique<engine_config>(cfg.threads);
+    sys = std::make_unique<caf::actor_system>(*sys_cfg);
+    gis = sys->spawn(gis_actor);
+    for (std::size_t i = 0; i < services.size(); ++i) {
+      auto& [svc, detached] = services[i];
+      // Real adapters block for milliseconds per call: each such service gets its own thread.
+      auto h = detached ? sys->spawn<caf::detached>(crs_actor, svc, wall_clock())
+                        : sys->spawn(crs_actor, svc, wall_clock());
+      caf::anon_send(gis, register_atom::value, infos[i], h);
+      crs.emplace_back(infos[i].name, h);
+    }
+    broker_config bc;
+    bc.gis = gis;
+    bc.clock = wall_clock();
+    bc.default_esr_threshold = cfg.esr_threshold;
+    bc.hold_seconds = cfg.hold_seconds;
+    bc.prepare_expiry = cfg.prepare_expiry;
+    bc.request_timeout = cfg.request_timeout;
+    bc.max_tries = cfg.max_tries;
+    bc.journal = journal;
+    broker = sys->spawn(broker_actor, bc);
+    gateway = sys->spawn(gateway_actor);
+    return {};
+  }
+
+  void stop_engine() {
+    if (stopped || !sys) return;
+    stopped = true;
+    for (auto& [name, h] : crs)
+      caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
+    for (auto* a : {&broker, &gis, &gateway})
+      caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
+    sys.reset();  // waits for every actor to finish
+  }
+};
+
+result<std::unique_ptr<node>> node::start(node_config cfg) {
+  if (auto ok = validate(cfg); !ok) return ok.err();
+  auto p = std::make_unique<impl>();
+  p->cfg = std::move(cfg);
+  if (auto ok = p->start(); !ok) {
+    p->stop_engine();
+    return ok.err();
+  }
+  return std::unique_ptr<node>(new node(std::move(p)));
+}
+
+node::node(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+
+node::~node() {
+  shutdown(0);
+}
+
+const node_config& node::config() const noexcept {
+  return impl_->cfg;
+}
+
+const node_recovery& node::recovery() const noexcept {
+  return impl_->recovered;
+}
+
+std::vector<msg::cluster_info> node::clusters() const {
+  return impl_->infos;
+}
+
+void node::elastic(msg::elastic_request r, callback<msg::elastic_reply> done) {
+  impl_->ask(impl_->broker, std::move(r), std::move(done));
+}
+void node::coreserve(msg::coreservation_request r, callback<msg::coreservation_reply> done) {
+  impl_->ask(impl_->broker, std::move(r), std::move(done));
+}
+void node::commit(msg::commit_request r, callback<msg::ack_reply> done) {
+  impl_->ask(impl_->broker, std::move(r), std::move(done));
+}
+void node::cancel(msg::cancel_request r, callback<msg::ack_reply> done) {
+  impl_->ask(impl_->broker, std::move(r), std::move(done));
+}
+void node::modify(msg::modify_request r, callback<msg::query_reply> done) {
+  impl_->ask(impl_->broker, std::move(r), std::move(done));
+}
+void node::query(msg::query_request r, callback<msg::query_reply> done) {
+  impl_->ask(impl_->broker, std::move(r), std::move(done));
+}
+void node::list(msg::list_request r, callback<msg::list_reply> done) {
+  impl_->ask(impl_->broker, std::move(r), std::move(done));
+}
+void node::bind_job(msg::bind_job_request r, callback<msg::bind_job_reply> done) {
+  impl_->ask(impl_->broker, std::move(r), std::move(done));
+}
+
+void node::estimate(msg::estimate_request r, std::vector<std::string> clusters,
+                    callback<std::vector<msg::estimate_reply>> done) {
+  std::vector<std::pair<std::string, caf::actor>> dests;
+  if (clusters.empty()) {
+    dests = impl_->crs;
+  } else {
+    for (auto& name : clusters) {
+      caf::actor h;
+      for (const auto& [n, a] : impl_->crs)
+        if (n == name) h = a;
+      dests.emplace_back(std::move(name), h);
+    }
+  }
+  impl_->gather<msg::estimate_reply>(std::move(dests), r, std::move(done));
+}
+
+void node::status(callback<std::vector<msg::cluster_status>> done) {
+  impl_->gather<msg::cluster_status>(impl_->crs, msg::cluster_status_request{}, std::move(done));
+}
+
+std::vector<msg::cluster_status> node::status() {
+  std::promise<std::vector<msg::cluster_status>> p;
+  auto f = p.get_future();
+  status([&p](std::vector<msg::cluster_status> s) { p.set_value(std::move(s)); });
+  return f.get();
+}
+
+std::size_t node::shutdown(duration grace) {
+  std::size_t left = 0;
+  {
+    std::unique_lock lock{impl_->mu};
+    impl_->stopping = true;
+    impl_->idle.wait_for(lock, std::chrono::seconds(std::max<duration>(grace, 0)),
+                         [&] { return impl_->in_flight == 0; });
+    left = impl_->in_flight;
+  }
+  impl_->stop_engine();
+  return left;
+}
+
+std::size_t node::in_flight() const {
+  std::lock_guard lock{impl_->mu};
+  return impl_->in_flight;
+}
+
+}  // namespace arbroker

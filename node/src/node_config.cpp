@@ -1,0 +1,350 @@
+#include "arbroker/node/node_config.hpp"
+
+#include <set>
+
+#include "arbroker/config/toml_fields.hpp"
+
+namespace arbroker {
+namespace {
+
+using config::at;
+using config::bad;
+
+// A typo in a key must not be silently ignored: every table lists the keys it knows.
+status only_known_keys(const toml::table& t, const std::string& path,
+                       std::initializer_list<const char*> known) {
+  const std::set<std::string_view> k(known.begin(), known.end());
+  for (const auto& [key, _] : t)
+    if (!k.count(key.str())) {
+      std::string list;
+      for (auto* name : known)
+        list += (list.empty() ? "" : ", ") + std::string(name);
+      return bad(path.empty() ? std::string(key.str()) : path + "." + std::string(key.str()),
+                 "unknown key (known: " + list + ")");
+    }
+  return {};
+}
+
+template <class T, class Read>
+status optional(const toml::table& t, const std::string& path, const char* key, T& out, Read read) {
+  if (!t.contains(key)) return {};
+  auto v = read(at(t, path, key));
+  if (!v) return v.err();
+  out = static_cast<T>(*v);
+  return {};
+}
+
+auto as_text = [](const config::field& f) { return config::text(f); };
+auto as_int = [](const config::field& f) { return config::integer(f); };
+auto as_number = [](const config::field& f) { return config::number(f); };
+auto as_bool = [](const config::field& f) { return config::boolean(f); };
+auto as_span = [](const config::field& f) { return config::span_of(f); };
+
+result<std::vector<std::string>> strings(const toml::table& t, const std::string& path,
+                                         const char* key) {
+  std::vector<std::string> out;
+  if (!t.contains(key)) return out;
+  auto* arr = t[key].as_array();
+  if (!arr) return bad(path + "." + key, "expected an array of strings");
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    auto v = arr->get(i)->value<std::string>();
+    if (!v) return bad(path + "." + key + "[" + std::to_string(i) + "]", "expected a string");
+    out.push_back(*v);
+  }
+  return out;
+}
+
+#define ARB_TRY(expr)            \
+  if (auto ok_ = (expr); !ok_) { \
+    return ok_.err();            \
+  }
+
+result<cluster_entry> read_cluster(const toml::table& t, const std::string& path) {
+  ARB_TRY(only_known_keys(t, path, {"name",        "kind",           "cpus",       "pp",
+                                    "bunch",       "counts",         "tz_offset",  "os",
+                                    "features",    "allowed_users",  "refresh",    "max_hold",
+                                    "name_prefix", "base_unit_cost", "base_unit",  "day_rates",
+                                    "agreements",  "local_jobs",     "slurm_conf", "partition",
+                                    "sge_root",    "sge_cell",       "pe"}));
+  cluster_entry c;
+  auto name = config::text(at(t, path, "name"));
+  if (!name) return name.err();
+  c.info.name = *name;
+  std::string kind = "simulated";
+  ARB_TRY(optional(t, path, "kind", kind, as_text));
+  if (kind == "simulated")
+    c.kind = cluster_kind::simulated;
+  else if (kind == "slurm")
+    c.kind = cluster_kind::slurm;
+  else if (kind == "gridengine")
+    c.kind = cluster_kind::gridengine;
+  else
+    return bad(path + ".kind", "'" + kind + "' is not one of simulated, slurm, gridengine");
+  if (c.kind == cluster_kind::simulated || t.contains("cpus")) {
+    auto cpus = config::integer(at(t, path, "cpus"));
+    if (!cpus) return cpus.err();
+    c.info.cpus = *cpus;
+  }
+  ARB_TRY(optional(t, path, "pp", c.info.pp, as_number));
+  ARB_TRY(optional(t, path, "bunch", c.info.bunch, as_int));
+  if (t.contains("counts")) {
+    auto* arr = t["counts"].as_array();
+    if (!arr) return bad(path + ".counts", "expected an array of CPU counts");
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      auto v = arr->get(i)->value<std::int64_t>();
+      if (!v || *v < 1 || *v > INT32_MAX)
+        return bad(path + ".counts[" + std::to_string(i) + "]", "expected a positive integer");
+      c.info.counts.push_back(static_cast<std::int32_t>(*v));
+    }
+  }
+  if (t.contains("tz_offset")) {
+    auto v = config::span_of(at(t, path, "tz_offset"), true);
+    if (!v) return v.err();
+    c.info.tz_offset = *v;
+  }
+  ARB_TRY(optional(t, path, "os", c.info.os, as_text));
+  auto features = strings(t, path, "features");
+  if (!features) return features.err();
+  c.info.features = std::move(*features);
+  auto allowed = strings(t, path, "allowed_users");
+  if (!allowed) return allowed.err();
+  c.info.allowed_users = std::move(*allowed);
+  ARB_TRY(optional(t, path, "refresh", c.refresh, as_span));
+  ARB_TRY(optional(t, path, "max_hold", c.max_hold, as_span));
+  ARB_TRY(optional(t, path, "name_prefix", c.name_prefix, as_text));
+  auto cost = config::cost_of(t, path);
+  if (!cost) return cost.err();
+  c.cost = std::move(*cost);
+  if (t.contains("local_jobs")) {
+    if (c.kind != cluster_kind::simulated)
+      return bad(path + ".local_jobs", "only a simulated cluster has configured local jobs");
+    auto* arr = t["local_jobs"].as_array();
+    if (!arr) return bad(path + ".local_jobs", "expected an array of {np, walltime, runtime}");
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      const std::string jp = path + ".local_jobs[" + std::to_string(i) + "]";
+      auto* j = arr->get(i)->as_table();
+      if (!j) return bad(jp, "expected a table {np, walltime, runtime}");
+      ARB_TRY(only_known_keys(*j, jp, {"np", "walltime", "runtime"}));
+      simulated_job job;
+      auto np = config::integer(at(*j, jp, "np"));
+      if (!np) return np.err();
+      job.np = *np;
+      auto wall = config::span_of(at(*j, jp, "walltime"));
+      if (!wall) return wall.err();
+      job.walltime = *wall;
+      job.runtime = job.walltime;
+      ARB_TRY(optional(*j, jp, "runtime", job.runtime, as_span));
+      if (job.np < 1 || job.np > c.info.cpus) return bad(jp + ".np", "must be in [1, cpus]");
+      if (job.walltime <= 0 || job.runtime <= 0)
+        return bad(jp, "walltime and runtime must be positive");
+      c.local_jobs.push_back(job);
+    }
+  }
+  ARB_TRY(optional(t, path, "slurm_conf", c.slurm_conf, as_text));
+  ARB_TRY(optional(t, path, "partition", c.partition, as_text));
+  ARB_TRY(optional(t, path, "sge_root", c.sge_root, as_text));
+  ARB_TRY(optional(t, path, "sge_cell", c.sge_cell, as_text));
+  ARB_TRY(optional(t, path, "pe", c.pe, as_text));
+  if (c.kind == cluster_kind::slurm && c.slurm_conf.empty())
+    return bad(path + ".slurm_conf", "a slurm cluster needs the path of its slurm.conf");
+  return c;
+}
+
+}  // namespace
+
+result<std::pair<std::string, unsigned short>> parse_endpoint(const std::string& text,
+                                                              bool allow_any_port) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0)
+    return fail(errc::invalid_parameter, "'" + text + "' is not host:port");
+  const std::string port = text.substr(colon + 1);
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos)
+    return fail(errc::invalid_parameter, "'" + text + "': port must be a number");
+  const int p = std::stoi(port);
+  if (p > 65535 || (p == 0 && !allow_any_port))
+    return fail(errc::invalid_parameter, "'" + text + "': port must be in 1..65535");
+  std::string host = text.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);  // [::1]:7878
+  return std::pair{host, static_cast<unsigned short>(p)};
+}
+
+status validate(const node_config& cfg) {
+  if (cfg.name.empty()) return fail(errc::invalid_parameter, "node.name: must not be empty");
+  if (auto ok = parse_endpoint(cfg.listen); !ok) return bad("node.listen", ok.err().message);
+  if (!cfg.metrics_listen.empty())
+    if (auto ok = parse_endpoint(cfg.metrics_listen); !ok)
+      return bad("node.metrics", ok.err().message);
+  static const std::set<std::string> levels{"trace", "debug", "info", "warn", "error", "off"};
+  if (!levels.count(cfg.log_level))
+    return bad("node.log_level",
+               "'" + cfg.log_level + "' is not one of trace, debug, info, warn, error, off");
+  if (cfg.threads < 1 || cfg.threads > 64) return bad("node.threads", "must be in 1..64");
+  if (cfg.hold_seconds <= 0 || cfg.prepare_expiry <= 0 || cfg.request_timeout <= 0)
+    return bad("broker", "hold, prepare_expiry and request_timeout must be positive");
+  if (cfg.esr_threshold > 1) return bad("broker.esr_threshold", "must be at most 1");
+  if (cfg.max_tries < 1) return bad("broker.max_tries", "must be at least 1");
+  if (cfg.max_frame_bytes < 1024 || cfg.max_frame_bytes > (64u << 20))
+    return bad("limits.max_frame_bytes", "must be in 1 KiB .. 64 MiB");
+  if (cfg.max_in_flight < 1) return bad("limits.max_in_flight", "must be at least 1");
+  if (cfg.handshake_timeout <= 0 || cfg.shutdown_grace < 0)
+    return bad("limits", "handshake_timeout must be positive and shutdown_grace >= 0");
+  std::set<std::string> users;
+  for (std::size_t i = 0; i < cfg.users.size(); ++i) {
+    const auto& u = cfg.users[i];
+    const std::string p = "user[" + std::to_string(i) + "]";
+    if (u.name.empty() || u.name.size() > 64) return bad(p + ".name", "must be 1..64 characters");
+    if (u.token.size() < 8) return bad(p + ".token", "must be at least 8 characters");
+    if (!users.insert(u.name).second) return bad(p + ".name", "'" + u.name + "' appears twice");
+  }
+  if (cfg.clusters.empty()) return bad("cluster", "a node needs at least one cluster");
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < cfg.clusters.size(); ++i) {
+    const auto& c = cfg.clusters[i];
+    const std::string p = "cluster[" + std::to_string(i) + "]";
+    if (c.info.name.empty() || c.info.name.find('/') != std::string::npos)
+      return bad(p + ".name", "must be non-empty and contain no '/'");
+    if (!names.insert(c.info.name).second)
+      return bad(p + ".name", "'" + c.info.name + "' appears twice");
+    if (c.kind == cluster_kind::simulated && c.info.cpus < 1)
+      return bad(p + ".cpus", "must be at least 1");
+    if (c.info.pp <= 0) return bad(p + ".pp", "must be positive");
+    if (c.info.bunch < 1) return bad(p + ".bunch", "must be at least 1");
+    if (c.refresh < 0 || c.max_hold <= 0)
+      return bad(p, "refresh must be >= 0 and max_hold positive");
+    if (c.name_prefix.empty()) return bad(p + ".name_prefix", "must not be empty");
+  }
+  return {};
+}
+
+namespace {
+
+result<node_config> from_table(const toml::table& root) {
+  node_config cfg;
+  ARB_TRY(only_known_keys(root, "", {"node", "broker", "limits", "user", "cluster"}));
+  if (auto* n = root["node"].as_table()) {
+    ARB_TRY(only_known_keys(*n, "node",
+                            {"name", "listen", "metrics", "data_dir", "log_level", "threads"}));
+    ARB_TRY(optional(*n, "node", "name", cfg.name, as_text));
+    ARB_TRY(optional(*n, "node", "listen", cfg.listen, as_text));
+    ARB_TRY(optional(*n, "node", "metrics", cfg.metrics_listen, as_text));
+    ARB_TRY(optional(*n, "node", "data_dir", cfg.data_dir, as_text));
+    ARB_TRY(optional(*n, "node", "log_level", cfg.log_level, as_text));
+    int threads = static_cast<int>(cfg.threads);
+    ARB_TRY(optional(*n, "node", "threads", threads, as_int));
+    if (threads < 1) return bad("node.threads", "must be in 1..64");
+    cfg.threads = static_cast<std::size_t>(threads);
+  }
+  if (auto* b = root["broker"].as_table()) {
+    ARB_TRY(only_known_keys(
+        *b, "broker", {"esr_threshold", "hold", "prepare_expiry", "request_timeout", "max_tries"}));
+    ARB_TRY(optional(*b, "broker", "esr_threshold", cfg.esr_threshold, as_number));
+    ARB_TRY(optional(*b, "broker", "hold", cfg.hold_seconds, as_span));
+    ARB_TRY(optional(*b, "broker", "prepare_expiry", cfg.prepare_expiry, as_span));
+    ARB_TRY(optional(*b, "broker", "request_timeout", cfg.request_timeout, as_span));
+    ARB_TRY(optional(*b, "broker", "max_tries", cfg.max_tries, as_int));
+  }
+  if (auto* l = root["limits"].as_table()) {
+    ARB_TRY(only_known_keys(
+        *l, "limits", {"max_frame_bytes", "max_in_flight", "handshake_timeout", "shutdown_grace"}));
+    int frame = static_cast<int>(cfg.max_frame_bytes);
+    int in_flight = static_cast<int>(cfg.max_in_flight);
+    ARB_TRY(optional(*l, "limits", "max_frame_bytes", frame, as_int));
+    ARB_TRY(optional(*l, "limits", "max_in_flight", in_flight, as_int));
+    if (frame < 0 || in_flight < 0) return bad("limits", "sizes must not be negative");
+    cfg.max_frame_bytes = static_cast<std::size_t>(frame);
+    cfg.max_in_flight = static_cast<std::size_t>(in_flight);
+    ARB_TRY(optional(*l, "limits", "handshake_timeout", cfg.handshake_timeout, as_span));
+    ARB_TRY(optional(*l, "limits", "shutdown_grace", cfg.shutdown_grace, as_span));
+  }
+  if (root.contains("user")) {
+    auto* arr = root["user"].as_array();
+    if (!arr) return bad("user", "expected [[user]] tables");
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      const std::string p = "user[" + std::to_string(i) + "]";
+      auto* u = arr->get(i)->as_table();
+      if (!u) return bad(p, "expected a table {name, token, admin}");
+      ARB_TRY(only_known_keys(*u, p, {"name", "token", "admin"}));
+      user_entry e;
+      auto name = config::text(at(*u, p, "name"));
+      if (!name) return name.err();
+      e.name = *name;
+      auto token = config::text(at(*u, p, "token"));
+      if (!token) return token.err();
+      e.token = *token;
+      ARB_TRY(optional(*u, p, "admin", e.admin, as_bool));
+      cfg.users.push_back(std::move(e));
+    }
+  }
+  if (root.contains("cluster")) {
+    auto* arr = root["cluster"].as_array();
+    if (!arr) return bad("cluster", "expected [[cluster]] tables");
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      const std::string p = "cluster[" + std::to_string(i) + "]";
+      auto* c = arr->get(i)->as_table();
+      if (!c) return bad(p, "expected a table");
+      auto entry = read_cluster(*c, p);
+      if (!entry) return entry.err();
+      cfg.clusters.push_back(std::move(*entry));
+    }
+  }
+  ARB_TRY(validate(cfg));
+  return cfg;
+}
+
+result<node_config> located(result<node_config> cfg, const std::string& origin) {
+  if (!cfg) return error{cfg.err().code, origin + ": " + cfg.err().message};
+  return cfg;
+}
+
+}  // namespace
+
+result<node_config> parse_node_config(std::string_view toml_text, const std::string& origin) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, origin);
+  } catch (const toml::parse_error& e) {
+    return fail(errc::invalid_parameter, origin + ":" + std::to_string(e.source().begin.line) +
+                                             ": " + std::string(e.description()));
+  }
+  return located(from_table(root), origin);
+}
+
+result<node_config> load_node_config(const std::string& path) {
+  auto parsed = config::parse_file(path);
+  if (!parsed) return parsed.err();
+  return located(from_table(*parsed), path);
+}
+
+node_config default_node_config() {
+  node_config cfg;
+  cfg.users = {{"alice", "alice-secret", false},
+               {"bob", "bob-secret", false},
+               {"admin", "admin-secret", true}};
+  struct spec {
+    const char* name;
+    int cpus;
+    double pp;
+    int bunch;
+    duration tz;
+    double unit_cost;
+  };
+  for (const auto& s :
+       {spec{"berlin", 64, 1500, 4, 3600, 1.0}, spec{"potsdam", 32, 2000, 8, 3600, 1.6},
+        spec{"boston", 128, 1000, 16, -5 * 3600, 0.6}}) {
+    cluster_entry c;
+    c.info.name = s.name;
+    c.info.cpus = s.cpus;
+    c.info.pp = s.pp;
+    c.info.bunch = s.bunch;
+    c.info.tz_offset = s.tz;
+    c.info.os = "linux";
+    c.cost = *cost_model::create(s.unit_cost, 3600, {{0, 6 * 3600, 0.5}}, s.tz);
+    // A quarter busy for two hours, half of it queued behind: reservations have to fit in.
+    c.local_jobs = {{s.cpus / 4, 2 * 3600, 2 * 3600}, {s.cpus / 2, 3600, 3600}};
+    cfg.clusters.push_back(std::move(c));
+  }
+  return cfg;
+}
+
+}  // namespace arbroker

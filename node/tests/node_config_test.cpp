@@ -1,0 +1,152 @@
+#include "arbroker/node/node_config.hpp"
+
+#include <gtest/gtest.h>
+
+namespace arbroker {
+namespace {
+
+constexpr const char* full = R"(
+[node]
+name = "zib"
+listen = "0.0.0.0:7000"
+metrics = ""
+data_dir = "/var/lib/arbroker"
+log_level = "debug"
+threads = 2
+
+[broker]
+esr_threshold = 0.85
+hold = "5m"
+prepare_expiry = "20s"
+request_timeout = "1m"
+max_tries = 16
+
+[limits]
+max_frame_bytes = 65536
+max_in_flight = 8
+handshake_timeout = "3s"
+shutdown_grace = "15s"
+
+[[user]]
+name = "alice"
+token = "a-long-secret"
+
+[[user]]
+name = "ops"
+token = "another-secret"
+admin = true
+
+[[cluster]]
+name = "berlin"
+cpus = 64
+pp = 1500
+bunch = 4
+tz_offset = "1h"
+base_unit_cost = 1.2
+day_rates = [{ from = "0h", to = "6h", factor = 0.5 }]
+local_jobs = [{ np = 16, walltime = "2h", runtime = "90m" }]
+
+[[cluster]]
+name = "hpc"
+kind = "slurm"
+slurm_conf = "/etc/slurm/slurm.conf"
+partition = "batch"
+name_prefix = "zib-"
+)";
+
+TEST(node_config, ReadsEveryKey) {
+  auto cfg = parse_node_config(full, "node.toml");
+  ASSERT_TRUE(cfg) << cfg.err().message;
+  EXPECT_EQ(cfg->name, "zib");
+  EXPECT_EQ(cfg->listen, "0.0.0.0:7000");
+  EXPECT_EQ(cfg->metrics_listen, "");
+  EXPECT_EQ(cfg->log_level, "debug");
+  EXPECT_DOUBLE_EQ(cfg->esr_threshold, 0.85);
+  EXPECT_EQ(cfg->hold_seconds, 300);
+  EXPECT_EQ(cfg->prepare_expiry, 20);
+  EXPECT_EQ(cfg->request_timeout, 60);
+  EXPECT_EQ(cfg->max_tries, 16);
+  EXPECT_EQ(cfg->max_frame_bytes, 65536u);
+  EXPECT_EQ(cfg->max_in_flight, 8u);
+  EXPECT_EQ(cfg->handshake_timeout, 3);
+  EXPECT_EQ(cfg->shutdown_grace, 15);
+  ASSERT_EQ(cfg->users.size(), 2u);
+  EXPECT_FALSE(cfg->users[0].admin);
+  EXPECT_TRUE(cfg->users[1].admin);
+  ASSERT_EQ(cfg->clusters.size(), 2u);
+  const auto& b = cfg->clusters[0];
+  EXPECT_EQ(b.kind, cluster_kind::simulated);
+  EXPECT_EQ(b.info.cpus, 64);
+  EXPECT_EQ(b.info.tz_offset, 3600);
+  ASSERT_EQ(b.local_jobs.size(), 1u);
+  EXPECT_EQ(b.local_jobs[0].runtime, 5400);
+  // 4 CPUs from 01:00 to 02:00 UTC is 02:00-03:00 in Berlin: night rate.
+  EXPECT_DOUBLE_EQ(*b.cost.cost(3600, 7200, 4, "x"), 4 * 1.2 * 0.5);
+  const auto& h = cfg->clusters[1];
+  EXPECT_EQ(h.kind, cluster_kind::slurm);
+  EXPECT_EQ(h.slurm_conf, "/etc/slurm/slurm.conf");
+  EXPECT_EQ(h.partition, "batch");
+  EXPECT_EQ(h.name_prefix, "zib-");
+}
+
+void expect_error(const std::string& toml, const std::string& fragment) {
+  auto cfg = parse_node_config(toml, "bad.toml");
+  ASSERT_FALSE(cfg) << "accepted: " << toml;
+  EXPECT_EQ(cfg.err().code, errc::invalid_parameter);
+  EXPECT_NE(cfg.err().message.find(fragment), std::string::npos)
+      << "message: " << cfg.err().message << "\nexpected to contain: " << fragment;
+  EXPECT_EQ(cfg.err().message.rfind("bad.toml", 0), 0u) << cfg.err().message;
+}
+
+const std::string one_cluster = "[[cluster]]\nname = \"c\"\ncpus = 8\n";
+
+TEST(node_config, RejectsMistakesNamingTheKey) {
+  expect_error("[node]\nlisten = \"localhost\"\n" + one_cluster, "node.listen");
+  expect_error("[node]\nlisten = \"h:70000\"\n" + one_cluster, "node.listen");
+  expect_error("[node]\nlog_level = \"loud\"\n" + one_cluster, "node.log_level");
+  expect_error("[node]\nthreds = 2\n" + one_cluster, "node.threds: unknown key");
+  expect_error("[broker]\nhold = \"soon\"\n" + one_cluster, "broker.hold");
+  expect_error("[[user]]\nname = \"a\"\ntoken = \"short\"\n" + one_cluster, "user[0].token");
+  expect_error(
+      "[[user]]\nname = \"a\"\ntoken = \"12345678\"\n[[user]]\nname = \"a\"\ntoken = "
+      "\"12345678\"\n" +
+          one_cluster,
+      "user[1].name: 'a' appears twice");
+  expect_error("", "at least one cluster");
+  expect_error(one_cluster + one_cluster, "cluster[1].name: 'c' appears twice");
+  expect_error("[[cluster]]\nname = \"a/b\"\ncpus = 8\n", "cluster[0].name");
+  expect_error("[[cluster]]\nname = \"a\"\ncpus = \"many\"\n",
+               "cluster[0].cpus: expected an integer");
+  expect_error("[[cluster]]\nname = \"a\"\n", "cluster[0].cpus: missing");
+  expect_error("[[cluster]]\nname = \"a\"\nkind = \"pbs\"\n", "cluster[0].kind");
+  expect_error("[[cluster]]\nname = \"a\"\nkind = \"slurm\"\n", "cluster[0].slurm_conf");
+  expect_error(
+      "[[cluster]]\nname = \"a\"\ncpus = 8\nlocal_jobs = [{ np = 9, walltime = \"1h\" }]\n",
+      "cluster[0].local_jobs[0].np");
+  expect_error("[node\nname = \"x\"\n", "bad.toml:1");
+}
+
+TEST(node_config, TheDefaultIsValidAndSimulated) {
+  auto cfg = default_node_config();
+  EXPECT_TRUE(validate(cfg));
+  EXPECT_EQ(cfg.clusters.size(), 3u);
+  for (const auto& c : cfg.clusters)
+    EXPECT_EQ(c.kind, cluster_kind::simulated);
+  auto ep = parse_endpoint(cfg.listen);
+  ASSERT_TRUE(ep);
+  EXPECT_EQ(ep->first, "127.0.0.1");  // loopback only: the default tokens are public
+}
+
+TEST(node_config, EndpointsSplitHostAndPort) {
+  auto v6 = parse_endpoint("[::1]:7878");
+  ASSERT_TRUE(v6);
+  EXPECT_EQ(v6->first, "::1");
+  EXPECT_EQ(v6->second, 7878);
+  EXPECT_FALSE(parse_endpoint("host:"));
+  EXPECT_FALSE(parse_endpoint(":80"));
+  EXPECT_FALSE(parse_endpoint("host:0", false));
+  EXPECT_TRUE(parse_endpoint("host:0", true));
+}
+
+}  // namespace
+}  // namespace arbroker

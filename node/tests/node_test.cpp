@@ -1,0 +1,266 @@
+// A whole node in-process: requests through the C++ API, durable state across restarts,
+// and recovery of what a crash can leave behind (rows written straight into the store).
+
+#include "arbroker/node/node.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "arbroker/actors/engine.hpp"
+#include "arbroker/store/sqlite_journal.hpp"
+
+namespace arbroker {
+namespace {
+
+namespace fs = std::filesystem;
+
+class node_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() /
+          ("arb-node-" + std::to_string(::getpid()) + "-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    now = wall_clock()();
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  node_config config() const {
+    auto cfg = default_node_config();
+    cfg.data_dir = dir.string();
+    for (auto& c : cfg.clusters)
+      c.local_jobs.clear();  // an empty grid: the tests know exactly what is reserved
+    return cfg;
+  }
+
+  std::unique_ptr<node> start(node_config cfg) {
+    auto n = node::start(std::move(cfg));
+    EXPECT_TRUE(n) << (n ? "" : to_string(n.err()));
+    return n ? std::move(*n) : nullptr;
+  }
+
+  msg::elastic_request elastic(const std::string& user, int np, duration offset = 3600) const {
+    msg::elastic_request r;
+    r.user = user;
+    r.est = now + offset;
+    r.let = now + offset + 6 * 3600;
+    r.np_min = np;
+    r.np_max = np;
+    r.dur_ref = 3600;
+    r.pp_ref = 1500;
+    r.np_ref = np;
+    r.prefer = "start,cost";
+    return r;
+  }
+
+  msg::coreservation_request coreservation(const std::string& user) const {
+    msg::coreservation_request r;
+    r.user = user;
+    r.est = now + 2 * 3600;
+    r.let = now + 10 * 3600;
+    for (int i = 0; i < 2; ++i) {
+      msg::coreservation_component c;
+      c.np_min = c.np_max = c.np_ref = 8;
+      c.dur_ref = 3600;
+      c.pp_ref = 1500;
+      r.components.push_back(c);
+    }
+    return r;
+  }
+
+  // The LRMS reservation names on a cluster, from its status report.
+  static std::set<std::string> lrms_names(const std::vector<msg::cluster_status>& st,
+                                          const std::string& cluster) {
+    std::set<std::string> out;
+    for (const auto& s : st)
+      if (s.cluster == cluster)
+        for (const auto& r : s.lrms_reservations)
+          out.insert(r.id);
+    return out;
+  }
+
+  fs::path dir;
+  timestamp now = 0;
+};
+
+TEST_F(node_test, ReservesListsEstimatesAndCancelsThroughTheApi) {
+  auto n = start(config());
+  ASSERT_TRUE(n);
+  auto rep = n->elastic(elastic("alice", 8));
+  ASSERT_TRUE(rep.error.ok()) << rep.error.message;
+  const auto& r = rep.reservation;
+  EXPECT_EQ(r.owner, "alice");
+  EXPECT_EQ(r.state, static_cast<std::uint8_t>(reservation_state::committed));
+
+  auto mine = n->list({"alice"});
+  ASSERT_EQ(mine.reservations.size(), 1u);
+  EXPECT_EQ(mine.reservations[0].id, r.id);
+  EXPECT_TRUE(n->list({"bob"}).reservations.empty());
+  // Another user's id is "not found", exactly like a missing one.
+  EXPECT_EQ(n->query({"bob", r.id}).error.code, static_cast<std::uint8_t>(errc::not_found));
+  EXPECT_EQ(n->cancel({"bob", r.id}).error.code, static_cast<std::uint8_t>(errc::not_found));
+
+  std::promise<std::vector<msg::estimate_reply>> p;
+  n->estimate({16, 3600}, {"berlin", "nowhere"},
+              [&](std::vector<msg::estimate_reply> e) { p.set_value(std::move(e)); });
+  auto est = p.get_future().get();
+  ASSERT_EQ(est.size(), 2u);
+  EXPECT_TRUE(est[0].error.ok()) << est[0].error.message;
+  EXPECT_EQ(est[0].cluster, "berlin");
+  EXPECT_GE(est[0].start, now);
+  EXPECT_LE(est[0].start, now + 5);  // an empty cluster starts it at once
+  EXPECT_EQ(est[1].error.code, static_cast<std::uint8_t>(errc::not_found));
+
+  EXPECT_TRUE(n->cancel({"alice", r.id}).error.ok());
+  EXPECT_EQ(n->query({"alice", r.id}).info.state,
+            static_cast<std::uint8_t>(reservation_state::cancelled));
+}
+
+TEST_F(node_test, CommittedReservationsSurviveARestartUnderTheirIds) {
+  std::vector<msg::reservation_info> before;
+  {
+    auto n = start(config());
+    ASSERT_TRUE(n);
+    auto a = n->elastic(elastic("alice", 8));
+    ASSERT_TRUE(a.error.ok()) << a.error.message;
+    auto co = n->coreserve(coreservation("bob"));
+    ASSERT_TRUE(co.error.ok()) << co.error.message;
+    before = n->list({""}).reservations;  // every user's
+    ASSERT_EQ(before.size(), 3u);
+  }
+  auto n = start(config());
+  ASSERT_TRUE(n);
+  // A simulated LRMS starts empty: recovery made all three again.
+  EXPECT_EQ(n->recovery().clusters.recreated, 3);
+  EXPECT_EQ(n->recovery().clusters.lost, 0);
+  auto after = n->list({""}).reservations;
+  ASSERT_EQ(after.size(), before.size());
+  auto by_id = [](const auto& a, const auto& b) { return a.id < b.id; };
+  std::sort(before.begin(), before.end(), by_id);  // the broker merges clusters' lists
+  std::sort(after.begin(), after.end(), by_id);
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    EXPECT_EQ(after[i].id, before[i].id);
+    EXPECT_EQ(after[i].owner, before[i].owner);
+    EXPECT_EQ(after[i].start, before[i].start);
+    EXPECT_EQ(after[i].end, before[i].end);
+    EXPECT_EQ(after[i].np, before[i].np);
+    EXPECT_EQ(after[i].state, static_cast<std::uint8_t>(reservation_state::committed));
+  }
+  // ... and they hold capacity in the LRMS again.
+  auto st = n->status();
+  std::size_t in_lrms = 0;
+  for (const auto& s : st)
+    in_lrms += s.lrms_reservations.size();
+  EXPECT_EQ(in_lrms, before.size());
+  // New ids never reuse old ones.
+  auto c = n->elastic(elastic("alice", 8));
+  ASSERT_TRUE(c.error.ok());
+  for (const auto& b : before)
+    EXPECT_NE(c.reservation.id, b.id);
+}
+
+// What a crash in the middle of co-reservations leaves in the store, settled on restart:
+// a transaction without a commit decision is aborted (presumed abort); one with a decision
+// is completed when every part is still there, and compensated when a part was lost.
+TEST_F(node_test, RecoverySettlesTransactionsLeftInDoubt) {
+  {
+    fs::create_directories(dir);
+    auto j = sqlite_journal::open((dir / "arbroker.db").string());
+    ASSERT_TRUE(j) << j.err().message;
+    auto row = [&](std::string id, std::string txn, reservation_state s, timestamp start) {
+      reservation_row r;
+      r.id = std::move(id);
+      r.cluster = r.id.substr(0, r.id.find('/'));
+      r.owner = "alice";
+      r.txn = std::move(txn);
+      r.lrms_id = "R-gone";  // the simulated LRMS died with the process
+      r.start = start;
+      r.end = start + 3600;
+      r.np = r.cluster == "boston" ? 16 : 8;  // boston reserves bunches of 16
+      r.state = s;
+      r.expiry = s == reservation_state::accepted ? now + 20 : 0;
+      ASSERT_TRUE((*j)->save(r));
+    };
+    using rs = reservation_state;
+    const timestamp t = now + 4 * 3600;
+    row("berlin/1", "undecided.a1", rs::accepted, t);  // no decision: abort
+    row("potsdam/1", "undecided.a1", rs::accepted, t);
+    row("berlin/2", "decided.a1", rs::committed, t);  // decision, whole: commit
+    row("potsdam/2", "decided.a1", rs::accepted, t);
+    row("berlin/3", "broken.a1", rs::committed, t);  // decision, a part lost: compensate
+    row("boston/7", "broken.a1", rs::expired, t);
+    row("boston/9", "w9", rs::committed, t + 3600);  // a plain elastic reservation
+    ASSERT_TRUE((*j)->log_commit("decided.a1"));
+    ASSERT_TRUE((*j)->log_commit("broken.a1"));
+  }
+  auto n = start(config());
+  ASSERT_TRUE(n);
+  const auto& rec = n->recovery();
+  EXPECT_EQ(rec.commit_decisions, 2);
+  EXPECT_EQ(rec.clusters.aborted_holds, 2);
+  EXPECT_EQ(rec.clusters.completed_holds, 1);
+  EXPECT_EQ(rec.clusters.compensated, 1);
+  EXPECT_EQ(rec.clusters.recreated, 3);  // berlin/2, potsdam/2, boston/9
+
+  auto state = [&](const std::string& id) {
+    auto q = n->query({"alice", id});
+    EXPECT_TRUE(q.error.ok()) << id << ": " << q.error.message;
+    return static_cast<reservation_state>(q.info.state);
+  };
+  using rs = reservation_state;
+  EXPECT_EQ(state("berlin/1"), rs::cancelled);
+  EXPECT_EQ(state("potsdam/1"), rs::cancelled);
+  EXPECT_EQ(state("berlin/2"), rs::committed);
+  EXPECT_EQ(state("potsdam/2"), rs::committed);
+  EXPECT_EQ(state("berlin/3"), rs::cancelled);
+  EXPECT_EQ(state("boston/7"), rs::expired);
+  EXPECT_EQ(state("boston/9"), rs::committed);
+
+  // The LRMS holds exactly the committed ones.
+  auto st = n->status();
+  EXPECT_EQ(lrms_names(st, "berlin"), std::set<std::string>{"arb-2"});
+  EXPECT_EQ(lrms_names(st, "potsdam"), std::set<std::string>{"arb-2"});
+  EXPECT_EQ(lrms_names(st, "boston"), std::set<std::string>{"arb-9"});
+  for (const auto& s : st)
+    EXPECT_EQ(s.holds, 0) << s.cluster << ": no hold survives a restart";
+
+  // Settled for good: a second restart finds nothing left to decide.
+  n.reset();
+  auto again = start(config());
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->recovery().commit_decisions, 0);
+  EXPECT_EQ(again->recovery().clusters.aborted_holds, 0);
+  EXPECT_EQ(again->recovery().clusters.compensated, 0);
+  EXPECT_EQ(again->recovery().clusters.recreated, 3);
+}
+
+TEST_F(node_test, ADataDirectoryServesOneNodeAtATime) {
+  auto first = start(config());
+  ASSERT_TRUE(first);
+  auto second = node::start(config());
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.err().code, errc::in_use);
+}
+
+TEST_F(node_test, ABadConfigurationStartsNothing) {
+  auto cfg = config();
+  cfg.clusters[1].info.name = cfg.clusters[0].info.name;
+  auto n = node::start(cfg);
+  ASSERT_FALSE(n);
+  EXPECT_EQ(n.err().code, errc::invalid_parameter);
+  EXPECT_FALSE(fs::exists(dir)) << "a refused configuration must not touch the data directory";
+}
+
+TEST_F(node_test, AfterShutdownBeganRequestsAreRefusedAtOnce) {
+  auto n = start(config());
+  ASSERT_TRUE(n);
+  EXPECT_EQ(n->shutdown(5), 0u);
+  auto rep = n->elastic(elastic("alice", 8));
+  EXPECT_EQ(rep.error.code, static_cast<std::uint8_t>(errc::unreachable));
+  EXPECT_EQ(n->in_flight(), 0u);
+}
+
+}  // namespace
+}  // namespace arbroker
