@@ -3,6 +3,7 @@
 #include <boost/asio.hpp>
 
 #include <array>
+#include <atomic>
 #include <set>
 #include <thread>
 
@@ -28,7 +29,7 @@ struct http_endpoint::impl {
   std::set<std::shared_ptr<session>> sessions;  ///< touched only on the io thread
   std::uint16_t port = 0;
   std::thread thread;
-  bool stopped = false;
+  std::atomic<bool> stopped = false;
 
   void accept();
   void close_all();
@@ -157,8 +158,7 @@ std::uint16_t http_endpoint::port() const noexcept {
 }
 
 void http_endpoint::stop() {
-  if (impl_->stopped) return;
-  impl_->stopped = true;
+  if (impl_->stopped.exchange(true)) return;
   asio::post(impl_->io, [p = impl_.get()] { p->close_all(); });
   // With the listener and every connection closed, run() returns once their handlers ran.
   if (impl_->thread.joinable()) impl_->thread.join();

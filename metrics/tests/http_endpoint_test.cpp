@@ -172,6 +172,21 @@ TEST_F(HttpEndpoint, SilentClientsDoNotBlockOthersAndAreCutAtTheTimeout) {
   EXPECT_FALSE(half.timed_out());
 }
 
+TEST_F(HttpEndpoint, ConnectionsBeyondTheLimitAreClosedAtOnce) {
+  http_endpoint_config cfg;
+  cfg.max_connections = 2;
+  cfg.client_timeout = std::chrono::seconds(30);
+  auto e = start(cfg);
+  ASSERT_TRUE(e);
+  // Accepted in connection order: the two silent ones take both places.
+  client first(e->port()), second(e->port());
+  ASSERT_TRUE(first.connected() && second.connected());
+  client third(e->port());
+  third.send("GET /metrics HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(third.read_all(), "");
+  EXPECT_FALSE(third.timed_out());
+}
+
 TEST_F(HttpEndpoint, ConcurrentScrapersAllGetTheFullText) {
   auto e = start();
   ASSERT_TRUE(e);
