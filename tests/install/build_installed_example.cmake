@@ -14,11 +14,16 @@ file(REMOVE_RECURSE ${WORK_DIR})
 
 run("cmake --install (is the whole project built?)"
   ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
-foreach(f include/arbroker/actors/broker.hpp include/arbroker/core/error.hpp bin/arb-demo)
+foreach(f include/arbroker/actors/broker.hpp include/arbroker/core/error.hpp
+    ${LIBDIR}/cmake/arbroker/arbrokerConfig.cmake ${LIBDIR}/cmake/arbroker/FindCAF.cmake)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "not installed: ${prefix}/${f}")
   endif()
 endforeach()
+file(GLOB programs ${prefix}/bin/*)
+if(NOT programs)
+  message(FATAL_ERROR "no program of apps/ installed in ${prefix}/bin")
+endif()
 file(GLOB_RECURSE tests_installed ${prefix}/*_tests)
 if(tests_installed)
   message(FATAL_ERROR "test programs installed: ${tests_installed}")
@@ -33,7 +38,8 @@ run("configuring the example" ${CMAKE_COMMAND} -S ${EXAMPLE_DIR} -B ${build} -G 
   -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DCMAKE_CXX_COMPILER=${CXX} ${launcher}
   -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
 file(STRINGS ${build}/CMakeCache.txt found REGEX "^arbroker_DIR:")
-if(NOT found MATCHES "=${prefix}/")
+string(FIND "${found}" "=${prefix}/" at)
+if(at EQUAL -1)
   message(FATAL_ERROR "the example found arbroker elsewhere: ${found}")
 endif()
 run("building the example" ${CMAKE_COMMAND} --build ${build})
