@@ -122,6 +122,11 @@ status run_paper000(const paper000_config& c, const run_options& opt) {
            p.np_min_factor == c.table.np_min_factor && p.np_max_factor == c.table.np_max_factor;
   };
 
+  auto is_fig7_point = [&](const grid_point& p) {
+    return p.book_ahead_h == c.fig7.book_ahead_h && p.time_range_h == c.fig7.time_range_h &&
+           p.np_min_factor == c.fig7.np_min_factor && p.np_max_factor == c.fig7.np_max_factor;
+  };
+
   // The baseline: the same local jobs, no reservations.
   auto base_scn = build_scenario(*jobs, *picks, c.cluster, c.request, std::nullopt);
   if (!base_scn) return base_scn.err();
@@ -151,6 +156,10 @@ status run_paper000(const paper000_config& c, const run_options& opt) {
       }
       r.summary = sim::summarize(*out);
       if (is_table_point(points[i])) r.extra_waits = sim::additional_waits(*out, *baseline);
+      if (is_fig7_point(points[i])) {  // per-request counts of Fig. 7
+        std::ofstream os(dir / ("fig7_requests_" + points[i].esr + ".csv"));
+        sim::write_requests_csv(os, *out);
+      }
     });
   }
   for (const auto& r : results)
