@@ -128,6 +128,8 @@ class virtual_grid {
         auto i = req_order[next_req++];
         out.requests[i].id = s.requests[i].id;
         out.requests[i].submit = now_;
+        // Overwritten by the reply; stays if the broker never answers before the run ends.
+        out.requests[i].reply.error = msg::wire(errc::lrms_failure, "no reply from the broker");
         ask_broker(s.requests[i].request, &out.requests[i]);
         sched_.run();
       }
