@@ -196,6 +196,49 @@ replay_config replay(const toml::table& root, std::string name) {
   return c;
 }
 
+paper001_config paper001(const toml::table& root, std::string name) {
+  paper001_config c;
+  c.name = std::move(name);
+  auto* res = root.get_as<toml::array>("resources");
+  if (!res || res->empty()) bad("resources", "expected an array of tables [[resources]]");
+  for (const auto& n : *res) {
+    auto* t = n.as_table();
+    if (!t) bad("resources", "expected an array of tables [[resources]]");
+    paper001_resource r;
+    r.name = get(*t, "resources", "name", std::string());
+    r.cpus = get<int>(*t, "resources", "cpus", 0);
+    r.rating = get(*t, "resources", "rating", 0.0);
+    r.tz_h = static_cast<int>(get(*t, "resources", "tz_h", 0.0));
+    if (r.name.empty() || r.cpus < 1 || !(r.rating > 0))
+      bad("resources", "each needs a name, cpus >= 1 and a rating > 0");
+    c.resources.push_back(r);
+  }
+  const auto& w = table(root, "", "workload");
+  c.users = get<std::size_t>(w, "workload", "users", c.users);
+  c.jobs_per_user = get<std::size_t>(w, "workload", "jobs_per_user", c.jobs_per_user);
+  c.mi_min = get(w, "workload", "mi_min", c.mi_min);
+  c.mi_max = get(w, "workload", "mi_max", c.mi_max);
+  c.jobs_per_minute = get(w, "workload", "jobs_per_minute", c.jobs_per_minute);
+  c.max_arrival_min = get(w, "workload", "max_arrival_min", c.max_arrival_min);
+  c.seed = get<std::uint64_t>(w, "workload", "seed", c.seed);
+  if (!(c.mi_min > 0) || c.mi_max < c.mi_min) bad("workload", "need 0 < mi_min <= mi_max");
+  if (!(c.jobs_per_minute > 0)) bad("workload.jobs_per_minute", "must be > 0");
+  const auto& r = table(root, "", "reservations");
+  c.shares = numbers(r, "reservations", "shares");
+  for (double x : c.shares)
+    if (x < 0 || x > 1) bad("reservations.shares", "each share must lie in [0, 1]");
+  c.overestimate = get(r, "reservations", "overestimate", c.overestimate);
+  c.book_ahead_min = get(r, "reservations", "book_ahead_min", c.book_ahead_min);
+  c.window_h = get(r, "reservations", "window_h", c.window_h);
+  if (!(c.overestimate > 0)) bad("reservations.overestimate", "must be > 0");
+  if (root.contains("paper")) {
+    const auto& p = table(root, "", "paper");
+    if (p.contains("mwt_increase")) c.paper_mwt_increase = numbers(p, "paper", "mwt_increase");
+    if (p.contains("mot_min")) c.paper_mot_min = numbers(p, "paper", "mot_min");
+  }
+  return c;
+}
+
 }  // namespace
 
 std::string grid_point::key() const {
@@ -220,10 +263,12 @@ result<experiment_config> load_experiment(const std::filesystem::path& file) {
     auto name = get(root, "", "name", file.stem().string());
     if (out.kind == "paper000")
       out.paper000 = paper000(root, name);
+    else if (out.kind == "paper001")
+      out.paper001 = paper001(root, name);
     else if (out.kind == "replay")
       out.replay = replay(root, name);
     else
-      bad("experiment", "'" + out.kind + "' is not paper000 or replay");
+      bad("experiment", "'" + out.kind + "' is not paper000, paper001 or replay");
     return out;
   } catch (const bad_key& e) {
     return fail(errc::invalid_parameter, file.string() + ": " + e.message);

@@ -79,9 +79,39 @@ struct replay_config {
   grid_point point;
 };
 
+/// Paper 001 Sec. 4 (GridSim): independent sequential jobs on a few resources of different
+/// SPEC ratings; a share of them become advance reservations (non-restartable: the
+/// reservation is the run time times an overestimate; what is left unused stays reserved).
+struct paper001_resource {
+  std::string name;
+  int cpus = 1;
+  double rating = 1;  ///< SPEC rating, MIPS: run time = MI / rating seconds
+  int tz_h = 0;       ///< GMT offset (informational; no time-of-day effect modelled)
+};
+
+struct paper001_config {
+  std::string name;
+  std::vector<paper001_resource> resources;
+  std::size_t users = 50;
+  std::size_t jobs_per_user = 100;
+  double mi_min = 500000;
+  double mi_max = 8000000;
+  double jobs_per_minute = 5;
+  double max_arrival_min = 500;  ///< no job arrives after this (0: all users' jobs)
+  std::uint64_t seed = 1;
+  std::vector<double> shares;  ///< fractions of jobs that are reservations, e.g. 0, 0.1, 0.2
+  double overestimate = 1.5;   ///< reservation length / run time (non-restartable)
+  double book_ahead_min = 60;  ///< requested start = arrival + this
+  double window_h = 24;        ///< how far the broker may move the start
+  // The paper's numbers, printed beside ours.
+  std::vector<double> paper_mwt_increase;  ///< per share, relative to share 0 (e.g. 0, 0.2, 0.71)
+  std::vector<double> paper_mot_min;       ///< per share (e.g. -, 48, 62)
+};
+
 struct experiment_config {
-  std::string kind;  ///< "paper000" or "replay"
+  std::string kind;  ///< "paper000", "paper001" or "replay"
   paper000_config paper000;
+  paper001_config paper001;
   replay_config replay;
 };
 

@@ -44,8 +44,9 @@ int main(int argc, char** argv) {
       std::cerr << "arb-sim: " << cfg.err().message << '\n';
       return 2;
     }
-    auto ok = cfg->kind == "paper000" ? simapp::run_paper000(cfg->paper000, opt)
-                                      : simapp::run_replay(cfg->replay, opt);
+    auto ok = cfg->kind == "paper000"   ? simapp::run_paper000(cfg->paper000, opt)
+              : cfg->kind == "paper001" ? simapp::run_paper001(cfg->paper001, opt)
+                                        : simapp::run_replay(cfg->replay, opt);
     if (!ok) {
       std::cerr << "arb-sim: " << file << ": " << ok.err().message << '\n';
       return 1;

@@ -19,6 +19,9 @@ struct run_options {
 /// Paper 000 Sec. 4: the grid, Fig. 6, Fig. 7, the waiting-time table, Fig. 8, a Gantt chart.
 status run_paper000(const paper000_config& c, const run_options& opt);
 
+/// Paper 001 Sec. 4: MWT, MOT, utilization and rejections per reservation share.
+status run_paper001(const paper001_config& c, const run_options& opt);
+
 /// One long replay (performance runs): summary CSV, progress by simulated time.
 status run_replay(const replay_config& c, const run_options& opt);
 
