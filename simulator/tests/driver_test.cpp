@@ -108,6 +108,24 @@ TEST(driver, ARequestThatWouldBypassTheQueueFails) {
   EXPECT_EQ(out->jobs[1].start, 1000);
 }
 
+// CAF's timers run on the virtual clock: a hold (mode_hold, 60 s) made at 0 for all 10 CPUs
+// over [100, 200) keeps a 10-CPU job of 150 s submitted at 5 waiting until the CRS's expiry
+// timer deletes the hold at exactly 60; then the job starts.
+TEST(driver, AnExpiringHoldReleasesItsCpusAtTheVirtualExpiryTime) {
+  auto s = ten_cpus();
+  s.jobs = {job(1, 5, 10, 150, 150)};
+  auto hold = rigid(100, 200, 10, 100);
+  hold.mode = msg::mode_hold;
+  hold.hold_seconds = 60;
+  s.requests.push_back({2, 0, hold});
+  auto out = run_simulation(s);
+  ASSERT_TRUE(out) << out.err().message;
+  ASSERT_TRUE(out->requests[0].ok()) << out->requests[0].reply.error.message;
+  EXPECT_EQ(out->requests[0].reply.reservation.expiry, 60);
+  EXPECT_EQ(out->jobs[0].start, 60);
+  EXPECT_EQ(out->jobs[0].end, 210);
+}
+
 TEST(driver, UnknownSchedulerPolicyIsAClearError) {
   auto s = ten_cpus();
   s.clusters[0].scheduler = "lottery";
