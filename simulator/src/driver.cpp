@@ -101,6 +101,10 @@ class virtual_grid {
     for (auto& c : clusters_)
       c.lrms->advance_to(now_);
 
+    // Several passes at one instant are normal (e.g. a reservation starting the second it
+    // was made); an endless series would be a bug, reported instead of hanging.
+    constexpr std::uint64_t max_passes_per_instant = 1'000'000;
+    std::uint64_t same_instant = 0;
     while (true) {
       timestamp t = time_infinity;
       if (next_job < job_order.size()) t = std::min(t, s.jobs[job_order[next_job]].submit);
@@ -112,7 +116,15 @@ class virtual_grid {
       t = std::max(t, now_);
 
       // 1. The clock moves; the LRMSs process their events; CAF's due timers fire.
+      if (t == now_ && ++same_instant > max_passes_per_instant)
+        return fail(errc::lrms_failure,
+                    "simulation makes no progress at time " + std::to_string(now_));
+      if (t > now_) same_instant = 0;
       sched_.advance_time(std::chrono::seconds(t - now_));
+      // Timers due exactly now (a zero delay) fire as well, whatever advance_time did.
+      while (!sched_.clock().schedule().empty() &&
+             sched_.clock().schedule().begin()->first <= sched_.clock().current_time)
+        sched_.trigger_timeout();
       now_ = t;
       for (auto& c : clusters_)
         c.lrms->advance_to(now_);
