@@ -19,6 +19,7 @@ packages=(
   libbenchmark-dev           # benchmarks
   zlib1g-dev                 # gzip'd SWF traces
   libpugixml-dev             # Grid Engine adapter: qstat/qrstat -xml
+  gnuplot-nox                # arb-sim: experiment plots and Gantt charts (PNG)
 )
 
 missing=()

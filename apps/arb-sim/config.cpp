@@ -1,0 +1,278 @@
+#include "config.hpp"
+
+#include <toml++/toml.h>
+
+#include <cmath>
+#include <sstream>
+
+namespace arbroker::simapp {
+namespace {
+
+// Raised by the readers below and turned into one error by load_experiment.
+struct bad_key {
+  std::string message;
+};
+
+[[noreturn]] void bad(const std::string& path, const std::string& why) {
+  throw bad_key{path + ": " + why};
+}
+
+std::string join(const std::string& parent, const std::string& key) {
+  return parent.empty() ? key : parent + "." + key;
+}
+
+const toml::table& table(const toml::table& t, const std::string& parent, const char* key) {
+  auto* sub = t.get_as<toml::table>(key);
+  if (!sub) bad(join(parent, key), "expected a table");
+  return *sub;
+}
+
+template <class T>
+T get(const toml::table& t, const std::string& parent, const char* key, T fallback) {
+  auto* node = t.get(key);
+  if (!node) return fallback;
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (auto v = node->value<std::string>()) return *v;
+    bad(join(parent, key), "expected a string");
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (auto v = node->value<double>()) return *v;
+    bad(join(parent, key), "expected a number");
+  } else {
+    auto v = node->value<std::int64_t>();
+    if (!v || *v < 0) bad(join(parent, key), "expected a non-negative integer");
+    return static_cast<T>(*v);
+  }
+}
+
+std::vector<double> numbers(const toml::table& t, const std::string& parent, const char* key) {
+  std::vector<double> out;
+  auto* arr = t.get_as<toml::array>(key);
+  if (!arr) bad(join(parent, key), "expected an array of numbers");
+  for (const auto& n : *arr) {
+    auto v = n.value<double>();
+    if (!v) bad(join(parent, key), "expected an array of numbers");
+    out.push_back(*v);
+  }
+  return out;
+}
+
+std::vector<std::string> strings(const toml::table& t, const std::string& parent, const char* key) {
+  std::vector<std::string> out;
+  auto* arr = t.get_as<toml::array>(key);
+  if (!arr) bad(join(parent, key), "expected an array of strings");
+  for (const auto& n : *arr) {
+    auto v = n.value<std::string>();
+    if (!v) bad(join(parent, key), "expected an array of strings");
+    out.push_back(*v);
+  }
+  return out;
+}
+
+std::pair<double, double> factor_pair(const toml::node& n, const std::string& path) {
+  auto* arr = n.as_array();
+  if (!arr || arr->size() != 2) bad(path, "expected [np_min_factor, np_max_factor]");
+  auto a = (*arr)[0].value<double>();
+  auto b = (*arr)[1].value<double>();
+  if (!a || !b || !(*a > 0) || *a > *b) bad(path, "expected 0 < np_min_factor <= np_max_factor");
+  return {*a, *b};
+}
+
+void check_esr(const std::string& esr, const std::string& path) {
+  if (esr != "static" && esr != "history" && esr != "load")
+    bad(path, "esr method '" + esr + "' is not static, history or load");
+}
+
+grid_point point(const toml::table& t, const std::string& path, grid_point p) {
+  p.book_ahead_h = get(t, path, "book_ahead_h", p.book_ahead_h);
+  p.time_range_h = get(t, path, "time_range_h", p.time_range_h);
+  p.esr = get(t, path, "esr", p.esr);
+  check_esr(p.esr, path + ".esr");
+  if (auto* f = t.get("np_factors"))
+    std::tie(p.np_min_factor, p.np_max_factor) = factor_pair(*f, path + ".np_factors");
+  if (p.book_ahead_h < 0 || p.time_range_h < 0) bad(path, "hours must be >= 0");
+  return p;
+}
+
+workload_config workload(const toml::table& root) {
+  const auto& t = table(root, "", "workload");
+  workload_config w;
+  w.source = get(t, "workload", "source", w.source);
+  if (w.source == "swf") {
+    w.trace = get(t, "workload", "trace", std::string());
+    if (w.trace.empty()) bad("workload.trace", "a trace file is needed for source = \"swf\"");
+  } else if (w.source != "lublin") {
+    bad("workload.source", "'" + w.source + "' is not swf or lublin");
+  }
+  w.jobs = get<std::size_t>(t, "workload", "jobs", 0);
+  auto rule = get(t, "workload", "soundness", std::string("strict"));
+  if (rule == "strict")
+    w.rule = sim::soundness::strict;
+  else if (rule == "loose")
+    w.rule = sim::soundness::loose;
+  else
+    bad("workload.soundness", "'" + rule + "' is not strict or loose");
+  w.seed = get<std::uint64_t>(t, "workload", "seed", w.seed);
+  w.model_procs = get<int>(t, "workload", "model_procs", 0);
+  if (w.source == "lublin" && w.jobs == 0) bad("workload.jobs", "the model needs a job count");
+  return w;
+}
+
+sim::cluster_spec cluster(const toml::table& root) {
+  const auto& t = table(root, "", "cluster");
+  sim::cluster_spec c;
+  c.name = get(t, "cluster", "name", std::string("cluster"));
+  c.cpus = get<int>(t, "cluster", "cpus", 0);
+  if (c.cpus < 1) bad("cluster.cpus", "expected at least 1 CPU");
+  c.pp = get(t, "cluster", "pp", c.pp);
+  c.bunch = get<int>(t, "cluster", "bunch", c.bunch);
+  c.scheduler = get(t, "cluster", "scheduler", c.scheduler);
+  c.acc_r = get(t, "cluster", "acc_r", c.acc_r);
+  c.acc_w = get(t, "cluster", "acc_w", c.acc_w);
+  c.esr_static_h = get<duration>(t, "cluster", "esr_static_h", c.esr_static_h);
+  c.history_delta = get<duration>(t, "cluster", "history_delta", c.history_delta);
+  return c;
+}
+
+request_config requests(const toml::table& root) {
+  const auto& t = table(root, "", "requests");
+  request_config r;
+  r.group_size = get<std::size_t>(t, "requests", "group_size", r.group_size);
+  if (r.group_size < 1) bad("requests.group_size", "expected at least 1");
+  r.pick_seed = get<std::uint64_t>(t, "requests", "pick_seed", r.pick_seed);
+  r.prefer = get(t, "requests", "prefer", r.prefer);
+  r.esr_threshold = get(t, "requests", "esr_threshold", r.esr_threshold);
+  r.tsn_max = get<int>(t, "requests", "tsn_max", r.tsn_max);
+  r.tss_gap = get<duration>(t, "requests", "tss_gap", r.tss_gap);
+  return r;
+}
+
+paper000_config paper000(const toml::table& root, std::string name) {
+  paper000_config c;
+  c.name = std::move(name);
+  c.workload = workload(root);
+  c.cluster = cluster(root);
+  c.request = requests(root);
+  const auto& g = table(root, "", "grid");
+  c.book_ahead_h = numbers(g, "grid", "book_ahead_h");
+  c.time_range_h = numbers(g, "grid", "time_range_h");
+  c.esr_methods = strings(g, "grid", "esr");
+  for (const auto& e : c.esr_methods)
+    check_esr(e, "grid.esr");
+  auto* pairs = g.get_as<toml::array>("np_factors");
+  if (!pairs) bad("grid.np_factors", "expected an array of [min, max] pairs");
+  for (const auto& p : *pairs)
+    c.np_factors.push_back(factor_pair(p, "grid.np_factors"));
+  if (c.book_ahead_h.empty() || c.time_range_h.empty() || c.esr_methods.empty() ||
+      c.np_factors.empty())
+    bad("grid", "every axis needs at least one value");
+  c.fig6 = point(table(root, "", "fig6"), "fig6", {});
+  c.fig7 = point(table(root, "", "fig7"), "fig7", {});
+  c.table = point(table(root, "", "wait_table"), "wait_table", {});
+  if (root.contains("gantt")) {
+    const auto& t = table(root, "", "gantt");
+    gantt_config gc;
+    gc.run = point(t, "gantt", {});
+    gc.from_h = get(t, "gantt", "from_h", gc.from_h);
+    gc.to_h = get(t, "gantt", "to_h", gc.to_h);
+    if (!(gc.to_h > gc.from_h)) bad("gantt", "to_h must be after from_h");
+    c.gantt = gc;
+  }
+  if (root.contains("paper")) {
+    const auto& p = table(root, "", "paper");
+    if (p.contains("waits")) c.paper_waits = numbers(p, "paper", "waits");
+    c.paper_baseline_wait = get(p, "paper", "baseline_wait", -1.0);
+    if (p.contains("fig7_successes")) c.paper_fig7 = numbers(p, "paper", "fig7_successes");
+  }
+  return c;
+}
+
+replay_config replay(const toml::table& root, std::string name) {
+  replay_config c;
+  c.name = std::move(name);
+  c.workload = workload(root);
+  c.cluster = cluster(root);
+  c.request = requests(root);
+  c.point = point(table(root, "", "reservations"), "reservations", {});
+  return c;
+}
+
+paper001_config paper001(const toml::table& root, std::string name) {
+  paper001_config c;
+  c.name = std::move(name);
+  auto* res = root.get_as<toml::array>("resources");
+  if (!res || res->empty()) bad("resources", "expected an array of tables [[resources]]");
+  for (const auto& n : *res) {
+    auto* t = n.as_table();
+    if (!t) bad("resources", "expected an array of tables [[resources]]");
+    paper001_resource r;
+    r.name = get(*t, "resources", "name", std::string());
+    r.cpus = get<int>(*t, "resources", "cpus", 0);
+    r.rating = get(*t, "resources", "rating", 0.0);
+    r.tz_h = static_cast<int>(get(*t, "resources", "tz_h", 0.0));
+    if (r.name.empty() || r.cpus < 1 || !(r.rating > 0))
+      bad("resources", "each needs a name, cpus >= 1 and a rating > 0");
+    c.resources.push_back(r);
+  }
+  const auto& w = table(root, "", "workload");
+  c.users = get<std::size_t>(w, "workload", "users", c.users);
+  c.jobs_per_user = get<std::size_t>(w, "workload", "jobs_per_user", c.jobs_per_user);
+  c.mi_min = get(w, "workload", "mi_min", c.mi_min);
+  c.mi_max = get(w, "workload", "mi_max", c.mi_max);
+  c.jobs_per_minute = get(w, "workload", "jobs_per_minute", c.jobs_per_minute);
+  c.max_arrival_min = get(w, "workload", "max_arrival_min", c.max_arrival_min);
+  c.seed = get<std::uint64_t>(w, "workload", "seed", c.seed);
+  if (!(c.mi_min > 0) || c.mi_max < c.mi_min) bad("workload", "need 0 < mi_min <= mi_max");
+  if (!(c.jobs_per_minute > 0)) bad("workload.jobs_per_minute", "must be > 0");
+  const auto& r = table(root, "", "reservations");
+  c.shares = numbers(r, "reservations", "shares");
+  for (double x : c.shares)
+    if (x < 0 || x > 1) bad("reservations.shares", "each share must lie in [0, 1]");
+  c.overestimate = get(r, "reservations", "overestimate", c.overestimate);
+  c.book_ahead_min = get(r, "reservations", "book_ahead_min", c.book_ahead_min);
+  c.window_h = get(r, "reservations", "window_h", c.window_h);
+  if (!(c.overestimate > 0)) bad("reservations.overestimate", "must be > 0");
+  if (root.contains("paper")) {
+    const auto& p = table(root, "", "paper");
+    if (p.contains("mwt_increase")) c.paper_mwt_increase = numbers(p, "paper", "mwt_increase");
+    if (p.contains("mot_min")) c.paper_mot_min = numbers(p, "paper", "mot_min");
+  }
+  return c;
+}
+
+}  // namespace
+
+std::string grid_point::key() const {
+  std::ostringstream os;
+  os << "ba" << book_ahead_h << "_k" << time_range_h << "_p" << np_min_factor << '-'
+     << np_max_factor << '_' << esr;
+  return os.str();
+}
+
+result<experiment_config> load_experiment(const std::filesystem::path& file) {
+  toml::table root;
+  try {
+    root = toml::parse_file(file.string());
+  } catch (const toml::parse_error& e) {
+    std::ostringstream os;
+    os << file.string() << ": " << e.description() << " (line " << e.source().begin.line << ")";
+    return fail(errc::invalid_parameter, os.str());
+  }
+  try {
+    experiment_config out;
+    out.kind = get(root, "", "experiment", std::string());
+    auto name = get(root, "", "name", file.stem().string());
+    if (out.kind == "paper000")
+      out.paper000 = paper000(root, name);
+    else if (out.kind == "paper001")
+      out.paper001 = paper001(root, name);
+    else if (out.kind == "replay")
+      out.replay = replay(root, name);
+    else
+      bad("experiment", "'" + out.kind + "' is not paper000, paper001 or replay");
+    return out;
+  } catch (const bad_key& e) {
+    return fail(errc::invalid_parameter, file.string() + ": " + e.message);
+  }
+}
+
+}  // namespace arbroker::simapp

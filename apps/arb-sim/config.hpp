@@ -1,0 +1,120 @@
+#pragma once
+// Experiment configurations (configs/experiments/*.toml) as plain structs.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arbroker/core/error.hpp"
+#include "arbroker/sim/sound_jobs.hpp"
+#include "arbroker/simulator/scenario.hpp"
+
+namespace arbroker::simapp {
+
+/// Where the local jobs come from.
+struct workload_config {
+  std::string source = "swf";  ///< "swf" (a trace) or "lublin" (the model)
+  std::string trace;           ///< swf: file name, relative to the traces directory
+  std::size_t jobs = 0;        ///< how many sound batch jobs (0: all)
+  sim::soundness rule = sim::soundness::strict;
+  std::uint64_t seed = 1;  ///< lublin: generator seed
+  int model_procs = 0;     ///< lublin: machine size of the model (0: the cluster's)
+};
+
+/// The transformation of chosen jobs into elastic requests, and the request's knobs.
+struct request_config {
+  std::size_t group_size = 10;  ///< one job per group becomes a request
+  std::uint64_t pick_seed = 1;
+  std::string prefer = "end,cost,-esr";
+  double esr_threshold = 0.85;
+  int tsn_max = 8;
+  duration tss_gap = 600;
+};
+
+/// One point of the experiment grid (paper 000 Sec. 4).
+struct grid_point {
+  double book_ahead_h = 0;
+  double time_range_h = 0;
+  double np_min_factor = 1;
+  double np_max_factor = 1;
+  std::string esr = "load";
+  std::string key() const;  ///< e.g. "ba2_k10_p1-1_load"
+  friend bool operator==(const grid_point&, const grid_point&) = default;
+};
+
+struct gantt_config {
+  grid_point run;
+  double from_h = 0;  ///< interval, hours after the first submit
+  double to_h = 48;
+};
+
+/// Paper 000 Sec. 4: one cluster, a trace, reservations from chosen jobs, a parameter grid.
+struct paper000_config {
+  std::string name;
+  workload_config workload;
+  sim::cluster_spec cluster;
+  request_config request;
+  std::vector<double> book_ahead_h;
+  std::vector<double> time_range_h;
+  std::vector<std::pair<double, double>> np_factors;
+  std::vector<std::string> esr_methods;
+  grid_point fig6;   ///< esr and factors of Fig. 6 (book-ahead and range vary)
+  grid_point fig7;   ///< book-ahead, range and factors of Fig. 7 (esr varies)
+  grid_point table;  ///< range, esr and factors of the waiting-time table and Fig. 8
+  std::optional<gantt_config> gantt;
+  // The paper's numbers, printed beside ours.
+  std::vector<double> paper_waits;  ///< per book_ahead_h of the table
+  double paper_baseline_wait = -1;
+  std::vector<double> paper_fig7;  ///< successes per esr method
+};
+
+/// Replay of a whole trace with a share of the jobs turned into requests (performance).
+struct replay_config {
+  std::string name;
+  workload_config workload;
+  sim::cluster_spec cluster;
+  request_config request;
+  grid_point point;
+};
+
+/// Paper 001 Sec. 4 (GridSim): independent sequential jobs on a few resources of different
+/// SPEC ratings; a share of them become advance reservations (non-restartable: the
+/// reservation is the run time times an overestimate; what is left unused stays reserved).
+struct paper001_resource {
+  std::string name;
+  int cpus = 1;
+  double rating = 1;  ///< SPEC rating, MIPS: run time = MI / rating seconds
+  int tz_h = 0;       ///< GMT offset (informational; no time-of-day effect modelled)
+};
+
+struct paper001_config {
+  std::string name;
+  std::vector<paper001_resource> resources;
+  std::size_t users = 50;
+  std::size_t jobs_per_user = 100;
+  double mi_min = 500000;
+  double mi_max = 8000000;
+  double jobs_per_minute = 5;
+  double max_arrival_min = 500;  ///< no job arrives after this (0: all users' jobs)
+  std::uint64_t seed = 1;
+  std::vector<double> shares;  ///< fractions of jobs that are reservations, e.g. 0, 0.1, 0.2
+  double overestimate = 1.5;   ///< reservation length / run time (non-restartable)
+  double book_ahead_min = 60;  ///< requested start = arrival + this
+  double window_h = 24;        ///< how far the broker may move the start
+  // The paper's numbers, printed beside ours.
+  std::vector<double> paper_mwt_increase;  ///< per share, relative to share 0 (e.g. 0, 0.2, 0.71)
+  std::vector<double> paper_mot_min;       ///< per share (e.g. -, 48, 62)
+};
+
+struct experiment_config {
+  std::string kind;  ///< "paper000", "paper001" or "replay"
+  paper000_config paper000;
+  paper001_config paper001;
+  replay_config replay;
+};
+
+result<experiment_config> load_experiment(const std::filesystem::path& file);
+
+}  // namespace arbroker::simapp

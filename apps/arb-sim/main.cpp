@@ -1,0 +1,56 @@
+// arb-sim: runs the experiments of configs/experiments/ on the discrete-event simulator.
+#include <unistd.h>
+#include <CLI/CLI.hpp>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "config.hpp"
+#include "runner.hpp"
+
+#ifndef ARB_TRACES_DIR
+#define ARB_TRACES_DIR "../shared/traces"
+#endif
+
+int main(int argc, char** argv) {
+  using namespace arbroker;
+  CLI::App app{"arb-sim: reproduces the papers' experiments on the simulated grid"};
+  std::vector<std::string> configs;
+  simapp::run_options opt;
+  std::string out_dir = "sim-out";
+  std::string traces =
+      std::getenv("ARB_TRACES_DIR") ? std::getenv("ARB_TRACES_DIR") : ARB_TRACES_DIR;
+  bool no_plots = false;
+  bool progress = isatty(2) != 0;
+  app.add_option("config", configs, "experiment files (configs/experiments/*.toml)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("-o,--out", out_dir, "output directory (one folder per experiment)");
+  app.add_option("--traces", traces, "directory of the SWF traces (env ARB_TRACES_DIR)");
+  app.add_option("-j,--threads", opt.threads, "runs in parallel (does not change the output)")
+      ->check(CLI::Range(1u, 64u));
+  app.add_flag("--no-plots", no_plots, "write the gnuplot scripts but do not run gnuplot");
+  app.add_flag("--progress,!--no-progress", progress,
+               "progress bar with ETA on stderr (default: when stderr is a terminal)");
+  CLI11_PARSE(app, argc, argv);
+  opt.out_dir = out_dir;
+  opt.traces_dir = traces;
+  opt.plots = !no_plots;
+  opt.progress = progress;
+
+  for (const auto& file : configs) {
+    auto cfg = simapp::load_experiment(file);
+    if (!cfg) {
+      std::cerr << "arb-sim: " << cfg.err().message << '\n';
+      return 2;
+    }
+    auto ok = cfg->kind == "paper000"   ? simapp::run_paper000(cfg->paper000, opt)
+              : cfg->kind == "paper001" ? simapp::run_paper001(cfg->paper001, opt)
+                                        : simapp::run_replay(cfg->replay, opt);
+    if (!ok) {
+      std::cerr << "arb-sim: " << file << ": " << ok.err().message << '\n';
+      return 1;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,315 @@
+// Experiment 1: paper 000 (Roeblitz et al.), Sec. 4, on SDSC Blue Horizon.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "arbroker/sim/elastic.hpp"
+#include "arbroker/simulator/metrics.hpp"
+#include "arbroker/simulator/output.hpp"
+#include "plots.hpp"
+#include "progress.hpp"
+#include "runner.hpp"
+#include "workload.hpp"
+
+namespace arbroker::simapp {
+namespace {
+
+struct run_result {
+  grid_point point;
+  sim::run_summary summary;
+  std::vector<duration> extra_waits;  // only for the waiting-table runs
+  status error;
+};
+
+std::string fmt(double v, int decimals = 1) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string num(double v) {  // shortest form for grid values (2, 0.5)
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+bool same_shape(const grid_point& a, const grid_point& b) {
+  return a == b;
+}
+
+// Runs fn(i) for i in [0, n) on `threads` threads; results go by index, so the output does
+// not depend on the thread count.
+template <class Fn>
+void parallel_for(std::size_t n, unsigned threads, progress_bar& bar, Fn fn) {
+  std::atomic<std::size_t> next{0}, done{0};
+  auto worker = [&] {
+    for (std::size_t i; (i = next++) < n;) {
+      fn(i);
+      bar.update(++done);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::max(1u, threads); ++t)
+    pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool)
+    t.join();
+}
+
+void write_summary_row(std::ostream& os, const run_result& r) {
+  const auto& s = r.summary;
+  os << num(r.point.book_ahead_h) << ',' << num(r.point.time_range_h) << ','
+     << num(r.point.np_min_factor) << ',' << num(r.point.np_max_factor) << ',' << r.point.esr << ','
+     << s.requests << ',' << s.successes << ',' << s.jobs << ',' << s.jobs_started << ','
+     << fmt(s.mean_wait) << ',' << fmt(s.succeeded.candidates, 2) << ','
+     << fmt(s.succeeded.above_threshold, 2) << ',' << fmt(s.succeeded.rejected_by_service, 2) << ','
+     << fmt(s.succeeded.rejected_by_lrms, 2) << ',' << fmt(s.failed.candidates, 2) << ','
+     << fmt(s.failed.above_threshold, 2) << ',' << fmt(s.failed.rejected_by_service, 2) << ','
+     << fmt(s.failed.rejected_by_lrms, 2) << '\n';
+}
+
+constexpr const char* summary_header =
+    "book_ahead_h,time_range_h,np_min_factor,np_max_factor,esr,requests,successes,jobs,"
+    "jobs_started,mean_wait_s,ok_candidates,ok_above_threshold,ok_rejected_by_crs,"
+    "ok_rejected_by_lrms,failed_candidates,failed_above_threshold,failed_rejected_by_crs,"
+    "failed_rejected_by_lrms\n";
+
+const run_result* find(const std::vector<run_result>& rs, const grid_point& p) {
+  for (const auto& r : rs)
+    if (same_shape(r.point, p)) return &r;
+  return nullptr;
+}
+
+const std::string png_head =
+    "set terminal pngcairo noenhanced size 900,600\nset datafile separator ','\nset datafile "
+    "columnheaders\n";
+
+}  // namespace
+
+status run_paper000(const paper000_config& c, const run_options& opt) {
+  const auto dir = opt.out_dir / c.name;
+  std::filesystem::create_directories(dir);
+  auto jobs = load_jobs(c.workload, c.cluster.cpus, opt.traces_dir);
+  if (!jobs) return jobs.err();
+  auto picks = sim::pick_one_per_group(jobs->size(), c.request.group_size, c.request.pick_seed);
+  if (!picks) return picks.err();
+
+  // The grid, plus the points of the figures and the table that it does not hold.
+  std::vector<grid_point> points;
+  auto add = [&](const grid_point& p) {
+    if (std::find(points.begin(), points.end(), p) == points.end()) points.push_back(p);
+  };
+  for (const auto& esr : c.esr_methods)
+    for (const auto& [fmin, fmax] : c.np_factors)
+      for (double ba : c.book_ahead_h)
+        for (double k : c.time_range_h)
+          add({ba, k, fmin, fmax, esr});
+  for (double ba : c.book_ahead_h) {
+    for (double k : c.time_range_h)
+      add({ba, k, c.fig6.np_min_factor, c.fig6.np_max_factor, c.fig6.esr});
+    add({ba, c.table.time_range_h, c.table.np_min_factor, c.table.np_max_factor, c.table.esr});
+  }
+  for (const auto& esr : {"static", "history", "load"})
+    add({c.fig7.book_ahead_h, c.fig7.time_range_h, c.fig7.np_min_factor, c.fig7.np_max_factor,
+         esr});
+  auto is_table_point = [&](const grid_point& p) {
+    return p.time_range_h == c.table.time_range_h && p.esr == c.table.esr &&
+           p.np_min_factor == c.table.np_min_factor && p.np_max_factor == c.table.np_max_factor;
+  };
+
+  auto is_fig7_point = [&](const grid_point& p) {
+    return p.book_ahead_h == c.fig7.book_ahead_h && p.time_range_h == c.fig7.time_range_h &&
+           p.np_min_factor == c.fig7.np_min_factor && p.np_max_factor == c.fig7.np_max_factor;
+  };
+
+  // The baseline: the same local jobs, no reservations.
+  auto base_scn = build_scenario(*jobs, *picks, c.cluster, c.request, std::nullopt);
+  if (!base_scn) return base_scn.err();
+  auto baseline = sim::run_simulation(*base_scn);
+  if (!baseline) return baseline.err();
+  {
+    std::ofstream os(dir / "baseline_jobs.csv");
+    sim::write_jobs_csv(os, *baseline);
+  }
+  const auto base_summary = sim::summarize(*baseline);
+
+  std::vector<run_result> results(points.size());
+  {
+    progress_bar bar(c.name, points.size(), opt.progress);
+    parallel_for(points.size(), opt.threads, bar, [&](std::size_t i) {
+      auto& r = results[i];
+      r.point = points[i];
+      auto scn = build_scenario(*jobs, *picks, c.cluster, c.request, points[i]);
+      if (!scn) {
+        r.error = scn.err();
+        return;
+      }
+      auto out = sim::run_simulation(*scn);
+      if (!out) {
+        r.error = out.err();
+        return;
+      }
+      r.summary = sim::summarize(*out);
+      if (is_table_point(points[i])) r.extra_waits = sim::additional_waits(*out, *baseline);
+      if (is_fig7_point(points[i])) {  // per-request counts of Fig. 7
+        std::ofstream os(dir / ("fig7_requests_" + points[i].esr + ".csv"));
+        sim::write_requests_csv(os, *out);
+      }
+    });
+  }
+  for (const auto& r : results)
+    if (!r.error) return fail(r.error.err().code, r.point.key() + ": " + r.error.err().message);
+
+  // runs.csv: every run.
+  {
+    std::ofstream os(dir / "runs.csv");
+    os << summary_header;
+    for (const auto& r : results)
+      write_summary_row(os, r);
+  }
+
+  std::vector<std::string> plot_errors;
+  auto plot = [&](const std::string& name, const std::string& script) {
+    if (auto ok = gnuplot(dir, name, script, opt.plots); !ok)
+      plot_errors.push_back(ok.err().message);
+  };
+
+  // Fig. 6: successes against the time range, one curve per book-ahead time.
+  {
+    std::ofstream os(dir / "fig6.csv");
+    os << "time_range_h";
+    for (double ba : c.book_ahead_h)
+      os << ",book-ahead " << num(ba) << " h";
+    os << '\n';
+    for (double k : c.time_range_h) {
+      os << num(k);
+      for (double ba : c.book_ahead_h) {
+        auto* r = find(results, {ba, k, c.fig6.np_min_factor, c.fig6.np_max_factor, c.fig6.esr});
+        os << ',' << (r ? r->summary.successes : 0);
+      }
+      os << '\n';
+    }
+    std::ostringstream gp;
+    gp << png_head << "set output 'fig6.png'\n"
+       << "set title 'Successful reservations (esr " << c.fig6.esr << ", processor range <"
+       << num(c.fig6.np_min_factor) << ", " << num(c.fig6.np_max_factor) << ">)'\n"
+       << "set xlabel 'time range k (h)'\nset ylabel 'successful requests (of " << picks->size()
+       << ")'\nset key bottom right\nset grid\n"
+       << "plot for [i=2:" << c.book_ahead_h.size() + 1
+       << "] 'fig6.csv' using 1:i with linespoints title columnheader(i)\n";
+    os.close();
+    plot("fig6", gp.str());
+  }
+
+  // Fig. 7: per esr method, mean counts per request, successful and failed requests apart.
+  {
+    std::ofstream os(dir / "fig7.csv");
+    os << "esr,successes,paper_successes,ok_candidates,ok_above_threshold,ok_rejected_by_crs,"
+          "ok_rejected_by_lrms,failed_candidates,failed_above_threshold,failed_rejected_by_crs,"
+          "failed_rejected_by_lrms\n";
+    const char* methods[] = {"static", "history", "load"};
+    for (int m = 0; m < 3; ++m) {
+      auto* r = find(results, {c.fig7.book_ahead_h, c.fig7.time_range_h, c.fig7.np_min_factor,
+                               c.fig7.np_max_factor, methods[m]});
+      if (!r) continue;
+      const auto& s = r->summary;
+      os << methods[m] << ',' << s.successes << ','
+         << (m < static_cast<int>(c.paper_fig7.size()) ? num(c.paper_fig7[m]) : "") << ','
+         << fmt(s.succeeded.candidates, 2) << ',' << fmt(s.succeeded.above_threshold, 2) << ','
+         << fmt(s.succeeded.rejected_by_service, 2) << ',' << fmt(s.succeeded.rejected_by_lrms, 2)
+         << ',' << fmt(s.failed.candidates, 2) << ',' << fmt(s.failed.above_threshold, 2) << ','
+         << fmt(s.failed.rejected_by_service, 2) << ',' << fmt(s.failed.rejected_by_lrms, 2)
+         << '\n';
+    }
+    std::ostringstream gp;
+    gp << png_head << "set output 'fig7.png'\n"
+       << "set title 'Mean per request, book-ahead " << num(c.fig7.book_ahead_h) << " h, range "
+       << num(c.fig7.time_range_h) << " h: successful (ok) and failed requests'\n"
+       << "set style data histograms\nset style histogram clustered gap 1\n"
+       << "set style fill solid 0.8 border -1\nset key outside right\nset grid y\n"
+       << "set ylabel 'count per request'\n"
+       << "plot 'fig7.csv' using 4:xtic(1) title 'ok: candidates', '' using 5 title 'ok: above "
+          "threshold', '' using 6 title 'ok: rejected by CRS', '' using 7 title 'ok: rejected by "
+          "LRMS', '' using 8 title 'failed: candidates', '' using 9 title 'failed: above "
+          "threshold', '' using 10 title 'failed: rejected by CRS', '' using 11 title 'failed: "
+          "rejected by LRMS'\n";
+    os.close();
+    plot("fig7", gp.str());
+  }
+
+  // The waiting-time table and Fig. 8.
+  {
+    std::ofstream os(dir / "waits.csv");
+    os << "book_ahead_h,successes,requests,mean_wait_s,paper_mean_wait_s,jobs_waiting_longer,"
+          "jobs_waiting_less\n";
+    std::ofstream f8(dir / "fig8.csv");
+    f8 << "book_ahead_h,rank,additional_wait_s\n";
+    for (std::size_t b = 0; b < c.book_ahead_h.size(); ++b) {
+      double ba = c.book_ahead_h[b];
+      auto* r = find(results, {ba, c.table.time_range_h, c.table.np_min_factor,
+                               c.table.np_max_factor, c.table.esr});
+      if (!r) continue;
+      auto longer = std::count_if(r->extra_waits.begin(), r->extra_waits.end(),
+                                  [](duration d) { return d > 0; });
+      auto less = std::count_if(r->extra_waits.begin(), r->extra_waits.end(),
+                                [](duration d) { return d < 0; });
+      os << num(ba) << ',' << r->summary.successes << ',' << r->summary.requests << ','
+         << fmt(r->summary.mean_wait) << ','
+         << (b < c.paper_waits.size() ? num(c.paper_waits[b]) : "") << ',' << longer << ',' << less
+         << '\n';
+      std::size_t rank = 0;
+      for (duration d : r->extra_waits)
+        if (d > 0) f8 << num(ba) << ',' << ++rank << ',' << d << '\n';
+    }
+    os << "none," << 0 << ',' << 0 << ',' << fmt(base_summary.mean_wait) << ','
+       << (c.paper_baseline_wait >= 0 ? num(c.paper_baseline_wait) : "") << ",0,0\n";
+    std::ostringstream gp;
+    gp << png_head << "set output 'fig8.png'\n"
+       << "set title 'Additional waiting time of the batch jobs that wait longer (range "
+       << num(c.table.time_range_h) << " h, esr " << c.table.esr << ")'\n"
+       << "set xlabel 'position in the sorted list of jobs waiting longer'\n"
+       << "set ylabel 'additional waiting time (h)'\nset key top left\nset grid\n"
+       << "plot ";
+    for (std::size_t b = 0; b < c.book_ahead_h.size(); ++b)
+      gp << (b ? ", " : "") << "'fig8.csv' using 2:($1==" << num(c.book_ahead_h[b])
+         << "?$3/3600.0:1/0) with lines lw 2 title 'book-ahead " << num(c.book_ahead_h[b]) << " h'";
+    gp << '\n';
+    os.close();
+    f8.close();
+    plot("fig8", gp.str());
+  }
+
+  // Gantt chart of one run over a chosen interval.
+  if (c.gantt) {
+    auto scn = build_scenario(*jobs, *picks, c.cluster, c.request, c.gantt->run);
+    if (!scn) return scn.err();
+    auto out = sim::run_simulation(*scn);
+    if (!out) return out.err();
+    {
+      std::ofstream os(dir / "gantt_jobs.csv");
+      sim::write_jobs_csv(os, *out);
+      std::ofstream rs(dir / "gantt_requests.csv");
+      sim::write_requests_csv(rs, *out);
+    }
+    const timestamp origin = jobs->empty() ? 0 : jobs->front().submit_time;
+    auto ok = gantt_chart(dir, *out, 0, c.cluster.cpus, origin,
+                          origin + static_cast<timestamp>(c.gantt->from_h * 3600),
+                          origin + static_cast<timestamp>(c.gantt->to_h * 3600),
+                          c.cluster.name + ", " + c.gantt->run.key(), opt.plots);
+    if (!ok) plot_errors.push_back(ok.err().message);
+  }
+
+  std::cout << c.name << ": " << results.size() << " runs + baseline, " << jobs->size() << " jobs, "
+            << picks->size() << " requests; baseline mean wait " << fmt(base_summary.mean_wait)
+            << " s; output in " << dir.string() << '\n';
+  for (const auto& e : plot_errors)
+    std::cerr << "warning: " << e << '\n';
+  return {};
+}
+
+}  // namespace arbroker::simapp

@@ -1,0 +1,101 @@
+#include "workload.hpp"
+
+#include <algorithm>
+
+#include "arbroker/sim/elastic.hpp"
+#include "arbroker/sim/lublin.hpp"
+#include "arbroker/sim/sound_jobs.hpp"
+
+namespace arbroker::simapp {
+namespace {
+
+std::uint8_t esr_code(const std::string& esr) {
+  if (esr == "static") return msg::esr_static_method;
+  if (esr == "history") return msg::esr_history_method;
+  return msg::esr_load_method;
+}
+
+std::string owner_of(const sim::swf_job& j) {
+  return j.user_id >= 0 ? "u" + std::to_string(j.user_id) : "u";
+}
+
+// The walltime is the user's request, but never below the run time: jobs of the trace ran
+// to their recorded end, so none is killed early here.
+sim::local_job local_of(const sim::swf_job& j, int cpus) {
+  sim::local_job l;
+  l.id = j.job_id;
+  l.submit = j.submit_time;
+  l.np = static_cast<int>(std::min<std::int64_t>(sim::procs(j), cpus));
+  l.runtime = j.run_time;
+  l.walltime = std::max(j.requested_time, j.run_time);
+  l.owner = owner_of(j);
+  return l;
+}
+
+}  // namespace
+
+result<std::vector<sim::swf_job>> load_jobs(const workload_config& w, int cpus,
+                                            const std::filesystem::path& traces_dir) {
+  if (w.source == "lublin") {
+    auto gen = sim::lublin_generator::create(sim::lublin_params::batch(),
+                                             w.model_procs > 0 ? w.model_procs : cpus, w.seed);
+    if (!gen) return gen.err();
+    return gen->generate(w.jobs);
+  }
+  auto trace = sim::read_swf(traces_dir / w.trace);
+  if (!trace) return trace.err();
+  auto limit = w.jobs > 0 ? w.jobs : std::numeric_limits<std::size_t>::max();
+  auto jobs = sim::sound_batch_jobs(trace->jobs, w.rule, limit);
+  if (w.jobs > 0 && jobs.size() < w.jobs)
+    return fail(errc::invalid_parameter, w.trace + " has only " + std::to_string(jobs.size()) +
+                                             " sound batch jobs, not " + std::to_string(w.jobs));
+  return jobs;
+}
+
+result<sim::scenario> build_scenario(const std::vector<sim::swf_job>& jobs,
+                                     const std::vector<std::size_t>& picks,
+                                     const sim::cluster_spec& cluster, const request_config& rc,
+                                     const std::optional<grid_point>& point) {
+  sim::scenario s;
+  s.clusters.push_back(cluster);
+  std::vector<bool> picked(jobs.size(), false);
+  for (auto i : picks)
+    if (i < jobs.size()) picked[i] = true;
+  s.jobs.reserve(jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const auto& j = jobs[i];
+    if (!picked[i]) {
+      s.jobs.push_back(local_of(j, cluster.cpus));
+      continue;
+    }
+    if (!point) continue;
+    sim::elastic_transform t;
+    t.book_ahead = static_cast<duration>(point->book_ahead_h * 3600);
+    t.time_range = static_cast<duration>(point->time_range_h * 3600);
+    t.np_min_factor = point->np_min_factor;
+    t.np_max_factor = point->np_max_factor;
+    auto e = sim::make_elastic(j, t, cluster.cpus);
+    if (!e) return fail(e.err().code, "job " + std::to_string(j.job_id) + ": " + e.err().message);
+    msg::elastic_request r;
+    r.user = owner_of(j);
+    r.est = e->est;
+    r.let = e->let;
+    r.np_min = e->np_min;
+    r.np_max = e->np_max;
+    r.dur_ref = e->run_time;
+    r.np_ref = std::min(e->procs, cluster.cpus);
+    r.pp_ref = cluster.pp;
+    r.speedup = msg::to_spec(*speedup_model::amdahl(0.0));
+    r.prefer = rc.prefer;
+    r.esr_method = esr_code(point->esr);
+    r.esr_threshold = rc.esr_threshold;
+    r.tsn_max = rc.tsn_max;
+    r.tss_gap = rc.tss_gap;
+    r.mode = msg::mode_reserve;
+    r.local_jobs_preferred = true;
+    s.requests.push_back({j.job_id, e->submit, std::move(r)});
+  }
+  return s;
+}
+
+}  // namespace arbroker::simapp

@@ -1,0 +1,55 @@
+#pragma once
+// What a simulation run is made of: clusters, local batch jobs and reservation requests,
+// all on one virtual time axis (seconds).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arbroker/core/time.hpp"
+#include "arbroker/messages/broker_protocol.hpp"
+
+namespace arbroker::sim {
+
+/// One simulated cluster: its CRS is registered at the GIS and owns a simulated_lrms.
+struct cluster_spec {
+  std::string name;
+  int cpus = 0;
+  double pp = 1.0;  ///< processor power (the requests' pp_ref scale)
+  int bunch = 1;    ///< reservable CPU multiples
+  double unit_cost = 1.0;
+  /// The local scheduler policy. Today only "fcfs" (what simulated_lrms implements); the
+  /// key is checked in one place (make_cluster in driver.cpp) so backfilling policies can
+  /// be plugged in there.
+  std::string scheduler = "fcfs";
+  double acc_r = 1.0;  ///< T_wkl accuracy of running jobs' remaining time
+  double acc_w = 1.0;  ///< T_wkl accuracy of waiting jobs' wall times
+  duration esr_static_h = 18000;
+  duration history_delta = 3600;
+};
+
+/// A batch job submitted straight to a cluster's LRMS (not through the broker).
+struct local_job {
+  std::int64_t id = 0;  ///< the trace's job number, for the output
+  int cluster = 0;      ///< index into scenario::clusters
+  timestamp submit = 0;
+  int np = 1;
+  duration walltime = 1;  ///< the limit the scheduler plans with
+  duration runtime = 1;   ///< how long it really runs (killed at walltime)
+  std::string owner = "local";
+};
+
+/// An elastic reservation request sent to the broker at `submit`.
+struct request_arrival {
+  std::int64_t id = 0;  ///< the trace's job number it came from, for the output
+  timestamp submit = 0;
+  msg::elastic_request request;
+};
+
+struct scenario {
+  std::vector<cluster_spec> clusters;
+  std::vector<local_job> jobs;
+  std::vector<request_arrival> requests;
+};
+
+}  // namespace arbroker::sim
