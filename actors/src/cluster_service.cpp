@@ -308,7 +308,9 @@ msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, tim
   expiries_.emplace(req.expiry, id);
   timeline_.emplace(req.end, id);
   out.reservation_id = id;
+  ++events_.holds_created;
   if (req.commit_at_once) {
+    ++events_.commits;
     auto& rec = records_.at(id);
     (void)rec.life.apply(reservation_event::commit, now);
     expiries_.erase({rec.life.expiry(), id});
@@ -379,6 +381,7 @@ msg::ack_reply cluster_service::commit(const msg::commit_request& req, timestamp
       if (auto ok = r.life.apply(reservation_event::commit, now); !ok)
         return {msg::to_wire(ok.err())};
       expiries_.erase({r.life.expiry(), r.id});
+      ++events_.commits;
       return {};
     default:
       return {msg::wire(errc::illegal_transition, "reservation '" + r.id + "' is " +
@@ -395,6 +398,7 @@ msg::ack_reply cluster_service::abort(const msg::abort_request& req, timestamp n
   switch (r.life.state()) {
     case reservation_state::accepted:
       release(r, reservation_event::cancel, now);
+      ++events_.aborts;
       return {};
     case reservation_state::cancelled:
     case reservation_state::expired:
@@ -439,11 +443,13 @@ msg::ack_reply cluster_service::cancel(const msg::cancel_request& req, timestamp
       // Written before the LRMS lets go: a crash must not bring a cancelled one back.
       if (auto ok = persist(*r, reservation_state::cancelled); !ok) return {msg::to_wire(ok.err())};
       release(*r, reservation_event::cancel, now, true);
+      ++events_.cancels;
       return {};
     case reservation_state::active:
       if (auto ok = persist(*r, reservation_state::terminated); !ok)
         return {msg::to_wire(ok.err())};
       release(*r, reservation_event::terminate, now, true);
+      ++events_.cancels;
       return {};
     case reservation_state::cancelled:
       return {};
@@ -617,8 +623,14 @@ msg::cluster_status cluster_service::status_report(timestamp now) {
       ++out.holds;
     else
       ++out.committed;
+    if (r.life.state() == reservation_state::active) out.reserved_cpus += r.np;
     out.reservations.push_back(info_of(r));
   }
+  out.holds_created = events_.holds_created;
+  out.commits = events_.commits;
+  out.aborts = events_.aborts;
+  out.expiries = events_.expiries;
+  out.cancels = events_.cancels;
   return out;
 }
 
@@ -627,7 +639,10 @@ void cluster_service::sweep(timestamp now) {
     const std::string id = expiries_.begin()->second;
     expiries_.erase(expiries_.begin());
     auto& r = records_.at(id);
-    if (r.life.state() == reservation_state::accepted) release(r, reservation_event::expire, now);
+    if (r.life.state() == reservation_state::accepted) {
+      release(r, reservation_event::expire, now);
+      ++events_.expiries;
+    }
   }
   while (!timeline_.empty() && timeline_.begin()->first <= now) {
     const std::string id = timeline_.begin()->second;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "arbroker/sim/simulated_lrms.hpp"
 
 namespace arbroker {
@@ -17,7 +19,7 @@ struct fixture : ::testing::Test {
 
   void SetUp() override { make(); }
 
-  void make(duration refresh = 0) {
+  void make(duration refresh = 0, std::shared_ptr<reservation_journal> journal = nullptr) {
     auto l = simulated_lrms::create({"c1", 64, {8, {}}, [this] { return now; }});
     ASSERT_TRUE(l) << to_string(l.err());
     lrms = l->get();
@@ -28,6 +30,7 @@ struct fixture : ::testing::Test {
     cfg.info.bunch = 8;
     cfg.refresh = refresh;  // 0: every call sees the LRMS as it is
     cfg.cost = *cost_model::create(1.0, 3600, {}, 0);
+    cfg.journal = std::move(journal);
     auto s = cluster_service::create(std::move(cfg), std::move(*l));
     ASSERT_TRUE(s) << to_string(s.err());
     svc = std::move(*s);
@@ -252,6 +255,123 @@ TEST_F(fixture, BadRequestsGetTypedErrorsAndChangeNothing) {
   EXPECT_EQ(lrms_reservations(), 0u);
   auto st = svc->status_report(now);
   EXPECT_EQ(st.holds + st.committed, 0);
+}
+
+// A journal in memory that can be told to fail, to see what the service writes and when.
+struct memory_journal : reservation_journal {
+  std::map<std::string, reservation_row> rows;
+  std::vector<reservation_state> written;  // every state saved, in order
+  bool broken = false;
+  status save(const reservation_row& r) override {
+    if (broken) return fail(errc::storage_failure, "disk full");
+    rows[r.id] = r;
+    written.push_back(r.state);
+    return {};
+  }
+  status forget(const std::string& id) override {
+    rows.erase(id);
+    return {};
+  }
+  result<std::vector<reservation_row>> rows_of(const std::string&) override {
+    std::vector<reservation_row> out;
+    for (auto& [id, r] : rows)
+      out.push_back(r);
+    return out;
+  }
+  status log_commit(const std::string&) override { return {}; }
+  status forget_commit(const std::string&) override { return {}; }
+  result<std::vector<std::string>> commits() override { return std::vector<std::string>{}; }
+};
+
+TEST_F(fixture, EveryAnsweredChangeIsWrittenBeforeTheAnswer) {
+  auto j = std::make_shared<memory_journal>();
+  make(0, j);
+  using rs = reservation_state;
+  auto p = svc->prepare(hold("t1", now + 600, 3600, 8), now);
+  ASSERT_TRUE(p.error.ok());
+  EXPECT_EQ(j->rows.at(p.reservation_id).state, rs::accepted);
+  EXPECT_EQ(j->rows.at(p.reservation_id).expiry, now + 60);
+  ASSERT_TRUE(svc->commit({"t1", "", ""}, now).error.ok());
+  EXPECT_EQ(j->rows.at(p.reservation_id).state, rs::committed);
+  ASSERT_TRUE(svc->cancel({"alice", p.reservation_id}, now).error.ok());
+  EXPECT_EQ(j->rows.at(p.reservation_id).state, rs::cancelled);
+  auto q = svc->prepare(hold("t2", now + 600, 3600, 8), now);
+  ASSERT_TRUE(q.error.ok());
+  now += 61;
+  svc->sweep(now);
+  EXPECT_EQ(j->rows.at(q.reservation_id).state, rs::expired);
+  EXPECT_EQ(j->written, (std::vector<rs>{rs::accepted, rs::committed, rs::cancelled, rs::accepted,
+                                         rs::expired}));
+}
+
+TEST_F(fixture, AStoreThatCannotWriteRefusesAndChangesNothing) {
+  auto j = std::make_shared<memory_journal>();
+  make(0, j);
+  auto kept = svc->prepare(hold("t1", now + 600, 3600, 8), now);
+  ASSERT_TRUE(kept.error.ok());
+  j->broken = true;
+  // A new hold: refused, nothing left in the LRMS.
+  auto p = svc->prepare(hold("t2", now + 600, 3600, 16), now);
+  EXPECT_EQ(p.error.code, static_cast<std::uint8_t>(errc::storage_failure));
+  EXPECT_EQ(lrms_reservations(), 1u);
+  // A commit: refused, the hold stays a hold.
+  auto c = svc->commit({"t1", "", ""}, now);
+  EXPECT_EQ(c.error.code, static_cast<std::uint8_t>(errc::storage_failure));
+  EXPECT_EQ(svc->query({"alice", kept.reservation_id}, now).info.state,
+            static_cast<std::uint8_t>(reservation_state::accepted));
+  // Once the store works again the same commit goes through.
+  j->broken = false;
+  ASSERT_TRUE(svc->commit({"t1", "", ""}, now).error.ok());
+  j->broken = true;
+  // A cancel: refused, the reservation still holds its CPUs in the LRMS.
+  auto x = svc->cancel({"alice", kept.reservation_id}, now);
+  EXPECT_EQ(x.error.code, static_cast<std::uint8_t>(errc::storage_failure));
+  EXPECT_EQ(lrms_reservations(), 1u);
+  EXPECT_EQ(svc->query({"alice", kept.reservation_id}, now).info.state,
+            static_cast<std::uint8_t>(reservation_state::committed));
+}
+
+TEST_F(fixture, StatusCountsEventsForMetrics) {
+  ASSERT_TRUE(svc->prepare(hold("a", now + 600, 3600, 8), now).error.ok());
+  ASSERT_TRUE(svc->commit({"a", "", ""}, now).error.ok());
+  ASSERT_TRUE(svc->prepare(hold("b", now + 600, 3600, 8), now).error.ok());
+  ASSERT_TRUE(svc->abort({"b"}, now).error.ok());
+  ASSERT_TRUE(svc->abort({"b"}, now).error.ok());  // idempotent: counted once
+  auto c = svc->prepare(hold("c", now + 600, 3600, 8), now);
+  ASSERT_TRUE(c.error.ok());
+  auto once = hold("d", now, 7200, 16);
+  once.commit_at_once = true;
+  ASSERT_TRUE(svc->prepare(once, now).error.ok());
+  now += 61;  // c expires; d has started
+  auto st = svc->status_report(now);
+  EXPECT_EQ(st.holds_created, 4);
+  EXPECT_EQ(st.commits, 2);
+  EXPECT_EQ(st.aborts, 1);
+  EXPECT_EQ(st.expiries, 1);
+  EXPECT_EQ(st.cancels, 0);
+  EXPECT_EQ(st.reserved_cpus, 16);  // only d is active now
+}
+
+TEST_F(fixture, EstimateHonoursQueuedLocalJobsAndReservations) {
+  // 48 CPUs busy for an hour; a 64-CPU job queued behind; a reservation of 32 CPUs from
+  // +2h to +3h. A 32-CPU job of one hour: not before the queued job ends (+2h), and then
+  // the reservation leaves exactly 32 free, so +2h.
+  ASSERT_TRUE(lrms->submit_local_job({"j1", "bob", 48, 3600, {}, ""}, 3600));
+  ASSERT_TRUE(lrms->submit_local_job({"j2", "bob", 64, 3600, {}, ""}, 3600));
+  auto r = hold("r", now + 7200, 3600, 32);
+  r.commit_at_once = true;
+  r.local_jobs_preferred = false;
+  ASSERT_TRUE(svc->prepare(r, now).error.ok());
+  auto e = svc->estimate({32, 3600}, now);
+  ASSERT_TRUE(e.error.ok()) << e.error.message;
+  EXPECT_EQ(e.start, now + 7200);
+  // 40 CPUs for an hour do not fit beside the reservation: after it, at +3h.
+  EXPECT_EQ(svc->estimate({40, 3600}, now).start, now + 3 * 3600);
+  EXPECT_EQ(svc->estimate({65, 60}, now).start, -1);  // larger than the cluster
+  EXPECT_EQ(svc->estimate({0, 60}, now).error.code,
+            static_cast<std::uint8_t>(errc::invalid_processor_range));
+  EXPECT_EQ(svc->estimate({8, 0}, now).error.code,
+            static_cast<std::uint8_t>(errc::invalid_duration));
 }
 
 TEST(ClusterServiceCreate, RejectsBadConfig) {

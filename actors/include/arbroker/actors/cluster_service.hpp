@@ -133,6 +133,9 @@ class cluster_service {
   history history_;
   view view_;
   std::uint64_t next_id_ = 1;
+  struct {
+    std::int64_t holds_created = 0, commits = 0, aborts = 0, expiries = 0, cancels = 0;
+  } events_;                                              // for status reports (metrics)
   std::unordered_map<std::string, record> records_;       // by reservation id
   std::unordered_map<std::string, std::string> by_txn_;   // txn -> reservation id
   std::set<std::pair<timestamp, std::string>> expiries_;  // pending holds: (expiry, id)

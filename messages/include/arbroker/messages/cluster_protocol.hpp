@@ -322,13 +322,21 @@ struct cluster_status {
   /// (start = started, end = started + walltime).
   std::vector<reservation_info> lrms_reservations;
   std::vector<reservation_info> lrms_running;
+  /// Events since the service started (cumulative, for metrics).
+  std::int64_t holds_created = 0;  ///< prepares granted (a direct reservation counts too)
+  std::int64_t commits = 0;        ///< holds committed (commit_at_once included)
+  std::int64_t aborts = 0;         ///< holds released by abort
+  std::int64_t expiries = 0;       ///< holds released because they expired
+  std::int64_t cancels = 0;        ///< reservations cancelled or terminated by their owner
+  std::int32_t reserved_cpus = 0;  ///< CPUs of reservations active right now
   wire_error error;
   friend bool operator==(const cluster_status&, const cluster_status&) = default;
 };
 template <class Inspector>
 auto inspect(Inspector& f, cluster_status& x) {
   return f(x.cluster, x.now, x.cpus, x.holds, x.committed, x.running_jobs, x.queued_jobs,
-           x.reservations, x.lrms_reservations, x.lrms_running, x.error);
+           x.reservations, x.lrms_reservations, x.lrms_running, x.holds_created, x.commits,
+           x.aborts, x.expiries, x.cancels, x.reserved_cpus, x.error);
 }
 
 }  // namespace arbroker::msg
