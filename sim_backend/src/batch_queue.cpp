@@ -67,6 +67,8 @@ std::optional<timestamp> batch_queue::next_planned_start() const {
 }
 
 void batch_queue::committed_added(timestamp start, timestamp end, int np) {
+  // EASY: the reservation may push the head's shadow later and so open room for backfilling.
+  if (policy_ == scheduling_policy::easy) released_ = true;
   if (policy_ != scheduling_policy::conservative) return;
   if (schedule_.add(start, end, np)) return;
   // The reservation collides with plans: it wins (queued jobs never make a reservation
@@ -78,8 +80,15 @@ void batch_queue::committed_added(timestamp start, timestamp end, int np) {
 }
 
 void batch_queue::committed_released(timestamp start, timestamp end, int np, timestamp now) {
-  if (policy_ == scheduling_policy::conservative) must(schedule_.remove(start, end, np));
-  if (end > now) released_ = true;
+  // Capacity ending exactly now (a job killed at its walltime, a reservation ending) changes
+  // no profile at or after now, but jobs last tried before now may have been blocked by it.
+  // Plans already knew of that end, so conservative only cares about capacity after now.
+  if (policy_ == scheduling_policy::conservative) {
+    must(schedule_.remove(start, end, np));
+    if (end > now) released_ = true;
+  } else if (end >= now) {
+    released_ = true;
+  }
 }
 
 void batch_queue::start_jobs(timestamp t, availability_profile& committed,

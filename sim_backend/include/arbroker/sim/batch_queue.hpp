@@ -44,8 +44,8 @@ namespace arbroker {
 /// planning for conservative); erase O(log q); start_jobs after only pushes O((p + 1) log n)
 /// for the p pushed jobs; after capacity was released, fcfs O((s + 1) log n) for s jobs
 /// started, easy O(q + (b + 1) log n) for b jobs that fit by their size, conservative
-/// O(q log n) for the compression. Capacity released only in the past (a job killed at its
-/// walltime, a reservation ending) costs nothing.
+/// O(q log n) for the compression (not needed when the capacity released ends now: a job
+/// killed at its walltime, a reservation ending).
 class batch_queue {
  public:
   using job_number = std::uint64_t;
