@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
@@ -64,6 +65,9 @@ result<std::unique_ptr<simulated_lrms>> simulated_lrms::create(simulated_lrms_co
       return fail(errc::invalid_processor_range,
                   who + " reservable count " + str(c) + " must be at least 1");
   if (!config.clock) return fail(errc::invalid_parameter, who + " has no clock");
+  if (!std::isfinite(config.cpu_speed) || config.cpu_speed <= 0)
+    return fail(errc::invalid_parameter,
+                who + " cpu_speed " + std::to_string(config.cpu_speed) + " must be positive");
   auto profile = availability_profile::create(config.cpus);
   if (!profile) return profile.err();
   auto queue = batch_queue::create(config.policy, config.cpus);
@@ -79,6 +83,7 @@ simulated_lrms::simulated_lrms(simulated_lrms_config config, availability_profil
       sizes_(std::move(config.sizes)),
       sorted_counts_(sizes_.counts),
       clock_(std::move(config.clock)),
+      cpu_speed_(config.cpu_speed),
       profile_(std::move(profile)),
       now_(now),
       queue_(std::move(queue)),
@@ -402,7 +407,12 @@ result<std::string> simulated_lrms::submit_local_job(const job_spec& spec, durat
   if (actual_runtime <= 0)
     return fail(errc::invalid_duration, "job '" + spec.name + "' actual runtime " +
                                             str(actual_runtime) + " s must be positive");
-  return submit(spec, actual_runtime, options);
+  // Runtimes were measured on a machine of speed 1; this one takes r / speed (whole seconds).
+  const double scaled = std::ceil(static_cast<double>(actual_runtime) / cpu_speed_);
+  const duration here = scaled >= static_cast<double>(time_infinity)
+                            ? time_infinity
+                            : std::max<duration>(1, static_cast<duration>(scaled));
+  return submit(spec, here, options);
 }
 
 result<std::string> simulated_lrms::submit(const job_spec& spec, duration actual_runtime,

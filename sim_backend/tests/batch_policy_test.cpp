@@ -1,5 +1,8 @@
 #include "simulated_lrms_fixture.hpp"
 
+#include <cmath>
+#include <tuple>
+
 // Hand-built schedules where FCFS, EASY and conservative backfilling give different start
 // times; every expected value is worked out in the comments.
 
@@ -184,6 +187,33 @@ TEST(BatchPolicy, ReservationEndPausesRestartableBoundJobs) {
   c.at(160);
   EXPECT_EQ(state(*c, "J2"), lrms_job_state::completed);
   EXPECT_EQ(rec.started["J2"], 100);
+}
+
+// cpu_speed 2: a job measured at 100 s runs 50 s; speed 0.4: 100 s becomes 250 s, past a
+// walltime of 200, so it is killed at 200. Speed 3: 100 / 3 rounds up to 34.
+TEST(BatchPolicy, CpuSpeedScalesActualRuntimes) {
+  for (auto [speed, wall, ends, outcome] :
+       std::vector<std::tuple<double, duration, timestamp, lrms_job_state>>{
+           {2.0, 200, 50, lrms_job_state::completed},
+           {0.4, 200, 200, lrms_job_state::failed},
+           {3.0, 200, 34, lrms_job_state::completed}}) {
+    SCOPED_TRACE(speed);
+    timestamp now = 0;
+    recorder rec;
+    auto l = simulated_lrms::create(
+        {"fast", 4, {}, [&now] { return now; }, scheduling_policy::easy, rec.hook(), speed});
+    ASSERT_TRUE(l);
+    ASSERT_TRUE((*l)->submit_local_job(job(1, wall), 100));
+    EXPECT_EQ((*l)->next_event_time(), ends);
+    now = ends;
+    EXPECT_EQ(*(*l)->job_status("J1"), outcome);
+  }
+  for (double bad : {0.0, -1.0, std::nan(""), HUGE_VAL})
+    EXPECT_EQ(simulated_lrms::create(
+                  {"x", 4, {}, [] { return timestamp{0}; }, scheduling_policy::fcfs, {}, bad})
+                  .err()
+                  .code,
+              errc::invalid_parameter);
 }
 
 TEST(BatchPolicy, PolicyNames) {

@@ -47,6 +47,11 @@ struct simulated_lrms_config {
   /// Called at every job start, pause and end, in time order; may be empty. It must not call
   /// back into the cluster.
   std::function<void(const simulated_job_event&)> on_job_event = {};
+  /// Processor power relative to the machine the actual runtimes were measured on (a
+  /// SPEC-like rating divided by the reference rating): submit_local_job's actual runtime r
+  /// runs ceil(r / cpu_speed) s here (at least 1). Walltimes are the users' limits on this
+  /// cluster and are not scaled. Must be positive and finite.
+  double cpu_speed = 1.0;
 };
 
 /// Simulation-only properties of a local job.
@@ -74,7 +79,8 @@ struct local_job_options {
 class simulated_lrms final : public lrms {
  public:
   /// invalid_processor_range unless cpus >= 1, sizes.bunch >= 1 and every size count >= 1;
-  /// invalid_parameter without a clock. The clock is read once here to start the time.
+  /// invalid_parameter without a clock or with a cpu_speed that is not positive and finite. The
+  /// clock is read once here to start the time.
   static result<std::unique_ptr<simulated_lrms>> create(simulated_lrms_config config);
 
   std::string_view kind() const noexcept override { return "simulated"; }
@@ -116,8 +122,8 @@ class simulated_lrms final : public lrms {
   result<std::string> submit_job(const job_spec& spec) override;
 
   /// As submit_job, but the job really runs for `actual_runtime` (> 0, else
-  /// invalid_duration): it finishes early (completed) or is killed at its walltime (failed),
-  /// or, if restartable, is paused and queued again (see local_job_options).
+  /// invalid_duration), scaled by cpu_speed: it finishes early (completed) or is killed at its
+  /// walltime (failed), or, if restartable, is paused and queued again (see local_job_options).
   result<std::string> submit_local_job(const job_spec& spec, duration actual_runtime,
                                        local_job_options options = {});
 
@@ -214,6 +220,7 @@ class simulated_lrms final : public lrms {
   reservable_sizes sizes_;
   std::vector<int> sorted_counts_;  // sizes_.counts sorted, for binary search
   std::function<timestamp()> clock_;
+  double cpu_speed_;
   availability_profile profile_;
   timestamp now_;
 
