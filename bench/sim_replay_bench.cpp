@@ -3,7 +3,7 @@
 //
 //   arb_bench_sim_replay TRACE.swf[.gz] POLICY [CPUS] [RESERVATION_SHARE]
 //
-// POLICY is fcfs, easy or conservative. CPUS defaults to the header's MaxProcs. Every job
+// POLICY is fcfs, easy or conservative. CPUS (0 or absent: the header's MaxProcs). Every job
 // with a known run time (> 0) and processor count (1..CPUS) is submitted at its submit
 // time, with its requested time as walltime (its run time when unknown) and its run time
 // as actual runtime (so jobs that overran their request are killed at the walltime).
@@ -60,7 +60,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   const double read_s = seconds_since(t_read);
-  const int cpus = argc > 3 ? std::atoi(argv[3]) : static_cast<int>(trace->header.max_procs);
+  const int asked = argc > 3 ? std::atoi(argv[3]) : 0;
+  const int cpus = asked > 0 ? asked : static_cast<int>(trace->header.max_procs);
   if (cpus < 1) return usage();
 
   // What the replay measures, from the cluster's job events.

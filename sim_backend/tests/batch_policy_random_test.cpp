@@ -1,7 +1,8 @@
 #include "simulated_lrms_fixture.hpp"
 
 // Random job streams with reservations, cancellations, early ends, walltime kills and
-// restartable jobs, under each policy. After every step: capacity never exceeded and
+// restartable jobs, under each policy. Time moves at most one event instant per step. After
+// every step: capacity never exceeded and
 // reservations honoured (consistent()); EASY: the head's earliest start never moves later
 // and no queued job that could backfill waits; conservative: plans fit beside the committed
 // capacity and no plan ever moves later. Steps that create or modify a reservation are
@@ -105,8 +106,10 @@ class random_run {
     } else if (op < 80) {  // jump to the next event
       if (auto next = c_->next_event_time()) c_.at(std::max(c_.time(), *next));
       (void)c_->snapshot();
-    } else {  // let time pass
-      c_.at(c_.time() + uniform(0, 60));
+    } else {  // let time pass, but not beyond the next event: checks run at every event
+      timestamp to = c_.time() + uniform(0, 60);
+      if (auto next = c_->next_event_time()) to = std::min(to, std::max(c_.time(), *next));
+      c_.at(to);
       (void)c_->snapshot();
     }
     return false;
