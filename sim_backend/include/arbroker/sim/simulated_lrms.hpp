@@ -62,7 +62,8 @@ struct local_job_options {
   bool restartable = false;
 };
 
-/// An in-memory local resource manager: reservations, a FCFS queue of local jobs and jobs
+/// An in-memory local resource manager: reservations, a queue of local jobs started by the
+/// cluster's policy (FCFS, EASY or conservative backfilling, see batch_queue.hpp) and jobs
 /// bound to reservations, on `cpus` identical CPUs. See sim_backend/README.md.
 ///
 /// Committed capacity lives in an availability_profile: every live reservation over
