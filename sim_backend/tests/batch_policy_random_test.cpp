@@ -13,6 +13,26 @@ namespace {
 
 using namespace testing_sim;
 
+// The queue, the running jobs and the reservations, for failure messages.
+std::string describe(const lrms_snapshot& s) {
+  auto job_text = [](const lrms_job& j) {
+    std::string t = j.id + "(" + std::to_string(j.np) + "x" + std::to_string(j.walltime);
+    if (j.started) t += "@" + std::to_string(*j.started);
+    return t + (j.reservation ? " in " + *j.reservation : "") + ") ";
+  };
+  std::string out = "queued ";
+  for (const auto& j : s.queued)
+    out += job_text(j);
+  out += "| running ";
+  for (const auto& j : s.running)
+    out += job_text(j);
+  out += "| reservations ";
+  for (const auto& r : s.reservations)
+    out += r.id + "[" + std::to_string(r.start) + ", " + std::to_string(r.end) + ")x" +
+           std::to_string(r.np) + " ";
+  return out;
+}
+
 struct plan_view {
   std::string id;
   timestamp start;
@@ -150,20 +170,8 @@ class random_run {
         behind_head = true;
         continue;
       }
-      if (*p.min_free(s.now, s.now + j.walltime) >= j.np) {
-        std::string dump;
-        for (const auto& q : s.queued)
-          dump += q.id + "(" + std::to_string(q.np) + "x" + std::to_string(q.walltime) + ") ";
-        dump += "| running ";
-        for (const auto& q : s.running)
-          dump += q.id + "(" + std::to_string(q.np) + "x" + std::to_string(q.walltime) + "@" +
-                  std::to_string(*q.started) + (q.reservation ? "R" : "") + ") ";
-        dump += "| rsv ";
-        for (const auto& r : s.reservations)
-          dump += r.id + "[" + std::to_string(r.start) + "," + std::to_string(r.end) + ")x" +
-                  std::to_string(r.np) + " ";
-        FAIL() << j.id << " could backfill at " << s.now << ": " << dump << " after " << last_op_;
-      }
+      ASSERT_LT(*p.min_free(s.now, s.now + j.walltime), j.np)
+          << j.id << " could backfill at " << s.now << " after " << last_op_ << ": " << describe(s);
     }
   }
 
