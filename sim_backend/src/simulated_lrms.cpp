@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
@@ -64,21 +65,29 @@ result<std::unique_ptr<simulated_lrms>> simulated_lrms::create(simulated_lrms_co
       return fail(errc::invalid_processor_range,
                   who + " reservable count " + str(c) + " must be at least 1");
   if (!config.clock) return fail(errc::invalid_parameter, who + " has no clock");
+  if (!std::isfinite(config.cpu_speed) || config.cpu_speed <= 0)
+    return fail(errc::invalid_parameter,
+                who + " cpu_speed " + std::to_string(config.cpu_speed) + " must be positive");
   auto profile = availability_profile::create(config.cpus);
   if (!profile) return profile.err();
+  auto queue = batch_queue::create(config.policy, config.cpus);
+  if (!queue) return queue.err();
   const timestamp now = config.clock();
   return std::unique_ptr<simulated_lrms>(
-      new simulated_lrms(std::move(config), std::move(*profile), now));
+      new simulated_lrms(std::move(config), std::move(*profile), std::move(*queue), now));
 }
 
 simulated_lrms::simulated_lrms(simulated_lrms_config config, availability_profile profile,
-                               timestamp now)
+                               batch_queue queue, timestamp now)
     : name_(std::move(config.name)),
       sizes_(std::move(config.sizes)),
       sorted_counts_(sizes_.counts),
       clock_(std::move(config.clock)),
+      cpu_speed_(config.cpu_speed),
       profile_(std::move(profile)),
-      now_(now) {
+      now_(now),
+      queue_(std::move(queue)),
+      on_job_event_(std::move(config.on_job_event)) {
   std::sort(sorted_counts_.begin(), sorted_counts_.end());
 }
 
@@ -90,16 +99,18 @@ void simulated_lrms::advance_to(timestamp t) {
 }
 
 std::optional<timestamp> simulated_lrms::next_event_time() const {
-  if (events_.empty()) return std::nullopt;
-  return events_.begin()->time;
+  std::optional<timestamp> next = queue_.next_planned_start();
+  if (!events_.empty() && (!next || events_.begin()->time < *next)) next = events_.begin()->time;
+  return next;
 }
 
 void simulated_lrms::advance(timestamp t) {
-  // Every event is inserted strictly after the time of its insertion, so `at` never lies
-  // before now_. Between events the queue head cannot become startable: the profile only
-  // loses allocations at events, so sliding its window later can only find less room.
-  while (!events_.empty() && events_.begin()->time <= t) {
-    const timestamp at = events_.begin()->time;
+  // Every event is inserted strictly after the time of its insertion, and plans lie at or
+  // after the time they were made, so `at` never lies before now_. Between events no queued
+  // job can become startable: the profile only loses allocations at events, so sliding a
+  // window later can only find less room.
+  for (auto next = next_event_time(); next && *next <= t; next = next_event_time()) {
+    const timestamp at = *next;
     now_ = std::max(now_, at);
     while (!events_.empty() && events_.begin()->time == at) {
       const event e = *events_.begin();
@@ -114,10 +125,13 @@ void simulated_lrms::advance(timestamp t) {
 void simulated_lrms::handle(const event& e) {
   switch (e.kind) {
     case event_kind::job_end: {
-      const job& j = jobs_.at(e.id);
+      job& j = jobs_.at(e.id);
       const auto rid = j.reservation;
-      end_running(e.id,
-                  j.runtime <= j.walltime ? lrms_job_state::completed : lrms_job_state::failed);
+      if (j.runtime > j.walltime && j.restartable)
+        pause(e.id, j);
+      else
+        end_running(e.id,
+                    j.runtime <= j.walltime ? lrms_job_state::completed : lrms_job_state::failed);
       if (rid) start_bound_jobs(*rid, now_);
       return;
     }
@@ -131,18 +145,10 @@ void simulated_lrms::handle(const event& e) {
   }
 }
 
-// The one scheduling policy for unbound jobs: strict FCFS that honours reservations. The
-// head starts when np CPUs are free over [t, t + walltime) in the profile, so it cannot run
-// into reserved capacity; while it waits, it blocks every job behind it. (EASY or
-// conservative backfilling would replace this function.)
+// Unbound jobs: the batch queue's policy (FCFS, EASY or conservative) decides, against the
+// committed capacity, so that no job runs into reserved capacity.
 void simulated_lrms::start_queued_jobs(timestamp t) {
-  while (!queue_.empty()) {
-    const serial jid = *queue_.begin();
-    job& j = jobs_.at(jid);
-    if (!profile_.add(t, span_end(t, j.walltime), j.np)) return;  // capacity_exceeded
-    queue_.erase(queue_.begin());
-    start(jid, j, t);
-  }
+  queue_.start_jobs(t, profile_, [this, t](serial jid) { start(jid, jobs_.at(jid), t); });
 }
 
 // Bound jobs run on their reservation's CPUs, FCFS among themselves, only while it is active.
@@ -164,6 +170,38 @@ void simulated_lrms::start(serial jid, job& j, timestamp t) {
   j.started = t;
   // A job runs its actual runtime, but no longer than its walltime.
   events_.insert({t + std::min(j.runtime, j.walltime), event_kind::job_end, jid});
+  emit(simulated_job_event::kind::started, jid, j);
+}
+
+void simulated_lrms::emit(simulated_job_event::kind what, serial jid, const job& j,
+                          lrms_job_state outcome) const {
+  if (on_job_event_) on_job_event_({what, now_, jid, j.np, j.reservation.has_value(), outcome});
+}
+
+// Committed capacity came back: the profile forgets it and the queue may start jobs.
+void simulated_lrms::release(timestamp start, timestamp end, int np) {
+  must(profile_.remove(start, end, np));
+  queue_.committed_released(start, end, np, now_);
+}
+
+// A restartable job stopped with work left: it keeps what it did and queues again at the
+// tail, unbound (its reservation, if any, is over or its walltime is used up).
+void simulated_lrms::pause(serial jid, job& j) {
+  const timestamp started = *j.started;
+  events_.erase({started + std::min(j.runtime, j.walltime), event_kind::job_end, jid});
+  emit(simulated_job_event::kind::paused, jid, j);
+  if (j.reservation) {
+    reservation& r = reservations_.at(*j.reservation);
+    r.used -= j.np;
+    r.running.erase(jid);
+  } else {
+    release(started, span_end(started, j.walltime), j.np);
+  }
+  j.runtime -= now_ - started;
+  j.started.reset();
+  j.reservation.reset();
+  j.queued_order = ++last_queued_order_;
+  queue_.push(jid, j.np, j.walltime, now_);
 }
 
 void simulated_lrms::end_running(serial jid, lrms_job_state outcome) {
@@ -175,8 +213,9 @@ void simulated_lrms::end_running(serial jid, lrms_job_state outcome) {
     r.running.erase(jid);
   } else {
     // The whole guaranteed span goes: the past part no longer matters, the rest is free.
-    must(profile_.remove(*j.started, span_end(*j.started, j.walltime), j.np));
+    release(*j.started, span_end(*j.started, j.walltime), j.np);
   }
+  emit(simulated_job_event::kind::ended, jid, j, outcome);
   retire(jid, outcome);
 }
 
@@ -186,20 +225,30 @@ void simulated_lrms::drop_queued(serial jid, lrms_job_state outcome) {
     reservations_.at(*j.reservation).queued.erase(jid);
   else
     queue_.erase(jid);
+  emit(simulated_job_event::kind::ended, jid, j, outcome);
   retire(jid, outcome);
 }
 
 void simulated_lrms::drop_reservation(serial rid, lrms_job_state outcome) {
   auto it = reservations_.find(rid);
-  const reservation& r = it->second;
-  for (serial jid : r.running) {
-    const job& j = jobs_.at(jid);
+  reservation& r = it->second;
+  const std::set<serial> running = r.running;  // pause() edits r.running
+  for (serial jid : running) {
+    job& j = jobs_.at(jid);
+    // At its end a reservation stops its restartable jobs instead of killing them.
+    if (outcome == lrms_job_state::failed && j.restartable) {
+      pause(jid, j);
+      continue;
+    }
     events_.erase({*j.started + std::min(j.runtime, j.walltime), event_kind::job_end, jid});
+    emit(simulated_job_event::kind::ended, jid, j, outcome);
     retire(jid, outcome);
   }
-  for (serial jid : r.queued)
+  for (serial jid : r.queued) {
+    emit(simulated_job_event::kind::ended, jid, jobs_.at(jid), outcome);
     retire(jid, outcome);
-  must(profile_.remove(r.start, r.end, r.np));
+  }
+  release(r.start, r.end, r.np);
   events_.erase({r.start, event_kind::reservation_start, rid});
   events_.erase({r.end, event_kind::reservation_end, rid});
   reservations_.erase(it);
@@ -256,6 +305,7 @@ result<std::string> simulated_lrms::create_reservation(const reservation_spec& s
   const timestamp end = spec.start + spec.length;
   if (auto added = profile_.add(spec.start, end, spec.np); !added)
     return refusal(added.err(), spec.start, end, spec.np);
+  queue_.committed_added(spec.start, end, spec.np);
   const serial rid = ++last_reservation_;
   reservation& r = reservations_[rid];
   r.name = spec.name;
@@ -265,6 +315,7 @@ result<std::string> simulated_lrms::create_reservation(const reservation_spec& s
   r.np = spec.np;
   events_.insert({end, event_kind::reservation_end, rid});
   if (spec.start > now_) events_.insert({spec.start, event_kind::reservation_start, rid});
+  start_queued_jobs(now_);  // conservative plans made again may start now
   return reservation_id(rid);
 }
 
@@ -323,6 +374,8 @@ result<std::string> simulated_lrms::modify_reservation(const std::string& id,
     must(profile_.add(old.start, old.end, old.np));
     return refused;
   }
+  queue_.committed_released(old.start, old.end, old.np, now_);
+  queue_.committed_added(new_terms.start, end, new_terms.np);
 
   const serial rid = ++last_reservation_;
   reservation fresh{new_terms.name, new_terms.owner, new_terms.start,        end,
@@ -346,18 +399,24 @@ result<std::string> simulated_lrms::modify_reservation(const std::string& id,
 // Jobs.
 
 result<std::string> simulated_lrms::submit_job(const job_spec& spec) {
-  return submit(spec, spec.walltime);
+  return submit(spec, spec.walltime, {});
 }
 
-result<std::string> simulated_lrms::submit_local_job(const job_spec& spec,
-                                                     duration actual_runtime) {
+result<std::string> simulated_lrms::submit_local_job(const job_spec& spec, duration actual_runtime,
+                                                     local_job_options options) {
   if (actual_runtime <= 0)
     return fail(errc::invalid_duration, "job '" + spec.name + "' actual runtime " +
                                             str(actual_runtime) + " s must be positive");
-  return submit(spec, actual_runtime);
+  // Runtimes were measured on a machine of speed 1; this one takes r / speed (whole seconds).
+  const double scaled = std::ceil(static_cast<double>(actual_runtime) / cpu_speed_);
+  const duration here = scaled >= static_cast<double>(time_infinity)
+                            ? time_infinity
+                            : std::max<duration>(1, static_cast<duration>(scaled));
+  return submit(spec, here, options);
 }
 
-result<std::string> simulated_lrms::submit(const job_spec& spec, duration actual_runtime) {
+result<std::string> simulated_lrms::submit(const job_spec& spec, duration actual_runtime,
+                                           local_job_options options) {
   advance(clock_());
   const std::string who = "job '" + spec.name + "'";
   if (spec.np < 1 || spec.np > cpus())
@@ -390,12 +449,20 @@ result<std::string> simulated_lrms::submit(const job_spec& spec, duration actual
   }
 
   const serial jid = ++last_job_;
-  jobs_.emplace(jid, job{spec.owner, spec.np, spec.walltime, actual_runtime, now_, {}, rid});
+  jobs_.emplace(jid, job{spec.owner,
+                         spec.np,
+                         spec.walltime,
+                         actual_runtime,
+                         now_,
+                         ++last_queued_order_,
+                         options.restartable,
+                         {},
+                         rid});
   if (rid) {
     reservations_.at(*rid).queued.insert(jid);
     start_bound_jobs(*rid, now_);
   } else {
-    queue_.insert(jid);
+    queue_.push(jid, spec.np, spec.walltime, now_);
     start_queued_jobs(now_);
   }
   return job_id(jid);
@@ -432,6 +499,11 @@ result<lrms_job_state> simulated_lrms::job_status(const std::string& id) {
   return fail(errc::not_found, "no job '" + id + "' on cluster '" + name_ + "'");
 }
 
+std::optional<timestamp> simulated_lrms::planned_start(const std::string& id) const {
+  const auto jid = parse_id(id, 'J');
+  return jid ? queue_.planned_start(*jid) : std::nullopt;
+}
+
 // ---------------------------------------------------------------------------------------
 // Snapshot.
 
@@ -447,8 +519,17 @@ result<lrms_snapshot> simulated_lrms::snapshot() {
   s.now = now_;
   s.cpus = cpus();
   s.sizes = sizes_;
-  for (const auto& [jid, j] : jobs_)
-    (j.started ? s.running : s.queued).push_back(report(jid, j));
+  std::vector<std::pair<std::uint64_t, serial>> queued;  // (place in the queue, job)
+  for (const auto& [jid, j] : jobs_) {
+    if (j.started)
+      s.running.push_back(report(jid, j));
+    else
+      queued.emplace_back(j.queued_order, jid);
+  }
+  std::sort(queued.begin(), queued.end());
+  s.queued.reserve(queued.size());
+  for (const auto& [place, jid] : queued)
+    s.queued.push_back(report(jid, jobs_.at(jid)));
 
   std::vector<std::pair<timestamp, serial>> order;
   order.reserve(reservations_.size());

@@ -17,8 +17,23 @@
 #include "arbroker/core/error.hpp"
 #include "arbroker/core/request.hpp"
 #include "arbroker/core/time.hpp"
+#include "arbroker/sim/batch_queue.hpp"
+#include "arbroker/sim/scheduling_policy.hpp"
 
 namespace arbroker {
+
+/// Something that happened to a job, for the simulator's metrics and traces. `job` is the n of
+/// "J<n>". A paused job (restartable, stopped at its walltime or its reservation's end) is
+/// queued again, unbound, with the rest of its runtime.
+struct simulated_job_event {
+  enum class kind : std::uint8_t { started, paused, ended };
+  kind what = kind::started;
+  timestamp time = 0;
+  std::uint64_t job = 0;
+  int np = 0;
+  bool bound = false;                                ///< runs inside a reservation
+  lrms_job_state outcome = lrms_job_state::running;  ///< for `ended`: completed/failed/cancelled
+};
 
 /// What a simulated cluster is made of. The clock is injected: wall-clock time for the live
 /// broker, virtual time for the discrete-event simulator.
@@ -27,9 +42,28 @@ struct simulated_lrms_config {
   int cpus = 0;
   reservable_sizes sizes;
   std::function<timestamp()> clock;
+  /// How unbound batch jobs are started (see batch_queue.hpp).
+  scheduling_policy policy = scheduling_policy::fcfs;
+  /// Called at every job start, pause and end, in time order; may be empty. It must not call
+  /// back into the cluster.
+  std::function<void(const simulated_job_event&)> on_job_event = {};
+  /// Processor power relative to the machine the actual runtimes were measured on (a
+  /// SPEC-like rating divided by the reference rating): submit_local_job's actual runtime r
+  /// runs ceil(r / cpu_speed) s here (at least 1). Walltimes are the users' limits on this
+  /// cluster and are not scaled. Must be positive and finite.
+  double cpu_speed = 1.0;
 };
 
-/// An in-memory local resource manager: reservations, a FCFS queue of local jobs and jobs
+/// Simulation-only properties of a local job.
+struct local_job_options {
+  /// Paper 001: a restartable job that reaches its walltime (or its reservation's end) with
+  /// work left is paused and queued again at the tail, unbound, with the rest of its runtime
+  /// and the same walltime; a non-restartable one is killed (failed).
+  bool restartable = false;
+};
+
+/// An in-memory local resource manager: reservations, a queue of local jobs started by the
+/// cluster's policy (FCFS, EASY or conservative backfilling, see batch_queue.hpp) and jobs
 /// bound to reservations, on `cpus` identical CPUs. See sim_backend/README.md.
 ///
 /// Committed capacity lives in an availability_profile: every live reservation over
@@ -46,7 +80,8 @@ struct simulated_lrms_config {
 class simulated_lrms final : public lrms {
  public:
   /// invalid_processor_range unless cpus >= 1, sizes.bunch >= 1 and every size count >= 1;
-  /// invalid_parameter without a clock. The clock is read once here to start the time.
+  /// invalid_parameter without a clock or with a cpu_speed that is not positive and finite. The
+  /// clock is read once here to start the time.
   static result<std::unique_ptr<simulated_lrms>> create(simulated_lrms_config config);
 
   std::string_view kind() const noexcept override { return "simulated"; }
@@ -88,8 +123,10 @@ class simulated_lrms final : public lrms {
   result<std::string> submit_job(const job_spec& spec) override;
 
   /// As submit_job, but the job really runs for `actual_runtime` (> 0, else
-  /// invalid_duration): it finishes early (completed) or is killed at its walltime (failed).
-  result<std::string> submit_local_job(const job_spec& spec, duration actual_runtime);
+  /// invalid_duration), scaled by cpu_speed: it finishes early (completed) or is killed at its
+  /// walltime (failed), or, if restartable, is paused and queued again (see local_job_options).
+  result<std::string> submit_local_job(const job_spec& spec, duration actual_runtime,
+                                       local_job_options options = {});
 
   /// Cancels a queued or running job. not_found for an unknown id; a job that has already
   /// finished is left as it is and the call succeeds (as scancel does).
@@ -104,7 +141,8 @@ class simulated_lrms final : public lrms {
   /// a discrete-event engine). A t before now() does nothing.
   void advance_to(timestamp t);
 
-  /// Time of the earliest pending event (a job end, a reservation start or end), if any.
+  /// Time of the earliest pending event (a job end, a reservation start or end, a planned
+  /// start under conservative backfilling), if any.
   /// Nothing else changes the state on its own, so an engine can jump from event to event.
   /// Does not read the clock; the time may already be due.
   std::optional<timestamp> next_event_time() const;
@@ -115,6 +153,10 @@ class simulated_lrms final : public lrms {
   int cpus() const noexcept { return profile_.total(); }
   /// Committed capacity (live reservations and running unbound jobs), for checks and views.
   const availability_profile& profile() const noexcept { return profile_; }
+  scheduling_policy policy() const noexcept { return queue_.policy(); }
+  /// Conservative backfilling: the planned start of a queued unbound job; nothing otherwise
+  /// (and for an unknown id). Does not read the clock.
+  std::optional<timestamp> planned_start(const std::string& id) const;
 
  private:
   using serial = std::uint64_t;  // the number in "J<n>" and "R<n>"
@@ -133,8 +175,10 @@ class simulated_lrms final : public lrms {
     std::string owner;
     int np = 0;
     duration walltime = 0;
-    duration runtime = 0;  // how long it really runs if nothing stops it
+    duration runtime = 0;  // how long it still really runs if nothing stops it
     timestamp submitted = 0;
+    std::uint64_t queued_order = 0;  // place in the queue listing; a requeued job goes last
+    bool restartable = false;
     std::optional<timestamp> started;
     std::optional<serial> reservation;
   };
@@ -150,7 +194,8 @@ class simulated_lrms final : public lrms {
     std::set<serial> queued;   // bound jobs; serials grow with submission, so FIFO order
   };
 
-  simulated_lrms(simulated_lrms_config config, availability_profile profile, timestamp now);
+  simulated_lrms(simulated_lrms_config config, availability_profile profile, batch_queue queue,
+                 timestamp now);
 
   void advance(timestamp t);
   void handle(const event& e);
@@ -161,9 +206,14 @@ class simulated_lrms final : public lrms {
   void drop_queued(serial jid, lrms_job_state outcome);
   void drop_reservation(serial rid, lrms_job_state outcome);
   void retire(serial jid, lrms_job_state outcome);
+  void pause(serial jid, job& j);
+  void release(timestamp start, timestamp end, int np);
+  void emit(simulated_job_event::kind what, serial jid, const job& j,
+            lrms_job_state outcome = lrms_job_state::running) const;
 
   status check_terms(const reservation_spec& s, timestamp earliest_start) const;
-  result<std::string> submit(const job_spec& spec, duration actual_runtime);
+  result<std::string> submit(const job_spec& spec, duration actual_runtime,
+                             local_job_options options);
   error refusal(const error& e, timestamp start, timestamp end, int np) const;
   lrms_job report(serial jid, const job& j) const;
 
@@ -171,12 +221,15 @@ class simulated_lrms final : public lrms {
   reservable_sizes sizes_;
   std::vector<int> sorted_counts_;  // sizes_.counts sorted, for binary search
   std::function<timestamp()> clock_;
+  double cpu_speed_;
   availability_profile profile_;
   timestamp now_;
 
   std::map<serial, job> jobs_;  // queued and running; ordered, so snapshot lists FIFO
   std::unordered_map<serial, lrms_job_state> finished_;
-  std::set<serial> queue_;  // queued unbound jobs, FIFO
+  batch_queue queue_;  // queued unbound jobs and the policy that starts them
+  std::function<void(const simulated_job_event&)> on_job_event_;
+  std::uint64_t last_queued_order_ = 0;
   std::unordered_map<serial, reservation> reservations_;
   std::set<event> events_;
   serial last_job_ = 0;
