@@ -82,6 +82,12 @@ void check_esr(const std::string& esr, const std::string& path) {
     bad(path, "esr method '" + esr + "' is not static, history or load");
 }
 
+sim::soundness soundness_of(const std::string& rule, const std::string& path) {
+  if (rule == "strict") return sim::soundness::strict;
+  if (rule != "loose") bad(path, "'" + rule + "' is not strict or loose");
+  return sim::soundness::loose;
+}
+
 grid_point point(const toml::table& t, const std::string& path, grid_point p) {
   p.book_ahead_h = get(t, path, "book_ahead_h", p.book_ahead_h);
   p.time_range_h = get(t, path, "time_range_h", p.time_range_h);
@@ -104,13 +110,8 @@ workload_config workload(const toml::table& root) {
     bad("workload.source", "'" + w.source + "' is not swf or lublin");
   }
   w.jobs = get<std::size_t>(t, "workload", "jobs", 0);
-  auto rule = get(t, "workload", "soundness", std::string("strict"));
-  if (rule == "strict")
-    w.rule = sim::soundness::strict;
-  else if (rule == "loose")
-    w.rule = sim::soundness::loose;
-  else
-    bad("workload.soundness", "'" + rule + "' is not strict or loose");
+  w.rule =
+      soundness_of(get(t, "workload", "soundness", std::string("strict")), "workload.soundness");
   w.seed = get<std::uint64_t>(t, "workload", "seed", w.seed);
   w.model_procs = get<int>(t, "workload", "model_procs", 0);
   if (w.source == "lublin" && w.jobs == 0) bad("workload.jobs", "the model needs a job count");
@@ -231,10 +232,85 @@ paper001_config paper001(const toml::table& root, std::string name) {
   c.book_ahead_min = get(r, "reservations", "book_ahead_min", c.book_ahead_min);
   c.window_h = get(r, "reservations", "window_h", c.window_h);
   if (!(c.overestimate > 0)) bad("reservations.overestimate", "must be > 0");
+  c.underestimate = get(r, "reservations", "underestimate", c.underestimate);
+  if (c.underestimate < 0)
+    bad("reservations.underestimate", "must be >= 0 (0: no restartable runs)");
+  c.parallel_np = get<int>(r, "reservations", "parallel_np", c.parallel_np);
+  if (c.parallel_np < 0) bad("reservations.parallel_np", "must be >= 0 (0: no parallel runs)");
+  for (const auto& resource : c.resources)
+    if (c.parallel_np > resource.cpus)
+      bad("reservations.parallel_np", "larger than resource " + resource.name + "'s CPUs");
+  c.scheduler = get(w, "workload", "scheduler", c.scheduler);
   if (root.contains("paper")) {
     const auto& p = table(root, "", "paper");
     if (p.contains("mwt_increase")) c.paper_mwt_increase = numbers(p, "paper", "mwt_increase");
     if (p.contains("mot_min")) c.paper_mot_min = numbers(p, "paper", "mot_min");
+  }
+  return c;
+}
+
+paper004_config paper004(const toml::table& root, std::string name) {
+  paper004_config c;
+  c.name = std::move(name);
+  const auto& cl = table(root, "", "clusters");
+  c.clusters = strings(cl, "clusters", "names");
+  if (c.clusters.size() != 2) bad("clusters.names", "expected two cluster names");
+  c.cpus = get<int>(cl, "clusters", "cpus", 0);
+  if (c.cpus < 1) bad("clusters.cpus", "expected at least 1 CPU");
+  c.scheduler = get(cl, "clusters", "scheduler", c.scheduler);
+  auto* ws = root.get_as<toml::array>("workloads");
+  if (!ws || ws->empty()) bad("workloads", "expected an array of tables [[workloads]]");
+  for (const auto& n : *ws) {
+    auto* t = n.as_table();
+    if (!t) bad("workloads", "expected an array of tables [[workloads]]");
+    paper004_workload w;
+    w.name = get(*t, "workloads", "name", std::string());
+    w.trace = get(*t, "workloads", "trace", std::string());
+    w.skip = get<std::size_t>(*t, "workloads", "skip", 0);
+    w.jobs = get<std::size_t>(*t, "workloads", "jobs", 0);
+    if (w.name.empty() || w.trace.empty() || w.jobs == 0)
+      bad("workloads", "each needs a name, a trace and jobs >= 1");
+    c.workloads.push_back(w);
+  }
+  const auto& e = table(root, "", "experiment_grid");
+  c.rule = soundness_of(get(e, "experiment_grid", "soundness", std::string("loose")),
+                        "experiment_grid.soundness");
+  auto* pairs = e.get_as<toml::array>("pairs");
+  if (!pairs || pairs->empty()) bad("experiment_grid.pairs", "expected [[a, b], ...]");
+  for (const auto& n : *pairs) {
+    auto* a = n.as_array();
+    auto x = a && a->size() == 2 ? (*a)[0].value<std::int64_t>() : std::nullopt;
+    auto y = a && a->size() == 2 ? (*a)[1].value<std::int64_t>() : std::nullopt;
+    const auto W = static_cast<std::int64_t>(c.workloads.size());
+    if (!x || !y || *x < 0 || *y < 0 || *x >= W || *y >= W)
+      bad("experiment_grid.pairs", "each pair names two workloads by index (0-based)");
+    c.pairs.emplace_back(static_cast<std::size_t>(*x), static_cast<std::size_t>(*y));
+  }
+  c.overestimates = numbers(e, "experiment_grid", "overestimates");
+  for (double f : c.overestimates)
+    if (!(f >= 1)) bad("experiment_grid.overestimates", "each must be >= 1 (walltime >= run time)");
+  c.probe_start_h = get(e, "experiment_grid", "probe_start_h", c.probe_start_h);
+  c.probe_every_h = get(e, "experiment_grid", "probe_every_h", c.probe_every_h);
+  if (c.probe_start_h < 0 || !(c.probe_every_h > 0))
+    bad("experiment_grid", "probe_start_h >= 0 and probe_every_h > 0 are needed");
+  auto* tj = root.get_as<toml::array>("test_jobs");
+  if (!tj || tj->empty()) bad("test_jobs", "expected an array of tables [[test_jobs]]");
+  for (const auto& n : *tj) {
+    auto* t = n.as_table();
+    if (!t) bad("test_jobs", "expected an array of tables [[test_jobs]]");
+    paper004_test_job j;
+    j.name = get(*t, "test_jobs", "name", std::string());
+    j.np = get<int>(*t, "test_jobs", "np", 0);
+    j.runtime = get<duration>(*t, "test_jobs", "runtime_s", 0);
+    if (j.name.empty() || j.np < 1 || j.np > c.cpus || j.runtime < 1)
+      bad("test_jobs", "each needs a name, 1 <= np <= clusters.cpus and runtime_s >= 1");
+    c.test_jobs.push_back(j);
+  }
+  if (root.contains("paper")) {
+    const auto& p = table(root, "", "paper");
+    c.paper_ranking_correct = get(p, "paper", "ranking_correct", c.paper_ranking_correct);
+    c.paper_ranking_correct_at_max =
+        get(p, "paper", "ranking_correct_at_max", c.paper_ranking_correct_at_max);
   }
   return c;
 }
@@ -265,10 +341,12 @@ result<experiment_config> load_experiment(const std::filesystem::path& file) {
       out.paper000 = paper000(root, name);
     else if (out.kind == "paper001")
       out.paper001 = paper001(root, name);
+    else if (out.kind == "paper004")
+      out.paper004 = paper004(root, name);
     else if (out.kind == "replay")
       out.replay = replay(root, name);
     else
-      bad("experiment", "'" + out.kind + "' is not paper000, paper001 or replay");
+      bad("experiment", "'" + out.kind + "' is not paper000, paper001, paper004 or replay");
     return out;
   } catch (const bad_key& e) {
     return fail(errc::invalid_parameter, file.string() + ": " + e.message);

@@ -101,15 +101,55 @@ struct paper001_config {
   std::uint64_t seed = 1;
   std::vector<double> shares;  ///< fractions of jobs that are reservations, e.g. 0, 0.1, 0.2
   double overestimate = 1.5;   ///< reservation length / run time (non-restartable)
-  double book_ahead_min = 60;  ///< requested start = arrival + this
-  double window_h = 24;        ///< how far the broker may move the start
+  /// Restartable runs: reservation length / run time (< 1: the job is paused at the
+  /// reservation's end and requeued); 0: no restartable runs.
+  double underestimate = 0;
+  /// The parallel part (Fig. 13): every job needs this many CPUs at once; 0: none.
+  int parallel_np = 0;
+  std::string scheduler = "fcfs";  ///< the resources' local scheduler
+  double book_ahead_min = 60;      ///< requested start = arrival + this
+  double window_h = 24;            ///< how far the broker may move the start
   // The paper's numbers, printed beside ours.
   std::vector<double> paper_mwt_increase;  ///< per share, relative to share 0 (e.g. 0, 0.2, 0.71)
   std::vector<double> paper_mot_min;       ///< per share (e.g. -, 48, 62)
 };
 
+/// Paper 004 Sec. IV-D: ESE accuracy and ranking. Two clusters, each with a background
+/// workload cut from a trace, walltimes = the jobs' run times times an overestimate; test
+/// jobs submitted to both clusters at regular instants, their estimated start asked first.
+struct paper004_workload {
+  std::string name;
+  std::string trace;
+  std::size_t skip = 0;  ///< sound batch jobs skipped at the start of the trace
+  std::size_t jobs = 0;  ///< how many follow (submit times shifted to start at 0)
+};
+
+struct paper004_test_job {
+  std::string name;
+  int np = 1;
+  duration runtime = 3600;  ///< also its walltime (the test user knows it)
+};
+
+struct paper004_config {
+  std::string name;
+  std::vector<std::string> clusters;  ///< two names
+  int cpus = 0;                       ///< of each cluster
+  std::string scheduler = "easy";
+  sim::soundness rule = sim::soundness::loose;
+  std::vector<paper004_workload> workloads;
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;  ///< workload indices per cluster
+  std::vector<double> overestimates;                       ///< walltime / run time
+  std::vector<paper004_test_job> test_jobs;                ///< used in turn, one per probe
+  double probe_start_h = 24;                               ///< warm-up before the first probe
+  double probe_every_h = 2;
+  // The paper's numbers, printed beside ours.
+  double paper_ranking_correct = 0.75;        ///< over all cases
+  double paper_ranking_correct_at_max = 0.6;  ///< at the largest overestimate ("more than")
+};
+
 struct experiment_config {
-  std::string kind;  ///< "paper000", "paper001" or "replay"
+  std::string kind;  ///< "paper000", "paper001", "paper004" or "replay"
+  paper004_config paper004;
   paper000_config paper000;
   paper001_config paper001;
   replay_config replay;

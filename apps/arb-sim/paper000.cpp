@@ -32,6 +32,11 @@ std::string fmt(double v, int decimals = 1) {
   return buf;
 }
 
+// A mean over no request is absent; the tables print 0 as before.
+std::string fmt(std::optional<double> v, int decimals) {
+  return fmt(v.value_or(0), decimals);
+}
+
 std::string num(double v) {  // shortest form for grid values (2, 0.5)
   std::ostringstream os;
   os << v;
@@ -67,10 +72,10 @@ void write_summary_row(std::ostream& os, const run_result& r) {
      << num(r.point.np_min_factor) << ',' << num(r.point.np_max_factor) << ',' << r.point.esr << ','
      << s.requests << ',' << s.successes << ',' << s.jobs << ',' << s.jobs_started << ','
      << fmt(s.mean_wait) << ',' << fmt(s.succeeded.candidates, 2) << ','
-     << fmt(s.succeeded.above_threshold, 2) << ',' << fmt(s.succeeded.rejected_by_service, 2) << ','
-     << fmt(s.succeeded.rejected_by_lrms, 2) << ',' << fmt(s.failed.candidates, 2) << ','
-     << fmt(s.failed.above_threshold, 2) << ',' << fmt(s.failed.rejected_by_service, 2) << ','
-     << fmt(s.failed.rejected_by_lrms, 2) << '\n';
+     << fmt(s.succeeded.after_threshold, 2) << ',' << fmt(s.succeeded.rejected_by_crs, 2) << ','
+     << fmt(s.succeeded.rejected_by_local_scheduler, 2) << ',' << fmt(s.failed.candidates, 2) << ','
+     << fmt(s.failed.after_threshold, 2) << ',' << fmt(s.failed.rejected_by_crs, 2) << ','
+     << fmt(s.failed.rejected_by_local_scheduler, 2) << '\n';
 }
 
 constexpr const char* summary_header =
@@ -220,11 +225,11 @@ status run_paper000(const paper000_config& c, const run_options& opt) {
       const auto& s = r->summary;
       os << methods[m] << ',' << s.successes << ','
          << (m < static_cast<int>(c.paper_fig7.size()) ? num(c.paper_fig7[m]) : "") << ','
-         << fmt(s.succeeded.candidates, 2) << ',' << fmt(s.succeeded.above_threshold, 2) << ','
-         << fmt(s.succeeded.rejected_by_service, 2) << ',' << fmt(s.succeeded.rejected_by_lrms, 2)
-         << ',' << fmt(s.failed.candidates, 2) << ',' << fmt(s.failed.above_threshold, 2) << ','
-         << fmt(s.failed.rejected_by_service, 2) << ',' << fmt(s.failed.rejected_by_lrms, 2)
-         << '\n';
+         << fmt(s.succeeded.candidates, 2) << ',' << fmt(s.succeeded.after_threshold, 2) << ','
+         << fmt(s.succeeded.rejected_by_crs, 2) << ','
+         << fmt(s.succeeded.rejected_by_local_scheduler, 2) << ',' << fmt(s.failed.candidates, 2)
+         << ',' << fmt(s.failed.after_threshold, 2) << ',' << fmt(s.failed.rejected_by_crs, 2)
+         << ',' << fmt(s.failed.rejected_by_local_scheduler, 2) << '\n';
     }
     std::ostringstream gp;
     gp << png_head << "set output 'fig7.png'\n"

@@ -9,6 +9,7 @@
 #include "arbroker/sim/arrivals.hpp"
 #include "arbroker/sim/random_variates.hpp"
 #include "arbroker/simulator/driver.hpp"
+#include "arbroker/simulator/metrics.hpp"
 #include "plots.hpp"
 #include "progress.hpp"
 #include "runner.hpp"
@@ -50,11 +51,29 @@ duration run_time(const gridsim_job& j, const paper001_resource& r) {
   return std::max<duration>(1, static_cast<duration>(std::ceil(j.mi / r.rating)));
 }
 
+// How the reservations of a run are made (paper 001 Sec. 4): non-restartable ones reserve
+// an overestimate of the run time; restartable ones an underestimate, and the job is paused
+// at the reservation's end and requeued; in the parallel runs every job needs parallel_np
+// CPUs at once (reservations non-restartable).
+enum class ar_mode { non_restartable, restartable, parallel };
+
+const char* name_of(ar_mode m) {
+  switch (m) {
+    case ar_mode::restartable:
+      return "restartable";
+    case ar_mode::parallel:
+      return "parallel";
+    default:
+      return "non-restartable";
+  }
+}
+
 struct share_result {
+  ar_mode mode = ar_mode::non_restartable;
   double share = 0;
-  // per resource, then the total at index resources.size()
-  std::vector<std::size_t> local_jobs, requests, granted;
-  std::vector<double> wait_sum, offset_sum, busy_cpu_s, capacity_cpu_s;
+  std::vector<sim::metrics_summary> per;  // per resource, then all at index resources.size()
+  std::size_t jobs = 0;
+  std::size_t on_time = 0;  // jobs (with or without reservation) completed by their deadline
 };
 
 std::string fmt(double v, int decimals) {
@@ -77,27 +96,46 @@ status run_paper001(const paper001_config& c, const run_options& opt) {
   if (jobs->empty()) return fail(errc::invalid_parameter, c.name + ": no job arrives");
   const std::size_t R = c.resources.size();
 
+  std::vector<std::pair<ar_mode, double>> variants;
+  for (double share : c.shares)
+    variants.emplace_back(ar_mode::non_restartable, share);
+  if (c.underestimate > 0)
+    for (double share : c.shares)
+      variants.emplace_back(ar_mode::restartable, share);
+  if (c.parallel_np > 0)
+    for (double share : c.shares)
+      variants.emplace_back(ar_mode::parallel, share);
+
   std::vector<share_result> results;
-  progress_bar bar(c.name, c.shares.size(), opt.progress);
-  for (double share : c.shares) {
+  progress_bar bar(c.name, variants.size(), opt.progress);
+  for (auto [mode, share] : variants) {
+    const int np = mode == ar_mode::parallel ? c.parallel_np : 1;
+    const double length_factor = mode == ar_mode::restartable ? c.underestimate : c.overestimate;
     sim::scenario s;
     for (const auto& r : c.resources)
-      s.clusters.push_back({.name = r.name, .cpus = r.cpus, .pp = r.rating});
-    std::vector<const gridsim_job*> ar_jobs;
+      s.clusters.push_back(
+          {.name = r.name, .cpus = r.cpus, .pp = r.rating, .scheduler = c.scheduler});
+    std::vector<int> request_resource;
+    // Success in the parallel part: done by the latest end a reservation could have had.
+    std::vector<timestamp> job_deadline, request_deadline;
     for (const auto& j : *jobs) {
       const auto& res = c.resources[static_cast<std::size_t>(j.resource)];
       const duration run = run_time(j, res);
+      const timestamp est = j.submit + static_cast<duration>(c.book_ahead_min * 60);
+      const timestamp deadline = est + static_cast<duration>(std::ceil(run * c.overestimate)) +
+                                 static_cast<duration>(c.window_h * 3600);
       if (j.ar_draw >= share) {
         s.jobs.push_back(
-            {j.id, j.resource, j.submit, 1, run, run, "user" + std::to_string(j.user)});
+            {j.id, j.resource, j.submit, np, run, run, "user" + std::to_string(j.user)});
+        job_deadline.push_back(deadline);
         continue;
       }
       msg::elastic_request q;
       q.user = "user" + std::to_string(j.user);
-      q.est = j.submit + static_cast<duration>(c.book_ahead_min * 60);
-      q.dur_ref = std::max<duration>(1, static_cast<duration>(std::ceil(run * c.overestimate)));
+      q.est = est;
+      q.dur_ref = std::max<duration>(1, static_cast<duration>(std::ceil(run * length_factor)));
       q.let = q.est + q.dur_ref + static_cast<duration>(c.window_h * 3600);
-      q.np_min = q.np_max = q.np_ref = 1;
+      q.np_min = q.np_max = q.np_ref = np;
       q.pp_ref = res.rating;
       q.speedup = msg::to_spec(*speedup_model::amdahl(0.0));
       q.prefer = "end,cost";
@@ -107,128 +145,153 @@ status run_paper001(const paper001_config& c, const run_options& opt) {
       q.clusters = {res.name};
       // GridSim reservations take free CPUs ahead of queued jobs: no local-jobs-preferred.
       q.local_jobs_preferred = false;
-      s.requests.push_back({j.id, j.submit, std::move(q)});
-      ar_jobs.push_back(&j);
+      s.requests.push_back(
+          {j.id, j.submit, std::move(q), sim::bound_job{run, mode == ar_mode::restartable}});
+      request_resource.push_back(j.resource);
+      request_deadline.push_back(deadline);
     }
     auto out = sim::run_simulation(s);
     if (!out)
-      return fail(out.err().code, c.name + " share " + pct(share) + ": " + out.err().message);
+      return fail(out.err().code,
+                  c.name + " " + name_of(mode) + " share " + pct(share) + ": " + out.err().message);
 
     share_result sr;
+    sr.mode = mode;
     sr.share = share;
-    for (auto* v : {&sr.local_jobs, &sr.requests, &sr.granted})
-      v->assign(R + 1, 0);
-    for (auto* v : {&sr.wait_sum, &sr.offset_sum, &sr.busy_cpu_s, &sr.capacity_cpu_s})
-      v->assign(R + 1, 0.0);
     // Utilization of a resource over its own busy period: first arrival to its last end.
     const timestamp t0 = jobs->front().submit;
-    std::vector<timestamp> last_end(R, t0 + 1);
-    for (const auto& jr : out->jobs)
-      last_end[static_cast<std::size_t>(jr.cluster)] =
-          std::max(last_end[static_cast<std::size_t>(jr.cluster)], jr.end);
-    for (const auto& rr : out->requests)
-      if (rr.ok() && rr.cluster >= 0)
-        last_end[static_cast<std::size_t>(rr.cluster)] =
-            std::max(last_end[static_cast<std::size_t>(rr.cluster)], rr.reply.reservation.end);
-    for (std::size_t r = 0; r < R; ++r) {
-      sr.capacity_cpu_s[r] = c.resources[r].cpus * static_cast<double>(last_end[r] - t0);
-      sr.capacity_cpu_s[R] += sr.capacity_cpu_s[r];
+    std::vector<timestamp> last_end(R + 1, t0 + 1);
+    for (const auto& b : out->busy)
+      for (auto k : {static_cast<std::size_t>(b.cluster), R})
+        last_end[k] = std::max(last_end[k], b.to);
+    for (std::size_t k = 0; k <= R; ++k) {
+      sim::collect_filter f{k < R ? std::optional<int>(static_cast<int>(k)) : std::nullopt,
+                            &request_resource};
+      auto m = sim::collect(*out, f);
+      if (!m) return m.err();
+      auto sum = m->summary(t0, last_end[k]);
+      if (!sum) return sum.err();
+      sr.per.push_back(*sum);
     }
-    for (std::size_t i = 0; i < out->jobs.size(); ++i) {
-      const auto& jr = out->jobs[i];
-      auto r = static_cast<std::size_t>(jr.cluster);
-      for (auto k : {r, R}) {
-        ++sr.local_jobs[k];
-        sr.wait_sum[k] += static_cast<double>(jr.wait());
-        sr.busy_cpu_s[k] += static_cast<double>(jr.end - jr.start) * jr.np;
-      }
-    }
-    for (std::size_t i = 0; i < out->requests.size(); ++i) {
-      const auto& rr = out->requests[i];
-      const auto& j = *ar_jobs[i];
-      auto r = static_cast<std::size_t>(j.resource);
-      for (auto k : {r, R}) {
-        ++sr.requests[k];
-        if (!rr.ok()) continue;
-        ++sr.granted[k];
-        const auto& res = rr.reply.reservation;
-        sr.offset_sum[k] += static_cast<double>(res.start - s.requests[i].request.est);
-        // Non-restartable: the job runs its real time inside the reservation, the rest idles.
-        sr.busy_cpu_s[k] += static_cast<double>(std::min<duration>(run_time(j, c.resources[r]),
-                                                                   res.end - res.start)) *
-                            res.np;
-      }
-    }
+    for (std::size_t i = 0; i < out->jobs.size(); ++i)
+      if (out->jobs[i].end >= 0 && out->jobs[i].end <= job_deadline[i]) ++sr.on_time;
+    for (std::size_t i = 0; i < out->requests.size(); ++i)
+      if (out->requests[i].job_end >= 0 && out->requests[i].job_end <= request_deadline[i])
+        ++sr.on_time;
+    sr.jobs = out->jobs.size() + out->requests.size();
     results.push_back(std::move(sr));
     bar.update(results.size());
   }
   bar.finish();
 
-  auto mwt = [](const share_result& s, std::size_t k) {
-    return s.local_jobs[k] ? s.wait_sum[k] / static_cast<double>(s.local_jobs[k]) : 0.0;
-  };
+  auto mwt = [](const share_result& s, std::size_t k) { return s.per[k].mean_wait.value_or(0); };
   auto mot_min = [](const share_result& s, std::size_t k) {
-    return s.granted[k] ? s.offset_sum[k] / static_cast<double>(s.granted[k]) / 60.0 : 0.0;
+    return s.per[k].mean_offset.value_or(0) / 60.0;
   };
-  auto util = [](const share_result& s, std::size_t k) {
-    return s.capacity_cpu_s[k] > 0 ? s.busy_cpu_s[k] / s.capacity_cpu_s[k] : 0.0;
+  auto util = [](const share_result& s, std::size_t k) { return s.per[k].utilization.value_or(0); };
+  auto name_of_resource = [&](std::size_t k) {
+    return k < R ? c.resources[k].name : std::string("all");
   };
-  auto name_of = [&](std::size_t k) { return k < R ? c.resources[k].name : std::string("all"); };
+  // The run of the same mode without reservations, for the MWT increase.
+  auto base_of = [&](const share_result& s) -> const share_result* {
+    for (const auto& b : results)
+      if (b.mode == s.mode && b.share == 0) return &b;
+    return nullptr;
+  };
 
-  // The table: one row per share and resource (and "all").
+  // The table: one row per mode, share and resource (and "all").
   {
     std::ofstream os(dir / "results.csv");
-    os << "share,resource,local_jobs,mwt_s,mwt_increase,paper_mwt_increase,requests,granted,"
-          "rejections,mot_min,paper_mot_min,utilization\n";
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      const auto& s = results[i];
+    os << "mode,share,resource,local_jobs,mwt_s,mwt_increase,paper_mwt_increase,requests,granted,"
+          "rejections,mot_min,paper_mot_min,utilization,completed_by_deadline\n";
+    for (const auto& s : results) {
+      const auto* base = base_of(s);
+      std::size_t nth = 0;  // index of the share within its mode, for the paper's numbers
+      while (nth < c.shares.size() && c.shares[nth] != s.share)
+        ++nth;
+      const bool paper = s.mode == ar_mode::non_restartable;
       for (std::size_t k = 0; k <= R; ++k) {
-        const double base = mwt(results.front(), k);
-        os << s.share << ',' << name_of(k) << ',' << s.local_jobs[k] << ',' << fmt(mwt(s, k), 1)
-           << ',' << (base > 0 ? fmt(mwt(s, k) / base - 1, 3) : "") << ','
-           << (k == R && i < c.paper_mwt_increase.size() ? fmt(c.paper_mwt_increase[i], 2) : "")
-           << ',' << s.requests[k] << ',' << s.granted[k] << ',' << s.requests[k] - s.granted[k]
-           << ',' << fmt(mot_min(s, k), 1) << ','
-           << (k == R && i < c.paper_mot_min.size() && c.paper_mot_min[i] >= 0
-                   ? fmt(c.paper_mot_min[i], 0)
+        const auto& m = s.per[k];
+        const double b = base ? mwt(*base, k) : 0;
+        os << name_of(s.mode) << ',' << s.share << ',' << name_of_resource(k) << ',' << m.batch_jobs
+           << ',' << fmt(mwt(s, k), 1) << ',' << (b > 0 ? fmt(mwt(s, k) / b - 1, 3) : "") << ','
+           << (paper && k == R && nth < c.paper_mwt_increase.size()
+                   ? fmt(c.paper_mwt_increase[nth], 2)
                    : "")
-           << ',' << fmt(util(s, k), 3) << '\n';
+           << ',' << m.requests << ',' << m.accepted << ',' << m.rejected << ','
+           << fmt(mot_min(s, k), 1) << ','
+           << (paper && k == R && nth < c.paper_mot_min.size() && c.paper_mot_min[nth] >= 0
+                   ? fmt(c.paper_mot_min[nth], 0)
+                   : "")
+           << ',' << fmt(util(s, k), 3) << ','
+           << (k == R ? fmt(static_cast<double>(s.on_time) / static_cast<double>(s.jobs), 3) : "")
+           << '\n';
       }
     }
   }
-  // Figures 9-12: one clustered bar chart per metric, resources on the x axis.
+  // Figures 9-12: one clustered bar chart per metric and mode, resources on the x axis.
   std::vector<std::string> plot_errors;
-  auto figure = [&](const std::string& name, const std::string& ylabel, auto metric) {
+  auto figure = [&](ar_mode mode, const std::string& base_name, const std::string& ylabel,
+                    auto metric) {
+    std::vector<const share_result*> rs;
+    for (const auto& s : results)
+      if (s.mode == mode) rs.push_back(&s);
+    if (rs.empty()) return;
+    const std::string name =
+        base_name + (mode == ar_mode::non_restartable ? "" : std::string("_") + name_of(mode));
     {
       std::ofstream os(dir / (name + ".csv"));
       os << "resource";
-      for (const auto& s : results)
-        os << ",AR " << pct(s.share);
+      for (const auto* s : rs)
+        os << ",AR " << pct(s->share);
       os << '\n';
       for (std::size_t k = 0; k <= R; ++k) {
-        os << name_of(k);
-        for (const auto& s : results)
-          os << ',' << fmt(metric(s, k), 3);
+        os << name_of_resource(k);
+        for (const auto* s : rs)
+          os << ',' << fmt(metric(*s, k), 3);
         os << '\n';
       }
     }
     std::ostringstream gp;
     gp << "set terminal pngcairo noenhanced size 900,600\nset datafile separator ','\n"
-       << "set output '" << name << ".png'\nset title '" << ylabel << "'\n"
+       << "set output '" << name << ".png'\nset title '" << ylabel << " (" << name_of(mode)
+       << ")'\n"
        << "set style data histograms\nset style histogram clustered gap 1\n"
        << "set style fill solid 0.8 border -1\nset key top left\nset grid y\nset yrange [0:*]\n"
-       << "plot for [i=2:" << results.size() + 1 << "] '" << name
+       << "plot for [i=2:" << rs.size() + 1 << "] '" << name
        << ".csv' using i:xtic(1) title columnheader(i)\n";
     if (auto ok = gnuplot(dir, name, gp.str(), opt.plots); !ok)
       plot_errors.push_back(ok.err().message);
   };
-  figure("fig9_mwt", "Mean waiting time of the jobs without reservation (s)", mwt);
-  figure("fig10_mot", "Mean offset from the requested reservation start (min)", mot_min);
-  figure("fig11_utilization", "Utilization", util);
-  figure("fig12_rejections", "Rejected reservation requests",
-         [](const share_result& s, std::size_t k) {
-           return static_cast<double>(s.requests[k] - s.granted[k]);
-         });
+  for (auto mode : {ar_mode::non_restartable, ar_mode::restartable, ar_mode::parallel}) {
+    figure(mode, "fig9_mwt", "Mean waiting time of the jobs without reservation (s)", mwt);
+    figure(mode, "fig10_mot", "Mean offset from the requested reservation start (min)", mot_min);
+    figure(mode, "fig11_utilization", "Utilization", util);
+    figure(mode, "fig12_rejections", "Rejected reservation requests",
+           [](const share_result& s, std::size_t k) {
+             return static_cast<double>(s.per[k].rejected);
+           });
+  }
+  // Figure 13: parallel jobs completed by their deadline, per share of reservations.
+  if (c.parallel_np > 0) {
+    {
+      std::ofstream os(dir / "fig13_parallel.csv");
+      os << "share,jobs,completed_by_deadline,percent\n";
+      for (const auto& s : results)
+        if (s.mode == ar_mode::parallel)
+          os << pct(s.share) << ',' << s.jobs << ',' << s.on_time << ','
+             << fmt(100.0 * static_cast<double>(s.on_time) / static_cast<double>(s.jobs), 1)
+             << '\n';
+    }
+    std::ostringstream gp;
+    gp << "set terminal pngcairo noenhanced size 900,600\nset datafile separator ','\n"
+       << "set output 'fig13_parallel.png'\nset title 'Parallel jobs (" << c.parallel_np
+       << " CPUs) completed by their deadline (%)'\nset style data histograms\n"
+       << "set style fill solid 0.8 border -1\nset key off\nset grid y\nset yrange [0:100]\n"
+       << "plot 'fig13_parallel.csv' using 4:xtic(1) every ::1\n";
+    if (auto ok = gnuplot(dir, "fig13_parallel", gp.str(), opt.plots); !ok)
+      plot_errors.push_back(ok.err().message);
+  }
 
   std::cout << c.name << ": " << jobs->size() << " jobs on " << R << " resources, "
             << results.size() << " runs; output in " << dir.string() << '\n';

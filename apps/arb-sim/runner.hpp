@@ -22,6 +22,9 @@ status run_paper000(const paper000_config& c, const run_options& opt);
 /// Paper 001 Sec. 4: MWT, MOT, utilization and rejections per reservation share.
 status run_paper001(const paper001_config& c, const run_options& opt);
 
+/// Paper 004 Sec. IV-D: ESE accuracy ac and ranking correctness per overestimate.
+status run_paper004(const paper004_config& c, const run_options& opt);
+
 /// One long replay (performance runs): summary CSV, progress by simulated time.
 status run_replay(const replay_config& c, const run_options& opt);
 

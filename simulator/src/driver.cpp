@@ -27,23 +27,31 @@ struct virtual_time_config : caf::actor_system_config {
   }
 };
 
-// How the driver learns when local jobs start (simulated_lrms has no callback): after each
-// instant it asks job_status() of the queued jobs in FIFO order. Under FCFS nothing behind a
-// waiting head can start, so the scan stops at the first job still queued.
-enum class start_scan { head_only, whole_queue };
+// Who a job of an LRMS is, by its serial (the n of "J<n>"): a local job of the scenario or
+// the job bound to a request's reservation.
+struct job_owner {
+  enum class kind : std::uint8_t { none, local, bound } what = kind::none;
+  std::size_t index = 0;
+};
 
 struct cluster_slot {
   caf::actor crs;
   simulated_lrms* lrms = nullptr;  // owned by the cluster_service behind `crs`
-  start_scan scan = start_scan::head_only;
-  std::deque<std::size_t> queued;  // job indices still queued, FIFO
+  // The LRMS's job events, buffered: its callback must not call back into it, and a job
+  // may start inside the very submit call that names it.
+  std::shared_ptr<std::vector<simulated_job_event>> events;
+  std::vector<job_owner> owners;         // by serial
+  std::vector<timestamp> running_since;  // by serial
 };
 
-// The one place that maps a scheduler policy key to an LRMS. Backfilling policies go here.
-result<start_scan> scan_for(const std::string& policy) {
-  if (policy == "fcfs") return start_scan::head_only;
+result<scheduling_policy> policy_of(const std::string& key) {
+  if (auto p = parse_scheduling_policy(key)) return *p;
   return fail(errc::invalid_parameter,
-              "unknown scheduler policy '" + policy + "' (this build knows: fcfs)");
+              "unknown scheduler policy '" + key + "' (known: fcfs, easy, conservative)");
+}
+
+std::uint64_t serial_of(const std::string& job_id) {
+  return std::stoull(job_id.substr(1));  // "J<n>"
 }
 
 class virtual_grid {
@@ -93,7 +101,8 @@ class virtual_grid {
     auto req_order = order_by_submit(s.requests);
     std::size_t next_job = 0, next_req = 0;
     const std::size_t arrivals = s.jobs.size() + s.requests.size();
-    lrms_ids_.assign(s.jobs.size(), {});
+    for (const auto& c : s.clusters)
+      out.cluster_cpus.push_back(c.cpus);
 
     now_ = std::min(s.jobs.empty() ? time_infinity : s.jobs[job_order.front()].submit,
                     s.requests.empty() ? time_infinity : s.requests[req_order.front()].submit);
@@ -132,21 +141,31 @@ class virtual_grid {
       // 2. Local jobs arriving now go straight to their LRMS.
       while (next_job < job_order.size() && s.jobs[job_order[next_job]].submit == now_) {
         auto i = job_order[next_job++];
+        if (s.jobs[i].estimate) {
+          ask_estimate(s.jobs[i], &out.jobs[i]);
+          sched_.run();
+        }
         if (auto ok = submit(s.jobs[i], i); !ok) return ok.err();
       }
       // 3. Reservation requests arriving now go to the broker; each is worked out at once
       //    (the engine runs until idle), as in the paper: one client at a time.
       while (next_req < req_order.size() && s.requests[req_order[next_req]].submit == now_) {
         auto i = req_order[next_req++];
-        out.requests[i].id = s.requests[i].id;
-        out.requests[i].submit = now_;
+        auto& rec = out.requests[i];
+        rec.id = s.requests[i].id;
+        rec.submit = now_;
+        rec.requested_start = s.requests[i].request.est;
+        rec.np = s.requests[i].request.np_ref;
+        rec.runtime = s.requests[i].request.dur_ref;
         // Overwritten by the reply; stays if the broker never answers before the run ends.
         out.requests[i].reply.error = msg::wire(errc::lrms_failure, "no reply from the broker");
-        ask_broker(s.requests[i].request, &out.requests[i]);
+        ask_broker(s.requests[i].request, &rec);
         sched_.run();
+        if (s.requests[i].job && rec.ok())
+          if (auto ok = bind(*s.requests[i].job, rec, i); !ok) return ok.err();
       }
-      // 4. Whatever started now (after events, submits, deletions) is recorded.
-      record_starts(s, out);
+      // 4. Whatever started, paused or ended (after events, submits, deletions) is recorded.
+      record_events(out);
       ++out.steps;
       if (opt.progress) opt.progress(now_, next_job + next_req, arrivals);
     }
@@ -174,9 +193,16 @@ class virtual_grid {
   }
 
   status add_cluster(const cluster_spec& spec) {
-    auto scan = scan_for(spec.scheduler);
-    if (!scan) return scan.err();
-    auto l = simulated_lrms::create({spec.name, spec.cpus, {spec.bunch, {}}, clock()});
+    auto policy = policy_of(spec.scheduler);
+    if (!policy) return policy.err();
+    auto events = std::make_shared<std::vector<simulated_job_event>>();
+    auto l =
+        simulated_lrms::create({spec.name,
+                                spec.cpus,
+                                {spec.bunch, {}},
+                                clock(),
+                                *policy,
+                                [events](const simulated_job_event& e) { events->push_back(e); }});
     if (!l) return l.err();
     simulated_lrms* raw = l->get();
     cluster_service_config c;
@@ -196,7 +222,7 @@ class virtual_grid {
     if (!svc) return svc.err();
     auto handle = sys_.spawn(crs_actor, std::shared_ptr<cluster_service>(std::move(*svc)), clock());
     self_->send(gis_, register_atom::value, c.info, handle);
-    clusters_.push_back({handle, raw, *scan, {}});
+    clusters_.push_back({handle, raw, std::move(events), {}, {}});
     return {};
   }
 
@@ -215,64 +241,121 @@ class virtual_grid {
     spec.owner = j.owner;
     spec.np = j.np;
     spec.walltime = j.walltime;
-    auto id = c.lrms->submit_local_job(spec, j.runtime);
+    auto id = c.lrms->submit_local_job(spec, j.runtime, {.restartable = j.restartable});
     if (!id) return fail(id.err().code, "job " + std::to_string(j.id) + ": " + id.err().message);
-    lrms_ids_[index] = std::move(*id);
-    c.queued.push_back(index);
+    own(c, *id, {job_owner::kind::local, index});
     return {};
+  }
+
+  // The job of a granted request, bound to its reservation. The broker names the
+  // reservation by its own id; the LRMS's id is found in the snapshot by its terms (the
+  // driver is the LRMS's only other user, and one request is worked out at a time).
+  status bind(const bound_job& b, request_record& rec, std::size_t index) {
+    const auto& res = rec.reply.reservation;
+    auto it = std::find_if(clusters_.begin(), clusters_.end(),
+                           [&](const cluster_slot& c) { return c.lrms->name() == res.cluster; });
+    if (it == clusters_.end())
+      return fail(errc::not_found,
+                  "request " + std::to_string(rec.id) + ": no cluster '" + res.cluster + "'");
+    auto snap = it->lrms->snapshot();
+    if (!snap) return snap.err();
+    std::optional<std::string> lrms_id;
+    for (const auto& r : snap->reservations)
+      if (r.start == res.start && r.end == res.end && r.np == res.np) lrms_id = r.id;
+    if (!lrms_id)
+      return fail(errc::not_found,
+                  "request " + std::to_string(rec.id) + ": its reservation is not in the LRMS");
+    job_spec spec;
+    spec.name = "ar" + std::to_string(rec.id);
+    spec.owner = res.owner.empty() ? "ar" : res.owner;
+    spec.np = res.np;
+    spec.walltime = res.end - res.start;
+    spec.reservation = lrms_id;
+    auto id = it->lrms->submit_local_job(spec, b.runtime, {.restartable = b.restartable});
+    if (!id)
+      return fail(id.err().code, "request " + std::to_string(rec.id) + ": " + id.err().message);
+    own(*it, *id, {job_owner::kind::bound, index});
+    return {};
+  }
+
+  static void own(cluster_slot& c, const std::string& job_id, job_owner who) {
+    auto n = serial_of(job_id);
+    if (c.owners.size() <= n) {
+      c.owners.resize(n + 1);
+      c.running_since.resize(n + 1, -1);
+    }
+    c.owners[n] = who;
+  }
+
+  // The ESE's answer for a job about to be submitted, from the cluster's CRS.
+  void ask_estimate(const local_job& j, job_record* rec) {
+    msg::estimate_request q;
+    q.np = j.np;
+    q.walltime = j.walltime;
+    ask<msg::estimate_reply>(
+        clusters_[static_cast<std::size_t>(j.cluster)].crs, q,
+        [rec](msg::estimate_reply& r) {
+          if (r.error.ok()) rec->estimated_start = r.start;
+        },
+        [](const std::string&) {});
   }
 
   // An event-based client per request: the reply lands in `out` whenever it comes.
   void ask_broker(const msg::elastic_request& req, request_record* out) {
-    auto broker = broker_;
-    sys_.spawn([broker, req, out](caf::event_based_actor* client) -> caf::behavior {
-      client->request(broker, caf::infinite, req)
+    ask<msg::elastic_reply>(
+        broker_, req, [out](msg::elastic_reply& reply) { out->reply = std::move(reply); },
+        [out](const std::string& e) { out->reply.error = msg::wire(errc::lrms_failure, e); });
+  }
+
+  template <class Reply, class Request, class OnReply, class OnError>
+  void ask(const caf::actor& to, Request req, OnReply on_reply, OnError on_error) {
+    sys_.spawn([to, req, on_reply, on_error](caf::event_based_actor* client) -> caf::behavior {
+      client->request(to, caf::infinite, req)
           .then(
-              [client, out](msg::elastic_reply& reply) {
-                out->reply = std::move(reply);
+              [client, on_reply](Reply& reply) {
+                on_reply(reply);
                 client->quit();
               },
-              [client, out](caf::error& e) {
-                out->reply.error = msg::wire(errc::lrms_failure, to_string(e));
+              [client, on_error](caf::error& e) {
+                on_error(to_string(e));
                 client->quit();
               });
       return {[](caf::unit_t) {}};
     });
   }
 
-  void record_starts(const scenario& s, sim_output& out) {
-    for (auto& c : clusters_) {
-      if (c.scan == start_scan::head_only) {
-        // FCFS: nothing behind a waiting head has started.
-        while (!c.queued.empty() && !still_queued(c, c.queued.front())) {
-          started(s, out, c.queued.front());
-          c.queued.pop_front();
+  // The LRMSs' job events since the last call, into the output.
+  void record_events(sim_output& out) {
+    for (std::size_t ci = 0; ci < clusters_.size(); ++ci) {
+      auto& c = clusters_[ci];
+      for (const auto& e : *c.events) {
+        if (e.job >= c.owners.size() || c.owners[e.job].what == job_owner::kind::none) continue;
+        const auto who = c.owners[e.job];
+        timestamp& since = c.running_since[e.job];
+        timestamp* first_start = who.what == job_owner::kind::local
+                                     ? &out.jobs[who.index].start
+                                     : &out.requests[who.index].job_start;
+        timestamp* end = who.what == job_owner::kind::local ? &out.jobs[who.index].end
+                                                            : &out.requests[who.index].job_end;
+        switch (e.what) {
+          case simulated_job_event::kind::started:
+            if (*first_start < 0) *first_start = e.time;
+            since = e.time;
+            break;
+          case simulated_job_event::kind::paused:
+            out.busy.push_back({static_cast<int>(ci), since, e.time, e.np});
+            if (who.what == job_owner::kind::local) ++out.jobs[who.index].pauses;
+            since = -1;
+            break;
+          case simulated_job_event::kind::ended:
+            if (since >= 0) out.busy.push_back({static_cast<int>(ci), since, e.time, e.np});
+            *end = e.time;
+            since = -1;
+            break;
         }
-        continue;
       }
-      std::size_t keep = 0;
-      for (std::size_t k = 0; k < c.queued.size(); ++k) {
-        auto i = c.queued[k];
-        if (still_queued(c, i))
-          c.queued[keep++] = i;
-        else
-          started(s, out, i);
-      }
-      c.queued.resize(keep);
+      c.events->clear();
     }
-  }
-
-  bool still_queued(cluster_slot& c, std::size_t i) {
-    auto st = c.lrms->job_status(lrms_ids_[i]);
-    return st && *st == lrms_job_state::queued;
-  }
-
-  // Every state change happens at the current instant, so a job no longer queued started now.
-  void started(const scenario& s, sim_output& out, std::size_t i) {
-    auto& rec = out.jobs[i];
-    rec.start = now_;
-    rec.end = now_ + std::min(s.jobs[i].runtime, s.jobs[i].walltime);
-    std::string().swap(lrms_ids_[i]);
   }
 
   virtual_time_config cfg_;
@@ -282,10 +365,8 @@ class virtual_grid {
   caf::actor gis_;
   caf::actor broker_;
   std::vector<cluster_slot> clusters_;
-  std::vector<std::string> lrms_ids_;  // per job index, while queued
   timestamp now_ = 0;
 };
-
 }  // namespace
 
 result<sim_output> run_simulation(const scenario& s, const driver_options& opt) {

@@ -126,6 +126,98 @@ TEST(driver, AnExpiringHoldReleasesItsCpusAtTheVirtualExpiryTime) {
   EXPECT_EQ(out->jobs[0].end, 210);
 }
 
+// EASY backfilling in the driver, worked out by hand (10 CPUs):
+//  J1 6 CPUs at 0 for 100 s: starts at once.
+//  J2 6 CPUs at 10 for 50 s: waits for J1; its shadow time is 100, with 4 CPUs spare then.
+//  J3 2 CPUs at 20 for 10 s: ends (30) before the shadow time: backfilled at 20.
+//  J4 4 CPUs at 30 for 200 s: runs past 100 but fits the 4 spare CPUs: backfilled at 30.
+//  J5 1 CPU at 40 for 10 s: no CPU free until J2 ends at 150.
+// Under FCFS the same jobs start at 0, 100, 100, 110, 150.
+std::vector<local_job> backfill_jobs() {
+  return {job(1, 0, 6, 100, 100), job(2, 10, 6, 50, 50), job(3, 20, 2, 10, 10),
+          job(4, 30, 4, 200, 200), job(5, 40, 1, 10, 10)};
+}
+
+TEST(driver, EasyBackfillingStartsJobsAheadOfAWaitingHead) {
+  auto s = ten_cpus();
+  s.clusters[0].scheduler = "easy";
+  s.jobs = backfill_jobs();
+  auto out = run_simulation(s);
+  ASSERT_TRUE(out) << out.err().message;
+  std::vector<timestamp> starts, ends;
+  for (const auto& j : out->jobs) {
+    starts.push_back(j.start);
+    ends.push_back(j.end);
+  }
+  EXPECT_EQ(starts, (std::vector<timestamp>{0, 100, 20, 30, 150}));
+  EXPECT_EQ(ends, (std::vector<timestamp>{100, 150, 30, 230, 160}));
+
+  s.clusters[0].scheduler = "fcfs";
+  auto fcfs = run_simulation(s);
+  ASSERT_TRUE(fcfs) << fcfs.err().message;
+  starts.clear();
+  for (const auto& j : fcfs->jobs)
+    starts.push_back(j.start);
+  EXPECT_EQ(starts, (std::vector<timestamp>{0, 100, 100, 110, 150}));
+}
+
+// The busy spans are what U is computed from: one per run of a job.
+TEST(driver, UtilizationComesFromTheJobsRuns) {
+  auto s = ten_cpus();
+  s.clusters[0].scheduler = "easy";
+  s.jobs = backfill_jobs();
+  auto out = run_simulation(s);
+  ASSERT_TRUE(out) << out.err().message;
+  EXPECT_EQ(out->busy.size(), 5u);
+  auto sum = summarize(*out);
+  const double busy = 6 * 100 + 6 * 50 + 2 * 10 + 4 * 200 + 1 * 10;
+  ASSERT_TRUE(sum.metrics.utilization);
+  EXPECT_DOUBLE_EQ(*sum.metrics.utilization, busy / (230.0 * 10));
+}
+
+// A restartable job that reaches its walltime (50 s of 80 s done) is paused and requeued;
+// alone on the cluster it starts again at once and ends 30 s later.
+TEST(driver, ARestartableJobIsPausedAndRunsAgain) {
+  auto s = ten_cpus();
+  auto j = job(1, 0, 4, 50, 80);
+  j.restartable = true;
+  s.jobs = {j, job(2, 0, 4, 50, 80)};
+  auto out = run_simulation(s);
+  ASSERT_TRUE(out) << out.err().message;
+  EXPECT_EQ(out->jobs[0].start, 0);
+  EXPECT_EQ(out->jobs[0].pauses, 1);
+  EXPECT_EQ(out->jobs[0].end, 80);
+  EXPECT_EQ(out->jobs[1].pauses, 0);
+  EXPECT_EQ(out->jobs[1].end, 50);  // killed at its walltime
+  EXPECT_EQ(out->busy.size(), 3u);
+}
+
+// A granted request's job runs inside its reservation: 10 CPUs over [200, 250), the job
+// needs 30 s of it.
+TEST(driver, TheJobOfAGrantedRequestRunsInItsReservation) {
+  auto s = ten_cpus();
+  s.requests.push_back({7, 30, rigid(200, 250, 10, 50), bound_job{30, false}});
+  auto out = run_simulation(s);
+  ASSERT_TRUE(out) << out.err().message;
+  ASSERT_TRUE(out->requests[0].ok()) << out->requests[0].reply.error.message;
+  EXPECT_EQ(out->requests[0].job_start, 200);
+  EXPECT_EQ(out->requests[0].job_end, 230);
+}
+
+// The ESE plans with walltimes: J1 (all 10 CPUs, walltime 100) really ends at 50, so a job
+// submitted at 10 is estimated to start at 100 but starts at 50.
+TEST(driver, TheEstimateIsAskedJustBeforeTheSubmit) {
+  auto s = ten_cpus();
+  auto probe = job(2, 10, 5, 20, 20);
+  probe.estimate = true;
+  s.jobs = {job(1, 0, 10, 100, 50), probe};
+  auto out = run_simulation(s);
+  ASSERT_TRUE(out) << out.err().message;
+  EXPECT_EQ(out->jobs[0].estimated_start, -1);
+  EXPECT_EQ(out->jobs[1].estimated_start, 100);
+  EXPECT_EQ(out->jobs[1].start, 50);
+}
+
 TEST(driver, UnknownSchedulerPolicyIsAClearError) {
   auto s = ten_cpus();
   s.clusters[0].scheduler = "lottery";
@@ -182,6 +274,8 @@ std::string text_of(const sim_output& out) {
 
 TEST(driver, SameScenarioGivesByteIdenticalOutput) {
   auto s = random_grid(42);
+  s.clusters[0].scheduler = "easy";
+  s.clusters[1].scheduler = "conservative";
   auto a = run_simulation(s);
   auto b = run_simulation(s);
   ASSERT_TRUE(a && b);

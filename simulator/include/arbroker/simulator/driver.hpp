@@ -21,9 +21,20 @@ struct job_record {
   int cluster = 0;
   timestamp submit = 0;
   timestamp start = -1;  ///< -1: never started before the run ended
-  timestamp end = -1;    ///< start + min(runtime, walltime)
+  timestamp end = -1;    ///< when it ended (completed, killed or cancelled); -1: never
   int np = 0;
+  timestamp estimated_start = -1;  ///< local_job::estimate: the ESE's answer (-1: none)
+  int pauses = 0;                  ///< restartable: times it was paused and requeued
   duration wait() const noexcept { return start < 0 ? -1 : start - submit; }
+};
+
+/// np CPUs busy over [from, to) on a cluster: one uninterrupted run of a job (a paused job
+/// has several).
+struct busy_span {
+  int cluster = 0;
+  timestamp from = 0;
+  timestamp to = 0;
+  int np = 0;
 };
 
 /// What the broker answered to one request (a copy of its reply).
@@ -32,6 +43,12 @@ struct request_record {
   timestamp submit = 0;
   msg::elastic_reply reply;
   int cluster = -1;  ///< index of the cluster that holds the reservation, -1 on failure
+  timestamp requested_start = 0;  ///< the request's earliest start (est)
+  int np = 0;                     ///< the request's reference size and length (its work)
+  duration runtime = 0;
+  /// request_arrival::job: when it first started and when it ended (-1: never).
+  timestamp job_start = -1;
+  timestamp job_end = -1;
   bool ok() const noexcept { return reply.error.ok(); }
 };
 
@@ -39,8 +56,10 @@ struct request_record {
 struct sim_output {
   std::vector<job_record> jobs;
   std::vector<request_record> requests;
-  timestamp end_time = 0;   ///< virtual time of the last event
-  std::uint64_t steps = 0;  ///< distinct event instants processed
+  std::vector<busy_span> busy;    ///< every run of every job, in the order they ended
+  std::vector<int> cluster_cpus;  ///< per cluster, as in the scenario
+  timestamp end_time = 0;         ///< virtual time of the last event
+  std::uint64_t steps = 0;        ///< distinct event instants processed
 };
 
 struct driver_options {

@@ -1,32 +1,40 @@
 #pragma once
-// The metrics experiment 1 needs (paper 000 Sec. 4), computed from a run's output in one
-// place. When sim_backend gains its metrics collector (W_R, P_b, Q, R_OD, R_AR, ...), these
-// functions are meant to delegate to it.
+// A run's measures. Every formula lives in sim_backend's metrics_collector
+// (arbroker/sim/metrics.hpp); this file only feeds it a run's records.
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
+#include "arbroker/sim/metrics.hpp"
 #include "arbroker/simulator/driver.hpp"
 
 namespace arbroker::sim {
 
-/// Mean per-request counts of the broker's stats (paper 000 Fig. 7), over one set of requests.
-struct request_counts {
-  std::size_t requests = 0;
-  double candidates = 0;
-  double above_threshold = 0;
-  double rejected_by_service = 0;
-  double rejected_by_lrms = 0;
+/// Which records to feed: all, or those of one cluster (a request counts for the cluster
+/// that granted it; a refused one for none, unless `requests_of` says where it was meant).
+struct collect_filter {
+  std::optional<int> cluster;
+  /// Per request (as in the output), the cluster it was restricted to; empty: unknown.
+  const std::vector<int>* requests_of = nullptr;
 };
 
+/// A collector fed with the run's local jobs (submit, first start: MWT), every busy span
+/// (U), and the requests as advance reservations (est as the requested start, np_ref x
+/// dur_ref as the work, the broker's counts; a bound job's end as the completion). Callers
+/// may record more (e.g. work the run did not simulate) before asking for the summary.
+result<metrics_collector> collect(const sim_output& out, const collect_filter& filter = {});
+
+/// The summary over [first submit, end of the run] (U over that interval).
 struct run_summary {
   std::size_t requests = 0;
   std::size_t successes = 0;
   std::size_t jobs = 0;
   std::size_t jobs_started = 0;
-  double mean_wait = 0;  ///< MWT of the local jobs that started, seconds
-  request_counts succeeded;
-  request_counts failed;
+  double mean_wait = 0;  ///< MWT of the local jobs that started, seconds (0: none)
+  broker_effort succeeded;
+  broker_effort failed;
+  metrics_summary metrics;  ///< everything else
 };
 
 run_summary summarize(const sim_output& out);

@@ -3,6 +3,7 @@
 // all on one virtual time axis (seconds).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,8 @@ struct cluster_spec {
   double pp = 1.0;  ///< processor power (the requests' pp_ref scale)
   int bunch = 1;    ///< reservable CPU multiples
   double unit_cost = 1.0;
-  /// The local scheduler policy. Today only "fcfs" (what simulated_lrms implements); the
-  /// key is checked in one place (make_cluster in driver.cpp) so backfilling policies can
-  /// be plugged in there.
+  /// The local scheduler policy: "fcfs", "easy" or "conservative" (simulated_lrms's
+  /// scheduling_policy); anything else is refused by run_simulation.
   std::string scheduler = "fcfs";
   double acc_r = 1.0;  ///< T_wkl accuracy of running jobs' remaining time
   double acc_w = 1.0;  ///< T_wkl accuracy of waiting jobs' wall times
@@ -37,6 +37,20 @@ struct local_job {
   duration walltime = 1;  ///< the limit the scheduler plans with
   duration runtime = 1;   ///< how long it really runs (killed at walltime)
   std::string owner = "local";
+  /// Paused and queued again at its walltime instead of killed (paper 001).
+  bool restartable = false;
+  /// Ask the cluster's ESE (the CRS's estimate) when this job would start, just before it is
+  /// submitted (paper 004 Sec. IV-D); the answer lands in job_record::estimated_start.
+  bool estimate = false;
+};
+
+/// A job that runs inside the reservation a request obtains, bound to it from the moment
+/// the broker grants it: np = the reservation's, walltime = the reservation's length.
+struct bound_job {
+  duration runtime = 1;  ///< how long it really runs
+  /// At the reservation's end with work left: paused and queued again as a local job
+  /// (restartable, paper 001) or killed.
+  bool restartable = false;
 };
 
 /// An elastic reservation request sent to the broker at `submit`.
@@ -44,6 +58,7 @@ struct request_arrival {
   std::int64_t id = 0;  ///< the trace's job number it came from, for the output
   timestamp submit = 0;
   msg::elastic_request request;
+  std::optional<bound_job> job = std::nullopt;  ///< run inside the granted reservation, if any
 };
 
 struct scenario {
