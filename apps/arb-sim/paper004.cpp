@@ -69,6 +69,10 @@ struct run_result {
   double overestimate = 1;
   // Per test job: ac per cluster (mean of eq. 8), ranking right / probes ranked.
   std::vector<std::optional<double>> accuracy[2];
+  // Per test job and cluster: probes whose real start was the submit (no wait at all), and
+  // the mean real and estimated waits, to tell why ac is what it is.
+  std::vector<std::size_t> at_once[2];
+  std::vector<double> real_wait[2], estimated_wait[2];
   std::vector<std::size_t> ranked, right;
 };
 
@@ -139,12 +143,21 @@ status run_paper004(const paper004_config& c, const run_options& opt) {
         for (std::size_t t = 0; t < T; ++t) {
           auto m = sim::metrics_collector::create(c.cpus);
           if (!m) return m.err();
+          std::size_t n = 0, zero = 0;
+          double real = 0, est = 0;
           for (const auto& pr : probes) {
             const auto& jr = out->jobs[pr.job[k]];
             if (pr.test_job != t || jr.estimated_start < 0 || jr.start < 0) continue;
             if (auto ok = m->start_estimate(pr.at, jr.estimated_start, jr.start); !ok)
               return ok.err();
+            ++n;
+            zero += jr.start == pr.at ? 1 : 0;
+            real += static_cast<double>(jr.start - pr.at);
+            est += static_cast<double>(jr.estimated_start - pr.at);
           }
+          r.at_once[k].push_back(zero);
+          r.real_wait[k].push_back(n ? real / static_cast<double>(n) : 0);
+          r.estimated_wait[k].push_back(n ? est / static_cast<double>(n) : 0);
           auto sum = m->summary(0, 1);
           if (!sum) return sum.err();
           r.accuracy[k].push_back(sum->estimate_accuracy);
@@ -172,13 +185,21 @@ status run_paper004(const paper004_config& c, const run_options& opt) {
   {
     std::ofstream os(dir / "ese.csv");
     os << "pair,overestimate,test_job,ac_" << c.clusters[0] << ",ac_" << c.clusters[1]
-       << ",probes_ranked,ranking_right,ranking_right_share\n";
+       << ",probes_ranked,ranking_right,ranking_right_share";
+    for (const auto& name : c.clusters)
+      os << ",no_wait_" << name << ",real_wait_s_" << name << ",estimated_wait_s_" << name;
+    os << '\n';
     for (const auto& r : results)
-      for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t t = 0; t < T; ++t) {
         os << pair_name(r.pair) << ',' << r.overestimate << ',' << c.test_jobs[t].name << ','
            << mean_or_empty(r.accuracy[0][t]) << ',' << mean_or_empty(r.accuracy[1][t]) << ','
            << r.ranked[t] << ',' << r.right[t] << ','
-           << (r.ranked[t] ? fmt(static_cast<double>(r.right[t]) / r.ranked[t], 3) : "") << '\n';
+           << (r.ranked[t] ? fmt(static_cast<double>(r.right[t]) / r.ranked[t], 3) : "");
+        for (int k = 0; k < 2; ++k)
+          os << ',' << r.at_once[k][t] << ',' << fmt(r.real_wait[k][t], 0) << ','
+             << fmt(r.estimated_wait[k][t], 0);
+        os << '\n';
+      }
   }
   // Per workload (paper 004 Fig. 7): ac averaged over the runs it appears in, per test job.
   {
