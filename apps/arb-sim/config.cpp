@@ -82,6 +82,19 @@ void check_esr(const std::string& esr, const std::string& path) {
     bad(path, "esr method '" + esr + "' is not static, history or load");
 }
 
+// Calls fn(table) for each table of the array of tables `key`; at least one is needed.
+template <class Fn>
+void for_each_table(const toml::table& root, const char* key, Fn fn) {
+  auto* arr = root.get_as<toml::array>(key);
+  const std::string why = std::string("expected an array of tables [[") + key + "]]";
+  if (!arr || arr->empty()) bad(key, why);
+  for (const auto& n : *arr) {
+    auto* t = n.as_table();
+    if (!t) bad(key, why);
+    fn(*t);
+  }
+}
+
 sim::soundness soundness_of(const std::string& rule, const std::string& path) {
   if (rule == "strict") return sim::soundness::strict;
   if (rule != "loose") bad(path, "'" + rule + "' is not strict or loose");
@@ -200,20 +213,16 @@ replay_config replay(const toml::table& root, std::string name) {
 paper001_config paper001(const toml::table& root, std::string name) {
   paper001_config c;
   c.name = std::move(name);
-  auto* res = root.get_as<toml::array>("resources");
-  if (!res || res->empty()) bad("resources", "expected an array of tables [[resources]]");
-  for (const auto& n : *res) {
-    auto* t = n.as_table();
-    if (!t) bad("resources", "expected an array of tables [[resources]]");
+  for_each_table(root, "resources", [&](const toml::table& t) {
     paper001_resource r;
-    r.name = get(*t, "resources", "name", std::string());
-    r.cpus = get<int>(*t, "resources", "cpus", 0);
-    r.rating = get(*t, "resources", "rating", 0.0);
-    r.tz_h = static_cast<int>(get(*t, "resources", "tz_h", 0.0));
+    r.name = get(t, "resources", "name", std::string());
+    r.cpus = get<int>(t, "resources", "cpus", 0);
+    r.rating = get(t, "resources", "rating", 0.0);
+    r.tz_h = static_cast<int>(get(t, "resources", "tz_h", 0.0));
     if (r.name.empty() || r.cpus < 1 || !(r.rating > 0))
       bad("resources", "each needs a name, cpus >= 1 and a rating > 0");
     c.resources.push_back(r);
-  }
+  });
   const auto& w = table(root, "", "workload");
   c.users = get<std::size_t>(w, "workload", "users", c.users);
   c.jobs_per_user = get<std::size_t>(w, "workload", "jobs_per_user", c.jobs_per_user);
@@ -258,20 +267,16 @@ paper004_config paper004(const toml::table& root, std::string name) {
   c.cpus = get<int>(cl, "clusters", "cpus", 0);
   if (c.cpus < 1) bad("clusters.cpus", "expected at least 1 CPU");
   c.scheduler = get(cl, "clusters", "scheduler", c.scheduler);
-  auto* ws = root.get_as<toml::array>("workloads");
-  if (!ws || ws->empty()) bad("workloads", "expected an array of tables [[workloads]]");
-  for (const auto& n : *ws) {
-    auto* t = n.as_table();
-    if (!t) bad("workloads", "expected an array of tables [[workloads]]");
+  for_each_table(root, "workloads", [&](const toml::table& t) {
     paper004_workload w;
-    w.name = get(*t, "workloads", "name", std::string());
-    w.trace = get(*t, "workloads", "trace", std::string());
-    w.skip = get<std::size_t>(*t, "workloads", "skip", 0);
-    w.jobs = get<std::size_t>(*t, "workloads", "jobs", 0);
+    w.name = get(t, "workloads", "name", std::string());
+    w.trace = get(t, "workloads", "trace", std::string());
+    w.skip = get<std::size_t>(t, "workloads", "skip", 0);
+    w.jobs = get<std::size_t>(t, "workloads", "jobs", 0);
     if (w.name.empty() || w.trace.empty() || w.jobs == 0)
       bad("workloads", "each needs a name, a trace and jobs >= 1");
     c.workloads.push_back(w);
-  }
+  });
   const auto& e = table(root, "", "experiment_grid");
   c.rule = soundness_of(get(e, "experiment_grid", "soundness", std::string("loose")),
                         "experiment_grid.soundness");
@@ -293,19 +298,15 @@ paper004_config paper004(const toml::table& root, std::string name) {
   c.probe_every_h = get(e, "experiment_grid", "probe_every_h", c.probe_every_h);
   if (c.probe_start_h < 0 || !(c.probe_every_h > 0))
     bad("experiment_grid", "probe_start_h >= 0 and probe_every_h > 0 are needed");
-  auto* tj = root.get_as<toml::array>("test_jobs");
-  if (!tj || tj->empty()) bad("test_jobs", "expected an array of tables [[test_jobs]]");
-  for (const auto& n : *tj) {
-    auto* t = n.as_table();
-    if (!t) bad("test_jobs", "expected an array of tables [[test_jobs]]");
+  for_each_table(root, "test_jobs", [&](const toml::table& t) {
     paper004_test_job j;
-    j.name = get(*t, "test_jobs", "name", std::string());
-    j.np = get<int>(*t, "test_jobs", "np", 0);
-    j.runtime = get<duration>(*t, "test_jobs", "runtime_s", 0);
+    j.name = get(t, "test_jobs", "name", std::string());
+    j.np = get<int>(t, "test_jobs", "np", 0);
+    j.runtime = get<duration>(t, "test_jobs", "runtime_s", 0);
     if (j.name.empty() || j.np < 1 || j.np > c.cpus || j.runtime < 1)
       bad("test_jobs", "each needs a name, 1 <= np <= clusters.cpus and runtime_s >= 1");
     c.test_jobs.push_back(j);
-  }
+  });
   if (root.contains("paper")) {
     const auto& p = table(root, "", "paper");
     c.paper_ranking_correct = get(p, "paper", "ranking_correct", c.paper_ranking_correct);

@@ -138,41 +138,35 @@ std::vector<local_job> backfill_jobs() {
           job(4, 30, 4, 200, 200), job(5, 40, 1, 10, 10)};
 }
 
+std::vector<timestamp> starts_of(const sim_output& out) {
+  std::vector<timestamp> starts;
+  for (const auto& j : out.jobs)
+    starts.push_back(j.start);
+  return starts;
+}
+
 TEST(driver, EasyBackfillingStartsJobsAheadOfAWaitingHead) {
   auto s = ten_cpus();
   s.clusters[0].scheduler = "easy";
   s.jobs = backfill_jobs();
   auto out = run_simulation(s);
   ASSERT_TRUE(out) << out.err().message;
-  std::vector<timestamp> starts, ends;
-  for (const auto& j : out->jobs) {
-    starts.push_back(j.start);
+  EXPECT_EQ(starts_of(*out), (std::vector<timestamp>{0, 100, 20, 30, 150}));
+  std::vector<timestamp> ends;
+  for (const auto& j : out->jobs)
     ends.push_back(j.end);
-  }
-  EXPECT_EQ(starts, (std::vector<timestamp>{0, 100, 20, 30, 150}));
   EXPECT_EQ(ends, (std::vector<timestamp>{100, 150, 30, 230, 160}));
-
-  s.clusters[0].scheduler = "fcfs";
-  auto fcfs = run_simulation(s);
-  ASSERT_TRUE(fcfs) << fcfs.err().message;
-  starts.clear();
-  for (const auto& j : fcfs->jobs)
-    starts.push_back(j.start);
-  EXPECT_EQ(starts, (std::vector<timestamp>{0, 100, 100, 110, 150}));
-}
-
-// The busy spans are what U is computed from: one per run of a job.
-TEST(driver, UtilizationComesFromTheJobsRuns) {
-  auto s = ten_cpus();
-  s.clusters[0].scheduler = "easy";
-  s.jobs = backfill_jobs();
-  auto out = run_simulation(s);
-  ASSERT_TRUE(out) << out.err().message;
+  // The busy spans are what U is computed from: one per run of a job.
   EXPECT_EQ(out->busy.size(), 5u);
   auto sum = summarize(*out);
   const double busy = 6 * 100 + 6 * 50 + 2 * 10 + 4 * 200 + 1 * 10;
   ASSERT_TRUE(sum.metrics.utilization);
   EXPECT_DOUBLE_EQ(*sum.metrics.utilization, busy / (230.0 * 10));
+
+  s.clusters[0].scheduler = "fcfs";
+  auto fcfs = run_simulation(s);
+  ASSERT_TRUE(fcfs) << fcfs.err().message;
+  EXPECT_EQ(starts_of(*fcfs), (std::vector<timestamp>{0, 100, 100, 110, 150}));
 }
 
 // A restartable job that reaches its walltime (50 s of 80 s done) is paused and requeued;
