@@ -258,6 +258,39 @@ paper001_config paper001(const toml::table& root, std::string name) {
   return c;
 }
 
+paper002_config paper002(const toml::table& root, std::string name) {
+  paper002_config c;
+  c.name = std::move(name);
+  const auto& g = table(root, "", "grid");
+  c.clusters = get<int>(g, "grid", "clusters", c.clusters);
+  c.cpus = get<int>(g, "grid", "cpus", c.cpus);
+  c.scheduler = get(g, "grid", "scheduler", c.scheduler);
+  if (c.clusters < 1 || c.cpus < 1) bad("grid", "clusters >= 1 and cpus >= 1 are needed");
+  const auto& w = table(root, "", "workload");
+  c.jobs = get<std::size_t>(w, "workload", "jobs", c.jobs);
+  c.repetitions = get<std::size_t>(w, "workload", "repetitions", c.repetitions);
+  c.seed = get<std::uint64_t>(w, "workload", "seed", c.seed);
+  c.arrival_scale = get(w, "workload", "arrival_scale", c.arrival_scale);
+  if (c.jobs == 0 || c.repetitions < 2)
+    bad("workload", "jobs >= 1 and repetitions >= 2 are needed");
+  if (!(c.arrival_scale > 0)) bad("workload.arrival_scale", "must be > 0");
+  const auto& r = table(root, "", "requests");
+  c.laxity_percent = numbers(r, "requests", "laxity_percent");
+  c.par = numbers(r, "requests", "par");
+  c.policies = strings(r, "requests", "policies");
+  c.ar_window_h = get(r, "requests", "ar_window_h", c.ar_window_h);
+  c.od_deadline_h = get(r, "requests", "od_deadline_h", c.od_deadline_h);
+  for (double x : c.par)
+    if (x < 0 || x > 1) bad("requests.par", "each must lie in [0, 1]");
+  for (double x : c.laxity_percent)
+    if (x < 0) bad("requests.laxity_percent", "each must be >= 0");
+  if (c.policies.empty()) bad("requests.policies", "at least one policy");
+  if (root.contains("paper"))
+    c.paper_mli_over_imct =
+        get(table(root, "", "paper"), "paper", "mli_over_imct", c.paper_mli_over_imct);
+  return c;
+}
+
 paper004_config paper004(const toml::table& root, std::string name) {
   paper004_config c;
   c.name = std::move(name);
@@ -342,12 +375,15 @@ result<experiment_config> load_experiment(const std::filesystem::path& file) {
       out.paper000 = paper000(root, name);
     else if (out.kind == "paper001")
       out.paper001 = paper001(root, name);
+    else if (out.kind == "paper002")
+      out.paper002 = paper002(root, name);
     else if (out.kind == "paper004")
       out.paper004 = paper004(root, name);
     else if (out.kind == "replay")
       out.replay = replay(root, name);
     else
-      bad("experiment", "'" + out.kind + "' is not paper000, paper001, paper004 or replay");
+      bad("experiment",
+          "'" + out.kind + "' is not paper000, paper001, paper002, paper004 or replay");
     return out;
   } catch (const bad_key& e) {
     return fail(errc::invalid_parameter, file.string() + ": " + e.message);

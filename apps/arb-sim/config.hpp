@@ -147,8 +147,30 @@ struct paper004_config {
   double paper_ranking_correct_at_max = 0.6;  ///< at the largest overestimate ("more than")
 };
 
+/// Paper 002 Sec. 4-5: matchmaking policies. Every job is a request to the broker naming a
+/// policy (the matchmaker); advance reservations (share `par`) start uniformly within the
+/// next `ar_window_h` hours with a laxity uniform over [0, 2 L] x run time, on-demand jobs
+/// may start now and must end within `od_deadline_h`.
+struct paper002_config {
+  std::string name;
+  int clusters = 4;
+  int cpus = 64;
+  std::string scheduler = "easy";
+  std::size_t jobs = 1000;      ///< Lublin-Feitelson jobs per repetition
+  std::size_t repetitions = 5;  ///< seeds seed, seed + 1, ...
+  std::uint64_t seed = 1;
+  double arrival_scale = 4;  ///< inter-arrival times divided by this (the model is for one machine)
+  std::vector<double> laxity_percent;  ///< mean L, % of the run time
+  std::vector<double> par;             ///< proportion of ARs among the requests
+  std::vector<std::string> policies;   ///< matchmaking policies ("" = the broker's own ranking)
+  double ar_window_h = 12;
+  double od_deadline_h = 48;
+  double paper_mli_over_imct = 0.892;  ///< W_R of MLI / W_R of IMCT at L = 1000 %, PAR = 1
+};
+
 struct experiment_config {
-  std::string kind;  ///< "paper000", "paper001", "paper004" or "replay"
+  std::string kind;  ///< "paper000", "paper001", "paper002", "paper004" or "replay"
+  paper002_config paper002;
   paper004_config paper004;
   paper000_config paper000;
   paper001_config paper001;

@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
     }
     auto ok = cfg->kind == "paper000"   ? simapp::run_paper000(cfg->paper000, opt)
               : cfg->kind == "paper001" ? simapp::run_paper001(cfg->paper001, opt)
+              : cfg->kind == "paper002" ? simapp::run_paper002(cfg->paper002, opt)
               : cfg->kind == "paper004" ? simapp::run_paper004(cfg->paper004, opt)
                                         : simapp::run_replay(cfg->replay, opt);
     if (!ok) {

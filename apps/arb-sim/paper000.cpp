@@ -11,6 +11,8 @@
 #include "arbroker/sim/elastic.hpp"
 #include "arbroker/simulator/metrics.hpp"
 #include "arbroker/simulator/output.hpp"
+#include "format.hpp"
+#include "parallel.hpp"
 #include "plots.hpp"
 #include "progress.hpp"
 #include "runner.hpp"
@@ -26,17 +28,6 @@ struct run_result {
   status error;
 };
 
-std::string fmt(double v, int decimals = 1) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-// A mean over no request is absent; the tables print 0 as before.
-std::string fmt(std::optional<double> v, int decimals) {
-  return fmt(v.value_or(0), decimals);
-}
-
 std::string num(double v) {  // shortest form for grid values (2, 0.5)
   std::ostringstream os;
   os << v;
@@ -45,25 +36,6 @@ std::string num(double v) {  // shortest form for grid values (2, 0.5)
 
 bool same_shape(const grid_point& a, const grid_point& b) {
   return a == b;
-}
-
-// Runs fn(i) for i in [0, n) on `threads` threads; results go by index, so the output does
-// not depend on the thread count.
-template <class Fn>
-void parallel_for(std::size_t n, unsigned threads, progress_bar& bar, Fn fn) {
-  std::atomic<std::size_t> next{0}, done{0};
-  auto worker = [&] {
-    for (std::size_t i; (i = next++) < n;) {
-      fn(i);
-      bar.update(++done);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::max(1u, threads); ++t)
-    pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool)
-    t.join();
 }
 
 void write_summary_row(std::ostream& os, const run_result& r) {

@@ -10,6 +10,7 @@
 #include "arbroker/sim/random_variates.hpp"
 #include "arbroker/simulator/driver.hpp"
 #include "arbroker/simulator/metrics.hpp"
+#include "format.hpp"
 #include "plots.hpp"
 #include "progress.hpp"
 #include "runner.hpp"
@@ -76,12 +77,6 @@ struct share_result {
   std::size_t on_time = 0;  // jobs (with or without reservation) completed by their deadline
   std::size_t ar_jobs = 0, ar_on_time = 0;  // of those, the ones with a reservation request
 };
-
-std::string fmt(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 
 std::string pct(double share) {
   return fmt(100 * share, 0) + "%";

@@ -12,18 +12,13 @@
 #include "arbroker/sim/sound_jobs.hpp"
 #include "arbroker/sim/swf.hpp"
 #include "arbroker/simulator/driver.hpp"
+#include "format.hpp"
 #include "plots.hpp"
 #include "progress.hpp"
 #include "runner.hpp"
 
 namespace arbroker::simapp {
 namespace {
-
-std::string fmt(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 
 std::string mean_or_empty(const std::optional<double>& v) {
   return v ? fmt(*v, 3) : std::string();

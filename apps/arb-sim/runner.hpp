@@ -22,6 +22,10 @@ status run_paper000(const paper000_config& c, const run_options& opt);
 /// Paper 001 Sec. 4: MWT, MOT, utilization and rejections per reservation share.
 status run_paper001(const paper001_config& c, const run_options& opt);
 
+/// Paper 002 Sec. 4-5: W_R, U, Q, P_b, R_AR, R_OD per matchmaking policy, laxity and PAR,
+/// with 95 % confidence intervals over the repetitions.
+status run_paper002(const paper002_config& c, const run_options& opt);
+
 /// Paper 004 Sec. IV-D: ESE accuracy ac and ranking correctness per overestimate.
 status run_paper004(const paper004_config& c, const run_options& opt);
 

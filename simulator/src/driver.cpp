@@ -74,6 +74,7 @@ class virtual_grid {
     broker_config bc;
     bc.gis = gis_;
     bc.clock = clock();
+    bc.incarnation = "sim";  // transaction ids the same in every run
     broker_ = sys_.spawn(broker_actor, bc);
     for (const auto& spec : s.clusters)
       if (auto ok = add_cluster(spec); !ok) return ok;
@@ -155,6 +156,7 @@ class virtual_grid {
         rec.id = s.requests[i].id;
         rec.submit = now_;
         rec.requested_start = s.requests[i].request.est;
+        rec.on_demand = s.requests[i].on_demand;
         rec.np = s.requests[i].request.np_ref;
         rec.runtime = s.requests[i].request.dur_ref;
         // Overwritten by the reply; stays if the broker never answers before the run ends.

@@ -29,8 +29,8 @@ result<metrics_collector> collect(const sim_output& out, const collect_filter& f
         filter.requests_of && i < filter.requests_of->size() ? (*filter.requests_of)[i] : r.cluster;
     if (!in(where) || (filter.cluster && where < 0)) continue;
     const auto key = "R" + std::to_string(i);
-    if (auto ok = m->request_submitted(key, request_kind::advance_reservation, r.submit,
-                                       r.requested_start, std::max(r.np, 1),
+    const auto kind = r.on_demand ? request_kind::on_demand : request_kind::advance_reservation;
+    if (auto ok = m->request_submitted(key, kind, r.submit, r.requested_start, std::max(r.np, 1),
                                        std::max<duration>(r.runtime, 1));
         !ok)
       return ok.err();

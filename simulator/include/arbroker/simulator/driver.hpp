@@ -44,6 +44,7 @@ struct request_record {
   msg::elastic_reply reply;
   int cluster = -1;  ///< index of the cluster that holds the reservation, -1 on failure
   timestamp requested_start = 0;  ///< the request's earliest start (est)
+  bool on_demand = false;         ///< as in the scenario
   int np = 0;                     ///< the request's reference size and length (its work)
   duration runtime = 0;
   /// request_arrival::job: when it first started and when it ended (-1: never).

@@ -20,7 +20,8 @@ struct collect_filter {
 };
 
 /// A collector fed with the run's local jobs (submit, first start: MWT), every busy span
-/// (U), and the requests as advance reservations (est as the requested start, np_ref x
+/// (U), and the requests as advance reservations or on-demand jobs (est as the requested
+/// start, np_ref x
 /// dur_ref as the work, the broker's counts; a bound job's end as the completion). Callers
 /// may record more (e.g. work the run did not simulate) before asking for the summary.
 result<metrics_collector> collect(const sim_output& out, const collect_filter& filter = {});

@@ -59,6 +59,8 @@ struct request_arrival {
   timestamp submit = 0;
   msg::elastic_request request;
   std::optional<bound_job> job = std::nullopt;  ///< run inside the granted reservation, if any
+  /// An on-demand job (paper 002) rather than an advance reservation, for the metrics only.
+  bool on_demand = false;
 };
 
 struct scenario {
