@@ -196,6 +196,45 @@ TEST(driver, TheJobOfAGrantedRequestRunsInItsReservation) {
   ASSERT_TRUE(out->requests[0].ok()) << out->requests[0].reply.error.message;
   EXPECT_EQ(out->requests[0].job_start, 200);
   EXPECT_EQ(out->requests[0].job_end, 230);
+  // R_AR counts from the requested start (200) to the job's completion.
+  auto sum = summarize(*out);
+  ASSERT_TRUE(sum.metrics.mean_response_advance_reservation);
+  EXPECT_DOUBLE_EQ(*sum.metrics.mean_response_advance_reservation, 30);
+  EXPECT_FALSE(sum.metrics.mean_response_on_demand);
+  // The same request as an on-demand job: R_OD counts from its submit (30).
+  s.requests[0].on_demand = true;
+  out = run_simulation(s);
+  ASSERT_TRUE(out) << out.err().message;
+  sum = summarize(*out);
+  ASSERT_TRUE(sum.metrics.mean_response_on_demand);
+  EXPECT_DOUBLE_EQ(*sum.metrics.mean_response_on_demand, 200);
+}
+
+// Per-cluster collection: each cluster's jobs and the requests meant for it.
+TEST(metrics, CollectCanKeepOneClustersRecords) {
+  scenario s;
+  s.clusters.push_back({.name = "a", .cpus = 4});
+  s.clusters.push_back({.name = "b", .cpus = 4});
+  auto on = [](local_job j, int cluster) {
+    j.cluster = cluster;
+    return j;
+  };
+  // a: J1 waits 0, J2 waits 10 (J1 holds all 4 CPUs until 10); b: J3 waits 0.
+  s.jobs = {on(job(1, 0, 4, 10, 10), 0), on(job(2, 0, 4, 10, 10), 0), on(job(3, 0, 2, 5, 5), 1)};
+  auto out = run_simulation(s);
+  ASSERT_TRUE(out) << out.err().message;
+  auto a = collect(*out, {0, nullptr});
+  auto b = collect(*out, {1, nullptr});
+  ASSERT_TRUE(a && b);
+  auto sa = a->summary(0, 20);
+  auto sb = b->summary(0, 20);
+  ASSERT_TRUE(sa && sb);
+  EXPECT_EQ(sa->batch_jobs, 2u);
+  EXPECT_DOUBLE_EQ(*sa->mean_wait, 5);
+  EXPECT_DOUBLE_EQ(*sa->utilization, 4.0 * 20 / (4 * 20));
+  EXPECT_EQ(sb->batch_jobs, 1u);
+  EXPECT_DOUBLE_EQ(*sb->mean_wait, 0);
+  EXPECT_DOUBLE_EQ(*sb->utilization, 2.0 * 5 / (4 * 20));
 }
 
 // The ESE plans with walltimes: J1 (all 10 CPUs, walltime 100) really ends at 50, so a job

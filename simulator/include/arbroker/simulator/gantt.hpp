@@ -25,7 +25,9 @@ struct gantt_box {
 
 /// Lays out every started job and granted reservation of `cluster` over the whole run
 /// (in start order, ends before starts at one instant, lowest free rows first) and returns
-/// the boxes that overlap [from, to). invalid_parameter if more than `cpus` CPUs are ever
+/// the boxes that overlap [from, to). A job is one box from its first start to its end, so
+/// a restartable job that was paused is drawn over its pause (and such a run may be refused
+/// as overbooked). invalid_parameter if more than `cpus` CPUs are ever
 /// in use at once (which the LRMS never allows).
 result<std::vector<gantt_box>> gantt_layout(const sim_output& run, int cluster, int cpus,
                                             timestamp from, timestamp to);
