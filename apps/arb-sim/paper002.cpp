@@ -1,5 +1,6 @@
 // Experiment 3: paper 002 (Castillo, Rouskas, Harfoush), Sec. 4-5: matchmaking policies for
 // advance reservations with laxity and on-demand jobs on several clusters.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -221,6 +222,10 @@ status run_paper002(const paper002_config& c, const run_options& opt) {
   for (double par : c.par) {
     const std::string tag = "par" + fmt(par, 2);
     for (std::size_t m = 0; m < metric_count; ++m) {
+      // No sample at this PAR (R_OD without on-demand jobs): no figure.
+      if (std::none_of(rows.begin(), rows.end(),
+                       [&](const row& r) { return r.par == par && r.ci[m].n > 0; }))
+        continue;
       const std::string name = std::string("fig_") + metric_names[m] + "_" + tag;
       {
         std::ofstream os(dir / (name + ".csv"));
