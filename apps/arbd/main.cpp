@@ -121,6 +121,9 @@ int run(const options& o) {
     names += (names.empty() ? "" : ",") + c.name;
   spdlog::info("event=ready node={} listen={}:{} metrics_port={} clusters={}", cfg->name,
                bound.address().to_string(), bound.port(), metrics_port, names);
+  // For scripts and tests: one line on stdout once serving (logs go to stderr).
+  std::printf("ready %u %d\n", static_cast<unsigned>(bound.port()), metrics_port);
+  std::fflush(stdout);
   if (!o.ready_file.empty()) {
     // Written last and renamed into place: whoever sees the file may connect.
     const std::string tmp = o.ready_file + ".tmp";
