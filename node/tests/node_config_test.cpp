@@ -126,6 +126,13 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
   expect_error("[node\nname = \"x\"\n", "bad.toml:1");
 }
 
+TEST(node_config, TheShippedExampleIsValid) {
+  auto cfg = load_node_config(ARB_SOURCE_DIR "/configs/node/example.toml");
+  ASSERT_TRUE(cfg) << cfg.err().message;
+  EXPECT_EQ(cfg->clusters.size(), 2u);
+  EXPECT_EQ(cfg->users.size(), 2u);
+}
+
 TEST(node_config, TheDefaultIsValidAndSimulated) {
   auto cfg = default_node_config();
   EXPECT_TRUE(validate(cfg));
