@@ -145,10 +145,10 @@ TEST(node_config, TheDefaultIsValidAndSimulated) {
 }
 
 TEST(node_config, EndpointsSplitHostAndPort) {
-  auto v6 = parse_endpoint("[::1]:7878");
+  auto v6 = parse_endpoint("[::1]:7400");
   ASSERT_TRUE(v6);
   EXPECT_EQ(v6->first, "::1");
-  EXPECT_EQ(v6->second, 7878);
+  EXPECT_EQ(v6->second, 7400);
   EXPECT_FALSE(parse_endpoint("host:"));
   EXPECT_FALSE(parse_endpoint(":80"));
   EXPECT_FALSE(parse_endpoint("host:0", false));
