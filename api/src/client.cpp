@@ -43,8 +43,7 @@ status client::run_until(const bool& done) {
               "no answer within " + std::to_string(options_.timeout.count()) + " ms");
 }
 
-result<welcome> client::connect(const std::string& host, std::uint16_t port,
-                                const std::string& user, const std::string& token) {
+status client::open(const std::string& host, std::uint16_t port) {
   close();
   tcp::resolver resolver(io_);
   bool done = false;
@@ -61,7 +60,7 @@ result<welcome> client::connect(const std::string& host, std::uint16_t port,
           done = true;
         });
       });
-  if (auto s = run_until(done); !s) return s.err();
+  if (auto s = run_until(done); !s) return s;
   if (result_ec) {
     close();
     return fail(errc::unreachable, "cannot connect to " + host + ":" + std::to_string(port) + ": " +
@@ -69,6 +68,12 @@ result<welcome> client::connect(const std::string& host, std::uint16_t port,
   }
   error_code ignored;
   socket_.set_option(tcp::no_delay(true), ignored);
+  return {};
+}
+
+result<welcome> client::connect(const std::string& host, std::uint16_t port,
+                                const std::string& user, const std::string& token) {
+  if (auto s = open(host, port); !s) return s.err();
   if (auto s = send_bytes(
           make_frame(encode_hello(hello{protocol_magic, protocol_version, user, token})));
       !s)

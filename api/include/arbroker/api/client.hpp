@@ -32,6 +32,9 @@ class client {
   result<welcome> connect(const std::string& host, std::uint16_t port, const std::string& user,
                           const std::string& token);
 
+  /// Only the TCP connection, without the handshake (tests send their own hello).
+  status open(const std::string& host, std::uint16_t port);
+
   /// Sends one request and waits for its response. A response with a non-zero code is
   /// still a value; errors are transport failures (unreachable, timeout, invalid_parameter
   /// for an undecodable reply), after which the client is disconnected.
