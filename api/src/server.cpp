@@ -292,12 +292,13 @@ class connection : public std::enable_shared_from_this<connection> {
     closed_ = closing_ = true;
     handshake_timer_.cancel();
     linger_timer_.cancel();
+    // Counted before the peer can see the close, so that what it observes is already counted.
+    srv_->on_closed(this, dropped);
     error_code ignored;
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
     write_queue_.clear();
     write_queue_bytes_ = 0;
-    srv_->on_closed(this, dropped);
   }
 
   std::shared_ptr<server::impl> srv_;
