@@ -37,6 +37,18 @@ bool same_secret(std::string_view a, std::string_view b) noexcept {
 
 class connection;
 
+/// The way back from a handler's done() to its connection. done() may run on any thread and
+/// at any time, even after the connection or the whole server is gone: it holds this, not
+/// the connection, and posts only while the channel is open.
+struct reply_channel {
+  std::mutex mu;
+  bool open = true;
+  void close() {
+    std::lock_guard lock(mu);
+    open = false;
+  }
+};
+
 class server::impl : public std::enable_shared_from_this<server::impl> {
  public:
   impl(asio::io_context& io, server_config config, request_handler& handler)
@@ -58,6 +70,9 @@ class server::impl : public std::enable_shared_from_this<server::impl> {
 
   void stop(std::chrono::milliseconds deadline, std::function<void()> on_stopped);
   void on_closed(connection* c, bool dropped);
+  /// The server object is going away: no more calls into the handler, no more replies.
+  void detach();
+  bool detached() const noexcept { return detached_.load(); }
   void count(std::size_t server_counters::*field) {
     std::lock_guard lock(mu_);
     ++(counters_.*field);
@@ -86,6 +101,7 @@ class server::impl : public std::enable_shared_from_this<server::impl> {
   std::map<connection*, std::shared_ptr<connection>> connections_;
   server_counters counters_;
   bool stopping_ = false;
+  std::atomic<bool> detached_{false};
   std::function<void()> on_stopped_;
 };
 
@@ -123,6 +139,10 @@ class connection : public std::enable_shared_from_this<connection> {
       if (!self->authenticated_ || self->in_flight_ == 0) self->close_after_flush();
     });
   }
+
+  ~connection() { channel_->close(); }
+
+  void close_channel() { channel_->close(); }
 
   void abort() {
     asio::dispatch(exec_, [self = shared_from_this()] { self->close_now(true); });
@@ -197,7 +217,8 @@ class connection : public std::enable_shared_from_this<connection> {
       srv_->count(&server_counters::requests_refused);
       send_response(error_response(id, op, e));
     };
-    if (draining_) return refuse(fail(errc::unreachable, "the server is shutting down"));
+    if (draining_ || srv_->detached())
+      return refuse(fail(errc::unreachable, "the server is shutting down"));
     if (in_flight_ >= limits_.max_in_flight)
       return refuse(fail(errc::busy, "too many requests in flight on this connection (limit " +
                                          std::to_string(limits_.max_in_flight) + ")"));
@@ -207,8 +228,13 @@ class connection : public std::enable_shared_from_this<connection> {
     ++in_flight_;
     srv_->count(&server_counters::requests_dispatched);
     auto answered = std::make_shared<std::atomic<bool>>(false);
-    auto done = [self = shared_from_this(), id, op, answered](response r) {
+    auto done = [weak = weak_from_this(), channel = channel_, id, op, answered](response r) {
       if (answered->exchange(true)) return;  // exactly once, whatever the handler does
+      std::shared_ptr<connection> self;      // released after the lock: it may be the last
+      std::lock_guard lock(channel->mu);
+      if (!channel->open) return;
+      self = weak.lock();
+      if (!self) return;
       asio::post(self->exec_, [self, id, op, r = std::move(r)]() mutable {
         self->finish(id, op, std::move(r));
       });
@@ -290,6 +316,7 @@ class connection : public std::enable_shared_from_this<connection> {
   void close_now(bool dropped) {
     if (closed_) return;
     closed_ = closing_ = true;
+    channel_->close();
     handshake_timer_.cancel();
     linger_timer_.cancel();
     // Counted before the peer can see the close, so that what it observes is already counted.
@@ -318,6 +345,7 @@ class connection : public std::enable_shared_from_this<connection> {
   bool draining_ = false;
   caller who_;
   std::size_t in_flight_ = 0;
+  std::shared_ptr<reply_channel> channel_ = std::make_shared<reply_channel>();
 };
 
 void server::impl::accept() {
@@ -382,11 +410,14 @@ void server::impl::stop(std::chrono::milliseconds deadline, std::function<void()
                        open.push_back(c);
                      if (open.empty()) self->finish_stop_locked();
                    }
+                   // Drains are queued on the connections' strands before the acceptor
+                   // closes: a client that sees new connections refused knows that its
+                   // next request is refused too.
+                   for (auto& c : open)
+                     c->drain();
                    error_code ignored;
                    self->acceptor_.close(ignored);
                    if (open.empty()) return;
-                   for (auto& c : open)
-                     c->drain();
                    self->stop_timer_.expires_after(deadline);
                    self->stop_timer_.async_wait([self](error_code ec) {
                      if (ec) return;
@@ -405,9 +436,27 @@ void server::impl::stop(std::chrono::milliseconds deadline, std::function<void()
 server::server(asio::io_context& io, server_config config, request_handler& handler)
     : impl_(std::make_shared<impl>(io, std::move(config), handler)) {}
 
+void server::impl::detach() {
+  std::vector<std::shared_ptr<connection>> open;
+  {
+    std::lock_guard lock(mu_);
+    detached_ = true;
+    for (auto& [_, c] : connections_) {
+      c->close_channel();
+      open.push_back(c);
+    }
+    // Breaks the connection <-> server cycle even if the io_context never runs again.
+    connections_.clear();
+    counters_.connections_open = 0;
+  }
+  for (auto& c : open)
+    c->abort();
+}
+
 server::~server() {
   // Without a graceful stop, at least stop accepting and cut the connections.
   impl_->stop(std::chrono::milliseconds(0), {});
+  impl_->detach();
 }
 
 void server::start() {

@@ -26,11 +26,7 @@ class echo_handler : public request_handler {
   void handle(const caller& who, request req, std::function<void(response)> done) override {
     response r;
     if (auto* l = std::get_if<msg::list_request>(&req.body)) {
-      msg::list_reply reply;
-      for (std::size_t i = 0; i < big; ++i)
-        reply.reservations.push_back(
-            msg::reservation_info{"c/" + std::to_string(i), "c", l->user, 0, 1, 1, 3, 0, 0, 0});
-      r.body = reply;
+      r.body = list_for(l->user);
     } else if (auto* q = std::get_if<msg::query_request>(&req.body)) {
       msg::query_reply reply;
       reply.info.id = q->reservation_id;
@@ -41,6 +37,22 @@ class echo_handler : public request_handler {
     }
     done(std::move(r));
   }
+
+ private:
+  /// Built once per user: large replies must cost the server little to make.
+  msg::list_reply list_for(const std::string& user) {
+    std::lock_guard lock(mu_);
+    auto& reply = lists_[user];
+    if (reply.reservations.size() != big) {
+      reply.reservations.clear();
+      for (std::size_t i = 0; i < big; ++i)
+        reply.reservations.push_back(
+            msg::reservation_info{"c/" + std::to_string(i), "c", user, 0, 1, 1, 3, 0, 0, 0});
+    }
+    return reply;
+  }
+  std::mutex mu_;
+  std::map<std::string, msg::list_reply> lists_;
 };
 
 /// Keeps every done() until the test releases it, from a thread of its own.
@@ -265,10 +277,9 @@ TEST(server, excess_in_flight_requests_get_busy_and_the_rest_complete) {
 
 TEST(server, a_client_that_stops_reading_is_closed_without_stalling_others) {
   echo_handler h;
-  h.big = 2000;  // ~100 KB replies
+  h.big = 20000;  // ~1 MB replies
   auto config = test_config();
-  config.limits.max_write_queue = 512u << 10;
-  config.limits.max_in_flight = 100000;
+  config.limits.max_write_queue = 4u << 20;
   fixture f(h, config);
   auto reader = f.connect("bob");
   auto silent = f.connect();
@@ -317,7 +328,7 @@ TEST(server, serves_many_concurrent_clients) {
   EXPECT_EQ(ok.load(), clients * calls);
 }
 
-TEST(server, graceful_stop_finishes_in_flight_requests_and_refuses_new_clients) {
+TEST(server, graceful_stop_finishes_in_flight_requests_and_refuses_new_ones) {
   deferred_handler h;
   auto f = std::make_unique<fixture>(h);
   auto c = f->connect();
@@ -329,6 +340,12 @@ TEST(server, graceful_stop_finishes_in_flight_requests_and_refuses_new_clients) 
     client probe(client_options{2s});
     if (!probe.connect("127.0.0.1", f->port, "alice", "alice-token")) break;
   }
+  // The connection is draining now: a new request is refused, the held one completes.
+  ASSERT_TRUE(c->send_bytes(make_frame(encode_request({2, msg::cancel_request{"", "a/1"}}))));
+  auto refused = decode_response(*c->read_frame());
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->id, 2u);
+  EXPECT_EQ(refused->code, static_cast<std::uint8_t>(errc::unreachable));
   h.release_all();
   auto done = decode_response(*c->read_frame());
   ASSERT_TRUE(done);
@@ -341,14 +358,59 @@ TEST(server, graceful_stop_finishes_in_flight_requests_and_refuses_new_clients) 
 }
 
 TEST(server, graceful_stop_gives_up_at_the_deadline) {
-  deferred_handler h;  // never answers
-  fixture f(h);
-  auto c = f.connect();
+  deferred_handler h;  // answers only after the server is gone
+  auto f = std::make_unique<fixture>(h);
+  auto c = f->connect();
   ASSERT_TRUE(c->send_bytes(make_frame(encode_request({1, msg::cancel_request{"", "a/1"}}))));
   h.wait_for(1);
-  f.srv.stop(50ms);
+  f->srv.stop(50ms);
   EXPECT_FALSE(c->read_frame());
-  EXPECT_EQ(f.srv.counters().connections_open, 0u);
+  EXPECT_EQ(f->srv.counters().connections_open, 0u);
+  f.reset();
+  h.release_all();  // done() after the server and its io_context are destroyed: a no-op
+}
+
+/// Misbehaving handlers: one throws, one answers with the wrong body type.
+class faulty_handler : public request_handler {
+ public:
+  void handle(const caller&, request req, std::function<void(response)> done) override {
+    if (std::holds_alternative<msg::cancel_request>(req.body))
+      throw std::runtime_error("engine exploded");
+    response r;
+    r.body = msg::ack_reply{};  // wrong for everything but cancel
+    done(r);
+  }
+};
+
+TEST(server, a_throwing_or_confused_handler_yields_an_error_response) {
+  faulty_handler h;
+  fixture f(h);
+  auto c = f.connect();
+  auto thrown = c->call(msg::cancel_request{"", "a/1"});
+  ASSERT_TRUE(thrown);
+  EXPECT_EQ(thrown->code, static_cast<std::uint8_t>(errc::lrms_failure));
+  EXPECT_NE(thrown->message.find("engine exploded"), std::string::npos);
+  auto wrong = c->call(msg::list_request{});
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->code, static_cast<std::uint8_t>(errc::lrms_failure));
+  EXPECT_NE(wrong->message.find("wrong body type"), std::string::npos);
+}
+
+TEST(server, refuses_connections_beyond_the_limit) {
+  echo_handler h;
+  auto config = test_config();
+  config.limits.max_connections = 2;
+  fixture f(h, config);
+  auto a = f.connect("alice");
+  auto b = f.connect("bob");
+  client third(client_options{5s});
+  auto refused = third.connect("127.0.0.1", f.port, "root", "root-token");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.err().code, errc::busy);
+  // The others are still served.
+  auto r = b->call(msg::list_request{});
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->ok());
 }
 
 }  // namespace

@@ -61,6 +61,9 @@ class server {
   /// Binds and listens at once (throws boost::system::system_error when it cannot);
   /// accepting starts with start(). The handler must outlive the server.
   server(boost::asio::io_context& io, server_config config, request_handler& handler);
+  /// Cuts every connection and detaches from the handler; pending done() calls become
+  /// no-ops. Destroy it after stop() has finished (or with the io_context stopped): a
+  /// request being dispatched at that very moment may still reach the handler.
   ~server();
   server(const server&) = delete;
   server& operator=(const server&) = delete;
