@@ -56,7 +56,8 @@ class server::impl : public std::enable_shared_from_this<server::impl> {
         config_(std::move(config)),
         handler_(handler),
         acceptor_(asio::make_strand(io)),
-        stop_timer_(acceptor_.get_executor()) {
+        stop_timer_(acceptor_.get_executor()),
+        accept_retry_timer_(acceptor_.get_executor()) {
     acceptor_.open(config_.endpoint.protocol());
     acceptor_.set_option(tcp::acceptor::reuse_address(true));
     acceptor_.bind(config_.endpoint);
@@ -95,6 +96,7 @@ class server::impl : public std::enable_shared_from_this<server::impl> {
   request_handler& handler_;
   tcp::acceptor acceptor_;
   asio::steady_timer stop_timer_;
+  asio::steady_timer accept_retry_timer_;  ///< after accept errors such as EMFILE
   tcp::endpoint local_;
 
   mutable std::mutex mu_;
@@ -363,8 +365,14 @@ void server::impl::accept() {
             self->counters_.connections_open = self->connections_.size();
           }
           c->start(over_capacity);
+          self->accept();
+          return;
         }
-        self->accept();
+        // Out of descriptors or similar: retrying at once would spin.
+        self->accept_retry_timer_.expires_after(std::chrono::milliseconds(100));
+        self->accept_retry_timer_.async_wait([self](error_code wait_ec) {
+          if (!wait_ec && self->acceptor_.is_open()) self->accept();
+        });
       });
 }
 
@@ -417,6 +425,7 @@ void server::impl::stop(std::chrono::milliseconds deadline, std::function<void()
                      c->drain();
                    error_code ignored;
                    self->acceptor_.close(ignored);
+                   self->accept_retry_timer_.cancel();
                    if (open.empty()) return;
                    self->stop_timer_.expires_after(deadline);
                    self->stop_timer_.async_wait([self](error_code ec) {

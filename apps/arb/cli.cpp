@@ -313,8 +313,10 @@ void define(CLI::App& app, options& o) {
         ->capture_default_str();
     sub->add_option("--esr-threshold", o.esr_threshold, "minimum success rate (0..1)");
     sub->add_option("--os", o.os, "required operating system");
-    sub->add_option("--feature", o.features, "required feature (repeatable)");
-    sub->add_option("--cluster", o.clusters, "allowed cluster (repeatable; default any)");
+    sub->add_option("--feature", o.features, "required feature (repeatable)")
+        ->allow_extra_args(false);
+    sub->add_option("--cluster", o.clusters, "allowed cluster (repeatable; default any)")
+        ->allow_extra_args(false);
     slotting(sub);
   };
   auto id_arg = [&o](CLI::App* sub) { sub->add_option("id", o.id, "reservation id")->required(); };
@@ -334,14 +336,16 @@ void define(CLI::App& app, options& o) {
   window(co);
   co->add_option("--component,-c", o.components,
                  "np=4-8;dur=2h;np-ref=4;pp-ref=1500;speedup=amdahl:0.1;offset=10m;clusters=a,b")
-      ->required();
+      ->required()
+      ->allow_extra_args(false);
   co->add_option("--max-attempts", o.max_attempts, "common slots to try")->capture_default_str();
   slotting(co);
 
   auto* est = named("estimate", "earliest start of a job on each cluster");
   est->add_option("--np", o.np, "processors")->required();
   est->add_option("--walltime", o.walltime, "run time, e.g. 2h")->required();
-  est->add_option("--cluster", o.clusters, "cluster to ask (repeatable; default all)");
+  est->add_option("--cluster", o.clusters, "cluster to ask (repeatable; default all)")
+      ->allow_extra_args(false);
 
   id_arg(named("commit", "commit a held reservation"));
   id_arg(named("show", "show one reservation"));
@@ -363,7 +367,8 @@ void define(CLI::App& app, options& o) {
   submit->add_option("--command", o.job_command, "command to run");
   named("clusters", "list the clusters of this node");
   auto* status = named("status", "current state of the clusters");
-  status->add_option("--cluster", o.clusters, "cluster (repeatable; default all)");
+  status->add_option("--cluster", o.clusters, "cluster (repeatable; default all)")
+      ->allow_extra_args(false);
 }
 
 int exit_code_of_transport(const error& e) {

@@ -137,6 +137,7 @@ TEST(cli, missing_required_options_are_usage_errors) {
   EXPECT_NE(parse({}).error, "");
   EXPECT_NE(parse({"-o", "xml", "clusters"}).error, "");
   EXPECT_NE(parse({"show"}).error, "");
+  EXPECT_NE(parse({"status", "--cluster", "a", "b"}).error, "");  // one value per --cluster
 }
 
 api::response list_response() {
