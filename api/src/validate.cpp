@@ -167,7 +167,7 @@ status validate(const msg::elastic_request& r) {
   if (r.esr_method > msg::esr_load_method)
     return bad(errc::invalid_parameter, "elastic.esr_method",
                "unknown method " + std::to_string(r.esr_method) + " (0 static, 1 history, 2 load)");
-  if (std::isnan(r.esr_threshold) || r.esr_threshold > 1 || r.esr_threshold < -1)
+  if (!std::isfinite(r.esr_threshold) || r.esr_threshold > 1)
     return bad(errc::invalid_parameter, "elastic.esr_threshold",
                "must be in [0, 1], or negative for the broker's default; got " +
                    number_text(r.esr_threshold));

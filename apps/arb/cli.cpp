@@ -421,6 +421,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     err << render_error(body.err(), "table");
     return exit_code::usage;
   }
+  if (!(o.timeout > 0) || o.timeout > 86400) {
+    err << render_error(fail(errc::invalid_parameter, "--timeout: must be in (0, 86400] seconds"),
+                        "table");
+    return exit_code::usage;
+  }
   auto where = api::parse_host_port(o.server);
   if (!where) {
     err << render_error(fail(errc::invalid_parameter, "--server: " + where.err().message), "table");
