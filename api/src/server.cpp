@@ -117,7 +117,7 @@ class connection : public std::enable_shared_from_this<connection> {
         exec_(socket_.get_executor()),
         handshake_timer_(exec_),
         linger_timer_(exec_),
-        decoder_(limits_.max_frame) {}
+        decoder_(std::min(limits_.max_frame, max_hello_frame)) {}
 
   void start(bool over_capacity) {
     asio::dispatch(exec_, [self = shared_from_this(), over_capacity] {
@@ -198,6 +198,7 @@ class connection : public std::enable_shared_from_this<connection> {
       return refuse_handshake(errc::permission_denied, "unknown user or wrong token");
     handshake_timer_.cancel();
     authenticated_ = true;
+    decoder_.set_max_frame(limits_.max_frame);
     who_ = caller{h->user, it->second.admin};
     send(encode_welcome(welcome{protocol_version, srv_->config().node_name, {}}));
     if (draining_) close_after_flush();

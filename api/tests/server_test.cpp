@@ -172,6 +172,19 @@ TEST(server, refuses_a_bad_magic) {
   EXPECT_NE(w->error.message.find("magic"), std::string::npos);
 }
 
+TEST(server, strangers_may_not_send_large_frames) {
+  echo_handler h;
+  fixture f(h);
+  client c(client_options{5s});
+  ASSERT_TRUE(c.open("127.0.0.1", f.port));
+  std::string token(5000, 'x');
+  ASSERT_TRUE(c.send_bytes(make_frame(encode_hello({protocol_magic, 1, "alice", token}))));
+  auto w = decode_welcome(*c.read_frame());
+  ASSERT_TRUE(w);
+  EXPECT_NE(w->error.message.find("exceeds the limit of 4096"), std::string::npos);
+  EXPECT_FALSE(c.read_frame());
+}
+
 TEST(server, a_silent_client_is_closed_at_the_handshake_deadline) {
   echo_handler h;
   auto config = test_config();

@@ -17,6 +17,8 @@ namespace arbroker::api {
 
 inline constexpr std::size_t frame_header_size = 4;
 inline constexpr std::size_t default_max_frame = std::size_t{1} << 20;  // 1 MiB
+/// Frames before authentication (the hello) are small; strangers get no more.
+inline constexpr std::size_t max_hello_frame = 4096;
 
 /// The frame carrying `payload`. Precondition: payload.size() < 2^32.
 std::string make_frame(std::string_view payload);
@@ -31,6 +33,9 @@ class frame_decoder {
 
   /// The next complete payload; nullopt when more bytes are needed.
   result<std::optional<std::string>> next();
+
+  /// Applies to frames not yet returned (a connection raises it after the handshake).
+  void set_max_frame(std::size_t max_frame) noexcept { max_frame_ = max_frame; }
 
   std::size_t buffered() const noexcept { return buffer_.size() - pos_; }
   std::size_t max_frame() const noexcept { return max_frame_; }
