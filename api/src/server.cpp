@@ -18,6 +18,7 @@ namespace arbroker::api {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 using boost::system::error_code;
+using clock = std::chrono::steady_clock;
 
 namespace {
 
@@ -213,11 +214,13 @@ class connection : public std::enable_shared_from_this<connection> {
       return send_response(
           error_response(*decoded.id, op.value_or(operation::elastic), decoded.value.err()));
     }
+    const auto arrived = clock::now();
     request req = std::move(*decoded.value);
     const std::uint64_t id = req.id;
     const operation op = req.op();
     auto refuse = [&](const error& e) {
       srv_->count(&server_counters::requests_refused);
+      report(op, static_cast<std::uint8_t>(e.code), arrived);
       send_response(error_response(id, op, e));
     };
     if (draining_ || srv_->detached())
@@ -231,15 +234,16 @@ class connection : public std::enable_shared_from_this<connection> {
     ++in_flight_;
     srv_->count(&server_counters::requests_dispatched);
     auto answered = std::make_shared<std::atomic<bool>>(false);
-    auto done = [weak = weak_from_this(), channel = channel_, id, op, answered](response r) {
+    auto done = [weak = weak_from_this(), channel = channel_, id, op, answered,
+                 arrived](response r) {
       if (answered->exchange(true)) return;  // exactly once, whatever the handler does
       std::shared_ptr<connection> self;      // released after the lock: it may be the last
       std::lock_guard lock(channel->mu);
       if (!channel->open) return;
       self = weak.lock();
       if (!self) return;
-      asio::post(self->exec_, [self, id, op, r = std::move(r)]() mutable {
-        self->finish(id, op, std::move(r));
+      asio::post(self->exec_, [self, id, op, arrived, r = std::move(r)]() mutable {
+        self->finish(id, op, std::move(r), arrived);
       });
     };
     try {
@@ -249,7 +253,7 @@ class connection : public std::enable_shared_from_this<connection> {
     }
   }
 
-  void finish(std::uint64_t id, operation op, response r) {
+  void finish(std::uint64_t id, operation op, response r, clock::time_point arrived) {
     --in_flight_;
     if (closed_) return;
     r.id = id;
@@ -257,8 +261,13 @@ class connection : public std::enable_shared_from_this<connection> {
     if (!reply_matches(op, r.body))
       r = error_response(id, op,
                          fail(errc::lrms_failure, "the handler answered with the wrong body type"));
+    report(op, r.code, arrived);
     send_response(r);
     if (draining_ && in_flight_ == 0) close_after_flush();
+  }
+
+  void report(operation op, std::uint8_t code, clock::time_point arrived) {
+    if (const auto& f = srv_->config().events.on_response) f(op, code, clock::now() - arrived);
   }
 
   void refuse_handshake(errc code, std::string message) {

@@ -243,6 +243,26 @@ TEST(server, a_bad_body_is_answered_and_the_connection_stays) {
   EXPECT_TRUE(good->ok());
 }
 
+TEST(server, reports_every_response_to_the_metrics_hook) {
+  echo_handler h;
+  auto config = test_config();
+  std::mutex mu;
+  std::vector<std::pair<operation, std::uint8_t>> seen;
+  config.events.on_response = [&](operation op, std::uint8_t code, auto latency) {
+    EXPECT_GE(latency.count(), 0);
+    std::lock_guard lock(mu);
+    seen.emplace_back(op, code);
+  };
+  fixture f(h, config);
+  auto c = f.connect();
+  ASSERT_TRUE(c->call(msg::list_request{}));
+  ASSERT_TRUE(c->call(msg::cancel_request{"", ""}));  // refused by validation
+  std::lock_guard lock(mu);                           // each hook ran before its response was sent
+  EXPECT_EQ(seen, (std::vector<std::pair<operation, std::uint8_t>>{
+                      {operation::list, 0},
+                      {operation::cancel, static_cast<std::uint8_t>(errc::invalid_parameter)}}));
+}
+
 TEST(server, only_admins_act_for_other_users) {
   echo_handler h;
   fixture f(h);

@@ -39,11 +39,21 @@ struct server_limits {
   std::chrono::milliseconds close_linger{2000};  ///< time to flush a final error frame
 };
 
+/// Hooks for metrics. They run on the server's threads, concurrently: keep them short and
+/// thread-safe.
+struct server_events {
+  /// Every answered request (refusals included): its operation, the code sent (0 = ok) and
+  /// the time from its arrival to its response.
+  std::function<void(operation, std::uint8_t code, std::chrono::steady_clock::duration)>
+      on_response;
+};
+
 struct server_config {
   std::string node_name = "arbroker";
   boost::asio::ip::tcp::endpoint endpoint{boost::asio::ip::make_address("127.0.0.1"), 0};
   token_table tokens;
   server_limits limits;
+  server_events events;
 };
 
 /// Counters for tests and metrics (approximate while the server runs).
