@@ -118,7 +118,12 @@ struct body_renderer {
       }
       return table({"RANK", "CLUSTER", "START", "END", "NP", "COST", "ESR"}, rows);
     }
-    return table(reservation_header, {reservation_row(r.reservation)});
+    std::string text = table(reservation_header, {reservation_row(r.reservation)});
+    if (r.reservation.state == static_cast<std::uint8_t>(reservation_state::accepted) &&
+        r.reservation.expiry > 0)
+      text += "held until " + when(r.reservation.expiry) + ": `arb commit " + r.reservation.id +
+              "` before then\n";
+    return text;
   }
   std::string text(const msg::coreservation_reply& r) const {
     std::vector<row> rows;

@@ -195,6 +195,15 @@ TEST(cli, renders_whatif_candidates_ranked) {
   EXPECT_FALSE(j["result"]["ranked"][1].contains("cost"));
 }
 
+TEST(cli, a_hold_says_until_when) {
+  msg::elastic_reply reply;
+  reply.reservation =
+      msg::reservation_info{"a/7", "a", "alice", now, now + 60, 4, 2, now + 300, 0, 0};
+  std::string text = render(api::response{1, api::operation::elastic, 0, "", reply}, "table");
+  EXPECT_NE(text.find("held until 2026-11-22T12:05:00Z: `arb commit a/7`"), std::string::npos)
+      << text;
+}
+
 TEST(cli, exit_codes_follow_the_error_class) {
   auto with = [](errc c) {
     return exit_code_of(api::error_response(1, api::operation::list, fail(c, "")));
