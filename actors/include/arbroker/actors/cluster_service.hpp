@@ -53,6 +53,9 @@ class cluster_service {
   const msg::cluster_info& info() const noexcept { return cfg_.info; }
 
   msg::probe_reply probe(const msg::probe_request& req, timestamp now);
+  /// The match advisor (paper 002): where the job would go and what it would cost the
+  /// cluster's schedule; see match_advisor.cpp.
+  msg::advice_reply advise(const msg::advice_request& req, timestamp now);
   msg::prepare_reply prepare(const msg::prepare_request& req, timestamp now);
   msg::ack_reply commit(const msg::commit_request& req, timestamp now);
   msg::ack_reply abort(const msg::abort_request& req, timestamp now);
