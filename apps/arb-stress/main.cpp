@@ -17,6 +17,7 @@
 #include "arbroker/actors/broker.hpp"
 #include "arbroker/actors/crs.hpp"
 #include "arbroker/actors/gis.hpp"
+#include "arbroker/core/matchmaking.hpp"
 #include "arbroker/messages/caf_types.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
 #include "audit.hpp"
@@ -292,6 +293,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000));
   app.add_option("--idle-seconds", o.idle_seconds, "then measure the idle engine's CPU use")
       ->check(CLI::Range(0, 3600));
+  app.add_option("--policy", o.policy,
+                 "elastic requests use this matchmaking policy instead of preferences: "
+                 "ran, ff, nf, imct, minu, maxu, mli, sed, ttd");
   std::string mix;
   app.add_option("--mix", mix,
                  "weights reserve,hold,coreserve,cancel,modify,whatif (default 50,10,15,10,5,10)");
@@ -299,6 +303,12 @@ int main(int argc, char** argv) {
   if (o.np_min > o.np_max) {
     fmt::print(stderr, "arb-stress: --np-min {} exceeds --np-max {}\n", o.np_min, o.np_max);
     return 2;
+  }
+  if (!o.policy.empty()) {
+    if (auto p = arbroker::parse_match_policy(o.policy); !p) {
+      fmt::print(stderr, "arb-stress: --policy: {}\n", p.err().message);
+      return 2;
+    }
   }
   if (!mix.empty()) {
     int w[6];

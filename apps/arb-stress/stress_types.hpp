@@ -37,6 +37,7 @@ struct stress_options {
   int np_max = 16;
   int bunch = 4;
   int tsn_max = 8;
+  std::string policy;      ///< elastic requests name this matchmaking policy ("" = preferences)
   int hot_clusters = 2;    ///< contention: this many clusters ...
   double hot_share = 0.5;  ///< ... are the only ones allowed for this share of requests
   int coreservation_parts = 3;
