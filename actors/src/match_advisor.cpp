@@ -25,7 +25,9 @@ msg::advice_reply cluster_service::advise(const msg::advice_request& req, timest
   auto counts = reservable_counts(site().sizes, req.np_min, req.np_max, cfg_.info.cpus);
   if (!counts) return failed(counts.err());
   match_job job;
-  // Like prepare's admission check: a reservation may not start before T_wkl in LJP mode.
+  // Report what prepare would admit: any start >= T_wkl in LJP mode (paper 000 Sec. 3.3.2)
+  // that running jobs and reservations leave room for. Queued local jobs do not block it
+  // (they hold no capacity), but the advice says how far it pushes them (zeta).
   job.ready = std::max(req.est, now);
   if (req.local_jobs_preferred) job.ready = std::max(job.ready, view_.t_wkl);
   job.deadline = req.let;
@@ -37,9 +39,7 @@ msg::advice_reply cluster_service::advise(const msg::advice_request& req, timest
   if (job.ready >= job.deadline) return out;  // the window has passed: does not meet QoS
   auto snap = lrms_->snapshot();
   if (!snap) return failed(snap.err());
-  auto advice = advise_match(
-      to_workload(*snap), now, job,
-      req.local_jobs_preferred ? ese_policy::local_jobs_preferred : ese_policy::reservations_first);
+  auto advice = advise_match(to_workload(*snap), now, job, ese_policy::reservations_first);
   if (!advice) return failed(advice.err());
   out.meets_qos = advice->meets_qos;
   out.np = advice->shape.np;

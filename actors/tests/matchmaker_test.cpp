@@ -228,6 +228,22 @@ TEST_F(matchmaker_test, BadRequestsAndNoFitAreTypedErrors) {
   EXPECT_EQ(code(ask<msg::elastic_reply>(broker, r).error), errc::infeasible);
 }
 
+TEST_F(matchmaker_test, LocalJobsPreferredAdviceIsWhatTheServiceAdmits) {
+  // With LJP the advisor starts no earlier than T_wkl, the bound prepare checks: every
+  // policy's first choice is admitted at once, no refusal.
+  for (const auto& policy : {"ff", "imct", "minu", "maxu", "mli", "sed", "ttd"}) {
+    auto r = job(policy);
+    r.local_jobs_preferred = true;
+    auto reply = ask<msg::elastic_reply>(broker, r);
+    ASSERT_TRUE(reply.error.ok()) << policy << ": " << reply.error.message;
+    EXPECT_EQ(reply.stats.rejected_by_service + reply.stats.rejected_by_lrms, 0) << policy;
+    auto q = ask<msg::query_reply>(broker, msg::query_request{"alice", reply.reservation.id});
+    ASSERT_TRUE(q.error.ok());
+    EXPECT_GE(q.info.start, q.info.admitted_after) << policy;
+    EXPECT_GT(q.info.admitted_after, 0) << policy;
+  }
+}
+
 TEST_F(matchmaker_test, HoldModeLeavesAHoldThatExpires) {
   auto r = job("mli", msg::mode_hold);
   r.hold_seconds = 60;

@@ -1,6 +1,7 @@
 #include "arbroker/core/match_advice.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "arbroker/core/laxity.hpp"
@@ -62,6 +63,8 @@ status check(const match_job& job) {
 result<match_advice> advise_match(const cluster_workload& w, timestamp now, const match_job& job,
                                   ese_policy policy) {
   if (auto ok = check(job); !ok) return ok.err();
+  // The LJP plan places the queued jobs (for zeta and utilization); the placement uses the
+  // plan of `policy`, made once for all shapes.
   auto before = plan_workload(w, now, ese_policy::local_jobs_preferred);
   if (!before) return before.err();
 
@@ -75,8 +78,16 @@ result<match_advice> advise_match(const cluster_workload& w, timestamp now, cons
     out.longest_walltime = std::max(out.longest_walltime, j.walltime);
   }
 
+  std::optional<workload_plan> other;
+  if (policy != ese_policy::local_jobs_preferred) {
+    auto p = plan_workload(w, now, policy);
+    if (!p) return p.err();
+    other = std::move(*p);
+  }
+  const workload_plan& placing = other ? *other : *before;
   for (const auto& s : job.shapes) {
-    auto start = estimate_earliest_start(w, now, job.ready, s.dur, s.np, policy, job.deadline);
+    auto start =
+        estimate_earliest_start(placing, now, job.ready, s.dur, s.np, policy, job.deadline);
     if (!start) {
       if (start.err().code == errc::infeasible) continue;
       return start.err();
@@ -100,7 +111,11 @@ result<match_advice> advise_match(const cluster_workload& w, timestamp now, cons
   out.utilization = capacity > 0 ? booked_before / capacity : 0.0;
   out.utilization_after = out.utilization;
   if (!out.meets_qos) return out;
+  if (capacity > 0)
+    out.utilization_after =
+        (booked_before + overlap(out.start, out.completion, out.shape.np, from, until)) / capacity;
 
+  if (w.queued.empty()) return out;  // nothing that could be pushed: zeta = 0
   cluster_workload with_job = w;
   with_job.reservations.push_back({out.start, out.completion, out.shape.np});
   auto after = plan_workload(with_job, now, ese_policy::local_jobs_preferred);
@@ -110,9 +125,6 @@ result<match_advice> advise_match(const cluster_workload& w, timestamp now, cons
   auto zeta = laxity_impact(old_jobs, new_jobs, now, "new");
   if (!zeta) return zeta.err();
   out.zeta = *zeta;
-  if (capacity > 0)
-    out.utilization_after =
-        (booked_before + overlap(out.start, out.completion, out.shape.np, from, until)) / capacity;
   return out;
 }
 

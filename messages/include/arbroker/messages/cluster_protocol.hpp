@@ -100,7 +100,7 @@ struct advice_request {
   std::int32_t np_ref = 1;
   std::int64_t dur_ref = 0;  ///< on np_ref of this cluster's processors
   speedup_spec speedup;
-  bool local_jobs_preferred = true;  ///< the reservation waits for queued local jobs
+  bool local_jobs_preferred = true;  ///< no start before T_wkl, as prepare admits
 
   friend bool operator==(const advice_request&, const advice_request&) = default;
 };
