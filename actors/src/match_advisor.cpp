@@ -39,7 +39,10 @@ msg::advice_reply cluster_service::advise(const msg::advice_request& req, timest
   if (job.ready >= job.deadline) return out;  // the window has passed: does not meet QoS
   auto snap = lrms_->snapshot();
   if (!snap) return failed(snap.err());
-  auto advice = advise_match(to_workload(*snap), now, job, ese_policy::reservations_first);
+  // The view's profile (running jobs and reservations, kept current by our own prepares) is
+  // what prepare checks against: place on it rather than building it again.
+  auto advice = advise_match(to_workload(*snap), now, job, ese_policy::reservations_first,
+                             view_.profile ? &*view_.profile : nullptr);
   if (!advice) return failed(advice.err());
   out.meets_qos = advice->meets_qos;
   out.np = advice->shape.np;

@@ -17,26 +17,27 @@ double overlap(timestamp a, timestamp b, int np, timestamp from, timestamp until
 }
 
 // Booked CPU-seconds in [from, until): running jobs, reservations, planned queued jobs.
-double booked(const cluster_workload& w, const workload_plan& plan, timestamp now, timestamp from,
-              timestamp until) {
+double booked(const cluster_workload& w, const std::vector<timestamp>& queued_starts, timestamp now,
+              timestamp from, timestamp until) {
   double sum = 0;
   for (const auto& j : w.running)
     sum += overlap(now, now + std::max<duration>(j.remaining, 1), j.np, from, until);
   for (const auto& r : w.reservations)
     sum += overlap(std::max(r.start, now), r.end, r.np, from, until);
-  for (std::size_t i = 0; i < w.queued.size() && i < plan.queued_starts.size(); ++i) {
-    const timestamp s = plan.queued_starts[i];
+  for (std::size_t i = 0; i < w.queued.size() && i < queued_starts.size(); ++i) {
+    const timestamp s = queued_starts[i];
     if (s < time_infinity) sum += overlap(s, s + w.queued[i].walltime, w.queued[i].np, from, until);
   }
   return sum;
 }
 
 // The queued local jobs as a schedule for laxity_impact(): ready now, no deadline.
-std::vector<scheduled_job> queued_schedule(const cluster_workload& w, const workload_plan& plan,
+std::vector<scheduled_job> queued_schedule(const cluster_workload& w,
+                                           const std::vector<timestamp>& queued_starts,
                                            timestamp now) {
   std::vector<scheduled_job> jobs;
-  for (std::size_t i = 0; i < w.queued.size() && i < plan.queued_starts.size(); ++i) {
-    const timestamp s = plan.queued_starts[i];
+  for (std::size_t i = 0; i < w.queued.size() && i < queued_starts.size(); ++i) {
+    const timestamp s = queued_starts[i];
     if (s >= time_infinity) continue;  // never fits: not in the schedule
     jobs.push_back({"q" + std::to_string(i), now, w.queued[i].walltime, time_infinity, s});
   }
@@ -61,12 +62,20 @@ status check(const match_job& job) {
 }  // namespace
 
 result<match_advice> advise_match(const cluster_workload& w, timestamp now, const match_job& job,
-                                  ese_policy policy) {
+                                  ese_policy policy, const availability_profile* committed) {
   if (auto ok = check(job); !ok) return ok.err();
-  // The LJP plan places the queued jobs (for zeta and utilization); the placement uses the
-  // plan of `policy`, made once for all shapes.
-  auto before = plan_workload(w, now, ese_policy::local_jobs_preferred);
-  if (!before) return before.err();
+  // Profiles are built only where needed (building is the expensive part): the LJP plan
+  // places the queued jobs, for zeta, utilization and LJP placement; without queued jobs it
+  // is the profile of running jobs and reservations, which the caller may already have.
+  constexpr auto ljp = ese_policy::local_jobs_preferred;
+  std::optional<workload_plan> before;
+  if (policy == ljp || !w.queued.empty() || !committed) {
+    auto p = plan_workload(w, now, ljp);
+    if (!p) return p.err();
+    before = std::move(*p);
+  }
+  const std::vector<timestamp> no_queue;
+  const std::vector<timestamp>& queued_before = before ? before->queued_starts : no_queue;
 
   match_advice out;
   for (const auto& j : w.running) {
@@ -79,7 +88,9 @@ result<match_advice> advise_match(const cluster_workload& w, timestamp now, cons
   }
 
   std::optional<workload_plan> other;
-  if (policy != ese_policy::local_jobs_preferred) {
+  if (policy != ljp && committed) {
+    other = workload_plan{*committed, {}, now};
+  } else if (policy != ljp && !w.queued.empty()) {
     auto p = plan_workload(w, now, policy);
     if (!p) return p.err();
     other = std::move(*p);
@@ -107,7 +118,7 @@ result<match_advice> advise_match(const cluster_workload& w, timestamp now, cons
     longest = std::max(longest, s.dur);
   const timestamp until = job.deadline < time_infinity ? job.deadline : from + longest;
   const double capacity = static_cast<double>(w.cpus) * static_cast<double>(until - from);
-  const double booked_before = booked(w, *before, now, from, until);
+  const double booked_before = booked(w, queued_before, now, from, until);
   out.utilization = capacity > 0 ? booked_before / capacity : 0.0;
   out.utilization_after = out.utilization;
   if (!out.meets_qos) return out;
@@ -120,8 +131,8 @@ result<match_advice> advise_match(const cluster_workload& w, timestamp now, cons
   with_job.reservations.push_back({out.start, out.completion, out.shape.np});
   auto after = plan_workload(with_job, now, ese_policy::local_jobs_preferred);
   if (!after) return after.err();
-  const auto old_jobs = queued_schedule(w, *before, now);
-  const auto new_jobs = queued_schedule(with_job, *after, now);
+  const auto old_jobs = queued_schedule(w, queued_before, now);
+  const auto new_jobs = queued_schedule(with_job, after->queued_starts, now);
   auto zeta = laxity_impact(old_jobs, new_jobs, now, "new");
   if (!zeta) return zeta.err();
   out.zeta = *zeta;

@@ -67,6 +67,22 @@ TEST(MatchAdvice, ADeadlineThatCannotBeMetIsReportedNotAnError) {
   EXPECT_DOUBLE_EQ(a->utilization, 480.0 / 480.0);
 }
 
+TEST(MatchAdvice, AKeptProfileOfCommittedWorkGivesTheSameAdvice) {
+  // With and without queued jobs, under both policies.
+  cluster_workload busy{8, {{4, 100}, {2, 300}}, {}, {{50, 400, 2}}};
+  for (auto w : {busy, queue_ahead()}) {
+    auto committed = plan_workload(w, 0, ese_policy::reservations_first);
+    ASSERT_TRUE(committed);
+    for (auto policy : {ese_policy::local_jobs_preferred, ese_policy::reservations_first}) {
+      match_job job{10, 1000, {{2, 100}, {4, 60}}};
+      auto built = advise_match(w, 0, job, policy);
+      auto kept = advise_match(w, 0, job, policy, &committed->profile);
+      ASSERT_TRUE(built && kept);
+      EXPECT_EQ(*built, *kept);
+    }
+  }
+}
+
 TEST(MatchAdvice, BadInputIsRefused) {
   cluster_workload w{8, {}, {}, {}};
   auto lj = ese_policy::local_jobs_preferred;

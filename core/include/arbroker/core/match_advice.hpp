@@ -53,10 +53,14 @@ struct match_advice {
 /// - utilization: CPU-seconds of running jobs, reservations and planned queued jobs within
 ///   the window [max(now, ready), deadline) -- [.., completion) without a deadline -- over
 ///   cpus times its length.
+/// `committed`, when given, is the availability profile of w's running jobs and
+/// reservations from `now` on (what plan_workload builds first; a reservation service keeps
+/// one), used as it is for placing under reservations_first instead of building it again.
 /// Fails with invalid_parameter for no shapes, a shape with np < 1 or dur <= 0, ready or
 /// deadline outside [0, time_infinity] or deadline <= ready; with the errors of
-/// plan_workload() for a bad workload.
+/// plan_workload() for a bad workload (not checked where `committed` replaces the plan).
 result<match_advice> advise_match(const cluster_workload& w, timestamp now, const match_job& job,
-                                  ese_policy policy);
+                                  ese_policy policy,
+                                  const availability_profile* committed = nullptr);
 
 }  // namespace arbroker
