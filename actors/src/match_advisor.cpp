@@ -37,11 +37,14 @@ msg::advice_reply cluster_service::advise(const msg::advice_request& req, timest
     job.shapes.push_back({n, *dur});
   }
   if (job.ready >= job.deadline) return out;  // the window has passed: does not meet QoS
-  auto snap = lrms_->snapshot();
-  if (!snap) return failed(snap.err());
+  if (now - advisor_view_.taken >= cfg_.refresh || advisor_view_.taken > now) {
+    auto snap = lrms_->snapshot();
+    if (!snap) return failed(snap.err());
+    advisor_view_ = {now, to_workload(*snap)};
+  }
   // The view's profile (running jobs and reservations, kept current by our own prepares) is
   // what prepare checks against: place on it rather than building it again.
-  auto advice = advise_match(to_workload(*snap), now, job, ese_policy::reservations_first,
+  auto advice = advise_match(advisor_view_.workload, now, job, ese_policy::reservations_first,
                              view_.profile ? &*view_.profile : nullptr);
   if (!advice) return failed(advice.err());
   out.meets_qos = advice->meets_qos;

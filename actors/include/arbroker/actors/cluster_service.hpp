@@ -112,6 +112,13 @@ class cluster_service {
   std::set<std::pair<timestamp, std::string>> expiries_;  // pending holds: (expiry, id)
   std::set<std::pair<timestamp, std::string>> finished_;  // terminal: (finished, id)
   std::set<std::pair<timestamp, std::string>> timeline_;  // committed: (next start/end, id)
+  /// The LRMS workload the match advisor last read, reused for at most cfg_.refresh (as the
+  /// view is): reading it is most of an advice's cost (match_advisor.cpp).
+  struct advisor_view {
+    timestamp taken = -time_infinity;
+    cluster_workload workload;
+  };
+  advisor_view advisor_view_;
 };
 
 }  // namespace arbroker
