@@ -34,6 +34,17 @@ void fail_with(self_ptr self, request_id id, errc code, std::string message) {
   finish(self, id, std::move(r));
 }
 
+// Runs one step of a request; an exception (which would kill the matchmaker and, linked,
+// the broker) becomes the request's error reply.
+template <class F>
+void guarded(self_ptr self, request_id id, F&& step) {
+  try {
+    step();
+  } catch (const std::exception& e) {
+    fail_with(self, id, errc::lrms_failure, std::string("internal error: ") + e.what());
+  }
+}
+
 msg::reservation_info terms(const match_in_flight& m, const msg::advice_reply& a) {
   msg::reservation_info info;
   info.cluster = a.cluster;
@@ -43,6 +54,9 @@ msg::reservation_info terms(const match_in_flight& m, const msg::advice_reply& a
   info.np = a.np;
   return info;
 }
+
+void on_prepared(self_ptr self, request_id id, const msg::advice_reply& a, timestamp expiry,
+                 bool hold, const msg::prepare_reply& r);
 
 // Reserves at the next cluster of the policy's order until one accepts or all refused.
 void try_next(self_ptr self, request_id id) {
@@ -66,26 +80,31 @@ void try_next(self_ptr self, request_id id) {
   self->request(m->handles[c], caf::infinite, std::move(p))
       .then(
           [self, id, a, expiry, hold](const msg::prepare_reply& r) {
-            auto* job = find(self, id);
-            if (!job) return;
-            if (r.error.ok()) {
-              self->state.next_fit = a.cluster;
-              msg::elastic_reply reply;
-              reply.reservation = terms(*job, a);
-              reply.reservation.id = r.reservation_id;
-              reply.reservation.state = static_cast<std::uint8_t>(
-                  hold ? reservation_state::accepted : reservation_state::committed);
-              reply.reservation.expiry = hold ? expiry : 0;
-              return finish(self, id, std::move(reply));
-            }
-            if (r.refused_by == msg::refused_by_service) ++job->stats.rejected_by_service;
-            if (r.refused_by == msg::refused_by_lrms) ++job->stats.rejected_by_lrms;
-            if (r.busy_until >= 0 &&
-                (job->earliest_alternative < 0 || r.busy_until < job->earliest_alternative))
-              job->earliest_alternative = r.busy_until;
-            try_next(self, id);
+            guarded(self, id, [&] { on_prepared(self, id, a, expiry, hold, r); });
           },
-          [self, id](caf::error&) { try_next(self, id); });
+          [self, id](caf::error&) { guarded(self, id, [&] { try_next(self, id); }); });
+}
+
+void on_prepared(self_ptr self, request_id id, const msg::advice_reply& a, timestamp expiry,
+                 bool hold, const msg::prepare_reply& r) {
+  auto* job = find(self, id);
+  if (!job) return;
+  if (r.error.ok()) {
+    self->state.next_fit = a.cluster;
+    msg::elastic_reply reply;
+    reply.reservation = terms(*job, a);
+    reply.reservation.id = r.reservation_id;
+    reply.reservation.state = static_cast<std::uint8_t>(hold ? reservation_state::accepted
+                                                             : reservation_state::committed);
+    reply.reservation.expiry = hold ? expiry : 0;
+    return finish(self, id, std::move(reply));
+  }
+  if (r.refused_by == msg::refused_by_service) ++job->stats.rejected_by_service;
+  if (r.refused_by == msg::refused_by_lrms) ++job->stats.rejected_by_lrms;
+  if (r.busy_until >= 0 &&
+      (job->earliest_alternative < 0 || r.busy_until < job->earliest_alternative))
+    job->earliest_alternative = r.busy_until;
+  try_next(self, id);
 }
 
 // Every advisor answered: order the window by the policy.
@@ -173,12 +192,15 @@ void ask_advisors(self_ptr self, request_id id, std::vector<msg::cluster_info>& 
   m->pending = static_cast<int>(asks.size());
   for (std::size_t i = 0; i < asks.size(); ++i) {
     self->request(m->handles[i], caf::infinite, std::move(asks[i]))
-        .then([self, id, i](msg::advice_reply& r) { on_advice(self, id, i, std::move(r)); },
-              [self, id, i](caf::error& e) {
-                msg::advice_reply r;
-                r.error = msg::wire(errc::unreachable, self->system().render(e));
-                on_advice(self, id, i, std::move(r));
-              });
+        .then(
+            [self, id, i](msg::advice_reply& r) {
+              guarded(self, id, [&] { on_advice(self, id, i, std::move(r)); });
+            },
+            [self, id, i](caf::error& e) {
+              msg::advice_reply r;
+              r.error = msg::wire(errc::unreachable, self->system().render(e));
+              guarded(self, id, [&] { on_advice(self, id, i, std::move(r)); });
+            });
   }
 }
 
@@ -204,7 +226,7 @@ void start(self_ptr self, request_id id) {
   self->request(cfg.gis, caf::infinite, std::move(q))
       .then(
           [self, id](std::vector<msg::cluster_info>& infos, std::vector<caf::actor>& handles) {
-            ask_advisors(self, id, infos, handles);
+            guarded(self, id, [&] { ask_advisors(self, id, infos, handles); });
           },
           [self, id](caf::error& e) {
             fail_with(self, id, errc::unreachable,
@@ -225,11 +247,7 @@ caf::behavior matchmaker_actor(self_ptr self, broker_config cfg) {
         m.req = std::move(req);
         m.rp = self->make_response_promise();
         auto rp = m.rp;
-        try {
-          start(self, id);
-        } catch (const std::exception& e) {
-          fail_with(self, id, errc::lrms_failure, std::string("internal error: ") + e.what());
-        }
+        guarded(self, id, [&] { start(self, id); });
         return rp;
       },
       [self](timeout_atom, request_id id) {
