@@ -137,7 +137,7 @@ int run(const stress_options& o) {
   bool stalled = false;
   for (int i = 0; i < o.clients && !stalled; ++i)
     self->receive([&](client_report& r) { reports.push_back(std::move(r)); },
-                  caf::after(std::chrono::seconds(120)) >> [&] { stalled = true; });
+                  caf::after(std::chrono::seconds(o.stall_seconds)) >> [&] { stalled = true; });
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -296,6 +296,10 @@ int main(int argc, char** argv) {
   app.add_option("--policy", o.policy,
                  "elastic requests use this matchmaking policy instead of preferences: "
                  "ran, ff, nf, imct, minu, maxu, mli, sed, ttd");
+  app.add_option("--stall-seconds", o.stall_seconds,
+                 "wait this long for the next client report before declaring a stall (clients "
+                 "report when done: raise it for long runs)")
+      ->check(CLI::Range(1, 86400));
   std::string mix;
   app.add_option("--mix", mix,
                  "weights reserve,hold,coreserve,cancel,modify,whatif (default 50,10,15,10,5,10)");
