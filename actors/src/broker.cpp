@@ -132,7 +132,6 @@ std::string cluster_of(const std::string& reservation_id) {
 
 caf::behavior broker_actor(self_ptr self, broker_config cfg) {
   self->state.cfg = std::move(cfg);
-  self->state.matchmaker = self->spawn<caf::linked>(matchmaker_actor, self->state.cfg);
   ignore_stray_messages(self);
   self->set_down_handler([self](const caf::down_msg& dm) {
     auto& ws = self->state.workers;
@@ -146,6 +145,9 @@ caf::behavior broker_actor(self_ptr self, broker_config cfg) {
   auto txn_base = [self] {
     return "b" + std::to_string(self->id()) + "-" + std::to_string(self->state.next_request++);
   };
+  // The matchmaker's transaction ids start with a txn base of ours, so they are as unique
+  // as the workers'.
+  self->state.matchmaker = self->spawn<caf::linked>(matchmaker_actor, self->state.cfg, txn_base());
   return {
       [=](msg::elastic_request& req) {
         if (!req.policy.empty()) return to_matchmaker(self, std::move(req));

@@ -69,8 +69,8 @@ void try_next(self_ptr self, request_id id) {
                          std::to_string(m->tries) + " clusters tried refused the reservation");
   const std::size_t c = m->order[m->next++];
   const msg::advice_reply a = m->advice[c];
-  const std::string txn = "m" + std::to_string(self->id()) + "-" + std::to_string(id) + "." +
-                          std::to_string(++m->tries);
+  const std::string txn =
+      self->state.txn_base + ".m" + std::to_string(id) + "." + std::to_string(++m->tries);
   const bool hold = m->req.mode == msg::mode_hold;
   const timestamp expiry =
       cfg.clock() + (hold ? (m->req.hold_seconds > 0 ? m->req.hold_seconds : cfg.hold_seconds)
@@ -236,8 +236,9 @@ void start(self_ptr self, request_id id) {
 
 }  // namespace
 
-caf::behavior matchmaker_actor(self_ptr self, broker_config cfg) {
+caf::behavior matchmaker_actor(self_ptr self, broker_config cfg, std::string txn_base) {
   ignore_stray_messages(self);
+  self->state.txn_base = std::move(txn_base);
   self->state.rng.seed(cfg.matchmaker_seed);
   self->state.cfg = std::move(cfg);
   return {

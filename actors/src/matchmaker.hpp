@@ -45,11 +45,15 @@ struct matchmaker_state {
   broker_config cfg;
   std::mt19937_64 rng;
   std::string next_fit;  ///< NF: the cluster chosen last
+  std::string txn_base;
   std::uint64_t next_id = 1;
   std::unordered_map<std::uint64_t, match_in_flight> requests;
   static inline const char* name = "arb.matchmaker";
 };
 
-caf::behavior matchmaker_actor(caf::stateful_actor<matchmaker_state>* self, broker_config cfg);
+/// Transaction ids are `txn_base` + ".m<request>.<try>"; the broker gives it a txn base of
+/// its own, unique like its workers'.
+caf::behavior matchmaker_actor(caf::stateful_actor<matchmaker_state>* self, broker_config cfg,
+                               std::string txn_base);
 
 }  // namespace arbroker
