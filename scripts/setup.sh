@@ -13,6 +13,8 @@ packages=(
   libspdlog-dev              # logging
   libtomlplusplus-dev        # configuration files
   libcli11-dev               # command lines
+  nlohmann-json3-dev         # the CLI's JSON output
+  clang libclang-rt-14-dev   # the API's libFuzzer target
   libsqlite3-dev             # embedded store
   libgtest-dev libgmock-dev  # tests
   librapidcheck-dev          # property tests

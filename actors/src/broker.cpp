@@ -6,6 +6,7 @@
 #include "arbroker/messages/gis_protocol.hpp"
 #include "coreservation_agent.hpp"
 #include "elastic_worker.hpp"
+#include "matchmaker.hpp"
 
 namespace arbroker {
 namespace {
@@ -113,6 +114,17 @@ caf::response_promise run_worker(self_ptr self, const caf::actor& worker, Reques
   return rp;
 }
 
+// A request naming a policy goes to the matchmaker, which answers the client; an unknown
+// policy is refused here and touches nothing.
+caf::response_promise to_matchmaker(self_ptr self, msg::elastic_request req) {
+  auto rp = self->make_response_promise();
+  if (auto p = parse_match_policy(req.policy); !p)
+    rp.deliver(error_reply<msg::elastic_reply>(p.err().code, p.err().message));
+  else
+    rp.delegate(self->state.matchmaker, std::move(req));
+  return rp;
+}
+
 }  // namespace
 
 std::string cluster_of(const std::string& reservation_id) {
@@ -144,8 +156,12 @@ caf::behavior broker_actor(self_ptr self, broker_config cfg) {
   auto txn_base = [self] {
     return self->state.cfg.incarnation + "-" + std::to_string(self->state.next_request++);
   };
+  // The matchmaker's transaction ids start with a txn base of ours, so they are as unique
+  // as the workers'.
+  self->state.matchmaker = self->spawn<caf::linked>(matchmaker_actor, self->state.cfg, txn_base());
   return {
       [=](msg::elastic_request& req) {
+        if (!req.policy.empty()) return to_matchmaker(self, std::move(req));
         auto worker = self->spawn(elastic_worker, self->state.cfg, txn_base());
         return run_worker<msg::elastic_reply>(self, worker, std::move(req));
       },

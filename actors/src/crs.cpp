@@ -42,6 +42,9 @@ caf::behavior crs_actor(self_ptr self, std::shared_ptr<cluster_service> service,
       [=, &svc](const msg::probe_request& r) {
         return guarded<msg::probe_reply>([&] { return svc.probe(r, now()); });
       },
+      [=, &svc](const msg::advice_request& r) {
+        return guarded<msg::advice_reply>([&] { return svc.advise(r, now()); });
+      },
       [=, &svc](const msg::prepare_request& r) {
         return guarded<msg::prepare_reply>([&] {
           auto reply = svc.prepare(r, now());

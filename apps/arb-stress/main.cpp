@@ -17,6 +17,7 @@
 #include "arbroker/actors/broker.hpp"
 #include "arbroker/actors/crs.hpp"
 #include "arbroker/actors/gis.hpp"
+#include "arbroker/core/matchmaking.hpp"
 #include "arbroker/messages/caf_types.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
 #include "audit.hpp"
@@ -136,7 +137,7 @@ int run(const stress_options& o) {
   bool stalled = false;
   for (int i = 0; i < o.clients && !stalled; ++i)
     self->receive([&](client_report& r) { reports.push_back(std::move(r)); },
-                  caf::after(std::chrono::seconds(120)) >> [&] { stalled = true; });
+                  caf::after(std::chrono::seconds(o.stall_seconds)) >> [&] { stalled = true; });
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -292,6 +293,13 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000));
   app.add_option("--idle-seconds", o.idle_seconds, "then measure the idle engine's CPU use")
       ->check(CLI::Range(0, 3600));
+  app.add_option("--policy", o.policy,
+                 "elastic requests use this matchmaking policy instead of preferences: "
+                 "ran, ff, nf, imct, minu, maxu, mli, sed, ttd");
+  app.add_option("--stall-seconds", o.stall_seconds,
+                 "wait this long for the next client report before declaring a stall (clients "
+                 "report when done: raise it for long runs)")
+      ->check(CLI::Range(1, 86400));
   std::string mix;
   app.add_option("--mix", mix,
                  "weights reserve,hold,coreserve,cancel,modify,whatif (default 50,10,15,10,5,10)");
@@ -299,6 +307,12 @@ int main(int argc, char** argv) {
   if (o.np_min > o.np_max) {
     fmt::print(stderr, "arb-stress: --np-min {} exceeds --np-max {}\n", o.np_min, o.np_max);
     return 2;
+  }
+  if (!o.policy.empty()) {
+    if (auto p = arbroker::parse_match_policy(o.policy); !p) {
+      fmt::print(stderr, "arb-stress: --policy: {}\n", p.err().message);
+      return 2;
+    }
   }
   if (!mix.empty()) {
     int w[6];

@@ -82,6 +82,7 @@ std::vector<planned_op> plan_client(const stress_options& o, int client, timesta
       e.np_ref = o.np_min;
       e.speedup = linear;
       e.prefer = "end,cost";
+      e.policy = o.policy;
       e.tsn_max = o.tsn_max;
       e.tss_gap = 300;
       e.mode = op.kind == op_kind::hold     ? msg::mode_hold

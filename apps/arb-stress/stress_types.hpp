@@ -37,8 +37,10 @@ struct stress_options {
   int np_max = 16;
   int bunch = 4;
   int tsn_max = 8;
-  int hot_clusters = 2;    ///< contention: this many clusters ...
-  double hot_share = 0.5;  ///< ... are the only ones allowed for this share of requests
+  std::string policy;       ///< elastic requests name this matchmaking policy ("" = preferences)
+  int stall_seconds = 120;  ///< no client report for this long: the run counts as stalled
+  int hot_clusters = 2;     ///< contention: this many clusters ...
+  double hot_share = 0.5;   ///< ... are the only ones allowed for this share of requests
   int coreservation_parts = 3;
   int coreservation_clusters = 8;  ///< co-reservations pick among the first this many
   duration hold_seconds = 3;       ///< holds a client abandons expire after this

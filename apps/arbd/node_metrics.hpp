@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -26,13 +27,14 @@ class node_metrics {
 
   /// One API request answered: its operation label, errc name or "ok", and latency.
   void answered(const std::string& operation, const std::string& outcome, double seconds);
-  void auth_failure() { auth_failures_->inc(); }
+  /// The API server's own counts (cumulative refused handshakes, open connections).
+  void server_counts(std::size_t open_connections, std::size_t handshakes_refused);
 
   /// Applies one round of cluster statuses (cumulative counters become increments).
   void update(const std::vector<msg::cluster_status>& statuses);
 
   /// Polls `n` every `period` on a thread of its own until stop() (or destruction).
-  void start_polling(node& n, std::chrono::seconds period);
+  void start_polling(node& n, std::chrono::seconds period, std::function<void()> also = {});
   void stop();
   ~node_metrics();
 
@@ -41,6 +43,8 @@ class node_metrics {
   metrics::family<metrics::counter> requests_;
   metrics::family<metrics::histogram> latency_;
   metrics::counter* auth_failures_;
+  metrics::gauge* connections_;
+  std::size_t refused_seen_ = 0;
   metrics::family<metrics::gauge> holds_;
   metrics::family<metrics::gauge> reserved_;
   metrics::family<metrics::gauge> committed_;

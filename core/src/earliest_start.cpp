@@ -67,9 +67,19 @@ result<timestamp> estimate_earliest_start(const cluster_workload& w, timestamp n
     return fail(errc::invalid_processor_range, "np " + std::to_string(np) + " must be at least 1");
   auto plan = plan_workload(w, now, policy);
   if (!plan) return plan.err();
+  return estimate_earliest_start(*plan, now, ready, dur, np, policy, deadline);
+}
+
+result<timestamp> estimate_earliest_start(const workload_plan& plan, timestamp now, timestamp ready,
+                                          duration dur, int np, ese_policy policy,
+                                          timestamp deadline) {
+  if (dur <= 0)
+    return fail(errc::invalid_duration, "duration " + std::to_string(dur) + " s must be positive");
+  if (np < 1)
+    return fail(errc::invalid_processor_range, "np " + std::to_string(np) + " must be at least 1");
   timestamp from = std::max(ready, now);
-  if (policy == ese_policy::local_jobs_preferred) from = std::max(from, plan->queue_tail);
-  return plan->profile.earliest_start(from, dur, np, deadline);
+  if (policy == ese_policy::local_jobs_preferred) from = std::max(from, plan.queue_tail);
+  return plan.profile.earliest_start(from, dur, np, deadline);
 }
 
 }  // namespace arbroker

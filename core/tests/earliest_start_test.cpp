@@ -51,6 +51,24 @@ TEST(EarliestStart, LjpNeverStartsBeforeAQueuedJobEvenIfAHoleFits) {
   EXPECT_EQ(*t, 35);
 }
 
+TEST(EarliestStart, OnePlanAnswersForSeveralShapes) {
+  // Same answers as planning per question (Fig. 3a and 3b above), from one plan each.
+  for (auto policy : {ese_policy::local_jobs_preferred, ese_policy::reservations_first}) {
+    auto plan = plan_workload(figure2(), 0, policy);
+    ASSERT_TRUE(plan);
+    for (int np : {1, 2, 4})
+      for (duration dur : {5, 10, 40})
+        EXPECT_EQ(*estimate_earliest_start(*plan, 0, 0, dur, np, policy),
+                  *estimate_earliest_start(figure2(), 0, 0, dur, np, policy));
+  }
+  auto plan = plan_workload(figure2(), 0, ese_policy::reservations_first);
+  EXPECT_EQ(*estimate_earliest_start(*plan, 0, 0, 5, 4, ese_policy::reservations_first), 10);
+  EXPECT_EQ(estimate_earliest_start(*plan, 0, 0, 0, 4, ese_policy::reservations_first).err().code,
+            errc::invalid_duration);
+  EXPECT_EQ(estimate_earliest_start(*plan, 0, 0, 5, 0, ese_policy::reservations_first).err().code,
+            errc::invalid_processor_range);
+}
+
 TEST(EarliestStart, ReadyTimeReservationsAndDeadline) {
   auto w = figure2();
   w.reservations = {{40, 100, 3}};  // committed: 3 CPUs over [40, 100)

@@ -165,7 +165,7 @@ result<std::pair<std::string, unsigned short>> parse_endpoint(const std::string&
     return fail(errc::invalid_parameter, "'" + text + "': port must be in 1..65535");
   std::string host = text.substr(0, colon);
   if (host.size() > 2 && host.front() == '[' && host.back() == ']')
-    host = host.substr(1, host.size() - 2);  // [::1]:7878
+    host = host.substr(1, host.size() - 2);  // [::1]:7400
   return std::pair{host, static_cast<unsigned short>(p)};
 }
 

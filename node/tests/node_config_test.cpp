@@ -126,6 +126,13 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
   expect_error("[node\nname = \"x\"\n", "bad.toml:1");
 }
 
+TEST(node_config, TheShippedExampleIsValid) {
+  auto cfg = load_node_config(ARB_SOURCE_DIR "/configs/node/example.toml");
+  ASSERT_TRUE(cfg) << cfg.err().message;
+  EXPECT_EQ(cfg->clusters.size(), 2u);
+  EXPECT_EQ(cfg->users.size(), 2u);
+}
+
 TEST(node_config, TheDefaultIsValidAndSimulated) {
   auto cfg = default_node_config();
   EXPECT_TRUE(validate(cfg));
@@ -138,10 +145,10 @@ TEST(node_config, TheDefaultIsValidAndSimulated) {
 }
 
 TEST(node_config, EndpointsSplitHostAndPort) {
-  auto v6 = parse_endpoint("[::1]:7878");
+  auto v6 = parse_endpoint("[::1]:7400");
   ASSERT_TRUE(v6);
   EXPECT_EQ(v6->first, "::1");
-  EXPECT_EQ(v6->second, 7878);
+  EXPECT_EQ(v6->second, 7400);
   EXPECT_FALSE(parse_endpoint("host:"));
   EXPECT_FALSE(parse_endpoint(":80"));
   EXPECT_FALSE(parse_endpoint("host:0", false));

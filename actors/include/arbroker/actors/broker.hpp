@@ -24,10 +24,13 @@ struct broker_config {
   std::string incarnation;
   /// The co-reservation coordinators' log of commit decisions (null: not kept).
   std::shared_ptr<reservation_journal> journal;
+  std::uint64_t matchmaker_seed = 1;  ///< the matchmaker's RAN policy draws from this seed
 };
 
 /// The grid reservation service (GRS, the broker). Per elastic request it spawns a worker
 /// that runs the 8 steps of paper 000 Sec. 2.2; per co-reservation a co-reservation agent.
+/// Elastic requests that name a matchmaking policy go to its one matchmaker (an unknown
+/// policy is refused at once with errc::invalid_parameter naming the valid ones).
 /// It monitors them and answers the client itself (errc::lrms_failure) if one dies without
 /// answering. Operations on an existing reservation ("<cluster>/<n>") are
 /// routed to that cluster's service; a cluster the GIS does not know answers not_found.
@@ -39,6 +42,7 @@ struct broker_config {
 struct broker_state {
   broker_config cfg;
   std::uint64_t next_request = 1;
+  caf::actor matchmaker;  ///< linked: ends with the broker
   /// Workers still owing their client an answer, and how to tell the client if they die
   /// first (CAF 0.17 drops an unfulfilled promise silently).
   std::map<caf::actor_addr, std::function<void(std::string)>> workers;

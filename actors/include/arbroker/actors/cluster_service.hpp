@@ -69,6 +69,9 @@ class cluster_service {
   const msg::cluster_info& info() const noexcept { return cfg_.info; }
 
   msg::probe_reply probe(const msg::probe_request& req, timestamp now);
+  /// The match advisor (paper 002): where the job would go and what it would cost the
+  /// cluster's schedule; see match_advisor.cpp.
+  msg::advice_reply advise(const msg::advice_request& req, timestamp now);
   msg::prepare_reply prepare(const msg::prepare_request& req, timestamp now);
   msg::ack_reply commit(const msg::commit_request& req, timestamp now);
   msg::ack_reply abort(const msg::abort_request& req, timestamp now);
@@ -141,6 +144,13 @@ class cluster_service {
   std::set<std::pair<timestamp, std::string>> expiries_;  // pending holds: (expiry, id)
   std::set<std::pair<timestamp, std::string>> finished_;  // terminal: (finished, id)
   std::set<std::pair<timestamp, std::string>> timeline_;  // committed: (next start/end, id)
+  /// The LRMS workload the match advisor last read, reused for at most cfg_.refresh (as the
+  /// view is): reading it is most of an advice's cost (match_advisor.cpp).
+  struct advisor_view {
+    timestamp taken = -time_infinity;
+    cluster_workload workload;
+  };
+  advisor_view advisor_view_;
 };
 
 }  // namespace arbroker

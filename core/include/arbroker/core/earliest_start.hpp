@@ -51,4 +51,10 @@ result<timestamp> estimate_earliest_start(const cluster_workload& w, timestamp n
                                           duration dur, int np, ese_policy policy,
                                           timestamp deadline = time_infinity);
 
+/// The same on a plan made by plan_workload(w, now, policy), for asking about several
+/// shapes of one job without planning the workload again for each.
+result<timestamp> estimate_earliest_start(const workload_plan& plan, timestamp now, timestamp ready,
+                                          duration dur, int np, ese_policy policy,
+                                          timestamp deadline = time_infinity);
+
 }  // namespace arbroker

@@ -87,6 +87,53 @@ auto inspect(Inspector& f, probe_reply& x) {
            x.error);
 }
 
+/// Match advice (paper 002, Sec. 3: the Match Advisor of each cluster's reservation
+/// service): how well a job fits this cluster now. The request is already adapted to this
+/// cluster like a probe; the advisor places it at the earliest completion over its
+/// reservable CPU counts within [est, let].
+struct advice_request {
+  std::string user;
+  std::int64_t est = 0;
+  std::int64_t let = 0;  ///< the job's deadline
+  std::int32_t np_min = 1;
+  std::int32_t np_max = 1;
+  std::int32_t np_ref = 1;
+  std::int64_t dur_ref = 0;  ///< on np_ref of this cluster's processors
+  speedup_spec speedup;
+  bool local_jobs_preferred = true;  ///< no start before T_wkl, as prepare admits
+
+  friend bool operator==(const advice_request&, const advice_request&) = default;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, advice_request& x) {
+  return f(x.user, x.est, x.let, x.np_min, x.np_max, x.np_ref, x.dur_ref, x.speedup,
+           x.local_jobs_preferred);
+}
+
+struct advice_reply {
+  std::string cluster;
+  bool meets_qos = false;  ///< a placement ending by let exists
+  std::int32_t np = 0;     ///< the placement (when meets_qos)
+  std::int64_t start = 0;
+  std::int64_t end = 0;               ///< completion time
+  std::int64_t zeta = 0;              ///< laxity impact of the placement (MLI)
+  double utilization = 0;             ///< booked share of [est, let) before placing (MinU/MaxU)
+  double utilization_after = 0;       ///< the same after placing
+  std::int32_t busy_cores = 0;        ///< CPUs of running and queued local jobs (SED)
+  std::int64_t longest_walltime = 0;  ///< longest walltime among those jobs (SED)
+  std::int64_t now = 0;               ///< the cluster's clock when advising
+  wire_error error;
+
+  friend bool operator==(const advice_reply&, const advice_reply&) = default;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, advice_reply& x) {
+  return f(x.cluster, x.meets_qos, x.np, x.start, x.end, x.zeta, x.utilization, x.utilization_after,
+           x.busy_cores, x.longest_walltime, x.now, x.error);
+}
+
 /// Phase one of reserving: hold np CPUs over [start, end) until `expiry` (absolute time).
 /// The hold counts against capacity and disappears by itself unless committed in time.
 struct prepare_request {

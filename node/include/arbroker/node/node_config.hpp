@@ -47,8 +47,8 @@ struct cluster_entry {
 
 struct node_config {
   std::string name = "arbd";
-  std::string listen = "127.0.0.1:7878";          ///< network API
-  std::string metrics_listen = "127.0.0.1:9878";  ///< Prometheus /metrics ("" = off)
+  std::string listen = "127.0.0.1:7400";          ///< network API
+  std::string metrics_listen = "127.0.0.1:9464";  ///< Prometheus /metrics ("" = off)
   std::string data_dir = "arbd-data";             ///< SQLite store ("" = keep nothing)
   std::string log_level = "info";                 ///< trace, debug, info, warn, error, off
   std::size_t threads = 2;                        ///< CAF worker threads

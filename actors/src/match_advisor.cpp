@@ -1,0 +1,62 @@
+// The match advisor of a cluster reservation service (paper 002, Sec. 3): answers an
+// advice_request from the LRMS's current workload through core's advise_match().
+
+#include <algorithm>
+
+#include "arbroker/actors/cluster_service.hpp"
+#include "arbroker/core/match_advice.hpp"
+#include "arbroker/core/slot_generation.hpp"
+#include "arbroker/messages/speedup_spec.hpp"
+
+namespace arbroker {
+
+msg::advice_reply cluster_service::advise(const msg::advice_request& req, timestamp now) {
+  msg::advice_reply out;
+  out.cluster = name();
+  out.now = now;
+  auto failed = [&out](const error& e) {
+    out.error = msg::to_wire(e);
+    return out;
+  };
+  sweep(now);
+  if (auto ok = refresh(now); !ok) return failed(ok.err());
+  auto model = msg::to_model(req.speedup);
+  if (!model) return failed(model.err());
+  auto counts = reservable_counts(site().sizes, req.np_min, req.np_max, cfg_.info.cpus);
+  if (!counts) return failed(counts.err());
+  match_job job;
+  // Report what prepare would admit: any start >= T_wkl in LJP mode (paper 000 Sec. 3.3.2)
+  // that running jobs and reservations leave room for. Queued local jobs do not block it
+  // (they hold no capacity), but the advice says how far it pushes them (zeta).
+  job.ready = std::max(req.est, now);
+  if (req.local_jobs_preferred) job.ready = std::max(job.ready, view_.t_wkl);
+  job.deadline = req.let;
+  for (int n : *counts) {
+    auto dur = adapt_duration(*model, req.dur_ref, req.np_ref, n);
+    if (!dur) return failed(dur.err());
+    job.shapes.push_back({n, *dur});
+  }
+  if (job.ready >= job.deadline) return out;  // the window has passed: does not meet QoS
+  if (now - advisor_view_.taken >= cfg_.refresh || advisor_view_.taken > now) {
+    auto snap = lrms_->snapshot();
+    if (!snap) return failed(snap.err());
+    advisor_view_ = {now, to_workload(*snap)};
+  }
+  // The view's profile (running jobs and reservations, kept current by our own prepares) is
+  // what prepare checks against: place on it rather than building it again.
+  auto advice = advise_match(advisor_view_.workload, now, job, ese_policy::reservations_first,
+                             view_.profile ? &*view_.profile : nullptr);
+  if (!advice) return failed(advice.err());
+  out.meets_qos = advice->meets_qos;
+  out.np = advice->shape.np;
+  out.start = advice->start;
+  out.end = advice->completion;
+  out.zeta = advice->zeta;
+  out.utilization = advice->utilization;
+  out.utilization_after = advice->utilization_after;
+  out.busy_cores = advice->busy_cores;
+  out.longest_walltime = advice->longest_walltime;
+  return out;
+}
+
+}  // namespace arbroker

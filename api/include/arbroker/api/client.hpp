@@ -1,0 +1,62 @@
+#pragma once
+
+// A blocking client of the broker's network API, for the CLI and tests. One request at a
+// time; every call has a timeout. Not thread-safe.
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "arbroker/api/codec.hpp"
+
+namespace arbroker::api {
+
+struct client_options {
+  std::chrono::milliseconds timeout{30000};
+  std::size_t max_frame = 64u << 20;  ///< replies (lists, status) may be large
+};
+
+class client {
+ public:
+  explicit client(client_options options = {});
+  ~client();
+  client(const client&) = delete;
+  client& operator=(const client&) = delete;
+
+  /// Connects and authenticates. Errors: unreachable (cannot connect), timeout, or the
+  /// server's refusal (permission_denied for bad credentials, ...).
+  result<welcome> connect(const std::string& host, std::uint16_t port, const std::string& user,
+                          const std::string& token);
+
+  /// Only the TCP connection, without the handshake (tests send their own hello).
+  status open(const std::string& host, std::uint16_t port);
+
+  /// Sends one request and waits for its response. A response with a non-zero code is
+  /// still a value; errors are transport failures (unreachable, timeout, invalid_parameter
+  /// for an undecodable reply), after which the client is disconnected.
+  result<response> call(request_body body);
+
+  /// Lower level, for tests: raw bytes out, one frame payload in.
+  status send_bytes(std::string_view bytes);
+  result<std::string> read_frame();
+
+  bool connected() const noexcept;
+  void close();
+
+ private:
+  status run_until(const bool& done);
+  client_options options_;
+  boost::asio::io_context io_;
+  boost::asio::ip::tcp::socket socket_;
+  frame_decoder decoder_;
+  std::uint64_t next_id_ = 1;
+};
+
+/// "host:port" -> host and port; "[::1]:7400" for IPv6.
+result<std::pair<std::string, std::uint16_t>> parse_host_port(std::string_view text);
+
+}  // namespace arbroker::api

@@ -1,0 +1,202 @@
+#pragma once
+
+// The types of the broker's network protocol (docs/protocol.md). Bodies are the msg:: types
+// where the engine already has them; the few the network API adds are defined here, with
+// inspect() field lists like messages/ so that the same msgpack codec carries them.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "arbroker/messages/broker_protocol.hpp"
+#include "arbroker/messages/cluster_protocol.hpp"
+#include "arbroker/messages/wire_error.hpp"
+
+namespace arbroker::api {
+
+/// "ARB1" in ASCII: the first field of every hello.
+inline constexpr std::uint32_t protocol_magic = 0x41524231;
+inline constexpr std::uint16_t protocol_version = 1;
+
+/// First frame of a connection, client to server.
+struct hello {
+  std::uint32_t magic = protocol_magic;
+  std::uint16_t version = protocol_version;
+  std::string user;
+  std::string token;
+  friend bool operator==(const hello&, const hello&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, hello& x) {
+  return f(x.magic, x.version, x.user, x.token);
+}
+
+/// The server's answer to a hello: accepted (error.code == 0) or refused, after which the
+/// server closes the connection.
+struct welcome {
+  std::uint16_t version = protocol_version;
+  std::string node;
+  msg::wire_error error;
+  friend bool operator==(const welcome&, const welcome&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, welcome& x) {
+  return f(x.version, x.node, x.error);
+}
+
+/// Earliest-start estimate for a job of np CPUs for walltime seconds, per cluster.
+struct estimate_request {
+  std::string user;
+  std::int32_t np = 1;
+  std::int64_t walltime = 0;
+  std::vector<std::string> clusters;  ///< empty = every cluster
+  friend bool operator==(const estimate_request&, const estimate_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, estimate_request& x) {
+  return f(x.user, x.np, x.walltime, x.clusters);
+}
+
+struct cluster_estimate {
+  std::string cluster;
+  std::int64_t earliest_start = -1;  ///< -1: cannot run there (error says why)
+  msg::wire_error error;
+  friend bool operator==(const cluster_estimate&, const cluster_estimate&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, cluster_estimate& x) {
+  return f(x.cluster, x.earliest_start, x.error);
+}
+
+struct estimate_reply {
+  std::vector<cluster_estimate> estimates;  ///< earliest first
+  msg::wire_error error;
+  friend bool operator==(const estimate_reply&, const estimate_reply&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, estimate_reply& x) {
+  return f(x.estimates, x.error);
+}
+
+/// The clusters this node brokers.
+struct cluster_list_request {
+  friend bool operator==(const cluster_list_request&, const cluster_list_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, cluster_list_request&) {
+  return f();
+}
+
+struct cluster_summary {
+  std::string name;
+  std::string lrms;  ///< "sim", "slurm", "gridengine"
+  std::int32_t cpus = 0;
+  double pp = 0;  ///< processor power (the reference unit of pp_ref)
+  std::string os;
+  std::vector<std::string> features;
+  friend bool operator==(const cluster_summary&, const cluster_summary&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, cluster_summary& x) {
+  return f(x.name, x.lrms, x.cpus, x.pp, x.os, x.features);
+}
+
+struct cluster_list_reply {
+  std::vector<cluster_summary> clusters;
+  msg::wire_error error;
+  friend bool operator==(const cluster_list_reply&, const cluster_list_reply&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, cluster_list_reply& x) {
+  return f(x.clusters, x.error);
+}
+
+/// Current state of some clusters (empty = all).
+struct status_request {
+  std::vector<std::string> clusters;
+  friend bool operator==(const status_request&, const status_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, status_request& x) {
+  return f(x.clusters);
+}
+
+struct status_reply {
+  std::vector<msg::cluster_status> clusters;
+  msg::wire_error error;
+  friend bool operator==(const status_reply&, const status_reply&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, status_reply& x) {
+  return f(x.clusters, x.error);
+}
+
+/// Operation codes on the wire; each names its request body and its reply body.
+enum class operation : std::uint8_t {
+  elastic = 1,    ///< msg::elastic_request (mode reserve/hold/whatif) -> msg::elastic_reply
+  coreserve = 2,  ///< msg::coreservation_request -> msg::coreservation_reply
+  estimate = 3,   ///< estimate_request -> estimate_reply
+  commit = 4,     ///< msg::commit_request -> msg::query_reply (the committed reservation)
+  modify = 5,     ///< msg::modify_request -> msg::query_reply (the new terms)
+  cancel = 6,     ///< msg::cancel_request -> msg::ack_reply
+  query = 7,      ///< msg::query_request -> msg::query_reply
+  list = 8,       ///< msg::list_request -> msg::list_reply
+  bind_job = 9,   ///< msg::bind_job_request -> msg::bind_job_reply
+  clusters = 10,  ///< cluster_list_request -> cluster_list_reply
+  status = 11,    ///< status_request -> status_reply
+};
+
+/// "elastic", "coreserve", ...; "unknown" for a code outside the enum.
+std::string_view to_string(operation op) noexcept;
+
+/// The operation of a wire code, or nothing for an unknown one.
+std::optional<operation> to_operation(std::uint8_t code) noexcept;
+
+/// A request body; the alternative index + 1 is its operation code.
+using request_body =
+    std::variant<msg::elastic_request, msg::coreservation_request, estimate_request,
+                 msg::commit_request, msg::modify_request, msg::cancel_request, msg::query_request,
+                 msg::list_request, msg::bind_job_request, cluster_list_request, status_request>;
+
+/// A reply body; monostate when a response carries no body (errors).
+using response_body =
+    std::variant<std::monostate, msg::elastic_reply, msg::coreservation_reply, estimate_reply,
+                 msg::query_reply, msg::ack_reply, msg::list_reply, msg::bind_job_reply,
+                 cluster_list_reply, status_reply>;
+
+operation operation_of(const request_body& body) noexcept;
+
+/// A default-constructed body of the request type of an operation.
+request_body empty_request_body(operation op);
+
+/// A default-constructed body of the reply type of an operation.
+response_body empty_response_body(operation op);
+
+/// True when `body` is monostate or the reply type of `op`.
+bool reply_matches(operation op, const response_body& body) noexcept;
+
+struct request {
+  std::uint64_t id = 0;
+  request_body body;
+  operation op() const noexcept { return operation_of(body); }
+  friend bool operator==(const request&, const request&) = default;
+};
+
+struct response {
+  std::uint64_t id = 0;
+  operation op = operation::elastic;
+  std::uint8_t code = 0;  ///< 0 = ok, else an arbroker::errc value
+  std::string message;
+  response_body body;
+
+  bool ok() const noexcept { return code == 0; }
+  friend bool operator==(const response&, const response&) = default;
+};
+
+/// An error response to request `id` of operation `op`.
+response error_response(std::uint64_t id, operation op, const error& e);
+
+}  // namespace arbroker::api

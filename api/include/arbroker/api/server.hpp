@@ -1,0 +1,118 @@
+#pragma once
+
+// The broker's network front end: TCP, frames, handshake with token authentication,
+// validation, and dispatch to a request_handler. Runs on a Boost.Asio io_context that the
+// embedder owns (any number of threads may run it; each connection has its own strand), or
+// on its own threads through threaded_server.
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "arbroker/api/codec.hpp"
+#include "arbroker/api/handler.hpp"
+
+namespace arbroker::api {
+
+struct credential {
+  std::string token;
+  bool admin = false;
+};
+
+/// user -> credential.
+using token_table = std::map<std::string, credential>;
+
+struct server_limits {
+  std::size_t max_frame = default_max_frame;  ///< larger frames close the connection
+  std::size_t max_in_flight = 64;             ///< more concurrent requests get errc::busy
+  std::size_t max_write_queue = 8u << 20;     ///< unread reply bytes before closing the client
+  std::size_t max_connections = 1024;         ///< further connections are refused (busy)
+  std::chrono::milliseconds handshake_timeout{5000};
+  std::chrono::milliseconds close_linger{2000};  ///< time to flush a final error frame
+};
+
+/// Hooks for metrics. They run on the server's threads, concurrently: keep them short and
+/// thread-safe.
+struct server_events {
+  /// Every answered request (refusals included): its operation, the code sent (0 = ok) and
+  /// the time from its arrival to its response.
+  std::function<void(operation, std::uint8_t code, std::chrono::steady_clock::duration)>
+      on_response;
+};
+
+struct server_config {
+  std::string node_name = "arbroker";
+  boost::asio::ip::tcp::endpoint endpoint{boost::asio::ip::make_address("127.0.0.1"), 0};
+  token_table tokens;
+  server_limits limits;
+  server_events events;
+};
+
+/// Counters for tests and metrics (approximate while the server runs).
+struct server_counters {
+  std::size_t connections_accepted = 0;
+  std::size_t connections_open = 0;
+  std::size_t handshakes_refused = 0;
+  std::size_t requests_dispatched = 0;
+  std::size_t requests_refused = 0;     ///< validation, auth or busy errors
+  std::size_t connections_dropped = 0;  ///< corrupt stream, slow reader or deadline
+};
+
+class server {
+ public:
+  /// Binds and listens at once (throws boost::system::system_error when it cannot);
+  /// accepting starts with start(). The handler must outlive the server.
+  server(boost::asio::io_context& io, server_config config, request_handler& handler);
+  /// Cuts every connection and detaches from the handler; pending done() calls become
+  /// no-ops. Destroy it after stop() has finished (or with the io_context stopped): a
+  /// request being dispatched at that very moment may still reach the handler.
+  ~server();
+  server(const server&) = delete;
+  server& operator=(const server&) = delete;
+
+  void start();
+
+  /// The bound address (the real port when the config asked for port 0).
+  boost::asio::ip::tcp::endpoint local_endpoint() const;
+
+  /// Graceful stop: stop accepting, refuse new requests (errc::unreachable), let in-flight
+  /// ones finish and their replies flush until `deadline`, then close every connection.
+  /// `on_stopped` runs (on the io_context) once everything is closed. Thread-safe.
+  void stop(std::chrono::milliseconds deadline, std::function<void()> on_stopped = {});
+
+  server_counters counters() const;
+
+  class impl;
+
+ private:
+  std::shared_ptr<impl> impl_;
+};
+
+/// A server with its own io_context and threads, for embedders without an event loop.
+class threaded_server {
+ public:
+  threaded_server(server_config config, request_handler& handler, std::size_t threads = 2);
+  ~threaded_server();  ///< stop(0) if still running
+
+  boost::asio::ip::tcp::endpoint local_endpoint() const { return server_.local_endpoint(); }
+  server_counters counters() const { return server_.counters(); }
+
+  /// Graceful stop (see server::stop); blocks until closed and the threads have ended.
+  void stop(std::chrono::milliseconds deadline);
+
+ private:
+  boost::asio::io_context io_;
+  server server_;
+  std::vector<std::thread> threads_;
+  bool stopped_ = false;
+};
+
+}  // namespace arbroker::api

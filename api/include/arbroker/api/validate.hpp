@@ -1,0 +1,56 @@
+#pragma once
+
+// Validation of every field of every request body, before it reaches the engine. Pure
+// functions: they name the offending field ("elastic.np_min: ...") and change nothing.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "arbroker/api/handler.hpp"
+#include "arbroker/api/protocol.hpp"
+#include "arbroker/core/error.hpp"
+#include "arbroker/core/time.hpp"
+
+namespace arbroker::api {
+
+/// Bounds on request fields; values outside them are refused as nonsense.
+namespace bounds {
+inline constexpr std::size_t max_name = 64;              ///< user, cluster, os, feature, policy
+inline constexpr std::size_t max_id = 128;               ///< reservation ids, txn, job name
+inline constexpr std::size_t max_text = 4096;            ///< job command
+inline constexpr std::size_t max_list = 256;             ///< clusters, features
+inline constexpr std::size_t max_components = 64;        ///< co-reservation parts
+inline constexpr std::size_t max_speedup_points = 1024;  ///< speedup table
+inline constexpr std::int32_t max_np = 1'000'000;
+inline constexpr std::int32_t max_tsn = 1000;
+inline constexpr std::int32_t max_attempts = 1000;
+/// 10 years: the longest window, duration or offset a request may name.
+inline constexpr duration max_span = 10 * 366 * seconds_per_day;
+/// Latest time a request may name (year ~2400), far below time_infinity.
+inline constexpr timestamp max_time = 13'500'000'000;
+inline constexpr duration max_hold = 7 * seconds_per_day;
+}  // namespace bounds
+
+status validate(const msg::elastic_request& r);
+status validate(const msg::coreservation_request& r);
+status validate(const estimate_request& r);
+status validate(const msg::commit_request& r);
+status validate(const msg::modify_request& r);
+status validate(const msg::cancel_request& r);
+status validate(const msg::query_request& r);
+status validate(const msg::list_request& r);
+status validate(const msg::bind_job_request& r);
+status validate(const cluster_list_request& r);
+status validate(const status_request& r);
+status validate(const request_body& body);
+
+/// A user or token name: 1..max_name characters from [A-Za-z0-9._@-].
+bool valid_user_name(std::string_view name) noexcept;
+
+/// Makes the body act for the authenticated caller. An empty `user` becomes the caller's;
+/// a different user is permission_denied unless the caller is an admin (who may act for
+/// anyone, and list every user's reservations with an empty user). Bodies without a user
+/// field are left alone.
+status apply_caller(const caller& who, request_body& body);
+
+}  // namespace arbroker::api

@@ -1,0 +1,242 @@
+#include "arbroker/api/codec.hpp"
+
+#include <msgpack.hpp>
+
+#include <limits>
+
+#include "arbroker/messages/msgpack_codec.hpp"
+
+namespace arbroker::api {
+
+namespace {
+
+// Deepest nesting of any protocol message is 5 (status_reply); leave some room.
+constexpr std::size_t max_depth = 12;
+
+/// Unpacks one msgpack object that must span all of `bytes`. Sizes the unpacker may
+/// allocate for are bounded by the payload itself (every element takes at least a byte).
+result<msgpack::object_handle> unpack_bounded(std::string_view bytes) {
+  msgpack::object_handle oh;
+  std::size_t off = 0;
+  const std::size_t n = bytes.size();
+  msgpack::unpack_limit limit(n, 0, n, n, 0, max_depth);
+  try {
+    oh = msgpack::unpack(bytes.data(), n, off, nullptr, nullptr, limit);
+  } catch (const std::exception& e) {
+    return fail(errc::invalid_parameter, std::string("malformed msgpack: ") + e.what());
+  }
+  if (off != n)
+    return fail(errc::invalid_parameter,
+                "trailing bytes after the message (" + std::to_string(n - off) + ")");
+  return oh;
+}
+
+template <class T>
+std::string encode_value(const T& value) {
+  return msg::encode(value);
+}
+
+template <class T>
+result<T> read_object(const msgpack::object& o, std::string_view what) {
+  T value{};
+  msg::msgpack_reader r(o);
+  inspect(r, value);
+  if (r.failed()) return fail(errc::invalid_parameter, std::string(what) + ": " + r.error_text());
+  return value;
+}
+
+template <class T>
+result<T> decode_value(std::string_view bytes, std::string_view what) {
+  auto oh = unpack_bounded(bytes);
+  if (!oh) return oh.err();
+  return read_object<T>(oh->get(), what);
+}
+
+template <class T>
+void write_object(msgpack::packer<msgpack::sbuffer>& pk, const T& value) {
+  T copy = value;  // inspect takes mutable references
+  msg::msgpack_writer w(pk);
+  inspect(w, copy);
+}
+
+bool read_u64(const msgpack::object& o, std::uint64_t& out) {
+  if (o.type != msgpack::type::POSITIVE_INTEGER) return false;
+  out = o.via.u64;
+  return true;
+}
+
+bool read_u8(const msgpack::object& o, std::uint8_t& out) {
+  if (o.type != msgpack::type::POSITIVE_INTEGER || o.via.u64 > 255) return false;
+  out = static_cast<std::uint8_t>(o.via.u64);
+  return true;
+}
+
+}  // namespace
+
+std::string make_frame(std::string_view payload) {
+  const auto n = static_cast<std::uint32_t>(payload.size());
+  std::string out;
+  out.reserve(frame_header_size + payload.size());
+  out.push_back(static_cast<char>((n >> 24) & 0xff));
+  out.push_back(static_cast<char>((n >> 16) & 0xff));
+  out.push_back(static_cast<char>((n >> 8) & 0xff));
+  out.push_back(static_cast<char>(n & 0xff));
+  out.append(payload);
+  return out;
+}
+
+result<std::optional<std::string>> frame_decoder::next() {
+  if (failed_) return *failed_;
+  if (buffered() < frame_header_size) return std::optional<std::string>{};
+  const auto* p = reinterpret_cast<const unsigned char*>(buffer_.data() + pos_);
+  const std::uint32_t n = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
+                          (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
+  if (n == 0) {
+    failed_ = fail(errc::invalid_parameter, "frame of length 0");
+    return *failed_;
+  }
+  if (n > max_frame_) {
+    failed_ = fail(errc::invalid_parameter, "frame of " + std::to_string(n) +
+                                                " bytes exceeds the limit of " +
+                                                std::to_string(max_frame_));
+    return *failed_;
+  }
+  if (buffered() < frame_header_size + n) return std::optional<std::string>{};
+  std::string payload = buffer_.substr(pos_ + frame_header_size, n);
+  pos_ += frame_header_size + n;
+  // Compact once the consumed prefix dominates, so the buffer stays about one frame large.
+  if (pos_ > buffer_.size() / 2) {
+    buffer_.erase(0, pos_);
+    pos_ = 0;
+  }
+  return std::optional<std::string>{std::move(payload)};
+}
+
+std::string encode_hello(const hello& h) {
+  return encode_value(h);
+}
+result<hello> decode_hello(std::string_view payload) {
+  return decode_value<hello>(payload, "hello");
+}
+std::string encode_welcome(const welcome& w) {
+  return encode_value(w);
+}
+result<welcome> decode_welcome(std::string_view payload) {
+  return decode_value<welcome>(payload, "welcome");
+}
+
+std::string encode_request(const request& r) {
+  msgpack::sbuffer buf;
+  msgpack::packer<msgpack::sbuffer> pk(&buf);
+  pk.pack_array(3);
+  pk.pack(r.id);
+  pk.pack(static_cast<std::uint8_t>(r.op()));
+  std::visit([&pk](const auto& body) { write_object(pk, body); }, r.body);
+  return std::string(buf.data(), buf.size());
+}
+
+decoded_request decode_request(std::string_view payload) {
+  decoded_request out;
+  auto oh = unpack_bounded(payload);
+  if (!oh) {
+    out.value = oh.err();
+    return out;
+  }
+  const msgpack::object& o = oh->get();
+  if (o.type != msgpack::type::ARRAY || o.via.array.size < 3) {
+    out.value = fail(errc::invalid_parameter, "request: expected an array [id, op, body]");
+    return out;
+  }
+  const msgpack::object* f = o.via.array.ptr;
+  std::uint64_t id = 0;
+  if (!read_u64(f[0], id)) {
+    out.value = fail(errc::invalid_parameter, "request.id: expected an unsigned integer");
+    return out;
+  }
+  out.id = id;
+  std::uint8_t code = 0;
+  if (!read_u8(f[1], code)) {
+    out.value = fail(errc::invalid_parameter, "request.op: expected an operation code");
+    return out;
+  }
+  out.op_code = code;
+  auto op = to_operation(code);
+  if (!op) {
+    out.value =
+        fail(errc::invalid_parameter, "request.op: unknown operation " + std::to_string(code));
+    return out;
+  }
+  request r{id, empty_request_body(*op)};
+  std::string err;
+  std::visit(
+      [&](auto& body) {
+        msg::msgpack_reader reader(f[2]);
+        inspect(reader, body);
+        if (reader.failed()) err = reader.error_text();
+      },
+      r.body);
+  if (!err.empty()) {
+    out.value =
+        fail(errc::invalid_parameter, "request.body (" + std::string(to_string(*op)) + "): " + err);
+    return out;
+  }
+  out.value = std::move(r);
+  return out;
+}
+
+std::string encode_response(const response& r) {
+  msgpack::sbuffer buf;
+  msgpack::packer<msgpack::sbuffer> pk(&buf);
+  pk.pack_array(5);
+  pk.pack(r.id);
+  pk.pack(static_cast<std::uint8_t>(r.op));
+  pk.pack(r.code);
+  pk.pack(r.message);
+  std::visit(
+      [&pk](const auto& body) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(body)>, std::monostate>)
+          pk.pack_nil();
+        else
+          write_object(pk, body);
+      },
+      r.body);
+  return std::string(buf.data(), buf.size());
+}
+
+result<response> decode_response(std::string_view payload) {
+  auto oh = unpack_bounded(payload);
+  if (!oh) return oh.err();
+  const msgpack::object& o = oh->get();
+  if (o.type != msgpack::type::ARRAY || o.via.array.size < 5)
+    return fail(errc::invalid_parameter, "response: expected [id, op, code, message, body]");
+  const msgpack::object* f = o.via.array.ptr;
+  response r;
+  std::uint8_t op_code = 0;
+  if (!read_u64(f[0], r.id)) return fail(errc::invalid_parameter, "response.id: not a u64");
+  if (!read_u8(f[1], op_code) || !to_operation(op_code))
+    return fail(errc::invalid_parameter, "response.op: unknown operation");
+  r.op = *to_operation(op_code);
+  if (!read_u8(f[2], r.code)) return fail(errc::invalid_parameter, "response.code: not a u8");
+  if (f[3].type != msgpack::type::STR)
+    return fail(errc::invalid_parameter, "response.message: expected a string");
+  r.message.assign(f[3].via.str.ptr, f[3].via.str.size);
+  if (f[4].type == msgpack::type::NIL) {
+    r.body = std::monostate{};
+    return r;
+  }
+  r.body = empty_response_body(r.op);
+  std::string err;
+  std::visit(
+      [&](auto& body) {
+        if constexpr (!std::is_same_v<std::decay_t<decltype(body)>, std::monostate>) {
+          msg::msgpack_reader reader(f[4]);
+          inspect(reader, body);
+          if (reader.failed()) err = reader.error_text();
+        }
+      },
+      r.body);
+  if (!err.empty()) return fail(errc::invalid_parameter, "response.body: " + err);
+  return r;
+}
+
+}  // namespace arbroker::api

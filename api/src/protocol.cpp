@@ -1,0 +1,81 @@
+#include "arbroker/api/protocol.hpp"
+
+#include <array>
+
+namespace arbroker::api {
+
+namespace {
+
+constexpr std::array<std::string_view, 11> operation_names = {
+    "elastic", "coreserve", "estimate", "commit",   "modify", "cancel",
+    "query",   "list",      "bind_job", "clusters", "status"};
+
+}  // namespace
+
+std::string_view to_string(operation op) noexcept {
+  auto i = static_cast<std::size_t>(op);
+  if (i < 1 || i > operation_names.size()) return "unknown";
+  return operation_names[i - 1];
+}
+
+std::optional<operation> to_operation(std::uint8_t code) noexcept {
+  if (code < 1 || code > std::variant_size_v<request_body>) return std::nullopt;
+  return static_cast<operation>(code);
+}
+
+operation operation_of(const request_body& body) noexcept {
+  return static_cast<operation>(body.index() + 1);
+}
+
+namespace {
+
+template <std::size_t I = 0>
+request_body request_body_at(std::size_t index) {
+  if constexpr (I + 1 < std::variant_size_v<request_body>) {
+    if (index != I) return request_body_at<I + 1>(index);
+  }
+  return request_body{std::in_place_index<I>};
+}
+
+}  // namespace
+
+request_body empty_request_body(operation op) {
+  return request_body_at(static_cast<std::size_t>(op) - 1);
+}
+
+response_body empty_response_body(operation op) {
+  switch (op) {
+    case operation::elastic:
+      return msg::elastic_reply{};
+    case operation::coreserve:
+      return msg::coreservation_reply{};
+    case operation::estimate:
+      return estimate_reply{};
+    case operation::commit:
+    case operation::modify:
+    case operation::query:
+      return msg::query_reply{};
+    case operation::cancel:
+      return msg::ack_reply{};
+    case operation::list:
+      return msg::list_reply{};
+    case operation::bind_job:
+      return msg::bind_job_reply{};
+    case operation::clusters:
+      return cluster_list_reply{};
+    case operation::status:
+      return status_reply{};
+  }
+  return std::monostate{};
+}
+
+bool reply_matches(operation op, const response_body& body) noexcept {
+  if (std::holds_alternative<std::monostate>(body)) return true;
+  return body.index() == empty_response_body(op).index();
+}
+
+response error_response(std::uint64_t id, operation op, const error& e) {
+  return response{id, op, static_cast<std::uint8_t>(e.code), e.message, std::monostate{}};
+}
+
+}  // namespace arbroker::api

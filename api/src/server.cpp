@@ -1,0 +1,521 @@
+#include "arbroker/api/server.hpp"
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
+
+#include <array>
+#include <atomic>
+#include <deque>
+#include <future>
+#include <mutex>
+
+#include "arbroker/api/validate.hpp"
+
+namespace arbroker::api {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+using clock = std::chrono::steady_clock;
+
+namespace {
+
+/// Compares without an early exit, so the time taken does not reveal a token's prefix.
+bool same_secret(std::string_view a, std::string_view b) noexcept {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  const std::size_t n = std::max(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
+    unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
+    diff |= static_cast<unsigned char>(x ^ y);
+  }
+  return diff == 0;
+}
+
+}  // namespace
+
+class connection;
+
+/// The way back from a handler's done() to its connection. done() may run on any thread and
+/// at any time, even after the connection or the whole server is gone: it holds this, not
+/// the connection, and posts only while the channel is open.
+struct reply_channel {
+  std::mutex mu;
+  bool open = true;
+  void close() {
+    std::lock_guard lock(mu);
+    open = false;
+  }
+};
+
+class server::impl : public std::enable_shared_from_this<server::impl> {
+ public:
+  impl(asio::io_context& io, server_config config, request_handler& handler)
+      : io_(io),
+        config_(std::move(config)),
+        handler_(handler),
+        acceptor_(asio::make_strand(io)),
+        stop_timer_(acceptor_.get_executor()),
+        accept_retry_timer_(acceptor_.get_executor()) {
+    acceptor_.open(config_.endpoint.protocol());
+    acceptor_.set_option(tcp::acceptor::reuse_address(true));
+    acceptor_.bind(config_.endpoint);
+    acceptor_.listen();
+    local_ = acceptor_.local_endpoint();
+  }
+
+  void start() {
+    asio::post(acceptor_.get_executor(), [self = shared_from_this()] { self->accept(); });
+  }
+
+  void stop(std::chrono::milliseconds deadline, std::function<void()> on_stopped);
+  void on_closed(connection* c, bool dropped);
+  /// The server object is going away: no more calls into the handler, no more replies.
+  void detach();
+  bool detached() const noexcept { return detached_.load(); }
+  void count(std::size_t server_counters::*field) {
+    std::lock_guard lock(mu_);
+    ++(counters_.*field);
+  }
+
+  const server_config& config() const noexcept { return config_; }
+  request_handler& handler() noexcept { return handler_; }
+  tcp::endpoint local_endpoint() const { return local_; }
+  server_counters counters() const {
+    std::lock_guard lock(mu_);
+    return counters_;
+  }
+
+ private:
+  void accept();
+  void finish_stop_locked();
+
+  asio::io_context& io_;
+  server_config config_;
+  request_handler& handler_;
+  tcp::acceptor acceptor_;
+  asio::steady_timer stop_timer_;
+  asio::steady_timer accept_retry_timer_;  ///< after accept errors such as EMFILE
+  tcp::endpoint local_;
+
+  mutable std::mutex mu_;
+  std::map<connection*, std::shared_ptr<connection>> connections_;
+  server_counters counters_;
+  bool stopping_ = false;
+  std::atomic<bool> detached_{false};
+  std::function<void()> on_stopped_;
+};
+
+/// One client. Everything it does runs on its own strand.
+class connection : public std::enable_shared_from_this<connection> {
+ public:
+  connection(std::shared_ptr<server::impl> srv, tcp::socket socket)
+      : srv_(std::move(srv)),
+        limits_(srv_->config().limits),
+        socket_(std::move(socket)),
+        exec_(socket_.get_executor()),
+        handshake_timer_(exec_),
+        linger_timer_(exec_),
+        decoder_(std::min(limits_.max_frame, max_hello_frame)) {}
+
+  void start(bool over_capacity) {
+    asio::dispatch(exec_, [self = shared_from_this(), over_capacity] {
+      if (over_capacity) {
+        self->refuse_handshake(errc::busy, "too many connections");
+        return;
+      }
+      self->handshake_timer_.expires_after(self->limits_.handshake_timeout);
+      self->handshake_timer_.async_wait([self](error_code ec) {
+        if (ec || self->authenticated_ || self->closing_) return;
+        self->refuse_handshake(errc::timeout, "no hello within the handshake deadline");
+      });
+      self->read();
+    });
+  }
+
+  /// Graceful stop: no new requests; close once in-flight ones are answered.
+  void drain() {
+    asio::dispatch(exec_, [self = shared_from_this()] {
+      self->draining_ = true;
+      if (!self->authenticated_ || self->in_flight_ == 0) self->close_after_flush();
+    });
+  }
+
+  ~connection() { channel_->close(); }
+
+  void close_channel() { channel_->close(); }
+
+  void abort() {
+    asio::dispatch(exec_, [self = shared_from_this()] { self->close_now(true); });
+  }
+
+ private:
+  void read() {
+    if (closing_ || closed_) return;
+    socket_.async_read_some(
+        asio::buffer(read_buffer_),
+        [self = shared_from_this()](error_code ec, std::size_t n) { self->on_read(ec, n); });
+  }
+
+  void on_read(error_code ec, std::size_t n) {
+    if (closed_ || closing_) return;
+    if (ec) return close_now(false);
+    decoder_.feed(std::string_view(read_buffer_.data(), n));
+    while (!closing_) {
+      auto frame = decoder_.next();
+      if (!frame) {
+        // The stream cannot be trusted past a bad length: answer if we can, then close.
+        if (!authenticated_)
+          refuse_handshake(frame.err().code, frame.err().message);
+        else
+          fail_stream(frame.err());
+        return;
+      }
+      if (!*frame) break;
+      if (!authenticated_)
+        on_hello(**frame);
+      else
+        on_request(**frame);
+    }
+    read();
+  }
+
+  void on_hello(const std::string& payload) {
+    auto h = decode_hello(payload);
+    if (!h) return refuse_handshake(errc::invalid_parameter, h.err().message);
+    if (h->magic != protocol_magic)
+      return refuse_handshake(errc::invalid_parameter, "not an arbroker client (bad magic)");
+    if (h->version != protocol_version)
+      return refuse_handshake(errc::invalid_parameter,
+                              "unsupported protocol version " + std::to_string(h->version) +
+                                  " (this server speaks " + std::to_string(protocol_version) + ")");
+    const auto& tokens = srv_->config().tokens;
+    auto it = tokens.find(h->user);
+    // Same answer for an unknown user and a wrong token.
+    const std::string_view expected = it == tokens.end() ? std::string_view{} : it->second.token;
+    if (it == tokens.end() || expected.empty() || !same_secret(h->token, expected))
+      return refuse_handshake(errc::permission_denied, "unknown user or wrong token");
+    handshake_timer_.cancel();
+    authenticated_ = true;
+    decoder_.set_max_frame(limits_.max_frame);
+    who_ = caller{h->user, it->second.admin};
+    send(encode_welcome(welcome{protocol_version, srv_->config().node_name, {}}));
+    if (draining_) close_after_flush();
+  }
+
+  void on_request(const std::string& payload) {
+    auto decoded = decode_request(payload);
+    if (!decoded.value) {
+      if (!decoded.id) return fail_stream(decoded.value.err());
+      srv_->count(&server_counters::requests_refused);
+      auto op = decoded.op_code ? to_operation(*decoded.op_code) : std::nullopt;
+      return send_response(
+          error_response(*decoded.id, op.value_or(operation::elastic), decoded.value.err()));
+    }
+    const auto arrived = clock::now();
+    request req = std::move(*decoded.value);
+    const std::uint64_t id = req.id;
+    const operation op = req.op();
+    auto refuse = [&](const error& e) {
+      srv_->count(&server_counters::requests_refused);
+      report(op, static_cast<std::uint8_t>(e.code), arrived);
+      send_response(error_response(id, op, e));
+    };
+    if (draining_ || srv_->detached())
+      return refuse(fail(errc::unreachable, "the server is shutting down"));
+    if (in_flight_ >= limits_.max_in_flight)
+      return refuse(fail(errc::busy, "too many requests in flight on this connection (limit " +
+                                         std::to_string(limits_.max_in_flight) + ")"));
+    if (auto s = validate(req.body); !s) return refuse(s.err());
+    if (auto s = apply_caller(who_, req.body); !s) return refuse(s.err());
+
+    ++in_flight_;
+    srv_->count(&server_counters::requests_dispatched);
+    auto answered = std::make_shared<std::atomic<bool>>(false);
+    auto done = [weak = weak_from_this(), channel = channel_, id, op, answered,
+                 arrived](response r) {
+      if (answered->exchange(true)) return;  // exactly once, whatever the handler does
+      std::shared_ptr<connection> self;      // released after the lock: it may be the last
+      std::lock_guard lock(channel->mu);
+      if (!channel->open) return;
+      self = weak.lock();
+      if (!self) return;
+      asio::post(self->exec_, [self, id, op, arrived, r = std::move(r)]() mutable {
+        self->finish(id, op, std::move(r), arrived);
+      });
+    };
+    try {
+      srv_->handler().handle(who_, std::move(req), done);
+    } catch (const std::exception& e) {
+      done(error_response(id, op, fail(errc::lrms_failure, std::string("handler: ") + e.what())));
+    }
+  }
+
+  void finish(std::uint64_t id, operation op, response r, clock::time_point arrived) {
+    --in_flight_;
+    if (closed_) return;
+    r.id = id;
+    r.op = op;
+    if (!reply_matches(op, r.body))
+      r = error_response(id, op,
+                         fail(errc::lrms_failure, "the handler answered with the wrong body type"));
+    report(op, r.code, arrived);
+    send_response(r);
+    if (draining_ && in_flight_ == 0) close_after_flush();
+  }
+
+  void report(operation op, std::uint8_t code, clock::time_point arrived) {
+    if (const auto& f = srv_->config().events.on_response) f(op, code, clock::now() - arrived);
+  }
+
+  void refuse_handshake(errc code, std::string message) {
+    srv_->count(&server_counters::handshakes_refused);
+    send(encode_welcome(
+        welcome{protocol_version, srv_->config().node_name, msg::wire(code, std::move(message))}));
+    close_after_flush();
+  }
+
+  void fail_stream(const error& e) {
+    srv_->count(&server_counters::connections_dropped);
+    send_response(error_response(0, operation::elastic, e));
+    close_after_flush();
+  }
+
+  void send_response(const response& r) { send(encode_response(r)); }
+
+  void send(const std::string& payload) {
+    if (closed_) return;
+    std::string frame = make_frame(payload);
+    if (write_queue_bytes_ + frame.size() > limits_.max_write_queue) {
+      // The client does not read its replies; it must not hold memory or others up.
+      return close_now(true);
+    }
+    write_queue_bytes_ += frame.size();
+    write_queue_.push_back(std::move(frame));
+    if (!writing_) write_next();
+  }
+
+  void write_next() {
+    writing_ = true;
+    asio::async_write(socket_, asio::buffer(write_queue_.front()),
+                      [self = shared_from_this()](error_code ec, std::size_t) {
+                        self->writing_ = false;
+                        if (self->closed_) return;
+                        if (ec) return self->close_now(false);
+                        self->write_queue_bytes_ -= self->write_queue_.front().size();
+                        self->write_queue_.pop_front();
+                        if (!self->write_queue_.empty())
+                          self->write_next();
+                        else if (self->closing_)
+                          self->close_now(false);
+                      });
+  }
+
+  /// Stop reading, flush what is queued (bounded by the linger time), then close.
+  void close_after_flush() {
+    if (closing_ || closed_) return;
+    closing_ = true;
+    handshake_timer_.cancel();
+    if (!writing_ && write_queue_.empty()) return close_now(false);
+    linger_timer_.expires_after(limits_.close_linger);
+    linger_timer_.async_wait([self = shared_from_this()](error_code ec) {
+      if (!ec) self->close_now(true);
+    });
+  }
+
+  void close_now(bool dropped) {
+    if (closed_) return;
+    closed_ = closing_ = true;
+    channel_->close();
+    handshake_timer_.cancel();
+    linger_timer_.cancel();
+    // Counted before the peer can see the close, so that what it observes is already counted.
+    srv_->on_closed(this, dropped);
+    error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+    write_queue_.clear();
+    write_queue_bytes_ = 0;
+  }
+
+  std::shared_ptr<server::impl> srv_;
+  server_limits limits_;
+  tcp::socket socket_;
+  tcp::socket::executor_type exec_;
+  asio::steady_timer handshake_timer_;
+  asio::steady_timer linger_timer_;
+  frame_decoder decoder_;
+  std::array<char, 16384> read_buffer_{};
+  std::deque<std::string> write_queue_;
+  std::size_t write_queue_bytes_ = 0;
+  bool writing_ = false;
+  bool authenticated_ = false;
+  bool closing_ = false;
+  bool closed_ = false;
+  bool draining_ = false;
+  caller who_;
+  std::size_t in_flight_ = 0;
+  std::shared_ptr<reply_channel> channel_ = std::make_shared<reply_channel>();
+};
+
+void server::impl::accept() {
+  acceptor_.async_accept(
+      asio::make_strand(io_), [self = shared_from_this()](error_code ec, tcp::socket socket) {
+        if (ec == asio::error::operation_aborted || !self->acceptor_.is_open()) return;
+        if (!ec) {
+          auto c = std::make_shared<connection>(self, std::move(socket));
+          bool over_capacity = false;
+          {
+            std::lock_guard lock(self->mu_);
+            over_capacity = self->connections_.size() >= self->config_.limits.max_connections;
+            self->connections_.emplace(c.get(), c);
+            ++self->counters_.connections_accepted;
+            self->counters_.connections_open = self->connections_.size();
+          }
+          c->start(over_capacity);
+          self->accept();
+          return;
+        }
+        // Out of descriptors or similar: retrying at once would spin.
+        self->accept_retry_timer_.expires_after(std::chrono::milliseconds(100));
+        self->accept_retry_timer_.async_wait([self](error_code wait_ec) {
+          if (!wait_ec && self->acceptor_.is_open()) self->accept();
+        });
+      });
+}
+
+void server::impl::on_closed(connection* c, bool dropped) {
+  std::lock_guard lock(mu_);
+  connections_.erase(c);
+  counters_.connections_open = connections_.size();
+  if (dropped) ++counters_.connections_dropped;
+  if (stopping_ && connections_.empty()) finish_stop_locked();
+}
+
+void server::impl::finish_stop_locked() {
+  if (!on_stopped_) return;
+  asio::post(acceptor_.get_executor(), [self = shared_from_this(), f = std::move(on_stopped_)] {
+    self->stop_timer_.cancel();
+    f();
+  });
+  on_stopped_ = nullptr;
+}
+
+void server::impl::stop(std::chrono::milliseconds deadline, std::function<void()> on_stopped) {
+  asio::dispatch(acceptor_.get_executor(),
+                 [self = shared_from_this(), deadline, f = std::move(on_stopped)]() mutable {
+                   std::vector<std::shared_ptr<connection>> open;
+                   {
+                     std::lock_guard lock(self->mu_);
+                     if (self->stopping_) {
+                       // A second stop only adds its callback (or runs it when already stopped).
+                       if (f && self->connections_.empty()) {
+                         asio::post(self->acceptor_.get_executor(), std::move(f));
+                       } else if (f) {
+                         auto first = std::move(self->on_stopped_);
+                         self->on_stopped_ = [first = std::move(first), f = std::move(f)] {
+                           if (first) first();
+                           f();
+                         };
+                       }
+                       return;
+                     }
+                     self->stopping_ = true;
+                     self->on_stopped_ = f ? std::move(f) : [] {};
+                     for (auto& [_, c] : self->connections_)
+                       open.push_back(c);
+                     if (open.empty()) self->finish_stop_locked();
+                   }
+                   // Drains are queued on the connections' strands before the acceptor
+                   // closes: a client that sees new connections refused knows that its
+                   // next request is refused too.
+                   for (auto& c : open)
+                     c->drain();
+                   error_code ignored;
+                   self->acceptor_.close(ignored);
+                   self->accept_retry_timer_.cancel();
+                   if (open.empty()) return;
+                   self->stop_timer_.expires_after(deadline);
+                   self->stop_timer_.async_wait([self](error_code ec) {
+                     if (ec) return;
+                     std::vector<std::shared_ptr<connection>> left;
+                     {
+                       std::lock_guard lock(self->mu_);
+                       for (auto& [_, c] : self->connections_)
+                         left.push_back(c);
+                     }
+                     for (auto& c : left)
+                       c->abort();
+                   });
+                 });
+}
+
+server::server(asio::io_context& io, server_config config, request_handler& handler)
+    : impl_(std::make_shared<impl>(io, std::move(config), handler)) {}
+
+void server::impl::detach() {
+  std::vector<std::shared_ptr<connection>> open;
+  {
+    std::lock_guard lock(mu_);
+    detached_ = true;
+    for (auto& [_, c] : connections_) {
+      c->close_channel();
+      open.push_back(c);
+    }
+    // Breaks the connection <-> server cycle even if the io_context never runs again.
+    connections_.clear();
+    counters_.connections_open = 0;
+  }
+  for (auto& c : open)
+    c->abort();
+}
+
+server::~server() {
+  // Without a graceful stop, at least stop accepting and cut the connections.
+  impl_->stop(std::chrono::milliseconds(0), {});
+  impl_->detach();
+}
+
+void server::start() {
+  impl_->start();
+}
+
+tcp::endpoint server::local_endpoint() const {
+  return impl_->local_endpoint();
+}
+
+void server::stop(std::chrono::milliseconds deadline, std::function<void()> on_stopped) {
+  impl_->stop(deadline, std::move(on_stopped));
+}
+
+server_counters server::counters() const {
+  return impl_->counters();
+}
+
+threaded_server::threaded_server(server_config config, request_handler& handler,
+                                 std::size_t threads)
+    : server_(io_, std::move(config), handler) {
+  server_.start();
+  for (std::size_t i = 0; i < std::max<std::size_t>(threads, 1); ++i)
+    threads_.emplace_back([this] { io_.run(); });
+}
+
+threaded_server::~threaded_server() {
+  if (!stopped_) stop(std::chrono::milliseconds(0));
+}
+
+void threaded_server::stop(std::chrono::milliseconds deadline) {
+  if (stopped_) return;
+  stopped_ = true;
+  std::promise<void> closed;
+  auto done = closed.get_future();
+  server_.stop(deadline, [&closed] { closed.set_value(); });
+  done.wait();
+  io_.stop();
+  for (auto& t : threads_)
+    t.join();
+}
+
+}  // namespace arbroker::api

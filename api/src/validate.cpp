@@ -1,0 +1,307 @@
+#include "arbroker/api/validate.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "arbroker/core/number_text.hpp"
+#include "arbroker/core/preference.hpp"
+#include "arbroker/messages/speedup_spec.hpp"
+
+namespace arbroker::api {
+
+namespace {
+
+using detail::number_text;
+
+error bad(errc code, std::string_view field, std::string problem) {
+  return fail(code, std::string(field) + ": " + std::move(problem));
+}
+
+bool printable(std::string_view s) noexcept {
+  for (unsigned char c : s)
+    if (c < 0x20 || c == 0x7f) return false;
+  return true;
+}
+
+status check_text(std::string_view field, std::string_view s, std::size_t max, bool required) {
+  if (required && s.empty()) return bad(errc::invalid_parameter, field, "must not be empty");
+  if (s.size() > max)
+    return bad(errc::invalid_parameter, field,
+               "too long (" + std::to_string(s.size()) + " > " + std::to_string(max) + ")");
+  if (!printable(s)) return bad(errc::invalid_parameter, field, "contains control characters");
+  return {};
+}
+
+status check_user(std::string_view field, std::string_view user) {
+  // Empty means "the caller"; apply_caller fills it in.
+  if (user.empty()) return {};
+  if (!valid_user_name(user))
+    return bad(errc::invalid_parameter, field,
+               "not a user name (1.." + std::to_string(bounds::max_name) +
+                   " characters of A-Z a-z 0-9 . _ @ -)");
+  return {};
+}
+
+status check_names(std::string_view field, const std::vector<std::string>& names) {
+  if (names.size() > bounds::max_list)
+    return bad(errc::invalid_parameter, field,
+               "too many entries (" + std::to_string(names.size()) + " > " +
+                   std::to_string(bounds::max_list) + ")");
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    std::string item = std::string(field) + "[" + std::to_string(i) + "]";
+    if (auto s = check_text(item, names[i], bounds::max_name, true); !s) return s;
+  }
+  return {};
+}
+
+status check_time(std::string_view field, std::int64_t t) {
+  if (t < 0 || t > bounds::max_time)
+    return bad(
+        errc::invalid_window, field,
+        "time " + std::to_string(t) + " outside [0, " + std::to_string(bounds::max_time) + "]");
+  return {};
+}
+
+status check_window(std::string_view prefix, std::int64_t est, std::int64_t let) {
+  const std::string p(prefix);
+  if (auto s = check_time(p + ".est", est); !s) return s;
+  if (auto s = check_time(p + ".let", let); !s) return s;
+  if (est >= let)
+    return bad(
+        errc::invalid_window, p + ".let",
+        "must be after est (est " + std::to_string(est) + ", let " + std::to_string(let) + ")");
+  if (let - est > bounds::max_span)
+    return bad(errc::invalid_window, p + ".let",
+               "window longer than " + std::to_string(bounds::max_span) + " s");
+  return {};
+}
+
+status check_positive_duration(std::string_view field, std::int64_t d) {
+  if (d <= 0 || d > bounds::max_span)
+    return bad(errc::invalid_duration, field,
+               std::to_string(d) + " s outside [1, " + std::to_string(bounds::max_span) + "]");
+  return {};
+}
+
+status check_np(std::string_view field, std::int32_t np) {
+  if (np < 1 || np > bounds::max_np)
+    return bad(errc::invalid_processor_range, field,
+               std::to_string(np) + " outside [1, " + std::to_string(bounds::max_np) + "]");
+  return {};
+}
+
+status check_np_range(std::string_view prefix, std::int32_t lo, std::int32_t hi) {
+  const std::string p(prefix);
+  if (auto s = check_np(p + ".np_min", lo); !s) return s;
+  if (auto s = check_np(p + ".np_max", hi); !s) return s;
+  if (lo > hi)
+    return bad(errc::invalid_processor_range, p + ".np_max",
+               "below np_min (" + std::to_string(hi) + " < " + std::to_string(lo) + ")");
+  return {};
+}
+
+status check_job_shape(std::string_view prefix, std::int64_t dur_ref, double pp_ref,
+                       std::int32_t np_ref, const msg::speedup_spec& sp) {
+  const std::string p(prefix);
+  if (auto s = check_positive_duration(p + ".dur_ref", dur_ref); !s) return s;
+  if (!detail::positive_finite(pp_ref) || pp_ref > 1e12)
+    return bad(errc::invalid_parameter, p + ".pp_ref",
+               "must be a finite number in (0, 1e12], got " + number_text(pp_ref));
+  if (auto s = check_np(p + ".np_ref", np_ref); !s) return s;
+  if (sp.table_n.size() > bounds::max_speedup_points ||
+      sp.table_speedup.size() > bounds::max_speedup_points)
+    return bad(errc::invalid_speedup_model, p + ".speedup",
+               "table longer than " + std::to_string(bounds::max_speedup_points) + " points");
+  if (!std::isfinite(sp.p1) || !std::isfinite(sp.p2))
+    return bad(errc::invalid_speedup_model, p + ".speedup", "parameters must be finite");
+  for (double v : sp.table_speedup)
+    if (!std::isfinite(v))
+      return bad(errc::invalid_speedup_model, p + ".speedup", "table speedups must be finite");
+  if (auto m = msg::to_model(sp); !m)
+    return bad(errc::invalid_speedup_model, p + ".speedup", m.err().message);
+  return {};
+}
+
+status check_slotting(std::string_view prefix, std::int32_t tsn_max, std::int64_t tss_gap) {
+  const std::string p(prefix);
+  if (tsn_max < 1 || tsn_max > bounds::max_tsn)
+    return bad(errc::invalid_parameter, p + ".tsn_max",
+               std::to_string(tsn_max) + " outside [1, " + std::to_string(bounds::max_tsn) + "]");
+  if (tss_gap < 1 || tss_gap > bounds::max_span)
+    return bad(
+        errc::invalid_parameter, p + ".tss_gap",
+        std::to_string(tss_gap) + " s outside [1, " + std::to_string(bounds::max_span) + "]");
+  return {};
+}
+
+status check_prefer(std::string_view field, const std::string& prefer) {
+  if (auto s = check_text(field, prefer, bounds::max_name * 4, true); !s) return s;
+  if (auto p = parse_preferences(prefer); !p)
+    return bad(errc::invalid_parameter, field, p.err().message);
+  return {};
+}
+
+status check_reservation_id(std::string_view field, const std::string& id) {
+  return check_text(field, id, bounds::max_id, true);
+}
+
+}  // namespace
+
+bool valid_user_name(std::string_view name) noexcept {
+  if (name.empty() || name.size() > bounds::max_name) return false;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '@' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+status validate(const msg::elastic_request& r) {
+  if (auto s = check_user("elastic.user", r.user); !s) return s;
+  if (auto s = check_window("elastic", r.est, r.let); !s) return s;
+  if (auto s = check_np_range("elastic", r.np_min, r.np_max); !s) return s;
+  if (auto s = check_job_shape("elastic", r.dur_ref, r.pp_ref, r.np_ref, r.speedup); !s) return s;
+  if (auto s = check_prefer("elastic.prefer", r.prefer); !s) return s;
+  if (auto s = check_text("elastic.policy", r.policy, bounds::max_name, false); !s) return s;
+  if (r.esr_method > msg::esr_load_method)
+    return bad(errc::invalid_parameter, "elastic.esr_method",
+               "unknown method " + std::to_string(r.esr_method) + " (0 static, 1 history, 2 load)");
+  if (!std::isfinite(r.esr_threshold) || r.esr_threshold > 1)
+    return bad(errc::invalid_parameter, "elastic.esr_threshold",
+               "must be in [0, 1], or negative for the broker's default; got " +
+                   number_text(r.esr_threshold));
+  if (auto s = check_slotting("elastic", r.tsn_max, r.tss_gap); !s) return s;
+  if (r.mode > msg::mode_whatif)
+    return bad(errc::invalid_parameter, "elastic.mode",
+               "unknown mode " + std::to_string(r.mode) + " (0 reserve, 1 hold, 2 whatif)");
+  if (r.hold_seconds < 0 || r.hold_seconds > bounds::max_hold)
+    return bad(errc::invalid_duration, "elastic.hold_seconds",
+               std::to_string(r.hold_seconds) + " s outside [0, " +
+                   std::to_string(bounds::max_hold) + "]");
+  if (r.hold_seconds != 0 && r.mode != msg::mode_hold)
+    return bad(errc::invalid_parameter, "elastic.hold_seconds", "only meaningful in mode hold");
+  if (auto s = check_text("elastic.os", r.os, bounds::max_name, false); !s) return s;
+  if (auto s = check_names("elastic.features", r.features); !s) return s;
+  if (auto s = check_names("elastic.clusters", r.clusters); !s) return s;
+  return {};
+}
+
+status validate(const msg::coreservation_request& r) {
+  if (auto s = check_user("coreserve.user", r.user); !s) return s;
+  if (auto s = check_window("coreserve", r.est, r.let); !s) return s;
+  if (r.components.empty() || r.components.size() > bounds::max_components)
+    return bad(errc::invalid_parameter, "coreserve.components",
+               std::to_string(r.components.size()) + " components outside [1, " +
+                   std::to_string(bounds::max_components) + "]");
+  for (std::size_t i = 0; i < r.components.size(); ++i) {
+    const auto& c = r.components[i];
+    const std::string p = "coreserve.components[" + std::to_string(i) + "]";
+    if (auto s = check_np_range(p, c.np_min, c.np_max); !s) return s;
+    if (auto s = check_job_shape(p, c.dur_ref, c.pp_ref, c.np_ref, c.speedup); !s) return s;
+    if (c.offset < 0 || c.offset > bounds::max_span)
+      return bad(
+          errc::invalid_parameter, p + ".offset",
+          std::to_string(c.offset) + " s outside [0, " + std::to_string(bounds::max_span) + "]");
+    if (auto s = check_names(p + ".clusters", c.clusters); !s) return s;
+  }
+  if (auto s = check_prefer("coreserve.prefer", r.prefer); !s) return s;
+  if (auto s = check_slotting("coreserve", r.tsn_max, r.tss_gap); !s) return s;
+  if (r.max_attempts < 1 || r.max_attempts > bounds::max_attempts)
+    return bad(errc::invalid_parameter, "coreserve.max_attempts",
+               std::to_string(r.max_attempts) + " outside [1, " +
+                   std::to_string(bounds::max_attempts) + "]");
+  return {};
+}
+
+status validate(const estimate_request& r) {
+  if (auto s = check_user("estimate.user", r.user); !s) return s;
+  if (auto s = check_np("estimate.np", r.np); !s) return s;
+  if (auto s = check_positive_duration("estimate.walltime", r.walltime); !s) return s;
+  return check_names("estimate.clusters", r.clusters);
+}
+
+status validate(const msg::commit_request& r) {
+  if (!r.txn.empty())
+    return bad(errc::invalid_parameter, "commit.txn",
+               "must be empty: clients commit their holds by reservation id");
+  if (auto s = check_user("commit.user", r.user); !s) return s;
+  return check_reservation_id("commit.reservation_id", r.reservation_id);
+}
+
+status validate(const msg::modify_request& r) {
+  if (auto s = check_user("modify.user", r.user); !s) return s;
+  if (auto s = check_reservation_id("modify.reservation_id", r.reservation_id); !s) return s;
+  if (auto s = check_time("modify.start", r.start); !s) return s;
+  if (auto s = check_time("modify.end", r.end); !s) return s;
+  if (r.start >= r.end)
+    return bad(errc::invalid_window, "modify.end",
+               "must be after start (start " + std::to_string(r.start) + ", end " +
+                   std::to_string(r.end) + ")");
+  if (r.end - r.start > bounds::max_span)
+    return bad(errc::invalid_window, "modify.end",
+               "reservation longer than " + std::to_string(bounds::max_span) + " s");
+  return check_np("modify.np", r.np);
+}
+
+status validate(const msg::cancel_request& r) {
+  if (auto s = check_user("cancel.user", r.user); !s) return s;
+  return check_reservation_id("cancel.reservation_id", r.reservation_id);
+}
+
+status validate(const msg::query_request& r) {
+  if (auto s = check_user("query.user", r.user); !s) return s;
+  return check_reservation_id("query.reservation_id", r.reservation_id);
+}
+
+status validate(const msg::list_request& r) {
+  return check_user("list.user", r.user);
+}
+
+status validate(const msg::bind_job_request& r) {
+  if (auto s = check_user("bind_job.user", r.user); !s) return s;
+  if (auto s = check_reservation_id("bind_job.reservation_id", r.reservation_id); !s) return s;
+  if (auto s = check_text("bind_job.name", r.name, bounds::max_id, false); !s) return s;
+  if (auto s = check_np("bind_job.np", r.np); !s) return s;
+  if (auto s = check_positive_duration("bind_job.walltime", r.walltime); !s) return s;
+  if (r.command.size() > bounds::max_text)
+    return bad(errc::invalid_parameter, "bind_job.command",
+               "too long (" + std::to_string(r.command.size()) + " > " +
+                   std::to_string(bounds::max_text) + ")");
+  if (r.command.find('\0') != std::string::npos)
+    return bad(errc::invalid_parameter, "bind_job.command", "contains a NUL byte");
+  return {};
+}
+
+status validate(const cluster_list_request&) {
+  return {};
+}
+
+status validate(const status_request& r) {
+  return check_names("status.clusters", r.clusters);
+}
+
+status validate(const request_body& body) {
+  return std::visit([](const auto& b) { return validate(b); }, body);
+}
+
+status apply_caller(const caller& who, request_body& body) {
+  return std::visit(
+      [&who, &body](auto& b) -> status {
+        if constexpr (requires { b.user; }) {
+          if (b.user.empty()) {
+            // An admin's empty list asks for everyone's reservations.
+            const bool list_all = who.admin && std::holds_alternative<msg::list_request>(body);
+            if (!list_all) b.user = who.user;
+          } else if (b.user != who.user && !who.admin) {
+            return fail(errc::permission_denied,
+                        std::string(to_string(operation_of(body))) +
+                            ".user: only an admin may act for another user");
+          }
+        }
+        return {};
+      },
+      body);
+}
+
+}  // namespace arbroker::api

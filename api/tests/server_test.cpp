@@ -1,0 +1,450 @@
+// The server and the blocking client over loopback, with fake handlers.
+
+#include "arbroker/api/server.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "arbroker/api/client.hpp"
+
+namespace arbroker::api {
+namespace {
+
+using namespace std::chrono_literals;
+
+/// Answers at once, on the calling thread: list echoes the (server-filled) user as owner;
+/// `big` reservations make large replies.
+class echo_handler : public request_handler {
+ public:
+  std::size_t big = 1;
+  void handle(const caller& who, request req, std::function<void(response)> done) override {
+    response r;
+    if (auto* l = std::get_if<msg::list_request>(&req.body)) {
+      r.body = list_for(l->user);
+    } else if (auto* q = std::get_if<msg::query_request>(&req.body)) {
+      msg::query_reply reply;
+      reply.info.id = q->reservation_id;
+      reply.info.owner = q->user + (who.admin ? "/admin" : "");
+      r.body = reply;
+    } else {
+      r.body = empty_response_body(req.op());
+    }
+    done(std::move(r));
+  }
+
+ private:
+  /// Built once per user: large replies must cost the server little to make.
+  msg::list_reply list_for(const std::string& user) {
+    std::lock_guard lock(mu_);
+    auto& reply = lists_[user];
+    if (reply.reservations.size() != big) {
+      reply.reservations.clear();
+      for (std::size_t i = 0; i < big; ++i)
+        reply.reservations.push_back(
+            msg::reservation_info{"c/" + std::to_string(i), "c", user, 0, 1, 1, 3, 0, 0, 0});
+    }
+    return reply;
+  }
+  std::mutex mu_;
+  std::map<std::string, msg::list_reply> lists_;
+};
+
+/// Keeps every done() until the test releases it, from a thread of its own.
+class deferred_handler : public request_handler {
+ public:
+  void handle(const caller&, request req, std::function<void(response)> done) override {
+    std::lock_guard lock(mu_);
+    pending_.emplace_back(req.id, std::move(done));
+    cv_.notify_all();
+  }
+  void wait_for(std::size_t n) {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return pending_.size() >= n; });
+  }
+  /// Answers all held requests from a new thread (as the engine's threads would).
+  void release_all() {
+    std::vector<std::pair<std::uint64_t, std::function<void(response)>>> held;
+    {
+      std::lock_guard lock(mu_);
+      held.swap(pending_);
+    }
+    std::thread([held = std::move(held)] {
+      for (auto& [id, done] : held) {
+        response r;
+        r.body = msg::ack_reply{};
+        r.message = "answered " + std::to_string(id);
+        done(r);
+        done(r);  // a second call must be ignored
+      }
+    }).join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::pair<std::uint64_t, std::function<void(response)>>> pending_;
+};
+
+server_config test_config() {
+  server_config c;
+  c.node_name = "test-node";
+  c.tokens = {{"alice", {"alice-token", false}},
+              {"bob", {"bob-token", false}},
+              {"root", {"root-token", true}}};
+  return c;
+}
+
+struct fixture {
+  explicit fixture(request_handler& h, server_config c = test_config())
+      : srv(std::move(c), h, 2), port(srv.local_endpoint().port()) {}
+  threaded_server srv;
+  std::uint16_t port;
+
+  std::unique_ptr<client> connect(const std::string& user = "alice") {
+    auto c = std::make_unique<client>(client_options{5s});
+    auto w = c->connect("127.0.0.1", port, user, user + "-token");
+    EXPECT_TRUE(w) << (w ? "" : w.err().message);
+    if (w) {
+      EXPECT_EQ(w->node, "test-node");
+    }
+    return c;
+  }
+};
+
+TEST(server, answers_an_authenticated_request_as_the_caller) {
+  echo_handler h;
+  fixture f(h);
+  auto c = f.connect();
+  auto r = c->call(msg::list_request{});
+  ASSERT_TRUE(r) << r.err().message;
+  ASSERT_TRUE(r->ok()) << r->message;
+  EXPECT_EQ(r->op, operation::list);
+  auto& reply = std::get<msg::list_reply>(r->body);
+  ASSERT_EQ(reply.reservations.size(), 1u);
+  EXPECT_EQ(reply.reservations[0].owner, "alice");
+}
+
+TEST(server, refuses_wrong_tokens_and_unknown_users_alike) {
+  echo_handler h;
+  fixture f(h);
+  client c(client_options{5s});
+  auto wrong = c.connect("127.0.0.1", f.port, "alice", "bob-token");
+  ASSERT_FALSE(wrong);
+  EXPECT_EQ(wrong.err().code, errc::permission_denied);
+  EXPECT_FALSE(c.connected());
+  auto unknown = c.connect("127.0.0.1", f.port, "mallory", "x");
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.err(), wrong.err());
+  auto empty = c.connect("127.0.0.1", f.port, "alice", "");
+  EXPECT_FALSE(empty);
+  EXPECT_GE(f.srv.counters().handshakes_refused, 3u);
+}
+
+TEST(server, refuses_another_protocol_version) {
+  echo_handler h;
+  fixture f(h);
+  client c(client_options{5s});
+  ASSERT_TRUE(c.open("127.0.0.1", f.port));
+  ASSERT_TRUE(c.send_bytes(make_frame(encode_hello({protocol_magic, 99, "alice", "alice-token"}))));
+  auto frame = c.read_frame();
+  ASSERT_TRUE(frame);
+  auto w = decode_welcome(*frame);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->error.code, static_cast<std::uint8_t>(errc::invalid_parameter));
+  EXPECT_NE(w->error.message.find("protocol version 99"), std::string::npos);
+  EXPECT_FALSE(c.read_frame());  // then closed
+}
+
+TEST(server, refuses_a_bad_magic) {
+  echo_handler h;
+  fixture f(h);
+  client c(client_options{5s});
+  ASSERT_TRUE(c.open("127.0.0.1", f.port));
+  ASSERT_TRUE(c.send_bytes(make_frame(encode_hello({0x48545450, 1, "alice", "alice-token"}))));
+  auto w = decode_welcome(*c.read_frame());
+  ASSERT_TRUE(w);
+  EXPECT_NE(w->error.message.find("magic"), std::string::npos);
+}
+
+TEST(server, strangers_may_not_send_large_frames) {
+  echo_handler h;
+  fixture f(h);
+  client c(client_options{5s});
+  ASSERT_TRUE(c.open("127.0.0.1", f.port));
+  std::string token(5000, 'x');
+  ASSERT_TRUE(c.send_bytes(make_frame(encode_hello({protocol_magic, 1, "alice", token}))));
+  auto w = decode_welcome(*c.read_frame());
+  ASSERT_TRUE(w);
+  EXPECT_NE(w->error.message.find("exceeds the limit of 4096"), std::string::npos);
+  EXPECT_FALSE(c.read_frame());
+}
+
+TEST(server, a_silent_client_is_closed_at_the_handshake_deadline) {
+  echo_handler h;
+  auto config = test_config();
+  config.limits.handshake_timeout = 100ms;
+  fixture f(h, config);
+  client c(client_options{5s});
+  ASSERT_TRUE(c.open("127.0.0.1", f.port));
+  auto w = decode_welcome(*c.read_frame());
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->error.code, static_cast<std::uint8_t>(errc::timeout));
+  EXPECT_FALSE(c.read_frame());
+}
+
+TEST(server, a_corrupt_stream_closes_only_that_connection) {
+  echo_handler h;
+  fixture f(h);
+  auto good = f.connect("bob");
+  auto bad = f.connect();
+  ASSERT_TRUE(bad->send_bytes(make_frame("\xc1 not msgpack")));
+  auto frame = bad->read_frame();
+  ASSERT_TRUE(frame);
+  auto r = decode_response(*frame);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->id, 0u);
+  EXPECT_EQ(r->code, static_cast<std::uint8_t>(errc::invalid_parameter));
+  EXPECT_FALSE(bad->read_frame());  // closed
+
+  auto ok = good->call(msg::list_request{});
+  ASSERT_TRUE(ok);
+  EXPECT_TRUE(ok->ok());
+}
+
+TEST(server, an_oversized_frame_gets_an_error_and_closes) {
+  echo_handler h;
+  auto config = test_config();
+  config.limits.max_frame = 1024;
+  fixture f(h, config);
+  auto c = f.connect();
+  ASSERT_TRUE(c->send_bytes(std::string("\x00\x00\x08\x00", 4)));  // announces 2048 bytes
+  auto r = decode_response(*c->read_frame());
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->message.find("exceeds the limit of 1024"), std::string::npos);
+  EXPECT_FALSE(c->read_frame());
+}
+
+TEST(server, a_bad_body_is_answered_and_the_connection_stays) {
+  echo_handler h;
+  fixture f(h);
+  auto c = f.connect();
+  auto bad = c->call(msg::modify_request{"", "a/1", 100, 50, 4, true});
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->code, static_cast<std::uint8_t>(errc::invalid_window));
+  EXPECT_NE(bad->message.find("modify.end"), std::string::npos);
+  auto good = c->call(msg::list_request{});
+  ASSERT_TRUE(good);
+  EXPECT_TRUE(good->ok());
+}
+
+TEST(server, reports_every_response_to_the_metrics_hook) {
+  echo_handler h;
+  auto config = test_config();
+  std::mutex mu;
+  std::vector<std::pair<operation, std::uint8_t>> seen;
+  config.events.on_response = [&](operation op, std::uint8_t code, auto latency) {
+    EXPECT_GE(latency.count(), 0);
+    std::lock_guard lock(mu);
+    seen.emplace_back(op, code);
+  };
+  fixture f(h, config);
+  auto c = f.connect();
+  ASSERT_TRUE(c->call(msg::list_request{}));
+  ASSERT_TRUE(c->call(msg::cancel_request{"", ""}));  // refused by validation
+  std::lock_guard lock(mu);                           // each hook ran before its response was sent
+  EXPECT_EQ(seen, (std::vector<std::pair<operation, std::uint8_t>>{
+                      {operation::list, 0},
+                      {operation::cancel, static_cast<std::uint8_t>(errc::invalid_parameter)}}));
+}
+
+TEST(server, only_admins_act_for_other_users) {
+  echo_handler h;
+  fixture f(h);
+  auto alice = f.connect("alice");
+  auto denied = alice->call(msg::query_request{"bob", "a/1"});
+  ASSERT_TRUE(denied);
+  EXPECT_EQ(denied->code, static_cast<std::uint8_t>(errc::permission_denied));
+  auto root = f.connect("root");
+  auto allowed = root->call(msg::query_request{"bob", "a/1"});
+  ASSERT_TRUE(allowed);
+  ASSERT_TRUE(allowed->ok());
+  EXPECT_EQ(std::get<msg::query_reply>(allowed->body).info.owner, "bob/admin");
+}
+
+TEST(server, excess_in_flight_requests_get_busy_and_the_rest_complete) {
+  deferred_handler h;
+  auto config = test_config();
+  config.limits.max_in_flight = 2;
+  fixture f(h, config);
+  auto c = f.connect();
+  for (std::uint64_t id = 1; id <= 3; ++id)
+    ASSERT_TRUE(c->send_bytes(make_frame(encode_request({id, msg::cancel_request{"", "a/1"}}))));
+  // The third is refused at once, while the first two are still held by the handler.
+  auto busy = decode_response(*c->read_frame());
+  ASSERT_TRUE(busy);
+  EXPECT_EQ(busy->id, 3u);
+  EXPECT_EQ(busy->code, static_cast<std::uint8_t>(errc::busy));
+  h.wait_for(2);
+  h.release_all();  // from another thread, each done() called twice
+  std::set<std::uint64_t> answered;
+  for (int i = 0; i < 2; ++i) {
+    auto r = decode_response(*c->read_frame());
+    ASSERT_TRUE(r);
+    EXPECT_TRUE(r->ok());
+    EXPECT_EQ(r->message, "answered " + std::to_string(r->id));
+    answered.insert(r->id);
+  }
+  EXPECT_EQ(answered, (std::set<std::uint64_t>{1, 2}));
+  // Still usable, and done() twice produced no extra frame.
+  ASSERT_TRUE(c->send_bytes(make_frame(encode_request({4, msg::cancel_request{"", "a/1"}}))));
+  h.wait_for(1);
+  h.release_all();
+  EXPECT_EQ(decode_response(*c->read_frame())->id, 4u);
+}
+
+TEST(server, a_client_that_stops_reading_is_closed_without_stalling_others) {
+  echo_handler h;
+  h.big = 20000;  // ~1 MB replies
+  auto config = test_config();
+  config.limits.max_write_queue = 4u << 20;
+  fixture f(h, config);
+  auto reader = f.connect("bob");
+  auto silent = f.connect();
+  const std::string req = make_frame(encode_request({1, msg::list_request{}}));
+  // Requests are tiny and replies large: the server's queue for this client fills once the
+  // kernel buffers do, and it closes the connection; sends then fail. The bound is only a
+  // backstop (the server may lag the sender by many requests on a loaded machine).
+  bool cut_off = false;
+  for (int i = 0; i < 1'000'000 && !cut_off; ++i) {
+    cut_off = !silent->send_bytes(req);
+    if (i % 1000 == 0) {
+      auto r = reader->call(msg::list_request{});  // others keep being served meanwhile
+      ASSERT_TRUE(r);
+      ASSERT_TRUE(r->ok());
+    }
+  }
+  EXPECT_TRUE(cut_off);
+  EXPECT_GE(f.srv.counters().connections_dropped, 1u);
+  auto r = reader->call(msg::list_request{});
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->ok());
+}
+
+TEST(server, serves_many_concurrent_clients) {
+  echo_handler h;
+  fixture f(h);
+  constexpr int clients = 16;
+  constexpr int calls = 50;
+  std::atomic<int> ok{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < clients; ++i)
+    threads.emplace_back([&, i] {
+      client c(client_options{10s});
+      const std::string user = i % 2 ? "alice" : "bob";
+      if (!c.connect("127.0.0.1", f.port, user, user + "-token")) return;
+      for (int k = 0; k < calls; ++k) {
+        auto r = c.call(msg::query_request{"", "r" + std::to_string(k)});
+        if (r && r->ok() &&
+            std::get<msg::query_reply>(r->body).info.id == "r" + std::to_string(k) &&
+            std::get<msg::query_reply>(r->body).info.owner == user)
+          ++ok;
+      }
+    });
+  for (auto& t : threads)
+    t.join();
+  EXPECT_EQ(ok.load(), clients * calls);
+}
+
+TEST(server, graceful_stop_finishes_in_flight_requests_and_refuses_new_ones) {
+  deferred_handler h;
+  auto f = std::make_unique<fixture>(h);
+  auto c = f->connect();
+  ASSERT_TRUE(c->send_bytes(make_frame(encode_request({1, msg::cancel_request{"", "a/1"}}))));
+  h.wait_for(1);
+  std::thread stopper([&] { f->srv.stop(10s); });
+  // Wait until new clients are refused: the acceptor is closed.
+  for (;;) {
+    client probe(client_options{2s});
+    if (!probe.connect("127.0.0.1", f->port, "alice", "alice-token")) break;
+  }
+  // The connection is draining now: a new request is refused, the held one completes.
+  ASSERT_TRUE(c->send_bytes(make_frame(encode_request({2, msg::cancel_request{"", "a/1"}}))));
+  auto refused = decode_response(*c->read_frame());
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->id, 2u);
+  EXPECT_EQ(refused->code, static_cast<std::uint8_t>(errc::unreachable));
+  h.release_all();
+  auto done = decode_response(*c->read_frame());
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->id, 1u);
+  EXPECT_TRUE(done->ok());
+  EXPECT_FALSE(c->read_frame());  // then closed
+  stopper.join();
+  client late(client_options{2s});
+  EXPECT_FALSE(late.connect("127.0.0.1", f->port, "alice", "alice-token"));
+}
+
+TEST(server, graceful_stop_gives_up_at_the_deadline) {
+  deferred_handler h;  // answers only after the server is gone
+  auto f = std::make_unique<fixture>(h);
+  auto c = f->connect();
+  ASSERT_TRUE(c->send_bytes(make_frame(encode_request({1, msg::cancel_request{"", "a/1"}}))));
+  h.wait_for(1);
+  f->srv.stop(50ms);
+  EXPECT_FALSE(c->read_frame());
+  EXPECT_EQ(f->srv.counters().connections_open, 0u);
+  f.reset();
+  h.release_all();  // done() after the server and its io_context are destroyed: a no-op
+}
+
+/// Misbehaving handlers: one throws, one answers with the wrong body type.
+class faulty_handler : public request_handler {
+ public:
+  void handle(const caller&, request req, std::function<void(response)> done) override {
+    if (std::holds_alternative<msg::cancel_request>(req.body))
+      throw std::runtime_error("engine exploded");
+    response r;
+    r.body = msg::ack_reply{};  // wrong for everything but cancel
+    done(r);
+  }
+};
+
+TEST(server, a_throwing_or_confused_handler_yields_an_error_response) {
+  faulty_handler h;
+  fixture f(h);
+  auto c = f.connect();
+  auto thrown = c->call(msg::cancel_request{"", "a/1"});
+  ASSERT_TRUE(thrown);
+  EXPECT_EQ(thrown->code, static_cast<std::uint8_t>(errc::lrms_failure));
+  EXPECT_NE(thrown->message.find("engine exploded"), std::string::npos);
+  auto wrong = c->call(msg::list_request{});
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->code, static_cast<std::uint8_t>(errc::lrms_failure));
+  EXPECT_NE(wrong->message.find("wrong body type"), std::string::npos);
+}
+
+TEST(server, refuses_connections_beyond_the_limit) {
+  echo_handler h;
+  auto config = test_config();
+  config.limits.max_connections = 2;
+  fixture f(h, config);
+  auto a = f.connect("alice");
+  auto b = f.connect("bob");
+  client third(client_options{5s});
+  auto refused = third.connect("127.0.0.1", f.port, "root", "root-token");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.err().code, errc::busy);
+  // The others are still served.
+  auto r = b->call(msg::list_request{});
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->ok());
+}
+
+}  // namespace
+}  // namespace arbroker::api

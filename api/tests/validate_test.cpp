@@ -1,0 +1,195 @@
+#include "arbroker/api/validate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "sample_requests.hpp"
+
+namespace arbroker::api {
+namespace {
+
+using testing::valid_coreserve;
+using testing::valid_elastic;
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+TEST(validate, accepts_every_sample_body) {
+  for (auto& body : testing::valid_bodies()) {
+    auto s = validate(body);
+    EXPECT_TRUE(s) << to_string(operation_of(body)) << ": " << s.err().message;
+  }
+}
+
+struct rejection {
+  std::string name;
+  std::function<void(msg::elastic_request&)> breaks;
+  errc code;
+  std::string field;
+};
+
+TEST(validate, elastic_rejections_name_the_field) {
+  std::vector<rejection> cases = {
+      {"bad user", [](auto& r) { r.user = "al ice"; }, errc::invalid_parameter, "elastic.user"},
+      {"long user", [](auto& r) { r.user = std::string(65, 'a'); }, errc::invalid_parameter,
+       "elastic.user"},
+      {"negative est", [](auto& r) { r.est = -1; }, errc::invalid_window, "elastic.est"},
+      {"absurd let", [](auto& r) { r.let = std::numeric_limits<std::int64_t>::max(); },
+       errc::invalid_window, "elastic.let"},
+      {"est > let", [](auto& r) { r.let = r.est - 1; }, errc::invalid_window, "elastic.let"},
+      {"est == let", [](auto& r) { r.let = r.est; }, errc::invalid_window, "elastic.let"},
+      {"11-year window", [](auto& r) { r.let = r.est + 11 * 366 * 86400LL; }, errc::invalid_window,
+       "elastic.let"},
+      {"negative np", [](auto& r) { r.np_min = -4; }, errc::invalid_processor_range,
+       "elastic.np_min"},
+      {"huge np", [](auto& r) { r.np_max = 2'000'000; }, errc::invalid_processor_range,
+       "elastic.np_max"},
+      {"np_min > np_max", [](auto& r) { r.np_min = 64; }, errc::invalid_processor_range,
+       "elastic.np_max"},
+      {"zero dur_ref", [](auto& r) { r.dur_ref = 0; }, errc::invalid_duration, "elastic.dur_ref"},
+      {"NaN pp_ref", [](auto& r) { r.pp_ref = nan; }, errc::invalid_parameter, "elastic.pp_ref"},
+      {"inf pp_ref", [](auto& r) { r.pp_ref = inf; }, errc::invalid_parameter, "elastic.pp_ref"},
+      {"negative pp_ref", [](auto& r) { r.pp_ref = -1; }, errc::invalid_parameter,
+       "elastic.pp_ref"},
+      {"zero np_ref", [](auto& r) { r.np_ref = 0; }, errc::invalid_processor_range,
+       "elastic.np_ref"},
+      {"seq > 1", [](auto& r) { r.speedup.p1 = 1.5; }, errc::invalid_speedup_model,
+       "elastic.speedup"},
+      {"NaN seq", [](auto& r) { r.speedup.p1 = nan; }, errc::invalid_speedup_model,
+       "elastic.speedup"},
+      {"unknown speedup kind", [](auto& r) { r.speedup.kind = 9; }, errc::invalid_speedup_model,
+       "elastic.speedup"},
+      {"huge table",
+       [](auto& r) {
+         r.speedup.kind = msg::speedup_spec::table;
+         r.speedup.table_n.assign(2000, 1);
+         r.speedup.table_speedup.assign(2000, 1.0);
+       },
+       errc::invalid_speedup_model, "elastic.speedup"},
+      {"bad prefer", [](auto& r) { r.prefer = "end,bogus"; }, errc::invalid_parameter,
+       "elastic.prefer"},
+      {"empty prefer", [](auto& r) { r.prefer = ""; }, errc::invalid_parameter, "elastic.prefer"},
+      {"long policy", [](auto& r) { r.policy = std::string(100, 'p'); }, errc::invalid_parameter,
+       "elastic.policy"},
+      {"esr method", [](auto& r) { r.esr_method = 3; }, errc::invalid_parameter,
+       "elastic.esr_method"},
+      {"esr threshold > 1", [](auto& r) { r.esr_threshold = 1.5; }, errc::invalid_parameter,
+       "elastic.esr_threshold"},
+      {"NaN esr threshold", [](auto& r) { r.esr_threshold = nan; }, errc::invalid_parameter,
+       "elastic.esr_threshold"},
+      {"tsn_max 0", [](auto& r) { r.tsn_max = 0; }, errc::invalid_parameter, "elastic.tsn_max"},
+      {"tsn_max huge", [](auto& r) { r.tsn_max = 100000; }, errc::invalid_parameter,
+       "elastic.tsn_max"},
+      {"tss_gap 0", [](auto& r) { r.tss_gap = 0; }, errc::invalid_parameter, "elastic.tss_gap"},
+      {"mode", [](auto& r) { r.mode = 3; }, errc::invalid_parameter, "elastic.mode"},
+      {"negative hold",
+       [](auto& r) {
+         r.mode = msg::mode_hold;
+         r.hold_seconds = -1;
+       },
+       errc::invalid_duration, "elastic.hold_seconds"},
+      {"hold without hold mode", [](auto& r) { r.hold_seconds = 60; }, errc::invalid_parameter,
+       "elastic.hold_seconds"},
+      {"os control char", [](auto& r) { r.os = "li\nux"; }, errc::invalid_parameter, "elastic.os"},
+      {"too many features", [](auto& r) { r.features.assign(300, "f"); }, errc::invalid_parameter,
+       "elastic.features"},
+      {"empty feature", [](auto& r) { r.features = {""}; }, errc::invalid_parameter,
+       "elastic.features[0]"},
+      {"long cluster name",
+       [](auto& r) {
+         r.clusters = {"a", std::string(65, 'c')};
+       },
+       errc::invalid_parameter, "elastic.clusters[1]"},
+  };
+  for (auto& c : cases) {
+    auto r = valid_elastic();
+    c.breaks(r);
+    auto s = validate(r);
+    ASSERT_FALSE(s) << c.name;
+    EXPECT_EQ(s.err().code, c.code) << c.name << ": " << s.err().message;
+    EXPECT_EQ(s.err().message.rfind(c.field + ":", 0), 0u) << c.name << ": " << s.err().message;
+  }
+}
+
+TEST(validate, coreservation_rejections_name_the_component) {
+  auto r = valid_coreserve();
+  r.components.clear();
+  EXPECT_EQ(validate(r).err().message.rfind("coreserve.components:", 0), 0u);
+  r = valid_coreserve();
+  r.components.resize(65, r.components[0]);
+  EXPECT_FALSE(validate(r));
+  r = valid_coreserve();
+  r.components[1].np_min = 0;
+  EXPECT_EQ(validate(r).err().message.rfind("coreserve.components[1].np_min:", 0), 0u);
+  r = valid_coreserve();
+  r.components[0].offset = -5;
+  EXPECT_EQ(validate(r).err().message.rfind("coreserve.components[0].offset:", 0), 0u);
+  r = valid_coreserve();
+  r.components[0].pp_ref = nan;
+  EXPECT_EQ(validate(r).err().message.rfind("coreserve.components[0].pp_ref:", 0), 0u);
+  r = valid_coreserve();
+  r.max_attempts = 0;
+  EXPECT_EQ(validate(r).err().message.rfind("coreserve.max_attempts:", 0), 0u);
+  r = valid_coreserve();
+  r.let = r.est;
+  EXPECT_EQ(validate(r).err().code, errc::invalid_window);
+}
+
+TEST(validate, other_operations_reject_nonsense) {
+  auto first_field = [](const request_body& b) {
+    auto s = validate(b);
+    return s ? std::string("ok") : s.err().message.substr(0, s.err().message.find(':'));
+  };
+  EXPECT_EQ(first_field(estimate_request{"alice", 0, 60, {}}), "estimate.np");
+  EXPECT_EQ(first_field(estimate_request{"alice", 1, -60, {}}), "estimate.walltime");
+  EXPECT_EQ(first_field(estimate_request{"alice", 1, 60, {""}}), "estimate.clusters[0]");
+  EXPECT_EQ(first_field(msg::commit_request{"txn-1", "alice", "a/1"}), "commit.txn");
+  EXPECT_EQ(first_field(msg::commit_request{"", "alice", ""}), "commit.reservation_id");
+  EXPECT_EQ(first_field(msg::modify_request{"alice", "a/1", 100, 50, 4, true}), "modify.end");
+  EXPECT_EQ(first_field(msg::modify_request{"alice", "a/1", -1, 50, 4, true}), "modify.start");
+  EXPECT_EQ(first_field(msg::modify_request{"alice", "a/1", 0, 50, -4, true}), "modify.np");
+  EXPECT_EQ(first_field(msg::cancel_request{"alice", std::string(200, 'x')}),
+            "cancel.reservation_id");
+  EXPECT_EQ(first_field(msg::query_request{"alice", ""}), "query.reservation_id");
+  EXPECT_EQ(first_field(msg::list_request{"a b"}), "list.user");
+  EXPECT_EQ(first_field(msg::bind_job_request{"alice", "a/1", "j", 0, 60, ""}), "bind_job.np");
+  EXPECT_EQ(first_field(msg::bind_job_request{"alice", "a/1", "j", 1, 0, ""}), "bind_job.walltime");
+  EXPECT_EQ(first_field(msg::bind_job_request{"alice", "a/1", "j", 1, 60, std::string(5000, 'c')}),
+            "bind_job.command");
+  EXPECT_EQ(first_field(msg::bind_job_request{"alice", "a/1", "j", 1, 60, std::string("a\0b", 3)}),
+            "bind_job.command");
+  EXPECT_EQ(first_field(status_request{std::vector<std::string>(257, "c")}), "status.clusters");
+}
+
+TEST(apply_caller, fills_in_and_guards_the_user) {
+  caller alice{"alice", false};
+  request_body body = msg::cancel_request{"", "a/1"};
+  ASSERT_TRUE(apply_caller(alice, body));
+  EXPECT_EQ(std::get<msg::cancel_request>(body).user, "alice");
+
+  body = msg::cancel_request{"bob", "a/1"};
+  auto s = apply_caller(alice, body);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.err().code, errc::permission_denied);
+  EXPECT_EQ(std::get<msg::cancel_request>(body).user, "bob");  // unchanged
+
+  caller root{"root", true};
+  body = msg::cancel_request{"bob", "a/1"};
+  ASSERT_TRUE(apply_caller(root, body));
+  EXPECT_EQ(std::get<msg::cancel_request>(body).user, "bob");
+
+  body = msg::list_request{""};
+  ASSERT_TRUE(apply_caller(root, body));
+  EXPECT_EQ(std::get<msg::list_request>(body).user, "");  // an admin lists everyone's
+  ASSERT_TRUE(apply_caller(alice, body));
+  EXPECT_EQ(std::get<msg::list_request>(body).user, "alice");
+
+  body = cluster_list_request{};
+  EXPECT_TRUE(apply_caller(alice, body));
+}
+
+}  // namespace
+}  // namespace arbroker::api

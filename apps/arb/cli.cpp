@@ -1,0 +1,458 @@
+#include "cli.hpp"
+
+#include <charconv>
+#include <ostream>
+
+#include "arbroker/api/client.hpp"
+#include "arbroker/core/speedup.hpp"
+#include "arbroker/core/success_rate.hpp"
+#include "arbroker/core/time_format.hpp"
+#include "arbroker/messages/speedup_spec.hpp"
+
+namespace arbroker::cli {
+
+namespace {
+
+error bad_option(std::string_view option, std::string problem) {
+  return fail(errc::invalid_parameter, "--" + std::string(option) + ": " + std::move(problem));
+}
+
+template <class T>
+result<T> parse_number(std::string_view option, std::string_view text) {
+  T value{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size())
+    return bad_option(option, "not a number: '" + std::string(text) + "'");
+  return value;
+}
+
+result<timestamp> time_option(std::string_view option, const std::string& text, timestamp now) {
+  auto t = parse_time(text, now);
+  if (!t) return bad_option(option, t.err().message);
+  return *t;
+}
+
+result<duration> duration_option(std::string_view option, const std::string& text) {
+  if (text.empty()) return bad_option(option, "required");
+  auto d = parse_duration(text);
+  if (!d) return bad_option(option, d.err().message);
+  return *d;
+}
+
+result<msg::speedup_spec> speedup_option(std::string_view option, const std::string& text) {
+  auto m = speedup_model::parse(text);
+  if (!m) return bad_option(option, m.err().message);
+  return msg::to_spec(*m);
+}
+
+std::vector<std::string> split(std::string_view text, char sep) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    auto next = text.find(sep, pos);
+    if (next == std::string_view::npos) next = text.size();
+    out.emplace_back(text.substr(pos, next - pos));
+    pos = next + 1;
+  }
+  return out;
+}
+
+/// The user field of a body: empty (the server fills in the caller) unless --for.
+std::string body_user(const options& o) {
+  return o.as_user;
+}
+
+result<msg::elastic_request> elastic(const options& o, timestamp now, std::uint8_t mode) {
+  msg::elastic_request r;
+  r.user = body_user(o);
+  r.mode = mode;
+  auto est = time_option("est", o.est, now);
+  if (!est) return est.err();
+  r.est = *est;
+  if (o.let.empty()) return bad_option("let", "required (latest end time, e.g. now+12h)");
+  auto let = time_option("let", o.let, now);
+  if (!let) return let.err();
+  r.let = *let;
+  if (o.np.empty()) return bad_option("np", "required (e.g. 8 or 4-32)");
+  auto np = parse_np_range(o.np);
+  if (!np) return np.err();
+  r.np_min = np->first;
+  r.np_max = np->second;
+  auto dur = duration_option("dur-ref", o.dur_ref);
+  if (!dur) return dur.err();
+  r.dur_ref = *dur;
+  r.pp_ref = o.pp_ref;
+  r.np_ref = o.np_ref;
+  auto sp = speedup_option("speedup", o.speedup);
+  if (!sp) return sp.err();
+  r.speedup = *sp;
+  if (!o.prefer.empty()) r.prefer = o.prefer;
+  r.policy = o.policy;
+  auto method = parse_esr_method(o.esr);
+  if (!method) return bad_option("esr", method.err().message);
+  r.esr_method = static_cast<std::uint8_t>(*method);
+  r.esr_threshold = o.esr_threshold;
+  r.tsn_max = o.tsn_max;
+  auto gap = duration_option("tss-gap", o.tss_gap);
+  if (!gap) return gap.err();
+  r.tss_gap = *gap;
+  if (!o.hold_for.empty()) {
+    if (mode != msg::mode_hold) return bad_option("hold-for", "only for `arb hold`");
+    auto h = duration_option("hold-for", o.hold_for);
+    if (!h) return h.err();
+    r.hold_seconds = *h;
+  }
+  r.os = o.os;
+  r.features = o.features;
+  r.clusters = o.clusters;
+  r.local_jobs_preferred = !o.no_local_preference;
+  return r;
+}
+
+result<msg::coreservation_request> coreservation(const options& o, timestamp now) {
+  msg::coreservation_request r;
+  r.user = body_user(o);
+  auto est = time_option("est", o.est, now);
+  if (!est) return est.err();
+  r.est = *est;
+  if (o.let.empty()) return bad_option("let", "required");
+  auto let = time_option("let", o.let, now);
+  if (!let) return let.err();
+  r.let = *let;
+  if (o.components.empty()) return bad_option("component", "at least one is required");
+  for (const auto& spec : o.components) {
+    auto c = parse_component(spec);
+    if (!c) return c.err();
+    r.components.push_back(*c);
+  }
+  if (!o.prefer.empty()) r.prefer = o.prefer;
+  r.tsn_max = o.tsn_max;
+  auto gap = duration_option("tss-gap", o.tss_gap);
+  if (!gap) return gap.err();
+  r.tss_gap = *gap;
+  r.max_attempts = o.max_attempts;
+  r.local_jobs_preferred = !o.no_local_preference;
+  return r;
+}
+
+result<std::int32_t> single_np(const options& o) {
+  if (o.np.empty()) return bad_option("np", "required");
+  return parse_number<std::int32_t>("np", o.np);
+}
+
+}  // namespace
+
+result<std::pair<std::int32_t, std::int32_t>> parse_np_range(std::string_view text) {
+  auto dash = text.find('-');
+  if (dash == std::string_view::npos) {
+    auto n = parse_number<std::int32_t>("np", text);
+    if (!n) return n.err();
+    return std::pair{*n, *n};
+  }
+  auto lo = parse_number<std::int32_t>("np", text.substr(0, dash));
+  if (!lo) return lo.err();
+  auto hi = parse_number<std::int32_t>("np", text.substr(dash + 1));
+  if (!hi) return hi.err();
+  return std::pair{*lo, *hi};
+}
+
+result<msg::coreservation_component> parse_component(std::string_view spec) {
+  msg::coreservation_component c;
+  bool has_np = false;
+  bool has_dur = false;
+  for (const auto& item : split(spec, ';')) {
+    if (item.empty()) continue;
+    auto eq = item.find('=');
+    if (eq == std::string::npos)
+      return bad_option("component", "expected key=value, got '" + item + "'");
+    const std::string key = item.substr(0, eq);
+    const std::string value = item.substr(eq + 1);
+    if (key == "np") {
+      auto np = parse_np_range(value);
+      if (!np) return bad_option("component", np.err().message);
+      c.np_min = np->first;
+      c.np_max = np->second;
+      has_np = true;
+    } else if (key == "dur" || key == "dur-ref") {
+      auto d = duration_option("component dur", value);
+      if (!d) return d.err();
+      c.dur_ref = *d;
+      has_dur = true;
+    } else if (key == "np-ref") {
+      auto n = parse_number<std::int32_t>("component np-ref", value);
+      if (!n) return n.err();
+      c.np_ref = *n;
+    } else if (key == "pp-ref") {
+      auto p = parse_number<double>("component pp-ref", value);
+      if (!p) return p.err();
+      c.pp_ref = *p;
+    } else if (key == "speedup") {
+      auto sp = speedup_option("component speedup", value);
+      if (!sp) return sp.err();
+      c.speedup = *sp;
+    } else if (key == "offset") {
+      auto d = duration_option("component offset", value);
+      if (!d) return d.err();
+      c.offset = *d;
+    } else if (key == "clusters") {
+      c.clusters = split(value, ',');
+    } else {
+      return bad_option("component", "unknown key '" + key +
+                                         "' (np, dur, np-ref, pp-ref, speedup, offset, clusters)");
+    }
+  }
+  if (!has_np || !has_dur) return bad_option("component", "needs np= and dur=");
+  return c;
+}
+
+result<api::request_body> build_request(const options& o, timestamp now) {
+  const std::string& cmd = o.command;
+  if (cmd == "reserve" || cmd == "hold" || cmd == "whatif") {
+    auto mode = cmd == "reserve" ? msg::mode_reserve
+                : cmd == "hold"  ? msg::mode_hold
+                                 : msg::mode_whatif;
+    auto r = elastic(o, now, mode);
+    if (!r) return r.err();
+    return api::request_body{*r};
+  }
+  if (cmd == "coreserve") {
+    auto r = coreservation(o, now);
+    if (!r) return r.err();
+    return api::request_body{*r};
+  }
+  if (cmd == "estimate") {
+    auto np = single_np(o);
+    if (!np) return np.err();
+    auto wall = duration_option("walltime", o.walltime);
+    if (!wall) return wall.err();
+    return api::request_body{api::estimate_request{body_user(o), *np, *wall, o.clusters}};
+  }
+  if (cmd == "commit") return api::request_body{msg::commit_request{"", body_user(o), o.id}};
+  if (cmd == "show") return api::request_body{msg::query_request{body_user(o), o.id}};
+  if (cmd == "cancel") return api::request_body{msg::cancel_request{body_user(o), o.id}};
+  if (cmd == "list") {
+    if (o.all && !o.as_user.empty()) return bad_option("all", "cannot be combined with --for");
+    // An admin's empty user lists everyone's; without --all ask for one user explicitly.
+    std::string user = o.all ? "" : (o.as_user.empty() ? o.user : o.as_user);
+    return api::request_body{msg::list_request{user}};
+  }
+  if (cmd == "modify") {
+    msg::modify_request r{body_user(o), o.id, 0, 0, 0, !o.no_local_preference};
+    auto start = time_option("start", o.start, now);
+    if (!start) return start.err();
+    r.start = *start;
+    if (!o.end.empty() && !o.duration.empty())
+      return bad_option("end", "give --end or --duration, not both");
+    if (!o.duration.empty()) {
+      auto d = duration_option("duration", o.duration);
+      if (!d) return d.err();
+      r.end = r.start + *d;
+    } else {
+      if (o.end.empty()) return bad_option("end", "required (or --duration)");
+      auto end = time_option("end", o.end, now);
+      if (!end) return end.err();
+      r.end = *end;
+    }
+    auto np = single_np(o);
+    if (!np) return np.err();
+    r.np = *np;
+    return api::request_body{r};
+  }
+  if (cmd == "submit") {
+    if (o.id.empty()) return bad_option("reservation", "required");
+    auto np = single_np(o);
+    if (!np) return np.err();
+    auto wall = duration_option("walltime", o.walltime);
+    if (!wall) return wall.err();
+    return api::request_body{
+        msg::bind_job_request{body_user(o), o.id, o.name, *np, *wall, o.job_command}};
+  }
+  if (cmd == "clusters") return api::request_body{api::cluster_list_request{}};
+  if (cmd == "status") return api::request_body{api::status_request{o.clusters}};
+  return fail(errc::invalid_parameter, "unknown command '" + cmd + "'");
+}
+
+void define(CLI::App& app, options& o) {
+  app.description("arb: talk to an arbroker node (advance reservations across clusters)");
+  app.require_subcommand(1);
+  app.add_option("--server,-s", o.server, "broker address host:port")
+      ->envname("ARB_SERVER")
+      ->capture_default_str();
+  app.add_option("--user,-u", o.user, "user name")->envname("ARB_USER");
+  app.add_option("--token,-t", o.token, "secret token")->envname("ARB_TOKEN");
+  app.add_option("--output,-o", o.output, "output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  app.add_option("--timeout", o.timeout, "seconds to wait for the broker")->capture_default_str();
+  app.add_option("--for", o.as_user, "act for this user (admins only)");
+
+  auto window = [&o](CLI::App* sub) {
+    sub->add_option("--est", o.est, "earliest start (now, now+1h, ISO 8601, epoch)")
+        ->capture_default_str();
+    sub->add_option("--let", o.let, "latest end")->required();
+  };
+  auto slotting = [&o](CLI::App* sub) {
+    sub->add_option("--prefer", o.prefer, "preferences, e.g. end,cost,-esr");
+    sub->add_option("--tsn-max", o.tsn_max, "start times tried per cluster")->capture_default_str();
+    sub->add_option("--tss-gap", o.tss_gap, "gap between tried start times")->capture_default_str();
+    sub->add_flag("--no-local-preference", o.no_local_preference,
+                  "do not keep reservations after the local queue (T_wkl)");
+  };
+  auto elastic_options = [&](CLI::App* sub) {
+    window(sub);
+    sub->add_option("--np", o.np, "processors: N or MIN-MAX")->required();
+    sub->add_option("--dur-ref", o.dur_ref, "duration on np-ref reference CPUs (2h, 90m)")
+        ->required();
+    sub->add_option("--pp-ref", o.pp_ref, "processor power of the reference CPUs")
+        ->capture_default_str();
+    sub->add_option("--np-ref", o.np_ref, "reference processor count")->capture_default_str();
+    sub->add_option("--speedup", o.speedup, "amdahl:SEQ, downey:A:SIGMA or table:N=S,...")
+        ->capture_default_str();
+    sub->add_option("--policy", o.policy, "matchmaking policy instead of preferences");
+    sub->add_option("--esr", o.esr, "success-rate method: static, history, load")
+        ->capture_default_str();
+    sub->add_option("--esr-threshold", o.esr_threshold, "minimum success rate (0..1)");
+    sub->add_option("--os", o.os, "required operating system");
+    sub->add_option("--feature", o.features, "required feature (repeatable)")
+        ->allow_extra_args(false);
+    sub->add_option("--cluster", o.clusters, "allowed cluster (repeatable; default any)")
+        ->allow_extra_args(false);
+    slotting(sub);
+  };
+  auto id_arg = [&o](CLI::App* sub) { sub->add_option("id", o.id, "reservation id")->required(); };
+  auto named = [&](const char* name, const char* help) {
+    auto* sub = app.add_subcommand(name, help);
+    sub->callback([&o, name] { o.command = name; });
+    return sub;
+  };
+
+  elastic_options(named("reserve", "reserve and commit the best candidate"));
+  auto* hold = named("hold", "hold the best candidate; commit it later with `arb commit`");
+  elastic_options(hold);
+  hold->add_option("--hold-for", o.hold_for, "how long the hold lasts (default: the node's)");
+  elastic_options(named("whatif", "rank the candidates without reserving"));
+
+  auto* co = named("coreserve", "reserve components that start together on distinct clusters");
+  window(co);
+  co->add_option("--component,-c", o.components,
+                 "np=4-8;dur=2h;np-ref=4;pp-ref=1500;speedup=amdahl:0.1;offset=10m;clusters=a,b")
+      ->required()
+      ->allow_extra_args(false);
+  co->add_option("--max-attempts", o.max_attempts, "common slots to try")->capture_default_str();
+  slotting(co);
+
+  auto* est = named("estimate", "earliest start of a job on each cluster");
+  est->add_option("--np", o.np, "processors")->required();
+  est->add_option("--walltime", o.walltime, "run time, e.g. 2h")->required();
+  est->add_option("--cluster", o.clusters, "cluster to ask (repeatable; default all)")
+      ->allow_extra_args(false);
+
+  id_arg(named("commit", "commit a held reservation"));
+  id_arg(named("show", "show one reservation"));
+  id_arg(named("cancel", "cancel a reservation"));
+  auto* list = named("list", "list your reservations");
+  list->add_flag("--all", o.all, "every user's reservations (admins only)");
+  auto* modify = named("modify", "change a committed reservation's terms");
+  id_arg(modify);
+  modify->add_option("--start", o.start, "new start")->required();
+  modify->add_option("--end", o.end, "new end");
+  modify->add_option("--duration", o.duration, "new length (instead of --end)");
+  modify->add_option("--np", o.np, "new processor count")->required();
+  modify->add_flag("--no-local-preference", o.no_local_preference, "ignore the T_wkl bound");
+  auto* submit = named("submit", "submit a job into a reservation");
+  submit->add_option("--reservation,-r", o.id, "reservation id")->required();
+  submit->add_option("--np", o.np, "processors")->required();
+  submit->add_option("--walltime", o.walltime, "run time, e.g. 1h")->required();
+  submit->add_option("--name", o.name, "job name");
+  submit->add_option("--command", o.job_command, "command to run");
+  named("clusters", "list the clusters of this node");
+  auto* status = named("status", "current state of the clusters");
+  status->add_option("--cluster", o.clusters, "cluster (repeatable; default all)")
+      ->allow_extra_args(false);
+}
+
+int exit_code_of_transport(const error& e) {
+  switch (e.code) {
+    case errc::permission_denied:
+      return exit_code::auth;
+    case errc::invalid_parameter:
+      return exit_code::failed;  // the server speaks something else, or a bad reply
+    default:
+      return exit_code::unreachable;
+  }
+}
+
+int exit_code_of(const api::response& r) {
+  if (r.ok()) return exit_code::ok;
+  switch (static_cast<errc>(r.code)) {
+    case errc::invalid_window:
+    case errc::invalid_processor_range:
+    case errc::invalid_duration:
+    case errc::invalid_speedup_model:
+    case errc::invalid_parameter:
+    case errc::illegal_transition:
+      return exit_code::invalid;
+    case errc::not_found:
+      return exit_code::not_found;
+    case errc::infeasible:
+    case errc::busy:
+    case errc::capacity_exceeded:
+      return exit_code::unsatisfiable;
+    case errc::permission_denied:
+      return exit_code::denied;
+    default:
+      return exit_code::failed;
+  }
+}
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+        const std::function<timestamp()>& clock) {
+  CLI::App app;
+  options o;
+  define(app, o);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e, out, err);
+    return code == 0 ? exit_code::ok : exit_code::usage;
+  }
+  auto body = build_request(o, clock());
+  if (!body) {
+    err << render_error(body.err(), "table");
+    return exit_code::usage;
+  }
+  if (!(o.timeout > 0) || o.timeout > 86400) {
+    err << render_error(fail(errc::invalid_parameter, "--timeout: must be in (0, 86400] seconds"),
+                        "table");
+    return exit_code::usage;
+  }
+  auto where = api::parse_host_port(o.server);
+  if (!where) {
+    err << render_error(fail(errc::invalid_parameter, "--server: " + where.err().message), "table");
+    return exit_code::usage;
+  }
+  if (o.user.empty()) {
+    err << render_error(fail(errc::invalid_parameter, "--user (or ARB_USER) is required"), "table");
+    return exit_code::usage;
+  }
+  api::client_options copts;
+  copts.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout * 1000));
+  api::client c(copts);
+  auto w = c.connect(where->first, where->second, o.user, o.token);
+  if (!w) {
+    (o.output == "json" ? out : err) << render_error(w.err(), o.output);
+    return exit_code_of_transport(w.err());
+  }
+  auto r = c.call(std::move(*body));
+  if (!r) {
+    (o.output == "json" ? out : err) << render_error(r.err(), o.output);
+    return exit_code_of_transport(r.err());
+  }
+  if (r->ok() || o.output == "json")
+    out << render(*r, o.output);
+  else
+    err << render(*r, o.output);
+  return exit_code_of(*r);
+}
+
+}  // namespace arbroker::cli

@@ -1,0 +1,101 @@
+#pragma once
+
+// The `arb` command line: options -> request bodies, replies -> tables or JSON, outcomes ->
+// exit codes (docs/cli.md). A library so that tests can drive it without a process.
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "arbroker/api/protocol.hpp"
+#include "arbroker/core/error.hpp"
+#include "arbroker/core/time.hpp"
+
+namespace arbroker::cli {
+
+/// Exit codes (documented in docs/cli.md).
+namespace exit_code {
+inline constexpr int ok = 0;
+inline constexpr int failed = 1;         ///< any other error the broker reports
+inline constexpr int usage = 2;          ///< bad options or option values
+inline constexpr int unreachable = 3;    ///< cannot connect, connection lost, timeout
+inline constexpr int auth = 4;           ///< the broker refused the credentials
+inline constexpr int invalid = 5;        ///< the broker refused the request as invalid
+inline constexpr int not_found = 6;      ///< no such reservation (or not yours)
+inline constexpr int unsatisfiable = 7;  ///< no reservation possible (infeasible, busy)
+inline constexpr int denied = 8;         ///< not allowed (acting for another user)
+}  // namespace exit_code
+
+/// Everything the options can say; each subcommand reads its part.
+struct options {
+  std::string command;  ///< the chosen subcommand
+  // Connection and output.
+  std::string server = "127.0.0.1:7400";
+  std::string user;
+  std::string token;
+  std::string output = "table";
+  double timeout = 30;  ///< seconds
+  std::string as_user;  ///< admin: act for this user
+  // Elastic requests (reserve, hold, whatif) and co-reservations.
+  std::string est = "now";
+  std::string let;
+  std::string np;  ///< "8" or "4-32"
+  std::string dur_ref;
+  double pp_ref = 1;
+  int np_ref = 1;
+  std::string speedup = "amdahl:0";
+  std::string prefer;
+  std::string policy;
+  std::string esr = "load";
+  double esr_threshold = -1;
+  int tsn_max = 8;
+  std::string tss_gap = "60";
+  std::string hold_for;
+  std::string os;
+  std::vector<std::string> features;
+  std::vector<std::string> clusters;
+  bool no_local_preference = false;
+  std::vector<std::string> components;
+  int max_attempts = 8;
+  // Single reservations and jobs.
+  std::string id;
+  std::string start;
+  std::string end;
+  std::string duration;
+  std::string walltime;
+  std::string name;
+  std::string job_command;
+  bool all = false;
+};
+
+/// Defines every subcommand and option of `arb` on `app`, writing into `o`. Connection
+/// options also read ARB_SERVER, ARB_USER and ARB_TOKEN.
+void define(CLI::App& app, options& o);
+
+/// The request body the options ask for; invalid_parameter naming the option when a value
+/// does not parse. `now` resolves relative times.
+result<api::request_body> build_request(const options& o, timestamp now);
+
+/// A parsed co-reservation component: "np=4-8;dur=2h;np-ref=4;pp-ref=1500;
+/// speedup=amdahl:0.1;offset=10m;clusters=a,b".
+result<msg::coreservation_component> parse_component(std::string_view spec);
+
+/// "8" -> {8, 8}; "4-32" -> {4, 32}.
+result<std::pair<std::int32_t, std::int32_t>> parse_np_range(std::string_view text);
+
+/// The reply as a table (format "table") or JSON ("json"), errors included.
+std::string render(const api::response& r, const std::string& format);
+/// A failure before any response (connection, usage), in the chosen format.
+std::string render_error(const error& e, const std::string& format);
+
+int exit_code_of(const api::response& r);
+int exit_code_of_transport(const error& e);
+
+/// The whole command: parse, connect, call, print. Returns the exit code.
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+        const std::function<timestamp()>& clock);
+
+}  // namespace arbroker::cli

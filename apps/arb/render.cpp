@@ -1,0 +1,262 @@
+// Replies as aligned tables for people and as JSON for scripts.
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <sstream>
+
+#include "arbroker/core/number_text.hpp"
+#include "arbroker/core/reservation_state.hpp"
+#include "arbroker/core/time_format.hpp"
+#include "cli.hpp"
+
+namespace arbroker::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+using row = std::vector<std::string>;
+
+std::string when(std::int64_t t) {
+  return t < 0 ? "-" : format_time(t);
+}
+
+std::string state_name(std::uint8_t s) {
+  if (s > static_cast<std::uint8_t>(reservation_state::expired)) return std::to_string(s);
+  return std::string(to_string(static_cast<reservation_state>(s)));
+}
+
+std::string code_name(std::uint8_t code) {
+  return std::string(to_string(static_cast<errc>(code)));
+}
+
+std::string number(double v) {
+  std::ostringstream os;
+  os.precision(6);
+  os << v;
+  return os.str();
+}
+
+std::string table(const row& header, const std::vector<row>& rows) {
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t i = 0; i < header.size(); ++i)
+    width[i] = header[i].size();
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < r.size() && i < width.size(); ++i)
+      width[i] = std::max(width[i], r[i].size());
+  std::ostringstream os;
+  auto line = [&](const row& r) {
+    std::string text;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      text += r[i];
+      if (i + 1 < r.size()) text += std::string(width[i] - r[i].size() + 2, ' ');
+    }
+    os << text << '\n';
+  };
+  line(header);
+  for (const auto& r : rows)
+    line(r);
+  return os.str();
+}
+
+const row reservation_header = {"ID", "CLUSTER", "OWNER", "START", "END", "NP", "STATE", "COST"};
+row reservation_row(const msg::reservation_info& r) {
+  return {r.id,
+          r.cluster,
+          r.owner,
+          when(r.start),
+          when(r.end),
+          std::to_string(r.np),
+          state_name(r.state),
+          number(r.cost)};
+}
+
+json to_json(const msg::wire_error& e) {
+  return json{{"code", code_name(e.code)}, {"message", e.message}};
+}
+
+json to_json(const msg::reservation_info& r) {
+  json j{{"id", r.id},
+         {"cluster", r.cluster},
+         {"owner", r.owner},
+         {"start", r.start},
+         {"end", r.end},
+         {"np", r.np},
+         {"state", state_name(r.state)},
+         {"cost", r.cost}};
+  if (r.expiry > 0) j["expiry"] = r.expiry;
+  return j;
+}
+
+json to_json(const std::vector<msg::reservation_info>& rs) {
+  json a = json::array();
+  for (const auto& r : rs)
+    a.push_back(to_json(r));
+  return a;
+}
+
+json to_json(const msg::slot& s) {
+  json j{{"cluster", s.cluster}, {"start", s.start}, {"end", s.end}, {"np", s.np}};
+  if (s.flags & msg::slot::has_cost) j["cost"] = s.cost;
+  if (s.flags & msg::slot::has_esr) j["esr"] = s.esr;
+  return j;
+}
+
+struct body_renderer {
+  api::operation op;
+
+  // Tables.
+  std::string text(const std::monostate&) const { return ""; }
+  std::string text(const msg::elastic_reply& r) const {
+    if (!r.ranked.empty() || r.reservation.id.empty()) {
+      std::vector<row> rows;
+      for (std::size_t i = 0; i < r.ranked.size(); ++i) {
+        const auto& s = r.ranked[i];
+        rows.push_back({std::to_string(i + 1), s.cluster, when(s.start), when(s.end),
+                        std::to_string(s.np), s.flags & msg::slot::has_cost ? number(s.cost) : "-",
+                        s.flags & msg::slot::has_esr ? number(s.esr) : "-"});
+      }
+      return table({"RANK", "CLUSTER", "START", "END", "NP", "COST", "ESR"}, rows);
+    }
+    std::string text = table(reservation_header, {reservation_row(r.reservation)});
+    if (r.reservation.state == static_cast<std::uint8_t>(reservation_state::accepted) &&
+        r.reservation.expiry > 0)
+      text += "held until " + when(r.reservation.expiry) + ": `arb commit " + r.reservation.id +
+              "` before then\n";
+    return text;
+  }
+  std::string text(const msg::coreservation_reply& r) const {
+    std::vector<row> rows;
+    for (const auto& p : r.parts)
+      rows.push_back(reservation_row(p));
+    return "co-reservation " + r.txn + " (" + std::to_string(r.attempts) + " attempts)\n" +
+           table(reservation_header, rows);
+  }
+  std::string text(const api::estimate_reply& r) const {
+    std::vector<row> rows;
+    for (const auto& e : r.estimates)
+      rows.push_back({e.cluster, when(e.earliest_start), e.error.ok() ? "" : e.error.message});
+    return table({"CLUSTER", "EARLIEST START", "NOTE"}, rows);
+  }
+  std::string text(const msg::query_reply& r) const {
+    return table(reservation_header, {reservation_row(r.info)});
+  }
+  std::string text(const msg::ack_reply&) const { return std::string(to_string(op)) + ": ok\n"; }
+  std::string text(const msg::list_reply& r) const {
+    std::vector<row> rows;
+    for (const auto& x : r.reservations)
+      rows.push_back(reservation_row(x));
+    return table(reservation_header, rows);
+  }
+  std::string text(const msg::bind_job_reply& r) const { return "job " + r.job_id + "\n"; }
+  std::string text(const api::cluster_list_reply& r) const {
+    std::vector<row> rows;
+    for (const auto& c : r.clusters) {
+      std::string features;
+      for (const auto& f : c.features)
+        features += (features.empty() ? "" : ",") + f;
+      rows.push_back({c.name, c.lrms, std::to_string(c.cpus), number(c.pp), c.os, features});
+    }
+    return table({"CLUSTER", "LRMS", "CPUS", "PP", "OS", "FEATURES"}, rows);
+  }
+  std::string text(const api::status_reply& r) const {
+    std::vector<row> rows;
+    for (const auto& c : r.clusters)
+      rows.push_back({c.cluster, when(c.now), std::to_string(c.cpus), std::to_string(c.holds),
+                      std::to_string(c.committed), std::to_string(c.running_jobs),
+                      std::to_string(c.queued_jobs)});
+    return table({"CLUSTER", "NOW", "CPUS", "HOLDS", "COMMITTED", "RUNNING", "QUEUED"}, rows);
+  }
+
+  // JSON.
+  json data(const std::monostate&) const { return nullptr; }
+  json data(const msg::elastic_reply& r) const {
+    json j = json::object();
+    if (!r.reservation.id.empty()) j["reservation"] = to_json(r.reservation);
+    json ranked = json::array();
+    for (const auto& s : r.ranked)
+      ranked.push_back(to_json(s));
+    j["ranked"] = ranked;
+    j["stats"] = json{{"clusters", r.stats.clusters},
+                      {"candidates", r.stats.candidates},
+                      {"above_threshold", r.stats.above_threshold},
+                      {"rejected_by_service", r.stats.rejected_by_service},
+                      {"rejected_by_lrms", r.stats.rejected_by_lrms}};
+    if (r.earliest_alternative >= 0) j["earliest_alternative"] = r.earliest_alternative;
+    return j;
+  }
+  json data(const msg::coreservation_reply& r) const {
+    return json{{"txn", r.txn}, {"parts", to_json(r.parts)}, {"attempts", r.attempts}};
+  }
+  json data(const api::estimate_reply& r) const {
+    json a = json::array();
+    for (const auto& e : r.estimates) {
+      json j{{"cluster", e.cluster}, {"earliest_start", e.earliest_start}};
+      if (!e.error.ok()) j["error"] = to_json(e.error);
+      a.push_back(j);
+    }
+    return json{{"estimates", a}};
+  }
+  json data(const msg::query_reply& r) const { return json{{"reservation", to_json(r.info)}}; }
+  json data(const msg::ack_reply&) const { return json::object(); }
+  json data(const msg::list_reply& r) const {
+    return json{{"reservations", to_json(r.reservations)}};
+  }
+  json data(const msg::bind_job_reply& r) const { return json{{"job_id", r.job_id}}; }
+  json data(const api::cluster_list_reply& r) const {
+    json a = json::array();
+    for (const auto& c : r.clusters)
+      a.push_back(json{{"name", c.name},
+                       {"lrms", c.lrms},
+                       {"cpus", c.cpus},
+                       {"pp", c.pp},
+                       {"os", c.os},
+                       {"features", c.features}});
+    return json{{"clusters", a}};
+  }
+  json data(const api::status_reply& r) const {
+    json a = json::array();
+    for (const auto& c : r.clusters)
+      a.push_back(json{{"cluster", c.cluster},
+                       {"now", c.now},
+                       {"cpus", c.cpus},
+                       {"holds", c.holds},
+                       {"committed", c.committed},
+                       {"running_jobs", c.running_jobs},
+                       {"queued_jobs", c.queued_jobs},
+                       {"reservations", to_json(c.reservations)}});
+    return json{{"clusters", a}};
+  }
+};
+
+}  // namespace
+
+std::string render(const api::response& r, const std::string& format) {
+  body_renderer b{r.op};
+  if (format == "json") {
+    json j{{"ok", r.ok()}, {"operation", std::string(to_string(r.op))}};
+    if (!r.ok()) j["error"] = json{{"code", code_name(r.code)}, {"message", r.message}};
+    json body = std::visit([&b](const auto& x) { return b.data(x); }, r.body);
+    if (!body.is_null()) j["result"] = body;
+    return j.dump(2) + "\n";
+  }
+  if (!r.ok()) {
+    // Some replies carry useful detail even on failure (the earliest alternative).
+    std::string text = "error: " + code_name(r.code) + ": " + r.message + "\n";
+    if (auto* e = std::get_if<msg::elastic_reply>(&r.body); e && e->earliest_alternative >= 0)
+      text += "earliest alternative start: " + when(e->earliest_alternative) + "\n";
+    return text;
+  }
+  return std::visit([&b](const auto& x) { return b.text(x); }, r.body);
+}
+
+std::string render_error(const error& e, const std::string& format) {
+  if (format == "json")
+    return json{{"ok", false},
+                {"error", json{{"code", std::string(to_string(e.code))}, {"message", e.message}}}}
+               .dump(2) +
+           "\n";
+  return "error: " + std::string(to_string(e.code)) + ": " + e.message + "\n";
+}
+
+}  // namespace arbroker::cli

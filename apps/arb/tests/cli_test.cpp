@@ -1,0 +1,294 @@
+#include "cli.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+#include "arbroker/api/server.hpp"
+#include "arbroker/core/time_format.hpp"
+
+namespace arbroker::cli {
+namespace {
+
+const timestamp now = utc_timestamp(2026, 11, 22, 12);
+
+/// Parses a command line as `arb` does; the options, or the CLI11 error text.
+struct parsed {
+  options o;
+  std::string error;
+};
+parsed parse(std::vector<std::string> args) {
+  parsed p;
+  CLI::App app;
+  define(app, p.o);
+  args.insert(args.begin(), "arb");
+  std::vector<const char*> argv;
+  for (auto& a : args)
+    argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    p.error = e.what();
+  }
+  return p;
+}
+
+api::request_body build(std::vector<std::string> args) {
+  auto p = parse(std::move(args));
+  EXPECT_EQ(p.error, "");
+  auto body = build_request(p.o, now);
+  EXPECT_TRUE(body) << (body ? "" : body.err().message);
+  return body ? *body : api::request_body{};
+}
+
+TEST(cli, reserve_builds_the_elastic_request_of_the_readme) {
+  auto body = build(
+      {"reserve",     "--est",    "now+1h",   "--let",     "now+12h",  "--np",      "4-32",
+       "--dur-ref",   "2h",       "--pp-ref", "1500",      "--np-ref", "8",         "--speedup",
+       "amdahl:0.01", "--prefer", "end,cost", "--cluster", "a",        "--cluster", "b"});
+  auto& r = std::get<msg::elastic_request>(body);
+  EXPECT_EQ(r.mode, msg::mode_reserve);
+  EXPECT_EQ(r.est, now + 3600);
+  EXPECT_EQ(r.let, now + 12 * 3600);
+  EXPECT_EQ(r.np_min, 4);
+  EXPECT_EQ(r.np_max, 32);
+  EXPECT_EQ(r.dur_ref, 7200);
+  EXPECT_EQ(r.pp_ref, 1500);
+  EXPECT_EQ(r.np_ref, 8);
+  EXPECT_EQ(r.speedup.kind, msg::speedup_spec::amdahl);
+  EXPECT_DOUBLE_EQ(r.speedup.p1, 0.01);
+  EXPECT_EQ(r.prefer, "end,cost");
+  EXPECT_EQ(r.clusters, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(r.user, "");  // the server fills in the caller
+}
+
+TEST(cli, hold_and_whatif_set_the_mode) {
+  auto hold = std::get<msg::elastic_request>(build({"hold", "--let", "2026-11-23T00:00:00Z", "--np",
+                                                    "8", "--dur-ref", "1h", "--hold-for", "10m"}));
+  EXPECT_EQ(hold.mode, msg::mode_hold);
+  EXPECT_EQ(hold.hold_seconds, 600);
+  EXPECT_EQ(hold.est, now);
+  EXPECT_EQ(hold.let, utc_timestamp(2026, 11, 23));
+  auto whatif = std::get<msg::elastic_request>(
+      build({"whatif", "--let", "now+1d", "--np", "2", "--dur-ref", "30m"}));
+  EXPECT_EQ(whatif.mode, msg::mode_whatif);
+}
+
+TEST(cli, coreserve_parses_components) {
+  auto body = build({"coreserve", "--let", "now+6h", "-c",
+                     "np=4-8;dur=2h;np-ref=4;pp-ref=1500;speedup=downey:64:0.5;offset=10m;"
+                     "clusters=a,b",
+                     "-c", "np=2;dur=30m"});
+  auto& r = std::get<msg::coreservation_request>(body);
+  ASSERT_EQ(r.components.size(), 2u);
+  EXPECT_EQ(r.components[0].np_min, 4);
+  EXPECT_EQ(r.components[0].np_max, 8);
+  EXPECT_EQ(r.components[0].dur_ref, 7200);
+  EXPECT_EQ(r.components[0].offset, 600);
+  EXPECT_EQ(r.components[0].speedup.kind, msg::speedup_spec::downey);
+  EXPECT_EQ(r.components[0].clusters, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(r.components[1].np_min, 2);
+  EXPECT_EQ(r.components[1].dur_ref, 1800);
+}
+
+TEST(cli, every_other_command_builds_its_body) {
+  EXPECT_EQ(std::get<api::estimate_request>(build({"estimate", "--np", "8", "--walltime", "2h"}))
+                .walltime,
+            7200);
+  EXPECT_EQ(std::get<msg::commit_request>(build({"commit", "a/1"})).reservation_id, "a/1");
+  EXPECT_EQ(std::get<msg::query_request>(build({"show", "a/2"})).reservation_id, "a/2");
+  EXPECT_EQ(std::get<msg::cancel_request>(build({"cancel", "a/3"})).reservation_id, "a/3");
+  auto m = std::get<msg::modify_request>(
+      build({"modify", "a/4", "--start", "now+2h", "--duration", "90m", "--np", "6"}));
+  EXPECT_EQ(m.start, now + 7200);
+  EXPECT_EQ(m.end, now + 7200 + 5400);
+  EXPECT_EQ(m.np, 6);
+  auto s = std::get<msg::bind_job_request>(build(
+      {"submit", "--reservation", "a/5", "--np", "4", "--walltime", "1h", "--command", "run.sh"}));
+  EXPECT_EQ(s.reservation_id, "a/5");
+  EXPECT_EQ(s.command, "run.sh");
+  EXPECT_EQ(std::get<msg::list_request>(build({"--user", "alice", "list"})).user, "alice");
+  EXPECT_EQ(std::get<msg::list_request>(build({"--user", "root", "list", "--all"})).user, "");
+  EXPECT_EQ(std::get<msg::list_request>(build({"--user", "root", "--for", "bob", "list"})).user,
+            "bob");
+  EXPECT_TRUE(std::holds_alternative<api::cluster_list_request>(build({"clusters"})));
+  EXPECT_EQ(std::get<api::status_request>(build({"status", "--cluster", "a"})).clusters,
+            (std::vector<std::string>{"a"}));
+}
+
+TEST(cli, bad_values_name_the_option) {
+  auto p = parse({"reserve", "--let", "now+1h", "--np", "four", "--dur-ref", "1h"});
+  auto body = build_request(p.o, now);
+  ASSERT_FALSE(body);
+  EXPECT_EQ(body.err().message.rfind("--np:", 0), 0u) << body.err().message;
+  p = parse({"reserve", "--let", "tomorrow", "--np", "4", "--dur-ref", "1h"});
+  EXPECT_EQ(build_request(p.o, now).err().message.rfind("--let:", 0), 0u);
+  p = parse({"reserve", "--let", "now+1h", "--np", "4", "--dur-ref", "1h", "--speedup", "x:1"});
+  EXPECT_EQ(build_request(p.o, now).err().message.rfind("--speedup:", 0), 0u);
+  p = parse({"coreserve", "--let", "now+1h", "-c", "np=4;bogus=1;dur=1h"});
+  EXPECT_NE(build_request(p.o, now).err().message.find("unknown key 'bogus'"), std::string::npos);
+  p = parse({"modify", "x", "--start", "now", "--end", "now+1h", "--duration", "1h", "--np", "1"});
+  EXPECT_FALSE(build_request(p.o, now));
+}
+
+TEST(cli, missing_required_options_are_usage_errors) {
+  EXPECT_NE(parse({"reserve", "--np", "4"}).error, "");
+  EXPECT_NE(parse({}).error, "");
+  EXPECT_NE(parse({"-o", "xml", "clusters"}).error, "");
+  EXPECT_NE(parse({"show"}).error, "");
+  EXPECT_NE(parse({"status", "--cluster", "a", "b"}).error, "");  // one value per --cluster
+}
+
+api::response list_response() {
+  msg::list_reply reply;
+  reply.reservations.push_back(
+      msg::reservation_info{"a/1", "a", "alice", now, now + 3600, 8, 3, 0, 0, 12.5});
+  reply.reservations.push_back(
+      msg::reservation_info{"b/22", "b", "alice", now + 60, now + 7200, 16, 2, now + 600, 0, 3});
+  return api::response{9, api::operation::list, 0, "", reply};
+}
+
+TEST(cli, renders_a_list_as_an_aligned_table) {
+  std::string text = render(list_response(), "table");
+  std::istringstream lines(text);
+  std::string header, first, second;
+  std::getline(lines, header);
+  std::getline(lines, first);
+  std::getline(lines, second);
+  EXPECT_EQ(header.rfind("ID    CLUSTER  OWNER", 0), 0u) << header;
+  EXPECT_NE(first.find("2026-11-22T12:00:00Z"), std::string::npos);
+  EXPECT_NE(first.find("committed"), std::string::npos);
+  EXPECT_NE(second.find("accepted"), std::string::npos);
+  // Columns line up: START begins at the same offset in every line.
+  EXPECT_EQ(header.find("START"), first.find("2026-11-22T12:00:00Z"));
+}
+
+TEST(cli, renders_json_for_scripts) {
+  auto j = nlohmann::json::parse(render(list_response(), "json"));
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_EQ(j["operation"], "list");
+  ASSERT_EQ(j["result"]["reservations"].size(), 2u);
+  EXPECT_EQ(j["result"]["reservations"][1]["id"], "b/22");
+  EXPECT_EQ(j["result"]["reservations"][1]["start"], now + 60);
+  EXPECT_EQ(j["result"]["reservations"][1]["state"], "accepted");
+  EXPECT_EQ(j["result"]["reservations"][1]["expiry"], now + 600);
+
+  auto err = api::error_response(3, api::operation::cancel, fail(errc::not_found, "no a/9"));
+  auto e = nlohmann::json::parse(render(err, "json"));
+  EXPECT_EQ(e["ok"], false);
+  EXPECT_EQ(e["error"]["code"], "not_found");
+  EXPECT_EQ(e["error"]["message"], "no a/9");
+  EXPECT_EQ(render(err, "table"), "error: not_found: no a/9\n");
+}
+
+TEST(cli, renders_whatif_candidates_ranked) {
+  msg::elastic_reply reply;
+  reply.ranked.push_back(msg::slot{"a", now, now + 60, 4, 1.5, 0.9, 3});
+  reply.ranked.push_back(msg::slot{"b", now + 60, now + 120, 8, 0, 0, 0});
+  std::string text = render(api::response{1, api::operation::elastic, 0, "", reply}, "table");
+  EXPECT_NE(text.find("RANK"), std::string::npos);
+  EXPECT_NE(text.find("1     a"), std::string::npos) << text;
+  auto j = nlohmann::json::parse(
+      render(api::response{1, api::operation::elastic, 0, "", reply}, "json"));
+  EXPECT_EQ(j["result"]["ranked"][0]["esr"], 0.9);
+  EXPECT_FALSE(j["result"]["ranked"][1].contains("cost"));
+}
+
+TEST(cli, a_hold_says_until_when) {
+  msg::elastic_reply reply;
+  reply.reservation =
+      msg::reservation_info{"a/7", "a", "alice", now, now + 60, 4, 2, now + 300, 0, 0};
+  std::string text = render(api::response{1, api::operation::elastic, 0, "", reply}, "table");
+  EXPECT_NE(text.find("held until 2026-11-22T12:05:00Z: `arb commit a/7`"), std::string::npos)
+      << text;
+}
+
+TEST(cli, exit_codes_follow_the_error_class) {
+  auto with = [](errc c) {
+    return exit_code_of(api::error_response(1, api::operation::list, fail(c, "")));
+  };
+  EXPECT_EQ(exit_code_of(list_response()), exit_code::ok);
+  EXPECT_EQ(with(errc::invalid_window), exit_code::invalid);
+  EXPECT_EQ(with(errc::not_found), exit_code::not_found);
+  EXPECT_EQ(with(errc::infeasible), exit_code::unsatisfiable);
+  EXPECT_EQ(with(errc::busy), exit_code::unsatisfiable);
+  EXPECT_EQ(with(errc::permission_denied), exit_code::denied);
+  EXPECT_EQ(with(errc::lrms_failure), exit_code::failed);
+  EXPECT_EQ(exit_code_of_transport(fail(errc::permission_denied, "")), exit_code::auth);
+  EXPECT_EQ(exit_code_of_transport(fail(errc::unreachable, "")), exit_code::unreachable);
+  EXPECT_EQ(exit_code_of_transport(fail(errc::timeout, "")), exit_code::unreachable);
+}
+
+/// Answers list with one reservation of the caller and everything else with not_found.
+class fake_broker : public api::request_handler {
+ public:
+  void handle(const api::caller& who, api::request req,
+              std::function<void(api::response)> done) override {
+    if (std::holds_alternative<msg::list_request>(req.body)) {
+      msg::list_reply reply;
+      reply.reservations.push_back(
+          msg::reservation_info{"a/1", "a", who.user, now, now + 60, 2, 3, 0, 0, 1});
+      done(api::response{0, req.op(), 0, "", reply});
+    } else {
+      done(api::error_response(0, req.op(), fail(errc::not_found, "no such reservation")));
+    }
+  }
+};
+
+struct cli_run {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+cli_run run_arb(std::vector<std::string> args) {
+  args.insert(args.begin(), "arb");
+  std::vector<const char*> argv;
+  for (auto& a : args)
+    argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  int code = run(static_cast<int>(argv.size()), argv.data(), out, err, [] { return now; });
+  return {code, out.str(), err.str()};
+}
+
+TEST(cli, runs_against_a_server) {
+  fake_broker broker;
+  api::server_config config;
+  config.tokens = {{"alice", {"secret", false}}};
+  api::threaded_server srv(config, broker, 1);
+  const std::string where = "127.0.0.1:" + std::to_string(srv.local_endpoint().port());
+
+  auto ok =
+      run_arb({"--server", where, "--user", "alice", "--token", "secret", "-o", "json", "list"});
+  EXPECT_EQ(ok.code, exit_code::ok) << ok.err;
+  auto j = nlohmann::json::parse(ok.out);
+  EXPECT_EQ(j["result"]["reservations"][0]["owner"], "alice");
+
+  auto missing =
+      run_arb({"--server", where, "--user", "alice", "--token", "secret", "show", "a/9"});
+  EXPECT_EQ(missing.code, exit_code::not_found);
+  EXPECT_EQ(missing.err, "error: not_found: no such reservation\n");
+
+  auto denied = run_arb({"--server", where, "--user", "alice", "--token", "wrong", "list"});
+  EXPECT_EQ(denied.code, exit_code::auth);
+  EXPECT_NE(denied.err.find("permission_denied"), std::string::npos);
+
+  auto usage = run_arb({"--server", where, "--user", "alice", "reserve", "--let", "now+1h", "--np",
+                        "x", "--dur-ref", "1h"});
+  EXPECT_EQ(usage.code, exit_code::usage);
+
+  srv.stop(std::chrono::milliseconds(1000));
+  auto gone = run_arb({"--server", where, "--user", "alice", "--token", "secret", "list"});
+  EXPECT_EQ(gone.code, exit_code::unreachable);
+}
+
+TEST(cli, help_exits_zero) {
+  EXPECT_EQ(run_arb({"--help"}).code, exit_code::ok);
+  auto help = run_arb({"reserve", "--help"});
+  EXPECT_EQ(help.code, exit_code::ok);
+  EXPECT_NE(help.out.find("--dur-ref"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace arbroker::cli

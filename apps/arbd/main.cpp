@@ -1,0 +1,177 @@
+// arbd: the arbroker broker node. Reads a TOML config (or starts the embedded default: a
+// simulated grid on loopback), recovers its store, serves the network API and /metrics,
+// and shuts down gracefully on SIGTERM or SIGINT. See docs/config.md and docs/protocol.md.
+
+#include <signal.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <optional>
+
+#include "arbroker/api/server.hpp"
+#include "arbroker/metrics/http_endpoint.hpp"
+#include "arbroker/node/node.hpp"
+#include "node_handler.hpp"
+#include "node_metrics.hpp"
+
+namespace arbroker {
+namespace {
+
+struct options {
+  std::string config;
+  std::optional<std::string> listen, metrics, data_dir, log_level;
+  std::string ready_file;
+  int poll_seconds = 5;
+};
+
+// The signals arbd stops on are blocked in every thread (set before any thread starts) and
+// taken by sigwait() in main: no handler runs at an arbitrary point.
+sigset_t stop_signals() {
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGTERM);
+  sigaddset(&s, SIGINT);
+  return s;
+}
+
+int run(const options& o) {
+  auto cfg =
+      o.config.empty() ? result<node_config>(default_node_config()) : load_node_config(o.config);
+  if (!cfg) {
+    spdlog::error("config: {}", cfg.err().message);
+    return 2;
+  }
+  if (o.listen) cfg->listen = *o.listen;
+  if (o.metrics) cfg->metrics_listen = *o.metrics;
+  if (o.data_dir) cfg->data_dir = *o.data_dir;
+  if (o.log_level) cfg->log_level = *o.log_level;
+  if (auto ok = validate(*cfg); !ok) {
+    spdlog::error("config: {}", ok.err().message);
+    return 2;
+  }
+  spdlog::set_level(spdlog::level::from_str(cfg->log_level));
+  if (o.config.empty())
+    spdlog::warn(
+        "no --config: starting the embedded demo grid with the documented demo tokens "
+        "(alice-secret, bob-secret, admin-secret); loopback only");
+
+  auto n = node::start(*cfg);
+  if (!n) {
+    spdlog::error("start: {}", to_string(n.err()));
+    return 3;
+  }
+  const auto& rec = (*n)->recovery();
+  const auto& rc = rec.clusters;
+  spdlog::info(
+      "event=recovered data_dir={} decisions={} restored={} recreated={} lost={} "
+      "aborted_holds={} completed_holds={} compensated={} orphans={}",
+      cfg->data_dir.empty() ? "(none)" : cfg->data_dir, rec.commit_decisions, rc.restored,
+      rc.recreated, rc.lost, rc.aborted_holds, rc.completed_holds, rc.compensated, rc.orphans);
+  if (rc.lost > 0)
+    spdlog::warn("event=lost count={}: committed reservations no longer in their LRMS", rc.lost);
+
+  metrics::registry reg;
+  node_metrics nm{reg};
+  node_handler handler{**n, &nm};
+
+  api::server_config sc;
+  sc.node_name = cfg->name;
+  auto ep = parse_endpoint(cfg->listen);
+  boost::system::error_code ec;
+  auto addr = boost::asio::ip::make_address(ep->first, ec);
+  if (ec) {
+    spdlog::error("config: node.listen: '{}' is not an IP address", ep->first);
+    return 2;
+  }
+  sc.endpoint = {addr, ep->second};
+  for (const auto& u : cfg->users)
+    sc.tokens[u.name] = {u.token, u.admin};
+  sc.limits.max_frame = cfg->max_frame_bytes;
+  sc.limits.max_in_flight = cfg->max_in_flight;
+  sc.limits.handshake_timeout = std::chrono::seconds(cfg->handshake_timeout);
+  std::optional<api::threaded_server> server;
+  try {
+    server.emplace(sc, handler, 1);
+  } catch (const std::exception& e) {
+    spdlog::error("listen on {}: {}", cfg->listen, e.what());
+    return 3;
+  }
+  std::unique_ptr<metrics::http_endpoint> scrape;
+  if (!cfg->metrics_listen.empty()) {
+    auto mep = parse_endpoint(cfg->metrics_listen);
+    auto started = metrics::http_endpoint::start(reg, {.address = mep->first, .port = mep->second});
+    if (!started) {
+      spdlog::error("metrics on {}: {}", cfg->metrics_listen, started.err().message);
+      return 3;
+    }
+    scrape = std::move(*started);
+  }
+  nm.start_polling(**n, std::chrono::seconds(o.poll_seconds), [&] {
+    auto c = server->counters();
+    nm.server_counts(c.connections_open, c.handshakes_refused);
+  });
+
+  const auto bound = server->local_endpoint();
+  const int metrics_port = scrape ? scrape->port() : 0;
+  std::string names;
+  for (const auto& c : (*n)->clusters())
+    names += (names.empty() ? "" : ",") + c.name;
+  spdlog::info("event=ready node={} listen={}:{} metrics_port={} clusters={}", cfg->name,
+               bound.address().to_string(), bound.port(), metrics_port, names);
+  // For scripts and tests: one line on stdout once serving (logs go to stderr).
+  std::printf("ready %u %d\n", static_cast<unsigned>(bound.port()), metrics_port);
+  std::fflush(stdout);
+  if (!o.ready_file.empty()) {
+    // Written last and renamed into place: whoever sees the file may connect.
+    const std::string tmp = o.ready_file + ".tmp";
+    std::ofstream(tmp) << bound.port() << " " << metrics_port << "\n";
+    std::rename(tmp.c_str(), o.ready_file.c_str());
+  }
+
+  auto sigs = stop_signals();
+  int sig = 0;
+  sigwait(&sigs, &sig);
+  spdlog::info("event=stopping signal={} in_flight={}", sig == SIGTERM ? "TERM" : "INT",
+               (*n)->in_flight());
+  const auto grace = std::chrono::seconds(cfg->shutdown_grace);
+  server->stop(std::chrono::duration_cast<std::chrono::milliseconds>(grace));
+  const auto left = (*n)->shutdown(cfg->shutdown_grace);
+  nm.stop();
+  if (scrape) scrape->stop();
+  spdlog::info("event=stopped unanswered={}", left);
+  return 0;
+}
+
+}  // namespace
+}  // namespace arbroker
+
+int main(int argc, char** argv) {
+  CLI::App app{"arbd: the arbroker broker node"};
+  arbroker::options o;
+  app.add_option("-c,--config", o.config, "node configuration (TOML); none: the demo grid")
+      ->check(CLI::ExistingFile);
+  std::string listen, metrics, data_dir, log_level;
+  auto* l = app.add_option("--listen", listen, "API address host:port (overrides node.listen)");
+  auto* m = app.add_option("--metrics", metrics, "/metrics address host:port, \"\" = off");
+  auto* d = app.add_option("--data-dir", data_dir, "data directory, \"\" = keep nothing");
+  auto* v = app.add_option("--log-level", log_level, "trace, debug, info, warn, error, off");
+  app.add_option("--ready-file", o.ready_file,
+                 "write \"<api port> <metrics port>\" here once serving");
+  app.add_option("--poll", o.poll_seconds, "seconds between cluster status polls for /metrics")
+      ->check(CLI::Range(1, 3600));
+  CLI11_PARSE(app, argc, argv);
+  if (*l) o.listen = listen;
+  if (*m) o.metrics = metrics;
+  if (*d) o.data_dir = data_dir;
+  if (*v) o.log_level = log_level;
+
+  // Before any thread exists, so that every thread inherits the mask.
+  auto sigs = arbroker::stop_signals();
+  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+  spdlog::set_default_logger(spdlog::stderr_color_mt("arbd"));
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %l %v");
+  return arbroker::run(o);
+}

@@ -1,0 +1,155 @@
+#include "node_handler.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "arbroker/node/node.hpp"
+
+namespace arbroker {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+// A response carrying `body` with the code and message of its wire error.
+template <class Body>
+api::response respond(Body body, const msg::wire_error& e) {
+  api::response r;
+  r.code = e.code;
+  r.message = e.message;
+  r.body = std::move(body);
+  return r;
+}
+
+std::string lrms_label(cluster_kind k) {
+  switch (k) {
+    case cluster_kind::slurm:
+      return "slurm";
+    case cluster_kind::gridengine:
+      return "gridengine";
+    default:
+      return "sim";
+  }
+}
+
+}  // namespace
+
+std::string operation_label(const api::request_body& body) {
+  if (auto* e = std::get_if<msg::elastic_request>(&body)) {
+    switch (e->mode) {
+      case msg::mode_hold:
+        return "hold";
+      case msg::mode_whatif:
+        return "whatif";
+      default:
+        return "reserve";
+    }
+  }
+  return std::string(api::to_string(api::operation_of(body)));
+}
+
+void node_handler::handle(const api::caller& who, api::request req,
+                          std::function<void(api::response)> done) {
+  (void)who;  // the server already made every body act for the caller
+  auto answer = [this, done = std::move(done), label = operation_label(req.body),
+                 t0 = clock_type::now()](api::response r) {
+    if (metrics_) {
+      const double s = std::chrono::duration<double>(clock_type::now() - t0).count();
+      metrics_->answered(label,
+                         r.code == 0 ? "ok" : std::string(to_string(static_cast<errc>(r.code))), s);
+    }
+    done(std::move(r));
+  };
+  std::visit(
+      [&](auto& body) {
+        using T = std::decay_t<decltype(body)>;
+        if constexpr (std::is_same_v<T, msg::elastic_request>) {
+          node_.elastic(std::move(body), [answer](msg::elastic_reply r) {
+            auto e = r.error;
+            answer(respond(std::move(r), e));
+          });
+        } else if constexpr (std::is_same_v<T, msg::coreservation_request>) {
+          node_.coreserve(std::move(body), [answer](msg::coreservation_reply r) {
+            auto e = r.error;
+            answer(respond(std::move(r), e));
+          });
+        } else if constexpr (std::is_same_v<T, api::estimate_request>) {
+          node_.estimate({body.np, body.walltime}, body.clusters,
+                         [answer](std::vector<msg::estimate_reply> rs) {
+                           api::estimate_reply out;
+                           for (auto& r : rs)
+                             out.estimates.push_back({r.cluster, r.start, r.error});
+                           // Earliest first; clusters where it can never run last.
+                           std::stable_sort(out.estimates.begin(), out.estimates.end(),
+                                            [](const auto& a, const auto& b) {
+                                              auto key = [](const api::cluster_estimate& e) {
+                                                return e.earliest_start < 0 ? time_infinity
+                                                                            : e.earliest_start;
+                                              };
+                                              return key(a) < key(b);
+                                            });
+                           answer(respond(std::move(out), {}));
+                         });
+        } else if constexpr (std::is_same_v<T, msg::commit_request>) {
+          body.txn.clear();  // clients commit their own holds by id, never a coordinator's
+          const msg::query_request q{body.user, body.reservation_id};
+          node_.commit(std::move(body), [this, answer, q](msg::ack_reply a) {
+            if (!a.error.ok()) return answer(respond(msg::query_reply{{}, a.error}, a.error));
+            // The reply carries the committed reservation.
+            node_.query(q, [answer](msg::query_reply r) {
+              auto e = r.error;
+              answer(respond(std::move(r), e));
+            });
+          });
+        } else if constexpr (std::is_same_v<T, msg::modify_request>) {
+          node_.modify(std::move(body), [answer](msg::query_reply r) {
+            auto e = r.error;
+            answer(respond(std::move(r), e));
+          });
+        } else if constexpr (std::is_same_v<T, msg::cancel_request>) {
+          node_.cancel(std::move(body), [answer](msg::ack_reply r) {
+            auto e = r.error;
+            answer(respond(std::move(r), e));
+          });
+        } else if constexpr (std::is_same_v<T, msg::query_request>) {
+          node_.query(std::move(body), [answer](msg::query_reply r) {
+            auto e = r.error;
+            answer(respond(std::move(r), e));
+          });
+        } else if constexpr (std::is_same_v<T, msg::list_request>) {
+          node_.list(std::move(body), [answer](msg::list_reply r) {
+            auto e = r.error;
+            answer(respond(std::move(r), e));
+          });
+        } else if constexpr (std::is_same_v<T, msg::bind_job_request>) {
+          node_.bind_job(std::move(body), [answer](msg::bind_job_reply r) {
+            auto e = r.error;
+            answer(respond(std::move(r), e));
+          });
+        } else if constexpr (std::is_same_v<T, api::cluster_list_request>) {
+          api::cluster_list_reply out;
+          const auto infos = node_.clusters();
+          const auto& entries = node_.config().clusters;
+          for (std::size_t i = 0; i < infos.size(); ++i) {
+            const auto& c = infos[i];
+            out.clusters.push_back(
+                {c.name, lrms_label(entries[i].kind), c.cpus, c.pp, c.os, c.features});
+          }
+          answer(respond(std::move(out), {}));
+        } else if constexpr (std::is_same_v<T, api::status_request>) {
+          node_.status([answer, wanted = body.clusters](std::vector<msg::cluster_status> all) {
+            api::status_reply out;
+            for (auto& s : all)
+              if (wanted.empty() ||
+                  std::find(wanted.begin(), wanted.end(), s.cluster) != wanted.end())
+                out.clusters.push_back(std::move(s));
+            msg::wire_error e;
+            if (out.clusters.size() < wanted.size())
+              e = msg::wire(errc::not_found, "some of the named clusters do not exist");
+            answer(respond(std::move(out), e));
+          });
+        }
+      },
+      req.body);
+}
+
+}  // namespace arbroker

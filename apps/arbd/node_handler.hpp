@@ -1,0 +1,28 @@
+#pragma once
+
+// The engine behind the network API: turns each validated, authenticated API request into
+// a call on the node and its reply into a response, and counts it for /metrics.
+
+#include "arbroker/api/handler.hpp"
+#include "node_metrics.hpp"
+
+namespace arbroker {
+
+class node;
+
+class node_handler final : public api::request_handler {
+ public:
+  node_handler(node& n, node_metrics* metrics) : node_(n), metrics_(metrics) {}
+  void handle(const api::caller& who, api::request req,
+              std::function<void(api::response)> done) override;
+
+ private:
+  node& node_;
+  node_metrics* metrics_;  // may be null
+};
+
+/// The metrics label of a request: its operation, elastic ones by mode (reserve, hold,
+/// whatif).
+std::string operation_label(const api::request_body& body);
+
+}  // namespace arbroker

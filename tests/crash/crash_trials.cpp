@@ -1,0 +1,316 @@
+// arb-crash-trials: kills a real arbd with SIGKILL at random points under load, restarts it
+// on the same data directory and checks what a broker node promises after a crash:
+//   - every reservation a client was told is committed is still there, with the same terms
+//     (and every acknowledged cancel stays cancelled);
+//   - no hold survives the restart, and the LRMS holds exactly the live committed
+//     reservations (no orphan, none missing), so nothing is committed twice;
+//   - no reservation id appears twice, and no cluster is overbooked by reservations.
+// Exit code 0 when every trial passed; each violation is printed.
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "arbroker/api/client.hpp"
+#include "arbroker/core/reservation_state.hpp"
+#include "arbroker/core/speedup.hpp"
+
+extern char** environ;
+
+namespace arbroker {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+
+struct options {
+  std::string arbd;
+  std::string dir;
+  int trials = 10;
+  int clients = 6;
+  int ops_per_client = 300;
+  unsigned seed = 1;
+};
+
+// One arbd process on a port the OS chose, found through its ready file.
+class daemon_process {
+ public:
+  static daemon_process start(const options& o) {
+    std::vector<std::string> args{o.arbd,     "--data-dir",  o.dir + "/data",
+                                  "--listen", "127.0.0.1:0", "--metrics",
+                                  "",         "--log-level", "warn"};
+    std::vector<char*> argv;
+    for (auto& a : args)
+      argv.push_back(a.data());
+    argv.push_back(nullptr);
+    // arbd prints "ready <api port> <metrics port>" on stdout once it serves: read it
+    // through a pipe (a blocking read, no polling), or EOF if it dies first.
+    int out[2];
+    if (::pipe(out) != 0) throw std::runtime_error("pipe");
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&fa, out[0]);
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, o.arbd.c_str(), &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    ::close(out[1]);
+    if (rc != 0) throw std::runtime_error("cannot start " + o.arbd);
+    std::string line;
+    char ch;
+    while (::read(out[0], &ch, 1) == 1 && ch != '\n')
+      line += ch;
+    ::close(out[0]);  // arbd prints nothing else on stdout
+    daemon_process d;
+    d.pid = pid;
+    unsigned port = 0;
+    if (std::sscanf(line.c_str(), "ready %u", &port) != 1) {
+      int st = 0;
+      ::waitpid(pid, &st, 0);
+      throw std::runtime_error("arbd did not start (exit status " + std::to_string(st) + ")");
+    }
+    d.port = static_cast<std::uint16_t>(port);
+    return d;
+  }
+  void kill9() {
+    ::kill(pid, SIGKILL);
+    int st = 0;
+    ::waitpid(pid, &st, 0);
+  }
+  int terminate() {
+    ::kill(pid, SIGTERM);
+    int st = 0;
+    ::waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  }
+  pid_t pid = 0;
+  std::uint16_t port = 0;
+};
+
+// What clients were told. A reservation is "acked" once its success reply arrived.
+struct ledger {
+  std::mutex mu;
+  std::map<std::string, msg::reservation_info> committed;  // id -> terms
+  std::set<std::string> cancelled;                         // acknowledged cancels
+  std::set<std::string> cancel_sent;                       // asked, maybe not answered
+};
+
+msg::elastic_request elastic(std::mt19937& rng, std::int64_t now) {
+  std::uniform_int_distribution<int> hours(1, 72), np_pick(0, 2), minutes(20, 120);
+  const int np = std::array{4, 8, 16}[np_pick(rng)];
+  msg::elastic_request r;
+  r.est = now + hours(rng) * 3600;
+  r.let = r.est + 8 * 3600;
+  r.np_min = r.np_max = r.np_ref = np;
+  r.dur_ref = minutes(rng) * 60;
+  r.pp_ref = 1500;
+  r.prefer = "end,cost";
+  return r;
+}
+
+msg::coreservation_request coreservation(std::mt19937& rng, std::int64_t now) {
+  std::uniform_int_distribution<int> hours(1, 72);
+  msg::coreservation_request r;
+  r.est = now + hours(rng) * 3600;
+  r.let = r.est + 8 * 3600;
+  for (int i = 0; i < 2; ++i) {
+    msg::coreservation_component c;
+    c.np_min = c.np_max = c.np_ref = 16;
+    c.dur_ref = 3600;
+    c.pp_ref = 1500;
+    r.components.push_back(c);
+  }
+  return r;
+}
+
+void client_loop(std::uint16_t port, const std::string& user, unsigned seed, int ops, ledger& led,
+                 const std::atomic<bool>& dead) {
+  api::client c{{milliseconds(5000)}};
+  if (!c.connect("127.0.0.1", port, user, user + "-secret")) return;
+  std::mt19937 rng(seed);
+  std::vector<std::string> mine;
+  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  for (int i = 0; i < ops && !dead; ++i) {
+    const int what = std::uniform_int_distribution<int>(0, 9)(rng);
+    if (what < 6) {
+      auto rep = c.call(elastic(rng, now));
+      if (!rep) return;  // the daemon is gone
+      if (auto* b = std::get_if<msg::elastic_reply>(&rep->body); b && rep->ok()) {
+        std::lock_guard lock{led.mu};
+        led.committed[b->reservation.id] = b->reservation;
+        mine.push_back(b->reservation.id);
+      }
+    } else if (what < 9) {
+      auto rep = c.call(coreservation(rng, now));
+      if (!rep) return;
+      if (auto* b = std::get_if<msg::coreservation_reply>(&rep->body); b && rep->ok()) {
+        std::lock_guard lock{led.mu};
+        for (const auto& p : b->parts) {
+          led.committed[p.id] = p;
+          mine.push_back(p.id);
+        }
+      }
+    } else if (!mine.empty()) {
+      const std::string id = mine.back();
+      mine.pop_back();
+      {
+        std::lock_guard lock{led.mu};
+        led.cancel_sent.insert(id);
+      }
+      auto rep = c.call(msg::cancel_request{user, id});
+      if (!rep) return;
+      if (rep->ok()) {
+        std::lock_guard lock{led.mu};
+        led.cancelled.insert(id);
+      }
+    }
+  }
+}
+
+// Checks the promises against a restarted daemon; returns the violations found.
+std::vector<std::string> audit(std::uint16_t port, ledger& led) {
+  std::vector<std::string> bad;
+  api::client admin{{milliseconds(30000)}};
+  if (auto w = admin.connect("127.0.0.1", port, "admin", "admin-secret"); !w)
+    return {"admin cannot connect: " + w.err().message};
+  auto listed = admin.call(msg::list_request{""});
+  if (!listed || !listed->ok()) return {"list failed"};
+  const auto& all = std::get<msg::list_reply>(listed->body).reservations;
+  std::map<std::string, msg::reservation_info> by_id;
+  for (const auto& r : all)
+    if (!by_id.emplace(r.id, r).second) bad.push_back("id listed twice: " + r.id);
+
+  using rs = reservation_state;
+  auto live = [](std::uint8_t s) {
+    auto st = static_cast<rs>(s);
+    return st == rs::committed || st == rs::active || st == rs::completed;
+  };
+  std::lock_guard lock{led.mu};
+  for (const auto& [id, want] : led.committed) {
+    auto it = by_id.find(id);
+    if (it == by_id.end()) {
+      bad.push_back("acknowledged reservation lost: " + id);
+      continue;
+    }
+    const auto& got = it->second;
+    if (got.start != want.start || got.end != want.end || got.np != want.np ||
+        got.owner != want.owner)
+      bad.push_back("terms changed: " + id);
+    const auto st = static_cast<rs>(got.state);
+    if (led.cancelled.count(id)) {
+      if (st != rs::cancelled && st != rs::terminated)
+        bad.push_back("acknowledged cancel undone: " + id);
+    } else if (!led.cancel_sent.count(id) && !live(got.state)) {
+      bad.push_back("acknowledged reservation " + id + " is " + std::string(to_string(st)));
+    }
+  }
+
+  auto status = admin.call(api::status_request{});
+  if (!status || !status->ok()) return {"status failed"};
+  for (const auto& s : std::get<api::status_reply>(status->body).clusters) {
+    if (s.holds != 0)
+      bad.push_back(s.cluster + ": " + std::to_string(s.holds) + " holds survived the restart");
+    std::set<std::string> expected, in_lrms;
+    std::vector<std::pair<std::int64_t, int>> deltas;  // reservations' CPU steps
+    for (const auto& r : s.reservations) {
+      expected.insert("arb-" + r.id.substr(r.id.find('/') + 1));
+      deltas.emplace_back(r.start, r.np);
+      deltas.emplace_back(r.end, -r.np);
+    }
+    for (const auto& r : s.lrms_reservations)
+      if (r.id.rfind("arb-", 0) == 0) in_lrms.insert(r.id);
+    for (const auto& e : expected)
+      if (!in_lrms.count(e)) bad.push_back(s.cluster + ": " + e + " missing in the LRMS");
+    for (const auto& e : in_lrms)
+      if (!expected.count(e)) bad.push_back(s.cluster + ": LRMS has " + e + " that no one owns");
+    std::sort(deltas.begin(), deltas.end());
+    int used = 0;
+    for (const auto& [t, d] : deltas) {
+      used += d;
+      if (used > s.cpus) {
+        bad.push_back(s.cluster + ": reservations overbook it at " + std::to_string(t));
+        break;
+      }
+    }
+  }
+  return bad;
+}
+
+int run(const options& o) {
+  fs::remove_all(o.dir);
+  fs::create_directories(o.dir);
+  std::mt19937 rng(o.seed);
+  ledger led;
+  int failures = 0;
+  auto d = daemon_process::start(o);
+  for (int trial = 1; trial <= o.trials; ++trial) {
+    std::atomic<bool> dead{false};
+    std::vector<std::thread> clients;
+    for (int c = 0; c < o.clients; ++c)
+      clients.emplace_back(client_loop, d.port, c % 2 ? "bob" : "alice",
+                           static_cast<unsigned>(rng()), o.ops_per_client, std::ref(led),
+                           std::cref(dead));
+    const int kill_after = std::uniform_int_distribution<int>(20, 700)(rng);
+    std::this_thread::sleep_for(milliseconds(kill_after));  // the crash point, at random
+    d.kill9();
+    dead = true;
+    for (auto& t : clients)
+      t.join();
+    d = daemon_process::start(o);
+    auto bad = audit(d.port, led);
+    std::size_t acked;
+    {
+      std::lock_guard lock{led.mu};
+      acked = led.committed.size();
+    }
+    std::printf("trial %d: killed after %d ms; %zu acknowledged so far; %s\n", trial, kill_after,
+                acked, bad.empty() ? "ok" : "VIOLATIONS");
+    for (const auto& b : bad)
+      std::printf("  %s\n", b.c_str());
+    failures += !bad.empty();
+    std::fflush(stdout);
+  }
+  const int rc = d.terminate();
+  if (rc != 0) {
+    std::printf("graceful stop: arbd exited with %d\n", rc);
+    ++failures;
+  }
+  std::printf("%d of %d trials failed\n", failures, o.trials);
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace arbroker
+
+int main(int argc, char** argv) {
+  CLI::App app{"arb-crash-trials: kill -9 arbd under load, restart, check the promises"};
+  arbroker::options o;
+  app.add_option("--arbd", o.arbd, "path of the arbd executable")->required();
+  app.add_option("--dir", o.dir, "scratch directory (wiped first)")->required();
+  app.add_option("--trials", o.trials, "kill/restart cycles");
+  app.add_option("--clients", o.clients, "concurrent clients");
+  app.add_option("--ops", o.ops_per_client, "requests per client and trial at most");
+  app.add_option("--seed", o.seed, "random seed (kill points, requests)");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return arbroker::run(o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "arb-crash-trials: %s\n", e.what());
+    return 2;
+  }
+}

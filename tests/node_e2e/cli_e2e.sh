@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# End to end over loopback: a real arbd (the embedded demo grid) and the arb CLI, table and
+# JSON output, owner checks, auth failures, malformed input, /metrics, concurrent clients,
+# graceful shutdown and a restart on the same data directory.
+# Usage: cli_e2e.sh ARBD ARB WORKDIR
+set -u
+arbd=$1 arb=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+fails=0
+pass() { echo "ok   - $1"; }
+fail() { echo "FAIL - $1"; fails=$((fails + 1)); }
+check() {  # check NAME EXPECTED_EXIT COMMAND...
+  local name=$1 want=$2; shift 2
+  out=$("$@" 2>"$work/stderr") ; rc=$?
+  if [ "$rc" -eq "$want" ]; then pass "$name"; else
+    fail "$name (exit $rc, wanted $want): $out $(cat "$work/stderr")"; fi
+}
+contains() { case "$1" in *"$2"*) return 0 ;; *) return 1 ;; esac; }
+json_field() { sed -n "s/.*\"$2\": *\"\([^\"]*\)\".*/\1/p" <<<"$1" | head -n1; }
+
+start_arbd() {
+  coproc ARBD { exec "$arbd" --data-dir "$work/data" --listen 127.0.0.1:0 \
+    --metrics 127.0.0.1:0 --log-level warn 2>>"$work/arbd.log"; }
+  arbd_pid=$ARBD_PID
+  read -r word port mport <&"${ARBD[0]}"   # "ready <api port> <metrics port>"
+  [ "${word:-}" = ready ] || { echo "arbd did not start:"; cat "$work/arbd.log"; exit 1; }
+  export ARB_SERVER=127.0.0.1:$port
+}
+stop_arbd() {
+  kill -TERM "$arbd_pid"; wait "$arbd_pid"; stopped_rc=$?
+}
+
+start_arbd
+export ARB_USER=alice ARB_TOKEN=alice-secret
+
+check "clusters as a table" 0 "$arb" clusters
+contains "$out" berlin && contains "$out" boston || fail "clusters lists the demo grid: $out"
+
+check "reserve (json)" 0 "$arb" -o json reserve --est now+1h --let now+12h --np 4-32 \
+  --dur-ref 2h --pp-ref 1500 --np-ref 8 --speedup amdahl:0.01 --prefer end,cost
+contains "$out" '"ok": true' || fail "reserve says ok: $out"
+id=$(json_field "$out" id)
+[ -n "$id" ] && pass "reserve returns an id ($id)" || fail "no id in: $out"
+
+check "list shows it" 0 "$arb" -o json list
+contains "$out" "\"$id\"" || fail "list contains $id: $out"
+check "show it as a table" 0 "$arb" show "$id"
+contains "$out" committed || fail "show says committed: $out"
+
+check "another user's id is not found" 6 env ARB_USER=bob ARB_TOKEN=bob-secret "$arb" show "$id"
+check "another user cannot cancel it" 6 env ARB_USER=bob ARB_TOKEN=bob-secret "$arb" cancel "$id"
+check "a guessed id is not found" 6 "$arb" show "berlin/999999"
+check "wrong token" 4 env ARB_TOKEN=guess "$arb" clusters
+check "unknown user" 4 env ARB_USER=mallory "$arb" clusters
+check "acting for another user needs admin" 8 "$arb" --for bob list
+check "an admin may list everyone's" 0 env ARB_USER=admin ARB_TOKEN=admin-secret "$arb" -o json list --all
+contains "$out" "\"$id\"" || fail "admin list contains $id"
+
+check "bad window is refused as invalid" 5 "$arb" reserve --est now+5h --let now+1h --np 4 --dur-ref 1h
+check "unparsable duration is a usage error" 2 "$arb" reserve --let now+5h --np 4 --dur-ref soon
+check "estimate" 0 "$arb" -o json estimate --np 8 --walltime 1h
+contains "$out" berlin || fail "estimate covers berlin: $out"
+check "whatif reserves nothing" 0 "$arb" -o json whatif --est now+2h --let now+8h --np 8 --dur-ref 1h
+
+check "hold" 0 "$arb" -o json hold --est now+3h --let now+9h --np 8 --dur-ref 1h --hold-for 5m
+hid=$(json_field "$out" id)
+check "commit the hold" 0 "$arb" -o json commit "$hid"
+contains "$out" committed || fail "commit returns the committed reservation: $out"
+
+check "coreserve two components" 0 "$arb" -o json coreserve --est now+4h --let now+14h \
+  -c 'np=8;dur=1h;np-ref=8;pp-ref=1500' -c 'np=16;dur=1h;np-ref=16;pp-ref=1500'
+contains "$out" '"ok": true' || fail "coreserve ok: $out"
+
+check "modify" 0 "$arb" -o json modify "$hid" --start now+5h --duration 1h --np 8
+check "cancel" 0 "$arb" cancel "$id"
+check "show after cancel" 0 "$arb" -o json show "$id"
+contains "$out" cancelled || fail "cancelled: $out"
+
+# Garbage on the wire closes only that connection; the node keeps serving.
+exec 5<>"/dev/tcp/127.0.0.1/$port" && printf '\xff\xff\xff\xffgarbage' >&5 && cat <&5 >/dev/null
+exec 5>&-
+check "still serving after a corrupt stream" 0 "$arb" clusters
+
+# Concurrent clients: every one gets an answer (a reservation, or a clear refusal).
+pids=()
+for i in $(seq 1 24); do
+  "$arb" -o json reserve --est "now+$((i % 6 + 1))h" --let now+30h --np 4-16 --dur-ref 30m \
+    >"$work/c$i.json" 2>&1 & pids+=($!)
+done
+ok=0
+for p in "${pids[@]}"; do wait "$p"; rc=$?; [ $rc -eq 0 ] && ok=$((ok + 1)); [ $rc -eq 0 ] || [ $rc -eq 7 ] || fail "concurrent client exit $rc"; done
+[ $ok -gt 0 ] && pass "concurrent clients: $ok of 24 reserved" || fail "no concurrent reserve succeeded"
+
+# /metrics over plain HTTP.
+exec 6<>"/dev/tcp/127.0.0.1/$mport"
+printf 'GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n' >&6
+metrics=$(cat <&6); exec 6>&-
+contains "$metrics" 'arb_requests_total{operation="reserve",outcome="ok"}' \
+  && pass "metrics count requests" || fail "metrics: $metrics"
+
+check "list before shutdown" 0 "$arb" -o json list
+before=$(grep -o '"id": "[^"]*"' <<<"$out" | sort)
+stop_arbd
+[ "$stopped_rc" -eq 0 ] && pass "SIGTERM: clean exit" || fail "SIGTERM: exit $stopped_rc"
+grep -q "event=stopped" "$work/arbd.log" 2>/dev/null || true
+
+start_arbd
+check "list after restart" 0 "$arb" -o json list
+after=$(grep -o '"id": "[^"]*"' <<<"$out" | sort)
+[ "$before" = "$after" ] && pass "reservations survive a restart" \
+  || fail "before/after restart differ: $before // $after"
+stop_arbd
+
+echo "$fails failure(s)"
+[ "$fails" -eq 0 ]
