@@ -1,4 +1,4 @@
-// Experiment 3: paper 002 (Castillo, Rouskas, Harfoush), Sec. 4-5: matchmaking policies for
+// Experiment 3: paper 002 (Farooq, Majumdar, Parsons), Sec. 4-5: matchmaking policies for
 // advance reservations with laxity and on-demand jobs on several clusters.
 #include <algorithm>
 #include <array>
