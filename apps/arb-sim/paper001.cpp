@@ -261,9 +261,7 @@ status run_paper001(const paper001_config& c, const run_options& opt) {
       }
     }
     std::ostringstream gp;
-    gp << "set terminal pngcairo noenhanced size 900,600\nset datafile separator ','\n"
-       << "set output '" << name << ".png'\nset title '" << ylabel << " (" << name_of(mode)
-       << ")'\n"
+    gp << png_script_head(name) << "set title '" << ylabel << " (" << name_of(mode) << ")'\n"
        << "set style data histograms\nset style histogram clustered gap 1\n"
        << "set style fill solid 0.8 border -1\nset key top left\nset grid y\nset yrange [0:*]\n"
        << "plot for [i=2:" << rs.size() + 1 << "] '" << name
@@ -299,8 +297,7 @@ status run_paper001(const paper001_config& c, const run_options& opt) {
              << percent(s.on_time - s.ar_on_time, s.jobs - s.ar_jobs) << '\n';
     }
     std::ostringstream gp;
-    gp << "set terminal pngcairo noenhanced size 900,600\nset datafile separator ','\n"
-       << "set output 'fig13_parallel.png'\nset title 'Parallel jobs (" << c.parallel_np
+    gp << png_script_head("fig13_parallel") << "set title 'Parallel jobs (" << c.parallel_np
        << " CPUs) completed by their deadline (%)'\nset style data histograms\n"
        << "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
        << "set grid y\nset yrange [0:100]\n"

@@ -243,8 +243,7 @@ status run_paper002(const paper002_config& c, const run_options& opt) {
         }
       }
       std::ostringstream gp;
-      gp << "set terminal pngcairo noenhanced size 900,600\nset datafile separator ','\n"
-         << "set output '" << name << ".png'\nset title '" << metric_names[m] << " (PAR = " << par
+      gp << png_script_head(name) << "set title '" << metric_names[m] << " (PAR = " << par
          << ")'\nset xlabel 'mean laxity L (% of run time)'\nset grid\nset key outside right\n"
          << "plot for [i=2:" << c.policies.size() + 1 << "] '" << name
          << ".csv' using 1:i with linespoints title columnheader(i)\n";

@@ -250,8 +250,8 @@ status run_paper004(const paper004_config& c, const run_options& opt) {
   std::vector<std::string> plot_errors;
   {
     std::ostringstream gp;
-    gp << "set terminal pngcairo noenhanced size 900,600\nset datafile separator ','\n"
-       << "set output 'accuracy_by_workload.png'\nset title 'ESE accuracy ac (paper 004 eq. 8)'\n"
+    gp << png_script_head("accuracy_by_workload")
+       << "set title 'ESE accuracy ac (paper 004 eq. 8)'\n"
        << "set xlabel 'walltime / run time of the background jobs'\nset ylabel 'mean ac'\n"
        << "set yrange [0:1]\nset grid\nset key outside right\n"
        << "plot for [i=2:" << 1 + c.workloads.size() * T
@@ -261,8 +261,7 @@ status run_paper004(const paper004_config& c, const run_options& opt) {
   }
   {
     std::ostringstream gp;
-    gp << "set terminal pngcairo noenhanced size 900,600\nset datafile separator ','\n"
-       << "set output 'ranking.png'\nset title 'Rankings by ESE that were right'\n"
+    gp << png_script_head("ranking") << "set title 'Rankings by ESE that were right'\n"
        << "set xlabel 'walltime / run time of the background jobs'\nset ylabel 'share right'\n"
        << "set yrange [0:1]\nset grid\n"
        << "plot 'ranking.csv' using 1:3 every ::1 with linespoints title 'ours', "

@@ -10,6 +10,13 @@
 
 namespace arbroker::simapp {
 
+/// The first lines of every PNG script: a 900 x 600 PNG named name.png from CSV input.
+inline std::string png_script_head(const std::string& name) {
+  return "set terminal pngcairo noenhanced size 900,600\nset datafile separator ','\n"
+         "set output '" +
+         name + ".png'\n";
+}
+
 /// Writes `script` to dir/name.gp and, when `run`, runs gnuplot on it in `dir`.
 /// errc::not_found when gnuplot is not installed; lrms_failure when it fails.
 status gnuplot(const std::filesystem::path& dir, const std::string& name, const std::string& script,
