@@ -59,19 +59,18 @@ void node_handler::handle(const api::caller& who, api::request req,
     }
     done(std::move(r));
   };
+  // A reply that carries its own wire error becomes the response's code and message.
+  auto relay = [answer](auto r) {
+    auto e = r.error;
+    answer(respond(std::move(r), e));
+  };
   std::visit(
       [&](auto& body) {
         using T = std::decay_t<decltype(body)>;
         if constexpr (std::is_same_v<T, msg::elastic_request>) {
-          node_.elastic(std::move(body), [answer](msg::elastic_reply r) {
-            auto e = r.error;
-            answer(respond(std::move(r), e));
-          });
+          node_.elastic(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, msg::coreservation_request>) {
-          node_.coreserve(std::move(body), [answer](msg::coreservation_reply r) {
-            auto e = r.error;
-            answer(respond(std::move(r), e));
-          });
+          node_.coreserve(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, api::estimate_request>) {
           node_.estimate({body.np, body.walltime}, body.clusters,
                          [answer](std::vector<msg::estimate_reply> rs) {
@@ -92,39 +91,21 @@ void node_handler::handle(const api::caller& who, api::request req,
         } else if constexpr (std::is_same_v<T, msg::commit_request>) {
           body.txn.clear();  // clients commit their own holds by id, never a coordinator's
           const msg::query_request q{body.user, body.reservation_id};
-          node_.commit(std::move(body), [this, answer, q](msg::ack_reply a) {
+          node_.commit(std::move(body), [this, answer, relay, q](msg::ack_reply a) {
             if (!a.error.ok()) return answer(respond(msg::query_reply{{}, a.error}, a.error));
             // The reply carries the committed reservation.
-            node_.query(q, [answer](msg::query_reply r) {
-              auto e = r.error;
-              answer(respond(std::move(r), e));
-            });
+            node_.query(q, relay);
           });
         } else if constexpr (std::is_same_v<T, msg::modify_request>) {
-          node_.modify(std::move(body), [answer](msg::query_reply r) {
-            auto e = r.error;
-            answer(respond(std::move(r), e));
-          });
+          node_.modify(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, msg::cancel_request>) {
-          node_.cancel(std::move(body), [answer](msg::ack_reply r) {
-            auto e = r.error;
-            answer(respond(std::move(r), e));
-          });
+          node_.cancel(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, msg::query_request>) {
-          node_.query(std::move(body), [answer](msg::query_reply r) {
-            auto e = r.error;
-            answer(respond(std::move(r), e));
-          });
+          node_.query(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, msg::list_request>) {
-          node_.list(std::move(body), [answer](msg::list_reply r) {
-            auto e = r.error;
-            answer(respond(std::move(r), e));
-          });
+          node_.list(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, msg::bind_job_request>) {
-          node_.bind_job(std::move(body), [answer](msg::bind_job_reply r) {
-            auto e = r.error;
-            answer(respond(std::move(r), e));
-          });
+          node_.bind_job(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, api::cluster_list_request>) {
           api::cluster_list_reply out;
           const auto infos = node_.clusters();

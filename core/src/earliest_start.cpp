@@ -58,13 +58,23 @@ result<workload_plan> plan_workload(const cluster_workload& w, timestamp now, es
   return plan;
 }
 
-result<timestamp> estimate_earliest_start(const cluster_workload& w, timestamp now, timestamp ready,
-                                          duration dur, int np, ese_policy policy,
-                                          timestamp deadline) {
+namespace {
+
+// Checked before any planning, so that bad input costs nothing.
+status check_job_shape(duration dur, int np) {
   if (dur <= 0)
     return fail(errc::invalid_duration, "duration " + std::to_string(dur) + " s must be positive");
   if (np < 1)
     return fail(errc::invalid_processor_range, "np " + std::to_string(np) + " must be at least 1");
+  return {};
+}
+
+}  // namespace
+
+result<timestamp> estimate_earliest_start(const cluster_workload& w, timestamp now, timestamp ready,
+                                          duration dur, int np, ese_policy policy,
+                                          timestamp deadline) {
+  if (auto ok = check_job_shape(dur, np); !ok) return ok.err();
   auto plan = plan_workload(w, now, policy);
   if (!plan) return plan.err();
   return estimate_earliest_start(*plan, now, ready, dur, np, policy, deadline);
@@ -73,10 +83,7 @@ result<timestamp> estimate_earliest_start(const cluster_workload& w, timestamp n
 result<timestamp> estimate_earliest_start(const workload_plan& plan, timestamp now, timestamp ready,
                                           duration dur, int np, ese_policy policy,
                                           timestamp deadline) {
-  if (dur <= 0)
-    return fail(errc::invalid_duration, "duration " + std::to_string(dur) + " s must be positive");
-  if (np < 1)
-    return fail(errc::invalid_processor_range, "np " + std::to_string(np) + " must be at least 1");
+  if (auto ok = check_job_shape(dur, np); !ok) return ok.err();
   timestamp from = std::max(ready, now);
   if (policy == ese_policy::local_jobs_preferred) from = std::max(from, plan.queue_tail);
   return plan.profile.earliest_start(from, dur, np, deadline);
