@@ -43,6 +43,10 @@ struct options {
   int clients = 6;
   int ops_per_client = 300;
   unsigned seed = 1;
+  std::string config;           // arbd --config ("" = the demo grid)
+  std::string prefix = "arb-";  // LRMS names of arbroker's reservations
+  int np_max = 16;              // largest request (co-reservation parts: half of it)
+  bool clean_up = false;        // cancel everything at the end and check the LRMS is empty
 };
 
 // One arbd process on a port the OS chose, found through its ready file.
@@ -52,6 +56,10 @@ class daemon_process {
     std::vector<std::string> args{o.arbd,     "--data-dir",  o.dir + "/data",
                                   "--listen", "127.0.0.1:0", "--metrics",
                                   "",         "--log-level", "warn"};
+    if (!o.config.empty()) {
+      args.push_back("--config");
+      args.push_back(o.config);
+    }
     std::vector<char*> argv;
     for (auto& a : args)
       argv.push_back(a.data());
@@ -108,9 +116,9 @@ struct ledger {
   std::set<std::string> cancel_sent;                       // asked, maybe not answered
 };
 
-msg::elastic_request elastic(std::mt19937& rng, std::int64_t now) {
+msg::elastic_request elastic(std::mt19937& rng, std::int64_t now, int np_max) {
   std::uniform_int_distribution<int> hours(1, 72), np_pick(0, 2), minutes(20, 120);
-  const int np = std::array{4, 8, 16}[np_pick(rng)];
+  const int np = std::max(1, std::array{np_max / 4, np_max / 2, np_max}[np_pick(rng)]);
   msg::elastic_request r;
   r.est = now + hours(rng) * 3600;
   r.let = r.est + 8 * 3600;
@@ -121,14 +129,14 @@ msg::elastic_request elastic(std::mt19937& rng, std::int64_t now) {
   return r;
 }
 
-msg::coreservation_request coreservation(std::mt19937& rng, std::int64_t now) {
+msg::coreservation_request coreservation(std::mt19937& rng, std::int64_t now, int np_max) {
   std::uniform_int_distribution<int> hours(1, 72);
   msg::coreservation_request r;
   r.est = now + hours(rng) * 3600;
   r.let = r.est + 8 * 3600;
   for (int i = 0; i < 2; ++i) {
     msg::coreservation_component c;
-    c.np_min = c.np_max = c.np_ref = 16;
+    c.np_min = c.np_max = c.np_ref = std::max(1, np_max / 2);
     c.dur_ref = 3600;
     c.pp_ref = 1500;
     r.components.push_back(c);
@@ -136,8 +144,8 @@ msg::coreservation_request coreservation(std::mt19937& rng, std::int64_t now) {
   return r;
 }
 
-void client_loop(std::uint16_t port, const std::string& user, unsigned seed, int ops, ledger& led,
-                 const std::atomic<bool>& dead) {
+void client_loop(std::uint16_t port, const std::string& user, unsigned seed, int ops, int np_max,
+                 ledger& led, const std::atomic<bool>& dead) {
   api::client c{{milliseconds(5000)}};
   if (!c.connect("127.0.0.1", port, user, user + "-secret")) return;
   std::mt19937 rng(seed);
@@ -148,7 +156,7 @@ void client_loop(std::uint16_t port, const std::string& user, unsigned seed, int
   for (int i = 0; i < ops && !dead; ++i) {
     const int what = std::uniform_int_distribution<int>(0, 9)(rng);
     if (what < 6) {
-      auto rep = c.call(elastic(rng, now));
+      auto rep = c.call(elastic(rng, now, np_max));
       if (!rep) return;  // the daemon is gone
       if (auto* b = std::get_if<msg::elastic_reply>(&rep->body); b && rep->ok()) {
         std::lock_guard lock{led.mu};
@@ -156,7 +164,7 @@ void client_loop(std::uint16_t port, const std::string& user, unsigned seed, int
         mine.push_back(b->reservation.id);
       }
     } else if (what < 9) {
-      auto rep = c.call(coreservation(rng, now));
+      auto rep = c.call(coreservation(rng, now, np_max));
       if (!rep) return;
       if (auto* b = std::get_if<msg::coreservation_reply>(&rep->body); b && rep->ok()) {
         std::lock_guard lock{led.mu};
@@ -183,7 +191,7 @@ void client_loop(std::uint16_t port, const std::string& user, unsigned seed, int
 }
 
 // Checks the promises against a restarted daemon; returns the violations found.
-std::vector<std::string> audit(std::uint16_t port, ledger& led) {
+std::vector<std::string> audit(std::uint16_t port, ledger& led, const std::string& prefix) {
   std::vector<std::string> bad;
   api::client admin{{milliseconds(30000)}};
   if (auto w = admin.connect("127.0.0.1", port, "admin", "admin-secret"); !w)
@@ -228,12 +236,12 @@ std::vector<std::string> audit(std::uint16_t port, ledger& led) {
     std::set<std::string> expected, in_lrms;
     std::vector<std::pair<std::int64_t, int>> deltas;  // reservations' CPU steps
     for (const auto& r : s.reservations) {
-      expected.insert("arb-" + r.id.substr(r.id.find('/') + 1));
+      expected.insert(prefix + r.id.substr(r.id.find('/') + 1));
       deltas.emplace_back(r.start, r.np);
       deltas.emplace_back(r.end, -r.np);
     }
     for (const auto& r : s.lrms_reservations)
-      if (r.id.rfind("arb-", 0) == 0) in_lrms.insert(r.id);
+      if (r.id.rfind(prefix, 0) == 0) in_lrms.insert(r.id);
     for (const auto& e : expected)
       if (!in_lrms.count(e)) bad.push_back(s.cluster + ": " + e + " missing in the LRMS");
     for (const auto& e : in_lrms)
@@ -263,7 +271,7 @@ int run(const options& o) {
     std::vector<std::thread> clients;
     for (int c = 0; c < o.clients; ++c)
       clients.emplace_back(client_loop, d.port, c % 2 ? "bob" : "alice",
-                           static_cast<unsigned>(rng()), o.ops_per_client, std::ref(led),
+                           static_cast<unsigned>(rng()), o.ops_per_client, o.np_max, std::ref(led),
                            std::cref(dead));
     const int kill_after = std::uniform_int_distribution<int>(20, 700)(rng);
     std::this_thread::sleep_for(milliseconds(kill_after));  // the crash point, at random
@@ -272,7 +280,7 @@ int run(const options& o) {
     for (auto& t : clients)
       t.join();
     d = daemon_process::start(o);
-    auto bad = audit(d.port, led);
+    auto bad = audit(d.port, led, o.prefix);
     std::size_t acked;
     {
       std::lock_guard lock{led.mu};
@@ -284,6 +292,22 @@ int run(const options& o) {
       std::printf("  %s\n", b.c_str());
     failures += !bad.empty();
     std::fflush(stdout);
+  }
+  if (o.clean_up) {
+    // Leave a shared LRMS as it was: cancel everything, then nothing of ours may be left.
+    api::client admin{{milliseconds(30000)}};
+    if (admin.connect("127.0.0.1", d.port, "admin", "admin-secret")) {
+      if (auto l = admin.call(msg::list_request{""}); l && l->ok())
+        for (const auto& r : std::get<msg::list_reply>(l->body).reservations)
+          (void)admin.call(msg::cancel_request{r.owner, r.id});
+      if (auto st = admin.call(api::status_request{}); st && st->ok())
+        for (const auto& s : std::get<api::status_reply>(st->body).clusters)
+          for (const auto& r : s.lrms_reservations)
+            if (r.id.rfind(o.prefix, 0) == 0) {
+              std::printf("clean-up: %s still holds %s\n", s.cluster.c_str(), r.id.c_str());
+              ++failures;
+            }
+    }
   }
   const int rc = d.terminate();
   if (rc != 0) {
@@ -306,6 +330,10 @@ int main(int argc, char** argv) {
   app.add_option("--clients", o.clients, "concurrent clients");
   app.add_option("--ops", o.ops_per_client, "requests per client and trial at most");
   app.add_option("--seed", o.seed, "random seed (kill points, requests)");
+  app.add_option("--config", o.config, "arbd configuration (default: the demo grid)");
+  app.add_option("--prefix", o.prefix, "LRMS name prefix of arbroker's reservations");
+  app.add_option("--np-max", o.np_max, "largest CPU count requested");
+  app.add_flag("--clean-up", o.clean_up, "cancel everything at the end; check the LRMS is empty");
   CLI11_PARSE(app, argc, argv);
   try {
     return arbroker::run(o);
