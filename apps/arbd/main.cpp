@@ -138,8 +138,8 @@ int run(const options& o) {
                (*n)->in_flight());
   const auto grace = std::chrono::seconds(cfg->shutdown_grace);
   server->stop(std::chrono::duration_cast<std::chrono::milliseconds>(grace));
+  nm.stop();  // while the engine still answers the poller's last status request
   const auto left = (*n)->shutdown(cfg->shutdown_grace);
-  nm.stop();
   if (scrape) scrape->stop();
   spdlog::info("event=stopped unanswered={}", left);
   return 0;

@@ -300,6 +300,10 @@ struct node::impl {
       caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
     for (auto* a : {&broker, &gis, &gateway})
       caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
+    // A detached actor's thread ends only once the last handle to it is gone: drop ours
+    // before waiting, or the actor system waits forever.
+    crs.clear();
+    broker = gis = gateway = caf::actor{};
     sys.reset();  // waits for every actor to finish
   }
 };

@@ -47,6 +47,7 @@ struct options {
   std::string prefix = "arb-";  // LRMS names of arbroker's reservations
   int np_max = 16;              // largest request (co-reservation parts: half of it)
   bool clean_up = false;        // cancel everything at the end and check the LRMS is empty
+  std::vector<std::string> users{"alice", "bob"};  // tokens "<user>-secret"
 };
 
 // One arbd process on a port the OS chose, found through its ready file.
@@ -270,9 +271,9 @@ int run(const options& o) {
     std::atomic<bool> dead{false};
     std::vector<std::thread> clients;
     for (int c = 0; c < o.clients; ++c)
-      clients.emplace_back(client_loop, d.port, c % 2 ? "bob" : "alice",
-                           static_cast<unsigned>(rng()), o.ops_per_client, o.np_max, std::ref(led),
-                           std::cref(dead));
+      clients.emplace_back(
+          client_loop, d.port, o.users[static_cast<std::size_t>(c) % o.users.size()],
+          static_cast<unsigned>(rng()), o.ops_per_client, o.np_max, std::ref(led), std::cref(dead));
     const int kill_after = std::uniform_int_distribution<int>(20, 700)(rng);
     std::this_thread::sleep_for(milliseconds(kill_after));  // the crash point, at random
     d.kill9();
@@ -334,6 +335,9 @@ int main(int argc, char** argv) {
   app.add_option("--prefix", o.prefix, "LRMS name prefix of arbroker's reservations");
   app.add_option("--np-max", o.np_max, "largest CPU count requested");
   app.add_flag("--clean-up", o.clean_up, "cancel everything at the end; check the LRMS is empty");
+  app.add_option("--users", o.users,
+                 "client users (token: <user>-secret); a real LRMS needs real accounts")
+      ->delimiter(',');
   CLI11_PARSE(app, argc, argv);
   try {
     return arbroker::run(o);
