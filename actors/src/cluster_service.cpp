@@ -221,6 +221,7 @@ msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, tim
     if (r.life.state() == reservation_state::accepted ||
         r.life.state() == reservation_state::committed) {
       out.reservation_id = r.id;
+      out.cost = r.cost;
       return out;
     }
     out.error = msg::wire(errc::illegal_transition, "transaction '" + req.txn + "' is already " +
@@ -308,6 +309,7 @@ msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, tim
   expiries_.emplace(req.expiry, id);
   timeline_.emplace(req.end, id);
   out.reservation_id = id;
+  out.cost = records_.at(id).cost;
   ++events_.holds_created;
   if (req.commit_at_once) {
     ++events_.commits;

@@ -105,7 +105,8 @@ void on_committed(self_ptr self, std::size_t who) {
   for (std::size_t i = 0; i < st.current.size(); ++i) {
     const auto& p = st.current[i];
     r.parts.push_back({st.prepared[i].reservation_id, p.cluster, st.req.user, p.start, p.end, p.np,
-                       static_cast<std::uint8_t>(reservation_state::committed), 0, 0, 0});
+                       static_cast<std::uint8_t>(reservation_state::committed), 0, 0,
+                       st.prepared[i].cost});
   }
   finish(self, std::move(r));
 }

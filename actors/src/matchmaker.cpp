@@ -94,6 +94,7 @@ void on_prepared(self_ptr self, request_id id, const msg::advice_reply& a, times
     msg::elastic_reply reply;
     reply.reservation = terms(*job, a);
     reply.reservation.id = r.reservation_id;
+    reply.reservation.cost = r.cost;
     reply.reservation.state = static_cast<std::uint8_t>(hold ? reservation_state::accepted
                                                              : reservation_state::committed);
     reply.reservation.expiry = hold ? expiry : 0;

@@ -127,6 +127,8 @@ TEST_F(node_test, CommittedReservationsSurviveARestartUnderTheirIds) {
     ASSERT_TRUE(a.error.ok()) << a.error.message;
     auto co = n->coreserve(coreservation("bob"));
     ASSERT_TRUE(co.error.ok()) << co.error.message;
+    for (const auto& part : co.parts)
+      EXPECT_GT(part.cost, 0) << part.id << ": the reply carries what the part costs";
     before = n->list({""}).reservations;  // every user's
     ASSERT_EQ(before.size(), 3u);
   }

@@ -167,13 +167,14 @@ struct prepare_reply {
   std::int64_t busy_until = -1;  ///< when refused: earliest start the view allows, -1 unknown
   std::uint8_t refused_by = refused_by_none;
   wire_error error;
+  double cost = 0;  ///< of the held terms, under the cluster's cost model
 
   friend bool operator==(const prepare_reply&, const prepare_reply&) = default;
 };
 
 template <class Inspector>
 auto inspect(Inspector& f, prepare_reply& x) {
-  return f(x.txn, x.reservation_id, x.busy_until, x.refused_by, x.error);
+  return f(x.txn, x.reservation_id, x.busy_until, x.refused_by, x.error, x.cost);
 }
 
 /// Phase two. Commit of a txn that is unknown or expired is refused; abort of an unknown
