@@ -24,9 +24,7 @@ namespace arbroker {
 namespace {
 
 struct engine_config : caf::actor_system_config {
-  explicit engine_config(std::size_t threads) {
-    configure_engine(*this, threads);
-  }
+  explicit engine_config(std::size_t threads) { configure_engine(*this, threads); }
 };
 
 // The data directory belongs to one node at a time; the lock dies with the process.

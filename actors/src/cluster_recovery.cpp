@@ -1,0 +1,160 @@
+// Recovery of a cluster service after a restart: the journal's rows settled by the
+// recovery plan and matched with what the LRMS still holds (see cluster_service::recover).
+
+#include <algorithm>
+
+#include "arbroker/actors/cluster_service.hpp"
+
+namespace arbroker {
+namespace {
+
+// The number n of an id "<cluster>/n" or of an LRMS name "<prefix>n" (0 if it has none).
+std::uint64_t number_after(const std::string& s, std::size_t pos) {
+  if (pos >= s.size()) return 0;
+  std::uint64_t n = 0;
+  for (std::size_t i = pos; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return 0;
+    n = n * 10 + static_cast<std::uint64_t>(s[i] - '0');
+  }
+  return n;
+}
+
+// A lifecycle in state `target` for a reservation over [start, end) as of `now`, replayed
+// through the legal events (the state machine has no setter, on purpose).
+result<reservation_lifecycle> restored_lifecycle(timestamp start, timestamp end,
+                                                 reservation_state target, timestamp now) {
+  auto life = reservation_lifecycle::create(start, end);
+  if (!life) return life.err();
+  const timestamp t0 = start - 1;  // before anything time-driven can happen
+  (void)life->accept(t0, start);
+  using rs = reservation_state;
+  switch (target) {
+    case rs::cancelled:
+      (void)life->apply(reservation_event::cancel, t0);
+      break;
+    case rs::expired:
+      life->advance(start);
+      break;
+    case rs::terminated:
+      (void)life->apply(reservation_event::commit, t0);
+      life->advance(start);
+      (void)life->apply(reservation_event::terminate, start);
+      break;
+    default:  // committed, and what time makes of it by now (active, completed)
+      (void)life->apply(reservation_event::commit, t0);
+      life->advance(now);
+      break;
+  }
+  if (target != rs::committed && life->state() != target)
+    return fail(errc::illegal_transition,
+                "cannot restore a reservation in state " + std::string(to_string(target)));
+  return life;
+}
+
+}  // namespace
+
+void cluster_service::adopt(record r, timestamp now) {
+  const std::string id = r.id;
+  if (is_terminal(r.life.state())) {
+    r.finished = now;
+    finished_.emplace(now, id);
+  } else {
+    timeline_.emplace(r.life.end(), id);
+  }
+  if (!r.txn.empty()) by_txn_.emplace(r.txn, id);
+  records_.emplace(id, std::move(r));
+}
+
+status cluster_service::recover(const std::vector<reservation_row>& rows, const recovery_plan& plan,
+                                timestamp now, recovery_report& report) {
+  auto snap = lrms_->snapshot();
+  if (!snap) return snap.err();
+  std::unordered_map<std::string, const lrms_reservation*> by_id;
+  std::unordered_map<std::string, const lrms_reservation*> by_name;
+  for (const auto& lr : snap->reservations) {
+    by_id.emplace(lr.id, &lr);
+    by_name.emplace(lr.name, &lr);
+  }
+  std::set<std::string> claimed;  // LRMS ids some row accounts for
+  const std::string prefix = name() + "/";
+  for (const auto& row : rows) {
+    if (row.cluster != name() || row.id.compare(0, prefix.size(), prefix) != 0) continue;
+    const auto n = number_after(row.id, prefix.size());
+    next_id_ = std::max(next_id_, n + 1);
+    const std::string lrms_name = cfg_.name_prefix + std::to_string(n);
+    const lrms_reservation* found = nullptr;
+    if (auto it = by_id.find(row.lrms_id); it != by_id.end())
+      found = it->second;
+    else if (auto jt = by_name.find(lrms_name); jt != by_name.end())
+      found = jt->second;
+    if (found) claimed.insert(found->id);
+
+    std::string lrms_id = row.lrms_id;
+    int np = row.np;
+    timestamp start = row.start;
+    timestamp end = row.end;
+    auto target =
+        row.state == reservation_state::change_requested ? reservation_state::committed : row.state;
+    if (target == reservation_state::accepted) {
+      if (plan.commit_txns.count(row.txn)) {
+        target = reservation_state::committed;  // the coordinator decided commit
+        ++report.completed_holds;
+      } else {
+        target = reservation_state::cancelled;  // presumed abort
+        ++report.aborted_holds;
+      }
+    } else if (holds_capacity(target) && plan.compensate_ids.count(row.id)) {
+      target = start <= now ? reservation_state::terminated : reservation_state::cancelled;
+      ++report.compensated;
+    }
+    const bool live = holds_capacity(target) && end > now;
+    if (live && found) {
+      // The LRMS is the truth on terms (a modify may have landed just before the crash).
+      lrms_id = found->id;
+      start = found->start;
+      end = found->end;
+      np = found->np;
+      ++report.restored;
+    } else if (live && lrms_->kind() == "simulated") {
+      const timestamp from = std::max(start, now);
+      auto made = lrms_->create_reservation({lrms_name, row.owner, from, end - from, row.np});
+      if (made) {
+        lrms_id = *made;
+        ++report.recreated;
+      } else {
+        target = start <= now ? reservation_state::terminated : reservation_state::cancelled;
+        ++report.lost;
+      }
+    } else if (live) {
+      target = start <= now ? reservation_state::terminated : reservation_state::cancelled;
+      ++report.lost;
+    } else if (found && end > now) {
+      (void)lrms_->delete_reservation(found->id);  // an aborted hold or a compensated part
+    }
+    auto life = restored_lifecycle(start, end, target, now);
+    if (!life) return life.err();
+    record r{row.id, row.txn,  row.owner,          lrms_id,      std::move(*life),
+             np,     row.cost, row.admitted_after, time_infinity};
+    const bool changed = target != row.state || lrms_id != row.lrms_id || start != row.start ||
+                         end != row.end || np != row.np;
+    if (changed) {
+      if (auto ok = persist(r, target == reservation_state::committed ? target : r.life.state());
+          !ok)
+        return ok.err();
+    }
+    adopt(std::move(r), now);
+  }
+  // Ours in the LRMS but in no row: created just before a crash, never answered for.
+  for (const auto& lr : snap->reservations) {
+    if (claimed.count(lr.id) || lr.name.compare(0, cfg_.name_prefix.size(), cfg_.name_prefix))
+      continue;
+    const auto n = number_after(lr.name, cfg_.name_prefix.size());
+    if (n == 0) continue;  // not a name we give
+    (void)lrms_->delete_reservation(lr.id);
+    next_id_ = std::max(next_id_, n + 1);
+    ++report.orphans;
+  }
+  return refresh(now, true);
+}
+
+}  // namespace arbroker
