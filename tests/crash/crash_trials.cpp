@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -115,6 +116,30 @@ struct ledger {
   std::map<std::string, msg::reservation_info> committed;  // id -> terms
   std::set<std::string> cancelled;                         // acknowledged cancels
   std::set<std::string> cancel_sent;                       // asked, maybe not answered
+  // Progress, for choosing the crash point: replies received, clients that stopped.
+  std::condition_variable progress;
+  std::size_t replies = 0;
+  int clients_done = 0;
+
+  void replied() {
+    {
+      std::lock_guard lock{mu};
+      ++replies;
+    }
+    progress.notify_all();
+  }
+};
+
+// Tells the ledger when a client stops, however it stops.
+struct client_done {
+  ledger& led;
+  ~client_done() {
+    {
+      std::lock_guard lock{led.mu};
+      ++led.clients_done;
+    }
+    led.progress.notify_all();
+  }
 };
 
 msg::elastic_request elastic(std::mt19937& rng, std::int64_t now, int np_max) {
@@ -147,6 +172,7 @@ msg::coreservation_request coreservation(std::mt19937& rng, std::int64_t now, in
 
 void client_loop(std::uint16_t port, const std::string& user, unsigned seed, int ops, int np_max,
                  ledger& led, const std::atomic<bool>& dead) {
+  client_done done{led};
   api::client c{{milliseconds(5000)}};
   if (!c.connect("127.0.0.1", port, user, user + "-secret")) return;
   std::mt19937 rng(seed);
@@ -159,6 +185,7 @@ void client_loop(std::uint16_t port, const std::string& user, unsigned seed, int
     if (what < 6) {
       auto rep = c.call(elastic(rng, now, np_max));
       if (!rep) return;  // the daemon is gone
+      led.replied();
       if (auto* b = std::get_if<msg::elastic_reply>(&rep->body); b && rep->ok()) {
         std::lock_guard lock{led.mu};
         led.committed[b->reservation.id] = b->reservation;
@@ -167,6 +194,7 @@ void client_loop(std::uint16_t port, const std::string& user, unsigned seed, int
     } else if (what < 9) {
       auto rep = c.call(coreservation(rng, now, np_max));
       if (!rep) return;
+      led.replied();
       if (auto* b = std::get_if<msg::coreservation_reply>(&rep->body); b && rep->ok()) {
         std::lock_guard lock{led.mu};
         for (const auto& p : b->parts) {
@@ -183,6 +211,7 @@ void client_loop(std::uint16_t port, const std::string& user, unsigned seed, int
       }
       auto rep = c.call(msg::cancel_request{user, id});
       if (!rep) return;
+      led.replied();
       if (rep->ok()) {
         std::lock_guard lock{led.mu};
         led.cancelled.insert(id);
@@ -269,13 +298,27 @@ int run(const options& o) {
   auto d = daemon_process::start(o);
   for (int trial = 1; trial <= o.trials; ++trial) {
     std::atomic<bool> dead{false};
+    std::size_t replies_before;
+    {
+      std::lock_guard lock{led.mu};
+      led.clients_done = 0;
+      replies_before = led.replies;
+    }
     std::vector<std::thread> clients;
     for (int c = 0; c < o.clients; ++c)
       clients.emplace_back(
           client_loop, d.port, o.users[static_cast<std::size_t>(c) % o.users.size()],
           static_cast<unsigned>(rng()), o.ops_per_client, o.np_max, std::ref(led), std::cref(dead));
-    const int kill_after = std::uniform_int_distribution<int>(20, 700)(rng);
-    std::this_thread::sleep_for(milliseconds(kill_after));  // the crash point, at random
+    // The crash point: after a random number of replies, while the other clients' requests
+    // are in flight (or once every client has finished, if that comes first).
+    const int kill_after = std::uniform_int_distribution<int>(1, 400)(rng);
+    {
+      std::unique_lock lock{led.mu};
+      led.progress.wait(lock, [&] {
+        return led.replies >= replies_before + static_cast<std::size_t>(kill_after) ||
+               led.clients_done == o.clients;
+      });
+    }
     d.kill9();
     dead = true;
     for (auto& t : clients)
@@ -287,8 +330,8 @@ int run(const options& o) {
       std::lock_guard lock{led.mu};
       acked = led.committed.size();
     }
-    std::printf("trial %d: killed after %d ms; %zu acknowledged so far; %s\n", trial, kill_after,
-                acked, bad.empty() ? "ok" : "VIOLATIONS");
+    std::printf("trial %d: killed after %d replies; %zu acknowledged so far; %s\n", trial,
+                kill_after, acked, bad.empty() ? "ok" : "VIOLATIONS");
     for (const auto& b : bad)
       std::printf("  %s\n", b.c_str());
     failures += !bad.empty();
