@@ -9,22 +9,14 @@
 
 #include "arbroker/api/client.hpp"
 #include "arbroker/api/server.hpp"
+#include "sample_requests.hpp"
 
 namespace arbroker::api {
 namespace {
 
+// The API tests' valid elastic request (the same body the codec tests round-trip).
 msg::elastic_request sample() {
-  msg::elastic_request r;
-  r.user = "alice";
-  r.est = 1'800'000'000;
-  r.let = r.est + 12 * 3600;
-  r.np_min = 4;
-  r.np_max = 32;
-  r.dur_ref = 7200;
-  r.pp_ref = 1500;
-  r.np_ref = 8;
-  r.speedup.p1 = 0.01;
-  return r;
+  return testing::valid_elastic();
 }
 
 void BM_request_codec(benchmark::State& state) {
