@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <random>
 
-#include "arbroker/messages/gis_protocol.hpp"
 #include "coreservation_agent.hpp"
+#include "directory_subscription.hpp"
 #include "elastic_worker.hpp"
 #include "matchmaker.hpp"
 
@@ -25,69 +25,54 @@ Reply error_reply(errc code, std::string message) {
 template <class Reply, class Request>
 caf::response_promise route(self_ptr self, Request req) {
   auto rp = self->make_response_promise();
-  const std::string cluster = cluster_of(req.reservation_id);
-  if (cluster.empty()) {
+  const auto& dir = self->state.directory;
+  const directory_entry* c = nullptr;
+  if (const std::string cluster = cluster_of(req.reservation_id); !cluster.empty())
+    c = find_cluster(*dir.clusters, cluster);
+  if (c)
+    rp.delegate(c->crs, std::move(req));
+  else if (!dir.error.empty())
+    rp.deliver(error_reply<Reply>(errc::unreachable, dir.error));
+  else
     rp.deliver(error_reply<Reply>(errc::not_found, "no reservation '" + req.reservation_id + "'"));
-    return rp;
-  }
-  msg::gis_query q;
-  q.user = req.user;
-  q.clusters = {cluster};
-  self->request(self->state.cfg.gis, caf::infinite, std::move(q))
-      .then(
-          [rp, req](std::vector<msg::cluster_info>&, std::vector<caf::actor>& handles) mutable {
-            if (handles.empty())
-              rp.deliver(error_reply<Reply>(errc::not_found,
-                                            "no reservation '" + req.reservation_id + "'"));
-            else
-              rp.delegate(handles.front(), std::move(req));
-          },
-          [rp, self](caf::error& e) mutable {
-            rp.deliver(error_reply<Reply>(errc::unreachable,
-                                          "information service: " + self->system().render(e)));
-          });
   return rp;
 }
 
 // Asks every cluster for the user's reservations and merges the answers.
 caf::response_promise list_all(self_ptr self, msg::list_request req) {
   auto rp = self->make_response_promise();
-  msg::gis_query q;
-  q.user = req.user;
-  q.np_min = 0;
-  self->request(self->state.cfg.gis, caf::infinite, std::move(q))
-      .then(
-          [self, rp, req](std::vector<msg::cluster_info>&,
-                          std::vector<caf::actor>& handles) mutable {
-            if (handles.empty()) return rp.deliver(msg::list_reply{});
-            struct gather {
-              msg::list_reply merged;
-              std::size_t pending;
-            };
-            auto g = std::make_shared<gather>(gather{{}, handles.size()});
-            for (auto& h : handles) {
-              auto done = [rp, g]() mutable {
-                if (--g->pending == 0) rp.deliver(std::move(g->merged));
-              };
-              self->request(h, caf::infinite, req)
-                  .then(
-                      [g, done](msg::list_reply& r) mutable {
-                        for (auto& x : r.reservations)
-                          g->merged.reservations.push_back(std::move(x));
-                        if (!r.error.ok()) g->merged.error = r.error;
-                        done();
-                      },
-                      [g, done](caf::error&) mutable {
-                        g->merged.error = {static_cast<std::uint8_t>(errc::unreachable),
-                                           "a cluster did not answer; the list is incomplete"};
-                        done();
-                      });
-            }
-          },
-          [rp, self](caf::error& e) mutable {
-            rp.deliver(error_reply<msg::list_reply>(
-                errc::unreachable, "information service: " + self->system().render(e)));
-          });
+  const auto& dir = self->state.directory;
+  if (!dir.error.empty()) {
+    rp.deliver(error_reply<msg::list_reply>(errc::unreachable, dir.error));
+    return rp;
+  }
+  if (dir.clusters->empty()) {
+    rp.deliver(msg::list_reply{});
+    return rp;
+  }
+  struct gather {
+    msg::list_reply merged;
+    std::size_t pending;
+  };
+  auto g = std::make_shared<gather>(gather{{}, dir.clusters->size()});
+  for (const auto& c : *dir.clusters) {
+    auto done = [rp, g]() mutable {
+      if (--g->pending == 0) rp.deliver(std::move(g->merged));
+    };
+    self->request(c.crs, caf::infinite, req)
+        .then(
+            [g, done](msg::list_reply& r) mutable {
+              for (auto& x : r.reservations)
+                g->merged.reservations.push_back(std::move(x));
+              if (!r.error.ok()) g->merged.error = r.error;
+              done();
+            },
+            [g, done](caf::error&) mutable {
+              g->merged.error = {static_cast<std::uint8_t>(errc::unreachable),
+                                 "a cluster did not answer; the list is incomplete"};
+              done();
+            });
+  }
   return rp;
 }
 
@@ -159,14 +144,18 @@ caf::behavior broker_actor(self_ptr self, broker_config cfg) {
   // The matchmaker's transaction ids start with a txn base of ours, so they are as unique
   // as the workers'.
   self->state.matchmaker = self->spawn<caf::linked>(matchmaker_actor, self->state.cfg, txn_base());
+  subscribe_directory(self, self->state.cfg.gis, self->state.directory);
   return {
+      directory_updates(self->state.directory),
       [=](msg::elastic_request& req) {
         if (!req.policy.empty()) return to_matchmaker(self, std::move(req));
-        auto worker = self->spawn(elastic_worker, self->state.cfg, txn_base());
+        auto worker =
+            self->spawn(elastic_worker, self->state.cfg, txn_base(), self->state.directory);
         return run_worker<msg::elastic_reply>(self, worker, std::move(req));
       },
       [=](msg::coreservation_request& req) {
-        auto agent = self->spawn(coreservation_agent, self->state.cfg, txn_base());
+        auto agent =
+            self->spawn(coreservation_agent, self->state.cfg, txn_base(), self->state.directory);
         return run_worker<msg::coreservation_reply>(self, agent, std::move(req));
       },
       [=](msg::cancel_request& req) { return route<msg::ack_reply>(self, std::move(req)); },

@@ -8,7 +8,6 @@
 
 #include "arbroker/core/reservation_state.hpp"
 #include "arbroker/core/site_adaptation.hpp"
-#include "arbroker/messages/gis_protocol.hpp"
 #include "arbroker/messages/speedup_spec.hpp"
 
 namespace arbroker {
@@ -243,18 +242,17 @@ void on_probe(self_ptr self, std::size_t component, const msg::probe_reply& r) {
   if (--st.pending == 0) plan(self);
 }
 
-void probe_all(self_ptr self, std::vector<msg::cluster_info>& infos,
-               std::vector<caf::actor>& handles) {
+void probe_all(self_ptr self, const std::vector<const directory_entry*>& clusters) {
   auto& st = self->state;
   st.options.assign(st.components.size(), {});
-  for (std::size_t c = 0; c < infos.size(); ++c) {
-    st.crs.emplace(infos[c].name, handles[c]);
-    self->monitor(handles[c]);  // a participant that dies mid-phase never answers
+  for (const auto* c : clusters) {
+    st.crs.emplace(c->info.name, c->crs);
+    self->monitor(c->crs);  // a participant that dies mid-phase never answers
   }
   for (std::size_t i = 0; i < st.components.size(); ++i) {
     const auto& comp = st.req.components[i];
-    for (std::size_t c = 0; c < infos.size(); ++c) {
-      const auto& info = infos[c];
+    for (const auto* c : clusters) {
+      const auto& info = c->info;
       if (!comp.clusters.empty() &&
           std::find(comp.clusters.begin(), comp.clusters.end(), info.name) == comp.clusters.end())
         continue;
@@ -276,7 +274,7 @@ void probe_all(self_ptr self, std::vector<msg::cluster_info>& infos,
       p.want_windows = true;
       p.local_jobs_preferred = st.req.local_jobs_preferred;
       ++st.pending;
-      self->request(handles[c], caf::infinite, std::move(p))
+      self->request(c->crs, caf::infinite, std::move(p))
           .then([self, i](const msg::probe_reply& r) { on_probe(self, i, r); },
                 [self, i, name = info.name](caf::error& e) {
                   msg::probe_reply r;
@@ -320,7 +318,7 @@ void start(self_ptr self, msg::coreservation_request req) {
   msg::gis_query q;
   q.user = st.req.user;
   q.np_min = np_min;
-  start_with_gis(self, std::move(q), probe_all, fail_with);
+  start_with_directory(self, q, probe_all, fail_with);
 }
 
 }  // namespace
@@ -341,9 +339,11 @@ void on_participant_down(self_ptr self, const caf::down_msg& dm) {
   }
 }
 
-caf::behavior coreservation_agent(self_ptr self, broker_config cfg, std::string txn_base) {
+caf::behavior coreservation_agent(self_ptr self, broker_config cfg, std::string txn_base,
+                                  directory_view directory) {
   self->state.cfg = std::move(cfg);
   self->state.txn_base = std::move(txn_base);
+  self->state.directory = std::move(directory);
   self->set_down_handler([self](const caf::down_msg& dm) { on_participant_down(self, dm); });
   return {
       [self](msg::coreservation_request& req) { return take_request(self, req, start, fail_with); },

@@ -32,6 +32,7 @@ struct coreservation_agent_state {
 
   broker_config cfg;
   std::string txn_base;
+  directory_view directory;  ///< the broker's copy of the GIS's clusters
   msg::coreservation_request req;
   std::vector<elastic_request> components;  ///< core form, window shifted per offset
   caf::response_promise rp;
@@ -56,6 +57,7 @@ struct coreservation_agent_state {
 };
 
 caf::behavior coreservation_agent(caf::stateful_actor<coreservation_agent_state>* self,
-                                  broker_config cfg, std::string txn_base);
+                                  broker_config cfg, std::string txn_base,
+                                  directory_view directory);
 
 }  // namespace arbroker

@@ -6,7 +6,6 @@
 
 #include "arbroker/core/reservation_state.hpp"
 #include "arbroker/core/site_adaptation.hpp"
-#include "arbroker/messages/gis_protocol.hpp"
 #include "arbroker/messages/speedup_spec.hpp"
 
 namespace arbroker {
@@ -138,21 +137,20 @@ void on_probe_reply(self_ptr self, const msg::probe_reply& r) {
 }
 
 // Steps 3-5: adapt the request to every cluster the GIS found and probe them in parallel.
-void probe_all(self_ptr self, std::vector<msg::cluster_info>& infos,
-               std::vector<caf::actor>& handles) {
+void probe_all(self_ptr self, const std::vector<const directory_entry*>& clusters) {
   auto& st = self->state;
-  st.stats.clusters = static_cast<std::int32_t>(infos.size());
+  st.stats.clusters = static_cast<std::int32_t>(clusters.size());
   const double threshold =
       st.req.esr_threshold >= 0 ? st.req.esr_threshold : st.cfg.default_esr_threshold;
-  for (std::size_t i = 0; i < infos.size(); ++i) {
-    const auto& info = infos[i];
+  for (const auto* c : clusters) {
+    const auto& info = c->info;
     site_description site{info.name, info.cpus, info.pp, {info.bunch, info.counts}};
     auto adapted = adapt_to_site(st.core, site);
     if (!adapted) {
       st.reasons += "; " + info.name + ": " + adapted.err().message;
       continue;
     }
-    st.crs.emplace(info.name, handles[i]);
+    st.crs.emplace(info.name, c->crs);
     msg::probe_request p;
     p.user = st.req.user;
     p.est = st.req.est;
@@ -168,7 +166,7 @@ void probe_all(self_ptr self, std::vector<msg::cluster_info>& infos,
     p.esr_threshold = threshold;
     p.local_jobs_preferred = st.req.local_jobs_preferred;
     ++st.pending;
-    self->request(handles[i], caf::infinite, std::move(p))
+    self->request(c->crs, caf::infinite, std::move(p))
         .then([self](const msg::probe_reply& r) { on_probe_reply(self, r); },
               [self, name = info.name](caf::error& e) {
                 msg::probe_reply r;
@@ -178,7 +176,7 @@ void probe_all(self_ptr self, std::vector<msg::cluster_info>& infos,
               });
   }
   if (st.pending == 0) {
-    if (infos.empty())
+    if (clusters.empty())
       return fail_with(self, errc::infeasible, "no cluster satisfies the core requirements");
     return fail_with(self, errc::infeasible, "no cluster can host the request" + st.reasons);
   }
@@ -205,15 +203,18 @@ void start(self_ptr self, msg::elastic_request req) {
   st.prefs = std::move(*prefs);
   if (st.req.tsn_max < 1 || st.req.tss_gap < 0)
     return fail_with(self, errc::invalid_parameter, "tsn_max must be >= 1 and tss_gap >= 0");
-  start_with_gis(self, {st.req.user, st.req.np_min, st.req.os, st.req.features, st.req.clusters},
-                 probe_all, fail_with);
+  start_with_directory(self,
+                       {st.req.user, st.req.np_min, st.req.os, st.req.features, st.req.clusters},
+                       probe_all, fail_with);
 }
 
 }  // namespace
 
-caf::behavior elastic_worker(self_ptr self, broker_config cfg, std::string txn_base) {
+caf::behavior elastic_worker(self_ptr self, broker_config cfg, std::string txn_base,
+                             directory_view directory) {
   self->state.cfg = std::move(cfg);
   self->state.txn_base = std::move(txn_base);
+  self->state.directory = std::move(directory);
   return {
       [self](msg::elastic_request& req) { return take_request(self, req, start, fail_with); },
       [self](timeout_atom) {

@@ -16,6 +16,7 @@ namespace arbroker {
 struct elastic_worker_state {
   broker_config cfg;
   std::string txn_base;
+  directory_view directory;  ///< the broker's copy of the GIS's clusters
   msg::elastic_request req;
   elastic_request core;
   preferences prefs;
@@ -34,6 +35,6 @@ struct elastic_worker_state {
 };
 
 caf::behavior elastic_worker(caf::stateful_actor<elastic_worker_state>* self, broker_config cfg,
-                             std::string txn_base);
+                             std::string txn_base, directory_view directory);
 
 }  // namespace arbroker

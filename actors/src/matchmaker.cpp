@@ -1,5 +1,7 @@
 #include "matchmaker.hpp"
 
+#include "directory_subscription.hpp"
+
 #include <algorithm>
 #include <exception>
 #include <numeric>
@@ -161,18 +163,14 @@ void on_advice(self_ptr self, request_id id, std::size_t i, msg::advice_reply r)
 
 // The selection window: every cluster the GIS found that can host the request at all, in
 // name order (the sequence FF and NF agree on); their advisors are asked in parallel.
-void ask_advisors(self_ptr self, request_id id, std::vector<msg::cluster_info>& infos,
-                  std::vector<caf::actor>& handles) {
+void ask_advisors(self_ptr self, request_id id,
+                  const std::vector<const directory_entry*>& clusters) {
   auto* m = find(self, id);
   if (!m) return;
-  m->stats.clusters = static_cast<std::int32_t>(infos.size());
-  std::vector<std::size_t> by_name(infos.size());
-  std::iota(by_name.begin(), by_name.end(), 0);
-  std::sort(by_name.begin(), by_name.end(),
-            [&](std::size_t a, std::size_t b) { return infos[a].name < infos[b].name; });
+  m->stats.clusters = static_cast<std::int32_t>(clusters.size());
   std::vector<msg::advice_request> asks;
-  for (auto i : by_name) {
-    const auto& info = infos[i];
+  for (const auto* c : clusters) {  // the directory is in name order
+    const auto& info = c->info;
     site_description site{info.name, info.cpus, info.pp, {info.bunch, info.counts}};
     auto adapted = adapt_to_site(m->core, site);
     if (!adapted) {
@@ -180,15 +178,15 @@ void ask_advisors(self_ptr self, request_id id, std::vector<msg::cluster_info>& 
       continue;
     }
     m->infos.push_back(info);
-    m->handles.push_back(handles[i]);
+    m->handles.push_back(c->crs);
     asks.push_back({m->req.user, m->req.est, m->req.let, adapted->np_min, adapted->np_max,
                     adapted->np_ref, adapted->dur_ref, m->req.speedup,
                     m->req.local_jobs_preferred});
   }
   if (asks.empty())
     return fail_with(self, id, errc::infeasible,
-                     infos.empty() ? "no cluster satisfies the core requirements"
-                                   : "no cluster can host the request" + m->reasons);
+                     clusters.empty() ? "no cluster satisfies the core requirements"
+                                      : "no cluster can host the request" + m->reasons);
   m->advice.resize(asks.size());
   m->pending = static_cast<int>(asks.size());
   for (std::size_t i = 0; i < asks.size(); ++i) {
@@ -205,7 +203,7 @@ void ask_advisors(self_ptr self, request_id id, std::vector<msg::cluster_info>& 
   }
 }
 
-// Checks the request, then asks the GIS for the selection window.
+// Checks the request, then picks the selection window from the directory.
 void start(self_ptr self, request_id id) {
   auto& m = self->state.requests.at(id);
   auto policy = parse_match_policy(m.req.policy);
@@ -223,16 +221,11 @@ void start(self_ptr self, request_id id) {
                      "unknown mode " + std::to_string(m.req.mode));
   const auto& cfg = self->state.cfg;
   self->delayed_send(self, std::chrono::seconds(cfg.request_timeout), timeout_atom::value, id);
-  msg::gis_query q{m.req.user, m.req.np_min, m.req.os, m.req.features, m.req.clusters};
-  self->request(cfg.gis, caf::infinite, std::move(q))
-      .then(
-          [self, id](std::vector<msg::cluster_info>& infos, std::vector<caf::actor>& handles) {
-            guarded(self, id, [&] { ask_advisors(self, id, infos, handles); });
-          },
-          [self, id](caf::error& e) {
-            fail_with(self, id, errc::unreachable,
-                      "information service: " + self->system().render(e));
-          });
+  const auto& dir = self->state.directory;
+  if (!dir.error.empty()) return fail_with(self, id, errc::unreachable, dir.error);
+  ask_advisors(
+      self, id,
+      fit(*dir.clusters, {m.req.user, m.req.np_min, m.req.os, m.req.features, m.req.clusters}));
 }
 
 }  // namespace
@@ -242,7 +235,9 @@ caf::behavior matchmaker_actor(self_ptr self, broker_config cfg, std::string txn
   self->state.txn_base = std::move(txn_base);
   self->state.rng.seed(cfg.matchmaker_seed);
   self->state.cfg = std::move(cfg);
+  subscribe_directory(self, self->state.cfg.gis, self->state.directory);
   return {
+      directory_updates(self->state.directory),
       [self](msg::elastic_request& req) {
         const request_id id = self->state.next_id++;
         auto& m = self->state.requests[id];

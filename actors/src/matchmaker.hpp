@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "arbroker/actors/broker.hpp"
+#include "arbroker/actors/gis.hpp"
 #include "arbroker/core/matchmaking.hpp"
 #include "arbroker/core/request.hpp"
-#include "arbroker/messages/gis_protocol.hpp"
 
 namespace arbroker {
 
@@ -35,10 +35,10 @@ struct match_in_flight {
 
 /// The matchmaker (paper 002, Sec. 3: the MMC's Matchmaker). Long-lived, one per broker, so
 /// that next-fit keeps its pointer and random its generator across requests. Per request:
-/// ask the GIS for the selection window, ask every cluster's match advisor in parallel
-/// (advice_request), order the clusters by the policy (core match_order) and reserve at the
-/// first that accepts (prepare, commit_at_once for mode_reserve), falling back along the
-/// order on refusal. Requests in flight are independent; each is answered within
+/// pick the selection window from the GIS's directory (subscribed at start), ask every cluster's
+/// match advisor in parallel (advice_request), order the clusters by the policy (core match_order)
+/// and reserve at the first that accepts (prepare, commit_at_once for mode_reserve), falling back
+/// along the order on refusal. Requests in flight are independent; each is answered within
 /// cfg.request_timeout.
 ///   elastic_request (policy set) -> elastic_reply
 struct matchmaker_state {
@@ -46,6 +46,7 @@ struct matchmaker_state {
   std::mt19937_64 rng;
   std::string next_fit;  ///< NF: the cluster chosen last
   std::string txn_base;
+  directory_view directory;  ///< the GIS's clusters, kept current by its pushes
   std::uint64_t next_id = 1;
   std::unordered_map<std::uint64_t, match_in_flight> requests;
   static inline const char* name = "arb.matchmaker";

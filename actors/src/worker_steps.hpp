@@ -1,8 +1,8 @@
 #pragma once
 
 // The steps every short-lived worker of the broker (elastic worker, co-reservation agent)
-// takes the same way: take its one request, arm its deadline and ask the GIS, answer its
-// client exactly once and end. Internal.
+// takes the same way: take its one request, arm its deadline and pick its clusters, answer
+// its client exactly once and end. Internal.
 
 #include <exception>
 #include <string>
@@ -11,8 +11,8 @@
 #include <caf/all.hpp>
 
 #include "arbroker/actors/engine.hpp"
+#include "arbroker/actors/gis.hpp"
 #include "arbroker/core/error.hpp"
-#include "arbroker/messages/gis_protocol.hpp"
 
 namespace arbroker {
 
@@ -43,19 +43,15 @@ caf::response_promise take_request(Self* self, Request& req, Start start, Fail f
   return self->state.rp;
 }
 
-/// Arms the worker's deadline (a timeout_atom after cfg.request_timeout) and asks the GIS
-/// for the clusters fit for `q`: `found(self, infos, handles)` gets them; failing to ask
-/// ends the worker through `fail`.
+/// Arms the worker's deadline (a timeout_atom after cfg.request_timeout) and picks the
+/// clusters fit for `q` from the directory the broker handed over (state `directory`):
+/// `found(self, fit)` gets them; without a directory the worker ends through `fail`.
 template <class Self, class Found, class Fail>
-void start_with_gis(Self* self, msg::gis_query q, Found found, Fail fail) {
-  const auto& cfg = self->state.cfg;
-  self->delayed_send(self, std::chrono::seconds(cfg.request_timeout), timeout_atom::value);
-  self->request(cfg.gis, caf::infinite, std::move(q))
-      .then([self, found](std::vector<msg::cluster_info>& infos,
-                          std::vector<caf::actor>& handles) { found(self, infos, handles); },
-            [self, fail](caf::error& e) {
-              fail(self, errc::unreachable, "information service: " + self->system().render(e));
-            });
+void start_with_directory(Self* self, const msg::gis_query& q, Found found, Fail fail) {
+  auto& st = self->state;
+  self->delayed_send(self, std::chrono::seconds(st.cfg.request_timeout), timeout_atom::value);
+  if (!st.directory.error.empty()) return fail(self, errc::unreachable, st.directory.error);
+  found(self, fit(*st.directory.clusters, q));
 }
 
 }  // namespace arbroker

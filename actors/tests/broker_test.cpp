@@ -192,5 +192,61 @@ TEST_F(broker_test, BadRequestsAreRefusedWithTypedErrors) {
     EXPECT_EQ(lrms_reservations(name), 0u);
 }
 
+TEST_F(broker_test, FollowsTheDirectoryWhenAServiceEnds) {
+  auto req = elastic(3600, 4 * 3600, 4, 16, 3600, 8);
+  auto first = ask<msg::elastic_reply>(broker, req);
+  ASSERT_TRUE(first.error.ok()) << first.error.message;
+  ASSERT_EQ(first.reservation.cluster, "fast");
+  // "fast" goes away: the GIS drops it and tells the broker, which stops offering it and
+  // reports its reservations as unknown (not a hang, not an error from a dead actor).
+  self->send_exit(crs["fast"], caf::exit_reason::user_shutdown);
+  sched.run();
+  crs.erase("fast");
+  auto second = ask<msg::elastic_reply>(broker, req);
+  ASSERT_TRUE(second.error.ok()) << second.error.message;
+  EXPECT_EQ(second.stats.clusters, 2);
+  EXPECT_NE(second.reservation.cluster, "fast");
+  auto q = ask<msg::query_reply>(broker, msg::query_request{"alice", first.reservation.id});
+  EXPECT_EQ(code(q.error), errc::not_found);
+  // A cluster registered later is offered to the very next request.
+  add_cluster("faster", 32, 4000, 4, 2.0);
+  auto third = ask<msg::elastic_reply>(broker, req);
+  ASSERT_TRUE(third.error.ok()) << third.error.message;
+  EXPECT_EQ(third.reservation.cluster, "faster");
+  EXPECT_EQ(third.stats.clusters, 3);
+}
+
+TEST_F(broker_test, GisSendsItsWholeDirectoryToSubscribersOnEveryChange) {
+  std::vector<std::vector<std::string>> seen;
+  auto names = [&](std::vector<msg::cluster_info>& infos) {
+    std::vector<std::string> out;
+    for (const auto& i : infos)
+      out.push_back(i.name);
+    seen.push_back(out);
+  };
+  auto subscriber = sys.spawn([&](caf::event_based_actor* s) -> caf::behavior {
+    s->request(gis, caf::infinite, subscribe_atom::value)
+        .then([&](directory_atom, std::vector<msg::cluster_info>& infos, std::vector<caf::actor>&) {
+          names(infos);
+        });
+    return {[&](directory_atom, std::vector<msg::cluster_info>& infos, std::vector<caf::actor>&) {
+      names(infos);
+    }};
+  });
+  sched.run();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0], (std::vector<std::string>{"fast", "mid", "slow"}));
+  add_cluster("extra", 8, 1000);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[1], (std::vector<std::string>{"extra", "fast", "mid", "slow"}));
+  self->send_exit(crs["mid"], caf::exit_reason::user_shutdown);
+  sched.run();
+  crs.erase("mid");
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[2], (std::vector<std::string>{"extra", "fast", "slow"}));
+  self->send_exit(subscriber, caf::exit_reason::user_shutdown);
+  sched.run();
+}
+
 }  // namespace
 }  // namespace arbroker

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "arbroker/actors/engine.hpp"
+#include "arbroker/actors/gis.hpp"
 #include "arbroker/messages/broker_protocol.hpp"
 #include "arbroker/store/journal.hpp"
 
@@ -34,6 +35,8 @@ struct broker_config {
 /// It monitors them and answers the client itself (errc::lrms_failure) if one dies without
 /// answering. Operations on an existing reservation ("<cluster>/<n>") are
 /// routed to that cluster's service; a cluster the GIS does not know answers not_found.
+/// It subscribes to the GIS's directory at start and serves nothing before the first copy
+/// has arrived; afterwards no request costs a round trip to the GIS.
 ///   elastic_request -> elastic_reply
 ///   coreservation_request -> coreservation_reply
 ///   commit_request -> ack_reply (for mode_hold clients; txn = reservation id)
@@ -46,6 +49,8 @@ struct broker_state {
   /// Workers still owing their client an answer, and how to tell the client if they die
   /// first (CAF 0.17 drops an unfulfilled promise silently).
   std::map<caf::actor_addr, std::function<void(std::string)>> workers;
+  /// The GIS's clusters, kept current by its pushes (directory_subscription.hpp).
+  directory_view directory;
   static inline const char* name = "arb.broker";
 };
 
