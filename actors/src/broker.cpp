@@ -76,6 +76,32 @@ caf::response_promise list_all(self_ptr self, msg::list_request req) {
   return rp;
 }
 
+// Keeps one timer armed for the earliest worker deadline.
+void arm_deadline(self_ptr self, timestamp deadline) {
+  auto& st = self->state;
+  if (deadline >= st.deadline_armed) return;
+  st.deadline_armed = deadline;
+  self->delayed_send(self, delay_until(deadline, st.cfg.clock()), timeout_atom::value);
+}
+
+// Tells every worker past its deadline to give up (it releases what it holds and answers
+// its client with errc::timeout), then re-arms for the next deadline.
+void on_deadline(self_ptr self) {
+  auto& st = self->state;
+  st.deadline_armed = time_infinity;
+  const timestamp now = st.cfg.clock();
+  timestamp next = time_infinity;
+  for (auto& [addr, w] : st.workers) {
+    if (w.deadline <= now) {
+      self->send(w.handle, timeout_atom::value);
+      w.deadline = time_infinity;  // told once
+    } else {
+      next = std::min(next, w.deadline);
+    }
+  }
+  if (next != time_infinity) arm_deadline(self, next);
+}
+
 // Hands a request to a worker and passes its answer on to the client; if the worker dies
 // first, the client still gets an answer.
 template <class Reply, class Request>
@@ -83,9 +109,13 @@ caf::response_promise run_worker(self_ptr self, const caf::actor& worker, Reques
   auto rp = self->make_response_promise();
   const auto addr = worker.address();
   self->monitor(worker);
-  self->state.workers.emplace(addr, [rp](std::string why) mutable {
-    rp.deliver(error_reply<Reply>(errc::lrms_failure, std::move(why)));
-  });
+  const timestamp deadline = self->state.cfg.clock() + self->state.cfg.request_timeout;
+  self->state.workers.emplace(
+      addr, broker_state::worker_entry{worker, deadline, [rp](std::string why) mutable {
+                                         rp.deliver(error_reply<Reply>(errc::lrms_failure,
+                                                                       std::move(why)));
+                                       }});
+  arm_deadline(self, deadline);
   self->request(worker, caf::infinite, std::move(req))
       .then(
           [self, rp, addr](Reply& r) mutable {
@@ -125,7 +155,7 @@ caf::behavior broker_actor(self_ptr self, broker_config cfg) {
     auto& ws = self->state.workers;
     auto it = ws.find(dm.source);
     if (it == ws.end()) return;
-    auto tell = std::move(it->second);
+    auto tell = std::move(it->second.tell);
     ws.erase(it);
     tell("the request's coordinator terminated before answering (" +
          self->system().render(dm.reason) + "); holds it made expire by themselves");
@@ -147,6 +177,7 @@ caf::behavior broker_actor(self_ptr self, broker_config cfg) {
   subscribe_directory(self, self->state.cfg.gis, self->state.directory);
   return {
       directory_updates(self->state.directory),
+      [=](timeout_atom) { on_deadline(self); },
       [=](msg::elastic_request& req) {
         if (!req.policy.empty()) return to_matchmaker(self, std::move(req));
         auto worker =

@@ -27,7 +27,31 @@ void finish(self_ptr self, request_id id, msg::elastic_reply reply) {
   reply.stats = m->stats;
   if (reply.earliest_alternative < 0) reply.earliest_alternative = m->earliest_alternative;
   m->rp.deliver(std::move(reply));
+  self->state.deadlines.erase({m->deadline, id});
   self->state.requests.erase(id);
+}
+
+void arm_deadline(self_ptr self) {
+  auto& st = self->state;
+  if (st.deadlines.empty() || st.deadlines.begin()->first >= st.deadline_armed) return;
+  st.deadline_armed = st.deadlines.begin()->first;
+  self->delayed_send(self, delay_until(st.deadline_armed, st.cfg.clock()), timeout_atom::value);
+}
+
+void fail_with(self_ptr self, request_id id, errc code, std::string message);
+
+// Answers every request past its deadline with errc::timeout.
+void on_deadline(self_ptr self) {
+  auto& st = self->state;
+  st.deadline_armed = time_infinity;
+  const timestamp now = st.cfg.clock();
+  while (!st.deadlines.empty() && st.deadlines.begin()->first <= now) {
+    const request_id id = st.deadlines.begin()->second;
+    st.deadlines.erase(st.deadlines.begin());
+    fail_with(self, id, errc::timeout,
+              "no answer within " + std::to_string(st.cfg.request_timeout) + " s");
+  }
+  arm_deadline(self);
 }
 
 void fail_with(self_ptr self, request_id id, errc code, std::string message) {
@@ -220,7 +244,9 @@ void start(self_ptr self, request_id id) {
     return fail_with(self, id, errc::invalid_parameter,
                      "unknown mode " + std::to_string(m.req.mode));
   const auto& cfg = self->state.cfg;
-  self->delayed_send(self, std::chrono::seconds(cfg.request_timeout), timeout_atom::value, id);
+  m.deadline = cfg.clock() + cfg.request_timeout;
+  self->state.deadlines.emplace(m.deadline, id);
+  arm_deadline(self);
   const auto& dir = self->state.directory;
   if (!dir.error.empty()) return fail_with(self, id, errc::unreachable, dir.error);
   ask_advisors(
@@ -247,10 +273,7 @@ caf::behavior matchmaker_actor(self_ptr self, broker_config cfg, std::string txn
         guarded(self, id, [&] { start(self, id); });
         return rp;
       },
-      [self](timeout_atom, request_id id) {
-        fail_with(self, id, errc::timeout,
-                  "no answer within " + std::to_string(self->state.cfg.request_timeout) + " s");
-      },
+      [self](timeout_atom) { on_deadline(self); },
   };
 }
 

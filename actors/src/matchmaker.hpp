@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <random>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -30,7 +31,8 @@ struct match_in_flight {
   int pending = 0;
   msg::request_stats stats;
   std::int64_t earliest_alternative = -1;
-  std::string reasons;  ///< why clusters were left out, for the failure message
+  std::string reasons;     ///< why clusters were left out, for the failure message
+  timestamp deadline = 0;  ///< answered with errc::timeout at this time at the latest
 };
 
 /// The matchmaker (paper 002, Sec. 3: the MMC's Matchmaker). Long-lived, one per broker, so
@@ -49,6 +51,10 @@ struct matchmaker_state {
   directory_view directory;  ///< the GIS's clusters, kept current by its pushes
   std::uint64_t next_id = 1;
   std::unordered_map<std::uint64_t, match_in_flight> requests;
+  /// Deadlines of the requests in flight, with one timer for the earliest (a timer per
+  /// request would wake CAF's clock thread once per request).
+  std::set<std::pair<timestamp, std::uint64_t>> deadlines;
+  timestamp deadline_armed = time_infinity;
   static inline const char* name = "arb.matchmaker";
 };
 

@@ -43,13 +43,12 @@ caf::response_promise take_request(Self* self, Request& req, Start start, Fail f
   return self->state.rp;
 }
 
-/// Arms the worker's deadline (a timeout_atom after cfg.request_timeout) and picks the
-/// clusters fit for `q` from the directory the broker handed over (state `directory`):
-/// `found(self, fit)` gets them; without a directory the worker ends through `fail`.
+/// Picks the clusters fit for `q` from the directory the broker handed over (state
+/// `directory`): `found(self, fit)` gets them; without a directory the worker ends through
+/// `fail`. (The worker's deadline is kept by the broker, which sends it a timeout_atom.)
 template <class Self, class Found, class Fail>
 void start_with_directory(Self* self, const msg::gis_query& q, Found found, Fail fail) {
   auto& st = self->state;
-  self->delayed_send(self, std::chrono::seconds(st.cfg.request_timeout), timeout_atom::value);
   if (!st.directory.error.empty()) return fail(self, errc::unreachable, st.directory.error);
   found(self, fit(*st.directory.clusters, q));
 }

@@ -48,7 +48,15 @@ struct broker_state {
   caf::actor matchmaker;  ///< linked: ends with the broker
   /// Workers still owing their client an answer, and how to tell the client if they die
   /// first (CAF 0.17 drops an unfulfilled promise silently).
-  std::map<caf::actor_addr, std::function<void(std::string)>> workers;
+  struct worker_entry {
+    caf::actor handle;
+    timestamp deadline;                     ///< told to give up (timeout_atom) at this time
+    std::function<void(std::string)> tell;  ///< answers the client if the worker dies
+  };
+  std::map<caf::actor_addr, worker_entry> workers;
+  /// One timer for all workers' deadlines (CAF 0.17 wakes its clock thread for every timer
+  /// set, so a timer per request would cost a thread hand-off per request).
+  timestamp deadline_armed = time_infinity;
   /// The GIS's clusters, kept current by its pushes (directory_subscription.hpp).
   directory_view directory;
   static inline const char* name = "arb.broker";
