@@ -64,12 +64,13 @@ int main(int argc, char** argv) {
   const int np = std::min(4, snap->cpus);
 
   // Direct: create and delete through the adapter.
-  std::vector<double> direct;
+  std::vector<double> direct, dc;
   const auto d0 = clk::now();
   for (int i = 0; i < n; ++i) {
     const auto t = clk::now();
     auto id = raw.create_reservation(
         {"bench-raw-" + std::to_string(i), "root", wall_clock()() + 600, 3600, np});
+    dc.push_back(ms(clk::now() - t));
     if (!id || !raw.delete_reservation(*id)) {
       fmt::print(stderr, "direct: {}\n", id ? "delete failed" : to_string(id.err()));
       return 1;
@@ -98,7 +99,7 @@ int main(int argc, char** argv) {
   bc.gis = gis;
   bc.clock = wall_clock();
   auto broker = sys.spawn(broker_actor, bc);
-  std::vector<double> brokered;
+  std::vector<double> brokered, el;
   std::mutex lock;
   bool failed = false;
   auto client = [&](int count) {
@@ -123,6 +124,7 @@ int main(int argc, char** argv) {
                 if (!ok) fmt::print(stderr, "broker: {}\n", rep.error.message);
               },
               [&](caf::error& e) { fmt::print(stderr, "broker: {}\n", sys.render(e)); });
+      const auto t1 = clk::now();
       if (ok)
         me->request(broker, std::chrono::seconds(30), msg::cancel_request{"root", id})
             .receive([&](msg::ack_reply& a) { ok = a.error.ok(); },
@@ -130,6 +132,7 @@ int main(int argc, char** argv) {
       std::lock_guard<std::mutex> g(lock);
       if (!ok) failed = true;
       brokered.push_back(ms(clk::now() - t));
+      el.push_back(ms(t1 - t));
     }
   };
   const auto b0 = clk::now();
@@ -143,7 +146,9 @@ int main(int argc, char** argv) {
   if (failed) return 1;
   const double broker_s = std::chrono::duration<double>(clk::now() - b0).count();
   report("direct", direct, direct_s);
+  report("create", dc, direct_s);
   report("broker", brokered, broker_s);
+  report("elastic", el, broker_s);
   fmt::print("broker clients in flight: {}\n", k);
   fmt::print("overhead of the broker: {:+.1f} % time per reservation\n",
              100.0 * (broker_s - direct_s) / direct_s);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "arbroker/core/esr_static.hpp"
+#include "arbroker/core/preference.hpp"
 #include "arbroker/core/slot_generation.hpp"
 #include "arbroker/messages/speedup_spec.hpp"
 
@@ -102,7 +103,22 @@ msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp
   const bool want_cost = req.properties & msg::want_cost;
   const bool want_esr = req.properties & msg::want_esr;
   const auto& profile = *view_.profile;
-  out.slots.reserve(cands->size());
+  std::optional<preferences> prefs;
+  if (!req.prefer.empty()) {
+    auto p = parse_preferences(req.prefer);
+    if (!p) {
+      out.error = msg::to_wire(p.err());
+      return out;
+    }
+    prefs = std::move(*p);
+  }
+  if (req.keep < 0) {
+    out.error =
+        msg::wire(errc::invalid_parameter, "keep must be >= 0, not " + std::to_string(req.keep));
+    return out;
+  }
+  std::vector<candidate> fit;
+  fit.reserve(cands->size());
   for (auto& c : *cands) {
     if (want_esr) {
       switch (req.esr_method) {
@@ -133,7 +149,22 @@ msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp
       }
       c.props.cost = *cost;
     }
-    out.slots.push_back(msg::to_slot(c));
+    fit.push_back(std::move(c));
+  }
+  out.available = static_cast<std::int32_t>(fit.size());
+  const std::size_t send = req.keep > 0 ? std::min<std::size_t>(fit.size(), req.keep) : fit.size();
+  out.slots.reserve(send);
+  if (prefs) {
+    auto order = preference_order(fit, *prefs, send);
+    if (!order) {
+      out.error = msg::to_wire(order.err());
+      return out;
+    }
+    for (std::size_t i = 0; i < send; ++i)
+      out.slots.push_back(msg::to_slot(fit[(*order)[i]]));
+  } else {
+    for (std::size_t i = 0; i < send; ++i)
+      out.slots.push_back(msg::to_slot(fit[i]));
   }
   // Paper 001's busy-time hint: where the smallest reservable size would fit first, even
   // beyond the window, so a refused client learns when to ask again.

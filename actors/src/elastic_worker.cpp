@@ -25,12 +25,22 @@ void fail_with(self_ptr self, errc code, std::string message) {
 }
 
 void try_next(self_ptr self);
+void probe(self_ptr self, const std::string& cluster, msg::probe_request p);
 
 void rank(self_ptr self) {
   auto& st = self->state;
   auto order = preference_order(st.candidates, st.prefs);
   if (!order) return fail_with(self, order.err().code, order.err().message);
   st.order = std::move(*order);
+  st.next = 0;
+  // A cluster that sent only its best few: past the last of them, what it did not send may
+  // rank better than the candidates that follow, so those are fetched first (refill).
+  st.boundary = st.order.size();
+  for (std::size_t pos = 0; pos < st.order.size(); ++pos)
+    if (st.cut_after[st.order[pos]]) {
+      st.boundary = pos;
+      break;
+    }
   if (st.req.mode == msg::mode_whatif) {
     msg::elastic_reply r;
     r.ranked.reserve(st.order.size());
@@ -79,10 +89,32 @@ void commit(self_ptr self, const candidate& c, const std::string& txn,
           [self](caf::error&) { try_next(self); });
 }
 
+// Asks every cluster that held candidates back for all of them, keeping what is left of the
+// others and leaving out what was tried, then ranks again.
+void refill(self_ptr self) {
+  auto& st = self->state;
+  std::vector<candidate> kept;
+  for (std::size_t pos = st.next; pos < st.order.size(); ++pos) {
+    const auto& c = st.candidates[st.order[pos]];
+    if (!st.probes.contains(c.site)) kept.push_back(c);
+  }
+  st.candidates = std::move(kept);
+  st.cut_after.assign(st.candidates.size(), false);
+  st.refilling = true;
+  auto probes = std::move(st.probes);
+  st.probes.clear();
+  for (auto& [cluster, p] : probes) {
+    p.keep = 0;
+    ++st.pending;
+    probe(self, cluster, std::move(p));
+  }
+}
+
 // Step 6b/7: the next candidate in preference order, until one is held or all failed.
 void try_next(self_ptr self) {
   auto& st = self->state;
   if (st.done) return;
+  if (st.next > st.boundary && st.tries < st.cfg.max_tries) return refill(self);
   if (st.next >= st.order.size() || st.tries >= st.cfg.max_tries) {
     std::string why = st.candidates.empty()
                           ? "no candidate time slot in the window" + st.reasons
@@ -90,6 +122,7 @@ void try_next(self_ptr self) {
     return fail_with(self, st.candidates.empty() ? errc::infeasible : errc::busy, why);
   }
   const candidate c = st.candidates[st.order[st.next++]];
+  st.tried.push_back(c);
   const std::string txn = st.txn_base + "." + std::to_string(++st.tries);
   const timestamp now = st.cfg.clock();
   const duration hold = st.req.mode == msg::mode_hold
@@ -120,13 +153,29 @@ void try_next(self_ptr self) {
           [self](caf::error&) { try_next(self); });
 }
 
-void on_probe_reply(self_ptr self, const msg::probe_reply& r) {
+bool was_tried(const elastic_worker_state& st, const candidate& c) {
+  return std::any_of(st.tried.begin(), st.tried.end(), [&](const candidate& t) {
+    return t.site == c.site && t.start == c.start && t.end == c.end && t.np == c.np;
+  });
+}
+
+void on_probe_reply(self_ptr self, const msg::probe_reply& r, msg::probe_request& asked) {
   auto& st = self->state;
   if (r.error.ok()) {
-    st.stats.candidates += r.generated;
-    st.stats.above_threshold += r.above_threshold;
-    for (const auto& s : r.slots)
-      st.candidates.push_back(msg::to_candidate(s));
+    if (!st.refilling) {
+      st.stats.candidates += r.generated;
+      st.stats.above_threshold += r.above_threshold;
+    }
+    for (const auto& s : r.slots) {
+      auto c = msg::to_candidate(s);
+      if (st.refilling && was_tried(st, c)) continue;
+      st.candidates.push_back(std::move(c));
+      st.cut_after.push_back(false);
+    }
+    if (r.available > static_cast<std::int32_t>(r.slots.size()) && !r.slots.empty()) {
+      st.cut_after.back() = true;
+      st.probes.emplace(r.cluster, std::move(asked));
+    }
     if (r.earliest_fit >= 0 &&
         (st.earliest_alternative < 0 || r.earliest_fit < st.earliest_alternative))
       st.earliest_alternative = r.earliest_fit;
@@ -134,6 +183,18 @@ void on_probe_reply(self_ptr self, const msg::probe_reply& r) {
     st.reasons += "; " + r.cluster + ": " + r.error.message;
   }
   if (--st.pending == 0) rank(self);
+}
+
+void probe(self_ptr self, const std::string& cluster, msg::probe_request p) {
+  auto& st = self->state;
+  auto h = self->request(st.crs.at(cluster), caf::infinite, p);
+  h.then([self, p](const msg::probe_reply& r) mutable { on_probe_reply(self, r, p); },
+         [self, p, cluster](caf::error& e) mutable {
+           msg::probe_reply r;
+           r.cluster = cluster;
+           r.error = msg::wire(errc::unreachable, self->system().render(e));
+           on_probe_reply(self, r, p);
+         });
 }
 
 // Steps 3-5: adapt the request to every cluster the GIS found and probe them in parallel.
@@ -165,15 +226,12 @@ void probe_all(self_ptr self, const std::vector<const directory_entry*>& cluster
     p.esr_method = st.req.esr_method;
     p.esr_threshold = threshold;
     p.local_jobs_preferred = st.req.local_jobs_preferred;
+    if (st.req.mode != msg::mode_whatif) {  // a what-if shows every candidate
+      p.prefer = st.req.prefer;
+      p.keep = std::min(st.cfg.probe_keep, st.cfg.max_tries);
+    }
     ++st.pending;
-    self->request(c->crs, caf::infinite, std::move(p))
-        .then([self](const msg::probe_reply& r) { on_probe_reply(self, r); },
-              [self, name = info.name](caf::error& e) {
-                msg::probe_reply r;
-                r.cluster = name;
-                r.error = msg::wire(errc::unreachable, self->system().render(e));
-                on_probe_reply(self, r);
-              });
+    probe(self, info.name, std::move(p));
   }
   if (st.pending == 0) {
     if (clusters.empty())

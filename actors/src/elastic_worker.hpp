@@ -23,8 +23,13 @@ struct elastic_worker_state {
   caf::response_promise rp;
   std::map<std::string, caf::actor> crs;
   std::vector<candidate> candidates;
+  std::vector<bool> cut_after;  ///< per candidate: the last its cluster sent of more it has
+  std::map<std::string, msg::probe_request> probes;  ///< clusters that held candidates back
+  std::vector<candidate> tried;                      ///< not to be tried again after a refill
+  bool refilling = false;
   std::vector<std::size_t> order;
   std::size_t next = 0;
+  std::size_t boundary = 0;  ///< order position after which a refill is due
   int tries = 0;
   int pending = 0;
   msg::request_stats stats;

@@ -148,6 +148,55 @@ TEST_F(broker_test, ContendedSlotGoesToOneRequestOnly) {
   EXPECT_EQ(lrms_reservations("mid"), 1u);
 }
 
+TEST_F(broker_test, ProbesSendTheBestFewAndTheRestIsFetchedWhenTheyAreTaken) {
+  // A broker whose probes return one candidate per cluster.
+  auto one_each = broker_cfg;
+  one_each.probe_keep = 1;
+  auto frugal = sys.spawn(broker_actor, one_each);
+  sched.run();
+  // Ended on every way out of the test, or the actor system would wait for it forever.
+  std::shared_ptr<void> end_frugal(nullptr, [&](void*) {
+    self->send_exit(frugal, caf::exit_reason::user_shutdown);
+    sched.run();
+  });
+  // All 16 CPUs of "mid" for 1 h in a 3 h window: the earliest start is best (end first).
+  auto req = elastic(3600, 3 * 3600, 16, 16, 3600, 16);
+  req.clusters = {"mid"};
+  auto ranked = req;
+  ranked.mode = msg::mode_whatif;
+  auto whatif = ask<msg::elastic_reply>(frugal, ranked);
+  ASSERT_TRUE(whatif.error.ok());
+  ASSERT_GE(whatif.ranked.size(), 2u);  // a what-if still shows every candidate
+  // Both probe before either reserves, so both are sent only the first start; the second
+  // is refused there and must fetch the rest to land on the next start.
+  auto h1 = self->request(frugal, caf::infinite, req);
+  auto h2 = self->request(frugal, caf::infinite, req);
+  sched.run();
+  std::vector<msg::elastic_reply> replies;
+  for (auto* h : {&h1, &h2})
+    h->receive([&](msg::elastic_reply& r) { replies.push_back(r); },
+               [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+  ASSERT_EQ(replies.size(), 2u);
+  for (const auto& r : replies)
+    ASSERT_TRUE(r.error.ok()) << r.error.message;
+  // Exactly one prepare was refused, and the one refused went on to the best slot left:
+  // with the other reservation gone again, a what-if ranks it first.
+  auto refused = [](const msg::elastic_reply& r) {
+    return r.stats.rejected_by_service + r.stats.rejected_by_lrms;
+  };
+  ASSERT_EQ(refused(replies[0]) + refused(replies[1]), 1);
+  const auto& first = refused(replies[0]) == 0 ? replies[0] : replies[1];
+  const auto& second = refused(replies[0]) == 0 ? replies[1] : replies[0];
+  EXPECT_EQ(first.reservation.start, whatif.ranked[0].start);
+  EXPECT_EQ(lrms_reservations("mid"), 2u);
+  ASSERT_TRUE(
+      ask<msg::ack_reply>(frugal, msg::cancel_request{"alice", second.reservation.id}).error.ok());
+  auto after = ask<msg::elastic_reply>(frugal, ranked);
+  ASSERT_FALSE(after.ranked.empty());
+  EXPECT_EQ(second.reservation.start, after.ranked[0].start);
+  EXPECT_EQ(second.reservation.end, after.ranked[0].end);
+}
+
 TEST_F(broker_test, FailureCarriesReasonAndEarliestAlternative) {
   // Fill "mid" completely for hours 1-3, then ask for it exactly there.
   auto block = elastic(3600, 2 * 3600, 16, 16, 2 * 3600, 16);

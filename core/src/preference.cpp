@@ -152,14 +152,24 @@ result<std::vector<std::vector<std::size_t>>> preference_leaves(
 }
 
 result<std::vector<std::size_t>> preference_order(const std::vector<candidate>& candidates,
-                                                  const preferences& prefs) {
-  auto leaves = preference_leaves(candidates, prefs);
-  if (!leaves) return leaves.err();
-  std::vector<std::size_t> out;
-  out.reserve(candidates.size());
-  for (const auto& leaf : *leaves)
-    out.insert(out.end(), leaf.begin(), leaf.end());
-  return out;
+                                                  const preferences& prefs, std::size_t limit) {
+  if (auto ok = check_properties(candidates, prefs); !ok) return ok.err();
+  // The leaves flattened are the stable lexicographic order; ties broken by index make it a
+  // total order, so a partial sort gives the same first `limit` as the full stable sort.
+  std::vector<std::size_t> order(candidates.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  auto better = [&](std::size_t a, std::size_t b) {
+    const int c = compare_all(candidates[a], candidates[b], prefs);
+    return c != 0 ? c < 0 : a < b;
+  };
+  if (limit < order.size()) {
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(limit),
+                      order.end(), better);
+    order.resize(limit);
+  } else {
+    std::sort(order.begin(), order.end(), better);
+  }
+  return order;
 }
 
 }  // namespace arbroker

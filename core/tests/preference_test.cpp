@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 
 namespace arbroker {
 namespace {
@@ -76,6 +78,32 @@ TEST(PreferenceParse, RoundTripAndErrors) {
     auto r = parse_preferences(bad);
     ASSERT_FALSE(r) << bad;
     EXPECT_EQ(r.err().code, errc::invalid_parameter) << bad;
+  }
+}
+
+TEST(PreferenceOrder, LimitedOrderIsThePrefixOfTheLeavesFlattened) {
+  // Many ties (few distinct values), so that the order within leaves matters.
+  std::mt19937 rng(7);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  for (int round = 0; round < 200; ++round) {
+    std::vector<candidate> cands;
+    const int n = 1 + pick(40);
+    for (int i = 0; i < n; ++i) {
+      const timestamp start = pick(4);
+      cands.push_back(c(pick(2) ? "A" : "B", start, start + 1 + pick(3), 4 * (1 + pick(2)),
+                        static_cast<double>(pick(3))));
+    }
+    const auto prefs = *parse_preferences(round % 2 ? "end,cost" : "cost,-np,site");
+    std::vector<std::size_t> flat;
+    const auto leaves = preference_leaves(cands, prefs);
+    ASSERT_TRUE(leaves);
+    for (const auto& leaf : *leaves)
+      flat.insert(flat.end(), leaf.begin(), leaf.end());
+    ASSERT_EQ(*preference_order(cands, prefs), flat);
+    const std::size_t limit = static_cast<std::size_t>(pick(n + 2));
+    auto first = *preference_order(cands, prefs, limit);
+    ASSERT_EQ(first.size(), std::min(limit, flat.size()));
+    EXPECT_TRUE(std::equal(first.begin(), first.end(), flat.begin())) << "round " << round;
   }
 }
 

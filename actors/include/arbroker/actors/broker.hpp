@@ -26,6 +26,9 @@ struct broker_config {
   /// The co-reservation coordinators' log of commit decisions (null: not kept).
   std::shared_ptr<reservation_journal> journal;
   std::uint64_t matchmaker_seed = 1;  ///< the matchmaker's RAN policy draws from this seed
+  /// Candidates each cluster sends per probe, its best by the request's preferences; the
+  /// rest are asked for only when the reserve tries get past them (0: all at once).
+  int probe_keep = 4;
 };
 
 /// The grid reservation service (GRS, the broker). Per elastic request it spawns a worker

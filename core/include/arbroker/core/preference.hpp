@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,8 +39,10 @@ std::string to_string(const preferences& prefs);
 result<std::vector<std::vector<std::size_t>>> preference_leaves(
     const std::vector<candidate>& candidates, const preferences& prefs);
 
-/// The same order flattened: the sequence in which the reserve phase tries candidates.
+/// The same order flattened: the sequence in which the reserve phase tries candidates;
+/// only its first `limit` entries when there are more (O(n log limit)).
 result<std::vector<std::size_t>> preference_order(const std::vector<candidate>& candidates,
-                                                  const preferences& prefs);
+                                                  const preferences& prefs,
+                                                  std::size_t limit = SIZE_MAX);
 
 }  // namespace arbroker

@@ -40,6 +40,11 @@ struct probe_request {
   bool check_availability = true;    ///< drop candidates the cluster's view says cannot fit
   bool want_windows = false;         ///< also return the feasible start windows per np
   bool local_jobs_preferred = true;  ///< availability check includes start >= T_wkl
+  /// Non-empty ("end,cost"): the slots come ranked by these preferences, best first...
+  std::string prefer;
+  /// ... and only the best `keep` of them (0: all). The broker merges the clusters' best
+  /// few instead of sorting and shipping every candidate.
+  std::int32_t keep = 0;
 
   friend bool operator==(const probe_request&, const probe_request&) = default;
 };
@@ -48,7 +53,7 @@ template <class Inspector>
 auto inspect(Inspector& f, probe_request& x) {
   return f(x.user, x.est, x.let, x.np_min, x.np_max, x.np_ref, x.dur_ref, x.speedup, x.tsn_max,
            x.tss_gap, x.properties, x.esr_method, x.esr_threshold, x.check_availability,
-           x.want_windows, x.local_jobs_preferred);
+           x.want_windows, x.local_jobs_preferred, x.prefer, x.keep);
 }
 
 /// Every start time in [first, last] fits np CPUs for `length` seconds, as far as the
@@ -77,6 +82,7 @@ struct probe_reply {
   std::int64_t earliest_fit = -1;     ///< busy-time hint: earliest start of the smallest size
   std::vector<start_window> windows;  ///< when asked for
   wire_error error;
+  std::int32_t available = 0;  ///< slots that passed every filter (more than sent if kept)
 
   friend bool operator==(const probe_reply&, const probe_reply&) = default;
 };
@@ -84,7 +90,7 @@ struct probe_reply {
 template <class Inspector>
 auto inspect(Inspector& f, probe_reply& x) {
   return f(x.cluster, x.slots, x.generated, x.above_threshold, x.t_wkl, x.earliest_fit, x.windows,
-           x.error);
+           x.error, x.available);
 }
 
 /// Match advice (paper 002, Sec. 3: the Match Advisor of each cluster's reservation
