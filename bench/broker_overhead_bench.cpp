@@ -1,6 +1,8 @@
 // What the broker adds to a reservation on a real batch system: the same reservation made
 // N times directly through the Slurm adapter (create + delete) and N times through the
-// actor engine (elastic request -> GIS, adaptation, probe, prepare, commit; then cancel).
+// actor engine (elastic request -> adaptation, probe, prepare-and-commit; then cancel), and
+// the same split per phase (create vs. elastic request, delete vs. cancel). The two run in
+// alternating rounds of N/10.
 //
 //   scripts/slurm/start.sh bench --cpus 64 --nodes 1 --port 18017 --clean
 //   build/bench/arb_bench_broker_overhead /tmp/arb-slurm/bench/slurm.conf 300 [CLIENTS]
@@ -13,6 +15,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -43,6 +46,11 @@ void report(const char* what, std::vector<double>& v, double total_s) {
       v[v.size() * 9 / 10], v.back());
 }
 
+std::string percentiles(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return fmt::format("{:.2f} / {:.2f} ms", v[v.size() / 2], v[v.size() * 9 / 10]);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,22 +70,6 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int np = std::min(4, snap->cpus);
-
-  // Direct: create and delete through the adapter.
-  std::vector<double> direct, dc;
-  const auto d0 = clk::now();
-  for (int i = 0; i < n; ++i) {
-    const auto t = clk::now();
-    auto id = raw.create_reservation(
-        {"bench-raw-" + std::to_string(i), "root", wall_clock()() + 600, 3600, np});
-    dc.push_back(ms(clk::now() - t));
-    if (!id || !raw.delete_reservation(*id)) {
-      fmt::print(stderr, "direct: {}\n", id ? "delete failed" : to_string(id.err()));
-      return 1;
-    }
-    direct.push_back(ms(clk::now() - t));
-  }
-  const double direct_s = std::chrono::duration<double>(clk::now() - d0).count();
 
   // Through the engine: one cluster service (detached: the adapter blocks), GIS, broker.
   config cfg;
@@ -99,7 +91,7 @@ int main(int argc, char** argv) {
   bc.gis = gis;
   bc.clock = wall_clock();
   auto broker = sys.spawn(broker_actor, bc);
-  std::vector<double> brokered, el;
+  std::vector<double> brokered, reserve_ms, cancel_ms;
   std::mutex lock;
   bool failed = false;
   auto client = [&](int count) {
@@ -124,7 +116,7 @@ int main(int argc, char** argv) {
                 if (!ok) fmt::print(stderr, "broker: {}\n", rep.error.message);
               },
               [&](caf::error& e) { fmt::print(stderr, "broker: {}\n", sys.render(e)); });
-      const auto t1 = clk::now();
+      const auto reserved = clk::now();
       if (ok)
         me->request(broker, std::chrono::seconds(30), msg::cancel_request{"root", id})
             .receive([&](msg::ack_reply& a) { ok = a.error.ok(); },
@@ -132,23 +124,56 @@ int main(int argc, char** argv) {
       std::lock_guard<std::mutex> g(lock);
       if (!ok) failed = true;
       brokered.push_back(ms(clk::now() - t));
-      el.push_back(ms(t1 - t));
+      reserve_ms.push_back(ms(reserved - t));
+      cancel_ms.push_back(ms(clk::now() - reserved));
     }
   };
-  const auto b0 = clk::now();
-  {
+  double broker_s = 0;
+  auto broker_round = [&](int count) {
+    const auto b0 = clk::now();
     std::vector<std::thread> clients;
     for (int i = 0; i < k; ++i)
-      clients.emplace_back(client, n / k + (i < n % k ? 1 : 0));
+      clients.emplace_back(client, count / k + (i < count % k ? 1 : 0));
     for (auto& t : clients)
       t.join();
+    broker_s += std::chrono::duration<double>(clk::now() - b0).count();
+    return !failed;
+  };
+  // Direct: create and delete through the adapter.
+  std::vector<double> direct, create_ms, delete_ms;
+  double direct_s = 0;
+  int made = 0;
+  auto direct_round = [&](int count) {
+    const auto d0 = clk::now();
+    for (int i = 0; i < count; ++i) {
+      const auto t = clk::now();
+      auto id = raw.create_reservation(
+          {"bench-raw-" + std::to_string(made++), "root", wall_clock()() + 600, 3600, np});
+      const auto created = clk::now();
+      create_ms.push_back(ms(created - t));
+      if (!id || !raw.delete_reservation(*id)) {
+        fmt::print(stderr, "direct: {}\n", id ? "delete failed" : to_string(id.err()));
+        return false;
+      }
+      direct.push_back(ms(clk::now() - t));
+      delete_ms.push_back(ms(clk::now() - created));
+    }
+    direct_s += std::chrono::duration<double>(clk::now() - d0).count();
+    return true;
+  };
+
+  // Rounds of each in turn, so that a drift of the machine or of slurmctld (other load,
+  // its state growing) weighs on both alike.
+  constexpr int rounds = 10;
+  for (int r = 0; r < rounds; ++r) {
+    const int count = n / rounds + (r < n % rounds ? 1 : 0);
+    if (!direct_round(count) || !broker_round(count)) return 1;
   }
-  if (failed) return 1;
-  const double broker_s = std::chrono::duration<double>(clk::now() - b0).count();
   report("direct", direct, direct_s);
-  report("create", dc, direct_s);
   report("broker", brokered, broker_s);
-  report("elastic", el, broker_s);
+  fmt::print("per phase, p50 / p90: create {}, elastic request {}; delete {}, cancel {}\n",
+             percentiles(create_ms), percentiles(reserve_ms), percentiles(delete_ms),
+             percentiles(cancel_ms));
   fmt::print("broker clients in flight: {}\n", k);
   fmt::print("overhead of the broker: {:+.1f} % time per reservation\n",
              100.0 * (broker_s - direct_s) / direct_s);
