@@ -1,5 +1,7 @@
 #include "auditor.hpp"
 
+#include <algorithm>
+
 #include "arbroker/messages/cluster_protocol.hpp"
 #include "audit.hpp"
 #include "stress_types.hpp"
@@ -16,10 +18,21 @@ caf::behavior auditor_actor(caf::stateful_actor<auditor_state>* self,
     for (auto& x : v)
       if (st.examples.size() < 20) st.examples.push_back(std::move(x));
   };
+  auto round_done = [self] {
+    auto& st = self->state;
+    if (--st.pending > 0) return;
+    const auto took = std::chrono::steady_clock::now() - st.round_start;
+    const auto pause = std::max<std::chrono::steady_clock::duration>(
+        std::chrono::milliseconds(st.interval_ms), 3 * took);
+    self->delayed_send(self, pause, audit_atom::value);
+  };
   return {
       [=](audit_atom) {
         auto& st = self->state;
+        if (st.services.empty()) return;
         ++st.audits;
+        st.pending = static_cast<int>(st.services.size());
+        st.round_start = std::chrono::steady_clock::now();
         for (const auto& s : st.services)
           self->request(s, caf::infinite, msg::cluster_status_request{})
               .then(
@@ -27,11 +40,12 @@ caf::behavior auditor_actor(caf::stateful_actor<auditor_state>* self,
                     note(capacity_violations(cs));
                     note(hold_violations(cs, self->state.tick));
                     note(ljp_violations(cs));
+                    round_done();
                   },
                   [=](caf::error& e) {
                     note({"a cluster did not answer: " + self->system().render(e)});
+                    round_done();
                   });
-        self->delayed_send(self, std::chrono::milliseconds(st.interval_ms), audit_atom::value);
       },
       [=](stop_atom) {
         auto& st = self->state;
