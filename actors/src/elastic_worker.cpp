@@ -6,6 +6,7 @@
 
 #include "arbroker/core/reservation_state.hpp"
 #include "arbroker/core/site_adaptation.hpp"
+#include "arbroker/core/slot_generation.hpp"
 #include "arbroker/messages/speedup_spec.hpp"
 
 namespace arbroker {
@@ -63,7 +64,7 @@ void commit(self_ptr self, const candidate& c, const std::string& txn,
                              static_cast<std::uint8_t>(reservation_state::accepted),
                              expiry,
                              0,
-                             c.props.cost.value_or(0.0)};
+                             prepared.cost};
   if (st.req.mode == msg::mode_hold) {
     msg::elastic_reply r;
     r.reservation = std::move(info);
@@ -198,11 +199,37 @@ void probe(self_ptr self, const std::string& cluster, msg::probe_request p) {
 }
 
 // Steps 3-5: adapt the request to every cluster the GIS found and probe them in parallel.
+// A request for exactly one slot on exactly one cluster ("4 CPUs on berlin64 from 10:00 to
+// 11:00"): the probe could only confirm what the prepare checks anyway (availability,
+// T_wkl; the LRMS has the last word), so the worker prepares at once and saves a round trip
+// to the service (a thread hand-off when the service runs a real LRMS). Not with an esr
+// threshold, which only a probe applies.
+bool reserve_fixed_slot(self_ptr self, const directory_entry& c, const site_request& adapted,
+                        double threshold) {
+  auto& st = self->state;
+  if (st.req.mode == msg::mode_whatif || threshold >= 0 || st.req.est < st.cfg.clock())
+    return false;
+  const auto& info = c.info;
+  site_description site{info.name, info.cpus, info.pp, {info.bunch, info.counts}};
+  auto cands = generate_candidates(site, adapted, st.core.sp, st.req.est, st.req.let,
+                                   {st.req.tsn_max, st.req.tss_gap});
+  if (!cands || cands->size() != 1) return false;
+  st.stats.candidates = st.stats.above_threshold = 1;
+  st.candidates = std::move(*cands);
+  st.cut_after.assign(1, false);
+  st.order = {0};  // nothing to rank (and no cost to rank by: only a probe prices)
+  st.next = 0;
+  st.boundary = 1;
+  try_next(self);
+  return true;
+}
+
 void probe_all(self_ptr self, const std::vector<const directory_entry*>& clusters) {
   auto& st = self->state;
   st.stats.clusters = static_cast<std::int32_t>(clusters.size());
   const double threshold =
       st.req.esr_threshold >= 0 ? st.req.esr_threshold : st.cfg.default_esr_threshold;
+  std::vector<std::pair<const directory_entry*, site_request>> fit;
   for (const auto* c : clusters) {
     const auto& info = c->info;
     site_description site{info.name, info.cpus, info.pp, {info.bunch, info.counts}};
@@ -212,14 +239,19 @@ void probe_all(self_ptr self, const std::vector<const directory_entry*>& cluster
       continue;
     }
     st.crs.emplace(info.name, c->crs);
+    fit.emplace_back(c, *adapted);
+  }
+  if (fit.size() == 1 && reserve_fixed_slot(self, *fit[0].first, fit[0].second, threshold)) return;
+  for (const auto& [c, adapted] : fit) {
+    const auto& info = c->info;
     msg::probe_request p;
     p.user = st.req.user;
     p.est = st.req.est;
     p.let = st.req.let;
-    p.np_min = adapted->np_min;
-    p.np_max = adapted->np_max;
-    p.np_ref = adapted->np_ref;
-    p.dur_ref = adapted->dur_ref;
+    p.np_min = adapted.np_min;
+    p.np_max = adapted.np_max;
+    p.np_ref = adapted.np_ref;
+    p.dur_ref = adapted.dur_ref;
     p.speedup = st.req.speedup;
     p.tsn_max = st.req.tsn_max;
     p.tss_gap = st.req.tss_gap;

@@ -197,11 +197,61 @@ TEST_F(broker_test, ProbesSendTheBestFewAndTheRestIsFetchedWhenTheyAreTaken) {
   EXPECT_EQ(second.reservation.end, after.ranked[0].end);
 }
 
+TEST_F(broker_test, AFixedSlotOnOneClusterIsPreparedWithoutAProbe) {
+  // A stand-in service that grants every prepare and counts what it is asked.
+  int probes = 0, prepares = 0;
+  auto solo = sys.spawn([&](caf::event_based_actor*) -> caf::behavior {
+    return {
+        [&](const msg::probe_request&) {
+          ++probes;
+          msg::probe_reply r;
+          r.cluster = "solo";
+          r.error = msg::wire(errc::busy, "stand-in: no candidates");
+          return r;
+        },
+        [&](const msg::prepare_request& p) {
+          ++prepares;
+          msg::prepare_reply r;
+          r.txn = p.txn;
+          r.reservation_id = "solo/1";
+          r.cost = 42;
+          return r;
+        },
+    };
+  });
+  msg::cluster_info info;
+  info.name = "solo";
+  info.cpus = 16;
+  info.pp = 1000;
+  ASSERT_TRUE(ask<msg::ack_reply>(gis, register_atom::value, info, solo).error.ok());
+  // Exactly 8 CPUs for exactly the window: one candidate, so no probe.
+  auto fixed = elastic(3600, 3600, 8, 8, 3600, 8);
+  fixed.clusters = {"solo"};
+  auto reply = ask<msg::elastic_reply>(broker, fixed);
+  ASSERT_TRUE(reply.error.ok()) << reply.error.message;
+  EXPECT_EQ(reply.reservation.id, "solo/1");
+  EXPECT_EQ(reply.reservation.start, fixed.est);
+  EXPECT_EQ(reply.reservation.end, fixed.let);
+  EXPECT_EQ(reply.reservation.np, 8);
+  EXPECT_EQ(reply.reservation.cost, 42);  // what the service priced, not a guess
+  EXPECT_EQ(probes, 0);
+  EXPECT_EQ(prepares, 1);
+  // A window with room to move needs the probe (which this stand-in answers with nothing).
+  auto elastic_one = elastic(3600, 2 * 3600, 8, 8, 3600, 8);
+  elastic_one.clusters = {"solo"};
+  EXPECT_FALSE(ask<msg::elastic_reply>(broker, elastic_one).error.ok());
+  EXPECT_EQ(probes, 1);
+  EXPECT_EQ(prepares, 1);
+  self->send_exit(solo, caf::exit_reason::user_shutdown);
+  sched.run();
+}
+
 TEST_F(broker_test, FailureCarriesReasonAndEarliestAlternative) {
   // Fill "mid" completely for hours 1-3, then ask for it exactly there.
   auto block = elastic(3600, 2 * 3600, 16, 16, 2 * 3600, 16);
   block.clusters = {"mid"};
-  ASSERT_TRUE(ask<msg::elastic_reply>(broker, block).error.ok());
+  auto blocked = ask<msg::elastic_reply>(broker, block);
+  ASSERT_TRUE(blocked.error.ok()) << blocked.error.message;
   auto req = elastic(3600, 3600, 8, 8, 3600, 8);
   req.clusters = {"mid"};
   auto reply = ask<msg::elastic_reply>(broker, req);
