@@ -28,6 +28,16 @@ void fail_with(self_ptr self, errc code, std::string message) {
 void try_next(self_ptr self);
 void probe(self_ptr self, const std::string& cluster, msg::probe_request p);
 
+// The client was already told "timeout" while a prepare or commit was on its way: what that
+// grants now is nobody's, so it is cancelled before the worker ends (a timed-out request
+// changes nothing).
+void undo_late_grant(self_ptr self, const std::string& site, const std::string& reservation_id) {
+  auto& st = self->state;
+  if (reservation_id.empty()) return self->quit();
+  self->request(st.crs.at(site), caf::infinite, msg::cancel_request{st.req.user, reservation_id})
+      .then([self](const msg::ack_reply&) { self->quit(); }, [self](caf::error&) { self->quit(); });
+}
+
 void rank(self_ptr self) {
   auto& st = self->state;
   auto order = preference_order(st.candidates, st.prefs);
@@ -77,9 +87,12 @@ void commit(self_ptr self, const candidate& c, const std::string& txn,
     r.reservation = std::move(info);
     return finish(self, std::move(r));
   }
+  st.awaiting = true;
   self->request(st.crs.at(c.site), caf::infinite, msg::commit_request{txn, {}, {}})
       .then(
           [self, info](const msg::ack_reply& ack) mutable {
+            self->state.awaiting = false;
+            if (self->state.done) return undo_late_grant(self, info.cluster, info.id);
             if (!ack.error.ok()) return try_next(self);  // e.g. the hold expired meanwhile
             info.state = static_cast<std::uint8_t>(reservation_state::committed);
             info.expiry = 0;
@@ -87,7 +100,11 @@ void commit(self_ptr self, const candidate& c, const std::string& txn,
             r.reservation = std::move(info);
             finish(self, std::move(r));
           },
-          [self](caf::error&) { try_next(self); });
+          [self](caf::error&) {
+            self->state.awaiting = false;
+            if (self->state.done) return self->quit();
+            try_next(self);
+          });
 }
 
 // Asks every cluster that held candidates back for all of them, keeping what is left of the
@@ -139,10 +156,13 @@ void try_next(self_ptr self) {
                          expiry,
                          st.req.local_jobs_preferred,
                          st.req.mode == msg::mode_reserve};
+  st.awaiting = true;
   self->request(st.crs.at(c.site), caf::infinite, std::move(p))
       .then(
           [self, c, txn, expiry](const msg::prepare_reply& r) {
             auto& s = self->state;
+            s.awaiting = false;
+            if (s.done) return undo_late_grant(self, c.site, r.error.ok() ? r.reservation_id : "");
             if (r.error.ok()) return commit(self, c, txn, r, expiry);
             if (r.refused_by == msg::refused_by_service) ++s.stats.rejected_by_service;
             if (r.refused_by == msg::refused_by_lrms) ++s.stats.rejected_by_lrms;
@@ -151,7 +171,11 @@ void try_next(self_ptr self) {
               s.earliest_alternative = r.busy_until;
             try_next(self);
           },
-          [self](caf::error&) { try_next(self); });
+          [self](caf::error&) {
+            self->state.awaiting = false;
+            if (self->state.done) return self->quit();
+            try_next(self);
+          });
 }
 
 bool was_tried(const elastic_worker_state& st, const candidate& c) {
@@ -308,8 +332,17 @@ caf::behavior elastic_worker(self_ptr self, broker_config cfg, std::string txn_b
   return {
       [self](msg::elastic_request& req) { return take_request(self, req, start, fail_with); },
       [self](timeout_atom) {
-        fail_with(self, errc::timeout,
-                  "no answer within " + std::to_string(self->state.cfg.request_timeout) + " s");
+        auto& st = self->state;
+        if (st.done) return;
+        const std::string why = "no answer within " + std::to_string(st.cfg.request_timeout) + " s";
+        if (!st.awaiting) return fail_with(self, errc::timeout, why);
+        // Answer now, but stay for the answer on its way (undo_late_grant).
+        msg::elastic_reply r;
+        r.error = msg::wire(errc::timeout, why);
+        r.stats = st.stats;
+        r.earliest_alternative = st.earliest_alternative;
+        st.done = true;
+        st.rp.deliver(std::move(r));
       },
   };
 }

@@ -36,6 +36,7 @@ struct elastic_worker_state {
   std::int64_t earliest_alternative = -1;
   std::string reasons;  ///< why clusters were left out, for the failure message
   bool done = false;
+  bool awaiting = false;  ///< a prepare or commit is on its way to a service
   static inline const char* name = "arb.elastic_worker";
 };
 

@@ -105,7 +105,15 @@ void try_next(self_ptr self, request_id id) {
       txn, m->req.user, a.start, a.end, a.np, expiry, m->req.local_jobs_preferred, !hold};
   self->request(m->handles[c], caf::infinite, std::move(p))
       .then(
-          [self, id, a, expiry, hold](const msg::prepare_reply& r) {
+          [self, id, a, expiry, hold, crs = m->handles[c],
+           user = m->req.user](const msg::prepare_reply& r) {
+            if (!find(self, id)) {
+              // Answered "timeout" meanwhile: what this grants is nobody's; undo it.
+              if (r.error.ok())
+                self->request(crs, caf::infinite, msg::cancel_request{user, r.reservation_id})
+                    .then([](const msg::ack_reply&) {}, [](caf::error&) {});
+              return;
+            }
             guarded(self, id, [&] { on_prepared(self, id, a, expiry, hold, r); });
           },
           [self, id](caf::error&) { guarded(self, id, [&] { try_next(self, id); }); });

@@ -246,6 +246,73 @@ TEST_F(broker_test, AFixedSlotOnOneClusterIsPreparedWithoutAProbe) {
   sched.run();
 }
 
+// A stand-in service that grants every prepare, but only when told to ("go"), and notes the
+// cancels it gets: a prepare still on its way when its request times out.
+struct slow_service {
+  using go_atom = caf::atom_constant<caf::atom("go")>;
+  std::vector<caf::response_promise> waiting;
+  std::vector<std::string> cancelled;
+  caf::behavior operator()(caf::event_based_actor* s) {
+    return {
+        [](const msg::advice_request& q) {
+          msg::advice_reply a;
+          a.cluster = "late";
+          a.meets_qos = true;
+          a.np = q.np_min;
+          a.start = q.est;
+          a.end = q.est + q.dur_ref;
+          return a;
+        },
+        [this, s](const msg::prepare_request&) {
+          auto rp = s->make_response_promise();
+          waiting.push_back(rp);
+          return rp;
+        },
+        [this](go_atom) {
+          for (auto& rp : waiting) {
+            msg::prepare_reply r;
+            r.reservation_id = "late/" + std::to_string(cancelled.size() + 1);
+            rp.deliver(r);
+          }
+          waiting.clear();
+        },
+        [this](const msg::cancel_request& c) -> msg::ack_reply {
+          cancelled.push_back(c.reservation_id);
+          return {};
+        },
+    };
+  }
+};
+
+TEST_F(broker_test, WhatATimedOutRequestIsGrantedLateIsCancelled) {
+  slow_service late;
+  auto svc = sys.spawn([&](caf::event_based_actor* s) { return late(s); });
+  msg::cluster_info info;
+  info.name = "late";
+  info.cpus = 16;
+  info.pp = 1000;
+  ASSERT_TRUE(ask<msg::ack_reply>(gis, register_atom::value, info, svc).error.ok());
+  for (const std::string policy : {"", "ff"}) {  // the elastic worker, then the matchmaker
+    SCOPED_TRACE("policy '" + policy + "'");
+    auto req = elastic(3600, 3600, 8, 8, 3600, 8);
+    req.clusters = {"late"};
+    req.policy = policy;
+    auto h = self->request(broker, caf::infinite, req);
+    sched.run();
+    ASSERT_EQ(late.waiting.size(), 1u);  // the prepare is held back
+    advance(broker_cfg.request_timeout);
+    h.receive([](msg::elastic_reply& r) { EXPECT_EQ(code(r.error), errc::timeout); },
+              [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+    const auto before = late.cancelled.size();
+    self->send(svc, slow_service::go_atom::value);  // the grant arrives after the timeout
+    sched.run();
+    ASSERT_EQ(late.cancelled.size(), before + 1);
+    EXPECT_EQ(late.cancelled.back(), "late/" + std::to_string(before + 1));
+  }
+  self->send_exit(svc, caf::exit_reason::user_shutdown);
+  sched.run();
+}
+
 TEST_F(broker_test, FailureCarriesReasonAndEarliestAlternative) {
   // Fill "mid" completely for hours 1-3, then ask for it exactly there.
   auto block = elastic(3600, 2 * 3600, 16, 16, 2 * 3600, 16);
