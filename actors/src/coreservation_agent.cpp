@@ -249,10 +249,13 @@ void probe_all(self_ptr self, const std::vector<const directory_entry*>& cluster
     st.crs.emplace(c->info.name, c->crs);
     self->monitor(c->crs);  // a participant that dies mid-phase never answers
   }
-  for (std::size_t i = 0; i < st.components.size(); ++i) {
-    const auto& comp = st.req.components[i];
-    for (const auto* c : clusters) {
-      const auto& info = c->info;
+  // One message per cluster with the probes of every component that may go there.
+  for (const auto* c : clusters) {
+    const auto& info = c->info;
+    msg::probe_batch_request batch;
+    std::vector<std::size_t> parts;  // the component of each probe in the batch
+    for (std::size_t i = 0; i < st.components.size(); ++i) {
+      const auto& comp = st.req.components[i];
       if (!comp.clusters.empty() &&
           std::find(comp.clusters.begin(), comp.clusters.end(), info.name) == comp.clusters.end())
         continue;
@@ -273,16 +276,37 @@ void probe_all(self_ptr self, const std::vector<const directory_entry*>& cluster
       p.properties = 0;
       p.want_windows = true;
       p.local_jobs_preferred = st.req.local_jobs_preferred;
-      ++st.pending;
-      self->request(c->crs, caf::infinite, std::move(p))
-          .then([self, i](const msg::probe_reply& r) { on_probe(self, i, r); },
-                [self, i, name = info.name](caf::error& e) {
-                  msg::probe_reply r;
-                  r.cluster = name;
-                  r.error = msg::wire(errc::unreachable, self->system().render(e));
-                  on_probe(self, i, r);
-                });
+      batch.probes.push_back(std::move(p));
+      parts.push_back(i);
     }
+    if (parts.empty()) continue;
+    st.pending += static_cast<int>(parts.size());
+    self->request(c->crs, caf::infinite, std::move(batch))
+        .then(
+            [self, parts, name = info.name](const msg::probe_batch_reply& r) {
+              for (std::size_t k = 0; k < parts.size(); ++k) {
+                if (k < r.replies.size()) {
+                  on_probe(self, parts[k], r.replies[k]);
+                } else {
+                  msg::probe_reply missing;
+                  missing.cluster = name;
+                  missing.error = r.error.ok()
+                                      ? msg::wire(errc::lrms_failure, "probe left unanswered")
+                                      : r.error;
+                  on_probe(self, parts[k], missing);
+                }
+                if (self->state.done) return;
+              }
+            },
+            [self, parts, name = info.name](caf::error& e) {
+              msg::probe_reply r;
+              r.cluster = name;
+              r.error = msg::wire(errc::unreachable, self->system().render(e));
+              for (auto i : parts) {
+                on_probe(self, i, r);
+                if (self->state.done) return;
+              }
+            });
   }
   if (st.pending == 0) fail_with(self, errc::infeasible, "no cluster can host any component");
 }

@@ -42,6 +42,15 @@ caf::behavior crs_actor(self_ptr self, std::shared_ptr<cluster_service> service,
       [=, &svc](const msg::probe_request& r) {
         return guarded<msg::probe_reply>([&] { return svc.probe(r, now()); });
       },
+      [=, &svc](const msg::probe_batch_request& r) {
+        return guarded<msg::probe_batch_reply>([&] {
+          msg::probe_batch_reply out;
+          out.replies.reserve(r.probes.size());
+          for (const auto& p : r.probes)
+            out.replies.push_back(svc.probe(p, now()));
+          return out;
+        });
+      },
       [=, &svc](const msg::advice_request& r) {
         return guarded<msg::advice_reply>([&] { return svc.advise(r, now()); });
       },

@@ -18,15 +18,24 @@ struct standin_state {
   static inline const char* name = "standin";
 };
 
+// The whole window, for any probe.
+msg::probe_reply offer_whole_window(const msg::probe_request& p) {
+  msg::probe_reply r;
+  r.cluster = "x";
+  auto dur = *adapt_duration(*msg::to_model(p.speedup), p.dur_ref, p.np_ref, p.np_min);
+  r.windows.push_back({p.np_min, dur, p.est, p.let - dur, 0});
+  return r;
+}
+
 // A participant that offers the whole window in its probe and then follows its script.
 caf::behavior standin(caf::stateful_actor<standin_state>* self, script how) {
   self->state.how = how;
   return {
-      [](const msg::probe_request& p) {
-        msg::probe_reply r;
-        r.cluster = "x";
-        auto dur = *adapt_duration(*msg::to_model(p.speedup), p.dur_ref, p.np_ref, p.np_min);
-        r.windows.push_back({p.np_min, dur, p.est, p.let - dur, 0});
+      [](const msg::probe_request& p) { return offer_whole_window(p); },
+      [](const msg::probe_batch_request& b) {
+        msg::probe_batch_reply r;
+        for (const auto& p : b.probes)
+          r.replies.push_back(offer_whole_window(p));
         return r;
       },
       [self](const msg::prepare_request& p) -> caf::result<msg::prepare_reply> {
@@ -103,6 +112,36 @@ struct coreservation_test : engine_fixture {
 
   caf::actor standin_actor;
 };
+
+TEST_F(coreservation_test, AProbeBatchAnswersLikeItsProbesOneByOne) {
+  // Block part of "a" so that the windows are not trivial.
+  auto block = elastic(2 * 3600, 3600, 8, 8, 3600, 8);
+  block.clusters = {"a"};
+  ASSERT_TRUE(ask<msg::elastic_reply>(broker, block).error.ok());
+  msg::probe_batch_request batch;
+  for (int np : {4, 12}) {
+    msg::probe_request p;
+    p.user = "alice";
+    p.est = now + 3600;
+    p.let = now + 6 * 3600;
+    p.np_min = p.np_max = p.np_ref = np;
+    p.dur_ref = 3600;
+    p.speedup = msg::to_spec(*speedup_model::amdahl(0));
+    p.want_windows = true;
+    batch.probes.push_back(p);
+  }
+  batch.probes.back().np_min = 0;  // a bad one answers with its own error, in its place
+  auto together = ask<msg::probe_batch_reply>(crs["a"], batch);
+  ASSERT_TRUE(together.error.ok());
+  ASSERT_EQ(together.replies.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    auto alone = ask<msg::probe_reply>(crs["a"], batch.probes[i]);
+    EXPECT_EQ(together.replies[i], alone) << "probe " << i;
+  }
+  EXPECT_TRUE(together.replies[0].error.ok());
+  EXPECT_FALSE(together.replies[0].windows.empty());
+  EXPECT_FALSE(together.replies[1].error.ok());
+}
 
 TEST_F(coreservation_test, AllComponentsCommitTogether) {
   auto reply = ask<msg::coreservation_reply>(

@@ -25,6 +25,8 @@ inline constexpr auto all_types = std::make_tuple(
     named_type<wire_error>{"arb.wire_error"}, named_type<slot>{"arb.slot"},
     named_type<speedup_spec>{"arb.speedup_spec"}, named_type<probe_request>{"arb.probe_request"},
     named_type<probe_reply>{"arb.probe_reply"}, named_type<start_window>{"arb.start_window"},
+    named_type<probe_batch_request>{"arb.probe_batch_request"},
+    named_type<probe_batch_reply>{"arb.probe_batch_reply"},
     named_type<advice_request>{"arb.advice_request"}, named_type<advice_reply>{"arb.advice_reply"},
     named_type<prepare_request>{"arb.prepare_request"},
     named_type<prepare_reply>{"arb.prepare_reply"},

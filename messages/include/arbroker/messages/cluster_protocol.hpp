@@ -93,6 +93,29 @@ auto inspect(Inspector& f, probe_reply& x) {
            x.error, x.available);
 }
 
+/// Several probes of one cluster in one message (the components of a co-reservation that
+/// may go there), answered by one reply per probe, in the same order.
+struct probe_batch_request {
+  std::vector<probe_request> probes;
+  friend bool operator==(const probe_batch_request&, const probe_batch_request&) = default;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, probe_batch_request& x) {
+  return f(x.probes);
+}
+
+struct probe_batch_reply {
+  std::vector<probe_reply> replies;
+  wire_error error;  ///< set when the batch as a whole failed (then no replies)
+  friend bool operator==(const probe_batch_reply&, const probe_batch_reply&) = default;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, probe_batch_reply& x) {
+  return f(x.replies, x.error);
+}
+
 /// Match advice (paper 002, Sec. 3: the Match Advisor of each cluster's reservation
 /// service): how well a job fits this cluster now. The request is already adapted to this
 /// cluster like a probe; the advisor places it at the earliest completion over its
