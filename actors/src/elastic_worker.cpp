@@ -222,7 +222,6 @@ void probe(self_ptr self, const std::string& cluster, msg::probe_request p) {
          });
 }
 
-// Steps 3-5: adapt the request to every cluster the GIS found and probe them in parallel.
 // A request for exactly one slot on exactly one cluster ("4 CPUs on berlin64 from 10:00 to
 // 11:00"): the probe could only confirm what the prepare checks anyway (availability,
 // T_wkl; the LRMS has the last word), so the worker prepares at once and saves a round trip
@@ -248,6 +247,7 @@ bool reserve_fixed_slot(self_ptr self, const directory_entry& c, const site_requ
   return true;
 }
 
+// Steps 3-5: adapt the request to every cluster fit for it and probe them in parallel.
 void probe_all(self_ptr self, const std::vector<const directory_entry*>& clusters) {
   auto& st = self->state;
   st.stats.clusters = static_cast<std::int32_t>(clusters.size());
@@ -296,7 +296,7 @@ void probe_all(self_ptr self, const std::vector<const directory_entry*>& cluster
   }
 }
 
-// Step 1: check the request; on success ask the GIS (step 2).
+// Step 1: check the request; on success pick the clusters from the directory (step 2).
 void start(self_ptr self, msg::elastic_request req) {
   auto& st = self->state;
   st.req = std::move(req);
