@@ -7,13 +7,21 @@ namespace {
 
 using self_ptr = caf::stateful_actor<gis_state>*;
 
-auto directory_message(self_ptr self) {
-  std::vector<msg::cluster_info> infos;
-  std::vector<caf::actor> handles;
+// The clusters for which `keep(info)` holds, as the GIS sends them: parallel vectors.
+template <class Keep>
+std::pair<std::vector<msg::cluster_info>, std::vector<caf::actor>> clusters_where(self_ptr self,
+                                                                                  Keep keep) {
+  std::pair<std::vector<msg::cluster_info>, std::vector<caf::actor>> out;
   for (const auto& [name, e] : self->state.clusters) {
-    infos.push_back(e.info);
-    handles.push_back(e.crs);
+    if (!keep(e.info)) continue;
+    out.first.push_back(e.info);
+    out.second.push_back(e.crs);
   }
+  return out;
+}
+
+caf::message directory_message(self_ptr self) {
+  auto [infos, handles] = clusters_where(self, [](const msg::cluster_info&) { return true; });
   return caf::make_message(directory_atom::value, std::move(infos), std::move(handles));
 }
 
@@ -87,7 +95,7 @@ caf::behavior gis_actor(self_ptr self) {
                    "a cluster needs a name and a reservation service"}};
         self->monitor(crs);
         const std::string name = info.name;
-        self->state.clusters.insert_or_assign(name, gis_state::entry{std::move(info), crs});
+        self->state.clusters.insert_or_assign(name, directory_entry{std::move(info), crs});
         // Subscribers learn of it before the registrant hears back, so a request sent after
         // the acknowledgement finds the cluster.
         publish(self);
@@ -95,13 +103,8 @@ caf::behavior gis_actor(self_ptr self) {
       },
       [self](const msg::gis_query& q)
           -> caf::result<std::vector<msg::cluster_info>, std::vector<caf::actor>> {
-        std::vector<msg::cluster_info> infos;
-        std::vector<caf::actor> handles;
-        for (const auto& [name, e] : self->state.clusters) {
-          if (!satisfies(e.info, q)) continue;
-          infos.push_back(e.info);
-          handles.push_back(e.crs);
-        }
+        auto [infos, handles] =
+            clusters_where(self, [&](const msg::cluster_info& c) { return satisfies(c, q); });
         return {std::move(infos), std::move(handles)};
       },
       [self](subscribe_atom) -> caf::message {

@@ -41,11 +41,7 @@ struct directory_view {
 ///       costs no round trip to the GIS.
 /// A cluster whose service terminates is dropped.
 struct gis_state {
-  struct entry {
-    msg::cluster_info info;
-    caf::actor crs;
-  };
-  std::map<std::string, entry> clusters;
+  std::map<std::string, directory_entry> clusters;  ///< by name
   std::vector<caf::actor> subscribers;
   static inline const char* name = "arb.gis";
 };
