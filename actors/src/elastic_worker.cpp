@@ -3,6 +3,7 @@
 #include "worker_steps.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "arbroker/core/reservation_state.hpp"
 #include "arbroker/core/site_adaptation.hpp"
@@ -26,7 +27,19 @@ void fail_with(self_ptr self, errc code, std::string message) {
 }
 
 void try_next(self_ptr self);
-void probe(self_ptr self, const std::string& cluster, msg::probe_request p);
+void probe(self_ptr self, std::size_t cluster);
+
+elastic_worker_state::fit_cluster* find_fit(elastic_worker_state& st, const std::string& name) {
+  for (auto& f : st.fit)
+    if (f.entry->info.name == name) return &f;
+  return nullptr;
+}
+
+// The service of a cluster a candidate came from (only probed clusters send candidates).
+const caf::actor& service_of(elastic_worker_state& st, const std::string& cluster) {
+  if (auto* f = find_fit(st, cluster)) return f->entry->crs;
+  throw std::out_of_range("no reservation service for cluster '" + cluster + "'");
+}
 
 // The client was already told "timeout" while a prepare or commit was on its way: what that
 // grants now is nobody's, so it is cancelled before the worker ends (a timed-out request
@@ -34,7 +47,8 @@ void probe(self_ptr self, const std::string& cluster, msg::probe_request p);
 void undo_late_grant(self_ptr self, const std::string& site, const std::string& reservation_id) {
   auto& st = self->state;
   if (reservation_id.empty()) return self->quit();
-  self->request(st.crs.at(site), caf::infinite, msg::cancel_request{st.req.user, reservation_id})
+  self->request(service_of(st, site), caf::infinite,
+                msg::cancel_request{st.req.user, reservation_id})
       .then([self](const msg::ack_reply&) { self->quit(); }, [self](caf::error&) { self->quit(); });
 }
 
@@ -88,7 +102,7 @@ void commit(self_ptr self, const candidate& c, const std::string& txn,
     return finish(self, std::move(r));
   }
   st.awaiting = true;
-  self->request(st.crs.at(c.site), caf::infinite, msg::commit_request{txn, {}, {}})
+  self->request(service_of(st, c.site), caf::infinite, msg::commit_request{txn, {}, {}})
       .then(
           [self, info](const msg::ack_reply& ack) mutable {
             self->state.awaiting = false;
@@ -114,17 +128,18 @@ void refill(self_ptr self) {
   std::vector<candidate> kept;
   for (std::size_t pos = st.next; pos < st.order.size(); ++pos) {
     const auto& c = st.candidates[st.order[pos]];
-    if (!st.probes.contains(c.site)) kept.push_back(c);
+    if (auto* f = find_fit(st, c.site); f && !f->held_back) kept.push_back(c);
   }
   st.candidates = std::move(kept);
   st.cut_after.assign(st.candidates.size(), false);
   st.refilling = true;
-  auto probes = std::move(st.probes);
-  st.probes.clear();
-  for (auto& [cluster, p] : probes) {
-    p.keep = 0;
+  for (std::size_t i = 0; i < st.fit.size(); ++i) {
+    auto& f = st.fit[i];
+    if (!f.held_back) continue;
+    f.held_back = false;
+    f.send_all = true;
     ++st.pending;
-    probe(self, cluster, std::move(p));
+    probe(self, i);
   }
 }
 
@@ -157,7 +172,7 @@ void try_next(self_ptr self) {
                          st.req.local_jobs_preferred,
                          st.req.mode == msg::mode_reserve};
   st.awaiting = true;
-  self->request(st.crs.at(c.site), caf::infinite, std::move(p))
+  self->request(service_of(st, c.site), caf::infinite, std::move(p))
       .then(
           [self, c, txn, expiry](const msg::prepare_reply& r) {
             auto& s = self->state;
@@ -184,7 +199,7 @@ bool was_tried(const elastic_worker_state& st, const candidate& c) {
   });
 }
 
-void on_probe_reply(self_ptr self, const msg::probe_reply& r, msg::probe_request& asked) {
+void on_probe_reply(self_ptr self, const msg::probe_reply& r, std::size_t cluster) {
   auto& st = self->state;
   if (r.error.ok()) {
     if (!st.refilling) {
@@ -199,7 +214,7 @@ void on_probe_reply(self_ptr self, const msg::probe_reply& r, msg::probe_request
     }
     if (r.available > static_cast<std::int32_t>(r.slots.size()) && !r.slots.empty()) {
       st.cut_after.back() = true;
-      st.probes.emplace(r.cluster, std::move(asked));
+      st.fit[cluster].held_back = true;
     }
     if (r.earliest_fit >= 0 &&
         (st.earliest_alternative < 0 || r.earliest_fit < st.earliest_alternative))
@@ -210,16 +225,47 @@ void on_probe_reply(self_ptr self, const msg::probe_reply& r, msg::probe_request
   if (--st.pending == 0) rank(self);
 }
 
-void probe(self_ptr self, const std::string& cluster, msg::probe_request p) {
+// The esr threshold of step 5: the request's, else the broker's default (< 0: none).
+double esr_threshold(const elastic_worker_state& st) {
+  return st.req.esr_threshold >= 0 ? st.req.esr_threshold : st.cfg.default_esr_threshold;
+}
+
+// Step 4: the request as adapted to one cluster, asking for its best few candidates under
+// the requester's preferences, or for all of them.
+msg::probe_request probe_for(const elastic_worker_state& st,
+                             const elastic_worker_state::fit_cluster& f) {
+  msg::probe_request p;
+  p.user = st.req.user;
+  p.est = st.req.est;
+  p.let = st.req.let;
+  p.np_min = f.adapted.np_min;
+  p.np_max = f.adapted.np_max;
+  p.np_ref = f.adapted.np_ref;
+  p.dur_ref = f.adapted.dur_ref;
+  p.speedup = st.req.speedup;
+  p.tsn_max = st.req.tsn_max;
+  p.tss_gap = st.req.tss_gap;
+  p.esr_method = st.req.esr_method;
+  p.esr_threshold = esr_threshold(st);
+  p.local_jobs_preferred = st.req.local_jobs_preferred;
+  if (!f.send_all) {
+    p.prefer = st.req.prefer;
+    p.keep = std::min(st.cfg.probe_keep, st.cfg.max_tries);
+  }
+  return p;
+}
+
+void probe(self_ptr self, std::size_t cluster) {
   auto& st = self->state;
-  auto h = self->request(st.crs.at(cluster), caf::infinite, p);
-  h.then([self, p](const msg::probe_reply& r) mutable { on_probe_reply(self, r, p); },
-         [self, p, cluster](caf::error& e) mutable {
-           msg::probe_reply r;
-           r.cluster = cluster;
-           r.error = msg::wire(errc::unreachable, self->system().render(e));
-           on_probe_reply(self, r, p);
-         });
+  const auto& f = st.fit[cluster];
+  self->request(f.entry->crs, caf::infinite, probe_for(st, f))
+      .then([self, cluster](const msg::probe_reply& r) { on_probe_reply(self, r, cluster); },
+            [self, cluster](caf::error& e) {
+              msg::probe_reply r;
+              r.cluster = self->state.fit[cluster].entry->info.name;
+              r.error = msg::wire(errc::unreachable, self->system().render(e));
+              on_probe_reply(self, r, cluster);
+            });
 }
 
 // A request for exactly one slot on exactly one cluster ("4 CPUs on berlin64 from 10:00 to
@@ -227,14 +273,14 @@ void probe(self_ptr self, const std::string& cluster, msg::probe_request p) {
 // T_wkl; the LRMS has the last word), so the worker prepares at once and saves a round trip
 // to the service (a thread hand-off when the service runs a real LRMS). Not with an esr
 // threshold, which only a probe applies.
-bool reserve_fixed_slot(self_ptr self, const directory_entry& c, const site_request& adapted,
-                        double threshold) {
+bool reserve_fixed_slot(self_ptr self) {
   auto& st = self->state;
-  if (st.req.mode == msg::mode_whatif || threshold >= 0 || st.req.est < st.cfg.clock())
+  if (st.fit.size() != 1 || st.req.mode == msg::mode_whatif || esr_threshold(st) >= 0 ||
+      st.req.est < st.cfg.clock())
     return false;
-  const auto& info = c.info;
+  const auto& info = st.fit[0].entry->info;
   site_description site{info.name, info.cpus, info.pp, {info.bunch, info.counts}};
-  auto cands = generate_candidates(site, adapted, st.core.sp, st.req.est, st.req.let,
+  auto cands = generate_candidates(site, st.fit[0].adapted, st.core.sp, st.req.est, st.req.let,
                                    {st.req.tsn_max, st.req.tss_gap});
   if (!cands || cands->size() != 1) return false;
   st.stats.candidates = st.stats.above_threshold = 1;
@@ -251,9 +297,6 @@ bool reserve_fixed_slot(self_ptr self, const directory_entry& c, const site_requ
 void probe_all(self_ptr self, const std::vector<const directory_entry*>& clusters) {
   auto& st = self->state;
   st.stats.clusters = static_cast<std::int32_t>(clusters.size());
-  const double threshold =
-      st.req.esr_threshold >= 0 ? st.req.esr_threshold : st.cfg.default_esr_threshold;
-  std::vector<std::pair<const directory_entry*, site_request>> fit;
   for (const auto* c : clusters) {
     const auto& info = c->info;
     site_description site{info.name, info.cpus, info.pp, {info.bunch, info.counts}};
@@ -262,34 +305,14 @@ void probe_all(self_ptr self, const std::vector<const directory_entry*>& cluster
       st.reasons += "; " + info.name + ": " + adapted.err().message;
       continue;
     }
-    st.crs.emplace(info.name, c->crs);
-    fit.emplace_back(c, *adapted);
+    // A what-if shows every candidate.
+    st.fit.push_back({c, *adapted, false, st.req.mode == msg::mode_whatif});
   }
-  if (fit.size() == 1 && reserve_fixed_slot(self, *fit[0].first, fit[0].second, threshold)) return;
-  for (const auto& [c, adapted] : fit) {
-    const auto& info = c->info;
-    msg::probe_request p;
-    p.user = st.req.user;
-    p.est = st.req.est;
-    p.let = st.req.let;
-    p.np_min = adapted.np_min;
-    p.np_max = adapted.np_max;
-    p.np_ref = adapted.np_ref;
-    p.dur_ref = adapted.dur_ref;
-    p.speedup = st.req.speedup;
-    p.tsn_max = st.req.tsn_max;
-    p.tss_gap = st.req.tss_gap;
-    p.esr_method = st.req.esr_method;
-    p.esr_threshold = threshold;
-    p.local_jobs_preferred = st.req.local_jobs_preferred;
-    if (st.req.mode != msg::mode_whatif) {  // a what-if shows every candidate
-      p.prefer = st.req.prefer;
-      p.keep = std::min(st.cfg.probe_keep, st.cfg.max_tries);
-    }
-    ++st.pending;
-    probe(self, info.name, std::move(p));
-  }
-  if (st.pending == 0) {
+  if (reserve_fixed_slot(self)) return;
+  st.pending = static_cast<int>(st.fit.size());
+  for (std::size_t i = 0; i < st.fit.size(); ++i)
+    probe(self, i);
+  if (st.fit.empty()) {
     if (clusters.empty())
       return fail_with(self, errc::infeasible, "no cluster satisfies the core requirements");
     return fail_with(self, errc::infeasible, "no cluster can host the request" + st.reasons);

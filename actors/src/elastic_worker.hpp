@@ -2,7 +2,6 @@
 
 // The per-request worker of the broker (internal).
 
-#include <map>
 #include <string>
 #include <vector>
 
@@ -10,6 +9,7 @@
 #include "arbroker/core/candidate.hpp"
 #include "arbroker/core/preference.hpp"
 #include "arbroker/core/request.hpp"
+#include "arbroker/core/site_adaptation.hpp"
 
 namespace arbroker {
 
@@ -21,11 +21,18 @@ struct elastic_worker_state {
   elastic_request core;
   preferences prefs;
   caf::response_promise rp;
-  std::map<std::string, caf::actor> crs;
+  /// A cluster that can host the request: its directory entry (service handle) and the
+  /// request adapted to it.
+  struct fit_cluster {
+    const directory_entry* entry = nullptr;
+    site_request adapted;
+    bool held_back = false;  ///< its last probe sent only its best few of more
+    bool send_all = false;   ///< probe it for every candidate (a what-if, a refill)
+  };
+  std::vector<fit_cluster> fit;
   std::vector<candidate> candidates;
-  std::vector<bool> cut_after;  ///< per candidate: the last its cluster sent of more it has
-  std::map<std::string, msg::probe_request> probes;  ///< clusters that held candidates back
-  std::vector<candidate> tried;                      ///< not to be tried again after a refill
+  std::vector<bool> cut_after;   ///< per candidate: the last its cluster sent of more it has
+  std::vector<candidate> tried;  ///< not to be tried again after a refill
   bool refilling = false;
   std::vector<std::size_t> order;
   std::size_t next = 0;
