@@ -76,30 +76,25 @@ caf::response_promise list_all(self_ptr self, msg::list_request req) {
   return rp;
 }
 
-// Keeps one timer armed for the earliest worker deadline.
-void arm_deadline(self_ptr self, timestamp deadline) {
-  auto& st = self->state;
-  if (deadline >= st.deadline_armed) return;
-  st.deadline_armed = deadline;
-  self->delayed_send(self, delay_until(deadline, st.cfg.clock()), timeout_atom::value);
+void set_deadline_timer(self_ptr self, std::optional<timestamp> t) {
+  if (t) self->delayed_send(self, delay_until(*t, self->state.cfg.clock()), timeout_atom::value);
+}
+
+// A worker answered or died: it needs no deadline any more.
+void forget_worker(self_ptr self,
+                   std::map<caf::actor_addr, broker_state::worker_entry>::iterator it) {
+  self->state.deadlines.remove(it->second.deadline, it->first);
+  self->state.workers.erase(it);
 }
 
 // Tells every worker past its deadline to give up (it releases what it holds and answers
-// its client with errc::timeout), then re-arms for the next deadline.
+// its client with errc::timeout).
 void on_deadline(self_ptr self) {
   auto& st = self->state;
-  st.deadline_armed = time_infinity;
-  const timestamp now = st.cfg.clock();
-  timestamp next = time_infinity;
-  for (auto& [addr, w] : st.workers) {
-    if (w.deadline <= now) {
-      self->send(w.handle, timeout_atom::value);
-      w.deadline = time_infinity;  // told once
-    } else {
-      next = std::min(next, w.deadline);
-    }
-  }
-  if (next != time_infinity) arm_deadline(self, next);
+  set_deadline_timer(self, st.deadlines.fire(st.cfg.clock(), [&](const caf::actor_addr& a) {
+    if (auto it = st.workers.find(a); it != st.workers.end())
+      self->send(it->second.handle, timeout_atom::value);
+  }));
 }
 
 // Hands a request to a worker and passes its answer on to the client; if the worker dies
@@ -115,15 +110,18 @@ caf::response_promise run_worker(self_ptr self, const caf::actor& worker, Reques
                                          rp.deliver(error_reply<Reply>(errc::lrms_failure,
                                                                        std::move(why)));
                                        }});
-  arm_deadline(self, deadline);
+  set_deadline_timer(self, self->state.deadlines.add(deadline, addr));
   self->request(worker, caf::infinite, std::move(req))
       .then(
           [self, rp, addr](Reply& r) mutable {
-            self->state.workers.erase(addr);
+            if (auto it = self->state.workers.find(addr); it != self->state.workers.end())
+              forget_worker(self, it);
             rp.deliver(std::move(r));
           },
           [self, rp, addr](caf::error& e) mutable {
-            if (self->state.workers.erase(addr) == 0) return;  // already answered
+            auto it = self->state.workers.find(addr);
+            if (it == self->state.workers.end()) return;  // already answered
+            forget_worker(self, it);
             rp.deliver(error_reply<Reply>(errc::lrms_failure, self->system().render(e)));
           });
   return rp;
@@ -156,7 +154,7 @@ caf::behavior broker_actor(self_ptr self, broker_config cfg) {
     auto it = ws.find(dm.source);
     if (it == ws.end()) return;
     auto tell = std::move(it->second.tell);
-    ws.erase(it);
+    forget_worker(self, it);
     tell("the request's coordinator terminated before answering (" +
          self->system().render(dm.reason) + "); holds it made expire by themselves");
   });

@@ -27,15 +27,12 @@ void finish(self_ptr self, request_id id, msg::elastic_reply reply) {
   reply.stats = m->stats;
   if (reply.earliest_alternative < 0) reply.earliest_alternative = m->earliest_alternative;
   m->rp.deliver(std::move(reply));
-  self->state.deadlines.erase({m->deadline, id});
+  self->state.deadlines.remove(m->deadline, id);
   self->state.requests.erase(id);
 }
 
-void arm_deadline(self_ptr self) {
-  auto& st = self->state;
-  if (st.deadlines.empty() || st.deadlines.begin()->first >= st.deadline_armed) return;
-  st.deadline_armed = st.deadlines.begin()->first;
-  self->delayed_send(self, delay_until(st.deadline_armed, st.cfg.clock()), timeout_atom::value);
+void set_deadline_timer(self_ptr self, std::optional<timestamp> t) {
+  if (t) self->delayed_send(self, delay_until(*t, self->state.cfg.clock()), timeout_atom::value);
 }
 
 void fail_with(self_ptr self, request_id id, errc code, std::string message);
@@ -43,15 +40,10 @@ void fail_with(self_ptr self, request_id id, errc code, std::string message);
 // Answers every request past its deadline with errc::timeout.
 void on_deadline(self_ptr self) {
   auto& st = self->state;
-  st.deadline_armed = time_infinity;
-  const timestamp now = st.cfg.clock();
-  while (!st.deadlines.empty() && st.deadlines.begin()->first <= now) {
-    const request_id id = st.deadlines.begin()->second;
-    st.deadlines.erase(st.deadlines.begin());
+  set_deadline_timer(self, st.deadlines.fire(st.cfg.clock(), [&](request_id id) {
     fail_with(self, id, errc::timeout,
               "no answer within " + std::to_string(st.cfg.request_timeout) + " s");
-  }
-  arm_deadline(self);
+  }));
 }
 
 void fail_with(self_ptr self, request_id id, errc code, std::string message) {
@@ -253,8 +245,7 @@ void start(self_ptr self, request_id id) {
                      "unknown mode " + std::to_string(m.req.mode));
   const auto& cfg = self->state.cfg;
   m.deadline = cfg.clock() + cfg.request_timeout;
-  self->state.deadlines.emplace(m.deadline, id);
-  arm_deadline(self);
+  set_deadline_timer(self, self->state.deadlines.add(m.deadline, id));
   const auto& dir = self->state.directory;
   if (!dir.error.empty()) return fail_with(self, id, errc::unreachable, dir.error);
   ask_advisors(

@@ -4,12 +4,12 @@
 
 #include <cstdint>
 #include <random>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "arbroker/actors/broker.hpp"
+#include "arbroker/actors/deadline_timer.hpp"
 #include "arbroker/actors/gis.hpp"
 #include "arbroker/core/matchmaking.hpp"
 #include "arbroker/core/request.hpp"
@@ -51,10 +51,7 @@ struct matchmaker_state {
   directory_view directory;  ///< the GIS's clusters, kept current by its pushes
   std::uint64_t next_id = 1;
   std::unordered_map<std::uint64_t, match_in_flight> requests;
-  /// Deadlines of the requests in flight, with one timer for the earliest (a timer per
-  /// request would wake CAF's clock thread once per request).
-  std::set<std::pair<timestamp, std::uint64_t>> deadlines;
-  timestamp deadline_armed = time_infinity;
+  deadline_timer<std::uint64_t> deadlines;  ///< of the requests in flight, behind one timer
   static inline const char* name = "arb.matchmaker";
 };
 

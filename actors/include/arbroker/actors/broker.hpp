@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include "arbroker/actors/deadline_timer.hpp"
 #include "arbroker/actors/engine.hpp"
 #include "arbroker/actors/gis.hpp"
 #include "arbroker/messages/broker_protocol.hpp"
@@ -57,9 +58,7 @@ struct broker_state {
     std::function<void(std::string)> tell;  ///< answers the client if the worker dies
   };
   std::map<caf::actor_addr, worker_entry> workers;
-  /// One timer for all workers' deadlines (CAF 0.17 wakes its clock thread for every timer
-  /// set, so a timer per request would cost a thread hand-off per request).
-  timestamp deadline_armed = time_infinity;
+  deadline_timer<caf::actor_addr> deadlines;  ///< of the workers, behind one timer
   /// The GIS's clusters, kept current by its pushes (directory_subscription.hpp).
   directory_view directory;
   static inline const char* name = "arb.broker";
