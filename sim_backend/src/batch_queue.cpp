@@ -95,7 +95,7 @@ void batch_queue::start_jobs(timestamp t, availability_profile& committed,
                              const std::function<void(job_number)>& start) {
   switch (policy_) {
     case scheduling_policy::fcfs:
-      start_fcfs(t, committed, start);
+      (void)start_fcfs(t, committed, start);
       break;
     case scheduling_policy::easy:
       start_easy(t, committed, start);
@@ -108,25 +108,10 @@ void batch_queue::start_jobs(timestamp t, availability_profile& committed,
   released_ = false;
 }
 
-// Strict FCFS: the head starts when it fits; nothing passes it.
-void batch_queue::start_fcfs(timestamp t, availability_profile& committed,
+// Strict FCFS: the head starts when it fits; nothing passes it. True when any started.
+bool batch_queue::start_fcfs(timestamp t, availability_profile& committed,
                              const std::function<void(job_number)>& start) {
-  while (!order_.empty()) {
-    auto it = order_.begin();
-    const entry e = it->second;
-    if (!committed.add(t, span_end(t, e.walltime), e.np)) return;
-    where_.erase(e.id);
-    order_.erase(it);
-    start(e.id);
-  }
-}
-
-// EASY: heads start while they fit; then the head that does not fit gets a shadow at its
-// earliest start, and later jobs start now where they fit beside it. With only pushes since
-// the last pass, nothing else changed, so only the pushed jobs are tried.
-void batch_queue::start_easy(timestamp t, availability_profile& committed,
-                             const std::function<void(job_number)>& start) {
-  bool head_changed = false;
+  bool started = false;
   while (!order_.empty()) {
     auto it = order_.begin();
     const entry e = it->second;
@@ -134,8 +119,17 @@ void batch_queue::start_easy(timestamp t, availability_profile& committed,
     where_.erase(e.id);
     order_.erase(it);
     start(e.id);
-    head_changed = true;
+    started = true;
   }
+  return started;
+}
+
+// EASY: heads start while they fit; then the head that does not fit gets a shadow at its
+// earliest start, and later jobs start now where they fit beside it. With only pushes since
+// the last pass, nothing else changed, so only the pushed jobs are tried.
+void batch_queue::start_easy(timestamp t, availability_profile& committed,
+                             const std::function<void(job_number)>& start) {
+  const bool head_changed = start_fcfs(t, committed, start);
   if (order_.size() < 2) return;
 
   const entry head = order_.begin()->second;

@@ -101,7 +101,7 @@ class batch_queue {
   batch_queue(scheduling_policy policy, availability_profile schedule)
       : policy_(policy), schedule_(std::move(schedule)) {}
 
-  void start_fcfs(timestamp t, availability_profile& committed,
+  bool start_fcfs(timestamp t, availability_profile& committed,
                   const std::function<void(job_number)>& start);
   void start_easy(timestamp t, availability_profile& committed,
                   const std::function<void(job_number)>& start);
