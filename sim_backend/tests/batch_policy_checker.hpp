@@ -148,4 +148,13 @@ class policy_checker {
   cluster c_;
 };
 
+/// Every batch policy, for INSTANTIATE_TEST_SUITE_P, with the policies' names as test names.
+inline auto every_policy() {
+  return ::testing::Values(scheduling_policy::fcfs, scheduling_policy::easy,
+                           scheduling_policy::conservative);
+}
+inline std::string policy_test_name(const ::testing::TestParamInfo<scheduling_policy>& p) {
+  return std::string(to_string(p.param));
+}
+
 }  // namespace arbroker::testing_sim

@@ -89,12 +89,8 @@ TEST_P(BatchPolicyRandom, InvariantsHoldAtEveryStep) {
   EXPECT_GT(r.reservations, 50);  // the run did exercise reservations
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, BatchPolicyRandom,
-                         ::testing::Values(scheduling_policy::fcfs, scheduling_policy::easy,
-                                           scheduling_policy::conservative),
-                         [](const ::testing::TestParamInfo<scheduling_policy>& p) {
-                           return std::string(to_string(p.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(Policies, BatchPolicyRandom, testing_sim::every_policy(),
+                         testing_sim::policy_test_name);
 
 }  // namespace
 }  // namespace arbroker

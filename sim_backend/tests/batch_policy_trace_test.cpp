@@ -71,12 +71,8 @@ TEST_P(BatchPolicyTrace, KthSp2PrefixKeepsEveryInvariant) {
   replay(*trace, GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, BatchPolicyTrace,
-                         ::testing::Values(scheduling_policy::fcfs, scheduling_policy::easy,
-                                           scheduling_policy::conservative),
-                         [](const ::testing::TestParamInfo<scheduling_policy>& p) {
-                           return std::string(to_string(p.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(Policies, BatchPolicyTrace, testing_sim::every_policy(),
+                         testing_sim::policy_test_name);
 
 }  // namespace
 }  // namespace arbroker
