@@ -6,8 +6,15 @@
 #include <gtest/gtest.h>
 #include <caf/all.hpp>
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <chrono>
-#include <thread>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "arbroker/actors/broker.hpp"
 #include "arbroker/actors/crs.hpp"
@@ -19,6 +26,8 @@
 
 namespace arbroker {
 namespace {
+
+class start_signal;
 
 const std::string slurm_run = ARB_SLURM_RUN_DIR;
 const std::string conf1 = slurm_run + "/arbtest/slurm.conf";
@@ -138,7 +147,8 @@ class real_grid : public ::testing::Test {
     return r;
   }
 
-  void expect_not_overtaken(const std::string& cluster, lrms& l, const std::string& running);
+  void expect_not_overtaken(const std::string& cluster, lrms& l, const std::string& running,
+                            const start_signal& started);
 
   duration slurm2_refresh = 0;
   config cfg;
@@ -240,24 +250,54 @@ std::string submitted_id(const result<process_output>& out) {
   return id;
 }
 
-// Whether `job` runs, asked of the LRMS until it does or 20 s have passed. The daemons offer
-// no event to wait on, so this polls their state, in this one place, with a deadline.
-bool runs_soon(lrms& l, const std::string& job) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (l.job_status(job).value_or(lrms_job_state::queued) != lrms_job_state::running) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+// A job script that says when it starts: it writes to a FIFO this test reads, so the test
+// waits on that event (poll with a deadline) instead of asking the LRMS over and over.
+// The reader is opened before the job is submitted, so the job's write never blocks.
+class start_signal {
+ public:
+  start_signal() {
+    char tmpl[] = "/tmp/arb-grid-start-XXXXXX";
+    if (!::mkdtemp(tmpl)) return;
+    dir_ = tmpl;
+    fifo_ = dir_ + "/started";
+    script_ = dir_ + "/job.sh";
+    if (::mkfifo(fifo_.c_str(), 0600) != 0) return;
+    fd_ = ::open(fifo_.c_str(), O_RDONLY | O_NONBLOCK);
+    std::ofstream(script_) << "#!/bin/sh\necho up > " << fifo_ << "\nexec sleep 3600\n";
+    ::chmod(script_.c_str(), 0700);
   }
-  return true;
-}
+  ~start_signal() {
+    if (fd_ >= 0) ::close(fd_);
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  start_signal(const start_signal&) = delete;
+  start_signal& operator=(const start_signal&) = delete;
+
+  const std::string& script() const { return script_; }
+
+  /// True once the job has started, false after `seconds` without it.
+  bool wait(int seconds) const {
+    if (fd_ < 0) return false;
+    pollfd p{fd_, POLLIN, 0};
+    // Linux reports no hang-up on a FIFO that never had a writer, so this waits for data.
+    return ::poll(&p, 1, seconds * 1000) == 1 && (p.revents & POLLIN);
+  }
+
+ private:
+  std::string dir_, fifo_, script_;
+  int fd_ = -1;
+};
 
 // One full-size local job runs for up to 20 min and a second one waits behind it, both
 // submitted directly to the batch system. The LRMS would accept a reservation right after
 // the first (queued jobs hold no CPUs), but under LJP none may start before T_wkl =
 // now + 20 + 20 min. Start times every ~4 min make sure an earlier one was on offer.
 void real_grid::expect_not_overtaken(const std::string& cluster, lrms& l,
-                                     const std::string& running) {
-  ASSERT_TRUE(runs_soon(l, running)) << "the local job did not start";
+                                     const std::string& running, const start_signal& started) {
+  ASSERT_TRUE(started.wait(20)) << "the local job did not start";
+  // Its process runs, so the LRMS has dispatched it.
+  ASSERT_EQ(l.job_status(running).value_or(lrms_job_state::queued), lrms_job_state::running);
   const timestamp now = wall_clock()();
   auto req = elastic(cpus[cluster], cpus[cluster], 60, 4 * 3600, 600);
   req.clusters = {cluster};
@@ -271,21 +311,22 @@ void real_grid::expect_not_overtaken(const std::string& cluster, lrms& l,
 }
 
 TEST_F(real_grid, LocalJobsSubmittedWithSbatchAreNotOvertaken) {
-  auto sbatch = [&] {
+  start_signal started;
+  auto sbatch = [&](std::string script) {
     process_spec p;
-    p.argv = {"sbatch", "--parsable", "-n",     std::to_string(cpus["slurm1"]),
-              "-t",     "20",         "--wrap", "sleep 3600",
-              "-o",     "/dev/null"};
+    p.argv = {"sbatch",    "--parsable",     "-n", std::to_string(cpus["slurm1"]), "-t", "20", "-o",
+              "/dev/null", std::move(script)};
     p.env = {{"SLURM_CONF", conf1}};
     return submitted_id(run_process(p));
   };
-  const std::string running = sbatch(), queued = sbatch();
+  const std::string running = sbatch(started.script()), queued = sbatch(started.script());
   jobs = {{conf1, running}, {conf1, queued}};
   slurm_lrms s1(slurm_opts(conf1));
-  expect_not_overtaken("slurm1", s1, running);
+  expect_not_overtaken("slurm1", s1, running, started);
 }
 
 TEST_F(real_grid, LocalJobsSubmittedWithQsubAreNotOvertaken) {
+  start_signal started;
   auto qsub = [&] {
     process_spec p;
     p.argv = {"/usr/lib/gridengine/qsub",
@@ -301,15 +342,14 @@ TEST_F(real_grid, LocalJobsSubmittedWithQsubAreNotOvertaken) {
               "/dev/null",
               "-e",
               "/dev/null",
-              "sleep",
-              "3600"};
+              started.script()};
     p.env = {{"SGE_ROOT", ge_conf().sge_root}, {"SGE_CELL", ge_conf().sge_cell}};
     return submitted_id(run_process(p));
   };
   const std::string running = qsub(), queued = qsub();
   ge_jobs = {running, queued};
   gridengine_lrms ge(ge_conf());
-  expect_not_overtaken("sge", ge, running);
+  expect_not_overtaken("sge", ge, running, started);
 }
 
 }  // namespace
