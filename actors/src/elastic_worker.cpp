@@ -1,6 +1,6 @@
 #include "elastic_worker.hpp"
 
-#include "worker_steps.hpp"
+#include "directory_subscription.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -14,29 +14,47 @@ namespace arbroker {
 namespace {
 
 using self_ptr = caf::stateful_actor<elastic_worker_state>*;
+using job_ptr = std::shared_ptr<elastic_job>;
 
-void finish(self_ptr self, msg::elastic_reply reply) {
-  reply.stats = self->state.stats;
-  answer_once(self, std::move(reply));
+// Answers the client once; the job leaves the worker's table (what is still on its way
+// holds it until it arrives).
+void finish(self_ptr self, const job_ptr& j, msg::elastic_reply reply) {
+  if (j->done) return;
+  j->done = true;
+  reply.stats = j->stats;
+  if (reply.earliest_alternative < 0) reply.earliest_alternative = j->earliest_alternative;
+  j->rp.deliver(j->id, std::move(reply));  // to the broker, tagged (see broker.cpp)
+  self->state.jobs.erase(j->id);
 }
 
-void fail_with(self_ptr self, errc code, std::string message) {
+void fail_with(self_ptr self, const job_ptr& j, errc code, std::string message) {
   msg::elastic_reply r;
   r.error = msg::wire(code, std::move(message));
-  finish(self, std::move(r));
+  finish(self, j, std::move(r));
 }
 
-void try_next(self_ptr self);
-void probe(self_ptr self, std::size_t cluster);
+// Runs one step of a job; an exception (which would kill the worker and every job on it)
+// becomes that job's error reply.
+template <class F>
+void guarded(self_ptr self, const job_ptr& j, F&& step) {
+  try {
+    step();
+  } catch (const std::exception& e) {
+    fail_with(self, j, errc::lrms_failure, std::string("internal error: ") + e.what());
+  }
+}
 
-elastic_worker_state::fit_cluster* find_fit(elastic_worker_state& st, const std::string& name) {
+void try_next(self_ptr self, const job_ptr& j);
+void probe(self_ptr self, const job_ptr& j, std::size_t cluster);
+
+elastic_job::fit_cluster* find_fit(elastic_job& st, const std::string& name) {
   for (auto& f : st.fit)
     if (f.entry->info.name == name) return &f;
   return nullptr;
 }
 
 // The service of a cluster a candidate came from (only probed clusters send candidates).
-const caf::actor& service_of(elastic_worker_state& st, const std::string& cluster) {
+const caf::actor& service_of(elastic_job& st, const std::string& cluster) {
   if (auto* f = find_fit(st, cluster)) return f->entry->crs;
   throw std::out_of_range("no reservation service for cluster '" + cluster + "'");
 }
@@ -44,18 +62,19 @@ const caf::actor& service_of(elastic_worker_state& st, const std::string& cluste
 // The client was already told "timeout" while a prepare or commit was on its way: what that
 // grants now is nobody's, so it is cancelled before the worker ends (a timed-out request
 // changes nothing).
-void undo_late_grant(self_ptr self, const std::string& site, const std::string& reservation_id) {
-  auto& st = self->state;
-  if (reservation_id.empty()) return self->quit();
+void undo_late_grant(self_ptr self, const job_ptr& j, const std::string& site,
+                     const std::string& reservation_id) {
+  auto& st = *j;
+  if (reservation_id.empty()) return;
   self->request(service_of(st, site), caf::infinite,
                 msg::cancel_request{st.req.user, reservation_id})
-      .then([self](const msg::ack_reply&) { self->quit(); }, [self](caf::error&) { self->quit(); });
+      .then([j](const msg::ack_reply&) {}, [j](caf::error&) {});
 }
 
-void rank(self_ptr self) {
-  auto& st = self->state;
+void rank(self_ptr self, const job_ptr& j) {
+  auto& st = *j;
   auto order = preference_order(st.candidates, st.prefs);
-  if (!order) return fail_with(self, order.err().code, order.err().message);
+  if (!order) return fail_with(self, j, order.err().code, order.err().message);
   st.order = std::move(*order);
   st.next = 0;
   // A cluster that sent only its best few: past the last of them, what it did not send may
@@ -71,14 +90,14 @@ void rank(self_ptr self) {
     r.ranked.reserve(st.order.size());
     for (auto i : st.order)
       r.ranked.push_back(msg::to_slot(st.candidates[i]));
-    return finish(self, std::move(r));
+    return finish(self, j, std::move(r));
   }
-  try_next(self);
+  try_next(self, j);
 }
 
-void commit(self_ptr self, const candidate& c, const std::string& txn,
+void commit(self_ptr self, const job_ptr& j, const candidate& c, const std::string& txn,
             const msg::prepare_reply& prepared, timestamp expiry) {
-  auto& st = self->state;
+  auto& st = *j;
   msg::reservation_info info{prepared.reservation_id,
                              c.site,
                              st.req.user,
@@ -92,39 +111,40 @@ void commit(self_ptr self, const candidate& c, const std::string& txn,
   if (st.req.mode == msg::mode_hold) {
     msg::elastic_reply r;
     r.reservation = std::move(info);
-    return finish(self, std::move(r));
+    return finish(self, j, std::move(r));
   }
   if (st.req.mode == msg::mode_reserve) {  // committed by the prepare itself
     info.state = static_cast<std::uint8_t>(reservation_state::committed);
     info.expiry = 0;
     msg::elastic_reply r;
     r.reservation = std::move(info);
-    return finish(self, std::move(r));
+    return finish(self, j, std::move(r));
   }
   st.awaiting = true;
   self->request(service_of(st, c.site), caf::infinite, msg::commit_request{txn, {}, {}})
       .then(
-          [self, info](const msg::ack_reply& ack) mutable {
-            self->state.awaiting = false;
-            if (self->state.done) return undo_late_grant(self, info.cluster, info.id);
-            if (!ack.error.ok()) return try_next(self);  // e.g. the hold expired meanwhile
+          [self, j, info](const msg::ack_reply& ack) mutable {
+            j->awaiting = false;
+            if (j->done) return undo_late_grant(self, j, info.cluster, info.id);
+            if (!ack.error.ok())  // e.g. the hold expired meanwhile
+              return guarded(self, j, [&] { try_next(self, j); });
             info.state = static_cast<std::uint8_t>(reservation_state::committed);
             info.expiry = 0;
             msg::elastic_reply r;
             r.reservation = std::move(info);
-            finish(self, std::move(r));
+            finish(self, j, std::move(r));
           },
-          [self](caf::error&) {
-            self->state.awaiting = false;
-            if (self->state.done) return self->quit();
-            try_next(self);
+          [self, j](caf::error&) {
+            j->awaiting = false;
+            if (j->done) return;
+            guarded(self, j, [&] { try_next(self, j); });
           });
 }
 
 // Asks every cluster that held candidates back for all of them, keeping what is left of the
 // others and leaving out what was tried, then ranks again.
-void refill(self_ptr self) {
-  auto& st = self->state;
+void refill(self_ptr self, const job_ptr& j) {
+  auto& st = *j;
   std::vector<candidate> kept;
   for (std::size_t pos = st.next; pos < st.order.size(); ++pos) {
     const auto& c = st.candidates[st.order[pos]];
@@ -139,28 +159,44 @@ void refill(self_ptr self) {
     f.held_back = false;
     f.send_all = true;
     ++st.pending;
-    probe(self, i);
+    probe(self, j, i);
   }
 }
 
 // Step 6b/7: the next candidate in preference order, until one is held or all failed.
-void try_next(self_ptr self) {
-  auto& st = self->state;
+void try_next(self_ptr self, const job_ptr& j);
+
+void on_prepared(self_ptr self, const job_ptr& j, const candidate& c, const std::string& txn,
+                 timestamp expiry, const msg::prepare_reply& r) {
+  auto& s = *j;
+  s.awaiting = false;
+  if (s.done) return undo_late_grant(self, j, c.site, r.error.ok() ? r.reservation_id : "");
+  if (r.error.ok()) return commit(self, j, c, txn, r, expiry);
+  if (r.refused_by == msg::refused_by_service) ++s.stats.rejected_by_service;
+  if (r.refused_by == msg::refused_by_lrms) ++s.stats.rejected_by_lrms;
+  if (r.busy_until >= 0 && (s.earliest_alternative < 0 || r.busy_until < s.earliest_alternative))
+    s.earliest_alternative = r.busy_until;
+  try_next(self, j);
+}
+
+void try_next(self_ptr self, const job_ptr& j) {
+  auto& st = *j;
   if (st.done) return;
-  if (st.next > st.boundary && st.tries < st.cfg.max_tries) return refill(self);
-  if (st.next >= st.order.size() || st.tries >= st.cfg.max_tries) {
+  if (st.next > st.boundary && st.tries < self->state.cfg.max_tries) return refill(self, j);
+  if (st.next >= st.order.size() || st.tries >= self->state.cfg.max_tries) {
     std::string why = st.candidates.empty()
                           ? "no candidate time slot in the window" + st.reasons
                           : "all " + std::to_string(st.tries) + " reserve tries were refused";
-    return fail_with(self, st.candidates.empty() ? errc::infeasible : errc::busy, why);
+    return fail_with(self, j, st.candidates.empty() ? errc::infeasible : errc::busy, why);
   }
   const candidate c = st.candidates[st.order[st.next++]];
   st.tried.push_back(c);
   const std::string txn = st.txn_base + "." + std::to_string(++st.tries);
-  const timestamp now = st.cfg.clock();
-  const duration hold = st.req.mode == msg::mode_hold
-                            ? (st.req.hold_seconds > 0 ? st.req.hold_seconds : st.cfg.hold_seconds)
-                            : st.cfg.prepare_expiry;
+  const timestamp now = self->state.cfg.clock();
+  const duration hold =
+      st.req.mode == msg::mode_hold
+          ? (st.req.hold_seconds > 0 ? st.req.hold_seconds : self->state.cfg.hold_seconds)
+          : self->state.cfg.prepare_expiry;
   const timestamp expiry = now + hold;
   // One participant needs no second phase: a plain reservation is committed by its prepare.
   msg::prepare_request p{txn,
@@ -174,33 +210,26 @@ void try_next(self_ptr self) {
   st.awaiting = true;
   self->request(service_of(st, c.site), caf::infinite, std::move(p))
       .then(
-          [self, c, txn, expiry](const msg::prepare_reply& r) {
-            auto& s = self->state;
-            s.awaiting = false;
-            if (s.done) return undo_late_grant(self, c.site, r.error.ok() ? r.reservation_id : "");
-            if (r.error.ok()) return commit(self, c, txn, r, expiry);
-            if (r.refused_by == msg::refused_by_service) ++s.stats.rejected_by_service;
-            if (r.refused_by == msg::refused_by_lrms) ++s.stats.rejected_by_lrms;
-            if (r.busy_until >= 0 &&
-                (s.earliest_alternative < 0 || r.busy_until < s.earliest_alternative))
-              s.earliest_alternative = r.busy_until;
-            try_next(self);
+          [self, j, c, txn, expiry](const msg::prepare_reply& r) {
+            guarded(self, j, [&] { on_prepared(self, j, c, txn, expiry, r); });
           },
-          [self](caf::error&) {
-            self->state.awaiting = false;
-            if (self->state.done) return self->quit();
-            try_next(self);
+          [self, j](caf::error&) {
+            j->awaiting = false;
+            if (j->done) return;
+            guarded(self, j, [&] { try_next(self, j); });
           });
 }
 
-bool was_tried(const elastic_worker_state& st, const candidate& c) {
+bool was_tried(const elastic_job& st, const candidate& c) {
   return std::any_of(st.tried.begin(), st.tried.end(), [&](const candidate& t) {
     return t.site == c.site && t.start == c.start && t.end == c.end && t.np == c.np;
   });
 }
 
-void on_probe_reply(self_ptr self, const msg::probe_reply& r, std::size_t cluster) {
-  auto& st = self->state;
+void on_probe_reply(self_ptr self, const job_ptr& j, const msg::probe_reply& r,
+                    std::size_t cluster) {
+  auto& st = *j;
+  if (st.done) return;  // answered (timed out) meanwhile
   if (r.error.ok()) {
     if (!st.refilling) {
       st.stats.candidates += r.generated;
@@ -222,18 +251,18 @@ void on_probe_reply(self_ptr self, const msg::probe_reply& r, std::size_t cluste
   } else {
     st.reasons += "; " + r.cluster + ": " + r.error.message;
   }
-  if (--st.pending == 0) rank(self);
+  if (--st.pending == 0) rank(self, j);
 }
 
 // The esr threshold of step 5: the request's, else the broker's default (< 0: none).
-double esr_threshold(const elastic_worker_state& st) {
-  return st.req.esr_threshold >= 0 ? st.req.esr_threshold : st.cfg.default_esr_threshold;
+double esr_threshold(const broker_config& cfg, const elastic_job& st) {
+  return st.req.esr_threshold >= 0 ? st.req.esr_threshold : cfg.default_esr_threshold;
 }
 
 // Step 4: the request as adapted to one cluster, asking for its best few candidates under
 // the requester's preferences, or for all of them.
-msg::probe_request probe_for(const elastic_worker_state& st,
-                             const elastic_worker_state::fit_cluster& f) {
+msg::probe_request probe_for(const broker_config& cfg, const elastic_job& st,
+                             const elastic_job::fit_cluster& f) {
   msg::probe_request p;
   p.user = st.req.user;
   p.est = st.req.est;
@@ -246,26 +275,29 @@ msg::probe_request probe_for(const elastic_worker_state& st,
   p.tsn_max = st.req.tsn_max;
   p.tss_gap = st.req.tss_gap;
   p.esr_method = st.req.esr_method;
-  p.esr_threshold = esr_threshold(st);
+  p.esr_threshold = esr_threshold(cfg, st);
   p.local_jobs_preferred = st.req.local_jobs_preferred;
   if (!f.send_all) {
     p.prefer = st.req.prefer;
-    p.keep = std::min(st.cfg.probe_keep, st.cfg.max_tries);
+    p.keep = std::min(cfg.probe_keep, cfg.max_tries);
   }
   return p;
 }
 
-void probe(self_ptr self, std::size_t cluster) {
-  auto& st = self->state;
+void probe(self_ptr self, const job_ptr& j, std::size_t cluster) {
+  auto& st = *j;
   const auto& f = st.fit[cluster];
-  self->request(f.entry->crs, caf::infinite, probe_for(st, f))
-      .then([self, cluster](const msg::probe_reply& r) { on_probe_reply(self, r, cluster); },
-            [self, cluster](caf::error& e) {
-              msg::probe_reply r;
-              r.cluster = self->state.fit[cluster].entry->info.name;
-              r.error = msg::wire(errc::unreachable, self->system().render(e));
-              on_probe_reply(self, r, cluster);
-            });
+  self->request(f.entry->crs, caf::infinite, probe_for(self->state.cfg, st, f))
+      .then(
+          [self, j, cluster](const msg::probe_reply& r) {
+            guarded(self, j, [&] { on_probe_reply(self, j, r, cluster); });
+          },
+          [self, j, cluster](caf::error& e) {
+            msg::probe_reply r;
+            r.cluster = j->fit[cluster].entry->info.name;
+            r.error = msg::wire(errc::unreachable, self->system().render(e));
+            guarded(self, j, [&] { on_probe_reply(self, j, r, cluster); });
+          });
 }
 
 // A request for exactly one slot on exactly one cluster ("4 CPUs on berlin64 from 10:00 to
@@ -273,10 +305,10 @@ void probe(self_ptr self, std::size_t cluster) {
 // T_wkl; the LRMS has the last word), so the worker prepares at once and saves a round trip
 // to the service (a thread hand-off when the service runs a real LRMS). Not with an esr
 // threshold, which only a probe applies.
-bool reserve_fixed_slot(self_ptr self) {
-  auto& st = self->state;
-  if (st.fit.size() != 1 || st.req.mode == msg::mode_whatif || esr_threshold(st) >= 0 ||
-      st.req.est < st.cfg.clock())
+bool reserve_fixed_slot(self_ptr self, const job_ptr& j) {
+  auto& st = *j;
+  if (st.fit.size() != 1 || st.req.mode == msg::mode_whatif ||
+      esr_threshold(self->state.cfg, st) >= 0 || st.req.est < self->state.cfg.clock())
     return false;
   const auto& info = st.fit[0].entry->info;
   site_description site{info.name, info.cpus, info.pp, {info.bunch, info.counts}};
@@ -289,13 +321,14 @@ bool reserve_fixed_slot(self_ptr self) {
   st.order = {0};  // nothing to rank (and no cost to rank by: only a probe prices)
   st.next = 0;
   st.boundary = 1;
-  try_next(self);
+  try_next(self, j);
   return true;
 }
 
 // Steps 3-5: adapt the request to every cluster fit for it and probe them in parallel.
-void probe_all(self_ptr self, const std::vector<const directory_entry*>& clusters) {
-  auto& st = self->state;
+void probe_all(self_ptr self, const job_ptr& j,
+               const std::vector<const directory_entry*>& clusters) {
+  auto& st = *j;
   st.stats.clusters = static_cast<std::int32_t>(clusters.size());
   for (const auto* c : clusters) {
     const auto& info = c->info;
@@ -308,64 +341,76 @@ void probe_all(self_ptr self, const std::vector<const directory_entry*>& cluster
     // A what-if shows every candidate.
     st.fit.push_back({c, *adapted, false, st.req.mode == msg::mode_whatif});
   }
-  if (reserve_fixed_slot(self)) return;
+  if (reserve_fixed_slot(self, j)) return;
   st.pending = static_cast<int>(st.fit.size());
   for (std::size_t i = 0; i < st.fit.size(); ++i)
-    probe(self, i);
+    probe(self, j, i);
   if (st.fit.empty()) {
     if (clusters.empty())
-      return fail_with(self, errc::infeasible, "no cluster satisfies the core requirements");
-    return fail_with(self, errc::infeasible, "no cluster can host the request" + st.reasons);
+      return fail_with(self, j, errc::infeasible, "no cluster satisfies the core requirements");
+    return fail_with(self, j, errc::infeasible, "no cluster can host the request" + st.reasons);
   }
 }
 
 // Step 1: check the request; on success pick the clusters from the directory (step 2).
-void start(self_ptr self, msg::elastic_request req) {
-  auto& st = self->state;
+void start(self_ptr self, const job_ptr& j, msg::elastic_request req) {
+  auto& st = *j;
   st.req = std::move(req);
   auto sp = msg::to_model(st.req.speedup);
-  if (!sp) return fail_with(self, sp.err().code, sp.err().message);
+  if (!sp) return fail_with(self, j, sp.err().code, sp.err().message);
   st.core = {st.req.user,    st.req.est,    st.req.let,    st.req.np_min, st.req.np_max,
              st.req.dur_ref, st.req.pp_ref, st.req.np_ref, std::move(*sp)};
   if (st.req.user.empty())
-    return fail_with(self, errc::permission_denied, "request without a user");
-  if (auto ok = validate(st.core); !ok) return fail_with(self, ok.err().code, ok.err().message);
+    return fail_with(self, j, errc::permission_denied, "request without a user");
+  if (auto ok = validate(st.core); !ok) return fail_with(self, j, ok.err().code, ok.err().message);
   if (st.req.mode > msg::mode_whatif)
-    return fail_with(self, errc::invalid_parameter, "unknown mode " + std::to_string(st.req.mode));
+    return fail_with(self, j, errc::invalid_parameter,
+                     "unknown mode " + std::to_string(st.req.mode));
   if (!st.req.policy.empty())
-    return fail_with(self, errc::invalid_parameter,
+    return fail_with(self, j, errc::invalid_parameter,
                      "matchmaking policy '" + st.req.policy + "' is not available in this broker");
   auto prefs = parse_preferences(st.req.prefer);
-  if (!prefs) return fail_with(self, prefs.err().code, prefs.err().message);
+  if (!prefs) return fail_with(self, j, prefs.err().code, prefs.err().message);
   st.prefs = std::move(*prefs);
   if (st.req.tsn_max < 1 || st.req.tss_gap < 0)
-    return fail_with(self, errc::invalid_parameter, "tsn_max must be >= 1 and tss_gap >= 0");
-  start_with_directory(self,
-                       {st.req.user, st.req.np_min, st.req.os, st.req.features, st.req.clusters},
-                       probe_all, fail_with);
+    return fail_with(self, j, errc::invalid_parameter, "tsn_max must be >= 1 and tss_gap >= 0");
+  const auto& dir = self->state.directory;
+  if (!dir.error.empty()) return fail_with(self, j, errc::unreachable, dir.error);
+  st.clusters = dir.clusters;
+  probe_all(
+      self, j,
+      fit(*st.clusters, {st.req.user, st.req.np_min, st.req.os, st.req.features, st.req.clusters}));
 }
 
 }  // namespace
 
-caf::behavior elastic_worker(self_ptr self, broker_config cfg, std::string txn_base,
-                             directory_view directory) {
+std::string txn_base_of(const broker_config& cfg, std::uint64_t id) {
+  return cfg.incarnation + "-" + std::to_string(id);
+}
+
+caf::behavior elastic_worker(self_ptr self, broker_config cfg) {
   self->state.cfg = std::move(cfg);
-  self->state.txn_base = std::move(txn_base);
-  self->state.directory = std::move(directory);
+  ignore_stray_messages(self);
+  subscribe_directory(self, self->state.cfg.gis, self->state.directory);
   return {
-      [self](msg::elastic_request& req) { return take_request(self, req, start, fail_with); },
-      [self](timeout_atom) {
-        auto& st = self->state;
-        if (st.done) return;
-        const std::string why = "no answer within " + std::to_string(st.cfg.request_timeout) + " s";
-        if (!st.awaiting) return fail_with(self, errc::timeout, why);
-        // Answer now, but stay for the answer on its way (undo_late_grant).
-        msg::elastic_reply r;
-        r.error = msg::wire(errc::timeout, why);
-        r.stats = st.stats;
-        r.earliest_alternative = st.earliest_alternative;
-        st.done = true;
-        st.rp.deliver(std::move(r));
+      directory_updates(self->state.directory),
+      [self](std::uint64_t id, msg::elastic_request& req) {
+        auto j = std::make_shared<elastic_job>();
+        j->id = id;
+        j->txn_base = txn_base_of(self->state.cfg, id);
+        j->rp = self->make_response_promise();
+        self->state.jobs.emplace(id, j);
+        guarded(self, j, [&] { start(self, j, std::move(req)); });
+        return j->rp;
+      },
+      [self](timeout_atom, std::uint64_t id) {
+        auto it = self->state.jobs.find(id);
+        if (it == self->state.jobs.end()) return;  // answered already
+        auto j = it->second;
+        const std::string why =
+            "no answer within " + std::to_string(self->state.cfg.request_timeout) + " s";
+        // With a prepare or commit on its way, the job stays for its answer (undo_late_grant).
+        fail_with(self, j, errc::timeout, why);
       },
   };
 }

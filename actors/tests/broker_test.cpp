@@ -313,6 +313,57 @@ TEST_F(broker_test, WhatATimedOutRequestIsGrantedLateIsCancelled) {
   sched.run();
 }
 
+TEST_F(broker_test, AnElasticWorkerThatDiesIsReplacedAndItsRequestsAnswered) {
+  slow_service late;
+  auto svc = sys.spawn([&](caf::event_based_actor* s) { return late(s); });
+  msg::cluster_info info;
+  info.name = "late";
+  info.cpus = 16;
+  info.pp = 1000;
+  ASSERT_TRUE(ask<msg::ack_reply>(gis, register_atom::value, info, svc).error.ok());
+  auto* b = dynamic_cast<caf::stateful_actor<broker_state>*>(
+      caf::actor_cast<caf::abstract_actor*>(broker));
+  ASSERT_NE(b, nullptr);
+  const auto pool = b->state.elastic_workers;
+  ASSERT_EQ(pool.size(), static_cast<std::size_t>(broker_cfg.elastic_workers));
+  // One request in flight on every worker, each held at its prepare.
+  auto req = elastic(3600, 3600, 8, 8, 3600, 8);
+  req.clusters = {"late"};
+  std::vector<decltype(self->request(broker, caf::infinite, req))> pending;
+  for (std::size_t i = 0; i < pool.size(); ++i)
+    pending.push_back(self->request(broker, caf::infinite, req));
+  sched.run();
+  ASSERT_EQ(late.waiting.size(), pool.size());
+  // The worker of the first request dies: its client hears why, the others wait on.
+  self->send_exit(pool[0], caf::exit_reason::user_shutdown);
+  sched.run();
+  pending[0].receive(
+      [](msg::elastic_reply& r) {
+        EXPECT_EQ(code(r.error), errc::lrms_failure);
+        EXPECT_NE(r.error.message.find("terminated before answering"), std::string::npos)
+            << r.error.message;
+      },
+      [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+  // It was replaced; the pool still serves every request, the others' included.
+  ASSERT_EQ(b->state.elastic_workers.size(), pool.size());
+  EXPECT_NE(b->state.elastic_workers[0], pool[0]);
+  self->send(svc, slow_service::go_atom::value);
+  sched.run();
+  for (std::size_t i = 1; i < pending.size(); ++i)
+    pending[i].receive([](msg::elastic_reply& r) { EXPECT_TRUE(r.error.ok()) << r.error.message; },
+                       [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+  // The dead worker's grant went to nobody (its hold expires by itself, as for any
+  // coordinator that dies). New requests are served by the whole pool, the new worker too.
+  auto small = elastic(3600, 30 * 24 * 3600, 4, 4, 600, 4);
+  small.clusters = {"slow", "fast", "mid"};
+  for (std::size_t i = 0; i < pool.size(); ++i) {
+    auto r = ask<msg::elastic_reply>(broker, small);
+    EXPECT_TRUE(r.error.ok()) << r.error.message;
+  }
+  self->send_exit(svc, caf::exit_reason::user_shutdown);
+  sched.run();
+}
+
 TEST_F(broker_test, FailureCarriesReasonAndEarliestAlternative) {
   // Fill "mid" completely for hours 1-3, then ask for it exactly there.
   auto block = elastic(3600, 2 * 3600, 16, 16, 2 * 3600, 16);

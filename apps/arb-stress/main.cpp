@@ -111,6 +111,7 @@ int run(const stress_options& o) {
   bc.clock = wall_clock();
   bc.prepare_expiry = 30;
   bc.request_timeout = 60;
+  bc.elastic_workers = o.elastic_workers;
   auto broker = sys.spawn(broker_actor, bc);
 
   std::vector<std::vector<planned_op>> plans;
@@ -271,6 +272,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000));
   app.add_option("--seed", o.seed, "seed of the request mix");
   app.add_option("--threads", o.threads, "scheduler threads")->check(CLI::Range(1, 64));
+  app.add_option("--elastic-workers", o.elastic_workers, "the broker's elastic workers")
+      ->check(CLI::Range(1, 4096));
   app.add_option("--np-min", o.np_min, "smallest CPU count asked for")->check(CLI::Range(1, 4096));
   app.add_option("--np-max", o.np_max, "largest CPU count asked for")->check(CLI::Range(1, 4096));
   app.add_option("--bunch", o.bunch, "clusters reserve CPUs in bunches of this")

@@ -46,6 +46,7 @@ struct stress_options {
   duration hold_seconds = 3;       ///< holds a client abandons expire after this
   bool local_jobs = true;          ///< background local jobs on every cluster
   std::size_t threads = 2;
+  int elastic_workers = 32;  ///< the broker's pool of elastic workers
   int audit_interval_ms = 200;
   int idle_seconds = 0;
   int spread_hours = 4;  ///< earliest starts fall within this many hours (contention)  ///< after

@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "arbroker/actors/deadline_timer.hpp"
 #include "arbroker/actors/engine.hpp"
@@ -30,10 +31,13 @@ struct broker_config {
   /// Candidates each cluster sends per probe, its best by the request's preferences; the
   /// rest are asked for only when the reserve tries get past them (0: all at once).
   int probe_keep = 4;
+  /// Long-lived actors that run the elastic requests (each many at once), in turn.
+  int elastic_workers = 32;
 };
 
-/// The grid reservation service (GRS, the broker). Per elastic request it spawns a worker
-/// that runs the 8 steps of paper 000 Sec. 2.2; per co-reservation a co-reservation agent.
+/// The grid reservation service (GRS, the broker). Elastic requests go in turn to a pool of
+/// `elastic_workers` long-lived workers that run the 8 steps of paper 000 Sec. 2.2 (a worker
+/// that dies is replaced); per co-reservation it spawns a co-reservation agent.
 /// Elastic requests that name a matchmaking policy go to its one matchmaker (an unknown
 /// policy is refused at once with errc::invalid_parameter naming the valid ones).
 /// It monitors them and answers the client itself (errc::lrms_failure) if one dies without
@@ -49,16 +53,22 @@ struct broker_config {
 struct broker_state {
   broker_config cfg;
   std::uint64_t next_request = 1;
-  caf::actor matchmaker;  ///< linked: ends with the broker
-  /// Workers still owing their client an answer, and how to tell the client if they die
-  /// first (CAF 0.17 drops an unfulfilled promise silently).
+  caf::actor matchmaker;                    ///< linked: ends with the broker
+  std::vector<caf::actor> elastic_workers;  ///< linked; a dead one is replaced
+  std::size_t next_elastic_worker = 0;
+  /// Requests whose worker (or agent) still owes the client an answer, by request number,
+  /// and how to tell the client if the worker dies first (CAF 0.17 drops an unfulfilled
+  /// promise silently).
   struct worker_entry {
     caf::actor handle;
-    timestamp deadline;                     ///< told to give up (timeout_atom) at this time
+    timestamp deadline;        ///< the worker is told to give up (timeout_atom) at this time
+    bool pooled;               ///< an elastic worker (told which request), not an agent of its own
+    caf::response_promise rp;  ///< the client's (pooled: answered from here)
     std::function<void(std::string)> tell;  ///< answers the client if the worker dies
   };
-  std::map<caf::actor_addr, worker_entry> workers;
-  deadline_timer<caf::actor_addr> deadlines;  ///< of the workers, behind one timer
+  std::map<std::uint64_t, worker_entry> workers;
+  std::map<caf::actor_addr, std::uint64_t> agents;  ///< the request of each agent in `workers`
+  deadline_timer<std::uint64_t> deadlines;          ///< of the requests in flight, behind one timer
   /// The GIS's clusters, kept current by its pushes (directory_subscription.hpp).
   directory_view directory;
   static inline const char* name = "arb.broker";
