@@ -16,6 +16,7 @@ packages=(
   nlohmann-json3-dev         # the CLI's JSON output
   clang libclang-rt-14-dev   # the API's libFuzzer target
   libsqlite3-dev             # embedded store
+  libjemalloc-dev            # allocator of the executables (messages cross threads)
   libgtest-dev libgmock-dev  # tests
   librapidcheck-dev          # property tests
   libbenchmark-dev           # benchmarks
