@@ -117,9 +117,15 @@ msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp
         msg::wire(errc::invalid_parameter, "keep must be >= 0, not " + std::to_string(req.keep));
     return out;
   }
-  std::vector<candidate> fit;
-  fit.reserve(cands->size());
-  for (auto& c : *cands) {
+  // Step 5 on this side: the esr filter for all, then availability and price. When only the
+  // best `keep` are wanted and the preferences start with what the slot alone decides (the
+  // end, say), availability and price are computed in that order and only as far down as
+  // the best `keep` can still reach: candidates strictly worse on that prefix than the
+  // keep-th available one cannot be among the best (the rest is fetched by a refill).
+  std::vector<std::size_t> passed;  // indices into *cands that passed the esr threshold
+  passed.reserve(cands->size());
+  for (std::size_t i = 0; i < cands->size(); ++i) {
+    auto& c = (*cands)[i];
     if (want_esr) {
       switch (req.esr_method) {
         case msg::esr_static_method:
@@ -133,25 +139,47 @@ msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp
       }
       if (req.esr_threshold >= 0 && *c.props.esr < req.esr_threshold) continue;
     }
-    ++out.above_threshold;
+    passed.push_back(i);
+  }
+  out.above_threshold = static_cast<std::int32_t>(passed.size());
+  const preferences prefix = prefs ? slot_prefix(*prefs) : preferences{};
+  const bool lazy = req.keep > 0 && !prefix.empty();
+  if (lazy)
+    std::stable_sort(passed.begin(), passed.end(), [&](std::size_t a, std::size_t b) {
+      return compare_candidates((*cands)[a], (*cands)[b], prefix) < 0;
+    });
+  std::vector<std::size_t> fit_index;  // into *cands, of the candidates that fit
+  std::size_t checked = 0;
+  for (; checked < passed.size(); ++checked) {
+    auto& c = (*cands)[passed[checked]];
+    if (lazy && fit_index.size() >= static_cast<std::size_t>(req.keep) &&
+        compare_candidates(c, (*cands)[fit_index.back()], prefix) > 0)
+      break;  // this one and all after it are worse than keep fitting ones
     if (req.check_availability) {
       if (c.start < now) continue;
       if (req.local_jobs_preferred && c.start < view_.t_wkl) continue;
       auto free = profile.min_free(c.start, c.end);
       if (!free || *free < c.np) continue;
     }
-    if (want_cost) {  // priced last: only what is returned
+    if (want_cost) {  // priced last: only what may be returned
       auto cost = cfg_.cost.cost(c.start, c.end, c.np, req.user);
       if (!cost) {
         out.error = msg::to_wire(cost.err());
-        out.slots.clear();
         return out;
       }
       c.props.cost = *cost;
     }
-    fit.push_back(std::move(c));
+    fit_index.push_back(passed[checked]);
   }
-  out.available = static_cast<std::int32_t>(fit.size());
+  // Ties keep the generation order, as if every candidate had been checked.
+  std::sort(fit_index.begin(), fit_index.end());
+  std::vector<candidate> fit;
+  fit.reserve(fit_index.size());
+  for (auto i : fit_index)
+    fit.push_back(std::move((*cands)[i]));
+  // Exact when every candidate was checked; otherwise those that fit plus those unchecked
+  // (the worker only asks whether the cluster held some back).
+  out.available = static_cast<std::int32_t>(fit.size() + (passed.size() - checked));
   const std::size_t send = req.keep > 0 ? std::min<std::size_t>(fit.size(), req.keep) : fit.size();
   out.slots.reserve(send);
   if (prefs) {

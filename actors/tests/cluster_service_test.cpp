@@ -102,6 +102,43 @@ TEST_F(fixture, ProbeDropsWhatTheViewCannotFitAndWhatBypassesLocalJobs) {
   EXPECT_EQ(svc->probe(p, now).slots.size(), 16u);
 }
 
+TEST_F(fixture, ProbeForTheBestFewSendsTheHeadOfTheFullRanking) {
+  // Part of the cluster is taken at different times, so that availability drops candidates
+  // here and there; Amdahl speedup makes the cost differ by CPU count.
+  ASSERT_TRUE(svc->prepare(hold("t1", now + 1800, 3600, 40), now).error.ok());
+  ASSERT_TRUE(svc->prepare(hold("t2", now + 3 * 3600, 1800, 56), now).error.ok());
+  ASSERT_TRUE(svc->prepare(hold("t3", now + 5 * 3600, 7200, 24), now).error.ok());
+  for (const std::string prefer :
+       {"end,cost", "end", "start,cost", "-np,end,cost", "cost,end", "duration,-esr,cost",
+        "site,end,cost", "-end,cost", "start,-cost"}) {  // ties on start: the price decides
+    auto req = probe_req(now, now + 8 * 3600);
+    req.speedup = msg::to_spec(*speedup_model::amdahl(0.1));
+    req.tsn_max = 8;
+    req.prefer = prefer;
+    req.keep = 0;  // everything, best first
+    const auto full = svc->probe(req, now);
+    ASSERT_TRUE(full.error.ok()) << full.error.message;
+    ASSERT_GT(full.available, 4) << prefer;
+    for (int keep = 1; keep <= 6; ++keep) {
+      SCOPED_TRACE("prefer " + prefer + ", keep " + std::to_string(keep));
+      req.keep = keep;
+      const auto best = svc->probe(req, now);
+      ASSERT_TRUE(best.error.ok()) << best.error.message;
+      ASSERT_EQ(best.slots.size(), static_cast<std::size_t>(keep));
+      for (int i = 0; i < keep; ++i) {
+        const auto& a = best.slots[static_cast<std::size_t>(i)];
+        const auto& b = full.slots[static_cast<std::size_t>(i)];
+        EXPECT_EQ(std::tie(a.start, a.end, a.np), std::tie(b.start, b.end, b.np)) << i;
+        EXPECT_DOUBLE_EQ(a.cost, b.cost);
+      }
+      // It may not know how many more fit, but never hides that some do.
+      EXPECT_GT(best.available, keep);
+      EXPECT_EQ(best.generated, full.generated);
+      EXPECT_EQ(best.above_threshold, full.above_threshold);
+    }
+  }
+}
+
 TEST_F(fixture, PrepareHoldsCapacityCommitKeepsIt) {
   auto h = svc->prepare(hold("t1", now + 100, 3600, 40), now);
   ASSERT_TRUE(h.error.ok()) << h.error.message;

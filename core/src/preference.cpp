@@ -151,6 +151,19 @@ result<std::vector<std::vector<std::size_t>>> preference_leaves(
   return leaves;
 }
 
+preferences slot_prefix(const preferences& prefs) {
+  preferences out;
+  for (const auto& o : prefs) {
+    if (o.attribute == objective_attribute::cost || o.attribute == objective_attribute::esr) break;
+    out.push_back(o);
+  }
+  return out;
+}
+
+int compare_candidates(const candidate& a, const candidate& b, const preferences& prefs) {
+  return compare_all(a, b, prefs);
+}
+
 result<std::vector<std::size_t>> preference_order(const std::vector<candidate>& candidates,
                                                   const preferences& prefs, std::size_t limit) {
   if (auto ok = check_properties(candidates, prefs); !ok) return ok.err();

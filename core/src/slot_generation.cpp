@@ -82,6 +82,9 @@ result<std::vector<candidate>> generate_candidates(const site_description& site,
   if (!rnp) return rnp.err();
   const duration dur_max = let - est;
   std::vector<candidate> out;
+  // Up to tsn_max start times per size (a probe reallocated its way up otherwise); bounded,
+  // since tsn_max comes from the request and the window may hold far fewer.
+  out.reserve(rnp->size() * static_cast<std::size_t>(std::clamp(limits.tsn_max, 1, 64)));
   for (int n : *rnp) {
     auto dur_n = adapt_duration(sp, req.dur_ref, req.np_ref, n);
     if (!dur_n) return dur_n.err();

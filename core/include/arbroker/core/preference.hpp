@@ -45,4 +45,14 @@ result<std::vector<std::size_t>> preference_order(const std::vector<candidate>& 
                                                   const preferences& prefs,
                                                   std::size_t limit = SIZE_MAX);
 
+/// The leading objectives of `prefs` that a candidate's slot decides by itself (end, start,
+/// np, duration, site), up to the first that needs a computed property (cost, esr). Whoever
+/// wants only the best few of many candidates can order them by this prefix first and
+/// compute properties only as far down as the prefix still ties (cluster_service::probe).
+preferences slot_prefix(const preferences& prefs);
+
+/// Three-way comparison under `prefs`, better first (< 0); 0 when equal under every
+/// objective. The properties `prefs` names must be present.
+int compare_candidates(const candidate& a, const candidate& b, const preferences& prefs);
+
 }  // namespace arbroker

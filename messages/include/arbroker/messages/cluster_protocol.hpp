@@ -82,7 +82,9 @@ struct probe_reply {
   std::int64_t earliest_fit = -1;     ///< busy-time hint: earliest start of the smallest size
   std::vector<start_window> windows;  ///< when asked for
   wire_error error;
-  std::int32_t available = 0;  ///< slots that passed every filter (more than sent if kept)
+  /// Slots that passed every filter (more than sent if kept); with `keep`, those checked that
+  /// passed plus those left unchecked, so that it exceeds the slots sent whenever more may fit.
+  std::int32_t available = 0;
 
   friend bool operator==(const probe_reply&, const probe_reply&) = default;
 };
