@@ -13,28 +13,38 @@
 namespace arbroker::stress {
 
 struct client_state {
-  /// Reservations the client holds: one id for an elastic booking, k for a co-reservation.
+  /// Reservations a client holds: one id for an elastic booking, k for a co-reservation.
   struct booking {
     std::vector<std::string> ids;
     msg::reservation_info terms;  ///< of an elastic booking (for modify)
     bool elastic = true;
   };
+  /// One logical client: its planned operations, run one after the other.
+  struct client {
+    std::vector<planned_op> ops;
+    std::size_t next = 0;
+    std::deque<booking> bookings;
+    client_report report;
+    std::chrono::steady_clock::time_point started;
+  };
   caf::actor broker;
   caf::actor collector;
-  std::vector<planned_op> ops;
-  std::size_t next = 0;
-  std::deque<booking> bookings;
-  client_report report;
-  std::chrono::steady_clock::time_point started;
+  std::vector<client> clients;  ///< never resized once running (indices are handles)
+  std::size_t running = 0;      ///< clients not yet done
   static inline const char* name = "arb.stress.client";
 };
 
+/// An actor running `plans.size()` logical clients, client `first_id + i` with plan i, each
+/// with one operation in flight at a time (as the node's gateway serves many network
+/// clients from one actor). Each reports to the collector when done.
 caf::behavior client_actor(caf::stateful_actor<client_state>* self, caf::actor broker,
-                           caf::actor collector, std::int32_t id, std::vector<planned_op> ops);
+                           caf::actor collector, std::int32_t first_id,
+                           std::vector<std::vector<planned_op>> plans);
 
-/// Spawns `count` clients in batches from inside an actor (spawning thousands from a
-/// non-actor thread stalls CAF 0.17's work-stealing scheduler).
+/// Spawns the client actors, `per_actor` logical clients each, in batches from inside an
+/// actor (spawning thousands from a non-actor thread stalls CAF 0.17's work-stealing
+/// scheduler).
 caf::behavior launcher_actor(caf::event_based_actor* self, caf::actor broker, caf::actor collector,
-                             std::vector<std::vector<planned_op>> plans);
+                             std::vector<std::vector<planned_op>> plans, std::size_t per_actor);
 
 }  // namespace arbroker::stress

@@ -130,7 +130,8 @@ int run(const stress_options& o) {
       "arb-stress: {} clusters, {} clients x {} requests = {} requests, seed {}, {} threads\n",
       o.clusters, o.clients, o.requests_per_client, total, o.seed, o.threads);
   const auto t0 = std::chrono::steady_clock::now();
-  auto launcher = sys.spawn(launcher_actor, broker, caf::actor{self}, std::move(plans));
+  auto launcher = sys.spawn(launcher_actor, broker, caf::actor{self}, std::move(plans),
+                            static_cast<std::size_t>(o.clients_per_actor));
   self->send(launcher, start_atom::value);
 
   std::vector<client_report> reports;
@@ -272,6 +273,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000));
   app.add_option("--seed", o.seed, "seed of the request mix");
   app.add_option("--threads", o.threads, "scheduler threads")->check(CLI::Range(1, 64));
+  app.add_option("--clients-per-actor", o.clients_per_actor,
+                 "logical clients one actor runs, each with one request in flight (as the "
+                 "node's gateway serves all its network clients from one actor)")
+      ->check(CLI::Range(1, 1000000));
   app.add_option("--elastic-workers", o.elastic_workers, "the broker's elastic workers")
       ->check(CLI::Range(1, 4096));
   app.add_option("--np-min", o.np_min, "smallest CPU count asked for")->check(CLI::Range(1, 4096));
