@@ -145,8 +145,9 @@ msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp
   const preferences prefix = prefs ? slot_prefix(*prefs) : preferences{};
   const bool lazy = req.keep > 0 && !prefix.empty();
   if (lazy)
-    std::stable_sort(passed.begin(), passed.end(), [&](std::size_t a, std::size_t b) {
-      return compare_candidates((*cands)[a], (*cands)[b], prefix) < 0;
+    std::sort(passed.begin(), passed.end(), [&](std::size_t a, std::size_t b) {
+      const int c = compare_candidates((*cands)[a], (*cands)[b], prefix);
+      return c != 0 ? c < 0 : a < b;  // stable: ties in generation order
     });
   std::vector<std::size_t> fit_index;  // into *cands, of the candidates that fit
   std::size_t checked = 0;

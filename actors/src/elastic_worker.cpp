@@ -71,21 +71,36 @@ void undo_late_grant(self_ptr self, const job_ptr& j, const std::string& site,
       .then([j](const msg::ack_reply&) {}, [j](caf::error&) {});
 }
 
-void rank(self_ptr self, const job_ptr& j) {
+// Ranks the candidates, but sorts only the first `upto` of them: most requests are placed by
+// their first try. The order is total (ties by index), so a longer prefix sorted later
+// starts with this one. False when it failed (and answered).
+bool rank_upto(self_ptr self, const job_ptr& j, std::size_t upto) {
   auto& st = *j;
-  auto order = preference_order(st.candidates, st.prefs);
-  if (!order) return fail_with(self, j, order.err().code, order.err().message);
+  auto order = preference_order(st.candidates, st.prefs, upto);
+  if (!order) {
+    fail_with(self, j, order.err().code, order.err().message);
+    return false;
+  }
   st.order = std::move(*order);
-  st.next = 0;
   // A cluster that sent only its best few: past the last of them, what it did not send may
   // rank better than the candidates that follow, so those are fetched first (refill).
-  st.boundary = st.order.size();
+  st.boundary = st.candidates.size();
   for (std::size_t pos = 0; pos < st.order.size(); ++pos)
     if (st.cut_after[st.order[pos]]) {
       st.boundary = pos;
       break;
     }
-  if (st.req.mode == msg::mode_whatif) {
+  return true;
+}
+
+constexpr std::size_t first_ranked = 8;
+
+void rank(self_ptr self, const job_ptr& j) {
+  auto& st = *j;
+  st.next = 0;
+  const bool whatif = st.req.mode == msg::mode_whatif;  // shows the whole ranking
+  if (!rank_upto(self, j, whatif ? SIZE_MAX : first_ranked)) return;
+  if (whatif) {
     msg::elastic_reply r;
     r.ranked.reserve(st.order.size());
     for (auto i : st.order)
@@ -145,9 +160,13 @@ void commit(self_ptr self, const job_ptr& j, const candidate& c, const std::stri
 // others and leaving out what was tried, then ranks again.
 void refill(self_ptr self, const job_ptr& j) {
   auto& st = *j;
+  std::vector<bool> tried(st.candidates.size(), false);
+  for (std::size_t pos = 0; pos < st.next && pos < st.order.size(); ++pos)
+    tried[st.order[pos]] = true;
   std::vector<candidate> kept;
-  for (std::size_t pos = st.next; pos < st.order.size(); ++pos) {
-    const auto& c = st.candidates[st.order[pos]];
+  for (std::size_t i = 0; i < st.candidates.size(); ++i) {
+    const auto& c = st.candidates[i];
+    if (tried[i]) continue;
     if (auto* f = find_fit(st, c.site); f && !f->held_back) kept.push_back(c);
   }
   st.candidates = std::move(kept);
@@ -182,6 +201,9 @@ void on_prepared(self_ptr self, const job_ptr& j, const candidate& c, const std:
 void try_next(self_ptr self, const job_ptr& j) {
   auto& st = *j;
   if (st.done) return;
+  if (st.next >= st.order.size() && st.order.size() < st.candidates.size() &&
+      !rank_upto(self, j, std::max(first_ranked, 4 * st.order.size())))
+    return;
   if (st.next > st.boundary && st.tries < self->state.cfg.max_tries) return refill(self, j);
   if (st.next >= st.order.size() || st.tries >= self->state.cfg.max_tries) {
     std::string why = st.candidates.empty()

@@ -246,6 +246,60 @@ TEST_F(broker_test, AFixedSlotOnOneClusterIsPreparedWithoutAProbe) {
   sched.run();
 }
 
+TEST_F(broker_test, TriesGoOnInPreferenceOrderFarDownTheRanking) {
+  // A stand-in that offers 20 one-hour slots in scrambled order and refuses every prepare
+  // but the one for the 13th earliest end: the worker ranks only the head of its candidates
+  // at first and must sort further, in the same order, as its tries go on.
+  std::vector<timestamp> tried_ends;
+  const timestamp base = now + 3600;
+  auto many = sys.spawn([&](caf::event_based_actor*) -> caf::behavior {
+    return {
+        [&](const msg::probe_request& p) {
+          msg::probe_reply r;
+          r.cluster = "many";
+          for (int i = 0; i < 20; ++i) {
+            const timestamp start = base + ((i * 7) % 20) * 600;  // a permutation of 0..19
+            msg::slot sl;
+            sl.cluster = "many";
+            sl.start = start;
+            sl.end = start + 3600;
+            sl.np = p.np_min;
+            sl.cost = 1;
+            sl.flags = msg::slot::has_cost;
+            r.slots.push_back(sl);
+          }
+          r.generated = r.above_threshold = r.available = 20;
+          return r;
+        },
+        [&](const msg::prepare_request& p) {
+          tried_ends.push_back(p.end);
+          msg::prepare_reply r;
+          r.txn = p.txn;
+          if (p.end == base + 12 * 600 + 3600)
+            r.reservation_id = "many/1";
+          else
+            r.error = msg::wire(errc::busy, "stand-in: taken");
+          return r;
+        },
+    };
+  });
+  msg::cluster_info info;
+  info.name = "many";
+  info.cpus = 16;
+  info.pp = 1000;
+  ASSERT_TRUE(ask<msg::ack_reply>(gis, register_atom::value, info, many).error.ok());
+  auto req = elastic(3600, 24 * 3600, 8, 8, 3600, 8);
+  req.clusters = {"many"};
+  auto reply = ask<msg::elastic_reply>(broker, req);
+  ASSERT_TRUE(reply.error.ok()) << reply.error.message;
+  EXPECT_EQ(reply.reservation.id, "many/1");
+  ASSERT_EQ(tried_ends.size(), 13u);
+  for (std::size_t i = 0; i < tried_ends.size(); ++i)
+    EXPECT_EQ(tried_ends[i], base + static_cast<timestamp>(i) * 600 + 3600) << i;
+  self->send_exit(many, caf::exit_reason::user_shutdown);
+  sched.run();
+}
+
 // A stand-in service that grants every prepare, but only when told to ("go"), and notes the
 // cancels it gets: a prepare still on its way when its request times out.
 struct slow_service {
