@@ -42,6 +42,21 @@ caf::behavior crs_actor(self_ptr self, std::shared_ptr<cluster_service> service,
       [=, &svc](const msg::probe_request& r) {
         return guarded<msg::probe_reply>([&] { return svc.probe(r, now()); });
       },
+      [=, &svc](std::uint64_t tag, const msg::probe_request& r) {
+        return caf::make_message(tag,
+                                 guarded<msg::probe_reply>([&] { return svc.probe(r, now()); }));
+      },
+      [=, &svc](std::uint64_t tag, const msg::prepare_request& r) {
+        return caf::make_message(tag, guarded<msg::prepare_reply>([&] {
+                                   auto reply = svc.prepare(r, now());
+                                   arm(self);
+                                   return reply;
+                                 }));
+      },
+      [=, &svc](std::uint64_t tag, const msg::commit_request& r) {
+        return caf::make_message(tag,
+                                 guarded<msg::ack_reply>([&] { return svc.commit(r, now()); }));
+      },
       [=, &svc](const msg::probe_batch_request& r) {
         return guarded<msg::probe_batch_reply>([&] {
           msg::probe_batch_reply out;

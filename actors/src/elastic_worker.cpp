@@ -47,6 +47,22 @@ void guarded(self_ptr self, const job_ptr& j, F&& step) {
 void try_next(self_ptr self, const job_ptr& j);
 void probe(self_ptr self, const job_ptr& j, std::size_t cluster);
 
+// Monitors a service before the first tagged call to it, so that calls to a service that
+// goes away are answered (with nullptr) instead of waiting for the request's deadline.
+caf::actor_addr watch(self_ptr self, const caf::actor& service) {
+  auto addr = service.address();
+  if (self->state.watched.insert(addr).second) self->monitor(service);
+  return addr;
+}
+
+void on_service_down(self_ptr self, const caf::down_msg& dm) {
+  auto& st = self->state;
+  st.watched.erase(dm.source);  // a later call to it monitors it again and learns at once
+  st.probes.lost(dm.source);
+  st.prepares.lost(dm.source);
+  st.commits.lost(dm.source);
+}
+
 elastic_job::fit_cluster* find_fit(elastic_job& st, const std::string& name) {
   for (auto& f : st.fit)
     if (f.entry->info.name == name) return &f;
@@ -136,24 +152,24 @@ void commit(self_ptr self, const job_ptr& j, const candidate& c, const std::stri
     return finish(self, j, std::move(r));
   }
   st.awaiting = true;
-  self->request(service_of(st, c.site), caf::infinite, msg::commit_request{txn, {}, {}})
-      .then(
-          [self, j, info](const msg::ack_reply& ack) mutable {
-            j->awaiting = false;
-            if (j->done) return undo_late_grant(self, j, info.cluster, info.id);
-            if (!ack.error.ok())  // e.g. the hold expired meanwhile
-              return guarded(self, j, [&] { try_next(self, j); });
-            info.state = static_cast<std::uint8_t>(reservation_state::committed);
-            info.expiry = 0;
-            msg::elastic_reply r;
-            r.reservation = std::move(info);
-            finish(self, j, std::move(r));
-          },
-          [self, j](caf::error&) {
-            j->awaiting = false;
-            if (j->done) return;
-            guarded(self, j, [&] { try_next(self, j); });
-          });
+  const auto& service = service_of(st, c.site);
+  const auto tag =
+      self->state.commits.add(watch(self, service), [self, j, info](msg::ack_reply* ack) mutable {
+        j->awaiting = false;
+        if (!ack) {  // the service is gone: its hold went with it
+          if (j->done) return;
+          return guarded(self, j, [&] { try_next(self, j); });
+        }
+        if (j->done) return undo_late_grant(self, j, info.cluster, info.id);
+        if (!ack->error.ok())  // e.g. the hold expired meanwhile
+          return guarded(self, j, [&] { try_next(self, j); });
+        info.state = static_cast<std::uint8_t>(reservation_state::committed);
+        info.expiry = 0;
+        msg::elastic_reply r;
+        r.reservation = std::move(info);
+        finish(self, j, std::move(r));
+      });
+  self->send(service, tag, msg::commit_request{txn, {}, {}});
 }
 
 // Asks every cluster that held candidates back for all of them, keeping what is left of the
@@ -230,16 +246,15 @@ void try_next(self_ptr self, const job_ptr& j) {
                          st.req.local_jobs_preferred,
                          st.req.mode == msg::mode_reserve};
   st.awaiting = true;
-  self->request(service_of(st, c.site), caf::infinite, std::move(p))
-      .then(
-          [self, j, c, txn, expiry](const msg::prepare_reply& r) {
-            guarded(self, j, [&] { on_prepared(self, j, c, txn, expiry, r); });
-          },
-          [self, j](caf::error&) {
-            j->awaiting = false;
-            if (j->done) return;
-            guarded(self, j, [&] { try_next(self, j); });
-          });
+  const auto& service = service_of(st, c.site);
+  const auto tag = self->state.prepares.add(
+      watch(self, service), [self, j, c, txn, expiry](msg::prepare_reply* r) {
+        if (r) return guarded(self, j, [&] { on_prepared(self, j, c, txn, expiry, *r); });
+        j->awaiting = false;
+        if (j->done) return;
+        guarded(self, j, [&] { try_next(self, j); });
+      });
+  self->send(service, tag, std::move(p));
 }
 
 bool was_tried(const elastic_job& st, const candidate& c) {
@@ -309,17 +324,15 @@ msg::probe_request probe_for(const broker_config& cfg, const elastic_job& st,
 void probe(self_ptr self, const job_ptr& j, std::size_t cluster) {
   auto& st = *j;
   const auto& f = st.fit[cluster];
-  self->request(f.entry->crs, caf::infinite, probe_for(self->state.cfg, st, f))
-      .then(
-          [self, j, cluster](const msg::probe_reply& r) {
-            guarded(self, j, [&] { on_probe_reply(self, j, r, cluster); });
-          },
-          [self, j, cluster](caf::error& e) {
-            msg::probe_reply r;
-            r.cluster = j->fit[cluster].entry->info.name;
-            r.error = msg::wire(errc::unreachable, self->system().render(e));
-            guarded(self, j, [&] { on_probe_reply(self, j, r, cluster); });
-          });
+  const auto tag =
+      self->state.probes.add(watch(self, f.entry->crs), [self, j, cluster](msg::probe_reply* r) {
+        if (r) return guarded(self, j, [&] { on_probe_reply(self, j, *r, cluster); });
+        msg::probe_reply gone;
+        gone.cluster = j->fit[cluster].entry->info.name;
+        gone.error = msg::wire(errc::unreachable, "the cluster's reservation service is gone");
+        guarded(self, j, [&] { on_probe_reply(self, j, gone, cluster); });
+      });
+  self->send(f.entry->crs, tag, probe_for(self->state.cfg, st, f));
 }
 
 // A request for exactly one slot on exactly one cluster ("4 CPUs on berlin64 from 10:00 to
@@ -413,6 +426,7 @@ std::string txn_base_of(const broker_config& cfg, std::uint64_t id) {
 caf::behavior elastic_worker(self_ptr self, broker_config cfg) {
   self->state.cfg = std::move(cfg);
   ignore_stray_messages(self);
+  self->set_down_handler([self](const caf::down_msg& dm) { on_service_down(self, dm); });
   subscribe_directory(self, self->state.cfg.gis, self->state.directory);
   return {
       directory_updates(self->state.directory),
@@ -425,6 +439,9 @@ caf::behavior elastic_worker(self_ptr self, broker_config cfg) {
         guarded(self, j, [&] { start(self, j, std::move(req)); });
         return j->rp;
       },
+      [self](std::uint64_t tag, msg::probe_reply& r) { self->state.probes.complete(tag, r); },
+      [self](std::uint64_t tag, msg::prepare_reply& r) { self->state.prepares.complete(tag, r); },
+      [self](std::uint64_t tag, msg::ack_reply& r) { self->state.commits.complete(tag, r); },
       [self](timeout_atom, std::uint64_t id) {
         auto it = self->state.jobs.find(id);
         if (it == self->state.jobs.end()) return;  // answered already

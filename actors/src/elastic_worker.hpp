@@ -10,9 +10,11 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "arbroker/actors/broker.hpp"
+#include "arbroker/actors/tagged_calls.hpp"
 #include "arbroker/core/candidate.hpp"
 #include "arbroker/core/preference.hpp"
 #include "arbroker/core/request.hpp"
@@ -65,6 +67,11 @@ struct elastic_worker_state {
   broker_config cfg;
   directory_view directory;
   std::unordered_map<std::uint64_t, std::shared_ptr<elastic_job>> jobs;  ///< not yet answered
+  /// Calls to cluster services in flight, answered by tag (see tagged_calls.hpp).
+  tagged_calls<msg::probe_reply> probes;
+  tagged_calls<msg::prepare_reply> prepares;
+  tagged_calls<msg::ack_reply> commits;
+  std::unordered_set<caf::actor_addr> watched;  ///< services monitored
   static inline const char* name = "arb.elastic_worker";
 };
 

@@ -202,20 +202,21 @@ TEST_F(broker_test, AFixedSlotOnOneClusterIsPreparedWithoutAProbe) {
   int probes = 0, prepares = 0;
   auto solo = sys.spawn([&](caf::event_based_actor*) -> caf::behavior {
     return {
-        [&](const msg::probe_request&) {
+        // Tagged, as the broker's elastic workers call services (crs.hpp).
+        [&](std::uint64_t tag, const msg::probe_request&) {
           ++probes;
           msg::probe_reply r;
           r.cluster = "solo";
           r.error = msg::wire(errc::busy, "stand-in: no candidates");
-          return r;
+          return caf::make_message(tag, r);
         },
-        [&](const msg::prepare_request& p) {
+        [&](std::uint64_t tag, const msg::prepare_request& p) {
           ++prepares;
           msg::prepare_reply r;
           r.txn = p.txn;
           r.reservation_id = "solo/1";
           r.cost = 42;
-          return r;
+          return caf::make_message(tag, r);
         },
     };
   });
@@ -254,7 +255,7 @@ TEST_F(broker_test, TriesGoOnInPreferenceOrderFarDownTheRanking) {
   const timestamp base = now + 3600;
   auto many = sys.spawn([&](caf::event_based_actor*) -> caf::behavior {
     return {
-        [&](const msg::probe_request& p) {
+        [&](std::uint64_t tag, const msg::probe_request& p) {
           msg::probe_reply r;
           r.cluster = "many";
           for (int i = 0; i < 20; ++i) {
@@ -269,9 +270,9 @@ TEST_F(broker_test, TriesGoOnInPreferenceOrderFarDownTheRanking) {
             r.slots.push_back(sl);
           }
           r.generated = r.above_threshold = r.available = 20;
-          return r;
+          return caf::make_message(tag, r);
         },
-        [&](const msg::prepare_request& p) {
+        [&](std::uint64_t tag, const msg::prepare_request& p) {
           tried_ends.push_back(p.end);
           msg::prepare_reply r;
           r.txn = p.txn;
@@ -279,7 +280,7 @@ TEST_F(broker_test, TriesGoOnInPreferenceOrderFarDownTheRanking) {
             r.reservation_id = "many/1";
           else
             r.error = msg::wire(errc::busy, "stand-in: taken");
-          return r;
+          return caf::make_message(tag, r);
         },
     };
   });
@@ -300,11 +301,55 @@ TEST_F(broker_test, TriesGoOnInPreferenceOrderFarDownTheRanking) {
   sched.run();
 }
 
+TEST_F(broker_test, AServiceThatDiesWhileAskedIsPassedOverAtOnce) {
+  // A stand-in that offers the best slot there is and ends when asked to prepare it.
+  int prepares = 0;
+  auto vanishing = sys.spawn([&](caf::event_based_actor* s) -> caf::behavior {
+    return {
+        [&](std::uint64_t tag, const msg::probe_request& p) {
+          msg::probe_reply r;
+          r.cluster = "vanishing";
+          msg::slot sl;
+          sl.cluster = "vanishing";
+          sl.start = p.est;
+          sl.end = p.est + 60;  // ends before anything "mid" can offer
+          sl.np = p.np_min;
+          sl.cost = 1;
+          sl.flags = msg::slot::has_cost;
+          r.slots.push_back(sl);
+          r.generated = r.above_threshold = r.available = 1;
+          return caf::make_message(tag, r);
+        },
+        [&, s](std::uint64_t, const msg::prepare_request&) {
+          ++prepares;
+          s->quit();  // no answer, ever
+        },
+    };
+  });
+  msg::cluster_info info;
+  info.name = "vanishing";
+  info.cpus = 16;
+  info.pp = 1000;
+  ASSERT_TRUE(ask<msg::ack_reply>(gis, register_atom::value, info, vanishing).error.ok());
+  auto req = elastic(3600, 4 * 3600, 4, 8, 3600, 8);
+  req.clusters = {"vanishing", "mid"};
+  auto h = self->request(broker, caf::infinite, req);
+  sched.run();  // no clock advance: an answer now cannot come from the request's deadline
+  EXPECT_EQ(prepares, 1);
+  ASSERT_FALSE(self->mailbox().empty()) << "the request waits for a service that is gone";
+  h.receive(
+      [](msg::elastic_reply& r) {
+        ASSERT_TRUE(r.error.ok()) << r.error.message;
+        EXPECT_EQ(r.reservation.cluster, "mid");
+      },
+      [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+}
+
 // A stand-in service that grants every prepare, but only when told to ("go"), and notes the
 // cancels it gets: a prepare still on its way when its request times out.
 struct slow_service {
   using go_atom = caf::atom_constant<caf::atom("go")>;
-  std::vector<caf::response_promise> waiting;
+  std::vector<std::pair<caf::response_promise, std::optional<std::uint64_t>>> waiting;
   std::vector<std::string> cancelled;
   caf::behavior operator()(caf::event_based_actor* s) {
     return {
@@ -317,16 +362,24 @@ struct slow_service {
           a.end = q.est + q.dur_ref;
           return a;
         },
-        [this, s](const msg::prepare_request&) {
+        [this, s](const msg::prepare_request&) {  // from the matchmaker
           auto rp = s->make_response_promise();
-          waiting.push_back(rp);
+          waiting.push_back({rp, std::nullopt});
+          return rp;
+        },
+        [this, s](std::uint64_t tag, const msg::prepare_request&) {  // an elastic worker
+          auto rp = s->make_response_promise();
+          waiting.push_back({rp, tag});
           return rp;
         },
         [this](go_atom) {
-          for (auto& rp : waiting) {
+          for (auto& [rp, tag] : waiting) {
             msg::prepare_reply r;
             r.reservation_id = "late/" + std::to_string(cancelled.size() + 1);
-            rp.deliver(r);
+            if (tag)
+              rp.deliver(*tag, r);
+            else
+              rp.deliver(r);
           }
           waiting.clear();
         },

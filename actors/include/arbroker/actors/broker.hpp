@@ -32,7 +32,7 @@ struct broker_config {
   /// rest are asked for only when the reserve tries get past them (0: all at once).
   int probe_keep = 4;
   /// Long-lived actors that run the elastic requests (each many at once), in turn.
-  int elastic_workers = 32;
+  int elastic_workers = 4;
 };
 
 /// The grid reservation service (GRS, the broker). Elastic requests go in turn to a pool of

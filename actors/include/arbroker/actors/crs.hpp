@@ -12,6 +12,11 @@ namespace arbroker {
 /// are released on time even when no other message arrives and no coordinator is left.
 /// Handlers never let an exception escape (it would kill the actor): an internal error is
 /// answered as errc::lrms_failure.
+///
+/// Probe, prepare and commit also come tagged, `(tag, request)`, sent as ordinary messages
+/// and answered `(tag, reply)`: coordinators with thousands of calls in flight (the
+/// broker's elastic workers) match answers to calls themselves, because CAF 0.17 keeps an
+/// actor's awaited responses in a flat map that it searches linearly (tagged_calls.hpp).
 struct crs_state {
   std::shared_ptr<cluster_service> service;
   clock_fn now;
