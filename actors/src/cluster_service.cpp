@@ -196,8 +196,12 @@ msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp
       out.slots.push_back(msg::to_slot(fit[i]));
   }
   // Paper 001's busy-time hint: where the smallest reservable size would fit first, even
-  // beyond the window, so a refused client learns when to ask again.
-  if (auto rnp = reservable_counts(site().sizes, req.np_min, req.np_max, cfg_.info.cpus)) {
+  // beyond the window, so a refused client learns when to ask again. Only when nothing in
+  // the window fits: the search walks every busy stretch from the earliest start on, which
+  // on a well-filled cluster cost more than the rest of the probe (and a probe with slots
+  // has shown where its cluster is free).
+  auto rnp = reservable_counts(site().sizes, req.np_min, req.np_max, cfg_.info.cpus);
+  if (out.slots.empty() && rnp) {
     const int n = rnp->front();
     if (auto dur = adapt_duration(*model, req.dur_ref, req.np_ref, n)) {
       timestamp from = std::max(req.est, now);
@@ -206,7 +210,6 @@ msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp
     }
   }
   if (req.want_windows) {
-    auto rnp = reservable_counts(site().sizes, req.np_min, req.np_max, cfg_.info.cpus);
     if (rnp) {
       for (int n : *rnp) {
         auto dur = adapt_duration(*model, req.dur_ref, req.np_ref, n);

@@ -76,10 +76,11 @@ auto inspect(Inspector& f, start_window& x) {
 struct probe_reply {
   std::string cluster;
   std::vector<slot> slots;
-  std::int32_t generated = 0;         ///< candidates before the threshold and availability filters
-  std::int32_t above_threshold = 0;   ///< candidates left after the esr threshold
-  std::int64_t t_wkl = 0;             ///< the admission bound (paper 000, Sec. 3.3.2)
-  std::int64_t earliest_fit = -1;     ///< busy-time hint: earliest start of the smallest size
+  std::int32_t generated = 0;        ///< candidates before the threshold and availability filters
+  std::int32_t above_threshold = 0;  ///< candidates left after the esr threshold
+  std::int64_t t_wkl = 0;            ///< the admission bound (paper 000, Sec. 3.3.2)
+  /// Busy-time hint: earliest start of the smallest size, when no slot in the window fits.
+  std::int64_t earliest_fit = -1;
   std::vector<start_window> windows;  ///< when asked for
   wire_error error;
   /// Slots that passed every filter (more than sent if kept); with `keep`, those checked that
