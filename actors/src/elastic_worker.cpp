@@ -76,15 +76,12 @@ const caf::actor& service_of(elastic_job& st, const std::string& cluster) {
 }
 
 // The client was already told "timeout" while a prepare or commit was on its way: what that
-// grants now is nobody's, so it is cancelled before the worker ends (a timed-out request
-// changes nothing).
-void undo_late_grant(self_ptr self, const job_ptr& j, const std::string& site,
-                     const std::string& reservation_id) {
-  auto& st = *j;
+// grants now is nobody's, so it is cancelled (a timed-out request changes nothing). Fire and
+// forget: the service's answer would only come back as a stray message.
+void undo_late_grant(const job_ptr& j, const std::string& site, const std::string& reservation_id) {
   if (reservation_id.empty()) return;
-  self->request(service_of(st, site), caf::infinite,
-                msg::cancel_request{st.req.user, reservation_id})
-      .then([j](const msg::ack_reply&) {}, [j](caf::error&) {});
+  if (auto* f = find_fit(*j, site))
+    caf::anon_send(f->entry->crs, msg::cancel_request{j->req.user, reservation_id});
 }
 
 // Ranks the candidates, but sorts only the first `upto` of them: most requests are placed by
@@ -160,7 +157,7 @@ void commit(self_ptr self, const job_ptr& j, const candidate& c, const std::stri
           if (j->done) return;
           return guarded(self, j, [&] { try_next(self, j); });
         }
-        if (j->done) return undo_late_grant(self, j, info.cluster, info.id);
+        if (j->done) return undo_late_grant(j, info.cluster, info.id);
         if (!ack->error.ok())  // e.g. the hold expired meanwhile
           return guarded(self, j, [&] { try_next(self, j); });
         info.state = static_cast<std::uint8_t>(reservation_state::committed);
@@ -205,7 +202,7 @@ void on_prepared(self_ptr self, const job_ptr& j, const candidate& c, const std:
                  timestamp expiry, const msg::prepare_reply& r) {
   auto& s = *j;
   s.awaiting = false;
-  if (s.done) return undo_late_grant(self, j, c.site, r.error.ok() ? r.reservation_id : "");
+  if (s.done) return undo_late_grant(j, c.site, r.error.ok() ? r.reservation_id : "");
   if (r.error.ok()) return commit(self, j, c, txn, r, expiry);
   if (r.refused_by == msg::refused_by_service) ++s.stats.rejected_by_service;
   if (r.refused_by == msg::refused_by_lrms) ++s.stats.rejected_by_lrms;

@@ -17,6 +17,16 @@ struct broker_test : engine_fixture {
     add_cluster("fast", 32, 2000, 4, 2.0);  // twice as fast, dearer
     add_cluster("mid", 16, 1000, 4, 1.0);
   }
+
+  // Registers a stand-in service (a test's own actor) as a 16-CPU cluster of power 1000.
+  void register_stand_in(const std::string& name, const caf::actor& service) {
+    msg::cluster_info info;
+    info.name = name;
+    info.cpus = 16;
+    info.pp = 1000;
+    auto ack = ask<msg::ack_reply>(gis, register_atom::value, info, service);
+    ASSERT_TRUE(ack.error.ok()) << ack.error.message;
+  }
 };
 
 TEST_F(broker_test, ElasticRequestLandsOnTheBestCandidate) {
@@ -220,11 +230,7 @@ TEST_F(broker_test, AFixedSlotOnOneClusterIsPreparedWithoutAProbe) {
         },
     };
   });
-  msg::cluster_info info;
-  info.name = "solo";
-  info.cpus = 16;
-  info.pp = 1000;
-  ASSERT_TRUE(ask<msg::ack_reply>(gis, register_atom::value, info, solo).error.ok());
+  ASSERT_NO_FATAL_FAILURE(register_stand_in("solo", solo));
   // Exactly 8 CPUs for exactly the window: one candidate, so no probe.
   auto fixed = elastic(3600, 3600, 8, 8, 3600, 8);
   fixed.clusters = {"solo"};
@@ -284,11 +290,7 @@ TEST_F(broker_test, TriesGoOnInPreferenceOrderFarDownTheRanking) {
         },
     };
   });
-  msg::cluster_info info;
-  info.name = "many";
-  info.cpus = 16;
-  info.pp = 1000;
-  ASSERT_TRUE(ask<msg::ack_reply>(gis, register_atom::value, info, many).error.ok());
+  ASSERT_NO_FATAL_FAILURE(register_stand_in("many", many));
   auto req = elastic(3600, 24 * 3600, 8, 8, 3600, 8);
   req.clusters = {"many"};
   auto reply = ask<msg::elastic_reply>(broker, req);
@@ -326,11 +328,7 @@ TEST_F(broker_test, AServiceThatDiesWhileAskedIsPassedOverAtOnce) {
         },
     };
   });
-  msg::cluster_info info;
-  info.name = "vanishing";
-  info.cpus = 16;
-  info.pp = 1000;
-  ASSERT_TRUE(ask<msg::ack_reply>(gis, register_atom::value, info, vanishing).error.ok());
+  ASSERT_NO_FATAL_FAILURE(register_stand_in("vanishing", vanishing));
   auto req = elastic(3600, 4 * 3600, 4, 8, 3600, 8);
   req.clusters = {"vanishing", "mid"};
   auto h = self->request(broker, caf::infinite, req);
@@ -394,11 +392,7 @@ struct slow_service {
 TEST_F(broker_test, WhatATimedOutRequestIsGrantedLateIsCancelled) {
   slow_service late;
   auto svc = sys.spawn([&](caf::event_based_actor* s) { return late(s); });
-  msg::cluster_info info;
-  info.name = "late";
-  info.cpus = 16;
-  info.pp = 1000;
-  ASSERT_TRUE(ask<msg::ack_reply>(gis, register_atom::value, info, svc).error.ok());
+  ASSERT_NO_FATAL_FAILURE(register_stand_in("late", svc));
   for (const std::string policy : {"", "ff"}) {  // the elastic worker, then the matchmaker
     SCOPED_TRACE("policy '" + policy + "'");
     auto req = elastic(3600, 3600, 8, 8, 3600, 8);
@@ -423,11 +417,7 @@ TEST_F(broker_test, WhatATimedOutRequestIsGrantedLateIsCancelled) {
 TEST_F(broker_test, AnElasticWorkerThatDiesIsReplacedAndItsRequestsAnswered) {
   slow_service late;
   auto svc = sys.spawn([&](caf::event_based_actor* s) { return late(s); });
-  msg::cluster_info info;
-  info.name = "late";
-  info.cpus = 16;
-  info.pp = 1000;
-  ASSERT_TRUE(ask<msg::ack_reply>(gis, register_atom::value, info, svc).error.ok());
+  ASSERT_NO_FATAL_FAILURE(register_stand_in("late", svc));
   auto* b = dynamic_cast<caf::stateful_actor<broker_state>*>(
       caf::actor_cast<caf::abstract_actor*>(broker));
   ASSERT_NE(b, nullptr);
