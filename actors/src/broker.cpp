@@ -148,38 +148,41 @@ caf::response_promise to_elastic_worker(self_ptr self, msg::elastic_request req)
   return rp;
 }
 
+// Passes the worker's answer to request `it` on to its client.
+template <class Reply>
+void answer(self_ptr self, std::map<std::uint64_t, broker_state::worker_entry>::iterator it,
+            Reply reply) {
+  auto rp = it->second.rp;
+  forget_request(self, it);
+  rp.deliver(std::move(reply));
+}
+
 void on_elastic_reply(self_ptr self, std::uint64_t id, msg::elastic_reply& r) {
   auto it = self->state.workers.find(id);
   if (it == self->state.workers.end() || !it->second.pooled) return;  // answered already
-  auto rp = it->second.rp;
-  forget_request(self, it);
-  rp.deliver(std::move(r));
+  answer(self, it, std::move(r));
 }
 
 // Hands a co-reservation to an agent of its own and passes its answer on to the client; if
 // the agent dies first, the client still gets an answer.
-caf::response_promise to_agent(self_ptr self, msg::coreservation_request req,
-                               std::string txn_base) {
+caf::response_promise to_agent(self_ptr self, msg::coreservation_request req) {
   using reply = msg::coreservation_reply;
-  const std::uint64_t id = self->state.next_request - 1;  // the number in txn_base
-  auto agent =
-      self->spawn(coreservation_agent, self->state.cfg, std::move(txn_base), self->state.directory);
+  const std::uint64_t id = self->state.next_request++;
+  auto agent = self->spawn(coreservation_agent, self->state.cfg, txn_base_of(self->state.cfg, id),
+                           self->state.directory);
   self->monitor(agent);
   self->state.agents.emplace(agent.address(), id);
   auto rp = self->make_response_promise();
   track<reply>(self, id, agent, false, rp);
   self->request(agent, caf::infinite, std::move(req))
       .then(
-          [self, rp, id](reply& r) mutable {
+          [self, id](reply& r) {
             if (auto it = self->state.workers.find(id); it != self->state.workers.end())
-              forget_request(self, it);
-            rp.deliver(std::move(r));
+              answer(self, it, std::move(r));
           },
-          [self, rp, id](caf::error& e) mutable {
-            auto it = self->state.workers.find(id);
-            if (it == self->state.workers.end()) return;  // already answered
-            forget_request(self, it);
-            rp.deliver(error_reply<reply>(errc::lrms_failure, self->system().render(e)));
+          [self, id](caf::error& e) {
+            if (auto it = self->state.workers.find(id); it != self->state.workers.end())
+              answer(self, it, error_reply<reply>(errc::lrms_failure, self->system().render(e)));
           });
   return rp;
 }
@@ -236,10 +239,10 @@ caf::behavior broker_actor(self_ptr self, broker_config cfg) {
     std::snprintf(hex, sizeof hex, "%08x%08x", rd(), rd());
     self->state.cfg.incarnation = hex;
   }
-  auto txn_base = [self] { return txn_base_of(self->state.cfg, self->state.next_request++); };
   // The matchmaker's transaction ids start with a txn base of ours, so they are as unique
   // as the workers'.
-  self->state.matchmaker = self->spawn<caf::linked>(matchmaker_actor, self->state.cfg, txn_base());
+  self->state.matchmaker = self->spawn<caf::linked>(
+      matchmaker_actor, self->state.cfg, txn_base_of(self->state.cfg, self->state.next_request++));
   self->state.elastic_workers.resize(
       static_cast<std::size_t>(std::max(1, self->state.cfg.elastic_workers)));
   for (std::size_t i = 0; i < self->state.elastic_workers.size(); ++i)
@@ -253,7 +256,7 @@ caf::behavior broker_actor(self_ptr self, broker_config cfg) {
         if (!req.policy.empty()) return to_matchmaker(self, std::move(req));
         return to_elastic_worker(self, std::move(req));
       },
-      [=](msg::coreservation_request& req) { return to_agent(self, std::move(req), txn_base()); },
+      [=](msg::coreservation_request& req) { return to_agent(self, std::move(req)); },
       [=](msg::cancel_request& req) { return route<msg::ack_reply>(self, std::move(req)); },
       [=](msg::modify_request& req) { return route<msg::query_reply>(self, std::move(req)); },
       [=](msg::query_request& req) { return route<msg::query_reply>(self, std::move(req)); },

@@ -136,14 +136,11 @@ void commit(self_ptr self, const job_ptr& j, const candidate& c, const std::stri
                              expiry,
                              0,
                              prepared.cost};
-  if (st.req.mode == msg::mode_hold) {
-    msg::elastic_reply r;
-    r.reservation = std::move(info);
-    return finish(self, j, std::move(r));
-  }
-  if (st.req.mode == msg::mode_reserve) {  // committed by the prepare itself
-    info.state = static_cast<std::uint8_t>(reservation_state::committed);
-    info.expiry = 0;
+  if (st.req.mode == msg::mode_hold || st.req.mode == msg::mode_reserve) {
+    if (st.req.mode == msg::mode_reserve) {  // committed by the prepare itself
+      info.state = static_cast<std::uint8_t>(reservation_state::committed);
+      info.expiry = 0;
+    }
     msg::elastic_reply r;
     r.reservation = std::move(info);
     return finish(self, j, std::move(r));
@@ -169,17 +166,19 @@ void commit(self_ptr self, const job_ptr& j, const candidate& c, const std::stri
   self->send(service, tag, msg::commit_request{txn, {}, {}});
 }
 
+bool was_tried(const elastic_job& st, const candidate& c) {
+  return std::any_of(st.tried.begin(), st.tried.end(), [&](const candidate& t) {
+    return t.site == c.site && t.start == c.start && t.end == c.end && t.np == c.np;
+  });
+}
+
 // Asks every cluster that held candidates back for all of them, keeping what is left of the
 // others and leaving out what was tried, then ranks again.
 void refill(self_ptr self, const job_ptr& j) {
   auto& st = *j;
-  std::vector<bool> tried(st.candidates.size(), false);
-  for (std::size_t pos = 0; pos < st.next && pos < st.order.size(); ++pos)
-    tried[st.order[pos]] = true;
   std::vector<candidate> kept;
-  for (std::size_t i = 0; i < st.candidates.size(); ++i) {
-    const auto& c = st.candidates[i];
-    if (tried[i]) continue;
+  for (const auto& c : st.candidates) {
+    if (was_tried(st, c)) continue;
     if (auto* f = find_fit(st, c.site); f && !f->held_back) kept.push_back(c);
   }
   st.candidates = std::move(kept);
@@ -252,12 +251,6 @@ void try_next(self_ptr self, const job_ptr& j) {
         guarded(self, j, [&] { try_next(self, j); });
       });
   self->send(service, tag, std::move(p));
-}
-
-bool was_tried(const elastic_job& st, const candidate& c) {
-  return std::any_of(st.tried.begin(), st.tried.end(), [&](const candidate& t) {
-    return t.site == c.site && t.start == c.start && t.end == c.end && t.np == c.np;
-  });
 }
 
 void on_probe_reply(self_ptr self, const job_ptr& j, const msg::probe_reply& r,

@@ -1,8 +1,8 @@
 #pragma once
 
-// The steps every short-lived worker of the broker (elastic worker, co-reservation agent)
-// takes the same way: take its one request, arm its deadline and pick its clusters, answer
-// its client exactly once and end. Internal.
+// The steps of a short-lived worker of the broker, an actor per request (the co-reservation
+// agent; elastic requests run on the pooled workers of elastic_worker.hpp): take its one
+// request, pick its clusters, answer its client exactly once and end. Internal.
 
 #include <exception>
 #include <string>

@@ -18,6 +18,19 @@ struct broker_test : engine_fixture {
     add_cluster("mid", 16, 1000, 4, 1.0);
   }
 
+  // A slot a stand-in service offers, priced 1.
+  static msg::slot priced_slot(const std::string& cluster, timestamp start, timestamp end,
+                               std::int32_t np) {
+    msg::slot sl;
+    sl.cluster = cluster;
+    sl.start = start;
+    sl.end = end;
+    sl.np = np;
+    sl.cost = 1;
+    sl.flags = msg::slot::has_cost;
+    return sl;
+  }
+
   // Registers a stand-in service (a test's own actor) as a 16-CPU cluster of power 1000.
   void register_stand_in(const std::string& name, const caf::actor& service) {
     msg::cluster_info info;
@@ -266,14 +279,7 @@ TEST_F(broker_test, TriesGoOnInPreferenceOrderFarDownTheRanking) {
           r.cluster = "many";
           for (int i = 0; i < 20; ++i) {
             const timestamp start = base + ((i * 7) % 20) * 600;  // a permutation of 0..19
-            msg::slot sl;
-            sl.cluster = "many";
-            sl.start = start;
-            sl.end = start + 3600;
-            sl.np = p.np_min;
-            sl.cost = 1;
-            sl.flags = msg::slot::has_cost;
-            r.slots.push_back(sl);
+            r.slots.push_back(priced_slot("many", start, start + 3600, p.np_min));
           }
           r.generated = r.above_threshold = r.available = 20;
           return caf::make_message(tag, r);
@@ -311,14 +317,8 @@ TEST_F(broker_test, AServiceThatDiesWhileAskedIsPassedOverAtOnce) {
         [&](std::uint64_t tag, const msg::probe_request& p) {
           msg::probe_reply r;
           r.cluster = "vanishing";
-          msg::slot sl;
-          sl.cluster = "vanishing";
-          sl.start = p.est;
-          sl.end = p.est + 60;  // ends before anything "mid" can offer
-          sl.np = p.np_min;
-          sl.cost = 1;
-          sl.flags = msg::slot::has_cost;
-          r.slots.push_back(sl);
+          // Ends before anything "mid" can offer.
+          r.slots.push_back(priced_slot("vanishing", p.est, p.est + 60, p.np_min));
           r.generated = r.above_threshold = r.available = 1;
           return caf::make_message(tag, r);
         },

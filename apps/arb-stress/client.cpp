@@ -46,7 +46,8 @@ void ask(self_ptr self, std::size_t c, op_kind kind, Request req, F on_reply) {
 }
 
 void run_elastic(self_ptr self, std::size_t c, const planned_op& op) {
-  ask<msg::elastic_reply>(self, c, op.kind, op.elastic, [self, c, op](msg::elastic_reply& r) {
+  // `op` lives in the client's plan, which is never resized while the actor runs.
+  ask<msg::elastic_reply>(self, c, op.kind, op.elastic, [self, c, &op](msg::elastic_reply& r) {
     if (!r.error.ok()) return r.error.code;
     auto& st = self->state.clients[c];
     if (op.kind == op_kind::whatif) return std::uint8_t{0};
@@ -88,7 +89,7 @@ void run_elastic(self_ptr self, std::size_t c, const planned_op& op) {
 
 void run_coreserve(self_ptr self, std::size_t c, const planned_op& op) {
   ask<msg::coreservation_reply>(
-      self, c, op.kind, op.coreservation, [self, c, op](msg::coreservation_reply& r) {
+      self, c, op.kind, op.coreservation, [self, c, &op](msg::coreservation_reply& r) {
         if (!r.error.ok()) return r.error.code;
         const auto k = op.coreservation.components.size();
         if (r.parts.size() != k)
