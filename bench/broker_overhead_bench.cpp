@@ -20,9 +20,10 @@
 #include <vector>
 
 #include "arbroker/actors/broker.hpp"
-#include "arbroker/actors/crs.hpp"
+#include "arbroker/actors/cluster_service_actor.hpp"
 #include "arbroker/actors/gis.hpp"
 #include "arbroker/adapters/slurm_lrms.hpp"
+#include "arbroker/messages/checked_requests.hpp"
 
 using namespace arbroker;
 using clk = std::chrono::steady_clock;
@@ -75,7 +76,7 @@ int main(int argc, char** argv) {
   config cfg;
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
-  auto gis = sys.spawn(gis_actor);
+  auto gis = spawn_gis(sys);
   cluster_service_config c;
   c.info.name = "slurm";
   c.info.cpus = snap->cpus;
@@ -83,14 +84,14 @@ int main(int argc, char** argv) {
   c.name_prefix = "arb-bench-";
   auto svc = cluster_service::create(c, std::make_unique<slurm_lrms>(opts));
   if (!svc) return 1;
-  auto crs = sys.spawn<caf::detached>(crs_actor, std::shared_ptr<cluster_service>(std::move(*svc)),
-                                      wall_clock());
+  auto crs = spawn_cluster_service(sys, std::shared_ptr<cluster_service>(std::move(*svc)),
+                                   wall_clock(), true);
   self->request(gis, caf::infinite, register_atom::value, c.info, crs)
       .receive([](msg::ack_reply&) {}, [](caf::error&) {});
   broker_config bc;
   bc.gis = gis;
   bc.clock = wall_clock();
-  auto broker = sys.spawn(broker_actor, bc);
+  auto broker = spawn_broker(sys, bc);
   std::vector<double> brokered, reserve_ms, cancel_ms;
   std::mutex lock;
   bool failed = false;
@@ -108,7 +109,8 @@ int main(int argc, char** argv) {
       const auto t = clk::now();
       bool ok = false;
       std::string id;
-      me->request(broker, std::chrono::seconds(30), r)
+      // Checked where it enters the engine, as the node does: part of the broker's cost.
+      me->request(broker, std::chrono::seconds(30), *msg::check(r))
           .receive(
               [&](msg::elastic_reply& rep) {
                 ok = rep.error.ok();

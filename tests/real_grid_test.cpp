@@ -17,12 +17,13 @@
 #include <fstream>
 
 #include "arbroker/actors/broker.hpp"
-#include "arbroker/actors/crs.hpp"
+#include "arbroker/actors/cluster_service_actor.hpp"
 #include "arbroker/actors/gis.hpp"
 #include "arbroker/adapters/gridengine_lrms.hpp"
 #include "arbroker/adapters/slurm_lrms.hpp"
 #include "arbroker/adapters/subprocess.hpp"
 #include "arbroker/core/reservation_state.hpp"
+#include "arbroker/messages/checked_requests.hpp"
 
 namespace arbroker {
 namespace {
@@ -49,7 +50,7 @@ class real_grid : public ::testing::Test {
 
   void SetUp() override {
     prefix = run_prefix();
-    gis = sys.spawn(gis_actor);
+    gis = spawn_gis(sys);
     add("slurm1", std::make_unique<slurm_lrms>(slurm_opts(conf1)), 0.5);
     add("slurm2", std::make_unique<slurm_lrms>(slurm_opts(conf2)), 1.0, slurm2_refresh);
     add("sge", std::make_unique<gridengine_lrms>(ge_conf()), 2.0);
@@ -57,7 +58,7 @@ class real_grid : public ::testing::Test {
     bc.gis = gis;
     bc.clock = wall_clock();
     bc.request_timeout = 60;
-    broker = sys.spawn(broker_actor, bc);
+    broker = spawn_broker(sys, bc);
   }
 
   void TearDown() override {
@@ -101,18 +102,34 @@ class real_grid : public ::testing::Test {
     auto svc = cluster_service::create(c, std::move(backend));
     ASSERT_TRUE(svc) << to_string(svc.err());
     // Real adapters block for milliseconds: each service gets a thread of its own.
-    auto h = sys.spawn<caf::detached>(crs_actor, std::shared_ptr<cluster_service>(std::move(*svc)),
-                                      wall_clock());
+    auto h = spawn_cluster_service(sys, std::shared_ptr<cluster_service>(std::move(*svc)),
+                                   wall_clock(), true);
     crs[name] = h;
     cpus[name] = snap->cpus;
     auto ack = ask<msg::ack_reply>(gis, register_atom::value, c.info, h);
     ASSERT_TRUE(ack.error.ok());
   }
 
-  template <class Reply, class... Ts>
-  Reply ask(const caf::actor& dest, Ts&&... xs) {
+  // Client requests enter the engine checked, as the node checks them.
+  static msg::checked_elastic_request engine_form(const msg::elastic_request& r) {
+    auto c = msg::check(r);
+    EXPECT_TRUE(c) << c.err().message;
+    return c ? std::move(*c) : msg::checked_elastic_request{};
+  }
+  static msg::checked_coreservation_request engine_form(const msg::coreservation_request& r) {
+    auto c = msg::check(r);
+    EXPECT_TRUE(c) << c.err().message;
+    return c ? std::move(*c) : msg::checked_coreservation_request{};
+  }
+  template <class T>
+  static const T& engine_form(const T& x) {
+    return x;
+  }
+
+  template <class Reply, class Handle, class... Ts>
+  Reply ask(const Handle& dest, const Ts&... xs) {
     Reply out{};
-    self->request(dest, std::chrono::seconds(90), std::forward<Ts>(xs)...)
+    self->request(dest, std::chrono::seconds(90), engine_form(xs)...)
         .receive([&](Reply& r) { out = std::move(r); },
                  [&](caf::error& e) { ADD_FAILURE() << "no reply: " << sys.render(e); });
     return out;
@@ -141,7 +158,7 @@ class real_grid : public ::testing::Test {
     r.pp_ref = 1000;
     r.np_ref = np_min;
     r.speedup = msg::to_spec(*speedup_model::amdahl(0));
-    r.prefer = "end,cost";
+    r.prefer = *parse_preferences("end,cost");
     r.tsn_max = 4;
     r.tss_gap = 60;
     return r;
@@ -155,8 +172,9 @@ class real_grid : public ::testing::Test {
   caf::actor_system sys;
   caf::scoped_actor self;
   std::string prefix;
-  caf::actor gis, broker;
-  std::map<std::string, caf::actor> crs;
+  gis_actor gis;
+  broker_actor broker;
+  std::map<std::string, cluster_service_actor> crs;
   std::map<std::string, int> cpus;
   std::vector<std::pair<std::string, std::string>> jobs;  ///< (slurm.conf, job id) to cancel
   std::vector<std::string> ge_jobs;                       ///< Grid Engine job ids to cancel
@@ -169,7 +187,7 @@ TEST_F(real_grid, ElasticRequestLandsOnTheBestCluster) {
   ASSERT_TRUE(reply.error.ok()) << reply.error.message;
   EXPECT_EQ(reply.reservation.cluster, "slurm1");
   EXPECT_EQ(reply.reservation.np, 8);
-  EXPECT_EQ(reply.reservation.state, static_cast<std::uint8_t>(reservation_state::committed));
+  EXPECT_EQ(reply.reservation.state, reservation_state::committed);
   slurm_lrms s1(slurm_opts(conf1));
   auto real = ours(s1);
   ASSERT_EQ(real.size(), 1u);  // really in Slurm, as asked

@@ -1,10 +1,10 @@
-#include "arbroker/actors/broker.hpp"
+#include "broker_state.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <random>
 
-#include "coreservation_agent.hpp"
+#include "coreservation_worker.hpp"
 #include "directory_subscription.hpp"
 #include "elastic_worker.hpp"
 #include "matchmaker.hpp"
@@ -12,42 +12,173 @@
 namespace arbroker {
 namespace {
 
-using self_ptr = caf::stateful_actor<broker_state>*;
+broker_impl_actor::behavior_type broker_behavior(
+    broker_impl_actor::stateful_pointer<broker_state> self, broker_config cfg) {
+  return self->state.make_behavior(std::move(cfg));
+}
+
+// Transaction ids must never repeat, not even across restarts of the node: a cluster
+// service answers a repeated prepare with the hold it already made for that txn.
+std::string random_incarnation() {
+  std::random_device rd;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%08x%08x", rd(), rd());
+  return hex;
+}
+
+}  // namespace
+
+broker_actor spawn_broker(caf::actor_system& sys, broker_config cfg) {
+  return sys.spawn(broker_behavior, std::move(cfg));
+}
+
+std::string cluster_of(const std::string& reservation_id) {
+  auto slash = reservation_id.rfind('/');
+  if (slash == std::string::npos || slash == 0) return {};
+  return reservation_id.substr(0, slash);
+}
+
+broker_impl_actor::behavior_type broker_state::make_behavior(broker_config cfg) {
+  cfg_ = std::move(cfg);
+  if (cfg_.incarnation.empty()) cfg_.incarnation = random_incarnation();
+  ignore_stray_messages(self_);
+  self_->set_down_handler([this](const caf::down_msg& dm) { on_down(dm); });
+  spawn_coordinators();
+  subscribe_directory(self_, cfg_.gis, directory_);
+  return {
+      [this](msg::checked_elastic_request& req) {
+        if (req.policy) return hand_off<msg::elastic_reply>(matchmaker, std::move(req));
+        const auto& worker = elastic_workers[next_elastic_++ % elastic_workers.size()];
+        return hand_off<msg::elastic_reply>(worker, std::move(req));
+      },
+      [this](msg::checked_coreservation_request& req) {
+        const auto& worker =
+            coreservation_workers[next_coreservation_++ % coreservation_workers.size()];
+        return hand_off<msg::coreservation_reply>(worker, std::move(req));
+      },
+      [this](msg::commit_request& req) { return route<msg::ack_reply>(std::move(req)); },
+      [this](msg::cancel_request& req) { return route<msg::ack_reply>(std::move(req)); },
+      [this](msg::modify_request& req) { return route<msg::query_reply>(std::move(req)); },
+      [this](msg::query_request& req) { return route<msg::query_reply>(std::move(req)); },
+      [this](msg::bind_job_request& req) { return route<msg::bind_job_reply>(std::move(req)); },
+      [this](msg::list_request& req) { return list_all(std::move(req)); },
+      [this](msg::request_no no, msg::elastic_reply& r) { on_answer(no, std::move(r)); },
+      [this](msg::request_no no, msg::coreservation_reply& r) { on_answer(no, std::move(r)); },
+      [this](timeout_atom) { on_deadline(); },
+      directory_updates(directory_),
+  };
+}
+
+// The pools of coordinators. They monitor the broker (and end with it); the broker monitors
+// them and replaces one that dies.
+void broker_state::spawn_coordinators() {
+  const auto me = caf::actor_cast<broker_actor>(self_);
+  auto watched = [this](const auto& c) {
+    self_->monitor(c);
+    return c;
+  };
+  elastic_workers.resize(static_cast<std::size_t>(std::max(1, cfg_.elastic_workers)));
+  for (auto& w : elastic_workers)
+    w = watched(spawn_elastic_worker(self_, cfg_, me));
+  matchmaker = watched(spawn_matchmaker(self_, cfg_, me));
+  coreservation_workers.resize(static_cast<std::size_t>(std::max(1, cfg_.coreservation_workers)));
+  for (auto& w : coreservation_workers)
+    w = watched(spawn_coreservation_worker(self_, cfg_, me));
+}
+
+// Hands a request to a coordinator under a new request number and keeps the client's
+// promise, the deadline, and how to answer if the coordinator dies first. The answer comes
+// back as an ordinary message tagged with the request number (on_answer), not as a CAF
+// response: the broker has every request in flight (docs/architecture.md, "CAF 0.17
+// constraints", 1).
+template <class Reply, class Coordinator, class Request>
+caf::typed_response_promise<Reply> broker_state::hand_off(const Coordinator& to, Request req) {
+  const msg::request_no no{next_request_++};
+  auto rp = self_->template make_response_promise<Reply>();
+  const timestamp deadline = cfg_.clock() + cfg_.request_timeout;
+  in_flight_.emplace(
+      no, in_flight{to.address(), deadline, rp,
+                    [this, to, no] { self_->send(to, timeout_atom::value, no); },
+                    [rp](std::string why) mutable {
+                      rp.deliver(msg::error_reply<Reply>(errc::internal, std::move(why)));
+                    }});
+  arm(deadlines_.add(deadline, no));
+  self_->send(to, no, std::move(req));
+  return rp;
+}
 
 template <class Reply>
-Reply error_reply(errc code, std::string message) {
-  Reply r{};
-  r.error = {static_cast<std::uint8_t>(code), std::move(message)};
-  return r;
+void broker_state::on_answer(msg::request_no no, Reply reply) {
+  auto it = in_flight_.find(no);
+  if (it == in_flight_.end()) return;  // answered already (its coordinator died)
+  auto client = std::move(it->second.client);
+  deadlines_.remove(it->second.deadline, no);
+  in_flight_.erase(it);
+  client.deliver(std::move(reply));
+}
+
+void broker_state::arm(std::optional<timestamp> t) {
+  if (t) self_->delayed_send(self_, delay_until(*t, cfg_.clock()), timeout_atom::value);
+}
+
+// Tells the coordinator of every request past its deadline to give up: it releases what it
+// holds and answers with errc::timeout.
+void broker_state::on_deadline() {
+  arm(deadlines_.fire(cfg_.clock(), [this](msg::request_no no) {
+    if (auto it = in_flight_.find(no); it != in_flight_.end()) it->second.time_out();
+  }));
+}
+
+// A coordinator ended: its clients get an answer from here, and a new one takes its place.
+void broker_state::on_down(const caf::down_msg& dm) {
+  const std::string why = "the request's coordinator terminated before answering (" +
+                          self_->system().render(dm.reason) +
+                          "); holds it made expire by themselves";
+  for (auto it = in_flight_.begin(); it != in_flight_.end();) {
+    if (it->second.coordinator != dm.source) {
+      ++it;
+      continue;
+    }
+    auto tell = std::move(it->second.tell);
+    deadlines_.remove(it->second.deadline, it->first);
+    it = in_flight_.erase(it);
+    tell(why);
+  }
+  const auto me = caf::actor_cast<broker_actor>(self_);
+  auto replace = [&](auto& slot, auto spawn) {
+    if (slot.address() != dm.source) return false;
+    slot = spawn(self_, cfg_, me);
+    self_->monitor(slot);
+    return true;
+  };
+  for (auto& w : elastic_workers)
+    if (replace(w, spawn_elastic_worker)) return;
+  if (replace(matchmaker, spawn_matchmaker)) return;
+  for (auto& w : coreservation_workers)
+    if (replace(w, spawn_coreservation_worker)) return;
 }
 
 // Sends `req` on to the service of the cluster named in its reservation id; the service
 // answers the client directly.
 template <class Reply, class Request>
-caf::response_promise route(self_ptr self, Request req) {
-  auto rp = self->make_response_promise();
-  const auto& dir = self->state.directory;
+caf::result<Reply> broker_state::route(Request req) {
   const directory_entry* c = nullptr;
   if (const std::string cluster = cluster_of(req.reservation_id); !cluster.empty())
-    c = find_cluster(*dir.clusters, cluster);
-  if (c)
-    rp.delegate(c->crs, std::move(req));
-  else if (!dir.error.empty())
-    rp.deliver(error_reply<Reply>(errc::unreachable, dir.error));
-  else
-    rp.deliver(error_reply<Reply>(errc::not_found, "no reservation '" + req.reservation_id + "'"));
-  return rp;
+    c = find_cluster(*directory_.clusters, cluster);
+  if (c) return self_->delegate(c->service, std::move(req));
+  if (!directory_.error.empty())
+    return msg::error_reply<Reply>(errc::unreachable, directory_.error);
+  return msg::error_reply<Reply>(errc::not_found, "no reservation '" + req.reservation_id + "'");
 }
 
 // Asks every cluster for the user's reservations and merges the answers.
-caf::response_promise list_all(self_ptr self, msg::list_request req) {
-  auto rp = self->make_response_promise();
-  const auto& dir = self->state.directory;
-  if (!dir.error.empty()) {
-    rp.deliver(error_reply<msg::list_reply>(errc::unreachable, dir.error));
+caf::typed_response_promise<msg::list_reply> broker_state::list_all(msg::list_request req) {
+  auto rp = self_->make_response_promise<msg::list_reply>();
+  if (!directory_.error.empty()) {
+    rp.deliver(msg::error_reply<msg::list_reply>(errc::unreachable, directory_.error));
     return rp;
   }
-  if (dir.clusters->empty()) {
+  if (directory_.clusters->empty()) {
     rp.deliver(msg::list_reply{});
     return rp;
   }
@@ -55,12 +186,12 @@ caf::response_promise list_all(self_ptr self, msg::list_request req) {
     msg::list_reply merged;
     std::size_t pending;
   };
-  auto g = std::make_shared<gather>(gather{{}, dir.clusters->size()});
-  for (const auto& c : *dir.clusters) {
+  auto g = std::make_shared<gather>(gather{{}, directory_.clusters->size()});
+  for (const auto& c : *directory_.clusters) {
     auto done = [rp, g]() mutable {
       if (--g->pending == 0) rp.deliver(std::move(g->merged));
     };
-    self->request(c.crs, caf::infinite, req)
+    self_->request(c.service, caf::infinite, req)
         .then(
             [g, done](msg::list_reply& r) mutable {
               for (auto& x : r.reservations)
@@ -69,205 +200,12 @@ caf::response_promise list_all(self_ptr self, msg::list_request req) {
               done();
             },
             [g, done](caf::error&) mutable {
-              g->merged.error = {static_cast<std::uint8_t>(errc::unreachable),
-                                 "a cluster did not answer; the list is incomplete"};
+              g->merged.error =
+                  msg::wire(errc::unreachable, "a cluster did not answer; the list is incomplete");
               done();
             });
   }
   return rp;
-}
-
-void set_deadline_timer(self_ptr self, std::optional<timestamp> t) {
-  if (t) self->delayed_send(self, delay_until(*t, self->state.cfg.clock()), timeout_atom::value);
-}
-
-// A request was answered, or its worker died: it needs no deadline any more.
-void forget_request(self_ptr self,
-                    std::map<std::uint64_t, broker_state::worker_entry>::iterator it) {
-  self->state.deadlines.remove(it->second.deadline, it->first);
-  if (!it->second.pooled) self->state.agents.erase(it->second.handle.address());
-  self->state.workers.erase(it);
-}
-
-// Tells the worker of every request past its deadline to give up (it releases what it
-// holds and answers its client with errc::timeout).
-void on_deadline(self_ptr self) {
-  auto& st = self->state;
-  set_deadline_timer(self, st.deadlines.fire(st.cfg.clock(), [&](std::uint64_t id) {
-    auto it = st.workers.find(id);
-    if (it == st.workers.end()) return;
-    if (it->second.pooled)
-      self->send(it->second.handle, timeout_atom::value, id);
-    else
-      self->send(it->second.handle, timeout_atom::value);
-  }));
-}
-
-// The worker of request `it` ended without answering: the client gets an answer from here.
-void tell_gone(self_ptr self, std::map<std::uint64_t, broker_state::worker_entry>::iterator it,
-               const caf::error& reason) {
-  auto tell = std::move(it->second.tell);
-  forget_request(self, it);
-  tell("the request's coordinator terminated before answering (" + self->system().render(reason) +
-       "); holds it made expire by themselves");
-}
-
-// An elastic worker died: every request it was running.
-void on_elastic_worker_gone(self_ptr self, const caf::actor_addr& who, const caf::error& reason) {
-  auto& ws = self->state.workers;
-  for (auto it = ws.begin(); it != ws.end();) {
-    auto cur = it++;
-    if (cur->second.pooled && cur->second.handle.address() == who) tell_gone(self, cur, reason);
-  }
-}
-
-// Keeps request `id` until its worker answers: its deadline, and how to answer the client
-// if the worker dies first.
-template <class Reply>
-void track(self_ptr self, std::uint64_t id, const caf::actor& worker, bool pooled,
-           caf::response_promise rp) {
-  const timestamp deadline = self->state.cfg.clock() + self->state.cfg.request_timeout;
-  auto tell = [rp](std::string why) mutable {
-    rp.deliver(error_reply<Reply>(errc::lrms_failure, std::move(why)));
-  };
-  self->state.workers.emplace(id, broker_state::worker_entry{worker, deadline, pooled, rp, tell});
-  set_deadline_timer(self, self->state.deadlines.add(deadline, id));
-}
-
-// Hands an elastic request to the next worker of the pool. Its answer comes back as an
-// ordinary message tagged with the request number (on_elastic_reply), not as a response:
-// CAF 0.17 keeps an actor's awaited responses in a flat map searched linearly, and the
-// broker has every request in flight.
-caf::response_promise to_elastic_worker(self_ptr self, msg::elastic_request req) {
-  auto& st = self->state;
-  const auto& worker = st.elastic_workers[st.next_elastic_worker++ % st.elastic_workers.size()];
-  const std::uint64_t id = st.next_request++;
-  auto rp = self->make_response_promise();
-  track<msg::elastic_reply>(self, id, worker, true, rp);
-  self->send(worker, id, std::move(req));
-  return rp;
-}
-
-// Passes the worker's answer to request `it` on to its client.
-template <class Reply>
-void answer(self_ptr self, std::map<std::uint64_t, broker_state::worker_entry>::iterator it,
-            Reply reply) {
-  auto rp = it->second.rp;
-  forget_request(self, it);
-  rp.deliver(std::move(reply));
-}
-
-void on_elastic_reply(self_ptr self, std::uint64_t id, msg::elastic_reply& r) {
-  auto it = self->state.workers.find(id);
-  if (it == self->state.workers.end() || !it->second.pooled) return;  // answered already
-  answer(self, it, std::move(r));
-}
-
-// Hands a co-reservation to an agent of its own and passes its answer on to the client; if
-// the agent dies first, the client still gets an answer.
-caf::response_promise to_agent(self_ptr self, msg::coreservation_request req) {
-  using reply = msg::coreservation_reply;
-  const std::uint64_t id = self->state.next_request++;
-  auto agent = self->spawn(coreservation_agent, self->state.cfg, txn_base_of(self->state.cfg, id),
-                           self->state.directory);
-  self->monitor(agent);
-  self->state.agents.emplace(agent.address(), id);
-  auto rp = self->make_response_promise();
-  track<reply>(self, id, agent, false, rp);
-  self->request(agent, caf::infinite, std::move(req))
-      .then(
-          [self, id](reply& r) {
-            if (auto it = self->state.workers.find(id); it != self->state.workers.end())
-              answer(self, it, std::move(r));
-          },
-          [self, id](caf::error& e) {
-            if (auto it = self->state.workers.find(id); it != self->state.workers.end())
-              answer(self, it, error_reply<reply>(errc::lrms_failure, self->system().render(e)));
-          });
-  return rp;
-}
-
-// Replaces elastic worker `i` (at start, or after it died).
-void spawn_elastic_worker(self_ptr self, std::size_t i) {
-  self->state.elastic_workers[i] = self->spawn<caf::linked>(elastic_worker, self->state.cfg);
-}
-
-// A request naming a policy goes to the matchmaker, which answers the client; an unknown
-// policy is refused here and touches nothing.
-caf::response_promise to_matchmaker(self_ptr self, msg::elastic_request req) {
-  auto rp = self->make_response_promise();
-  if (auto p = parse_match_policy(req.policy); !p)
-    rp.deliver(error_reply<msg::elastic_reply>(p.err().code, p.err().message));
-  else
-    rp.delegate(self->state.matchmaker, std::move(req));
-  return rp;
-}
-
-}  // namespace
-
-std::string cluster_of(const std::string& reservation_id) {
-  auto slash = reservation_id.rfind('/');
-  if (slash == std::string::npos || slash == 0) return {};
-  return reservation_id.substr(0, slash);
-}
-
-caf::behavior broker_actor(self_ptr self, broker_config cfg) {
-  self->state.cfg = std::move(cfg);
-  ignore_stray_messages(self);
-  // Co-reservation agents are monitored, elastic workers linked (they end with the broker).
-  self->set_down_handler([self](const caf::down_msg& dm) {
-    auto& st = self->state;
-    auto a = st.agents.find(dm.source);
-    if (a == st.agents.end()) return;  // answered before it ended
-    if (auto it = st.workers.find(a->second); it != st.workers.end())
-      tell_gone(self, it, dm.reason);
-  });
-  self->set_exit_handler([self](caf::exit_msg& em) {
-    auto& pool = self->state.elastic_workers;
-    for (std::size_t i = 0; i < pool.size(); ++i) {
-      if (pool[i].address() != em.source) continue;
-      on_elastic_worker_gone(self, em.source, em.reason);
-      return spawn_elastic_worker(self, i);
-    }
-    if (em.reason) self->quit(std::move(em.reason));  // CAF's default for everyone else
-  });
-  // Transaction ids must never repeat, not even across restarts of the node: a cluster
-  // service answers a repeated prepare with the hold it already made for that txn.
-  if (self->state.cfg.incarnation.empty()) {
-    std::random_device rd;
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%08x%08x", rd(), rd());
-    self->state.cfg.incarnation = hex;
-  }
-  // The matchmaker's transaction ids start with a txn base of ours, so they are as unique
-  // as the workers'.
-  self->state.matchmaker = self->spawn<caf::linked>(
-      matchmaker_actor, self->state.cfg, txn_base_of(self->state.cfg, self->state.next_request++));
-  self->state.elastic_workers.resize(
-      static_cast<std::size_t>(std::max(1, self->state.cfg.elastic_workers)));
-  for (std::size_t i = 0; i < self->state.elastic_workers.size(); ++i)
-    spawn_elastic_worker(self, i);
-  subscribe_directory(self, self->state.cfg.gis, self->state.directory);
-  return {
-      directory_updates(self->state.directory),
-      [=](timeout_atom) { on_deadline(self); },
-      [=](std::uint64_t id, msg::elastic_reply& r) { on_elastic_reply(self, id, r); },
-      [=](msg::elastic_request& req) {
-        if (!req.policy.empty()) return to_matchmaker(self, std::move(req));
-        return to_elastic_worker(self, std::move(req));
-      },
-      [=](msg::coreservation_request& req) { return to_agent(self, std::move(req)); },
-      [=](msg::cancel_request& req) { return route<msg::ack_reply>(self, std::move(req)); },
-      [=](msg::modify_request& req) { return route<msg::query_reply>(self, std::move(req)); },
-      [=](msg::query_request& req) { return route<msg::query_reply>(self, std::move(req)); },
-      [=](msg::bind_job_request& req) { return route<msg::bind_job_reply>(self, std::move(req)); },
-      [=](msg::commit_request& req) {
-        // Clients commit a hold by reservation id (coordinators talk to services directly).
-        req.txn.clear();
-        return route<msg::ack_reply>(self, std::move(req));
-      },
-      [=](msg::list_request& req) { return list_all(self, std::move(req)); },
-  };
 }
 
 }  // namespace arbroker

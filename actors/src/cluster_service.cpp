@@ -2,11 +2,6 @@
 
 #include <algorithm>
 
-#include "arbroker/core/esr_static.hpp"
-#include "arbroker/core/preference.hpp"
-#include "arbroker/core/slot_generation.hpp"
-#include "arbroker/messages/speedup_spec.hpp"
-
 namespace arbroker {
 namespace {
 
@@ -73,164 +68,6 @@ status cluster_service::refresh(timestamp now, bool force) {
   return {};
 }
 
-msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp now) {
-  msg::probe_reply out;
-  out.cluster = name();
-  sweep(now);
-  if (auto ok = refresh(now); !ok) {
-    out.error = msg::to_wire(ok.err());
-    return out;
-  }
-  out.t_wkl = view_.t_wkl;
-  auto model = msg::to_model(req.speedup);
-  if (!model) {
-    out.error = msg::to_wire(model.err());
-    return out;
-  }
-  if (req.esr_method > msg::esr_load_method) {
-    out.error =
-        msg::wire(errc::invalid_parameter, "unknown esr method " + std::to_string(req.esr_method));
-    return out;
-  }
-  const site_request sr{req.np_min, req.np_max, req.np_ref, req.dur_ref, req.let - req.est};
-  auto cands =
-      generate_candidates(site(), sr, *model, req.est, req.let, {req.tsn_max, req.tss_gap});
-  if (!cands) {
-    out.error = msg::to_wire(cands.err());
-    return out;
-  }
-  out.generated = static_cast<std::int32_t>(cands->size());
-  const bool want_cost = req.properties & msg::want_cost;
-  const bool want_esr = req.properties & msg::want_esr;
-  const auto& profile = *view_.profile;
-  std::optional<preferences> prefs;
-  if (!req.prefer.empty()) {
-    auto p = parse_preferences(req.prefer);
-    if (!p) {
-      out.error = msg::to_wire(p.err());
-      return out;
-    }
-    prefs = std::move(*p);
-  }
-  if (req.keep < 0) {
-    out.error =
-        msg::wire(errc::invalid_parameter, "keep must be >= 0, not " + std::to_string(req.keep));
-    return out;
-  }
-  // Step 5 on this side: the esr filter for all, then availability and price. When only the
-  // best `keep` are wanted and the preferences start with what the slot alone decides (the
-  // end, say), availability and price are computed in that order and only as far down as
-  // the best `keep` can still reach: candidates strictly worse on that prefix than the
-  // keep-th available one cannot be among the best (the rest is fetched by a refill).
-  std::vector<std::size_t> passed;  // indices into *cands that passed the esr threshold
-  passed.reserve(cands->size());
-  for (std::size_t i = 0; i < cands->size(); ++i) {
-    auto& c = (*cands)[i];
-    if (want_esr) {
-      switch (req.esr_method) {
-        case msg::esr_static_method:
-          c.props.esr = esr_static(c.start - now, cfg_.esr_static_h).value_or(0.0);
-          break;
-        case msg::esr_history_method:
-          c.props.esr = history_.esr(c.start, c.end, c.np).value_or(0.0);
-          break;
-        default:
-          c.props.esr = esr_load(c.start, view_.t_wkl);
-      }
-      if (req.esr_threshold >= 0 && *c.props.esr < req.esr_threshold) continue;
-    }
-    passed.push_back(i);
-  }
-  out.above_threshold = static_cast<std::int32_t>(passed.size());
-  const preferences prefix = prefs ? slot_prefix(*prefs) : preferences{};
-  const bool lazy = req.keep > 0 && !prefix.empty();
-  if (lazy)
-    std::sort(passed.begin(), passed.end(), [&](std::size_t a, std::size_t b) {
-      const int c = compare_candidates((*cands)[a], (*cands)[b], prefix);
-      return c != 0 ? c < 0 : a < b;  // stable: ties in generation order
-    });
-  std::vector<std::size_t> fit_index;  // into *cands, of the candidates that fit
-  std::size_t checked = 0;
-  for (; checked < passed.size(); ++checked) {
-    auto& c = (*cands)[passed[checked]];
-    if (lazy && fit_index.size() >= static_cast<std::size_t>(req.keep) &&
-        compare_candidates(c, (*cands)[fit_index.back()], prefix) > 0)
-      break;  // this one and all after it are worse than keep fitting ones
-    if (req.check_availability) {
-      if (c.start < now) continue;
-      if (req.local_jobs_preferred && c.start < view_.t_wkl) continue;
-      auto free = profile.min_free(c.start, c.end);
-      if (!free || *free < c.np) continue;
-    }
-    if (want_cost) {  // priced last: only what may be returned
-      auto cost = cfg_.cost.cost(c.start, c.end, c.np, req.user);
-      if (!cost) {
-        out.error = msg::to_wire(cost.err());
-        return out;
-      }
-      c.props.cost = *cost;
-    }
-    fit_index.push_back(passed[checked]);
-  }
-  // Ties keep the generation order, as if every candidate had been checked.
-  std::sort(fit_index.begin(), fit_index.end());
-  std::vector<candidate> fit;
-  fit.reserve(fit_index.size());
-  for (auto i : fit_index)
-    fit.push_back(std::move((*cands)[i]));
-  // Exact when every candidate was checked; otherwise those that fit plus those unchecked
-  // (the worker only asks whether the cluster held some back).
-  out.available = static_cast<std::int32_t>(fit.size() + (passed.size() - checked));
-  const std::size_t send = req.keep > 0 ? std::min<std::size_t>(fit.size(), req.keep) : fit.size();
-  out.slots.reserve(send);
-  if (prefs) {
-    auto order = preference_order(fit, *prefs, send);
-    if (!order) {
-      out.error = msg::to_wire(order.err());
-      return out;
-    }
-    for (std::size_t i = 0; i < send; ++i)
-      out.slots.push_back(msg::to_slot(fit[(*order)[i]]));
-  } else {
-    for (std::size_t i = 0; i < send; ++i)
-      out.slots.push_back(msg::to_slot(fit[i]));
-  }
-  // Paper 001's busy-time hint: where the smallest reservable size would fit first, even
-  // beyond the window, so a refused client learns when to ask again. Only when nothing in
-  // the window fits: the search walks every busy stretch from the earliest start on, which
-  // on a well-filled cluster cost more than the rest of the probe (and a probe with slots
-  // has shown where its cluster is free).
-  auto rnp = reservable_counts(site().sizes, req.np_min, req.np_max, cfg_.info.cpus);
-  if (out.slots.empty() && rnp) {
-    const int n = rnp->front();
-    if (auto dur = adapt_duration(*model, req.dur_ref, req.np_ref, n)) {
-      timestamp from = std::max(req.est, now);
-      if (req.local_jobs_preferred) from = std::max(from, view_.t_wkl);
-      if (auto t = profile.earliest_start(from, *dur, n)) out.earliest_fit = *t;
-    }
-  }
-  if (req.want_windows) {
-    if (rnp) {
-      for (int n : *rnp) {
-        auto dur = adapt_duration(*model, req.dur_ref, req.np_ref, n);
-        if (!dur || *dur > req.let - req.est) continue;
-        timestamp from = std::max(req.est, now);
-        if (req.local_jobs_preferred) from = std::max(from, view_.t_wkl);
-        const timestamp lst = req.let - *dur;
-        if (from > lst) continue;
-        auto win = profile.feasible_starts(from, lst, *dur, n);
-        if (!win) continue;
-        for (const auto& w : *win) {
-          double per_second = 0;
-          if (auto c = cfg_.cost.cost(w.first, w.first + 1, n, req.user)) per_second = *c;
-          out.windows.push_back({n, *dur, w.first, w.last, per_second});
-        }
-      }
-    }
-  }
-  return out;
-}
-
 msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, timestamp now) {
   msg::prepare_reply out;
   out.txn = req.txn;
@@ -248,66 +85,70 @@ msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, tim
                                                         std::string(to_string(r.life.state())));
     return out;
   }
-  if (req.txn.empty()) {
-    out.error = msg::wire(errc::invalid_parameter, "prepare without a transaction id");
-    return out;
-  }
-  if (req.owner.empty()) {
-    out.error = msg::wire(errc::permission_denied, "prepare without an owner");
-    return out;
-  }
-  if (req.start >= req.end || req.start < now) {
-    out.error = msg::wire(errc::invalid_window,
-                          "hold [" + ts(req.start) + ", " + ts(req.end) +
-                              ") must be non-empty and not start before now (" + ts(now) + ")");
-    return out;
-  }
-  if (req.np < 1 || req.np > cfg_.info.cpus) {
-    out.error = msg::wire(errc::invalid_processor_range, "hold of " + std::to_string(req.np) +
-                                                             " CPUs on a cluster of " +
-                                                             std::to_string(cfg_.info.cpus));
-    return out;
-  }
-  if (req.expiry <= now || req.expiry > now + cfg_.max_hold) {
-    out.error = msg::wire(errc::invalid_parameter,
-                          "hold expiry " + ts(req.expiry) + " must be in (now, now + " +
-                              std::to_string(cfg_.max_hold) + " s] with now = " + ts(now));
-    return out;
-  }
-  if (auto ok = refresh(now); !ok) {
-    out.error = msg::to_wire(ok.err());
-    return out;
-  }
-  auto& profile = *view_.profile;
-  if (req.local_jobs_preferred && req.start < view_.t_wkl) {
-    // Paper 000, Sec. 3.3.2: a reservation may not bypass waiting local jobs.
-    out.refused_by = msg::refused_by_service;
-    out.busy_until = view_.t_wkl;
-    out.error = msg::wire(errc::busy, "start " + ts(req.start) + " is before T_wkl " +
-                                          ts(view_.t_wkl) + ": it would bypass waiting local jobs");
-    return out;
-  }
-  auto busy_hint = [&] {
-    auto t = profile.earliest_start(req.start, req.end - req.start, req.np);
-    return t ? *t : -1;
+  if (admit(req, now, out)) grant(req, now, out);
+  return out;
+}
+
+// The checks of a prepare, in order: the request itself, then the view (LJP, capacity).
+// False with `out` saying why when it is refused.
+bool cluster_service::admit(const msg::prepare_request& req, timestamp now,
+                            msg::prepare_reply& out) {
+  auto refuse = [&out](errc code, std::string why, msg::refusal by = msg::refusal::none,
+                       timestamp busy_until = -1) {
+    out.error = msg::wire(code, std::move(why));
+    out.refused_by = by;
+    out.busy_until = busy_until;
+    return false;
   };
-  if (auto free = profile.min_free(req.start, req.end); free && *free < req.np) {
-    out.refused_by = msg::refused_by_lrms;
-    out.busy_until = busy_hint();
-    out.error =
-        msg::wire(errc::busy, std::to_string(req.np) + " CPUs are not free over [" + ts(req.start) +
-                                  ", " + ts(req.end) + ") (" + std::to_string(*free) + " free)");
-    return out;
-  }
+  if (req.txn.empty()) return refuse(errc::invalid_parameter, "prepare without a transaction id");
+  if (req.owner.empty()) return refuse(errc::permission_denied, "prepare without an owner");
+  if (req.start >= req.end || req.start < now)
+    return refuse(errc::invalid_window, "hold [" + ts(req.start) + ", " + ts(req.end) +
+                                            ") must be non-empty and not start before now (" +
+                                            ts(now) + ")");
+  if (req.np < 1 || req.np > cfg_.info.cpus)
+    return refuse(errc::invalid_processor_range, "hold of " + std::to_string(req.np) +
+                                                     " CPUs on a cluster of " +
+                                                     std::to_string(cfg_.info.cpus));
+  if (req.expiry <= now || req.expiry > now + cfg_.max_hold)
+    return refuse(errc::invalid_parameter,
+                  "hold expiry " + ts(req.expiry) + " must be in (now, now + " +
+                      std::to_string(cfg_.max_hold) + " s] with now = " + ts(now));
+  if (auto ok = refresh(now); !ok) return refuse(ok.err().code, ok.err().message);
+  if (req.local_jobs_preferred && req.start < view_.t_wkl)
+    // Paper 000, Sec. 3.3.2: a reservation may not bypass waiting local jobs.
+    return refuse(errc::busy,
+                  "start " + ts(req.start) + " is before T_wkl " + ts(view_.t_wkl) +
+                      ": it would bypass waiting local jobs",
+                  msg::refusal::service, view_.t_wkl);
+  if (auto free = view_.profile->min_free(req.start, req.end); free && *free < req.np)
+    return refuse(errc::busy,
+                  std::to_string(req.np) + " CPUs are not free over [" + ts(req.start) + ", " +
+                      ts(req.end) + ") (" + std::to_string(*free) + " free)",
+                  msg::refusal::lrms, busy_hint(req));
+  return true;
+}
+
+// When a refused hold could start instead: its size fits for its length first at this time
+// (-1: never, as far as the view knows).
+timestamp cluster_service::busy_hint(const msg::prepare_request& req) const {
+  auto t = view_.profile->earliest_start(req.start, req.end - req.start, req.np);
+  return t ? *t : -1;
+}
+
+// An admitted prepare: the hold in the LRMS, durable in the journal before it is answered
+// for, then in the view. A plain reservation (commit_at_once) is committed at once.
+void cluster_service::grant(const msg::prepare_request& req, timestamp now,
+                            msg::prepare_reply& out) {
   const std::string id = name() + "/" + std::to_string(next_id_++);
-  auto lrms_id = lrms_->create_reservation({cfg_.name_prefix + id.substr(name().size() + 1),
-                                            req.owner, req.start, req.end - req.start, req.np});
+  auto lrms_id =
+      lrms_->create_reservation({lrms_name(id), req.owner, req.start, req.end - req.start, req.np});
   if (!lrms_id) {
-    out.refused_by = msg::refused_by_lrms;
-    out.busy_until = busy_hint();
+    out.refused_by = msg::refusal::lrms;
+    out.busy_until = busy_hint(req);
     out.error = msg::to_wire(lrms_id.err());
     view_.taken = -time_infinity;  // the view missed something: refresh next time
-    return out;
+    return;
   }
   auto life = reservation_lifecycle::create(req.start, req.end);
   (void)life->accept(now, req.expiry);
@@ -321,23 +162,25 @@ msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, tim
     // Not durable, so not granted: undo the LRMS side and keep the id unused.
     (void)lrms_->delete_reservation(*lrms_id);
     out.error = msg::to_wire(ok.err());
-    return out;
+    return;
   }
-  if (!profile.add(req.start, req.end, req.np)) view_.taken = -time_infinity;
-  records_.emplace(id, std::move(r));
+  if (!view_.profile->add(req.start, req.end, req.np)) view_.taken = -time_infinity;
+  out.reservation_id = id;
+  out.cost = r.cost;
+  auto& rec = records_.emplace(id, std::move(r)).first->second;
   by_txn_.emplace(req.txn, id);
   expiries_.emplace(req.expiry, id);
   timeline_.emplace(req.end, id);
-  out.reservation_id = id;
-  out.cost = records_.at(id).cost;
   ++events_.holds_created;
   if (req.commit_at_once) {
     ++events_.commits;
-    auto& rec = records_.at(id);
     (void)rec.life.apply(reservation_event::commit, now);
     expiries_.erase({rec.life.expiry(), id});
   }
-  return out;
+}
+
+std::string cluster_service::lrms_name(const std::string& id) const {
+  return cfg_.name_prefix + id.substr(name().size() + 1);
 }
 
 reservation_row cluster_service::row_of(const record& r, reservation_state state) const {
@@ -380,19 +223,24 @@ void cluster_service::release(record& r, reservation_event e, timestamp now, boo
   finished_.emplace(now, r.id);
 }
 
+msg::ack_reply cluster_service::commit_txn(const msg::commit_txn_request& req, timestamp now) {
+  sweep(now);
+  auto it = by_txn_.find(req.txn);
+  if (it == by_txn_.end())
+    return {msg::wire(errc::not_found, "unknown transaction '" + req.txn + "'")};
+  return confirm(records_.at(it->second), now);
+}
+
 msg::ack_reply cluster_service::commit(const msg::commit_request& req, timestamp now) {
   sweep(now);
-  record* found = nullptr;
-  if (!req.txn.empty()) {
-    if (auto it = by_txn_.find(req.txn); it != by_txn_.end()) found = &records_.at(it->second);
-  } else {
-    found = find_owned(req.reservation_id, req.user);
-  }
-  if (!found)
-    return {msg::wire(errc::not_found, req.txn.empty()
-                                           ? "no reservation '" + req.reservation_id + "'"
-                                           : "unknown transaction '" + req.txn + "'")};
-  auto& r = *found;
+  auto* r = find_owned(req.reservation_id, req.user);
+  if (!r) return {msg::wire(errc::not_found, "no reservation '" + req.reservation_id + "'")};
+  return confirm(*r, now);
+}
+
+// Phase two for one reservation: a hold becomes committed, durably before it is
+// acknowledged; committing a committed one again is fine.
+msg::ack_reply cluster_service::confirm(record& r, timestamp now) {
   switch (r.life.state()) {
     case reservation_state::committed:
     case reservation_state::active:
@@ -412,7 +260,7 @@ msg::ack_reply cluster_service::commit(const msg::commit_request& req, timestamp
   }
 }
 
-msg::ack_reply cluster_service::abort(const msg::abort_request& req, timestamp now) {
+msg::ack_reply cluster_service::abort_txn(const msg::abort_txn_request& req, timestamp now) {
   sweep(now);
   auto it = by_txn_.find(req.txn);
   if (it == by_txn_.end()) return {};  // presumed abort: nothing held
@@ -432,6 +280,21 @@ msg::ack_reply cluster_service::abort(const msg::abort_request& req, timestamp n
   }
 }
 
+msg::ack_reply cluster_service::release_txn(const msg::release_txn_request& req, timestamp now) {
+  sweep(now);
+  auto it = by_txn_.find(req.txn);
+  if (it == by_txn_.end()) return {};  // never granted: nothing to undo
+  auto& r = records_.at(it->second);
+  r.life.advance(now);
+  if (r.life.state() == reservation_state::accepted) {
+    release(r, reservation_event::cancel, now);
+    ++events_.aborts;
+    return {};
+  }
+  if (is_terminal(r.life.state())) return {};  // gone already
+  return withdraw(r, now);
+}
+
 cluster_service::record* cluster_service::find_owned(const std::string& id,
                                                      const std::string& user) {
   auto it = records_.find(id);
@@ -447,7 +310,7 @@ msg::reservation_info cluster_service::info_of(const record& r) const {
           r.life.start(),
           r.life.end(),
           r.np,
-          static_cast<std::uint8_t>(r.life.state()),
+          r.life.state(),
           held ? r.life.expiry() : 0,  // only a hold has an expiry
           r.admitted_after,
           r.cost};
@@ -457,27 +320,32 @@ msg::ack_reply cluster_service::cancel(const msg::cancel_request& req, timestamp
   sweep(now);
   auto* r = find_owned(req.reservation_id, req.user);
   if (!r) return {msg::wire(errc::not_found, "no reservation '" + req.reservation_id + "'")};
-  r->life.advance(now);
-  switch (r->life.state()) {
+  return withdraw(*r, now);
+}
+
+// A reservation's owner (or its coordinator) withdraws it: cancelled before it starts,
+// terminated while active; written before the LRMS lets go, so that a crash cannot bring a
+// cancelled one back. Cancelling a cancelled one again is fine.
+msg::ack_reply cluster_service::withdraw(record& r, timestamp now) {
+  r.life.advance(now);
+  switch (r.life.state()) {
     case reservation_state::accepted:
     case reservation_state::committed:
     case reservation_state::change_requested:
-      // Written before the LRMS lets go: a crash must not bring a cancelled one back.
-      if (auto ok = persist(*r, reservation_state::cancelled); !ok) return {msg::to_wire(ok.err())};
-      release(*r, reservation_event::cancel, now, true);
+      if (auto ok = persist(r, reservation_state::cancelled); !ok) return {msg::to_wire(ok.err())};
+      release(r, reservation_event::cancel, now, true);
       ++events_.cancels;
       return {};
     case reservation_state::active:
-      if (auto ok = persist(*r, reservation_state::terminated); !ok)
-        return {msg::to_wire(ok.err())};
-      release(*r, reservation_event::terminate, now, true);
+      if (auto ok = persist(r, reservation_state::terminated); !ok) return {msg::to_wire(ok.err())};
+      release(r, reservation_event::terminate, now, true);
       ++events_.cancels;
       return {};
     case reservation_state::cancelled:
       return {};
     default:
-      return {msg::wire(errc::illegal_transition, "reservation '" + r->id + "' is " +
-                                                      std::string(to_string(r->life.state())))};
+      return {msg::wire(errc::illegal_transition,
+                        "reservation '" + r.id + "' is " + std::string(to_string(r.life.state())))};
   }
 }
 
@@ -504,15 +372,14 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
     return {info_of(*r), msg::wire(errc::busy, "new start " + ts(req.start) + " is before T_wkl " +
                                                    ts(view_.t_wkl))};
   (void)r->life.apply(reservation_event::request_change, now);
-  auto new_id =
-      lrms_->modify_reservation(r->lrms_id, {cfg_.name_prefix + r->id.substr(name().size() + 1),
-                                             r->owner, req.start, req.end - req.start, req.np});
+  auto new_id = lrms_->modify_reservation(
+      r->lrms_id, {lrms_name(r->id), r->owner, req.start, req.end - req.start, req.np});
   if (!new_id) {
     (void)r->life.apply(reservation_event::change_refused, now);
     return {info_of(*r), msg::to_wire(new_id.err())};
   }
-  const reservation_spec old_terms{cfg_.name_prefix + r->id.substr(name().size() + 1), r->owner,
-                                   r->life.start(), r->life.end() - r->life.start(), r->np};
+  const reservation_spec old_terms{lrms_name(r->id), r->owner, r->life.start(),
+                                   r->life.end() - r->life.start(), r->np};
   if (cfg_.journal) {
     record changed = *r;
     changed.lrms_id = *new_id;
@@ -628,12 +495,13 @@ msg::cluster_status cluster_service::status_report(timestamp now) {
   if (auto ok = refresh(now); !ok) out.error = msg::to_wire(ok.err());
   if (auto snap = lrms_->snapshot()) {
     for (const auto& r : snap->reservations)
-      out.lrms_reservations.push_back({r.name, name(), r.owner, r.start, r.end, r.np, 0, 0, 0, 0});
+      out.lrms_reservations.push_back(
+          {r.name, name(), r.owner, r.start, r.end, r.np, reservation_state::committed, 0, 0, 0});
     for (const auto& j : snap->running) {
       if (j.reservation) continue;  // runs on its reservation's CPUs
       const timestamp started = j.started.value_or(now);
-      out.lrms_running.push_back(
-          {j.id, name(), j.owner, started, started + j.walltime, j.np, 0, 0, 0, 0});
+      out.lrms_running.push_back({j.id, name(), j.owner, started, started + j.walltime, j.np,
+                                  reservation_state::active, 0, 0, 0});
     }
   }
   out.running_jobs = view_.running;

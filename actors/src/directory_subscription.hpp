@@ -1,13 +1,11 @@
 #pragma once
 
-// How the broker and its matchmaker keep the GIS's directory (internal): subscribe once,
+// How the broker and its coordinators keep the GIS's directory (internal): subscribe once,
 // then every change arrives as a message, so no request costs a round trip to the GIS.
 
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <caf/all.hpp>
 
 #include "arbroker/actors/gis.hpp"
 
@@ -17,7 +15,7 @@ namespace arbroker {
 /// the directory is in `view` (CAF's await), so that no request is served from an empty
 /// directory. A GIS that cannot be reached leaves `view.error` set.
 template <class Self>
-void subscribe_directory(Self* self, const caf::actor& gis, directory_view& view) {
+void subscribe_directory(Self* self, const gis_actor& gis, directory_view& view) {
   if (!gis) {
     view.error = "no information service configured";
     return;
@@ -25,8 +23,8 @@ void subscribe_directory(Self* self, const caf::actor& gis, directory_view& view
   self->request(gis, caf::infinite, subscribe_atom::value)
       .await(
           [&view](directory_atom, std::vector<msg::cluster_info>& infos,
-                  std::vector<caf::actor>& handles) {
-            view.clusters = make_directory(infos, handles);
+                  std::vector<cluster_service_actor>& services) {
+            view.clusters = make_directory(infos, services);
             view.error.clear();
           },
           [self, &view](caf::error& e) {
@@ -37,8 +35,8 @@ void subscribe_directory(Self* self, const caf::actor& gis, directory_view& view
 /// The handler for the GIS's later copies; goes into the subscriber's behavior.
 inline auto directory_updates(directory_view& view) {
   return [&view](directory_atom, std::vector<msg::cluster_info>& infos,
-                 std::vector<caf::actor>& handles) {
-    view.clusters = make_directory(infos, handles);
+                 std::vector<cluster_service_actor>& services) {
+    view.clusters = make_directory(infos, services);
     view.error.clear();
   };
 }

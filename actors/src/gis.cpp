@@ -1,40 +1,100 @@
 #include "arbroker/actors/gis.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace arbroker {
 namespace {
 
-using self_ptr = caf::stateful_actor<gis_state>*;
+/// The GIS: its clusters by name and who wants to hear of every change.
+class gis_state {
+ public:
+  using self_pointer = gis_actor::stateful_pointer<gis_state>;
+  static inline const char* name = "arb.gis";
 
-// The clusters for which `keep(info)` holds, as the GIS sends them: parallel vectors.
-template <class Keep>
-std::pair<std::vector<msg::cluster_info>, std::vector<caf::actor>> clusters_where(self_ptr self,
-                                                                                  Keep keep) {
-  std::pair<std::vector<msg::cluster_info>, std::vector<caf::actor>> out;
-  for (const auto& [name, e] : self->state.clusters) {
-    if (!keep(e.info)) continue;
-    out.first.push_back(e.info);
-    out.second.push_back(e.crs);
+  explicit gis_state(self_pointer self) : self_(self) {}
+
+  gis_actor::behavior_type make_behavior() {
+    ignore_stray_messages(self_);
+    self_->set_down_handler([this](const caf::down_msg& dm) { on_down(dm); });
+    return {
+        [this](register_atom, msg::cluster_info& info, cluster_service_actor& service)
+            -> msg::ack_reply { return enter(std::move(info), std::move(service)); },
+        [this](subscribe_atom) { return subscribe(); },
+    };
   }
-  return out;
-}
 
-caf::message directory_message(self_ptr self) {
-  auto [infos, handles] = clusters_where(self, [](const msg::cluster_info&) { return true; });
-  return caf::make_message(directory_atom::value, std::move(infos), std::move(handles));
-}
+ private:
+  using directory_message = std::tuple<directory_atom, std::vector<msg::cluster_info>,
+                                       std::vector<cluster_service_actor>>;
 
-// Every subscriber gets the whole directory: changes are rare and the directory small, and
-// a whole copy cannot be applied out of order.
-void publish(self_ptr self) {
-  if (self->state.subscribers.empty()) return;
-  auto m = directory_message(self);
-  for (const auto& s : self->state.subscribers)
-    self->send(s, m);
+  msg::ack_reply enter(msg::cluster_info info, cluster_service_actor service) {
+    if (info.name.empty() || !service)
+      return {
+          msg::wire(errc::invalid_parameter, "a cluster needs a name and a reservation service")};
+    self_->monitor(service);
+    const std::string cluster = info.name;
+    clusters_.insert_or_assign(cluster, directory_entry{std::move(info), std::move(service)});
+    // Subscribers learn of it before the registrant hears back, so a request sent after the
+    // acknowledgement finds the cluster.
+    publish();
+    return {};
+  }
+
+  caf::result<directory_atom, std::vector<msg::cluster_info>, std::vector<cluster_service_actor>>
+  subscribe() {
+    auto sender = caf::actor_cast<directory_subscriber>(self_->current_sender());
+    if (sender &&
+        std::find(subscribers_.begin(), subscribers_.end(), sender) == subscribers_.end()) {
+      self_->monitor(sender);
+      subscribers_.push_back(sender);
+    }
+    auto [atom, infos, services] = directory();
+    return {atom, std::move(infos), std::move(services)};
+  }
+
+  directory_message directory() const {
+    directory_message out{directory_atom::value, {}, {}};
+    for (const auto& [cluster, e] : clusters_) {
+      std::get<1>(out).push_back(e.info);
+      std::get<2>(out).push_back(e.service);
+    }
+    return out;
+  }
+
+  // Every subscriber gets the whole directory: changes are rare and the directory small, and
+  // a whole copy cannot be applied out of order.
+  void publish() {
+    if (subscribers_.empty()) return;
+    auto [atom, infos, services] = directory();
+    auto m = caf::make_message(atom, std::move(infos), std::move(services));
+    for (const auto& s : subscribers_)
+      caf::anon_send(caf::actor_cast<caf::actor>(s), m);
+  }
+
+  // A subscriber or a cluster's service ended.
+  void on_down(const caf::down_msg& dm) {
+    std::erase_if(subscribers_, [&](const auto& s) { return s.address() == dm.source; });
+    const auto before = clusters_.size();
+    std::erase_if(clusters_,
+                  [&](const auto& kv) { return kv.second.service.address() == dm.source; });
+    if (clusters_.size() != before) publish();
+  }
+
+  self_pointer self_;
+  std::map<std::string, directory_entry> clusters_;  ///< by name
+  std::vector<directory_subscriber> subscribers_;
+};
+
+gis_actor::behavior_type gis_behavior(gis_actor::stateful_pointer<gis_state> self) {
+  return self->state.make_behavior();
 }
 
 }  // namespace
+
+gis_actor spawn_gis(caf::actor_system& sys) {
+  return sys.spawn(gis_behavior);
+}
 
 bool satisfies(const msg::cluster_info& c, const msg::gis_query& q) {
   auto contains = [](const auto& v, const auto& x) {
@@ -64,59 +124,16 @@ const directory_entry* find_cluster(const cluster_directory& dir, const std::str
   return it != dir.end() && it->info.name == name ? &*it : nullptr;
 }
 
-std::shared_ptr<const cluster_directory> make_directory(std::vector<msg::cluster_info>& infos,
-                                                        std::vector<caf::actor>& handles) {
+std::shared_ptr<const cluster_directory> make_directory(
+    std::vector<msg::cluster_info>& infos, std::vector<cluster_service_actor>& services) {
   auto dir = std::make_shared<cluster_directory>();
-  const auto n = std::min(infos.size(), handles.size());
+  const auto n = std::min(infos.size(), services.size());
   dir->reserve(n);
   for (std::size_t i = 0; i < n; ++i)
-    dir->push_back({std::move(infos[i]), std::move(handles[i])});
+    dir->push_back({std::move(infos[i]), std::move(services[i])});
   std::sort(dir->begin(), dir->end(),
             [](const auto& a, const auto& b) { return a.info.name < b.info.name; });
   return dir;
-}
-
-caf::behavior gis_actor(self_ptr self) {
-  ignore_stray_messages(self);
-  self->set_down_handler([self](const caf::down_msg& dm) {
-    auto& subs = self->state.subscribers;
-    subs.erase(std::remove_if(subs.begin(), subs.end(),
-                              [&](const caf::actor& s) { return s.address() == dm.source; }),
-               subs.end());
-    auto& cs = self->state.clusters;
-    const auto before = cs.size();
-    std::erase_if(cs, [&](const auto& kv) { return kv.second.crs.address() == dm.source; });
-    if (cs.size() != before) publish(self);
-  });
-  return {
-      [self](register_atom, msg::cluster_info& info, caf::actor& crs) -> msg::ack_reply {
-        if (info.name.empty() || !crs)
-          return {{static_cast<std::uint8_t>(errc::invalid_parameter),
-                   "a cluster needs a name and a reservation service"}};
-        self->monitor(crs);
-        const std::string name = info.name;
-        self->state.clusters.insert_or_assign(name, directory_entry{std::move(info), crs});
-        // Subscribers learn of it before the registrant hears back, so a request sent after
-        // the acknowledgement finds the cluster.
-        publish(self);
-        return {};
-      },
-      [self](const msg::gis_query& q)
-          -> caf::result<std::vector<msg::cluster_info>, std::vector<caf::actor>> {
-        auto [infos, handles] =
-            clusters_where(self, [&](const msg::cluster_info& c) { return satisfies(c, q); });
-        return {std::move(infos), std::move(handles)};
-      },
-      [self](subscribe_atom) -> caf::message {
-        auto sender = caf::actor_cast<caf::actor>(self->current_sender());
-        auto& subs = self->state.subscribers;
-        if (sender && std::find(subs.begin(), subs.end(), sender) == subs.end()) {
-          self->monitor(sender);
-          subs.push_back(sender);
-        }
-        return directory_message(self);
-      },
-  };
 }
 
 }  // namespace arbroker

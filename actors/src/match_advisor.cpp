@@ -5,8 +5,6 @@
 
 #include "arbroker/actors/cluster_service.hpp"
 #include "arbroker/core/match_advice.hpp"
-#include "arbroker/core/slot_generation.hpp"
-#include "arbroker/messages/speedup_spec.hpp"
 
 namespace arbroker {
 
@@ -20,22 +18,16 @@ msg::advice_reply cluster_service::advise(const msg::advice_request& req, timest
   };
   sweep(now);
   if (auto ok = refresh(now); !ok) return failed(ok.err());
-  auto model = msg::to_model(req.speedup);
-  if (!model) return failed(model.err());
-  auto counts = reservable_counts(site().sizes, req.np_min, req.np_max, cfg_.info.cpus);
-  if (!counts) return failed(counts.err());
+  if (req.site.shapes.empty())
+    return failed(fail(errc::invalid_processor_range, "advice for a job without shapes"));
   match_job job;
   // Report what prepare would admit: any start >= T_wkl in LJP mode (paper 000 Sec. 3.3.2)
   // that running jobs and reservations leave room for. Queued local jobs do not block it
   // (they hold no capacity), but the advice says how far it pushes them (zeta).
-  job.ready = std::max(req.est, now);
+  job.ready = std::max(req.site.est, now);
   if (req.local_jobs_preferred) job.ready = std::max(job.ready, view_.t_wkl);
-  job.deadline = req.let;
-  for (int n : *counts) {
-    auto dur = adapt_duration(*model, req.dur_ref, req.np_ref, n);
-    if (!dur) return failed(dur.err());
-    job.shapes.push_back({n, *dur});
-  }
+  job.deadline = req.site.let;
+  job.shapes = req.site.shapes;
   if (job.ready >= job.deadline) return out;  // the window has passed: does not meet QoS
   if (now - advisor_view_.taken >= cfg_.refresh || advisor_view_.taken > now) {
     auto snap = lrms_->snapshot();

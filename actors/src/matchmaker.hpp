@@ -1,63 +1,71 @@
 #pragma once
 
-// The matchmaker of the broker (internal): elastic requests that name a policy.
+// The matchmaker of the broker (internal): elastic requests that name a policy (paper 002,
+// Sec. 3: the MMC's Matchmaker). One per broker, long-lived, so that next-fit keeps its
+// pointer and random its generator across requests.
 
 #include <cstdint>
 #include <random>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
-#include "arbroker/actors/broker.hpp"
-#include "arbroker/actors/deadline_timer.hpp"
-#include "arbroker/actors/gis.hpp"
 #include "arbroker/core/matchmaking.hpp"
-#include "arbroker/core/request.hpp"
+#include "arbroker/core/site_adaptation.hpp"
+#include "coordinator.hpp"
 
 namespace arbroker {
 
 /// One elastic request the matchmaker is working on.
-struct match_in_flight {
-  msg::elastic_request req;
-  elastic_request core;
-  match_policy policy = match_policy::ff;
-  caf::response_promise rp;
-  std::vector<msg::cluster_info> infos;   ///< the selection window, by name
-  std::vector<caf::actor> handles;        ///< their reservation services
-  std::vector<msg::advice_reply> advice;  ///< per cluster; error set when none came
-  std::vector<std::size_t> order;         ///< clusters to try, best first
+struct match_job : coordinator_job {
+  using coordinator_job::coordinator_job;
+
+  msg::checked_elastic_request req;
+  std::shared_ptr<const cluster_directory> clusters;  ///< `window` points into it
+  std::vector<const directory_entry*> window;         ///< the selection window, by name
+  std::vector<site_request> adapted;                  ///< the request adapted to each
+  std::vector<msg::advice_reply> advice;              ///< per cluster; error set when none came
+  std::vector<std::size_t> order;                     ///< clusters to try, best first
   std::size_t next = 0;
-  int tries = 0;
-  int pending = 0;
+  int advice_pending = 0;
   msg::request_stats stats;
-  std::int64_t earliest_alternative = -1;
-  std::string reasons;     ///< why clusters were left out, for the failure message
-  timestamp deadline = 0;  ///< answered with errc::timeout at this time at the latest
 };
 
-/// The matchmaker (paper 002, Sec. 3: the MMC's Matchmaker). Long-lived, one per broker, so
-/// that next-fit keeps its pointer and random its generator across requests. Per request:
-/// pick the selection window from the GIS's directory (subscribed at start), ask every cluster's
-/// match advisor in parallel (advice_request), order the clusters by the policy (core match_order)
-/// and reserve at the first that accepts (prepare, commit_at_once for mode_reserve), falling back
-/// along the order on refusal. Requests in flight are independent; each is answered within
-/// cfg.request_timeout.
-///   elastic_request (policy set) -> elastic_reply
-struct matchmaker_state {
-  broker_config cfg;
-  std::mt19937_64 rng;
-  std::string next_fit;  ///< NF: the cluster chosen last
-  std::string txn_base;
-  directory_view directory;  ///< the GIS's clusters, kept current by its pushes
-  std::uint64_t next_id = 1;
-  std::unordered_map<std::uint64_t, match_in_flight> requests;
-  deadline_timer<std::uint64_t> deadlines;  ///< of the requests in flight, behind one timer
+/// Per request: pick the selection window from the GIS's directory, ask every cluster's
+/// match advisor in parallel, order the clusters by the policy (core match_order) and reserve
+/// at the first that accepts, falling back along the order on refusal.
+class matchmaker_state : public coordinator_state<matchmaker_state, msg::checked_elastic_request,
+                                                  msg::elastic_reply, match_job> {
+ public:
+  using base = coordinator_state<matchmaker_state, msg::checked_elastic_request, msg::elastic_reply,
+                                 match_job>;
+  using base::base;
   static inline const char* name = "arb.matchmaker";
+
+  elastic_coordinator_actor::behavior_type make_behavior(broker_config cfg,
+                                                         const broker_actor& broker) {
+    rng_.seed(cfg.matchmaker_seed);
+    return coordinator_behavior(std::move(cfg), broker);
+  }
+
+  // -- the coordinator base's hooks ----------------------------------------------------------
+  job_ptr make_job(msg::request_no no, const msg::checked_elastic_request& req);
+  void start(const job_ptr& j, msg::checked_elastic_request req);
+  void settle(const job_ptr& j);
+  msg::elastic_reply failure(const match_job& j, errc code, std::string message) const;
+  const cluster_service_actor& service_of(const match_job& j, std::size_t site) const;
+
+ private:
+  void ask_advisors(const job_ptr& j, const std::vector<const directory_entry*>& clusters);
+  void on_advice(const job_ptr& j, std::size_t i, msg::advice_reply r);
+  void decide(const job_ptr& j);
+  void try_next(const job_ptr& j);
+
+  std::mt19937_64 rng_;
+  std::string next_fit_;  ///< NF: the cluster chosen last
 };
 
-/// Transaction ids are `txn_base` + ".m<request>.<try>"; the broker gives it a txn base of
-/// its own, unique like its workers'.
-caf::behavior matchmaker_actor(caf::stateful_actor<matchmaker_state>* self, broker_config cfg,
-                               std::string txn_base);
+/// Spawns the matchmaker of `broker` (it ends with the broker).
+elastic_coordinator_actor spawn_matchmaker(caf::local_actor* parent, broker_config cfg,
+                                           const broker_actor& broker);
 
 }  // namespace arbroker

@@ -1,5 +1,6 @@
 #include "arbroker/actors/broker.hpp"
 
+#include "broker_state.hpp"
 #include "engine_fixture.hpp"
 
 namespace arbroker {
@@ -8,7 +9,7 @@ namespace {
 using testing::engine_fixture;
 
 errc code(const msg::wire_error& e) {
-  return static_cast<errc>(e.code);
+  return e.err();
 }
 
 struct broker_test : engine_fixture {
@@ -37,7 +38,8 @@ struct broker_test : engine_fixture {
     info.name = name;
     info.cpus = 16;
     info.pp = 1000;
-    auto ack = ask<msg::ack_reply>(gis, register_atom::value, info, service);
+    auto ack = ask<msg::ack_reply>(gis, register_atom::value, info,
+                                   caf::actor_cast<cluster_service_actor>(service));
     ASSERT_TRUE(ack.error.ok()) << ack.error.message;
   }
 };
@@ -52,31 +54,31 @@ TEST_F(broker_test, ElasticRequestLandsOnTheBestCandidate) {
   EXPECT_EQ(r.np, 16);
   EXPECT_EQ(r.start, now + 3600);
   EXPECT_EQ(r.end, now + 3600 + 900);
-  EXPECT_EQ(r.state, static_cast<std::uint8_t>(reservation_state::committed));
+  EXPECT_EQ(r.state, reservation_state::committed);
   EXPECT_EQ(r.id.rfind("fast/", 0), 0u);
   EXPECT_EQ(reply.stats.clusters, 3);
   EXPECT_GT(reply.stats.candidates, 0);
   // It is really there: committed at the service and in the LRMS.
-  auto st = ask<msg::cluster_status>(crs["fast"], msg::cluster_status_request{});
+  auto st = ask<msg::cluster_status>(services["fast"], msg::cluster_status_request{});
   EXPECT_EQ(st.committed, 1);
   EXPECT_EQ(lrms_reservations("fast"), 1u);
   auto q = ask<msg::query_reply>(broker, msg::query_request{"alice", r.id});
   ASSERT_TRUE(q.error.ok()) << q.error.message;
   EXPECT_EQ(q.info, (msg::reservation_info{r.id, "fast", "alice", r.start, r.end, 16,
-                                           static_cast<std::uint8_t>(reservation_state::committed),
-                                           0, now /* T_wkl of an idle cluster */, q.info.cost}));
+                                           reservation_state::committed, 0,
+                                           now /* T_wkl of an idle cluster */, q.info.cost}));
 }
 
 TEST_F(broker_test, CostFirstPrefersTheCheapCluster) {
   auto req = elastic(3600, 8 * 3600, 4, 16, 3600, 8);
-  req.prefer = "cost,end";
+  req.prefer = *parse_preferences("cost,end");
   auto reply = ask<msg::elastic_reply>(broker, req);
   ASSERT_TRUE(reply.error.ok()) << reply.error.message;
   // Linear speedup: CPU-hours are the same for every np on a cluster; "slow" needs
   // 2 CPU-hours per reference CPU-hour at 0.5 = 8.0 for 8 CPU-hours; "fast" 0.5 * 2 = 8.0;
   // "mid" 8 * 1.0 = 8.0: all equal, so end time decides: "fast" with 16 CPUs.
   EXPECT_EQ(reply.reservation.cluster, "fast");
-  req.prefer = "cost,-end";  // equal cost, latest end first
+  req.prefer = *parse_preferences("cost,-end");  // equal cost, latest end first
   auto late = ask<msg::elastic_reply>(broker, req);
   ASSERT_TRUE(late.error.ok());
   EXPECT_EQ(late.reservation.end, req.let);
@@ -84,7 +86,7 @@ TEST_F(broker_test, CostFirstPrefersTheCheapCluster) {
 
 TEST_F(broker_test, WhatIfRanksWithoutReserving) {
   auto req = elastic(3600, 4 * 3600, 4, 16, 3600, 8);
-  req.mode = msg::mode_whatif;
+  req.mode = msg::request_mode::whatif;
   auto reply = ask<msg::elastic_reply>(broker, req);
   ASSERT_TRUE(reply.error.ok());
   ASSERT_GT(reply.ranked.size(), 3u);
@@ -96,17 +98,16 @@ TEST_F(broker_test, WhatIfRanksWithoutReserving) {
 
 TEST_F(broker_test, HoldThenClientCommitsByReservationId) {
   auto req = elastic(3600, 4 * 3600, 4, 16, 3600, 8);
-  req.mode = msg::mode_hold;
+  req.mode = msg::request_mode::hold;
   req.hold_seconds = 60;
   auto held = ask<msg::elastic_reply>(broker, req);
   ASSERT_TRUE(held.error.ok()) << held.error.message;
-  EXPECT_EQ(held.reservation.state, static_cast<std::uint8_t>(reservation_state::accepted));
+  EXPECT_EQ(held.reservation.state, reservation_state::accepted);
   EXPECT_EQ(held.reservation.expiry, now + 60);
   // Somebody else cannot commit it; the owner can.
-  auto foreign =
-      ask<msg::ack_reply>(broker, msg::commit_request{"", "mallory", held.reservation.id});
+  auto foreign = ask<msg::ack_reply>(broker, msg::commit_request{"mallory", held.reservation.id});
   EXPECT_EQ(code(foreign.error), errc::not_found);
-  auto ok = ask<msg::ack_reply>(broker, msg::commit_request{"", "alice", held.reservation.id});
+  auto ok = ask<msg::ack_reply>(broker, msg::commit_request{"alice", held.reservation.id});
   ASSERT_TRUE(ok.error.ok()) << ok.error.message;
   advance(120);  // past the hold's expiry: committed, so it stays
   EXPECT_EQ(lrms_reservations(held.reservation.cluster), 1u);
@@ -114,7 +115,7 @@ TEST_F(broker_test, HoldThenClientCommitsByReservationId) {
 
 TEST_F(broker_test, UncommittedHoldExpiresByItselfOnTime) {
   auto req = elastic(3600, 4 * 3600, 4, 16, 3600, 8);
-  req.mode = msg::mode_hold;
+  req.mode = msg::request_mode::hold;
   req.hold_seconds = 60;
   auto held = ask<msg::elastic_reply>(broker, req);
   ASSERT_TRUE(held.error.ok());
@@ -124,7 +125,7 @@ TEST_F(broker_test, UncommittedHoldExpiresByItselfOnTime) {
   EXPECT_EQ(lrms_reservations(cluster), 1u);
   advance(1);  // the service's own timer fires; no other message is sent
   EXPECT_EQ(lrms_reservations(cluster), 0u);
-  auto late = ask<msg::ack_reply>(broker, msg::commit_request{"", "alice", held.reservation.id});
+  auto late = ask<msg::ack_reply>(broker, msg::commit_request{"alice", held.reservation.id});
   EXPECT_EQ(code(late.error), errc::illegal_transition);
 }
 
@@ -145,15 +146,15 @@ TEST_F(broker_test, ForeignOrGuessedIdsLookMissingAndChangeNothing) {
   EXPECT_EQ(lrms_reservations(mine.reservation.cluster), 0u);
   auto list = ask<msg::list_reply>(broker, msg::list_request{"alice"});
   ASSERT_EQ(list.reservations.size(), 1u);
-  EXPECT_EQ(list.reservations[0].state, static_cast<std::uint8_t>(reservation_state::cancelled));
+  EXPECT_EQ(list.reservations[0].state, reservation_state::cancelled);
 }
 
 TEST_F(broker_test, ContendedSlotGoesToOneRequestOnly) {
   // Both want all 16 CPUs of "mid" for the whole (exact) window: only one can have it.
   auto req = elastic(3600, 3600, 16, 16, 3600, 16);
   req.clusters = {"mid"};
-  auto h1 = self->request(broker, caf::infinite, req);
-  auto h2 = self->request(broker, caf::infinite, req);
+  auto h1 = self->request(broker, caf::infinite, checked(req));
+  auto h2 = self->request(broker, caf::infinite, checked(req));
   sched.run();
   int ok = 0, busy = 0;
   for (auto* h : {&h1, &h2}) {
@@ -175,7 +176,7 @@ TEST_F(broker_test, ProbesSendTheBestFewAndTheRestIsFetchedWhenTheyAreTaken) {
   // A broker whose probes return one candidate per cluster.
   auto one_each = broker_cfg;
   one_each.probe_keep = 1;
-  auto frugal = sys.spawn(broker_actor, one_each);
+  auto frugal = spawn_broker(sys, one_each);
   sched.run();
   // Ended on every way out of the test, or the actor system would wait for it forever.
   std::shared_ptr<void> end_frugal(nullptr, [&](void*) {
@@ -186,14 +187,14 @@ TEST_F(broker_test, ProbesSendTheBestFewAndTheRestIsFetchedWhenTheyAreTaken) {
   auto req = elastic(3600, 3 * 3600, 16, 16, 3600, 16);
   req.clusters = {"mid"};
   auto ranked = req;
-  ranked.mode = msg::mode_whatif;
+  ranked.mode = msg::request_mode::whatif;
   auto whatif = ask<msg::elastic_reply>(frugal, ranked);
   ASSERT_TRUE(whatif.error.ok());
   ASSERT_GE(whatif.ranked.size(), 2u);  // a what-if still shows every candidate
   // Both probe before either reserves, so both are sent only the first start; the second
   // is refused there and must fetch the rest to land on the next start.
-  auto h1 = self->request(frugal, caf::infinite, req);
-  auto h2 = self->request(frugal, caf::infinite, req);
+  auto h1 = self->request(frugal, caf::infinite, checked(req));
+  auto h2 = self->request(frugal, caf::infinite, checked(req));
   sched.run();
   std::vector<msg::elastic_reply> replies;
   for (auto* h : {&h1, &h2})
@@ -225,15 +226,15 @@ TEST_F(broker_test, AFixedSlotOnOneClusterIsPreparedWithoutAProbe) {
   int probes = 0, prepares = 0;
   auto solo = sys.spawn([&](caf::event_based_actor*) -> caf::behavior {
     return {
-        // Tagged, as the broker's elastic workers call services (crs.hpp).
-        [&](std::uint64_t tag, const msg::probe_request&) {
+        // Tagged, as the broker's elastic workers call services (protocols.hpp).
+        [&](msg::call_tag tag, const msg::probe_request&) {
           ++probes;
           msg::probe_reply r;
           r.cluster = "solo";
           r.error = msg::wire(errc::busy, "stand-in: no candidates");
           return caf::make_message(tag, r);
         },
-        [&](std::uint64_t tag, const msg::prepare_request& p) {
+        [&](msg::call_tag tag, const msg::prepare_request& p) {
           ++prepares;
           msg::prepare_reply r;
           r.txn = p.txn;
@@ -274,17 +275,17 @@ TEST_F(broker_test, TriesGoOnInPreferenceOrderFarDownTheRanking) {
   const timestamp base = now + 3600;
   auto many = sys.spawn([&](caf::event_based_actor*) -> caf::behavior {
     return {
-        [&](std::uint64_t tag, const msg::probe_request& p) {
+        [&](msg::call_tag tag, const msg::probe_request& p) {
           msg::probe_reply r;
           r.cluster = "many";
           for (int i = 0; i < 20; ++i) {
             const timestamp start = base + ((i * 7) % 20) * 600;  // a permutation of 0..19
-            r.slots.push_back(priced_slot("many", start, start + 3600, p.np_min));
+            r.slots.push_back(priced_slot("many", start, start + 3600, p.site.shapes.front().np));
           }
           r.generated = r.above_threshold = r.available = 20;
           return caf::make_message(tag, r);
         },
-        [&](std::uint64_t tag, const msg::prepare_request& p) {
+        [&](msg::call_tag tag, const msg::prepare_request& p) {
           tried_ends.push_back(p.end);
           msg::prepare_reply r;
           r.txn = p.txn;
@@ -314,15 +315,16 @@ TEST_F(broker_test, AServiceThatDiesWhileAskedIsPassedOverAtOnce) {
   int prepares = 0;
   auto vanishing = sys.spawn([&](caf::event_based_actor* s) -> caf::behavior {
     return {
-        [&](std::uint64_t tag, const msg::probe_request& p) {
+        [&](msg::call_tag tag, const msg::probe_request& p) {
           msg::probe_reply r;
           r.cluster = "vanishing";
           // Ends before anything "mid" can offer.
-          r.slots.push_back(priced_slot("vanishing", p.est, p.est + 60, p.np_min));
+          r.slots.push_back(
+              priced_slot("vanishing", p.site.est, p.site.est + 60, p.site.shapes.front().np));
           r.generated = r.above_threshold = r.available = 1;
           return caf::make_message(tag, r);
         },
-        [&, s](std::uint64_t, const msg::prepare_request&) {
+        [&, s](msg::call_tag, const msg::prepare_request&) {
           ++prepares;
           s->quit();  // no answer, ever
         },
@@ -331,7 +333,7 @@ TEST_F(broker_test, AServiceThatDiesWhileAskedIsPassedOverAtOnce) {
   ASSERT_NO_FATAL_FAILURE(register_stand_in("vanishing", vanishing));
   auto req = elastic(3600, 4 * 3600, 4, 8, 3600, 8);
   req.clusters = {"vanishing", "mid"};
-  auto h = self->request(broker, caf::infinite, req);
+  auto h = self->request(broker, caf::infinite, checked(req));
   sched.run();  // no clock advance: an answer now cannot come from the request's deadline
   EXPECT_EQ(prepares, 1);
   ASSERT_FALSE(self->mailbox().empty()) << "the request waits for a service that is gone";
@@ -344,29 +346,26 @@ TEST_F(broker_test, AServiceThatDiesWhileAskedIsPassedOverAtOnce) {
 }
 
 // A stand-in service that grants every prepare, but only when told to ("go"), and notes the
-// cancels it gets: a prepare still on its way when its request times out.
+// reservations released: a prepare still on its way when its request times out.
 struct slow_service {
   using go_atom = caf::atom_constant<caf::atom("go")>;
-  std::vector<std::pair<caf::response_promise, std::optional<std::uint64_t>>> waiting;
-  std::vector<std::string> cancelled;
+  std::vector<std::pair<caf::response_promise, msg::call_tag>> waiting;
+  std::map<std::string, std::string> granted;  // txn -> reservation id
+  std::vector<std::string> cancelled;          // reservation ids released
   caf::behavior operator()(caf::event_based_actor* s) {
     return {
-        [](const msg::advice_request& q) {
+        [](msg::call_tag tag, const msg::advice_request& q) {
           msg::advice_reply a;
           a.cluster = "late";
           a.meets_qos = true;
-          a.np = q.np_min;
-          a.start = q.est;
-          a.end = q.est + q.dur_ref;
-          return a;
+          a.np = q.site.shapes.front().np;
+          a.start = q.site.est;
+          a.end = q.site.est + q.site.shapes.front().dur;
+          return caf::make_message(tag, a);
         },
-        [this, s](const msg::prepare_request&) {  // from the matchmaker
+        [this, s](msg::call_tag tag, const msg::prepare_request& p) {
           auto rp = s->make_response_promise();
-          waiting.push_back({rp, std::nullopt});
-          return rp;
-        },
-        [this, s](std::uint64_t tag, const msg::prepare_request&) {  // an elastic worker
-          auto rp = s->make_response_promise();
+          granted[p.txn] = "late/" + std::to_string(granted.size() + 1);
           waiting.push_back({rp, tag});
           return rp;
         },
@@ -374,16 +373,13 @@ struct slow_service {
           for (auto& [rp, tag] : waiting) {
             msg::prepare_reply r;
             r.reservation_id = "late/" + std::to_string(cancelled.size() + 1);
-            if (tag)
-              rp.deliver(*tag, r);
-            else
-              rp.deliver(r);
+            rp.deliver(tag, r);
           }
           waiting.clear();
         },
-        [this](const msg::cancel_request& c) -> msg::ack_reply {
-          cancelled.push_back(c.reservation_id);
-          return {};
+        [this](msg::call_tag tag, const msg::release_txn_request& r) {
+          cancelled.push_back(granted.at(r.txn));
+          return caf::make_message(tag, msg::ack_reply{});
         },
     };
   }
@@ -398,7 +394,7 @@ TEST_F(broker_test, WhatATimedOutRequestIsGrantedLateIsCancelled) {
     auto req = elastic(3600, 3600, 8, 8, 3600, 8);
     req.clusters = {"late"};
     req.policy = policy;
-    auto h = self->request(broker, caf::infinite, req);
+    auto h = self->request(broker, caf::infinite, checked(req));
     sched.run();
     ASSERT_EQ(late.waiting.size(), 1u);  // the prepare is held back
     advance(broker_cfg.request_timeout);
@@ -418,7 +414,7 @@ TEST_F(broker_test, AnElasticWorkerThatDiesIsReplacedAndItsRequestsAnswered) {
   slow_service late;
   auto svc = sys.spawn([&](caf::event_based_actor* s) { return late(s); });
   ASSERT_NO_FATAL_FAILURE(register_stand_in("late", svc));
-  auto* b = dynamic_cast<caf::stateful_actor<broker_state>*>(
+  auto* b = dynamic_cast<caf::stateful_actor<broker_state, broker_impl_actor::base>*>(
       caf::actor_cast<caf::abstract_actor*>(broker));
   ASSERT_NE(b, nullptr);
   const auto pool = b->state.elastic_workers;
@@ -426,9 +422,9 @@ TEST_F(broker_test, AnElasticWorkerThatDiesIsReplacedAndItsRequestsAnswered) {
   // One request in flight on every worker, each held at its prepare.
   auto req = elastic(3600, 3600, 8, 8, 3600, 8);
   req.clusters = {"late"};
-  std::vector<decltype(self->request(broker, caf::infinite, req))> pending;
+  std::vector<decltype(self->request(broker, caf::infinite, checked(req)))> pending;
   for (std::size_t i = 0; i < pool.size(); ++i)
-    pending.push_back(self->request(broker, caf::infinite, req));
+    pending.push_back(self->request(broker, caf::infinite, checked(req)));
   sched.run();
   ASSERT_EQ(late.waiting.size(), pool.size());
   // The worker of the first request dies: its client hears why, the others wait on.
@@ -436,7 +432,7 @@ TEST_F(broker_test, AnElasticWorkerThatDiesIsReplacedAndItsRequestsAnswered) {
   sched.run();
   pending[0].receive(
       [](msg::elastic_reply& r) {
-        EXPECT_EQ(code(r.error), errc::lrms_failure);
+        EXPECT_EQ(code(r.error), errc::internal);
         EXPECT_NE(r.error.message.find("terminated before answering"), std::string::npos)
             << r.error.message;
       },
@@ -482,23 +478,31 @@ TEST_F(broker_test, FailureCarriesReasonAndEarliestAlternative) {
 }
 
 TEST_F(broker_test, BadRequestsAreRefusedWithTypedErrors) {
+  // What check() refuses never reaches the engine; what only the grid can tell (no cluster
+  // is large enough), the broker refuses. Nothing is reserved either way.
   auto r = elastic(3600, 3600, 4, 16, 3600, 8);
+  auto refused = [](const msg::elastic_request& bad) { return msg::check(bad).err().code; };
   auto bad = r;
   bad.let = bad.est;
-  EXPECT_EQ(code(ask<msg::elastic_reply>(broker, bad).error), errc::invalid_window);
+  EXPECT_EQ(refused(bad), errc::invalid_window);
   bad = r;
   bad.np_min = 32;
-  EXPECT_EQ(code(ask<msg::elastic_reply>(broker, bad).error), errc::invalid_processor_range);
+  EXPECT_EQ(refused(bad), errc::invalid_processor_range);
   bad = r;
   bad.speedup.p1 = 3;
-  EXPECT_EQ(code(ask<msg::elastic_reply>(broker, bad).error), errc::invalid_speedup_model);
+  EXPECT_EQ(refused(bad), errc::invalid_speedup_model);
   bad = r;
-  bad.prefer = "fastest";
-  EXPECT_EQ(code(ask<msg::elastic_reply>(broker, bad).error), errc::invalid_parameter);
+  bad.prefer.push_back({objective_attribute::end, true});  // "end" twice
+  EXPECT_EQ(refused(bad), errc::invalid_parameter);
   bad = r;
   bad.user = "";
-  EXPECT_EQ(code(ask<msg::elastic_reply>(broker, bad).error), errc::permission_denied);
+  EXPECT_EQ(refused(bad), errc::permission_denied);
   bad = r;
+  bad.np_min = 100;
+  bad.np_max = 100;
+  EXPECT_EQ(code(ask<msg::elastic_reply>(broker, bad).error), errc::infeasible);
+  bad = r;
+  bad.policy = "mli";
   bad.np_min = 100;
   bad.np_max = 100;
   EXPECT_EQ(code(ask<msg::elastic_reply>(broker, bad).error), errc::infeasible);
@@ -513,9 +517,9 @@ TEST_F(broker_test, FollowsTheDirectoryWhenAServiceEnds) {
   ASSERT_EQ(first.reservation.cluster, "fast");
   // "fast" goes away: the GIS drops it and tells the broker, which stops offering it and
   // reports its reservations as unknown (not a hang, not an error from a dead actor).
-  self->send_exit(crs["fast"], caf::exit_reason::user_shutdown);
+  self->send_exit(services["fast"], caf::exit_reason::user_shutdown);
   sched.run();
-  crs.erase("fast");
+  services.erase("fast");
   auto second = ask<msg::elastic_reply>(broker, req);
   ASSERT_TRUE(second.error.ok()) << second.error.message;
   EXPECT_EQ(second.stats.clusters, 2);
@@ -540,12 +544,10 @@ TEST_F(broker_test, GisSendsItsWholeDirectoryToSubscribersOnEveryChange) {
   };
   auto subscriber = sys.spawn([&](caf::event_based_actor* s) -> caf::behavior {
     s->request(gis, caf::infinite, subscribe_atom::value)
-        .then([&](directory_atom, std::vector<msg::cluster_info>& infos, std::vector<caf::actor>&) {
-          names(infos);
-        });
-    return {[&](directory_atom, std::vector<msg::cluster_info>& infos, std::vector<caf::actor>&) {
-      names(infos);
-    }};
+        .then([&](directory_atom, std::vector<msg::cluster_info>& infos,
+                  std::vector<cluster_service_actor>&) { names(infos); });
+    return {[&](directory_atom, std::vector<msg::cluster_info>& infos,
+                std::vector<cluster_service_actor>&) { names(infos); }};
   });
   sched.run();
   ASSERT_EQ(seen.size(), 1u);
@@ -553,9 +555,9 @@ TEST_F(broker_test, GisSendsItsWholeDirectoryToSubscribersOnEveryChange) {
   add_cluster("extra", 8, 1000);
   ASSERT_EQ(seen.size(), 2u);
   EXPECT_EQ(seen[1], (std::vector<std::string>{"extra", "fast", "mid", "slow"}));
-  self->send_exit(crs["mid"], caf::exit_reason::user_shutdown);
+  self->send_exit(services["mid"], caf::exit_reason::user_shutdown);
   sched.run();
-  crs.erase("mid");
+  services.erase("mid");
   ASSERT_EQ(seen.size(), 3u);
   EXPECT_EQ(seen[2], (std::vector<std::string>{"extra", "fast", "slow"}));
   self->send_exit(subscriber, caf::exit_reason::user_shutdown);

@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "arbroker/core/site_adaptation.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
 
 namespace arbroker {
@@ -36,18 +37,17 @@ struct fixture : ::testing::Test {
     svc = std::move(*s);
   }
 
-  msg::probe_request probe_req(timestamp est, timestamp let) {
+  // 8 to 32 CPUs for an hour on 8 of this cluster's CPUs, adapted as the broker adapts it.
+  msg::probe_request probe_req(timestamp est, timestamp let,
+                               speedup_model sp = *speedup_model::amdahl(0)) {
     msg::probe_request p;
     p.user = "alice";
-    p.est = est;
-    p.let = let;
-    p.np_min = 8;
-    p.np_max = 32;
-    p.np_ref = 8;
-    p.dur_ref = 3600;
-    p.speedup = msg::to_spec(*speedup_model::amdahl(0));
-    p.tsn_max = 4;
-    p.tss_gap = 600;
+    elastic_request job{"alice", est, let, 8, 32, 3600, 1000, 8, std::move(sp)};
+    auto site = adapt_to_site(job, {"c1", 64, 1000, {8, {}}});
+    if (site) p.site = *site;
+    p.site.est = est;  // kept for a request that adapt_to_site refuses (a bad window)
+    p.site.let = let;
+    p.slotting = {4, 600};
     return p;
   }
 
@@ -111,10 +111,9 @@ TEST_F(fixture, ProbeForTheBestFewSendsTheHeadOfTheFullRanking) {
   for (const std::string prefer :
        {"end,cost", "end", "start,cost", "-np,end,cost", "cost,end", "duration,-esr,cost",
         "site,end,cost", "-end,cost", "start,-cost"}) {  // ties on start: the price decides
-    auto req = probe_req(now, now + 8 * 3600);
-    req.speedup = msg::to_spec(*speedup_model::amdahl(0.1));
-    req.tsn_max = 8;
-    req.prefer = prefer;
+    auto req = probe_req(now, now + 8 * 3600, *speedup_model::amdahl(0.1));
+    req.slotting.tsn_max = 8;
+    req.prefer = *parse_preferences(prefer);
     req.keep = 0;  // everything, best first
     const auto full = svc->probe(req, now);
     ASSERT_TRUE(full.error.ok()) << full.error.message;
@@ -148,10 +147,10 @@ TEST_F(fixture, PrepareHoldsCapacityCommitKeepsIt) {
   // The hold counts: 40 + 32 > 64.
   auto clash = svc->prepare(hold("t2", now + 200, 600, 32), now);
   EXPECT_EQ(clash.error.code, static_cast<std::uint8_t>(errc::busy));
-  EXPECT_EQ(clash.refused_by, msg::refused_by_lrms);
+  EXPECT_EQ(clash.refused_by, msg::refusal::lrms);
   EXPECT_EQ(clash.busy_until, now + 100 + 3600);  // earliest start the view allows
-  EXPECT_TRUE(svc->commit({"t1", {}, {}}, now + 10).error.ok());
-  EXPECT_TRUE(svc->commit({"t1", {}, {}}, now + 11).error.ok());  // idempotent
+  EXPECT_TRUE(svc->commit_txn({"t1"}, now + 10).error.ok());
+  EXPECT_TRUE(svc->commit_txn({"t1"}, now + 11).error.ok());  // idempotent
   auto st = svc->status_report(now + 12);
   EXPECT_EQ(st.committed, 1);
   EXPECT_EQ(st.holds, 0);
@@ -169,31 +168,64 @@ TEST_F(fixture, HoldsExpireByThemselvesAndCommitAfterExpiryFails) {
   svc->sweep(now);
   EXPECT_EQ(lrms_reservations(), 0u);  // gone from the LRMS, coordinator or not
   EXPECT_FALSE(svc->next_expiry());
-  auto c = svc->commit({"t1", {}, {}}, now);
+  auto c = svc->commit_txn({"t1"}, now);
   EXPECT_EQ(c.error.code, static_cast<std::uint8_t>(errc::illegal_transition));
   auto q = svc->query({"alice", h.reservation_id}, now);
-  EXPECT_EQ(q.info.state, static_cast<std::uint8_t>(reservation_state::expired));
+  EXPECT_EQ(q.info.state, reservation_state::expired);
   // The CPUs are free again.
   EXPECT_TRUE(svc->prepare(hold("t2", now + 100, 3600, 64), now).error.ok());
 }
 
 TEST_F(fixture, AbortIsIdempotentAndPresumed) {
-  EXPECT_TRUE(svc->abort({"never-prepared"}, now).error.ok());
+  EXPECT_TRUE(svc->abort_txn({"never-prepared"}, now).error.ok());
   auto h = svc->prepare(hold("t1", now + 100, 3600, 8), now);
   ASSERT_TRUE(h.error.ok());
   // A repeated prepare answers as the first.
   EXPECT_EQ(svc->prepare(hold("t1", now + 100, 3600, 8), now).reservation_id, h.reservation_id);
   EXPECT_EQ(lrms_reservations(), 1u);
-  EXPECT_TRUE(svc->abort({"t1"}, now).error.ok());
-  EXPECT_TRUE(svc->abort({"t1"}, now).error.ok());
+  EXPECT_TRUE(svc->abort_txn({"t1"}, now).error.ok());
+  EXPECT_TRUE(svc->abort_txn({"t1"}, now).error.ok());
   EXPECT_EQ(lrms_reservations(), 0u);
-  EXPECT_EQ(svc->commit({"t1", {}, {}}, now).error.code,
+  EXPECT_EQ(svc->commit_txn({"t1"}, now).error.code,
             static_cast<std::uint8_t>(errc::illegal_transition));
   // Committed transactions cannot be aborted.
   ASSERT_TRUE(svc->prepare(hold("t2", now + 100, 3600, 8), now).error.ok());
-  ASSERT_TRUE(svc->commit({"t2", {}, {}}, now).error.ok());
-  EXPECT_EQ(svc->abort({"t2"}, now).error.code,
+  ASSERT_TRUE(svc->commit_txn({"t2"}, now).error.ok());
+  EXPECT_EQ(svc->abort_txn({"t2"}, now).error.code,
             static_cast<std::uint8_t>(errc::illegal_transition));
+}
+
+TEST_F(fixture, ReleaseUndoesATransactionWhateverBecameOfIt) {
+  EXPECT_TRUE(svc->release_txn({"never-prepared"}, now).error.ok());
+  // A hold goes away like an abort.
+  ASSERT_TRUE(svc->prepare(hold("t1", now + 100, 3600, 8), now).error.ok());
+  EXPECT_TRUE(svc->release_txn({"t1"}, now).error.ok());
+  EXPECT_EQ(lrms_reservations(), 0u);
+  // A committed one (commit at once, or committed in phase two) is cancelled.
+  auto direct = hold("t2", now + 100, 3600, 8);
+  direct.commit_at_once = true;
+  auto d = svc->prepare(direct, now);
+  ASSERT_TRUE(d.error.ok());
+  ASSERT_TRUE(svc->prepare(hold("t3", now + 100, 3600, 8), now).error.ok());
+  ASSERT_TRUE(svc->commit_txn({"t3"}, now).error.ok());
+  EXPECT_EQ(lrms_reservations(), 2u);
+  EXPECT_TRUE(svc->release_txn({"t2"}, now).error.ok());
+  EXPECT_TRUE(svc->release_txn({"t3"}, now).error.ok());
+  EXPECT_EQ(lrms_reservations(), 0u);
+  EXPECT_EQ(svc->query({"alice", d.reservation_id}, now).info.state, reservation_state::cancelled);
+  EXPECT_TRUE(svc->release_txn({"t2"}, now).error.ok());  // idempotent
+  const auto st = svc->status_report(now);
+  EXPECT_EQ(st.aborts, 1);
+  EXPECT_EQ(st.cancels, 2);
+}
+
+TEST_F(fixture, AClientCommitsOnlyItsOwnHoldById) {
+  auto h = svc->prepare(hold("t1", now + 100, 3600, 8), now);
+  ASSERT_TRUE(h.error.ok());
+  EXPECT_EQ(svc->commit({"mallory", h.reservation_id}, now).error.err(), errc::not_found);
+  EXPECT_EQ(svc->query({"alice", h.reservation_id}, now).info.state, reservation_state::accepted);
+  EXPECT_TRUE(svc->commit({"alice", h.reservation_id}, now).error.ok());
+  EXPECT_EQ(svc->query({"alice", h.reservation_id}, now).info.state, reservation_state::committed);
 }
 
 TEST_F(fixture, LocalJobsPreferredRefusesStartsBeforeTwkl) {
@@ -203,7 +235,7 @@ TEST_F(fixture, LocalJobsPreferredRefusesStartsBeforeTwkl) {
   // now + 3600 (the queued job does not hold CPUs), but it would bypass j2.
   auto h = svc->prepare(hold("t1", now + 3600, 600, 32), now);
   EXPECT_EQ(h.error.code, static_cast<std::uint8_t>(errc::busy));
-  EXPECT_EQ(h.refused_by, msg::refused_by_service);
+  EXPECT_EQ(h.refused_by, msg::refusal::service);
   EXPECT_EQ(h.busy_until, now + 5400);
   EXPECT_EQ(lrms_reservations(), 0u);
   auto req = hold("t1", now + 3600, 600, 32);
@@ -213,7 +245,7 @@ TEST_F(fixture, LocalJobsPreferredRefusesStartsBeforeTwkl) {
 
 TEST_F(fixture, OwnerChecksLookLikeMissingReservations) {
   auto h = svc->prepare(hold("t1", now + 100, 3600, 8), now);
-  ASSERT_TRUE(svc->commit({"t1", {}, {}}, now).error.ok());
+  ASSERT_TRUE(svc->commit_txn({"t1"}, now).error.ok());
   auto foreign = svc->query({"mallory", h.reservation_id}, now);
   auto missing = svc->query({"mallory", "c1/999"}, now);
   EXPECT_EQ(foreign.error.code, static_cast<std::uint8_t>(errc::not_found));
@@ -232,16 +264,16 @@ TEST_F(fixture, OwnerChecksLookLikeMissingReservations) {
 
 TEST_F(fixture, ModifyIsMakeBeforeBreak) {
   auto a = svc->prepare(hold("t1", now + 100, 3600, 32), now);
-  ASSERT_TRUE(svc->commit({"t1", {}, {}}, now).error.ok());
+  ASSERT_TRUE(svc->commit_txn({"t1"}, now).error.ok());
   ASSERT_TRUE(svc->prepare(hold("t2", now + 7200, 3600, 32), now).error.ok());
-  ASSERT_TRUE(svc->commit({"t2", {}, {}}, now).error.ok());
+  ASSERT_TRUE(svc->commit_txn({"t2"}, now).error.ok());
   // Move t1 onto t2 with 40 CPUs: 40 + 32 > 64, refused; t1 keeps its terms.
   auto bad = svc->modify({"alice", a.reservation_id, now + 7200, now + 9000, 40, true}, now);
   EXPECT_EQ(bad.error.code, static_cast<std::uint8_t>(errc::busy));
   auto q = svc->query({"alice", a.reservation_id}, now);
   EXPECT_EQ(q.info.start, now + 100);
   EXPECT_EQ(q.info.np, 32);
-  EXPECT_EQ(q.info.state, static_cast<std::uint8_t>(reservation_state::committed));
+  EXPECT_EQ(q.info.state, reservation_state::committed);
   // Growing in place to 32 + 32 = 64 fits (the old terms are released for the check).
   auto good = svc->modify({"alice", a.reservation_id, now + 100, now + 7300, 32, true}, now);
   ASSERT_TRUE(good.error.ok()) << good.error.message;
@@ -255,7 +287,7 @@ TEST_F(fixture, ModifyIsMakeBeforeBreak) {
 
 TEST_F(fixture, BoundJobRunsInsideTheReservation) {
   auto h = svc->prepare(hold("t1", now + 100, 3600, 16), now);
-  ASSERT_TRUE(svc->commit({"t1", {}, {}}, now).error.ok());
+  ASSERT_TRUE(svc->commit_txn({"t1"}, now).error.ok());
   auto too_big = svc->bind_job({"alice", h.reservation_id, "big", 32, 600, ""}, now);
   EXPECT_EQ(too_big.error.code, static_cast<std::uint8_t>(errc::invalid_processor_range));
   auto j = svc->bind_job({"alice", h.reservation_id, "sim", 16, 600, ""}, now);
@@ -264,7 +296,7 @@ TEST_F(fixture, BoundJobRunsInsideTheReservation) {
   now += 100;
   EXPECT_EQ(*lrms->job_status(j.job_id), lrms_job_state::running);
   auto q = svc->query({"alice", h.reservation_id}, now);
-  EXPECT_EQ(q.info.state, static_cast<std::uint8_t>(reservation_state::active));
+  EXPECT_EQ(q.info.state, reservation_state::active);
 }
 
 TEST_F(fixture, BadRequestsGetTypedErrorsAndChangeNothing) {
@@ -281,14 +313,14 @@ TEST_F(fixture, BadRequestsGetTypedErrorsAndChangeNothing) {
   auto long_hold = hold("t", now + 100, 60, 8);
   long_hold.expiry = now + 100000;
   EXPECT_EQ(code(svc->prepare(long_hold, now).error), errc::invalid_parameter);
-  EXPECT_EQ(code(svc->commit({"nope", {}, {}}, now).error), errc::not_found);
+  EXPECT_EQ(code(svc->commit_txn({"nope"}, now).error), errc::not_found);
   auto p = probe_req(now + 10, now);
   EXPECT_EQ(code(svc->probe(p, now).error), errc::invalid_window);
   p = probe_req(now, now + 3600);
-  p.speedup.p1 = 7;
-  EXPECT_EQ(code(svc->probe(p, now).error), errc::invalid_speedup_model);
+  p.site.shapes.front().dur = 0;
+  EXPECT_EQ(code(svc->probe(p, now).error), errc::invalid_duration);
   p = probe_req(now, now + 3600);
-  p.tsn_max = 0;
+  p.slotting.tsn_max = 0;
   EXPECT_EQ(code(svc->probe(p, now).error), errc::invalid_parameter);
   EXPECT_EQ(lrms_reservations(), 0u);
   auto st = svc->status_report(now);
@@ -329,7 +361,7 @@ TEST_F(fixture, EveryAnsweredChangeIsWrittenBeforeTheAnswer) {
   ASSERT_TRUE(p.error.ok());
   EXPECT_EQ(j->rows.at(p.reservation_id).state, rs::accepted);
   EXPECT_EQ(j->rows.at(p.reservation_id).expiry, now + 60);
-  ASSERT_TRUE(svc->commit({"t1", "", ""}, now).error.ok());
+  ASSERT_TRUE(svc->commit_txn({"t1"}, now).error.ok());
   EXPECT_EQ(j->rows.at(p.reservation_id).state, rs::committed);
   ASSERT_TRUE(svc->cancel({"alice", p.reservation_id}, now).error.ok());
   EXPECT_EQ(j->rows.at(p.reservation_id).state, rs::cancelled);
@@ -353,28 +385,28 @@ TEST_F(fixture, AStoreThatCannotWriteRefusesAndChangesNothing) {
   EXPECT_EQ(p.error.code, static_cast<std::uint8_t>(errc::storage_failure));
   EXPECT_EQ(lrms_reservations(), 1u);
   // A commit: refused, the hold stays a hold.
-  auto c = svc->commit({"t1", "", ""}, now);
+  auto c = svc->commit_txn({"t1"}, now);
   EXPECT_EQ(c.error.code, static_cast<std::uint8_t>(errc::storage_failure));
   EXPECT_EQ(svc->query({"alice", kept.reservation_id}, now).info.state,
-            static_cast<std::uint8_t>(reservation_state::accepted));
+            reservation_state::accepted);
   // Once the store works again the same commit goes through.
   j->broken = false;
-  ASSERT_TRUE(svc->commit({"t1", "", ""}, now).error.ok());
+  ASSERT_TRUE(svc->commit_txn({"t1"}, now).error.ok());
   j->broken = true;
   // A cancel: refused, the reservation still holds its CPUs in the LRMS.
   auto x = svc->cancel({"alice", kept.reservation_id}, now);
   EXPECT_EQ(x.error.code, static_cast<std::uint8_t>(errc::storage_failure));
   EXPECT_EQ(lrms_reservations(), 1u);
   EXPECT_EQ(svc->query({"alice", kept.reservation_id}, now).info.state,
-            static_cast<std::uint8_t>(reservation_state::committed));
+            reservation_state::committed);
 }
 
 TEST_F(fixture, StatusCountsEventsForMetrics) {
   ASSERT_TRUE(svc->prepare(hold("a", now + 600, 3600, 8), now).error.ok());
-  ASSERT_TRUE(svc->commit({"a", "", ""}, now).error.ok());
+  ASSERT_TRUE(svc->commit_txn({"a"}, now).error.ok());
   ASSERT_TRUE(svc->prepare(hold("b", now + 600, 3600, 8), now).error.ok());
-  ASSERT_TRUE(svc->abort({"b"}, now).error.ok());
-  ASSERT_TRUE(svc->abort({"b"}, now).error.ok());  // idempotent: counted once
+  ASSERT_TRUE(svc->abort_txn({"b"}, now).error.ok());
+  ASSERT_TRUE(svc->abort_txn({"b"}, now).error.ok());  // idempotent: counted once
   auto c = svc->prepare(hold("c", now + 600, 3600, 8), now);
   ASSERT_TRUE(c.error.ok());
   auto once = hold("d", now, 7200, 16);

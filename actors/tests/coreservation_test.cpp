@@ -6,7 +6,7 @@ namespace {
 using testing::engine_fixture;
 
 errc code(const msg::wire_error& e) {
-  return static_cast<errc>(e.code);
+  return e.err();
 }
 
 /// How the stand-in participant behaves in phase one and two.
@@ -18,51 +18,55 @@ struct standin_state {
   static inline const char* name = "standin";
 };
 
-// The whole window, for any probe.
+// The whole window, for any probe (its smallest shape).
 msg::probe_reply offer_whole_window(const msg::probe_request& p) {
   msg::probe_reply r;
   r.cluster = "x";
-  auto dur = *adapt_duration(*msg::to_model(p.speedup), p.dur_ref, p.np_ref, p.np_min);
-  r.windows.push_back({p.np_min, dur, p.est, p.let - dur, 0});
+  const auto& shape = p.site.shapes.front();
+  r.windows.push_back({shape.np, shape.dur, p.site.est, p.site.let - shape.dur, 0});
   return r;
 }
 
-// A participant that offers the whole window in its probe and then follows its script.
+// A participant that offers the whole window in its probe and then follows its script. It
+// speaks the coordinators' dialect: tagged calls, answered (tag, reply).
 caf::behavior standin(caf::stateful_actor<standin_state>* self, script how) {
   self->state.how = how;
   return {
-      [](const msg::probe_request& p) { return offer_whole_window(p); },
-      [](const msg::probe_batch_request& b) {
+      [](msg::call_tag tag, const msg::probe_batch_request& b) {
         msg::probe_batch_reply r;
         for (const auto& p : b.probes)
           r.replies.push_back(offer_whole_window(p));
-        return r;
+        return caf::make_message(tag, r);
       },
-      [self](const msg::prepare_request& p) -> caf::result<msg::prepare_reply> {
+      [self](msg::call_tag tag, const msg::prepare_request& p) -> caf::result<caf::message> {
         ++self->state.prepares;
         switch (self->state.how) {
           case script::refuse:
-            return msg::prepare_reply{
-                p.txn, "", -1, msg::refused_by_lrms, {static_cast<std::uint8_t>(errc::busy), "no"}};
+            return caf::make_message(tag, msg::prepare_reply{p.txn, "", -1, msg::refusal::lrms,
+                                                             msg::wire(errc::busy, "no")});
           case script::never_answer:
             return self->make_response_promise();  // kept by nobody: no reply ever
           case script::kill_coordinator:
             self->send_exit(caf::actor_cast<caf::actor>(self->current_sender()),
                             caf::exit_reason::kill);
-            return msg::prepare_reply{p.txn, "x/1", -1, 0, {}};
+            return caf::make_message(tag, msg::prepare_reply{p.txn, "x/1", -1, {}, {}});
           default:
-            return msg::prepare_reply{p.txn, "x/1", -1, 0, {}};
+            return caf::make_message(tag, msg::prepare_reply{p.txn, "x/1", -1, {}, {}});
         }
       },
-      [self](const msg::commit_request&) -> caf::result<msg::ack_reply> {
+      [self](msg::call_tag tag, const msg::commit_txn_request&) -> caf::result<caf::message> {
         if (self->state.how == script::die_before_commit) {
           self->quit(caf::exit_reason::kill);
           return self->make_response_promise();
         }
-        return msg::ack_reply{};
+        return caf::make_message(tag, msg::ack_reply{});
       },
-      [](const msg::abort_request&) { return msg::ack_reply{}; },
-      [](const msg::cancel_request&) { return msg::ack_reply{}; },
+      [](msg::call_tag tag, const msg::abort_txn_request&) {
+        return caf::make_message(tag, msg::ack_reply{});
+      },
+      [](msg::call_tag tag, const msg::release_txn_request&) {
+        return caf::make_message(tag, msg::ack_reply{});
+      },
   };
 }
 
@@ -79,7 +83,9 @@ struct coreservation_test : engine_fixture {
     info.name = "x";
     info.cpus = 16;
     info.pp = 1000;
-    ASSERT_TRUE(ask<msg::ack_reply>(gis, register_atom::value, info, standin_actor).error.ok());
+    ASSERT_TRUE(ask<msg::ack_reply>(gis, register_atom::value, info,
+                                    caf::actor_cast<cluster_service_actor>(standin_actor))
+                    .error.ok());
   }
 
   msg::coreservation_component component(std::vector<std::string> clusters, duration offset = 0) {
@@ -122,20 +128,16 @@ TEST_F(coreservation_test, AProbeBatchAnswersLikeItsProbesOneByOne) {
   for (int np : {4, 12}) {
     msg::probe_request p;
     p.user = "alice";
-    p.est = now + 3600;
-    p.let = now + 6 * 3600;
-    p.np_min = p.np_max = p.np_ref = np;
-    p.dur_ref = 3600;
-    p.speedup = msg::to_spec(*speedup_model::amdahl(0));
+    p.site = {now + 3600, now + 6 * 3600, {{np, 3600}}};
     p.want_windows = true;
     batch.probes.push_back(p);
   }
-  batch.probes.back().np_min = 0;  // a bad one answers with its own error, in its place
-  auto together = ask<msg::probe_batch_reply>(crs["a"], batch);
+  batch.probes.back().site.shapes[0].np = 0;  // a bad one answers with its own error, in its place
+  auto together = call<msg::probe_batch_reply>(services["a"], batch);
   ASSERT_TRUE(together.error.ok());
   ASSERT_EQ(together.replies.size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) {
-    auto alone = ask<msg::probe_reply>(crs["a"], batch.probes[i]);
+    auto alone = call<msg::probe_reply>(services["a"], batch.probes[i]);
     EXPECT_EQ(together.replies[i], alone) << "probe " << i;
   }
   EXPECT_TRUE(together.replies[0].error.ok());
@@ -151,7 +153,7 @@ TEST_F(coreservation_test, AllComponentsCommitTogether) {
   std::set<std::string> clusters;
   for (const auto& p : reply.parts) {
     clusters.insert(p.cluster);
-    EXPECT_EQ(p.state, static_cast<std::uint8_t>(reservation_state::committed));
+    EXPECT_EQ(p.state, reservation_state::committed);
     EXPECT_EQ(p.np, 8);
   }
   EXPECT_EQ(clusters.size(), 3u);  // distinct clusters
@@ -161,7 +163,7 @@ TEST_F(coreservation_test, AllComponentsCommitTogether) {
   EXPECT_EQ(live_everywhere(), 3u);
   for (const auto& p : reply.parts) {
     auto q = ask<msg::query_reply>(broker, msg::query_request{"alice", p.id});
-    EXPECT_EQ(q.info.state, static_cast<std::uint8_t>(reservation_state::committed));
+    EXPECT_EQ(q.info.state, reservation_state::committed);
   }
 }
 
@@ -189,7 +191,7 @@ TEST_F(coreservation_test, ParticipantRefusesAllAreAborted) {
 TEST_F(coreservation_test, ParticipantNeverAnswersCoordinatorTimesOutAndAborts) {
   add_standin(script::never_answer);
   auto h = self->request(broker, caf::infinite,
-                         request({component({"a"}), component({"b"}), component({"x"})}));
+                         checked(request({component({"a"}), component({"b"}), component({"x"})})));
   sched.run();
   EXPECT_EQ(live_everywhere(), 2u);  // a and b hold, x is silent
   advance(broker_cfg.request_timeout);
@@ -207,18 +209,18 @@ TEST_F(coreservation_test, ParticipantDiesBetweenPrepareAndCommitNothingRemains)
   EXPECT_EQ(live_everywhere(), 0u);
   auto list = ask<msg::list_reply>(broker, msg::list_request{"alice"});
   for (const auto& r : list.reservations)
-    EXPECT_FALSE(holds_capacity(static_cast<reservation_state>(r.state))) << r.id;
+    EXPECT_FALSE(holds_capacity(r.state)) << r.id;
 }
 
 TEST_F(coreservation_test, CoordinatorDiesAfterPrepareHoldsExpireByThemselves) {
   add_standin(script::kill_coordinator);
   auto h = self->request(broker, caf::infinite,
-                         request({component({"a"}), component({"b"}), component({"x"})}));
+                         checked(request({component({"a"}), component({"b"}), component({"x"})})));
   sched.run();
   // The broker notices its agent died and still answers the client.
   h.receive(
       [](msg::coreservation_reply& r) {
-        EXPECT_EQ(code(r.error), errc::lrms_failure);
+        EXPECT_EQ(code(r.error), errc::internal);
         EXPECT_NE(r.error.message.find("coordinator terminated"), std::string::npos);
       },
       [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
@@ -229,22 +231,24 @@ TEST_F(coreservation_test, CoordinatorDiesAfterPrepareHoldsExpireByThemselves) {
 
 TEST_F(coreservation_test, StrayErrorMessagesDoNotKillAService) {
   // CAF 0.17 terminates an actor that receives an error outside a request by default.
-  caf::anon_send(crs["a"], caf::make_error(caf::sec::unexpected_message));
-  self->send(crs["a"], msg::ack_reply{});  // a message it has no handler for
+  auto untyped = caf::actor_cast<caf::actor>(services["a"]);
+  caf::anon_send(untyped, caf::make_error(caf::sec::unexpected_message));
+  caf::anon_send(untyped, msg::ack_reply{});  // a message it has no handler for
   sched.run();
-  auto st = ask<msg::cluster_status>(crs["a"], msg::cluster_status_request{});
+  auto st = ask<msg::cluster_status>(services["a"], msg::cluster_status_request{});
   EXPECT_EQ(st.cluster, "a");
 }
 
 TEST_F(coreservation_test, BadRequestsAreRefused) {
+  auto refused = [](const msg::coreservation_request& bad) { return msg::check(bad).err().code; };
   auto r = request({component({}), component({})});
   r.components.clear();
-  EXPECT_EQ(code(ask<msg::coreservation_reply>(broker, r).error), errc::invalid_parameter);
+  EXPECT_EQ(refused(r), errc::invalid_parameter);
   r = request({component({}), component({}, 99 * 3600)});
-  EXPECT_EQ(code(ask<msg::coreservation_reply>(broker, r).error), errc::invalid_window);
+  EXPECT_EQ(refused(r), errc::invalid_window);
   r = request({component({}), component({})});
   r.components[1].np_min = 20;
-  EXPECT_EQ(code(ask<msg::coreservation_reply>(broker, r).error), errc::invalid_processor_range);
+  EXPECT_EQ(refused(r), errc::invalid_processor_range);
   r = request({component({"a"}), component({"a"})});  // two parts, one cluster
   EXPECT_EQ(code(ask<msg::coreservation_reply>(broker, r).error), errc::infeasible);
   EXPECT_EQ(live_everywhere(), 0u);

@@ -10,9 +10,11 @@
 #include <string>
 
 #include "arbroker/actors/broker.hpp"
-#include "arbroker/actors/crs.hpp"
+#include "arbroker/actors/cluster_service_actor.hpp"
 #include "arbroker/actors/engine.hpp"
 #include "arbroker/actors/gis.hpp"
+#include "arbroker/messages/checked_requests.hpp"
+#include "arbroker/messages/speedup_spec.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
 
 namespace arbroker::testing {
@@ -30,18 +32,18 @@ class engine_fixture : public ::testing::Test {
       : sys(cfg),
         sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())),
         self(sys, true) {
-    gis = sys.spawn(gis_actor);
+    gis = spawn_gis(sys);
     broker_config bc;
     bc.gis = gis;
     bc.clock = clock();
     bc.request_timeout = 20;
     bc.prepare_expiry = 10;
-    broker = sys.spawn(broker_actor, bc);
+    broker = spawn_broker(sys, bc);
     broker_cfg = bc;
   }
 
   ~engine_fixture() override {
-    for (auto& [name, c] : crs)
+    for (auto& [name, c] : services)
       self->send_exit(c, caf::exit_reason::user_shutdown);
     self->send_exit(broker, caf::exit_reason::user_shutdown);
     self->send_exit(gis, caf::exit_reason::user_shutdown);
@@ -67,21 +69,63 @@ class engine_fixture : public ::testing::Test {
     c.cost = *cost_model::create(unit_cost, 3600, {}, 0);
     auto svc = cluster_service::create(c, std::move(*l));
     ASSERT_TRUE(svc);
-    auto handle = sys.spawn(crs_actor, std::shared_ptr<cluster_service>(std::move(*svc)), clock());
-    crs[name] = handle;
+    auto handle =
+        spawn_cluster_service(sys, std::shared_ptr<cluster_service>(std::move(*svc)), clock());
+    services[name] = handle;
     auto ack = ask<msg::ack_reply>(gis, register_atom::value, c.info, handle);
     ASSERT_TRUE(ack.error.ok());
   }
 
-  /// Sends a request and runs the engine until the reply is there.
-  template <class Reply, class... Ts>
-  Reply ask(const caf::actor& dest, Ts&&... xs) {
-    auto h = self->request(dest, caf::infinite, std::forward<Ts>(xs)...);
+  /// A client request as the engine takes it: checked (the test fails if it does not pass).
+  static msg::checked_elastic_request checked(const msg::elastic_request& r) {
+    auto c = msg::check(r);
+    if (!c) {
+      ADD_FAILURE() << "check: " << c.err().message;
+      return {};
+    }
+    return std::move(*c);
+  }
+  static msg::checked_coreservation_request checked(const msg::coreservation_request& r) {
+    auto c = msg::check(r);
+    if (!c) {
+      ADD_FAILURE() << "check: " << c.err().message;
+      return {};
+    }
+    return std::move(*c);
+  }
+  template <class T>
+  requires(!std::is_same_v<std::decay_t<T>, msg::elastic_request> &&
+           !std::is_same_v<std::decay_t<T>, msg::coreservation_request>) static T&& checked(T&& x) {
+    return std::forward<T>(x);
+  }
+
+  /// Sends a request (client requests checked first) and runs the engine until the reply is
+  /// there.
+  template <class Reply, class Handle, class... Ts>
+  Reply ask(const Handle& dest, Ts&&... xs) {
+    auto h = self->request(dest, caf::infinite, checked(std::forward<Ts>(xs))...);
     sched.run();
     Reply out{};
     bool got = false;
     h.receive(
         [&](Reply& r) {
+          out = std::move(r);
+          got = true;
+        },
+        [&](caf::error& e) { ADD_FAILURE() << "error reply: " << sys.render(e); });
+    EXPECT_TRUE(got);
+    return out;
+  }
+
+  /// A coordinator's call to a cluster service (tagged), and the reply.
+  template <class Reply, class Request>
+  Reply call(const cluster_service_actor& service, Request req) {
+    auto h = self->request(service, caf::infinite, msg::call_tag{1}, std::move(req));
+    sched.run();
+    Reply out{};
+    bool got = false;
+    h.receive(
+        [&](msg::call_tag, Reply& r) {
           out = std::move(r);
           got = true;
         },
@@ -113,7 +157,7 @@ class engine_fixture : public ::testing::Test {
     r.pp_ref = 1000;
     r.np_ref = np_ref;
     r.speedup = msg::to_spec(*speedup_model::amdahl(0));
-    r.prefer = "end,cost";
+    r.prefer = msg::default_preferences();
     r.tsn_max = 4;
     r.tss_gap = 600;
     return r;
@@ -124,10 +168,10 @@ class engine_fixture : public ::testing::Test {
   caf::actor_system sys;
   caf::scheduler::test_coordinator& sched;
   caf::scoped_actor self;
-  caf::actor gis;
-  caf::actor broker;
+  gis_actor gis;
+  broker_actor broker;
   broker_config broker_cfg;
-  std::map<std::string, caf::actor> crs;
+  std::map<std::string, cluster_service_actor> services;
   std::map<std::string, simulated_lrms*> lrms;  // owned by the services
 };
 

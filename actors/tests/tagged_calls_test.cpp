@@ -41,7 +41,7 @@ TEST(tagged_calls, EveryCallIsAnsweredOnceByItsReplyOrByItsCalleesEnd) {
 TEST(tagged_calls, AnAnswerMayStartTheNextCall) {
   tagged_calls<int, int> calls;
   int last = 0;
-  std::uint64_t second = 0;
+  msg::call_tag second;
   const auto first = calls.add(7, [&](int* r) {
     last = *r;
     second = calls.add(7, [&](int* r2) { last = r2 ? *r2 : -1; });

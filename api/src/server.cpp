@@ -249,7 +249,7 @@ class connection : public std::enable_shared_from_this<connection> {
     try {
       srv_->handler().handle(who_, std::move(req), done);
     } catch (const std::exception& e) {
-      done(error_response(id, op, fail(errc::lrms_failure, std::string("handler: ") + e.what())));
+      done(error_response(id, op, fail(errc::internal, std::string("handler: ") + e.what())));
     }
   }
 
@@ -260,7 +260,7 @@ class connection : public std::enable_shared_from_this<connection> {
     r.op = op;
     if (!reply_matches(op, r.body))
       r = error_response(id, op,
-                         fail(errc::lrms_failure, "the handler answered with the wrong body type"));
+                         fail(errc::internal, "the handler answered with the wrong body type"));
     report(op, r.code, arrived);
     send_response(r);
     if (draining_ && in_flight_ == 0) close_after_flush();

@@ -3,9 +3,10 @@
 #include <cmath>
 #include <string>
 
+#include "arbroker/core/enum_bounds.hpp"
 #include "arbroker/core/number_text.hpp"
 #include "arbroker/core/preference.hpp"
-#include "arbroker/messages/speedup_spec.hpp"
+#include "arbroker/messages/checked_requests.hpp"
 
 namespace arbroker::api {
 
@@ -117,9 +118,7 @@ status check_job_shape(std::string_view prefix, std::int64_t dur_ref, double pp_
   for (double v : sp.table_speedup)
     if (!std::isfinite(v))
       return bad(errc::invalid_speedup_model, p + ".speedup", "table speedups must be finite");
-  if (auto m = msg::to_model(sp); !m)
-    return bad(errc::invalid_speedup_model, p + ".speedup", m.err().message);
-  return {};
+  return {};  // whether it is a valid model: msg::check(), which makes the model
 }
 
 status check_slotting(std::string_view prefix, std::int32_t tsn_max, std::int64_t tss_gap) {
@@ -134,10 +133,13 @@ status check_slotting(std::string_view prefix, std::int32_t tsn_max, std::int64_
   return {};
 }
 
-status check_prefer(std::string_view field, const std::string& prefer) {
-  if (auto s = check_text(field, prefer, bounds::max_name * 4, true); !s) return s;
-  if (auto p = parse_preferences(prefer); !p)
-    return bad(errc::invalid_parameter, field, p.err().message);
+status check_prefer(std::string_view field, const preferences& prefer) {
+  // At most one entry per attribute; whether they repeat one: msg::check().
+  if (prefer.size() > static_cast<std::size_t>(enum_bounds<objective_attribute>::last) + 1)
+    return bad(errc::invalid_parameter, field,
+               std::to_string(prefer.size()) + " preferences for " +
+                   std::to_string(static_cast<int>(enum_bounds<objective_attribute>::last) + 1) +
+                   " attributes");
   return {};
 }
 
@@ -164,23 +166,15 @@ status validate(const msg::elastic_request& r) {
   if (auto s = check_job_shape("elastic", r.dur_ref, r.pp_ref, r.np_ref, r.speedup); !s) return s;
   if (auto s = check_prefer("elastic.prefer", r.prefer); !s) return s;
   if (auto s = check_text("elastic.policy", r.policy, bounds::max_name, false); !s) return s;
-  if (r.esr_method > msg::esr_load_method)
-    return bad(errc::invalid_parameter, "elastic.esr_method",
-               "unknown method " + std::to_string(r.esr_method) + " (0 static, 1 history, 2 load)");
   if (!std::isfinite(r.esr_threshold) || r.esr_threshold > 1)
     return bad(errc::invalid_parameter, "elastic.esr_threshold",
                "must be in [0, 1], or negative for the broker's default; got " +
                    number_text(r.esr_threshold));
   if (auto s = check_slotting("elastic", r.tsn_max, r.tss_gap); !s) return s;
-  if (r.mode > msg::mode_whatif)
-    return bad(errc::invalid_parameter, "elastic.mode",
-               "unknown mode " + std::to_string(r.mode) + " (0 reserve, 1 hold, 2 whatif)");
   if (r.hold_seconds < 0 || r.hold_seconds > bounds::max_hold)
     return bad(errc::invalid_duration, "elastic.hold_seconds",
                std::to_string(r.hold_seconds) + " s outside [0, " +
                    std::to_string(bounds::max_hold) + "]");
-  if (r.hold_seconds != 0 && r.mode != msg::mode_hold)
-    return bad(errc::invalid_parameter, "elastic.hold_seconds", "only meaningful in mode hold");
   if (auto s = check_text("elastic.os", r.os, bounds::max_name, false); !s) return s;
   if (auto s = check_names("elastic.features", r.features); !s) return s;
   if (auto s = check_names("elastic.clusters", r.clusters); !s) return s;
@@ -190,10 +184,10 @@ status validate(const msg::elastic_request& r) {
 status validate(const msg::coreservation_request& r) {
   if (auto s = check_user("coreserve.user", r.user); !s) return s;
   if (auto s = check_window("coreserve", r.est, r.let); !s) return s;
-  if (r.components.empty() || r.components.size() > bounds::max_components)
+  if (r.components.empty() || r.components.size() > msg::max_coreservation_components)
     return bad(errc::invalid_parameter, "coreserve.components",
                std::to_string(r.components.size()) + " components outside [1, " +
-                   std::to_string(bounds::max_components) + "]");
+                   std::to_string(msg::max_coreservation_components) + "]");
   for (std::size_t i = 0; i < r.components.size(); ++i) {
     const auto& c = r.components[i];
     const std::string p = "coreserve.components[" + std::to_string(i) + "]";
@@ -222,9 +216,6 @@ status validate(const estimate_request& r) {
 }
 
 status validate(const msg::commit_request& r) {
-  if (!r.txn.empty())
-    return bad(errc::invalid_parameter, "commit.txn",
-               "must be empty: clients commit their holds by reservation id");
   if (auto s = check_user("commit.user", r.user); !s) return s;
   return check_reservation_id("commit.reservation_id", r.reservation_id);
 }

@@ -81,7 +81,8 @@ TEST(codec, every_response_round_trips) {
     EXPECT_EQ(*back, r);
   }
   msg::list_reply list;
-  list.reservations.push_back(msg::reservation_info{"a/1", "a", "alice", 1, 2, 3, 3, 0, 0, 9.5});
+  list.reservations.push_back(
+      msg::reservation_info{"a/1", "a", "alice", 1, 2, 3, reservation_state::committed, 0, 0, 9.5});
   response r{7, operation::list, 0, "", list};
   EXPECT_EQ(*decode_response(encode_response(r)), r);
   response err = error_response(8, operation::cancel, fail(errc::not_found, "no such"));

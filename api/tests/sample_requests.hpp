@@ -17,7 +17,7 @@ inline msg::elastic_request valid_elastic() {
   r.dur_ref = 7200;
   r.pp_ref = 1500;
   r.np_ref = 8;
-  r.speedup.kind = msg::speedup_spec::amdahl;
+  r.speedup.kind = msg::speedup_kind::amdahl;
   r.speedup.p1 = 0.01;
   r.clusters = {"a", "b"};
   return r;
@@ -42,7 +42,7 @@ inline std::vector<request_body> valid_bodies() {
   return {valid_elastic(),
           valid_coreserve(),
           estimate_request{"alice", 8, 3600, {"a"}},
-          msg::commit_request{"", "alice", "a/1"},
+          msg::commit_request{"alice", "a/1"},
           msg::modify_request{"alice", "a/1", 1'800'000'000, 1'800'003'600, 4, true},
           msg::cancel_request{"alice", "a/1"},
           msg::query_request{"alice", "a/1"},

@@ -46,8 +46,8 @@ class echo_handler : public request_handler {
     if (reply.reservations.size() != big) {
       reply.reservations.clear();
       for (std::size_t i = 0; i < big; ++i)
-        reply.reservations.push_back(
-            msg::reservation_info{"c/" + std::to_string(i), "c", user, 0, 1, 1, 3, 0, 0, 0});
+        reply.reservations.push_back(msg::reservation_info{
+            "c/" + std::to_string(i), "c", user, 0, 1, 1, reservation_state::committed, 0, 0, 0});
     }
     return reply;
   }
@@ -421,11 +421,11 @@ TEST(server, a_throwing_or_confused_handler_yields_an_error_response) {
   auto c = f.connect();
   auto thrown = c->call(msg::cancel_request{"", "a/1"});
   ASSERT_TRUE(thrown);
-  EXPECT_EQ(thrown->code, static_cast<std::uint8_t>(errc::lrms_failure));
+  EXPECT_EQ(thrown->code, static_cast<std::uint8_t>(errc::internal));
   EXPECT_NE(thrown->message.find("engine exploded"), std::string::npos);
   auto wrong = c->call(msg::list_request{});
   ASSERT_TRUE(wrong);
-  EXPECT_EQ(wrong->code, static_cast<std::uint8_t>(errc::lrms_failure));
+  EXPECT_EQ(wrong->code, static_cast<std::uint8_t>(errc::internal));
   EXPECT_NE(wrong->message.find("wrong body type"), std::string::npos);
 }
 

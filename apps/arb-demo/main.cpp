@@ -59,7 +59,7 @@ int run(const demo_config& cfg, std::size_t show) {
       fmt::print("{:>8}: not a candidate: {}\n", c.site.name, adapted.err().message);
       continue;
     }
-    auto cands = generate_candidates(c.site, *adapted, req.sp, req.est, req.let, cfg.probe.limits);
+    auto cands = generate_candidates(c.site.name, *adapted, cfg.probe.limits);
     if (!cands) {
       fmt::print("{:>8}: not a candidate: {}\n", c.site.name, cands.err().message);
       continue;
@@ -77,9 +77,10 @@ int run(const demo_config& cfg, std::size_t show) {
         cand.props.esr = esr_load(cand.start, *twkl);
       }
     }
-    fmt::print("{:>8}: {} CPUs, np {}-{} (np_ref {}, {} there), T_wkl {}, {} candidates\n",
-               c.site.name, c.site.cpus, adapted->np_min, adapted->np_max, adapted->np_ref,
-               format_duration(adapted->dur_ref), clock(*twkl, cfg.now), cands->size());
+    const auto& smallest = adapted->shapes.front();
+    fmt::print("{:>8}: {} CPUs, np {}-{} ({} on {} there), T_wkl {}, {} candidates\n", c.site.name,
+               c.site.cpus, smallest.np, adapted->shapes.back().np, format_duration(smallest.dur),
+               smallest.np, clock(*twkl, cfg.now), cands->size());
     generated += cands->size();
     all.insert(all.end(), cands->begin(), cands->end());
   }

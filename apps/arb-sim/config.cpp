@@ -5,6 +5,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "arbroker/core/preference.hpp"
+
 namespace arbroker::simapp {
 namespace {
 
@@ -154,6 +156,7 @@ request_config requests(const toml::table& root) {
   if (r.group_size < 1) bad("requests.group_size", "expected at least 1");
   r.pick_seed = get<std::uint64_t>(t, "requests", "pick_seed", r.pick_seed);
   r.prefer = get(t, "requests", "prefer", r.prefer);
+  if (auto p = parse_preferences(r.prefer); !p) bad("requests.prefer", p.err().message);
   r.esr_threshold = get(t, "requests", "esr_threshold", r.esr_threshold);
   r.tsn_max = get<int>(t, "requests", "tsn_max", r.tsn_max);
   r.tss_gap = get<duration>(t, "requests", "tss_gap", r.tss_gap);

@@ -134,7 +134,7 @@ status run_paper001(const paper001_config& c, const run_options& opt) {
       q.np_min = q.np_max = q.np_ref = np;
       q.pp_ref = res.rating;
       q.speedup = msg::to_spec(*speedup_model::amdahl(0.0));
-      q.prefer = "end,cost";
+      q.prefer = *parse_preferences("end,cost");
       q.esr_threshold = -1;
       q.tsn_max = 8;
       q.tss_gap = 600;

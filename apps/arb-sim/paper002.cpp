@@ -86,7 +86,7 @@ sim::scenario scenario_of(const paper002_config& c, const std::vector<job_draw>&
     q.dur_ref = run;
     q.pp_ref = 1;
     q.speedup = msg::to_spec(*speedup_model::amdahl(0.0));
-    q.prefer = "end";
+    q.prefer = *parse_preferences("end");
     q.policy = p.policy;
     q.esr_threshold = -1;
     q.tsn_max = 8;

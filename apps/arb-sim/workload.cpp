@@ -9,12 +9,6 @@
 namespace arbroker::simapp {
 namespace {
 
-std::uint8_t esr_code(const std::string& esr) {
-  if (esr == "static") return msg::esr_static_method;
-  if (esr == "history") return msg::esr_history_method;
-  return msg::esr_load_method;
-}
-
 std::string owner_of(const sim::swf_job& j) {
   return j.user_id >= 0 ? "u" + std::to_string(j.user_id) : "u";
 }
@@ -86,12 +80,12 @@ result<sim::scenario> build_scenario(const std::vector<sim::swf_job>& jobs,
     r.np_ref = std::min(e->procs, cluster.cpus);
     r.pp_ref = cluster.pp;
     r.speedup = msg::to_spec(*speedup_model::amdahl(0.0));
-    r.prefer = rc.prefer;
-    r.esr_method = esr_code(point->esr);
+    r.prefer = *parse_preferences(rc.prefer);  // checked when the config was read
+    r.esr = parse_esr_method(point->esr).value_or(esr_method::load);
     r.esr_threshold = rc.esr_threshold;
     r.tsn_max = rc.tsn_max;
     r.tss_gap = rc.tss_gap;
-    r.mode = msg::mode_reserve;
+    r.mode = msg::request_mode::reserve;
     r.local_jobs_preferred = true;
     s.requests.push_back({j.job_id, e->submit, std::move(r)});
   }

@@ -34,7 +34,7 @@ std::vector<std::string> hold_violations(const msg::cluster_status& s, duration 
   std::vector<std::string> out;
   std::set<std::string> live_names;
   for (const auto& r : s.reservations) {
-    const auto st = static_cast<reservation_state>(r.state);
+    const auto st = r.state;
     if (st == reservation_state::accepted && r.expiry + tick < s.now)
       out.push_back(r.id + " still held " + std::to_string(s.now - r.expiry) +
                     " s after its expiry");
@@ -49,7 +49,7 @@ std::vector<std::string> hold_violations(const msg::cluster_status& s, duration 
                     " but the service has no live reservation for it");
   }
   for (const auto& r : s.reservations) {
-    const auto st = static_cast<reservation_state>(r.state);
+    const auto st = r.state;
     if (!holds_capacity(st) || r.end <= s.now) continue;
     const std::string name = prefix + r.id.substr(r.id.rfind('/') + 1);
     if (!lrms_names.count(name))
@@ -73,7 +73,7 @@ std::vector<std::string> accounting_violations(const std::vector<msg::cluster_st
   std::map<std::string, int> seen;
   for (const auto& s : all) {
     for (const auto& r : s.reservations) {
-      const auto st = static_cast<reservation_state>(r.state);
+      const auto st = r.state;
       if (st != reservation_state::committed && st != reservation_state::active &&
           st != reservation_state::accepted)
         continue;

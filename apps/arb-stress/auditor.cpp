@@ -9,7 +9,7 @@
 namespace arbroker::stress {
 
 caf::behavior auditor_actor(caf::stateful_actor<auditor_state>* self,
-                            std::vector<caf::actor> services, int interval_ms) {
+                            std::vector<cluster_service_actor> services, int interval_ms) {
   self->state.services = std::move(services);
   self->state.interval_ms = interval_ms;
   auto note = [self](std::vector<std::string> v) {

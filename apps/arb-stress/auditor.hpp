@@ -15,7 +15,7 @@
 namespace arbroker::stress {
 
 struct auditor_state {
-  std::vector<caf::actor> services;
+  std::vector<cluster_service_actor> services;
   int interval_ms = 200;
   duration tick = 2;  ///< slack for hold expiry: one second of clock resolution + one audit
   long long audits = 0;
@@ -29,6 +29,6 @@ struct auditor_state {
 /// audit_atom: one round (and the next is scheduled); stop_atom -> (audits, violations,
 /// examples).
 caf::behavior auditor_actor(caf::stateful_actor<auditor_state>* self,
-                            std::vector<caf::actor> services, int interval_ms);
+                            std::vector<cluster_service_actor> services, int interval_ms);
 
 }  // namespace arbroker::stress

@@ -47,49 +47,51 @@ void ask(self_ptr self, std::size_t c, op_kind kind, Request req, F on_reply) {
 
 void run_elastic(self_ptr self, std::size_t c, const planned_op& op) {
   // `op` lives in the client's plan, which is never resized while the actor runs.
-  ask<msg::elastic_reply>(self, c, op.kind, op.elastic, [self, c, &op](msg::elastic_reply& r) {
-    if (!r.error.ok()) return r.error.code;
-    auto& st = self->state.clients[c];
-    if (op.kind == op_kind::whatif) return std::uint8_t{0};
-    const auto& res = r.reservation;
-    const auto state = static_cast<reservation_state>(res.state);
-    if (res.start < op.elastic.est || res.end > op.elastic.let || res.np < op.elastic.np_min ||
-        res.np > op.elastic.np_max)
-      problem(self, c, res.id + " outside the requested window or range");
-    if (op.kind == op_kind::hold) {
-      if (state != reservation_state::accepted) problem(self, c, res.id + " held but not accepted");
-      if (op.commit_hold) {
-        // Commit within the hold; an expired hold here would be a broker bug.
-        auto id = res.id;
-        auto terms = res;
-        self->request(self->state.broker, caf::infinite,
-                      msg::commit_request{"", op.elastic.user, id})
-            .then(
-                [self, c, id, terms](msg::ack_reply& a) {
-                  if (a.error.ok())
-                    self->state.clients[c].bookings.push_back({{id}, terms, true});
-                  else
-                    problem(self, c, "commit of " + id + " failed: " + a.error.message);
-                  record(self, c, op_kind::hold, a.error.code);
-                },
-                [self, c](caf::error& e) {
-                  problem(self, c, "commit: " + self->system().render(e));
-                  record(self, c, op_kind::hold, static_cast<std::uint8_t>(errc::unreachable));
-                });
-        return deferred;
-      }
-      return std::uint8_t{0};
-    }
-    if (state != reservation_state::committed)
-      problem(self, c, res.id + " reserved but not committed");
-    st.bookings.push_back({{res.id}, res, true});
-    return std::uint8_t{0};
-  });
+  ask<msg::elastic_reply>(
+      self, c, op.kind, op.checked_elastic, [self, c, &op](msg::elastic_reply& r) {
+        if (!r.error.ok()) return r.error.code;
+        auto& st = self->state.clients[c];
+        if (op.kind == op_kind::whatif) return std::uint8_t{0};
+        const auto& res = r.reservation;
+        const auto state = res.state;
+        if (res.start < op.elastic.est || res.end > op.elastic.let || res.np < op.elastic.np_min ||
+            res.np > op.elastic.np_max)
+          problem(self, c, res.id + " outside the requested window or range");
+        if (op.kind == op_kind::hold) {
+          if (state != reservation_state::accepted)
+            problem(self, c, res.id + " held but not accepted");
+          if (op.commit_hold) {
+            // Commit within the hold; an expired hold here would be a broker bug.
+            auto id = res.id;
+            auto terms = res;
+            self->request(self->state.broker, caf::infinite,
+                          msg::commit_request{op.elastic.user, id})
+                .then(
+                    [self, c, id, terms](msg::ack_reply& a) {
+                      if (a.error.ok())
+                        self->state.clients[c].bookings.push_back({{id}, terms, true});
+                      else
+                        problem(self, c, "commit of " + id + " failed: " + a.error.message);
+                      record(self, c, op_kind::hold, a.error.code);
+                    },
+                    [self, c](caf::error& e) {
+                      problem(self, c, "commit: " + self->system().render(e));
+                      record(self, c, op_kind::hold, static_cast<std::uint8_t>(errc::unreachable));
+                    });
+            return deferred;
+          }
+          return std::uint8_t{0};
+        }
+        if (state != reservation_state::committed)
+          problem(self, c, res.id + " reserved but not committed");
+        st.bookings.push_back({{res.id}, res, true});
+        return std::uint8_t{0};
+      });
 }
 
 void run_coreserve(self_ptr self, std::size_t c, const planned_op& op) {
   ask<msg::coreservation_reply>(
-      self, c, op.kind, op.coreservation, [self, c, &op](msg::coreservation_reply& r) {
+      self, c, op.kind, op.checked_coreservation, [self, c, &op](msg::coreservation_reply& r) {
         if (!r.error.ok()) return r.error.code;
         const auto k = op.coreservation.components.size();
         if (r.parts.size() != k)
@@ -180,7 +182,7 @@ void next_op(self_ptr self, std::size_t c) {
 
 }  // namespace
 
-caf::behavior client_actor(self_ptr self, caf::actor broker, caf::actor collector,
+caf::behavior client_actor(self_ptr self, broker_actor broker, caf::actor collector,
                            std::int32_t first_id, std::vector<std::vector<planned_op>> plans) {
   auto& st = self->state;
   st.broker = std::move(broker);
@@ -198,8 +200,9 @@ caf::behavior client_actor(self_ptr self, caf::actor broker, caf::actor collecto
   }};
 }
 
-caf::behavior launcher_actor(caf::event_based_actor* self, caf::actor broker, caf::actor collector,
-                             std::vector<std::vector<planned_op>> plans, std::size_t per_actor) {
+caf::behavior launcher_actor(caf::event_based_actor* self, broker_actor broker,
+                             caf::actor collector, std::vector<std::vector<planned_op>> plans,
+                             std::size_t per_actor) {
   auto state = std::make_shared<std::pair<std::vector<std::vector<planned_op>>, std::size_t>>(
       std::move(plans), 0);
   per_actor = std::max<std::size_t>(per_actor, 1);

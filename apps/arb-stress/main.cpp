@@ -15,7 +15,7 @@
 #include <sys/resource.h>
 
 #include "arbroker/actors/broker.hpp"
-#include "arbroker/actors/crs.hpp"
+#include "arbroker/actors/cluster_service_actor.hpp"
 #include "arbroker/actors/gis.hpp"
 #include "arbroker/core/matchmaking.hpp"
 #include "arbroker/messages/caf_types.hpp"
@@ -36,11 +36,11 @@ struct config : caf::actor_system_config {
 
 struct cluster {
   std::string name;
-  caf::actor crs;
+  cluster_service_actor service;
 };
 
 // Builds cluster i: sizes and speeds vary, some local work is running and queued.
-result<cluster> make_cluster(caf::actor_system& sys, const caf::actor& gis, int i,
+result<cluster> make_cluster(caf::actor_system& sys, const gis_actor& gis, int i,
                              const stress_options& o, timestamp now) {
   static constexpr int cpus[] = {64, 128, 256, 96};
   static constexpr double pp[] = {1000, 1500, 2000, 1200};
@@ -66,10 +66,11 @@ result<cluster> make_cluster(caf::actor_system& sys, const caf::actor& gis, int 
   auto svc = cluster_service::create(std::move(c), std::move(*l));
   if (!svc) return svc.err();
   msg::cluster_info info = (*svc)->info();
-  auto crs = sys.spawn(crs_actor, std::shared_ptr<cluster_service>(std::move(*svc)), wall_clock());
-  caf::anon_send(gis, register_atom::value, info, crs);
+  auto service =
+      spawn_cluster_service(sys, std::shared_ptr<cluster_service>(std::move(*svc)), wall_clock());
+  caf::anon_send(gis, register_atom::value, info, service);
   (void)now;
-  return cluster{name, crs};
+  return cluster{name, service};
 }
 
 double percentile(std::vector<std::int64_t>& v, double p) {
@@ -83,7 +84,7 @@ std::vector<msg::cluster_status> statuses(caf::scoped_actor& self,
                                           const std::vector<cluster>& clusters) {
   std::vector<msg::cluster_status> out;
   for (const auto& c : clusters)
-    self->request(c.crs, std::chrono::seconds(10), msg::cluster_status_request{})
+    self->request(c.service, std::chrono::seconds(10), msg::cluster_status_request{})
         .receive([&](msg::cluster_status& s) { out.push_back(std::move(s)); }, [&](caf::error&) {});
   return out;
 }
@@ -94,7 +95,7 @@ int run(const stress_options& o) {
   caf::scoped_actor self{sys};
   const timestamp now = wall_clock()();
 
-  auto gis = sys.spawn(gis_actor);
+  auto gis = spawn_gis(sys);
   std::vector<cluster> clusters;
   std::vector<std::string> names;
   for (int i = 0; i < o.clusters; ++i) {
@@ -112,7 +113,7 @@ int run(const stress_options& o) {
   bc.prepare_expiry = 30;
   bc.request_timeout = 60;
   bc.elastic_workers = o.elastic_workers;
-  auto broker = sys.spawn(broker_actor, bc);
+  auto broker = spawn_broker(sys, bc);
 
   std::vector<std::vector<planned_op>> plans;
   plans.reserve(static_cast<std::size_t>(o.clients));
@@ -120,9 +121,9 @@ int run(const stress_options& o) {
     plans.push_back(plan_client(o, c, now, names));
   const std::size_t total = static_cast<std::size_t>(o.clients) * o.requests_per_client;
 
-  std::vector<caf::actor> services;
+  std::vector<cluster_service_actor> services;
   for (const auto& c : clusters)
-    services.push_back(c.crs);
+    services.push_back(c.service);
   auto auditor = sys.spawn(auditor_actor, services, o.audit_interval_ms);
   self->send(auditor, audit_atom::value);
 
@@ -254,7 +255,7 @@ int run(const stress_options& o) {
                100.0 * used / o.idle_seconds);
   }
   for (const auto& c : clusters)
-    self->send_exit(c.crs, caf::exit_reason::user_shutdown);
+    self->send_exit(c.service, caf::exit_reason::user_shutdown);
   self->send_exit(broker, caf::exit_reason::user_shutdown);
   self->send_exit(gis, caf::exit_reason::user_shutdown);
   return total_violations == 0 ? 0 : 1;

@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <random>
 
 #include "arbroker/core/speedup.hpp"
@@ -6,6 +8,20 @@
 #include "stress_types.hpp"
 
 namespace arbroker::stress {
+namespace {
+
+// A planned request always passes the check; one that does not is a bug in the plan.
+template <class T>
+T checked(result<T> r) {
+  if (!r) {
+    std::fprintf(stderr, "arb-stress: a planned request fails its check: %s\n",
+                 r.err().message.c_str());
+    std::abort();
+  }
+  return std::move(*r);
+}
+
+}  // namespace
 
 const char* to_string(op_kind k) {
   switch (k) {
@@ -81,20 +97,24 @@ std::vector<planned_op> plan_client(const stress_options& o, int client, timesta
       e.pp_ref = 1500;
       e.np_ref = o.np_min;
       e.speedup = linear;
-      e.prefer = "end,cost";
+      e.prefer = msg::default_preferences();
       e.policy = o.policy;
       e.tsn_max = o.tsn_max;
       e.tss_gap = 300;
-      e.mode = op.kind == op_kind::hold     ? msg::mode_hold
-               : op.kind == op_kind::whatif ? msg::mode_whatif
-                                            : msg::mode_reserve;
-      e.hold_seconds = o.hold_seconds;
+      e.mode = op.kind == op_kind::hold     ? msg::request_mode::hold
+               : op.kind == op_kind::whatif ? msg::request_mode::whatif
+                                            : msg::request_mode::reserve;
+      if (op.kind == op_kind::hold) e.hold_seconds = o.hold_seconds;
       std::uniform_real_distribution<double> share(0, 1);
       if (o.hot_clusters > 0 && share(rng) < o.hot_share)
         for (int h = 0; h < o.hot_clusters && h < static_cast<int>(clusters.size()); ++h)
           e.clusters.push_back(clusters[static_cast<std::size_t>(h)]);
       op.commit_hold = uni(0, 1) == 1;
     }
+    if (op.kind == op_kind::coreserve)
+      op.checked_coreservation = checked(msg::check(op.coreservation));
+    else
+      op.checked_elastic = checked(msg::check(op.elastic));
     ops.push_back(std::move(op));
   }
   return ops;

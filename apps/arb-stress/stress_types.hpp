@@ -10,6 +10,7 @@
 
 #include "arbroker/core/time.hpp"
 #include "arbroker/messages/broker_protocol.hpp"
+#include "arbroker/messages/checked_requests.hpp"
 
 namespace arbroker::stress {
 
@@ -58,8 +59,12 @@ struct stress_options {
 /// oldest for cancel, the newest elastic one for modify), so they need no terms here.
 struct planned_op {
   op_kind kind = op_kind::reserve;
-  msg::elastic_request elastic;
+  msg::elastic_request elastic;  ///< the client's words (replies are checked against them)
   msg::coreservation_request coreservation;
+  /// The same in the engine's terms (msg::check), made when the run is planned, as the node
+  /// makes it where a request arrives.
+  msg::checked_elastic_request checked_elastic;
+  msg::checked_coreservation_request checked_coreservation;
   bool commit_hold = false;  ///< hold: commit it (true) or let it expire (false)
 };
 

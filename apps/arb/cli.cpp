@@ -62,7 +62,14 @@ std::string body_user(const options& o) {
   return o.as_user;
 }
 
-result<msg::elastic_request> elastic(const options& o, timestamp now, std::uint8_t mode) {
+// --prefer: the text a user types ("end,cost,-esr"), as the list the protocol carries.
+result<preferences> prefer_option(const std::string& text) {
+  auto p = parse_preferences(text);
+  if (!p) return bad_option("prefer", p.err().message);
+  return p;
+}
+
+result<msg::elastic_request> elastic(const options& o, timestamp now, msg::request_mode mode) {
   msg::elastic_request r;
   r.user = body_user(o);
   r.mode = mode;
@@ -86,18 +93,22 @@ result<msg::elastic_request> elastic(const options& o, timestamp now, std::uint8
   auto sp = speedup_option("speedup", o.speedup);
   if (!sp) return sp.err();
   r.speedup = *sp;
-  if (!o.prefer.empty()) r.prefer = o.prefer;
+  if (!o.prefer.empty()) {
+    auto p = prefer_option(o.prefer);
+    if (!p) return p.err();
+    r.prefer = std::move(*p);
+  }
   r.policy = o.policy;
   auto method = parse_esr_method(o.esr);
   if (!method) return bad_option("esr", method.err().message);
-  r.esr_method = static_cast<std::uint8_t>(*method);
+  r.esr = *method;
   r.esr_threshold = o.esr_threshold;
   r.tsn_max = o.tsn_max;
   auto gap = duration_option("tss-gap", o.tss_gap);
   if (!gap) return gap.err();
   r.tss_gap = *gap;
   if (!o.hold_for.empty()) {
-    if (mode != msg::mode_hold) return bad_option("hold-for", "only for `arb hold`");
+    if (mode != msg::request_mode::hold) return bad_option("hold-for", "only for `arb hold`");
     auto h = duration_option("hold-for", o.hold_for);
     if (!h) return h.err();
     r.hold_seconds = *h;
@@ -125,7 +136,11 @@ result<msg::coreservation_request> coreservation(const options& o, timestamp now
     if (!c) return c.err();
     r.components.push_back(*c);
   }
-  if (!o.prefer.empty()) r.prefer = o.prefer;
+  if (!o.prefer.empty()) {
+    auto p = prefer_option(o.prefer);
+    if (!p) return p.err();
+    r.prefer = std::move(*p);
+  }
   r.tsn_max = o.tsn_max;
   auto gap = duration_option("tss-gap", o.tss_gap);
   if (!gap) return gap.err();
@@ -208,9 +223,9 @@ result<msg::coreservation_component> parse_component(std::string_view spec) {
 result<api::request_body> build_request(const options& o, timestamp now) {
   const std::string& cmd = o.command;
   if (cmd == "reserve" || cmd == "hold" || cmd == "whatif") {
-    auto mode = cmd == "reserve" ? msg::mode_reserve
-                : cmd == "hold"  ? msg::mode_hold
-                                 : msg::mode_whatif;
+    auto mode = cmd == "reserve" ? msg::request_mode::reserve
+                : cmd == "hold"  ? msg::request_mode::hold
+                                 : msg::request_mode::whatif;
     auto r = elastic(o, now, mode);
     if (!r) return r.err();
     return api::request_body{*r};
@@ -227,7 +242,7 @@ result<api::request_body> build_request(const options& o, timestamp now) {
     if (!wall) return wall.err();
     return api::request_body{api::estimate_request{body_user(o), *np, *wall, o.clusters}};
   }
-  if (cmd == "commit") return api::request_body{msg::commit_request{"", body_user(o), o.id}};
+  if (cmd == "commit") return api::request_body{msg::commit_request{body_user(o), o.id}};
   if (cmd == "show") return api::request_body{msg::query_request{body_user(o), o.id}};
   if (cmd == "cancel") return api::request_body{msg::cancel_request{body_user(o), o.id}};
   if (cmd == "list") {
@@ -400,6 +415,7 @@ int exit_code_of(const api::response& r) {
       return exit_code::unsatisfiable;
     case errc::permission_denied:
       return exit_code::denied;
+    case errc::internal:  // a bug in the node: not the caller's to fix
     default:
       return exit_code::failed;
   }

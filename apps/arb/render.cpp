@@ -21,9 +21,8 @@ std::string when(std::int64_t t) {
   return t < 0 ? "-" : format_time(t);
 }
 
-std::string state_name(std::uint8_t s) {
-  if (s > static_cast<std::uint8_t>(reservation_state::expired)) return std::to_string(s);
-  return std::string(to_string(static_cast<reservation_state>(s)));
+std::string state_name(reservation_state s) {
+  return std::string(to_string(s));
 }
 
 std::string code_name(std::uint8_t code) {
@@ -119,8 +118,7 @@ struct body_renderer {
       return table({"RANK", "CLUSTER", "START", "END", "NP", "COST", "ESR"}, rows);
     }
     std::string text = table(reservation_header, {reservation_row(r.reservation)});
-    if (r.reservation.state == static_cast<std::uint8_t>(reservation_state::accepted) &&
-        r.reservation.expiry > 0)
+    if (r.reservation.state == reservation_state::accepted && r.reservation.expiry > 0)
       text += "held until " + when(r.reservation.expiry) + ": `arb commit " + r.reservation.id +
               "` before then\n";
     return text;

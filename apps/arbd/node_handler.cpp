@@ -10,7 +10,9 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-// A response carrying `body` with the code and message of its wire error.
+// A response carrying `body` with the code and message of its wire error: the response's
+// code and message are the outcome (docs/protocol.md); the body keeps what the engine said
+// besides (a refused request's earliest alternative, its statistics).
 template <class Body>
 api::response respond(Body body, const msg::wire_error& e) {
   api::response r;
@@ -34,16 +36,7 @@ std::string lrms_label(cluster_kind k) {
 }  // namespace
 
 std::string operation_label(const api::request_body& body) {
-  if (auto* e = std::get_if<msg::elastic_request>(&body)) {
-    switch (e->mode) {
-      case msg::mode_hold:
-        return "hold";
-      case msg::mode_whatif:
-        return "whatif";
-      default:
-        return "reserve";
-    }
-  }
+  if (auto* e = std::get_if<msg::elastic_request>(&body)) return std::string(to_string(e->mode));
   return std::string(api::to_string(api::operation_of(body)));
 }
 
@@ -89,7 +82,6 @@ void node_handler::handle(const api::caller& who, api::request req,
                            answer(respond(std::move(out), {}));
                          });
         } else if constexpr (std::is_same_v<T, msg::commit_request>) {
-          body.txn.clear();  // clients commit their own holds by id, never a coordinator's
           const msg::query_request q{body.user, body.reservation_id};
           node_.commit(std::move(body), [this, answer, relay, q](msg::ack_reply a) {
             if (!a.error.ok()) return answer(respond(msg::query_reply{{}, a.error}, a.error));

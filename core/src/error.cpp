@@ -38,6 +38,8 @@ std::string_view to_string(errc code) noexcept {
       return "lrms_failure";
     case errc::storage_failure:
       return "storage_failure";
+    case errc::internal:
+      return "internal";
   }
   return "unknown";
 }

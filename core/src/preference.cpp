@@ -22,12 +22,6 @@ constexpr std::array<attribute_name, 7> attribute_names{{
     {objective_attribute::site, "site"},
 }};
 
-std::string_view name_of(objective_attribute a) {
-  for (const auto& an : attribute_names)
-    if (an.attribute == a) return an.name;
-  return "?";
-}
-
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
     s.remove_prefix(1);
@@ -76,7 +70,7 @@ status check_properties(const std::vector<candidate>& candidates, const preferen
           (o.attribute == objective_attribute::cost && !(p.cost && *p.cost == *p.cost)) ||
           (o.attribute == objective_attribute::esr && !(p.esr && *p.esr == *p.esr));
       if (missing)
-        return fail(errc::invalid_parameter, "preference '" + std::string(name_of(o.attribute)) +
+        return fail(errc::invalid_parameter, "preference '" + std::string(to_string(o.attribute)) +
                                                  "' needs a property that candidate #" +
                                                  std::to_string(i) + " (site '" +
                                                  candidates[i].site + "') lacks");
@@ -92,6 +86,22 @@ int compare_all(const candidate& x, const candidate& y, const preferences& prefs
 }
 
 }  // namespace
+
+std::string_view to_string(objective_attribute a) noexcept {
+  for (const auto& an : attribute_names)
+    if (an.attribute == a) return an.name;
+  return "?";
+}
+
+status validate(const preferences& prefs) {
+  for (std::size_t i = 0; i < prefs.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (prefs[j].attribute == prefs[i].attribute)
+        return fail(
+            errc::invalid_parameter,
+            "preference '" + std::string(to_string(prefs[i].attribute)) + "' is named twice");
+  return {};
+}
 
 result<preferences> parse_preferences(std::string_view text) {
   preferences out;
@@ -114,11 +124,9 @@ result<preferences> parse_preferences(std::string_view text) {
                   "unknown preference '" + std::string(item) +
                       "' (known: end, start, np, cost, esr, duration, site)");
     o.attribute = it->attribute;
-    if (std::any_of(out.begin(), out.end(),
-                    [&](const objective& p) { return p.attribute == o.attribute; }))
-      return fail(errc::invalid_parameter, "preference '" + std::string(item) + "' is named twice");
     out.push_back(o);
   }
+  if (auto ok = validate(out); !ok) return ok.err();
   return out;
 }
 
@@ -127,7 +135,7 @@ std::string to_string(const preferences& prefs) {
   for (const auto& o : prefs) {
     if (!out.empty()) out += ',';
     if (o.descending) out += '-';
-    out += name_of(o.attribute);
+    out += to_string(o.attribute);
   }
   return out;
 }

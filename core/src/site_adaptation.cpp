@@ -33,6 +33,34 @@ result<int> amdahl_np_min(double seq, double s_ref, double dur_ratio) {
 
 }  // namespace
 
+result<std::vector<int>> reservable_counts(const reservable_sizes& sizes, int np_min, int np_max,
+                                           int np_site) {
+  if (np_min < 1 || np_min > np_max)
+    return fail(errc::invalid_processor_range, "processor range [" + std::to_string(np_min) + ", " +
+                                                   std::to_string(np_max) +
+                                                   "] is empty or below 1");
+  if (sizes.bunch < 1)
+    return fail(errc::invalid_processor_range,
+                "bunch size " + std::to_string(sizes.bunch) + " must be at least 1");
+  const int hi = std::min(np_max, np_site);
+  std::vector<int> out;
+  if (!sizes.counts.empty()) {
+    for (int c : sizes.counts)
+      if (c >= np_min && c <= hi) out.push_back(c);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+  } else {
+    const long long b = sizes.bunch;  // wide, so that n + b cannot overflow near INT_MAX
+    for (long long n = (np_min + b - 1) / b * b; n <= hi; n += b)
+      out.push_back(static_cast<int>(n));
+  }
+  if (out.empty())
+    return fail(errc::invalid_processor_range,
+                "no reservable processor count in [" + std::to_string(np_min) + ", " +
+                    std::to_string(hi) + "] (bunch " + std::to_string(sizes.bunch) + ")");
+  return out;
+}
+
 result<int> adapt_np_min(const speedup_model& sp, int np_min, int np_max, int np_ref,
                          duration dur_new, duration dur_max, int np_site) {
   if (np_min < 1 || np_min > np_max)
@@ -86,24 +114,31 @@ result<site_request> adapt_to_site(const elastic_request& req, const site_descri
   auto dur_new = scale_duration_to_site(req.dur_ref, req.pp_ref, site.pp);
   if (!dur_new) return dur_new.err();
 
-  site_request out;
-  out.np_min = req.np_min;
-  out.np_max = std::min(req.np_max, site.cpus);
-  out.np_ref = req.np_ref;
-  out.dur_ref = *dur_new;
-  out.dur_max = req.let - req.est;
-  if (*dur_new <= out.dur_max) return out;
-
-  auto n =
-      adapt_np_min(req.sp, req.np_min, req.np_max, req.np_ref, *dur_new, out.dur_max, site.cpus);
-  if (!n) return fail(n.err().code, "site '" + site.name + "': " + n.err().message);
-  if (*n != out.np_min) {
-    // Sec. 3.2.2: if np_min changed, np_ref follows it (and the duration with it).
-    auto dur = adapt_duration(req.sp, *dur_new, req.np_ref, *n);
+  // Sec. 3.2.1: the reference form on this site's processors.
+  int np_min = req.np_min;
+  int np_ref = req.np_ref;
+  duration dur_ref = *dur_new;
+  const duration dur_max = req.let - req.est;
+  if (dur_ref > dur_max) {
+    auto n = adapt_np_min(req.sp, req.np_min, req.np_max, req.np_ref, dur_ref, dur_max, site.cpus);
+    if (!n) return fail(n.err().code, "site '" + site.name + "': " + n.err().message);
+    if (*n != np_min) {
+      // Sec. 3.2.2: if np_min changed, np_ref follows it (and the duration with it).
+      auto dur = adapt_duration(req.sp, dur_ref, req.np_ref, *n);
+      if (!dur) return dur.err();
+      np_min = np_ref = *n;
+      dur_ref = *dur;
+    }
+  }
+  // eq. 5 for every count the site can reserve in the range.
+  auto counts = reservable_counts(site.sizes, np_min, std::min(req.np_max, site.cpus), site.cpus);
+  if (!counts) return fail(counts.err().code, "site '" + site.name + "': " + counts.err().message);
+  site_request out{req.est, req.let, {}};
+  out.shapes.reserve(counts->size());
+  for (int n : *counts) {
+    auto dur = adapt_duration(req.sp, dur_ref, np_ref, n);
     if (!dur) return dur.err();
-    out.np_min = *n;
-    out.np_ref = *n;
-    out.dur_ref = *dur;
+    out.shapes.push_back({n, *dur});
   }
   return out;
 }

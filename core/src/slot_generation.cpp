@@ -4,34 +4,6 @@
 
 namespace arbroker {
 
-result<std::vector<int>> reservable_counts(const reservable_sizes& sizes, int np_min, int np_max,
-                                           int np_site) {
-  if (np_min < 1 || np_min > np_max)
-    return fail(errc::invalid_processor_range, "processor range [" + std::to_string(np_min) + ", " +
-                                                   std::to_string(np_max) +
-                                                   "] is empty or below 1");
-  if (sizes.bunch < 1)
-    return fail(errc::invalid_processor_range,
-                "bunch size " + std::to_string(sizes.bunch) + " must be at least 1");
-  const int hi = std::min(np_max, np_site);
-  std::vector<int> out;
-  if (!sizes.counts.empty()) {
-    for (int c : sizes.counts)
-      if (c >= np_min && c <= hi) out.push_back(c);
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-  } else {
-    const long long b = sizes.bunch;  // wide, so that n + b cannot overflow near INT_MAX
-    for (long long n = (np_min + b - 1) / b * b; n <= hi; n += b)
-      out.push_back(static_cast<int>(n));
-  }
-  if (out.empty())
-    return fail(errc::invalid_processor_range,
-                "no reservable processor count in [" + std::to_string(np_min) + ", " +
-                    std::to_string(hi) + "] (bunch " + std::to_string(sizes.bunch) + ")");
-  return out;
-}
-
 result<std::vector<timestamp>> start_times(timestamp est, timestamp let, duration dur,
                                            probe_limits limits) {
   if (est >= let)
@@ -71,28 +43,28 @@ result<std::vector<timestamp>> start_times(timestamp est, timestamp let, duratio
   return out;
 }
 
-result<std::vector<candidate>> generate_candidates(const site_description& site,
-                                                   const site_request& req, const speedup_model& sp,
-                                                   timestamp est, timestamp let,
+result<std::vector<candidate>> generate_candidates(const std::string& site, const site_request& req,
                                                    probe_limits limits) {
-  if (est >= let)
-    return fail(errc::invalid_window, "earliest start " + std::to_string(est) +
-                                          " must be before latest end " + std::to_string(let));
-  auto rnp = reservable_counts(site.sizes, req.np_min, req.np_max, site.cpus);
-  if (!rnp) return rnp.err();
-  const duration dur_max = let - est;
+  if (req.est >= req.let)
+    return fail(errc::invalid_window, "earliest start " + std::to_string(req.est) +
+                                          " must be before latest end " + std::to_string(req.let));
+  const duration dur_max = req.let - req.est;
   std::vector<candidate> out;
   // Up to tsn_max start times per size (a probe reallocated its way up otherwise); bounded,
   // since tsn_max comes from the request and the window may hold far fewer.
-  out.reserve(rnp->size() * static_cast<std::size_t>(std::clamp(limits.tsn_max, 1, 64)));
-  for (int n : *rnp) {
-    auto dur_n = adapt_duration(sp, req.dur_ref, req.np_ref, n);
-    if (!dur_n) return dur_n.err();
-    if (*dur_n > dur_max) continue;
-    auto starts = start_times(est, let, *dur_n, limits);
+  out.reserve(req.shapes.size() * static_cast<std::size_t>(std::clamp(limits.tsn_max, 1, 64)));
+  for (const auto& shape : req.shapes) {
+    if (shape.np < 1)
+      return fail(errc::invalid_processor_range,
+                  "a shape of " + std::to_string(shape.np) + " CPUs (at least 1)");
+    if (shape.dur <= 0)
+      return fail(errc::invalid_duration,
+                  "a shape of " + std::to_string(shape.dur) + " s (must be positive)");
+    if (shape.dur > dur_max) continue;
+    auto starts = start_times(req.est, req.let, shape.dur, limits);
     if (!starts) return starts.err();
     for (timestamp t : *starts)
-      out.push_back(candidate{site.name, t, t + *dur_n, n, {}});
+      out.push_back(candidate{site, t, t + shape.dur, shape.np, {}});
   }
   return out;
 }

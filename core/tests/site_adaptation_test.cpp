@@ -91,22 +91,45 @@ TEST(AdaptToSite, DurationFitsWindowLeavesRangeAlone) {
   auto r = request(*speedup_model::amdahl(0.01), 4 * 3600);
   auto out = adapt_to_site(r, site(16, 3000));  // twice as fast: 3600 s on 8 CPUs
   ASSERT_TRUE(out) << to_string(out.err());
-  EXPECT_EQ(out->dur_ref, 3600);
-  EXPECT_EQ(out->np_min, 2);
-  EXPECT_EQ(out->np_max, 16);  // capped at the site's CPUs
-  EXPECT_EQ(out->np_ref, 8);
-  EXPECT_EQ(out->dur_max, 4 * 3600);
+  EXPECT_EQ(out->est, r.est);
+  EXPECT_EQ(out->let, r.let);
+  // Every count from np_min 2 to the site's 16 CPUs (np_max 32 is capped), each with eq. 5
+  // on the scaled duration: 3600 s on the reference 8 CPUs.
+  ASSERT_EQ(out->shapes.size(), 15u);
+  EXPECT_EQ(out->shapes.front().np, 2);
+  EXPECT_EQ(out->shapes.back().np, 16);
+  for (const auto& s : out->shapes)
+    EXPECT_EQ(s.dur, *adapt_duration(r.sp, 3600, 8, s.np)) << s.np;
+  EXPECT_EQ(out->shapes[6], (job_shape{8, 3600}));
+}
+
+TEST(AdaptToSite, ShapesFollowTheSitesReservableSizes) {
+  auto r = request(*speedup_model::amdahl(0), 4 * 3600);
+  auto s = site(16, 1500);
+  s.sizes.bunch = 4;
+  auto out = adapt_to_site(r, s);
+  ASSERT_TRUE(out) << to_string(out.err());
+  std::vector<job_shape> expected{{4, 14400}, {8, 7200}, {12, 4800}, {16, 3600}};
+  EXPECT_EQ(out->shapes, expected);
+  s.sizes.counts = {1, 6, 64};  // only 6 lies in [2, 16]
+  out = adapt_to_site(r, s);
+  ASSERT_TRUE(out) << to_string(out.err());
+  EXPECT_EQ(out->shapes, (std::vector<job_shape>{{6, 9600}}));
+  s.sizes.counts = {1, 64};
+  EXPECT_EQ(adapt_to_site(r, s).err().code, errc::invalid_processor_range);
 }
 
 TEST(AdaptToSite, RaisesNpMinAndMovesReference) {
   // Same power: dur_new 7200 s > 3600 s window; np_min -> 18, np_ref follows, and the
   // duration is re-expressed on 18 processors: ceil(7200 * S(8)/S(18)) = 3500.
-  auto out = adapt_to_site(request(*speedup_model::amdahl(0.01), 3600), site(64, 1500));
+  const auto sp = *speedup_model::amdahl(0.01);
+  auto out = adapt_to_site(request(sp, 3600), site(64, 1500));
   ASSERT_TRUE(out);
-  EXPECT_EQ(out->np_min, 18);
-  EXPECT_EQ(out->np_ref, 18);
-  EXPECT_EQ(out->dur_ref, 3500);
-  EXPECT_EQ(out->np_max, 32);
+  ASSERT_EQ(out->shapes.size(), 32u - 18u + 1u);
+  EXPECT_EQ(out->shapes.front(), (job_shape{18, 3500}));
+  EXPECT_EQ(out->shapes.back().np, 32);
+  for (const auto& s : out->shapes)  // from the new reference: 3500 s on 18 CPUs
+    EXPECT_EQ(s.dur, *adapt_duration(sp, 3500, 18, s.np)) << s.np;
 }
 
 TEST(AdaptToSite, InvalidCandidates) {

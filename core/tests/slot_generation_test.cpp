@@ -73,13 +73,11 @@ TEST(StartTimes, PropertiesHoldForRandomParameters) {
 }
 
 TEST(GenerateCandidates, Figure3ForEachReservableCount) {
-  site_description site{"A", 32, 1.0, {4, {}}};
-  site_request req{4, 16, 8, 7200, 7200};
-  auto lin = *speedup_model::amdahl(0);
-  auto c = generate_candidates(site, req, lin, 0, 7200, {3, 600});
+  // Linear speedup, 7200 s on 8 CPUs: n = 4 needs 14400 s > 7200: skipped. n = 8: 7200 s,
+  // only t = 0. n = 12: 4800 s, starts 0..2400. n = 16: 3600 s, starts 0..3600.
+  site_request req{0, 7200, {{4, 14400}, {8, 7200}, {12, 4800}, {16, 3600}}};
+  auto c = generate_candidates("A", req, {3, 600});
   ASSERT_TRUE(c) << to_string(c.err());
-  // n = 4 needs 14400 s > 7200: skipped. n = 8: 7200 s, only t = 0. n = 12: 4800 s, starts
-  // 0..2400. n = 16: 3600 s, starts 0..3600.
   std::vector<candidate> expected{
       {"A", 0, 7200, 8, {}},     {"A", 0, 4800, 12, {}}, {"A", 1200, 6000, 12, {}},
       {"A", 2400, 7200, 12, {}}, {"A", 0, 3600, 16, {}}, {"A", 1800, 5400, 16, {}},
@@ -89,24 +87,19 @@ TEST(GenerateCandidates, Figure3ForEachReservableCount) {
 }
 
 TEST(GenerateCandidates, NothingFitsGivesEmptyListNotError) {
-  site_description site{"A", 32, 1.0, {4, {}}};
-  site_request req{4, 8, 8, 7200, 3600};
-  auto c = generate_candidates(site, req, *speedup_model::amdahl(0.5), 0, 3600, {3, 600});
+  site_request req{0, 3600, {{4, 5400}, {8, 4500}}};
+  auto c = generate_candidates("A", req, {3, 600});
   ASSERT_TRUE(c);
   EXPECT_TRUE(c->empty());
 }
 
 TEST(GenerateCandidates, RejectsBadInput) {
-  site_description site{"A", 32, 1.0, {4, {}}};
-  auto lin = *speedup_model::amdahl(0);
-  EXPECT_EQ(generate_candidates(site, {4, 8, 8, 60, 60}, lin, 10, 10, {3, 0}).err().code,
-            errc::invalid_window);
-  EXPECT_EQ(generate_candidates(site, {1, 3, 8, 60, 60}, lin, 0, 60, {3, 0}).err().code,
+  EXPECT_EQ(generate_candidates("A", {10, 10, {{4, 60}}}, {3, 0}).err().code, errc::invalid_window);
+  EXPECT_EQ(generate_candidates("A", {0, 60, {{0, 60}}}, {3, 0}).err().code,
             errc::invalid_processor_range);
-  EXPECT_EQ(generate_candidates(site, {4, 8, 8, 60, 60}, lin, 0, 60, {0, 0}).err().code,
+  EXPECT_EQ(generate_candidates("A", {0, 60, {{4, 60}}}, {0, 0}).err().code,
             errc::invalid_parameter);
-  EXPECT_EQ(generate_candidates(site, {4, 8, 8, 0, 60}, lin, 0, 60, {3, 0}).err().code,
-            errc::invalid_duration);
+  EXPECT_EQ(generate_candidates("A", {0, 60, {{4, 0}}}, {3, 0}).err().code, errc::invalid_duration);
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   req.pp_ref = 1000;
   req.np_ref = 8;
   req.speedup = arbroker::msg::to_spec(*arbroker::speedup_model::amdahl(0.01));
-  req.prefer = "end,cost";
+  req.prefer = *arbroker::parse_preferences("end,cost");
 
   const auto reply = (*node)->elastic(req);  // blocks until the broker answers
   if (!reply.error.ok()) {

@@ -6,11 +6,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "arbroker/core/enum_bounds.hpp"
+
 namespace arbroker::msg::testing {
 
 /// An inspector that sets every field of a message to a random value (vectors get 0-3
-/// elements, nested structs are filled recursively), so that a round trip through an
-/// encoding compares non-trivial values in every field.
+/// elements, enums one of their values, nested structs are filled recursively), so that a round
+/// trip through an encoding compares non-trivial values in every field.
 class field_randomizer {
  public:
   using result_type = void;
@@ -38,7 +40,11 @@ class field_randomizer {
   }
   template <class T>
   void fill(T& x) {
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_enum_v<T>) {
+      using U = std::underlying_type_t<T>;
+      x = static_cast<T>(std::uniform_int_distribution<int>(
+          0, static_cast<int>(static_cast<U>(enum_bounds<T>::last)))(rng_));
+    } else if constexpr (std::is_integral_v<T>) {
       x = static_cast<T>(rng_());
     } else {
       inspect(*this, x);

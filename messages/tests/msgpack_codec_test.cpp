@@ -60,6 +60,31 @@ TEST(Msgpack, IntegerRangesAreChecked) {
   EXPECT_NE(r.err().message.find("out of range"), std::string::npos);
 }
 
+TEST(Msgpack, EnumsAreTheirNumbersAndOnlyTheirValuesDecode) {
+  prepare_reply r;
+  r.refused_by = refusal::lrms;
+  auto back = decode<prepare_reply>(encode(r));
+  ASSERT_TRUE(back) << back.err().message;
+  EXPECT_EQ(back->refused_by, refusal::lrms);
+  // The same bytes with the refusal's number (field 3) out of the enum's range.
+  msgpack::sbuffer buf;
+  msgpack::packer<msgpack::sbuffer> pk(&buf);
+  pk.pack_array(6);
+  pk.pack(std::string("t"));
+  pk.pack(std::string("c/1"));
+  pk.pack(-1);
+  pk.pack(3);  // refusal has none, service, lrms: 0..2
+  pk.pack_array(2);
+  pk.pack(0);
+  pk.pack(std::string());
+  pk.pack(0.0);
+  auto bad = decode<prepare_reply>(std::string_view(buf.data(), buf.size()));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.err().code, errc::invalid_parameter);
+  EXPECT_NE(bad.err().message.find("enum value 3 out of range (0..2)"), std::string::npos)
+      << bad.err().message;
+}
+
 TEST(Msgpack, NewerSendersMayAppendFields) {
   msgpack::sbuffer buf;
   msgpack::packer<msgpack::sbuffer> pk(&buf);
@@ -89,9 +114,9 @@ TEST(SpeedupSpec, RoundTripsModelsAndValidates) {
     EXPECT_EQ(*back, m);
   }
   speedup_spec bad;
-  bad.kind = 9;
+  bad.kind = static_cast<speedup_kind>(9);
   EXPECT_EQ(to_model(bad).err().code, errc::invalid_speedup_model);
-  bad.kind = speedup_spec::table;
+  bad.kind = speedup_kind::table;
   bad.table_n = {1, 2};
   bad.table_speedup = {1};
   EXPECT_EQ(to_model(bad).err().code, errc::invalid_speedup_model);

@@ -11,10 +11,11 @@
 #include <mutex>
 
 #include "arbroker/actors/broker.hpp"
-#include "arbroker/actors/crs.hpp"
+#include "arbroker/actors/cluster_service_actor.hpp"
 #include "arbroker/actors/gis.hpp"
 #include "arbroker/adapters/gridengine_lrms.hpp"
 #include "arbroker/adapters/slurm_lrms.hpp"
+#include "arbroker/messages/checked_requests.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
 #include "arbroker/store/recovery_plan.hpp"
 #include "arbroker/store/sqlite_journal.hpp"
@@ -91,13 +92,6 @@ void add(recovery_report& sum, const recovery_report& r) {
   sum.orphans += r.orphans;
 }
 
-template <class Reply>
-Reply failed(errc code, std::string message) {
-  Reply r{};
-  r.error = msg::wire(code, std::move(message));
-  return r;
-}
-
 }  // namespace
 
 struct node::impl {
@@ -108,10 +102,10 @@ struct node::impl {
   std::vector<msg::cluster_info> infos;
   std::unique_ptr<engine_config> sys_cfg;
   std::unique_ptr<caf::actor_system> sys;
-  caf::actor gis;
-  caf::actor broker;
+  gis_actor gis;
+  broker_actor broker;
   caf::actor gateway;
-  std::vector<std::pair<std::string, caf::actor>> crs;  // configuration order
+  std::vector<std::pair<std::string, cluster_service_actor>> services;  // configuration order
 
   mutable std::mutex mu;
   std::condition_variable idle;
@@ -132,34 +126,34 @@ struct node::impl {
   }
 
   // Sends `r` to `dest` through the gateway; `done` gets the reply or a typed error.
-  template <class Reply, class Request>
-  void ask(const caf::actor& dest, Request r, callback<Reply> done) {
-    if (!enter()) return done(failed<Reply>(errc::unreachable, "the node is shutting down"));
+  template <class Reply, class Handle, class Request>
+  void ask(const Handle& dest, Request r, callback<Reply> done) {
+    if (!enter())
+      return done(msg::error_reply<Reply>(errc::unreachable, "the node is shutting down"));
     auto finish = [this, done = std::move(done)](Reply rep) {
       done(std::move(rep));
       leave();
     };
     // The broker and the cluster services always answer (the broker within its request
     // timeout); an error here means the actor is gone.
-    caf::anon_send(
-        gateway,
-        gateway_task{[dest, r = std::move(r), finish](caf::event_based_actor* self) mutable {
-          self->request(dest, caf::infinite, std::move(r))
-              .then(
-                  [finish](Reply& rep) { finish(std::move(rep)); },
-                  [finish, self](caf::error& e) {
-                    finish(failed<Reply>(errc::unreachable, "engine: " + self->system().render(e)));
-                  });
-        }});
+    caf::anon_send(gateway, gateway_task{[dest, r = std::move(r),
+                                          finish](caf::event_based_actor* self) mutable {
+                     self->request(dest, caf::infinite, std::move(r))
+                         .then([finish](Reply& rep) { finish(std::move(rep)); },
+                               [finish, self](caf::error& e) {
+                                 finish(msg::error_reply<Reply>(
+                                     errc::unreachable, "engine: " + self->system().render(e)));
+                               });
+                   }});
   }
 
   // Asks several actors the same question and answers with all replies, in order.
   template <class Reply, class Request>
-  void gather(std::vector<std::pair<std::string, caf::actor>> dests, Request r,
+  void gather(std::vector<std::pair<std::string, cluster_service_actor>> dests, Request r,
               callback<std::vector<Reply>> done) {
     if (!enter())
       return done(std::vector<Reply>(
-          dests.size(), failed<Reply>(errc::unreachable, "the node is shutting down")));
+          dests.size(), msg::error_reply<Reply>(errc::unreachable, "the node is shutting down")));
     struct join {
       std::vector<Reply> replies;
       std::size_t pending;
@@ -172,25 +166,26 @@ struct node::impl {
       leave();
     };
     if (dests.empty()) return complete();
-    caf::anon_send(gateway, gateway_task{[dests = std::move(dests), r = std::move(r), j,
-                                          complete](caf::event_based_actor* self) {
-                     for (std::size_t i = 0; i < dests.size(); ++i) {
-                       auto one = [j, i, complete](Reply rep) {
-                         j->replies[i] = std::move(rep);
-                         if (--j->pending == 0) complete();
-                       };
-                       if (!dests[i].second) {
-                         one(failed<Reply>(errc::not_found, "no cluster '" + dests[i].first + "'"));
-                         continue;
-                       }
-                       self->request(dests[i].second, caf::infinite, r)
-                           .then([one](Reply& rep) { one(std::move(rep)); },
-                                 [one, self](caf::error& e) {
-                                   one(failed<Reply>(errc::unreachable,
-                                                     "engine: " + self->system().render(e)));
-                                 });
-                     }
-                   }});
+    caf::anon_send(
+        gateway, gateway_task{[dests = std::move(dests), r = std::move(r), j,
+                               complete](caf::event_based_actor* self) {
+          for (std::size_t i = 0; i < dests.size(); ++i) {
+            auto one = [j, i, complete](Reply rep) {
+              j->replies[i] = std::move(rep);
+              if (--j->pending == 0) complete();
+            };
+            if (!dests[i].second) {
+              one(msg::error_reply<Reply>(errc::not_found, "no cluster '" + dests[i].first + "'"));
+              continue;
+            }
+            self->request(dests[i].second, caf::infinite, r)
+                .then([one](Reply& rep) { one(std::move(rep)); },
+                      [one, self](caf::error& e) {
+                        one(msg::error_reply<Reply>(errc::unreachable,
+                                                    "engine: " + self->system().render(e)));
+                      });
+          }
+        }});
   }
 
   arbroker::status open_store() {
@@ -227,7 +222,7 @@ struct node::impl {
     const auto plan = plan_recovery(rows, decisions);
     recovered.commit_decisions = static_cast<int>(decisions.size());
 
-    std::vector<std::pair<std::shared_ptr<cluster_service>, bool>> services;  // (svc, detached)
+    std::vector<std::pair<std::shared_ptr<cluster_service>, bool>> made;  // (svc, detached)
     const timestamp now = wall_clock()();
     for (const auto& c : cfg.clusters) {
       auto backend = make_lrms(c);
@@ -259,8 +254,8 @@ struct node::impl {
               {"local-" + std::to_string(i + 1), "local", j.np, j.walltime, {}, ""}, j.runtime);
         }
       infos.push_back(sc.info);
-      services.emplace_back(std::shared_ptr<cluster_service>(std::move(*svc)),
-                            c.kind != cluster_kind::simulated);
+      made.emplace_back(std::shared_ptr<cluster_service>(std::move(*svc)),
+                        c.kind != cluster_kind::simulated);
     }
     // Every decision is settled now: committed where whole, compensated where not.
     for (const auto& txn : decisions)
@@ -268,14 +263,13 @@ struct node::impl {
 
     sys_cfg = std::make_unique<engine_config>(cfg.threads);
     sys = std::make_unique<caf::actor_system>(*sys_cfg);
-    gis = sys->spawn(gis_actor);
-    for (std::size_t i = 0; i < services.size(); ++i) {
-      auto& [svc, detached] = services[i];
+    gis = spawn_gis(*sys);
+    for (std::size_t i = 0; i < made.size(); ++i) {
+      auto& [svc, detached] = made[i];
       // Real adapters block for milliseconds per call: each such service gets its own thread.
-      auto h = detached ? sys->spawn<caf::detached>(crs_actor, svc, wall_clock())
-                        : sys->spawn(crs_actor, svc, wall_clock());
+      auto h = spawn_cluster_service(*sys, svc, wall_clock(), detached);
       caf::anon_send(gis, register_atom::value, infos[i], h);
-      crs.emplace_back(infos[i].name, h);
+      services.emplace_back(infos[i].name, h);
     }
     broker_config bc;
     bc.gis = gis;
@@ -286,7 +280,7 @@ struct node::impl {
     bc.request_timeout = cfg.request_timeout;
     bc.max_tries = cfg.max_tries;
     bc.journal = journal;
-    broker = sys->spawn(broker_actor, bc);
+    broker = spawn_broker(*sys, bc);
     gateway = sys->spawn(gateway_actor);
     return {};
   }
@@ -294,14 +288,17 @@ struct node::impl {
   void stop_engine() {
     if (stopped || !sys) return;
     stopped = true;
-    for (auto& [name, h] : crs)
+    for (auto& [name, h] : services)
       caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
-    for (auto* a : {&broker, &gis, &gateway})
-      caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(broker, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(gis, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(gateway, caf::exit_reason::user_shutdown);
     // A detached actor's thread ends only once the last handle to it is gone: drop ours
     // before waiting, or the actor system waits forever.
-    crs.clear();
-    broker = gis = gateway = caf::actor{};
+    services.clear();
+    broker = nullptr;
+    gis = nullptr;
+    gateway = nullptr;
     sys.reset();  // waits for every actor to finish
   }
 };
@@ -335,11 +332,17 @@ std::vector<msg::cluster_info> node::clusters() const {
   return impl_->infos;
 }
 
+// Client requests enter the engine here: checked once (a bad one is answered at once and
+// never reaches an actor), then carried inward in the engine's terms.
 void node::elastic(msg::elastic_request r, callback<msg::elastic_reply> done) {
-  impl_->ask(impl_->broker, std::move(r), std::move(done));
+  auto c = msg::check(r);
+  if (!c) return done(msg::error_reply<msg::elastic_reply>(c.err()));
+  impl_->ask(impl_->broker, std::move(*c), std::move(done));
 }
 void node::coreserve(msg::coreservation_request r, callback<msg::coreservation_reply> done) {
-  impl_->ask(impl_->broker, std::move(r), std::move(done));
+  auto c = msg::check(r);
+  if (!c) return done(msg::error_reply<msg::coreservation_reply>(c.err()));
+  impl_->ask(impl_->broker, std::move(*c), std::move(done));
 }
 void node::commit(msg::commit_request r, callback<msg::ack_reply> done) {
   impl_->ask(impl_->broker, std::move(r), std::move(done));
@@ -362,13 +365,13 @@ void node::bind_job(msg::bind_job_request r, callback<msg::bind_job_reply> done)
 
 void node::estimate(msg::estimate_request r, std::vector<std::string> clusters,
                     callback<std::vector<msg::estimate_reply>> done) {
-  std::vector<std::pair<std::string, caf::actor>> dests;
+  std::vector<std::pair<std::string, cluster_service_actor>> dests;
   if (clusters.empty()) {
-    dests = impl_->crs;
+    dests = impl_->services;
   } else {
     for (auto& name : clusters) {
-      caf::actor h;
-      for (const auto& [n, a] : impl_->crs)
+      cluster_service_actor h;
+      for (const auto& [n, a] : impl_->services)
         if (n == name) h = a;
       dests.emplace_back(std::move(name), h);
     }
@@ -377,7 +380,8 @@ void node::estimate(msg::estimate_request r, std::vector<std::string> clusters,
 }
 
 void node::status(callback<std::vector<msg::cluster_status>> done) {
-  impl_->gather<msg::cluster_status>(impl_->crs, msg::cluster_status_request{}, std::move(done));
+  impl_->gather<msg::cluster_status>(impl_->services, msg::cluster_status_request{},
+                                     std::move(done));
 }
 
 std::vector<msg::cluster_status> node::status() {

@@ -51,7 +51,7 @@ class node_test : public ::testing::Test {
     r.dur_ref = 3600;
     r.pp_ref = 1500;
     r.np_ref = np;
-    r.prefer = "start,cost";
+    r.prefer = *parse_preferences("start,cost");
     return r;
   }
 
@@ -92,7 +92,7 @@ TEST_F(node_test, ReservesListsEstimatesAndCancelsThroughTheApi) {
   ASSERT_TRUE(rep.error.ok()) << rep.error.message;
   const auto& r = rep.reservation;
   EXPECT_EQ(r.owner, "alice");
-  EXPECT_EQ(r.state, static_cast<std::uint8_t>(reservation_state::committed));
+  EXPECT_EQ(r.state, reservation_state::committed);
 
   auto mine = n->list({"alice"});
   ASSERT_EQ(mine.reservations.size(), 1u);
@@ -114,8 +114,7 @@ TEST_F(node_test, ReservesListsEstimatesAndCancelsThroughTheApi) {
   EXPECT_EQ(est[1].error.code, static_cast<std::uint8_t>(errc::not_found));
 
   EXPECT_TRUE(n->cancel({"alice", r.id}).error.ok());
-  EXPECT_EQ(n->query({"alice", r.id}).info.state,
-            static_cast<std::uint8_t>(reservation_state::cancelled));
+  EXPECT_EQ(n->query({"alice", r.id}).info.state, reservation_state::cancelled);
 }
 
 TEST_F(node_test, CommittedReservationsSurviveARestartUnderTheirIds) {
@@ -148,7 +147,7 @@ TEST_F(node_test, CommittedReservationsSurviveARestartUnderTheirIds) {
     EXPECT_EQ(after[i].start, before[i].start);
     EXPECT_EQ(after[i].end, before[i].end);
     EXPECT_EQ(after[i].np, before[i].np);
-    EXPECT_EQ(after[i].state, static_cast<std::uint8_t>(reservation_state::committed));
+    EXPECT_EQ(after[i].state, reservation_state::committed);
   }
   // ... and they hold capacity in the LRMS again.
   auto st = n->status();

@@ -10,9 +10,10 @@
 #include <string>
 
 #include "arbroker/actors/broker.hpp"
-#include "arbroker/actors/crs.hpp"
+#include "arbroker/actors/cluster_service_actor.hpp"
 #include "arbroker/actors/engine.hpp"
 #include "arbroker/actors/gis.hpp"
+#include "arbroker/messages/checked_requests.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
 
 namespace arbroker::sim {
@@ -35,8 +36,8 @@ struct job_owner {
 };
 
 struct cluster_slot {
-  caf::actor crs;
-  simulated_lrms* lrms = nullptr;  // owned by the cluster_service behind `crs`
+  cluster_service_actor service;
+  simulated_lrms* lrms = nullptr;  // owned by the cluster_service behind `service`
   // The LRMS's job events, buffered: its callback must not call back into it, and a job
   // may start inside the very submit call that names it.
   std::shared_ptr<std::vector<simulated_job_event>> events;
@@ -63,19 +64,19 @@ class virtual_grid {
 
   ~virtual_grid() {
     for (auto& c : clusters_)
-      self_->send_exit(c.crs, caf::exit_reason::user_shutdown);
+      self_->send_exit(c.service, caf::exit_reason::user_shutdown);
     if (broker_) self_->send_exit(broker_, caf::exit_reason::user_shutdown);
     if (gis_) self_->send_exit(gis_, caf::exit_reason::user_shutdown);
     sched_.run();
   }
 
   status setup(const scenario& s) {
-    gis_ = sys_.spawn(gis_actor);
+    gis_ = spawn_gis(sys_);
     broker_config bc;
     bc.gis = gis_;
     bc.clock = clock();
     bc.incarnation = "sim";  // transaction ids the same in every run
-    broker_ = sys_.spawn(broker_actor, bc);
+    broker_ = spawn_broker(sys_, bc);
     for (const auto& spec : s.clusters)
       if (auto ok = add_cluster(spec); !ok) return ok;
     sched_.run();
@@ -160,7 +161,7 @@ class virtual_grid {
         rec.np = s.requests[i].request.np_ref;
         rec.runtime = s.requests[i].request.dur_ref;
         // Overwritten by the reply; stays if the broker never answers before the run ends.
-        out.requests[i].reply.error = msg::wire(errc::lrms_failure, "no reply from the broker");
+        out.requests[i].reply.error = msg::wire(errc::internal, "no reply from the broker");
         ask_broker(s.requests[i].request, &rec);
         sched_.run();
         if (s.requests[i].job && rec.ok())
@@ -222,7 +223,8 @@ class virtual_grid {
     c.load.acc_w = spec.acc_w;
     auto svc = cluster_service::create(c, std::move(*l));
     if (!svc) return svc.err();
-    auto handle = sys_.spawn(crs_actor, std::shared_ptr<cluster_service>(std::move(*svc)), clock());
+    auto handle =
+        spawn_cluster_service(sys_, std::shared_ptr<cluster_service>(std::move(*svc)), clock());
     self_->send(gis_, register_atom::value, c.info, handle);
     clusters_.push_back({handle, raw, std::move(events), {}, {}});
     return {};
@@ -295,7 +297,7 @@ class virtual_grid {
     q.np = j.np;
     q.walltime = j.walltime;
     ask<msg::estimate_reply>(
-        clusters_[static_cast<std::size_t>(j.cluster)].crs, q,
+        clusters_[static_cast<std::size_t>(j.cluster)].service, q,
         [rec](msg::estimate_reply& r) {
           if (r.error.ok()) rec->estimated_start = r.start;
         },
@@ -304,13 +306,19 @@ class virtual_grid {
 
   // An event-based client per request: the reply lands in `out` whenever it comes.
   void ask_broker(const msg::elastic_request& req, request_record* out) {
+    auto checked = msg::check(req);  // as the node checks a request where it arrives
+    if (!checked) {
+      out->reply = msg::error_reply<msg::elastic_reply>(checked.err());
+      return;
+    }
     ask<msg::elastic_reply>(
-        broker_, req, [out](msg::elastic_reply& reply) { out->reply = std::move(reply); },
-        [out](const std::string& e) { out->reply.error = msg::wire(errc::lrms_failure, e); });
+        broker_, std::move(*checked),
+        [out](msg::elastic_reply& reply) { out->reply = std::move(reply); },
+        [out](const std::string& e) { out->reply.error = msg::wire(errc::internal, e); });
   }
 
-  template <class Reply, class Request, class OnReply, class OnError>
-  void ask(const caf::actor& to, Request req, OnReply on_reply, OnError on_error) {
+  template <class Reply, class Handle, class Request, class OnReply, class OnError>
+  void ask(const Handle& to, Request req, OnReply on_reply, OnError on_error) {
     sys_.spawn([to, req, on_reply, on_error](caf::event_based_actor* client) -> caf::behavior {
       client->request(to, caf::infinite, req)
           .then(
@@ -364,8 +372,8 @@ class virtual_grid {
   caf::actor_system sys_;
   caf::scheduler::test_coordinator& sched_;
   caf::scoped_actor self_;
-  caf::actor gis_;
-  caf::actor broker_;
+  gis_actor gis_;
+  broker_actor broker_;
   std::vector<cluster_slot> clusters_;
   timestamp now_ = 0;
 };

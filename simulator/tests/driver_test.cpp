@@ -32,8 +32,8 @@ msg::elastic_request rigid(timestamp est, timestamp let, int np, duration dur) {
   r.np_ref = np;
   r.pp_ref = 1;
   r.speedup = msg::to_spec(*speedup_model::amdahl(0));
-  r.prefer = "end,cost";
-  r.esr_method = msg::esr_load_method;
+  r.prefer = *parse_preferences("end,cost");
+  r.esr = esr_method::load;
   return r;
 }
 
@@ -115,7 +115,7 @@ TEST(driver, AnExpiringHoldReleasesItsCpusAtTheVirtualExpiryTime) {
   auto s = ten_cpus();
   s.jobs = {job(1, 5, 10, 150, 150)};
   auto hold = rigid(100, 200, 10, 100);
-  hold.mode = msg::mode_hold;
+  hold.mode = msg::request_mode::hold;
   hold.hold_seconds = 60;
   s.requests.push_back({2, 0, hold});
   auto out = run_simulation(s);
@@ -288,7 +288,7 @@ scenario random_grid(std::uint64_t seed) {
       msg::elastic_request m = rigid(e->est / 8, e->let / 8, e->np_min, e->run_time);
       m.np_max = e->np_max;
       m.np_ref = e->procs;
-      m.prefer = "end,cost,-esr";
+      m.prefer = *parse_preferences("end,cost,-esr");
       m.esr_threshold = 0.5;
       s.requests.push_back({sj.job_id, sj.submit_time / 8, m});
       continue;

@@ -151,7 +151,7 @@ msg::elastic_request elastic(std::mt19937& rng, std::int64_t now, int np_max) {
   r.np_min = r.np_max = r.np_ref = np;
   r.dur_ref = minutes(rng) * 60;
   r.pp_ref = 1500;
-  r.prefer = "end,cost";
+  r.prefer = *parse_preferences("end,cost");
   return r;
 }
 
@@ -234,10 +234,7 @@ std::vector<std::string> audit(std::uint16_t port, ledger& led, const std::strin
     if (!by_id.emplace(r.id, r).second) bad.push_back("id listed twice: " + r.id);
 
   using rs = reservation_state;
-  auto live = [](std::uint8_t s) {
-    auto st = static_cast<rs>(s);
-    return st == rs::committed || st == rs::active || st == rs::completed;
-  };
+  auto live = [](rs st) { return st == rs::committed || st == rs::active || st == rs::completed; };
   std::lock_guard lock{led.mu};
   for (const auto& [id, want] : led.committed) {
     auto it = by_id.find(id);
@@ -249,7 +246,7 @@ std::vector<std::string> audit(std::uint16_t port, ledger& led, const std::strin
     if (got.start != want.start || got.end != want.end || got.np != want.np ||
         got.owner != want.owner)
       bad.push_back("terms changed: " + id);
-    const auto st = static_cast<rs>(got.state);
+    const auto st = got.state;
     if (led.cancelled.count(id)) {
       if (st != rs::cancelled && st != rs::terminated)
         bad.push_back("acknowledged cancel undone: " + id);

@@ -7,11 +7,11 @@
 namespace arbroker::stress {
 namespace {
 
-constexpr auto committed = static_cast<std::uint8_t>(reservation_state::committed);
-constexpr auto accepted = static_cast<std::uint8_t>(reservation_state::accepted);
-constexpr auto cancelled = static_cast<std::uint8_t>(reservation_state::cancelled);
+constexpr auto committed = reservation_state::committed;
+constexpr auto accepted = reservation_state::accepted;
+constexpr auto cancelled = reservation_state::cancelled;
 
-msg::reservation_info res(std::string id, timestamp s, timestamp e, int np, std::uint8_t st,
+msg::reservation_info res(std::string id, timestamp s, timestamp e, int np, reservation_state st,
                           timestamp expiry = 0, timestamp admitted = 0) {
   return {std::move(id), "c", "u", s, e, np, st, expiry, admitted, 0};
 }
@@ -26,21 +26,22 @@ msg::cluster_status status() {
 
 TEST(Audit, CapacityRecountsTheLrmsOwnLists) {
   auto s = status();
-  s.lrms_reservations = {res("arb-1", 200, 300, 10, 0)};
-  s.lrms_running = {res("J1", 50, 250, 6, 0)};
+  s.lrms_reservations = {res("arb-1", 200, 300, 10, committed)};
+  s.lrms_running = {res("J1", 50, 250, 6, committed)};
   EXPECT_TRUE(capacity_violations(s).empty());  // 16 of 16 over [200, 250)
-  s.lrms_running.push_back(res("J2", 90, 210, 1, 0));
+  s.lrms_running.push_back(res("J2", 90, 210, 1, committed));
   auto v = capacity_violations(s);
   ASSERT_EQ(v.size(), 1u);  // 17 at t = 200
   EXPECT_NE(v[0].find("17 of 16"), std::string::npos);
-  s.lrms_running = {res("J1", 0, 100, 16, 0)};  // over before now: ignored
+  s.lrms_running = {res("J1", 0, 100, 16, committed)};  // over before now: ignored
   EXPECT_TRUE(capacity_violations(s).empty());
 }
 
 TEST(Audit, HoldsExpireAndServiceAndLrmsAgree) {
   auto s = status();
   s.reservations = {res("c/1", 200, 300, 4, accepted, 99), res("c/2", 200, 300, 4, committed)};
-  s.lrms_reservations = {res("arb-1", 200, 300, 4, 0), res("arb-2", 200, 300, 4, 0)};
+  s.lrms_reservations = {res("arb-1", 200, 300, 4, committed),
+                         res("arb-2", 200, 300, 4, committed)};
   EXPECT_TRUE(hold_violations(s, 1).empty());  // expired 1 s ago: within the tick
   s.reservations[0].expiry = 90;
   EXPECT_EQ(hold_violations(s, 1).size(), 1u);  // 10 s overdue

@@ -48,7 +48,7 @@ TEST(cli, reserve_builds_the_elastic_request_of_the_readme) {
        "--dur-ref",   "2h",       "--pp-ref", "1500",      "--np-ref", "8",         "--speedup",
        "amdahl:0.01", "--prefer", "end,cost", "--cluster", "a",        "--cluster", "b"});
   auto& r = std::get<msg::elastic_request>(body);
-  EXPECT_EQ(r.mode, msg::mode_reserve);
+  EXPECT_EQ(r.mode, msg::request_mode::reserve);
   EXPECT_EQ(r.est, now + 3600);
   EXPECT_EQ(r.let, now + 12 * 3600);
   EXPECT_EQ(r.np_min, 4);
@@ -56,9 +56,9 @@ TEST(cli, reserve_builds_the_elastic_request_of_the_readme) {
   EXPECT_EQ(r.dur_ref, 7200);
   EXPECT_EQ(r.pp_ref, 1500);
   EXPECT_EQ(r.np_ref, 8);
-  EXPECT_EQ(r.speedup.kind, msg::speedup_spec::amdahl);
+  EXPECT_EQ(r.speedup.kind, msg::speedup_kind::amdahl);
   EXPECT_DOUBLE_EQ(r.speedup.p1, 0.01);
-  EXPECT_EQ(r.prefer, "end,cost");
+  EXPECT_EQ(r.prefer, msg::default_preferences());
   EXPECT_EQ(r.clusters, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(r.user, "");  // the server fills in the caller
 }
@@ -66,13 +66,13 @@ TEST(cli, reserve_builds_the_elastic_request_of_the_readme) {
 TEST(cli, hold_and_whatif_set_the_mode) {
   auto hold = std::get<msg::elastic_request>(build({"hold", "--let", "2026-11-23T00:00:00Z", "--np",
                                                     "8", "--dur-ref", "1h", "--hold-for", "10m"}));
-  EXPECT_EQ(hold.mode, msg::mode_hold);
+  EXPECT_EQ(hold.mode, msg::request_mode::hold);
   EXPECT_EQ(hold.hold_seconds, 600);
   EXPECT_EQ(hold.est, now);
   EXPECT_EQ(hold.let, utc_timestamp(2026, 11, 23));
   auto whatif = std::get<msg::elastic_request>(
       build({"whatif", "--let", "now+1d", "--np", "2", "--dur-ref", "30m"}));
-  EXPECT_EQ(whatif.mode, msg::mode_whatif);
+  EXPECT_EQ(whatif.mode, msg::request_mode::whatif);
 }
 
 TEST(cli, coreserve_parses_components) {
@@ -86,7 +86,7 @@ TEST(cli, coreserve_parses_components) {
   EXPECT_EQ(r.components[0].np_max, 8);
   EXPECT_EQ(r.components[0].dur_ref, 7200);
   EXPECT_EQ(r.components[0].offset, 600);
-  EXPECT_EQ(r.components[0].speedup.kind, msg::speedup_spec::downey);
+  EXPECT_EQ(r.components[0].speedup.kind, msg::speedup_kind::downey);
   EXPECT_EQ(r.components[0].clusters, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(r.components[1].np_min, 2);
   EXPECT_EQ(r.components[1].dur_ref, 1800);
@@ -142,10 +142,10 @@ TEST(cli, missing_required_options_are_usage_errors) {
 
 api::response list_response() {
   msg::list_reply reply;
-  reply.reservations.push_back(
-      msg::reservation_info{"a/1", "a", "alice", now, now + 3600, 8, 3, 0, 0, 12.5});
-  reply.reservations.push_back(
-      msg::reservation_info{"b/22", "b", "alice", now + 60, now + 7200, 16, 2, now + 600, 0, 3});
+  reply.reservations.push_back(msg::reservation_info{"a/1", "a", "alice", now, now + 3600, 8,
+                                                     reservation_state::committed, 0, 0, 12.5});
+  reply.reservations.push_back(msg::reservation_info{"b/22", "b", "alice", now + 60, now + 7200, 16,
+                                                     reservation_state::accepted, now + 600, 0, 3});
   return api::response{9, api::operation::list, 0, "", reply};
 }
 
@@ -197,8 +197,8 @@ TEST(cli, renders_whatif_candidates_ranked) {
 
 TEST(cli, a_hold_says_until_when) {
   msg::elastic_reply reply;
-  reply.reservation =
-      msg::reservation_info{"a/7", "a", "alice", now, now + 60, 4, 2, now + 300, 0, 0};
+  reply.reservation = msg::reservation_info{
+      "a/7", "a", "alice", now, now + 60, 4, reservation_state::accepted, now + 300, 0, 0};
   std::string text = render(api::response{1, api::operation::elastic, 0, "", reply}, "table");
   EXPECT_NE(text.find("held until 2026-11-22T12:05:00Z: `arb commit a/7`"), std::string::npos)
       << text;
@@ -227,8 +227,8 @@ class fake_broker : public api::request_handler {
               std::function<void(api::response)> done) override {
     if (std::holds_alternative<msg::list_request>(req.body)) {
       msg::list_reply reply;
-      reply.reservations.push_back(
-          msg::reservation_info{"a/1", "a", who.user, now, now + 60, 2, 3, 0, 0, 1});
+      reply.reservations.push_back(msg::reservation_info{"a/1", "a", who.user, now, now + 60, 2,
+                                                         reservation_state::committed, 0, 0, 1});
       done(api::response{0, req.op(), 0, "", reply});
     } else {
       done(api::error_response(0, req.op(), fail(errc::not_found, "no such reservation")));

@@ -59,11 +59,11 @@ TEST(node_metrics, RequestsAreCountedByOperationAndOutcome) {
 
 TEST(node_handler, ElasticRequestsAreLabelledByMode) {
   msg::elastic_request r;
-  r.mode = msg::mode_whatif;
+  r.mode = msg::request_mode::whatif;
   EXPECT_EQ(operation_label(r), "whatif");
-  r.mode = msg::mode_hold;
+  r.mode = msg::request_mode::hold;
   EXPECT_EQ(operation_label(r), "hold");
-  r.mode = msg::mode_reserve;
+  r.mode = msg::request_mode::reserve;
   EXPECT_EQ(operation_label(r), "reserve");
   EXPECT_EQ(operation_label(msg::cancel_request{}), "cancel");
 }

@@ -49,13 +49,14 @@ struct recovery_report {
 };
 
 /// The logic of a cluster reservation service (CRS, paper 000 Sec. 2.2 and 3), without
-/// actors: the CRS actor owns one and forwards every message to it, adding timers. It owns
-/// the cluster's LRMS and a cached *view* of it (availability profile of running jobs and
-/// reservations, T_wkl), refreshed from lrms::snapshot() when older than config.refresh and
-/// updated at once by its own prepares, commits and aborts.
+/// actors: its actor (cluster_service_actor.hpp) owns one and forwards every message to it,
+/// adding timers. It owns the cluster's LRMS and a cached *view* of it (availability profile of
+/// running jobs and reservations, T_wkl), refreshed from lrms::snapshot() when older than
+/// config.refresh and updated at once by its own prepares, commits and aborts.
 ///
 /// Holds: prepare() creates a real LRMS reservation in state accepted with an expiry;
-/// commit() confirms it; abort() and expiry delete it from the LRMS. Every handler first
+/// commit_txn() (or a client's commit()) confirms it; abort_txn() and expiry delete it from
+/// the LRMS; release_txn() undoes a transaction whatever became of it. Every handler first
 /// expires the holds that are due, so no hold outlives its expiry by more than the time to
 /// the next message or timer. Owner checks: a reservation of another user is reported
 /// not_found, exactly like a missing one.
@@ -68,13 +69,23 @@ class cluster_service {
   const std::string& name() const noexcept { return cfg_.info.name; }
   const msg::cluster_info& info() const noexcept { return cfg_.info; }
 
+  // -- the coordinators' protocol ---------------------------------------------------------
+
+  /// Candidates for a request adapted to this cluster (cluster_probe.cpp).
   msg::probe_reply probe(const msg::probe_request& req, timestamp now);
   /// The match advisor (paper 002): where the job would go and what it would cost the
   /// cluster's schedule; see match_advisor.cpp.
   msg::advice_reply advise(const msg::advice_request& req, timestamp now);
+  /// Phase one: a hold (or, commit_at_once, a reservation). Idempotent per txn.
   msg::prepare_reply prepare(const msg::prepare_request& req, timestamp now);
+  msg::ack_reply commit_txn(const msg::commit_txn_request& req, timestamp now);
+  msg::ack_reply abort_txn(const msg::abort_txn_request& req, timestamp now);
+  msg::ack_reply release_txn(const msg::release_txn_request& req, timestamp now);
+
+  // -- clients' operations (owner-checked) --------------------------------------------------
+
+  /// A client's commit of its own hold.
   msg::ack_reply commit(const msg::commit_request& req, timestamp now);
-  msg::ack_reply abort(const msg::abort_request& req, timestamp now);
   msg::ack_reply cancel(const msg::cancel_request& req, timestamp now);
   msg::query_reply modify(const msg::modify_request& req, timestamp now);
   msg::query_reply query(const msg::query_request& req, timestamp now);
@@ -123,6 +134,29 @@ class cluster_service {
   cluster_service(cluster_service_config cfg, std::unique_ptr<lrms> backend, history h);
 
   status refresh(timestamp now, bool force = false);
+
+  // The steps of probe() (cluster_probe.cpp).
+  std::vector<std::size_t> rate_and_filter(std::vector<candidate>& cands,
+                                           const msg::probe_request& req, timestamp now) const;
+  result<std::vector<candidate>> check_and_price(std::vector<candidate>& cands,
+                                                 std::vector<std::size_t> passed,
+                                                 const msg::probe_request& req, timestamp now,
+                                                 std::int32_t& available) const;
+  status select_best(const std::vector<candidate>& fit, const msg::probe_request& req,
+                     std::vector<msg::slot>& slots) const;
+  timestamp busy_hint(const msg::probe_request& req, timestamp now) const;
+  std::vector<msg::start_window> feasible_windows(const msg::probe_request& req,
+                                                  timestamp now) const;
+
+  // The steps of prepare().
+  bool admit(const msg::prepare_request& req, timestamp now, msg::prepare_reply& out);
+  void grant(const msg::prepare_request& req, timestamp now, msg::prepare_reply& out);
+  timestamp busy_hint(const msg::prepare_request& req) const;
+
+  msg::ack_reply confirm(record& r, timestamp now);
+  msg::ack_reply withdraw(record& r, timestamp now);
+  /// The name of reservation `id` ("<cluster>/<n>") in the LRMS: the prefix and n.
+  std::string lrms_name(const std::string& id) const;
   msg::reservation_info info_of(const record& r) const;
   record* find_owned(const std::string& id, const std::string& user);
   void release(record& r, reservation_event e, timestamp now, bool persisted = false);

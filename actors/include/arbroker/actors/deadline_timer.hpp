@@ -1,9 +1,8 @@
 #pragma once
 
-// Many deadlines behind one timer: an actor that keeps requests in flight (the broker for
-// its workers, the matchmaker for its requests) sets a CAF timer only when the earliest
-// deadline moves earlier, not once per request. CAF 0.17 wakes its clock thread for every
-// timer set, so a timer per request costs a thread hand-off per request.
+// Many deadlines behind one timer: an actor with many things due (the broker's requests in
+// flight, a cluster service's holds) sets a timer only when something is due earlier than
+// any timer it has set (docs/architecture.md, "CAF 0.17 constraints", 2).
 
 #include <optional>
 #include <set>
@@ -13,13 +12,32 @@
 
 namespace arbroker {
 
+/// The arming rule alone, for an actor that keeps its due times elsewhere (a cluster
+/// service's holds are in cluster_service).
+class earliest_timer {
+ public:
+  /// Something is due at `t`: the time to set a timer for, when none is set that early.
+  std::optional<timestamp> arm(timestamp t) {
+    if (t >= armed_) return std::nullopt;
+    armed_ = t;
+    return t;
+  }
+
+  /// The timer set last fired (an earlier one may have fired before: none is left armed).
+  void fired() { armed_ = time_infinity; }
+
+ private:
+  timestamp armed_ = time_infinity;  ///< the earliest timer set and not yet fired
+};
+
+/// Deadlines by key, behind one timer.
 template <class Key>
 class deadline_timer {
  public:
   /// Adds a deadline; returns the time to set a timer for when none is set that early.
   std::optional<timestamp> add(timestamp t, Key key) {
     pending_.emplace(t, std::move(key));
-    return arm();
+    return timer_.arm(t);
   }
 
   /// Forgets a deadline (its request was answered).
@@ -29,24 +47,21 @@ class deadline_timer {
   /// time to set the next timer for, if any deadline is left.
   template <class Due>
   std::optional<timestamp> fire(timestamp now, Due due) {
-    armed_ = time_infinity;
+    timer_.fired();
     while (!pending_.empty() && pending_.begin()->first <= now) {
       Key key = pending_.begin()->second;
       pending_.erase(pending_.begin());
       due(key);
     }
-    return arm();
+    if (pending_.empty()) return std::nullopt;
+    return timer_.arm(pending_.begin()->first);
   }
+
+  std::size_t size() const { return pending_.size(); }
 
  private:
-  std::optional<timestamp> arm() {
-    if (pending_.empty() || pending_.begin()->first >= armed_) return std::nullopt;
-    armed_ = pending_.begin()->first;
-    return armed_;
-  }
-
   std::set<std::pair<timestamp, Key>> pending_;
-  timestamp armed_ = time_infinity;  ///< the earliest timer set and not yet fired
+  earliest_timer timer_;
 };
 
 }  // namespace arbroker

@@ -1,18 +1,16 @@
 #pragma once
 
-// Common declarations of the actor engine: atoms, the clock, CAF configuration.
+// Common declarations of the actor engine: the clock, CAF configuration, and what every
+// actor of the engine does the same way. The atoms and actor interfaces: protocols.hpp.
 
 #include <caf/all.hpp>
 
 #include <functional>
 
+#include "arbroker/actors/protocols.hpp"
 #include "arbroker/core/time.hpp"
 
 namespace arbroker {
-
-using expire_atom = caf::atom_constant<caf::atom("expire")>;
-using register_atom = caf::atom_constant<caf::atom("register")>;
-using timeout_atom = caf::atom_constant<caf::atom("timeout")>;
 
 /// Where an actor reads the current time: the wall clock in a live engine, a virtual or
 /// hand-moved clock in the simulator and in tests. Local to the actor that holds it.
@@ -25,9 +23,9 @@ clock_fn wall_clock();
 /// spin: at most `threads` workers and no busy polling between jobs.
 void configure_engine(caf::actor_system_config& cfg, std::size_t threads = 2);
 
-/// Makes a long-lived actor robust against stray messages: CAF 0.17 terminates an actor that
-/// receives an error outside a request (e.g. an "unexpected message" bounced back by a peer)
-/// and prints every unexpected message; a service must do neither.
+/// Makes a long-lived actor robust against stray messages: it neither ends on an error that
+/// arrives outside a request nor prints unexpected messages (docs/architecture.md, "CAF 0.17
+/// constraints", 5).
 template <class Self>
 void ignore_stray_messages(Self* self) {
   self->set_error_handler([](caf::error&) {});

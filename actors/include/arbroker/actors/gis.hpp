@@ -1,28 +1,27 @@
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "arbroker/actors/engine.hpp"
-#include "arbroker/messages/cluster_protocol.hpp"
+#include "arbroker/actors/protocols.hpp"
 #include "arbroker/messages/gis_protocol.hpp"
 
 namespace arbroker {
 
-using subscribe_atom = caf::atom_constant<caf::atom("subscribe")>;
-using directory_atom = caf::atom_constant<caf::atom("directory")>;
+/// Starts the grid information service (protocols.hpp, gis_actor).
+gis_actor spawn_gis(caf::actor_system& sys);
 
 /// One cluster the GIS knows: its static attributes and its reservation service.
 struct directory_entry {
   msg::cluster_info info;
-  caf::actor crs;
+  cluster_service_actor service;
 };
 
 /// Every cluster the GIS knows, ordered by name, as a subscriber keeps it. Built once per
-/// change and never modified afterwards, so that a broker can hand it to the workers it
-/// spawns in its own process without copying.
+/// change and never modified afterwards, so that an actor can share it with the coordinators
+/// of its own process without copying.
 using cluster_directory = std::vector<directory_entry>;
 
 /// The directory a subscriber of the GIS holds, or why it has none.
@@ -30,23 +29,6 @@ struct directory_view {
   std::shared_ptr<const cluster_directory> clusters = std::make_shared<cluster_directory>();
   std::string error;  ///< non-empty: the GIS could not be asked
 };
-
-/// The grid information service (paper 000, steps 2-3): which clusters exist, their static
-/// attributes and their reservation services.
-///   (register_atom, cluster_info, actor crs) -> ack_reply     (replaces a same-named entry)
-///   gis_query -> (vector<cluster_info>, vector<actor>)        (clusters fit for a request)
-///   subscribe_atom -> (directory_atom, vector<cluster_info>, vector<actor>)
-///       the whole directory now; afterwards the same message is sent to the subscriber
-///       after every change, until it terminates. Brokers subscribe, so that a request
-///       costs no round trip to the GIS.
-/// A cluster whose service terminates is dropped.
-struct gis_state {
-  std::map<std::string, directory_entry> clusters;  ///< by name
-  std::vector<caf::actor> subscribers;
-  static inline const char* name = "arb.gis";
-};
-
-caf::behavior gis_actor(caf::stateful_actor<gis_state>* self);
 
 /// True when the cluster satisfies the query's core requirements.
 bool satisfies(const msg::cluster_info& c, const msg::gis_query& q);
@@ -59,7 +41,7 @@ const directory_entry* find_cluster(const cluster_directory& dir, const std::str
 
 /// A directory from the GIS's message (parallel vectors; a length mismatch keeps the
 /// common prefix).
-std::shared_ptr<const cluster_directory> make_directory(std::vector<msg::cluster_info>& infos,
-                                                        std::vector<caf::actor>& handles);
+std::shared_ptr<const cluster_directory> make_directory(
+    std::vector<msg::cluster_info>& infos, std::vector<cluster_service_actor>& services);
 
 }  // namespace arbroker

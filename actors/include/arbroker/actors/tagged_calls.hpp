@@ -1,10 +1,8 @@
 #pragma once
 
 // Calls from one actor to others whose answers it matches to the calls itself, by a tag
-// sent along and echoed back (internal). CAF 0.17 keeps an actor's awaited responses in a
-// flat map searched linearly, with an erase that shifts the rest: an elastic worker with a
-// few hundred requests in flight, each probing every cluster, spent a tenth of the engine's
-// time there. Here a call costs a hash-map insert and erase.
+// sent along and echoed back (msg::call_tag), instead of CAF requests (docs/architecture.md,
+// "CAF 0.17 constraints", 1). A call costs a hash-map insert and erase.
 //
 // A call is answered exactly once: with the reply, or with nullptr when its callee went
 // away first (the owner monitors callees and calls lost()). A reply whose tag is unknown
@@ -18,6 +16,8 @@
 
 #include <caf/actor_addr.hpp>
 
+#include "arbroker/messages/tags.hpp"
+
 namespace arbroker {
 
 /// `Callee` identifies whom a call went to (an actor address in the engine).
@@ -27,14 +27,14 @@ class tagged_calls {
   using handler = std::function<void(Reply*)>;
 
   /// Registers a call to `callee`; returns the tag to send along.
-  std::uint64_t add(const Callee& callee, handler on_answer) {
-    const std::uint64_t tag = next_++;
+  msg::call_tag add(const Callee& callee, handler on_answer) {
+    const msg::call_tag tag{next_++};
     calls_.emplace(tag, call{callee, std::move(on_answer)});
     return tag;
   }
 
   /// The answer to call `tag`, if it is still open.
-  void complete(std::uint64_t tag, Reply& reply) {
+  void complete(msg::call_tag tag, Reply& reply) {
     auto it = calls_.find(tag);
     if (it == calls_.end()) return;
     handler h = std::move(it->second.on_answer);
@@ -65,7 +65,7 @@ class tagged_calls {
     handler on_answer;
   };
   std::uint64_t next_ = 1;
-  std::unordered_map<std::uint64_t, call> calls_;
+  std::unordered_map<msg::call_tag, call> calls_;
 };
 
 }  // namespace arbroker

@@ -1,7 +1,10 @@
 #pragma once
 
-// Validation of every field of every request body, before it reaches the engine. Pure
-// functions: they name the offending field ("elastic.np_min: ...") and change nothing.
+// Validation of every field of every request body at the network edge: texts, lists and
+// numbers within bounds that protect the node, each error naming its field
+// ("elastic.np_min: ..."). Pure functions; they change nothing. What the engine makes of a
+// request (a speedup model, preferences that name no attribute twice, a known policy) is
+// checked once, where it enters the engine: msg::check() (checked_requests.hpp).
 
 #include <cstddef>
 #include <cstdint>
@@ -19,7 +22,6 @@ inline constexpr std::size_t max_name = 64;              ///< user, cluster, os,
 inline constexpr std::size_t max_id = 128;               ///< reservation ids, txn, job name
 inline constexpr std::size_t max_text = 4096;            ///< job command
 inline constexpr std::size_t max_list = 256;             ///< clusters, features
-inline constexpr std::size_t max_components = 64;        ///< co-reservation parts
 inline constexpr std::size_t max_speedup_points = 1024;  ///< speedup table
 inline constexpr std::int32_t max_np = 1'000'000;
 inline constexpr std::int32_t max_tsn = 1000;

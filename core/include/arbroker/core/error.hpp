@@ -10,7 +10,8 @@
 namespace arbroker {
 
 /// What went wrong, as a stable code a caller can branch on. The accompanying message is
-/// for humans and names the offending values.
+/// for humans and names the offending values. The numbers are on the wire (docs/protocol.md):
+/// new codes are appended, never inserted.
 enum class errc : std::uint8_t {
   invalid_window = 1,       ///< time window empty or reversed (est >= let, start >= end)
   invalid_processor_range,  ///< np_min > np_max, np <= 0, empty set of reservable sizes
@@ -29,6 +30,7 @@ enum class errc : std::uint8_t {
   in_use,                   ///< cannot delete: jobs are running in it
   lrms_failure,             ///< any other refusal; the message carries the LRMS's words
   storage_failure,          ///< the node's durable store could not read or write
+  internal,                 ///< a bug: a handler threw, a coordinator died, a wrong reply type
 };
 
 /// Short stable name of a code, e.g. "invalid_window".

@@ -4,20 +4,13 @@
 
 #include "arbroker/core/earliest_start.hpp"
 #include "arbroker/core/error.hpp"
+#include "arbroker/core/request.hpp"
 #include "arbroker/core/time.hpp"
 
 namespace arbroker {
 
 // The Match Advisor of paper 002 (Sec. 3, Fig. 2): what one cluster reports to the
 // matchmaker about a new job, computed from the cluster's known workload.
-
-/// One way to run the job on this cluster: np CPUs for dur seconds.
-struct job_shape {
-  int np = 0;
-  duration dur = 0;
-
-  friend bool operator==(const job_shape&, const job_shape&) = default;
-};
 
 /// The job to place: ready at `ready`, done by `deadline` (time_infinity: no deadline), in
 /// any of `shapes` (e.g. the reservable CPU counts of an elastic request).

@@ -7,13 +7,21 @@
 #include <vector>
 
 #include "arbroker/core/candidate.hpp"
+#include "arbroker/core/enum_bounds.hpp"
 #include "arbroker/core/error.hpp"
 
 namespace arbroker {
 
 /// A candidate attribute a user can optimise for (paper 000, Sec. 3.3.1). `length` is the
 /// reservation's duration (named "duration" in preference strings).
-enum class objective_attribute { end, start, np, cost, esr, length, site };
+enum class objective_attribute : std::uint8_t { end, start, np, cost, esr, length, site };
+template <>
+struct enum_bounds<objective_attribute> {
+  static constexpr auto last = objective_attribute::site;
+};
+
+/// "end", "start", "np", "cost", "esr", "duration", "site".
+std::string_view to_string(objective_attribute a) noexcept;
 
 /// One prioritised user preference: an attribute and a direction.
 struct objective {
@@ -24,6 +32,9 @@ struct objective {
 
 /// An ordered list of objectives, most important first.
 using preferences = std::vector<objective>;
+
+/// invalid_parameter when an attribute is named twice (the second could never decide).
+status validate(const preferences& prefs);
 
 /// Parses "end,cost,-esr" ('-' = descending; also accepts "+end"). Rejects unknown names,
 /// empty items and an attribute named twice.

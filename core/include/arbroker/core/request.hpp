@@ -23,6 +23,14 @@ struct elastic_request {
   speedup_model sp = *speedup_model::amdahl(0.0);
 };
 
+/// One way to run a job on one site: np CPUs for dur seconds.
+struct job_shape {
+  int np = 0;
+  duration dur = 0;
+
+  friend bool operator==(const job_shape&, const job_shape&) = default;
+};
+
 /// Checks the request on its own (est < let, 1 <= np_min <= np_max, dur_ref > 0, pp_ref > 0,
 /// np_ref >= 1); the error names the first offending field.
 status validate(const elastic_request& r);

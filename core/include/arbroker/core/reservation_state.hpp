@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "arbroker/core/enum_bounds.hpp"
 #include "arbroker/core/error.hpp"
 #include "arbroker/core/time.hpp"
 
@@ -20,6 +21,10 @@ enum class reservation_state : std::uint8_t {
   completed,         ///< end time reached (terminal)
   terminated,        ///< stopped by the user while active (terminal)
   expired,           ///< not committed before its expiry time (terminal)
+};
+template <>
+struct enum_bounds<reservation_state> {
+  static constexpr auto last = reservation_state::expired;
 };
 
 /// What can happen to a reservation.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "arbroker/core/candidate.hpp"
@@ -15,12 +16,8 @@ namespace arbroker {
 struct probe_limits {
   int tsn_max = 8;        ///< at most this many start times per processor count
   duration tss_gap = 60;  ///< consecutive start times at least this far apart (>= 0)
+  friend bool operator==(const probe_limits&, const probe_limits&) = default;
 };
-
-/// The processor counts in [np_min, np_max] a site can reserve (RNP), ascending.
-/// `invalid_processor_range` when there is none.
-result<std::vector<int>> reservable_counts(const reservable_sizes& sizes, int np_min, int np_max,
-                                           int np_site);
 
 /// start_times() of Fig. 3: start times in [est, lst = let - dur] that cover the window evenly,
 /// always including est and (when there is room for two) lst, at most tsn_max of them, with
@@ -28,12 +25,12 @@ result<std::vector<int>> reservable_counts(const reservable_sizes& sizes, int np
 result<std::vector<timestamp>> start_times(timestamp est, timestamp let, duration dur,
                                            probe_limits limits);
 
-/// process_probe() of Fig. 3: for each reservable n with dur_n <= dur_max, the candidates
-/// <site, t, t + dur_n, n> for t in start_times(). Properties are left empty; the cluster
-/// service fills in those the request asks for. Candidates come out by n, then start.
-result<std::vector<candidate>> generate_candidates(const site_description& site,
-                                                   const site_request& req, const speedup_model& sp,
-                                                   timestamp est, timestamp let,
+/// process_probe() of Fig. 3: for each shape (n, dur_n) of the site request with dur_n <=
+/// let - est, the candidates <site, t, t + dur_n, n> for t in start_times(). Properties are
+/// left empty; the cluster service fills in those the request asks for. Candidates come out
+/// in shape order, then by start. invalid_processor_range / invalid_duration for a shape
+/// with np < 1 or dur <= 0.
+result<std::vector<candidate>> generate_candidates(const std::string& site, const site_request& req,
                                                    probe_limits limits);
 
 }  // namespace arbroker

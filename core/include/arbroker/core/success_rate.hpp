@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "arbroker/core/candidate.hpp"
+#include "arbroker/core/enum_bounds.hpp"
 #include "arbroker/core/error.hpp"
 #include "arbroker/core/esr_history.hpp"  // IWYU pragma: export
 #include "arbroker/core/esr_load.hpp"     // IWYU pragma: export
@@ -15,6 +16,10 @@ namespace arbroker {
 /// Which of the paper's three estimators a site uses for the esr property (Sec. 3.2.3).
 /// The functions themselves are esr_static(), history::esr() and esr_load().
 enum class esr_method : std::uint8_t { static_, history, load };
+template <>
+struct enum_bounds<esr_method> {
+  static constexpr auto last = esr_method::load;
+};
 
 /// "static", "history" or "load".
 std::string_view to_string(esr_method method) noexcept;

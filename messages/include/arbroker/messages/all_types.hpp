@@ -10,6 +10,7 @@
 #include "arbroker/messages/gis_protocol.hpp"
 #include "arbroker/messages/slot.hpp"
 #include "arbroker/messages/speedup_spec.hpp"
+#include "arbroker/messages/tags.hpp"
 #include "arbroker/messages/wire_error.hpp"
 
 namespace arbroker::msg {
@@ -22,7 +23,8 @@ struct named_type {
 };
 
 inline constexpr auto all_types = std::make_tuple(
-    named_type<wire_error>{"arb.wire_error"}, named_type<slot>{"arb.slot"},
+    named_type<wire_error>{"arb.wire_error"}, named_type<call_tag>{"arb.call_tag"},
+    named_type<request_no>{"arb.request_no"}, named_type<slot>{"arb.slot"},
     named_type<speedup_spec>{"arb.speedup_spec"}, named_type<probe_request>{"arb.probe_request"},
     named_type<probe_reply>{"arb.probe_reply"}, named_type<start_window>{"arb.start_window"},
     named_type<probe_batch_request>{"arb.probe_batch_request"},
@@ -30,8 +32,10 @@ inline constexpr auto all_types = std::make_tuple(
     named_type<advice_request>{"arb.advice_request"}, named_type<advice_reply>{"arb.advice_reply"},
     named_type<prepare_request>{"arb.prepare_request"},
     named_type<prepare_reply>{"arb.prepare_reply"},
-    named_type<commit_request>{"arb.commit_request"},
-    named_type<abort_request>{"arb.abort_request"}, named_type<ack_reply>{"arb.ack_reply"},
+    named_type<commit_txn_request>{"arb.commit_txn_request"},
+    named_type<abort_txn_request>{"arb.abort_txn_request"},
+    named_type<release_txn_request>{"arb.release_txn_request"},
+    named_type<commit_request>{"arb.commit_request"}, named_type<ack_reply>{"arb.ack_reply"},
     named_type<reservation_info>{"arb.reservation_info"},
     named_type<cancel_request>{"arb.cancel_request"},
     named_type<modify_request>{"arb.modify_request"},

@@ -4,8 +4,12 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "arbroker/core/enum_bounds.hpp"
+#include "arbroker/core/preference.hpp"
+#include "arbroker/core/success_rate.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
 #include "arbroker/messages/slot.hpp"
 #include "arbroker/messages/speedup_spec.hpp"
@@ -13,10 +17,20 @@
 
 namespace arbroker::msg {
 
-/// What the broker does with a request.
-inline constexpr std::uint8_t mode_reserve = 0;  ///< reserve and commit the best candidate
-inline constexpr std::uint8_t mode_hold = 1;     ///< hold it; the client commits later
-inline constexpr std::uint8_t mode_whatif = 2;   ///< rank candidates, reserve nothing
+/// What the broker does with an elastic request.
+enum class request_mode : std::uint8_t {
+  reserve,  ///< reserve and commit the best candidate
+  hold,     ///< hold it; the client commits later (commit_request) or lets it expire
+  whatif,   ///< rank the candidates, reserve nothing
+};
+
+/// "reserve", "hold", "whatif".
+std::string_view to_string(request_mode m) noexcept;
+
+/// The preferences of a request that gives none: earliest end, then lowest cost.
+inline preferences default_preferences() {
+  return {{objective_attribute::end, false}, {objective_attribute::cost, false}};
+}
 
 /// An elastic reservation request (paper 000, Table 1) with the broker's knobs.
 struct elastic_request {
@@ -29,13 +43,13 @@ struct elastic_request {
   double pp_ref = 1;
   std::int32_t np_ref = 1;
   speedup_spec speedup;
-  std::string prefer = "end,cost";  ///< preference list, e.g. "end,cost,-esr"
-  std::string policy;               ///< matchmaking policy instead of preferences ("" = none)
-  std::uint8_t esr_method = esr_load_method;
+  preferences prefer = default_preferences();  ///< most important first, e.g. end, cost, -esr
+  std::string policy;  ///< matchmaking policy instead of preferences ("" = none), e.g. "mli"
+  esr_method esr = esr_method::load;
   double esr_threshold = -1;  ///< < 0: the broker's default
   std::int32_t tsn_max = 8;
   std::int64_t tss_gap = 60;
-  std::uint8_t mode = mode_reserve;
+  request_mode mode = request_mode::reserve;
   std::int64_t hold_seconds = 0;  ///< mode_hold: how long the hold lasts (0 = default)
   std::string os;
   std::vector<std::string> features;
@@ -48,8 +62,8 @@ struct elastic_request {
 template <class Inspector>
 auto inspect(Inspector& f, elastic_request& x) {
   return f(x.user, x.est, x.let, x.np_min, x.np_max, x.dur_ref, x.pp_ref, x.np_ref, x.speedup,
-           x.prefer, x.policy, x.esr_method, x.esr_threshold, x.tsn_max, x.tss_gap, x.mode,
-           x.hold_seconds, x.os, x.features, x.clusters, x.local_jobs_preferred);
+           x.prefer, x.policy, x.esr, x.esr_threshold, x.tsn_max, x.tss_gap, x.mode, x.hold_seconds,
+           x.os, x.features, x.clusters, x.local_jobs_preferred);
 }
 
 /// How a request went, for metrics and the experiments of paper 000, Sec. 4.2.
@@ -108,7 +122,7 @@ struct coreservation_request {
   std::int64_t est = 0;
   std::int64_t let = 0;
   std::vector<coreservation_component> components;
-  std::string prefer = "start";
+  preferences prefer = {{objective_attribute::start, false}};
   std::int32_t tsn_max = 8;
   std::int64_t tss_gap = 60;
   std::int32_t max_attempts = 8;  ///< common slots to try before giving up
@@ -139,3 +153,8 @@ auto inspect(Inspector& f, coreservation_reply& x) {
 }
 
 }  // namespace arbroker::msg
+
+template <>
+struct arbroker::enum_bounds<arbroker::msg::request_mode> {
+  static constexpr auto last = arbroker::msg::request_mode::whatif;
+};

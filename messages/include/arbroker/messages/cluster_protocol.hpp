@@ -5,43 +5,32 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "arbroker/core/reservation_state.hpp"
+#include "arbroker/core/success_rate.hpp"
+#include "arbroker/messages/core_types.hpp"
 #include "arbroker/messages/slot.hpp"
-#include "arbroker/messages/speedup_spec.hpp"
 #include "arbroker/messages/wire_error.hpp"
 
 namespace arbroker::msg {
 
-/// Property flags a probe may ask for.
-inline constexpr std::uint8_t want_cost = 1;
-inline constexpr std::uint8_t want_esr = 2;
-
-/// esr methods on the wire (core esr_method order).
-inline constexpr std::uint8_t esr_static_method = 0;
-inline constexpr std::uint8_t esr_history_method = 1;
-inline constexpr std::uint8_t esr_load_method = 2;
-
-/// Probe (paper 000, Sec. 3.2.2): the request already adapted to this cluster.
+/// Probe (paper 000, Sec. 3.2.2): the request already adapted to this cluster by the
+/// broker (the window and the job's shapes here), and what to compute for its candidates.
 struct probe_request {
   std::string user;
-  std::int64_t est = 0;
-  std::int64_t let = 0;
-  std::int32_t np_min = 1;
-  std::int32_t np_max = 1;
-  std::int32_t np_ref = 1;
-  std::int64_t dur_ref = 0;  ///< on np_ref of this cluster's processors
-  speedup_spec speedup;
-  std::int32_t tsn_max = 8;
-  std::int64_t tss_gap = 60;
-  std::uint8_t properties = want_cost | want_esr;
-  std::uint8_t esr_method = esr_load_method;
+  site_request site;
+  probe_limits slotting;  ///< start times per shape (tsn_max) and their spacing (tss_gap)
+  bool want_cost = true;
+  bool want_esr = true;
+  esr_method esr = esr_method::load;
   double esr_threshold = -1;         ///< < 0: return every candidate; else only esr >= threshold
   bool check_availability = true;    ///< drop candidates the cluster's view says cannot fit
-  bool want_windows = false;         ///< also return the feasible start windows per np
+  bool want_windows = false;         ///< also return the feasible start windows per shape
   bool local_jobs_preferred = true;  ///< availability check includes start >= T_wkl
-  /// Non-empty ("end,cost"): the slots come ranked by these preferences, best first...
-  std::string prefer;
+  /// Non-empty: the slots come ranked by these preferences, best first...
+  preferences prefer;
   /// ... and only the best `keep` of them (0: all). The broker merges the clusters' best
   /// few instead of sorting and shipping every candidate.
   std::int32_t keep = 0;
@@ -51,9 +40,8 @@ struct probe_request {
 
 template <class Inspector>
 auto inspect(Inspector& f, probe_request& x) {
-  return f(x.user, x.est, x.let, x.np_min, x.np_max, x.np_ref, x.dur_ref, x.speedup, x.tsn_max,
-           x.tss_gap, x.properties, x.esr_method, x.esr_threshold, x.check_availability,
-           x.want_windows, x.local_jobs_preferred, x.prefer, x.keep);
+  return f(x.user, x.site, x.slotting, x.want_cost, x.want_esr, x.esr, x.esr_threshold,
+           x.check_availability, x.want_windows, x.local_jobs_preferred, x.prefer, x.keep);
 }
 
 /// Every start time in [first, last] fits np CPUs for `length` seconds, as far as the
@@ -121,17 +109,11 @@ auto inspect(Inspector& f, probe_batch_reply& x) {
 
 /// Match advice (paper 002, Sec. 3: the Match Advisor of each cluster's reservation
 /// service): how well a job fits this cluster now. The request is already adapted to this
-/// cluster like a probe; the advisor places it at the earliest completion over its
-/// reservable CPU counts within [est, let].
+/// cluster like a probe; the advisor places it at the earliest completion over its shapes
+/// within [est, let].
 struct advice_request {
   std::string user;
-  std::int64_t est = 0;
-  std::int64_t let = 0;  ///< the job's deadline
-  std::int32_t np_min = 1;
-  std::int32_t np_max = 1;
-  std::int32_t np_ref = 1;
-  std::int64_t dur_ref = 0;  ///< on np_ref of this cluster's processors
-  speedup_spec speedup;
+  site_request site;                 ///< let is the job's deadline
   bool local_jobs_preferred = true;  ///< no start before T_wkl, as prepare admits
 
   friend bool operator==(const advice_request&, const advice_request&) = default;
@@ -139,8 +121,7 @@ struct advice_request {
 
 template <class Inspector>
 auto inspect(Inspector& f, advice_request& x) {
-  return f(x.user, x.est, x.let, x.np_min, x.np_max, x.np_ref, x.dur_ref, x.speedup,
-           x.local_jobs_preferred);
+  return f(x.user, x.site, x.local_jobs_preferred);
 }
 
 struct advice_reply {
@@ -189,15 +170,15 @@ auto inspect(Inspector& f, prepare_request& x) {
 }
 
 /// Who refused a prepare: the cluster service's admission check or the LRMS itself.
-inline constexpr std::uint8_t refused_by_none = 0;
-inline constexpr std::uint8_t refused_by_service = 1;
-inline constexpr std::uint8_t refused_by_lrms = 2;
+enum class refusal : std::uint8_t { none, service, lrms };
+
+std::string_view to_string(refusal r) noexcept;
 
 struct prepare_reply {
   std::string txn;
   std::string reservation_id;    ///< "<cluster>/<n>"
   std::int64_t busy_until = -1;  ///< when refused: earliest start the view allows, -1 unknown
-  std::uint8_t refused_by = refused_by_none;
+  refusal refused_by = refusal::none;
   wire_error error;
   double cost = 0;  ///< of the held terms, under the cluster's cost model
 
@@ -209,27 +190,50 @@ auto inspect(Inspector& f, prepare_reply& x) {
   return f(x.txn, x.reservation_id, x.busy_until, x.refused_by, x.error, x.cost);
 }
 
-/// Phase two. Commit of a txn that is unknown or expired is refused; abort of an unknown
-/// txn succeeds (presumed abort). Both are idempotent. A client committing its own hold
-/// (mode_hold) leaves txn empty and names the reservation and itself instead.
-struct commit_request {
+/// Phase two of a coordinator's transaction: confirms every hold `txn` made. Refused for a
+/// txn that is unknown or expired; idempotent.
+struct commit_txn_request {
   std::string txn;
+  friend bool operator==(const commit_txn_request&, const commit_txn_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, commit_txn_request& x) {
+  return f(x.txn);
+}
+
+/// Phase two, the other way: releases the holds of `txn`. An unknown txn succeeds (presumed
+/// abort); a committed one is refused (illegal_transition). Idempotent.
+struct abort_txn_request {
+  std::string txn;
+  friend bool operator==(const abort_txn_request&, const abort_txn_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, abort_txn_request& x) {
+  return f(x.txn);
+}
+
+/// Undoes whatever `txn` made, in any state: a hold is released, a committed reservation
+/// cancelled. For a coordinator compensating a decision it cannot complete (a part expired
+/// before its commit arrived) and for a grant that arrives after its client was told
+/// "timeout". An unknown or finished txn succeeds. Idempotent.
+struct release_txn_request {
+  std::string txn;
+  friend bool operator==(const release_txn_request&, const release_txn_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, release_txn_request& x) {
+  return f(x.txn);
+}
+
+/// A client commits the hold it asked for (mode hold) by its reservation id.
+struct commit_request {
   std::string user;
   std::string reservation_id;
   friend bool operator==(const commit_request&, const commit_request&) = default;
 };
 template <class Inspector>
 auto inspect(Inspector& f, commit_request& x) {
-  return f(x.txn, x.user, x.reservation_id);
-}
-
-struct abort_request {
-  std::string txn;
-  friend bool operator==(const abort_request&, const abort_request&) = default;
-};
-template <class Inspector>
-auto inspect(Inspector& f, abort_request& x) {
-  return f(x.txn);
+  return f(x.user, x.reservation_id);
 }
 
 struct ack_reply {
@@ -249,7 +253,7 @@ struct reservation_info {
   std::int64_t start = 0;
   std::int64_t end = 0;
   std::int32_t np = 0;
-  std::uint8_t state = 0;  ///< arbroker::reservation_state
+  reservation_state state = reservation_state::requested;
   std::int64_t expiry = 0;
   std::int64_t admitted_after = 0;  ///< the T_wkl bound it was admitted against (0: none)
   double cost = 0;
@@ -420,3 +424,8 @@ auto inspect(Inspector& f, cluster_status& x) {
 }
 
 }  // namespace arbroker::msg
+
+template <>
+struct arbroker::enum_bounds<arbroker::msg::refusal> {
+  static constexpr auto last = arbroker::msg::refusal::lrms;
+};

@@ -1,8 +1,9 @@
 #pragma once
 
 // msgpack encoding of every message type, driven by the same inspect() field list CAF uses:
-// a struct is an array of its fields in inspect order. Decoding checks every type and range
-// and reports the first problem; it never throws.
+// a struct is an array of its fields in inspect order, an enum its number. Decoding checks
+// every type and range (an enum against its enum_bounds) and reports the first problem; it
+// never throws.
 
 #include <msgpack.hpp>
 
@@ -13,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "arbroker/core/enum_bounds.hpp"
 #include "arbroker/core/error.hpp"
 
 namespace arbroker::msg {
@@ -41,7 +43,10 @@ class msgpack_writer {
   }
   template <class T>
   void write(T& x) {
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_enum_v<T>) {
+      static_assert(bounded_enum<T>, "an enum on the wire needs enum_bounds (enum_bounds.hpp)");
+      out_.pack(static_cast<std::underlying_type_t<T>>(x));
+    } else if constexpr (std::is_integral_v<T>) {
       out_.pack(x);
     } else {
       inspect(*this, x);
@@ -116,7 +121,17 @@ class msgpack_reader {
   }
   template <class T>
   void read(T& x) {
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_enum_v<T>) {
+      static_assert(bounded_enum<T>, "an enum on the wire needs enum_bounds (enum_bounds.hpp)");
+      std::underlying_type_t<T> v{};
+      read_integer(v);
+      if (failed()) return;
+      if (!is_enum_value<T>(v))
+        return set_error(
+            "enum value " + std::to_string(+v) + " out of range (0.." +
+            std::to_string(+static_cast<std::underlying_type_t<T>>(enum_bounds<T>::last)) + ")");
+      x = static_cast<T>(v);
+    } else if constexpr (std::is_integral_v<T>) {
       read_integer(x);
     } else {
       inspect(*this, x);

@@ -1,19 +1,24 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
+#include "arbroker/core/enum_bounds.hpp"
 #include "arbroker/core/speedup.hpp"
 
 namespace arbroker::msg {
 
-/// A speedup model on the wire, structured so that receivers need not parse text.
-struct speedup_spec {
-  static constexpr std::uint8_t amdahl = 0;
-  static constexpr std::uint8_t downey = 1;
-  static constexpr std::uint8_t table = 2;
+/// Which speedup model a speedup_spec describes.
+enum class speedup_kind : std::uint8_t { amdahl, downey, table };
 
-  std::uint8_t kind = amdahl;
+/// "amdahl", "downey", "table".
+std::string_view to_string(speedup_kind k) noexcept;
+
+/// A speedup model on the client wire, structured so that receivers need not parse text.
+/// The engine turns it into a speedup_model once, when it checks a request.
+struct speedup_spec {
+  speedup_kind kind = speedup_kind::amdahl;
   double p1 = 0;  ///< amdahl: seq; downey: A
   double p2 = 0;  ///< downey: sigma
   std::vector<std::int32_t> table_n;
@@ -33,3 +38,8 @@ speedup_spec to_spec(const speedup_model& m);
 result<speedup_model> to_model(const speedup_spec& s);
 
 }  // namespace arbroker::msg
+
+template <>
+struct arbroker::enum_bounds<arbroker::msg::speedup_kind> {
+  static constexpr auto last = arbroker::msg::speedup_kind::table;
+};

@@ -1,0 +1,174 @@
+// The probe of a cluster reservation service (paper 000, Sec. 3.2.2-3.2.3): the candidates
+// of a request adapted to this cluster, their properties, and what the broker needs to rank
+// them, in the steps below.
+
+#include <algorithm>
+
+#include "arbroker/actors/cluster_service.hpp"
+#include "arbroker/core/esr_static.hpp"
+#include "arbroker/core/slot_generation.hpp"
+
+namespace arbroker {
+
+msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp now) {
+  msg::probe_reply out;
+  out.cluster = name();
+  auto failed = [&out](const error& e) {
+    out.error = msg::to_wire(e);
+    return out;
+  };
+  sweep(now);
+  if (auto ok = refresh(now); !ok) return failed(ok.err());
+  out.t_wkl = view_.t_wkl;
+  if (req.keep < 0)
+    return failed(
+        fail(errc::invalid_parameter, "keep must be >= 0, not " + std::to_string(req.keep)));
+  auto cands = generate_candidates(name(), req.site, req.slotting);
+  if (!cands) return failed(cands.err());
+  out.generated = static_cast<std::int32_t>(cands->size());
+  const auto passed = rate_and_filter(*cands, req, now);
+  out.above_threshold = static_cast<std::int32_t>(passed.size());
+  auto fit = check_and_price(*cands, passed, req, now, out.available);
+  if (!fit) return failed(fit.err());
+  if (auto ok = select_best(*fit, req, out.slots); !ok) return failed(ok.err());
+  // Paper 001's busy-time hint, only when nothing in the window fits: the search walks every
+  // busy stretch from the earliest start on, which on a well-filled cluster costs more than
+  // the rest of the probe (and a probe with slots has shown where its cluster is free).
+  if (out.slots.empty()) out.earliest_fit = busy_hint(req, now);
+  if (req.want_windows) out.windows = feasible_windows(req, now);
+  return out;
+}
+
+// Step 5, first half: every candidate's esr (when asked for), and the threshold filter.
+// Returns the indices into `cands` that passed, in generation order.
+std::vector<std::size_t> cluster_service::rate_and_filter(std::vector<candidate>& cands,
+                                                          const msg::probe_request& req,
+                                                          timestamp now) const {
+  std::vector<std::size_t> passed;
+  passed.reserve(cands.size());
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    auto& c = cands[i];
+    if (req.want_esr) {
+      switch (req.esr) {
+        case esr_method::static_:
+          c.props.esr = esr_static(c.start - now, cfg_.esr_static_h).value_or(0.0);
+          break;
+        case esr_method::history:
+          c.props.esr = history_.esr(c.start, c.end, c.np).value_or(0.0);
+          break;
+        case esr_method::load:
+          c.props.esr = esr_load(c.start, view_.t_wkl);
+          break;
+      }
+      if (req.esr_threshold >= 0 && *c.props.esr < req.esr_threshold) continue;
+    }
+    passed.push_back(i);
+  }
+  return passed;
+}
+
+// Step 5, second half: availability on the cluster's view (and T_wkl under LJP) and the
+// price, of the candidates that passed the threshold. When only the best `keep` are wanted
+// and the preferences start with what the slot alone decides (the end, say), candidates are
+// checked in that order and only as far down as the best `keep` can still reach: those
+// strictly worse on that prefix than the keep-th fitting one cannot be among the best (the
+// rest is fetched by a refill). `available` is set to those that fit plus those left
+// unchecked, so that it exceeds what is sent whenever more may fit. The result keeps the
+// generation order.
+result<std::vector<candidate>> cluster_service::check_and_price(std::vector<candidate>& cands,
+                                                                std::vector<std::size_t> passed,
+                                                                const msg::probe_request& req,
+                                                                timestamp now,
+                                                                std::int32_t& available) const {
+  const preferences prefix = slot_prefix(req.prefer);
+  const bool lazy = req.keep > 0 && !prefix.empty();
+  if (lazy)
+    std::sort(passed.begin(), passed.end(), [&](std::size_t a, std::size_t b) {
+      const int c = compare_candidates(cands[a], cands[b], prefix);
+      return c != 0 ? c < 0 : a < b;  // stable: ties in generation order
+    });
+  const auto& profile = *view_.profile;
+  std::vector<std::size_t> fit_index;  // into cands, of the candidates that fit
+  std::size_t checked = 0;
+  for (; checked < passed.size(); ++checked) {
+    auto& c = cands[passed[checked]];
+    if (lazy && fit_index.size() >= static_cast<std::size_t>(req.keep) &&
+        compare_candidates(c, cands[fit_index.back()], prefix) > 0)
+      break;  // this one and all after it are worse than keep fitting ones
+    if (req.check_availability) {
+      if (c.start < now) continue;
+      if (req.local_jobs_preferred && c.start < view_.t_wkl) continue;
+      auto free = profile.min_free(c.start, c.end);
+      if (!free || *free < c.np) continue;
+    }
+    if (req.want_cost) {  // priced last: only what may be returned
+      auto cost = cfg_.cost.cost(c.start, c.end, c.np, req.user);
+      if (!cost) return cost.err();
+      c.props.cost = *cost;
+    }
+    fit_index.push_back(passed[checked]);
+  }
+  // Ties keep the generation order, as if every candidate had been checked.
+  std::sort(fit_index.begin(), fit_index.end());
+  std::vector<candidate> fit;
+  fit.reserve(fit_index.size());
+  for (auto i : fit_index)
+    fit.push_back(std::move(cands[i]));
+  available = static_cast<std::int32_t>(fit.size() + (passed.size() - checked));
+  return fit;
+}
+
+// Step 6 on this side: the best `keep` (all when 0) in the requester's order, or all in
+// generation order when it sent no preferences.
+status cluster_service::select_best(const std::vector<candidate>& fit,
+                                    const msg::probe_request& req,
+                                    std::vector<msg::slot>& slots) const {
+  const std::size_t send =
+      req.keep > 0 ? std::min<std::size_t>(fit.size(), static_cast<std::size_t>(req.keep))
+                   : fit.size();
+  slots.reserve(send);
+  if (req.prefer.empty()) {
+    for (std::size_t i = 0; i < send; ++i)
+      slots.push_back(msg::to_slot(fit[i]));
+    return {};
+  }
+  auto order = preference_order(fit, req.prefer, send);
+  if (!order) return order.err();
+  for (std::size_t i = 0; i < send; ++i)
+    slots.push_back(msg::to_slot(fit[(*order)[i]]));
+  return {};
+}
+
+// The earliest start for the smallest shape from the window's start on (even beyond the
+// window), under LJP not before T_wkl: when a refused client may ask again. -1: never.
+timestamp cluster_service::busy_hint(const msg::probe_request& req, timestamp now) const {
+  if (req.site.shapes.empty()) return -1;
+  const auto& smallest = req.site.shapes.front();
+  timestamp from = std::max(req.site.est, now);
+  if (req.local_jobs_preferred) from = std::max(from, view_.t_wkl);
+  auto t = view_.profile->earliest_start(from, smallest.dur, smallest.np);
+  return t ? *t : -1;
+}
+
+// Per shape, the stretches of start times in the window at which it fits (co-reservations
+// intersect them across clusters), with the price of one second at each stretch's start.
+std::vector<msg::start_window> cluster_service::feasible_windows(const msg::probe_request& req,
+                                                                 timestamp now) const {
+  std::vector<msg::start_window> out;
+  timestamp from = std::max(req.site.est, now);
+  if (req.local_jobs_preferred) from = std::max(from, view_.t_wkl);
+  for (const auto& shape : req.site.shapes) {
+    const timestamp lst = req.site.let - shape.dur;
+    if (shape.dur > req.site.let - req.site.est || from > lst) continue;
+    auto win = view_.profile->feasible_starts(from, lst, shape.dur, shape.np);
+    if (!win) continue;
+    for (const auto& w : *win) {
+      double per_second = 0;
+      if (auto c = cfg_.cost.cost(w.first, w.first + 1, shape.np, req.user)) per_second = *c;
+      out.push_back({shape.np, shape.dur, w.first, w.last, per_second});
+    }
+  }
+  return out;
+}
+
+}  // namespace arbroker

@@ -1,0 +1,257 @@
+#pragma once
+
+// What the broker's coordinators share (internal): the elastic workers, the matchmaker and
+// the co-reservation workers are long-lived actors, each running many client requests at
+// once, and differ only in how they find and rank their candidates. This base state does
+// everything else, once:
+//   - the jobs: one per client request, under the broker's request number, answered to the
+//     broker exactly once (the broker answers the client);
+//   - the calls to cluster services, tagged (tagged_calls.hpp), and their services' deaths,
+//     which answer the open calls at once;
+//   - running a job's reservation_attempt: sending the calls it asks for and handing it
+//     their answers; the derived state only says what to try next and what to answer;
+//   - the broker's deadline (timeout_atom): the attempt gives up, the client hears
+//     "timeout", and the job lives on, out of the table, until the grants still on their
+//     way have arrived and been released;
+//   - the GIS's directory, subscribed at start;
+//   - ending with the broker, which it monitors (a link would let CAF's untrappable `kill`
+//     of one coordinator take the broker down).
+//
+// The derived state (CRTP) provides:
+//   std::shared_ptr<Job> make_job(msg::request_no, const Request&)
+//   void start(const std::shared_ptr<Job>&, Request)  -- probe, rank, then try_placement()
+//   void settle(const std::shared_ptr<Job>&)  -- after every answer the attempt got
+//   Reply failure(const Job&, errc, std::string)  -- a failed answer with what it learnt
+//   const cluster_service_actor& service_of(const Job&, std::size_t site)
+
+#include <exception>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "arbroker/actors/broker_config.hpp"
+#include "arbroker/actors/engine.hpp"
+#include "arbroker/actors/gis.hpp"
+#include "arbroker/actors/protocols.hpp"
+#include "arbroker/actors/reservation_attempt.hpp"
+#include "arbroker/actors/tagged_calls.hpp"
+#include "directory_subscription.hpp"
+
+namespace arbroker {
+
+/// What a coordinator keeps of one client request, whatever its kind.
+struct coordinator_job {
+  coordinator_job(msg::request_no n, attempt_terms terms) : no(n), attempt(std::move(terms)) {}
+
+  msg::request_no no;
+  reservation_attempt attempt;
+  bool answered = false;                   ///< the client has its answer
+  std::int64_t earliest_alternative = -1;  ///< the earliest start a refusal named (-1: none)
+  std::string reasons;  ///< why clusters were left out or refused, for the failure message
+
+  /// Keeps the earliest of the starts refusals named.
+  void note_alternative(std::int64_t t) {
+    if (t >= 0 && (earliest_alternative < 0 || t < earliest_alternative)) earliest_alternative = t;
+  }
+};
+
+template <class Derived, class Request, class Reply, class Job>
+class coordinator_state {
+ public:
+  using actor_type = coordinator_actor<Request, Reply>;
+  using self_pointer = typename actor_type::template stateful_pointer<Derived>;
+  using job_ptr = std::shared_ptr<Job>;
+
+  explicit coordinator_state(self_pointer self) : self_(self) {}
+
+ protected:
+  /// The whole behavior. `broker` is monitored: the coordinator ends with it.
+  typename actor_type::behavior_type coordinator_behavior(broker_config cfg,
+                                                          const broker_actor& broker) {
+    cfg_ = std::move(cfg);
+    ignore_stray_messages(self_);
+    if (broker) {
+      broker_ = broker.address();
+      self_->monitor(broker);
+    }
+    self_->set_down_handler([this](const caf::down_msg& dm) { on_down(dm); });
+    subscribe_directory(self_, cfg_.gis, directory_);
+    return {
+        [this](msg::request_no no, Request& req) { return take(no, std::move(req)); },
+        [this](timeout_atom, msg::request_no no) { time_out(no); },
+        [this](msg::call_tag t, msg::probe_reply& r) { probes_.complete(t, r); },
+        [this](msg::call_tag t, msg::probe_batch_reply& r) { batches_.complete(t, r); },
+        [this](msg::call_tag t, msg::advice_reply& r) { advice_.complete(t, r); },
+        [this](msg::call_tag t, msg::prepare_reply& r) { prepares_.complete(t, r); },
+        [this](msg::call_tag t, msg::ack_reply& r) { acks_.complete(t, r); },
+        directory_updates(directory_),
+    };
+  }
+
+  const broker_config& cfg() const { return cfg_; }
+  const directory_view& directory() const { return directory_; }
+  timestamp now() const { return cfg_.clock(); }
+  self_pointer self() const { return self_; }
+
+  /// The terms of a job's attempt: its transactions are "<incarnation>-<request no>.<try>".
+  attempt_terms terms_for(msg::request_no no, std::string user, bool client_commits,
+                          duration hold_seconds, bool local_jobs_preferred) const {
+    attempt_terms t;
+    t.user = std::move(user);
+    t.txn_base = cfg_.incarnation + "-" + std::to_string(no.value);
+    t.client_commits = client_commits;
+    t.hold_seconds = hold_seconds > 0 ? hold_seconds : cfg_.hold_seconds;
+    t.prepare_expiry = cfg_.prepare_expiry;
+    t.local_jobs_preferred = local_jobs_preferred;
+    t.journal = cfg_.journal;
+    return t;
+  }
+
+  /// Calls `service` with `req`, tagged; `on_answer` gets the reply, or nullptr when the
+  /// service went away first.
+  template <class ReplyType, class RequestType, class F>
+  void call(const cluster_service_actor& service, RequestType req, F on_answer) {
+    auto tag = calls_for<ReplyType>().add(watch(service), std::move(on_answer));
+    self_->send(service, tag, std::move(req));
+  }
+
+  /// Sends the calls the job's attempt asks for; their answers go back to the attempt, and
+  /// then to the derived state's settle().
+  void run(const job_ptr& j, reservation_attempt::calls calls) {
+    for (auto& c : calls) {
+      const auto& service = derived().service_of(*j, c.site);
+      std::visit(
+          [&](auto& req) {
+            using R = std::decay_t<decltype(req)>;
+            if constexpr (std::is_same_v<R, msg::prepare_request>) {
+              call<msg::prepare_reply>(
+                  service, std::move(req),
+                  [this, j, id = c.id](msg::prepare_reply* r) { answered_call(j, id, r); });
+            } else {
+              call<msg::ack_reply>(
+                  service, std::move(req),
+                  [this, j, id = c.id](msg::ack_reply* r) { answered_call(j, id, r); });
+            }
+          },
+          c.request);
+    }
+  }
+
+  /// Answers the job's client (through the broker), once; the job leaves the table (what is
+  /// still on its way holds it until it arrives).
+  void answer(const job_ptr& j, Reply reply) {
+    if (j->answered) return;
+    j->answered = true;
+    auto it = jobs_.find(j->no);
+    if (it == jobs_.end()) return;
+    auto rp = std::move(it->second.second);
+    jobs_.erase(it);
+    rp.deliver(j->no, std::move(reply));
+  }
+
+  /// Answers with an error and what the job learnt (derived().failure).
+  void fail(const job_ptr& j, errc code, std::string message) {
+    answer(j, derived().failure(*j, code, std::move(message)));
+  }
+
+  /// Runs one step of a job; an exception (which would kill the coordinator and every job on
+  /// it) becomes that job's error reply.
+  template <class F>
+  void guarded(const job_ptr& j, F&& step) {
+    try {
+      step();
+    } catch (const std::exception& e) {
+      if (j->answered) return;
+      try {
+        run(j, j->attempt.give_up());  // what it holds goes, or expires by itself
+      } catch (const std::exception&) {
+      }
+      fail(j, errc::internal, std::string("internal error: ") + e.what());
+    }
+  }
+
+ private:
+  Derived& derived() { return static_cast<Derived&>(*this); }
+
+  template <class ReplyType>
+  tagged_calls<ReplyType>& calls_for() {
+    if constexpr (std::is_same_v<ReplyType, msg::probe_reply>)
+      return probes_;
+    else if constexpr (std::is_same_v<ReplyType, msg::probe_batch_reply>)
+      return batches_;
+    else if constexpr (std::is_same_v<ReplyType, msg::advice_reply>)
+      return advice_;
+    else if constexpr (std::is_same_v<ReplyType, msg::prepare_reply>)
+      return prepares_;
+    else
+      return acks_;
+  }
+
+  caf::typed_response_promise<msg::request_no, Reply> take(msg::request_no no, Request req) {
+    auto j = derived().make_job(no, req);
+    auto rp = self_->template make_response_promise<msg::request_no, Reply>();
+    jobs_.emplace(no, std::make_pair(j, rp));
+    guarded(j, [&] { derived().start(j, std::move(req)); });
+    return rp;
+  }
+
+  template <class ReplyType>
+  void answered_call(const job_ptr& j, std::uint64_t id, ReplyType* r) {
+    guarded(j, [&] {
+      run(j, j->attempt.answer(id, r));
+      if (!j->answered) derived().settle(j);
+    });
+  }
+
+  // The broker's deadline for request `no` passed: its attempt gives up (releasing what it
+  // holds, now or as grants arrive) and the client hears "timeout".
+  void time_out(msg::request_no no) {
+    auto it = jobs_.find(no);
+    if (it == jobs_.end()) return;  // answered already
+    auto j = it->second.first;
+    run(j, j->attempt.give_up());
+    fail(j, errc::timeout, "no answer within " + std::to_string(cfg_.request_timeout) + " s");
+  }
+
+  // Monitors a service before the first call to it, so that calls to a service that goes
+  // away are answered (with nullptr) instead of waiting for the request's deadline.
+  caf::actor_addr watch(const cluster_service_actor& service) {
+    auto addr = service.address();
+    if (watched_.insert(addr).second) self_->monitor(service);
+    return addr;
+  }
+
+  void on_down(const caf::down_msg& dm) {
+    if (dm.source == broker_) return self_->quit(dm.reason);
+    watched_.erase(dm.source);  // a later call to it monitors it again and learns at once
+    probes_.lost(dm.source);
+    batches_.lost(dm.source);
+    advice_.lost(dm.source);
+    prepares_.lost(dm.source);
+    acks_.lost(dm.source);
+  }
+
+  self_pointer self_;
+  broker_config cfg_;
+  caf::actor_addr broker_;
+  directory_view directory_;
+  /// Jobs not yet answered, and their client's promise (the broker's request).
+  std::unordered_map<msg::request_no,
+                     std::pair<job_ptr, caf::typed_response_promise<msg::request_no, Reply>>>
+      jobs_;
+  tagged_calls<msg::probe_reply> probes_;
+  tagged_calls<msg::probe_batch_reply> batches_;
+  tagged_calls<msg::advice_reply> advice_;
+  tagged_calls<msg::prepare_reply> prepares_;
+  tagged_calls<msg::ack_reply> acks_;
+  std::unordered_set<caf::actor_addr> watched_;  ///< services monitored
+};
+
+/// A cluster as the core's site adaptation sees it.
+inline site_description site_of(const msg::cluster_info& info) {
+  return {info.name, info.cpus, info.pp, {info.bunch, info.counts}};
+}
+
+}  // namespace arbroker

@@ -1,0 +1,209 @@
+#include "coreservation_worker.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "arbroker/core/site_adaptation.hpp"
+
+namespace arbroker {
+namespace {
+
+using option = coreservation_job::option;
+
+// Chooses, for common start t, one option per component on pairwise distinct clusters,
+// preferring the most CPUs (the shortest run) per component. Backtracking over k components.
+bool assign(const std::vector<std::vector<option>>& opts, timestamp t, std::size_t i,
+            std::set<std::size_t>& used, placement& out) {
+  if (i == opts.size()) return true;
+  for (const auto& o : opts[i]) {
+    if (t < o.first || t > o.last || used.count(o.site)) continue;
+    used.insert(o.site);
+    out.push_back({o.site, {}, t + o.offset, t + o.offset + o.length, o.np});
+    if (assign(opts, t, i + 1, used, out)) return true;
+    out.pop_back();
+    used.erase(o.site);
+  }
+  return false;
+}
+
+coreservation_coordinator_actor::behavior_type coreservation_worker_behavior(
+    coreservation_coordinator_actor::stateful_pointer<coreservation_worker_state> self,
+    broker_config cfg, broker_actor broker) {
+  return self->state.make_behavior(std::move(cfg), broker);
+}
+
+}  // namespace
+
+coreservation_coordinator_actor spawn_coreservation_worker(caf::local_actor* parent,
+                                                           broker_config cfg,
+                                                           const broker_actor& broker) {
+  return parent->spawn(coreservation_worker_behavior, std::move(cfg), broker);
+}
+
+// -- the coordinator base's hooks ------------------------------------------------------------
+
+coreservation_worker_state::job_ptr coreservation_worker_state::make_job(
+    msg::request_no no, const msg::checked_coreservation_request& req) {
+  return std::make_shared<coreservation_job>(
+      no, terms_for(no, req.user, false, 0, req.local_jobs_preferred));
+}
+
+void coreservation_worker_state::start(const job_ptr& j, msg::checked_coreservation_request req) {
+  j->req = std::move(req);
+  const auto& dir = directory();
+  if (!dir.error.empty()) return fail(j, errc::unreachable, dir.error);
+  j->clusters = dir.clusters;
+  probe_all(j, fit(*j->clusters, j->req.where));
+}
+
+// A granted try is the co-reservation; a refused one moves the common start past what the
+// refusals said is busy.
+void coreservation_worker_state::settle(const job_ptr& j) {
+  const auto& attempt = j->attempt;
+  if (attempt.current() == reservation_attempt::phase::granted) {
+    msg::coreservation_reply r;
+    r.txn = attempt.txn();
+    r.attempts = attempt.tries();
+    for (const auto& p : attempt.parts())
+      r.parts.push_back({p.prepared.reservation_id, p.terms.cluster, j->req.user, p.terms.start,
+                         p.terms.end, p.terms.np, reservation_state::committed, 0, 0,
+                         p.prepared.cost});
+    return answer(j, std::move(r));
+  }
+  if (attempt.current() != reservation_attempt::phase::idle) return;
+  const auto& parts = attempt.parts();
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const auto& refused = parts[i].prepared;
+    if (refused.error.ok() || refused.busy_until < 0) continue;
+    j->note_alternative(refused.busy_until);
+    // Part i starts at T + offset_i and cannot start before busy_until.
+    j->skip_until = std::max(j->skip_until, refused.busy_until - j->req.components[i].offset);
+  }
+  if (!attempt.failure().empty()) j->reasons = "; " + attempt.failure();
+  next_attempt(j);
+}
+
+msg::coreservation_reply coreservation_worker_state::failure(const coreservation_job& j, errc code,
+                                                             std::string message) const {
+  auto r = msg::error_reply<msg::coreservation_reply>(code, std::move(message));
+  r.attempts = j.attempt.tries();
+  r.earliest_alternative = j.earliest_alternative;
+  return r;
+}
+
+const cluster_service_actor& coreservation_worker_state::service_of(const coreservation_job& j,
+                                                                    std::size_t site) const {
+  return j.sites.at(site)->service;
+}
+
+// -- the steps ---------------------------------------------------------------------------------
+
+// One message per cluster with the probes of every component that may go there: their
+// windows of feasible common starts.
+void coreservation_worker_state::probe_all(const job_ptr& j,
+                                           const std::vector<const directory_entry*>& clusters) {
+  j->options.assign(j->req.components.size(), {});
+  for (const auto* c : clusters) {
+    msg::probe_batch_request batch;
+    std::vector<std::size_t> parts;  // the component of each probe in the batch
+    for (std::size_t i = 0; i < j->req.components.size(); ++i) {
+      const auto& comp = j->req.components[i];
+      if (!comp.clusters.empty() && std::find(comp.clusters.begin(), comp.clusters.end(),
+                                              c->info.name) == comp.clusters.end())
+        continue;
+      auto adapted = adapt_to_site(comp.job, site_of(c->info));
+      if (!adapted) continue;
+      msg::probe_request p;
+      p.user = j->req.user;
+      p.site = std::move(*adapted);
+      p.slotting = {1, j->req.slotting.tss_gap};  // only the windows matter here
+      p.want_cost = p.want_esr = false;
+      p.want_windows = true;
+      p.local_jobs_preferred = j->req.local_jobs_preferred;
+      batch.probes.push_back(std::move(p));
+      parts.push_back(i);
+    }
+    if (parts.empty()) continue;
+    const std::size_t site = j->sites.size();
+    j->sites.push_back(c);
+    j->probes_pending += static_cast<int>(parts.size());
+    call<msg::probe_batch_reply>(
+        c->service, std::move(batch), [this, j, parts, site](msg::probe_batch_reply* r) {
+          guarded(j, [&] {
+            for (std::size_t k = 0; k < parts.size() && !j->answered; ++k) {
+              if (r && k < r->replies.size()) {
+                on_probe(j, parts[k], site, r->replies[k]);
+                continue;
+              }
+              msg::probe_reply missing;
+              missing.cluster = j->sites[site]->info.name;
+              missing.error =
+                  !r ? msg::wire(errc::unreachable, "the cluster's reservation service is gone")
+                  : !r->error.ok() ? r->error
+                                   : msg::wire(errc::internal, "probe left unanswered");
+              on_probe(j, parts[k], site, missing);
+            }
+          });
+        });
+  }
+  if (j->probes_pending == 0) fail(j, errc::infeasible, "no cluster can host any component");
+}
+
+void coreservation_worker_state::on_probe(const job_ptr& j, std::size_t component, std::size_t site,
+                                          const msg::probe_reply& r) {
+  if (r.error.ok()) {
+    const duration offset = j->req.components[component].offset;
+    for (const auto& w : r.windows)
+      j->options[component].push_back(
+          {site, w.np, w.length, offset, w.first - offset, w.last - offset});
+  } else {
+    j->reasons += "; " + r.cluster + ": " + r.error.message;
+  }
+  if (--j->probes_pending == 0) plan(j);
+}
+
+// The common start times to try, ascending.
+void coreservation_worker_state::plan(const job_ptr& j) {
+  std::set<timestamp> starts;
+  for (std::size_t i = 0; i < j->options.size(); ++i) {
+    auto& opts = j->options[i];
+    if (opts.empty())
+      return fail(j, errc::infeasible,
+                  "component " + std::to_string(i) + " fits on no cluster" + j->reasons);
+    std::sort(opts.begin(), opts.end(), [&](const option& a, const option& b) {
+      const auto& na = j->sites[a.site]->info.name;
+      const auto& nb = j->sites[b.site]->info.name;
+      return std::tie(b.np, a.first, na) < std::tie(a.np, b.first, nb);
+    });
+    // The earliest common start of a set of intervals is the first point of one of them;
+    // later points (steps of tss_gap) give later attempts something to try after a refusal.
+    const duration step = std::max<duration>(j->req.slotting.tss_gap, 1);
+    for (const auto& o : opts)
+      for (int k = 0; k <= j->req.max_attempts && o.first + k * step <= o.last; ++k)
+        starts.insert(o.first + k * step);
+  }
+  j->starts.assign(starts.begin(), starts.end());
+  next_attempt(j);
+}
+
+// Phase one for the next common start time that every component can have.
+void coreservation_worker_state::next_attempt(const job_ptr& j) {
+  if (j->answered) return;
+  while (j->next_start < j->starts.size() && j->attempt.tries() < j->req.max_attempts) {
+    const timestamp t = j->starts[j->next_start++];
+    if (t < j->skip_until) continue;
+    placement chosen;
+    std::set<std::size_t> used;
+    if (!assign(j->options, t, 0, used, chosen)) continue;
+    for (auto& part : chosen)
+      part.cluster = j->sites[part.site]->info.name;
+    return run(j, j->attempt.try_placement(std::move(chosen), now()));
+  }
+  const int tries = j->attempt.tries();
+  if (tries == 0)
+    return fail(j, errc::infeasible, "no common start time for all components" + j->reasons);
+  fail(j, errc::busy,
+       "all " + std::to_string(tries) + " common start times were refused" + j->reasons);
+}
+
+}  // namespace arbroker

@@ -1,0 +1,234 @@
+#include "arbroker/actors/reservation_attempt.hpp"
+
+#include <algorithm>
+
+namespace arbroker {
+namespace {
+
+msg::prepare_reply gone_reply(const std::string& txn, const std::string& cluster) {
+  msg::prepare_reply r;
+  r.txn = txn;
+  r.error = msg::wire(errc::unreachable, "the reservation service of '" + cluster + "' is gone");
+  return r;
+}
+
+}  // namespace
+
+std::string_view to_string(reservation_attempt::phase p) noexcept {
+  using ph = reservation_attempt::phase;
+  switch (p) {
+    case ph::idle:
+      return "idle";
+    case ph::preparing:
+      return "preparing";
+    case ph::committing:
+      return "committing";
+    case ph::releasing:
+      return "releasing";
+    case ph::granted:
+      return "granted";
+    case ph::given_up:
+      return "given_up";
+  }
+  return "unknown";
+}
+
+reservation_attempt::reservation_attempt(attempt_terms terms) : terms_(std::move(terms)) {}
+
+std::uint64_t reservation_attempt::send(calls& out, std::size_t part, kind what) {
+  const std::uint64_t id = next_id_++;
+  open_.emplace(id, open_call{part, what});
+  call c{id, parts_[part].terms.site, {}};
+  switch (what) {
+    case kind::prepare:
+      break;  // built by try_placement, which knows the expiry
+    case kind::commit:
+      c.request = msg::commit_txn_request{txn_};
+      break;
+    case kind::abort:
+      c.request = msg::abort_txn_request{txn_};
+      break;
+    case kind::release:
+      c.request = msg::release_txn_request{txn_};
+      break;
+  }
+  out.push_back(std::move(c));
+  return id;
+}
+
+reservation_attempt::calls reservation_attempt::try_placement(placement p, timestamp now) {
+  calls out;
+  if (phase_ != phase::idle || p.empty()) return out;
+  ++tries_;
+  txn_ = terms_.txn_base + "." + std::to_string(tries_);
+  failure_.clear();
+  decision_logged_ = false;
+  parts_.clear();
+  for (auto& part : p)
+    parts_.push_back({std::move(part), {}, false, false, false});
+  // One participant needs no second phase: a plain reservation is committed by its prepare,
+  // a hold for its client stays a hold.
+  const bool single = parts_.size() == 1;
+  const bool at_once = single && !terms_.client_commits;
+  expiry_ = now + (single && terms_.client_commits ? terms_.hold_seconds : terms_.prepare_expiry);
+  phase_ = phase::preparing;
+  waiting_ = parts_.size();
+  for (std::size_t i = 0; i < parts_.size(); ++i) {
+    send(out, i, kind::prepare);
+    const auto& t = parts_[i].terms;
+    out.back().request = msg::prepare_request{
+        txn_, terms_.user, t.start, t.end, t.np, expiry_, terms_.local_jobs_preferred, at_once};
+  }
+  return out;
+}
+
+reservation_attempt::calls reservation_attempt::answer(std::uint64_t id,
+                                                       const msg::prepare_reply* r) {
+  auto it = open_.find(id);
+  if (it == open_.end() || it->second.what != kind::prepare) return {};
+  const std::size_t i = it->second.part;
+  open_.erase(it);
+  auto& part = parts_[i];
+  const bool granted = r && r->error.ok();
+  if (phase_ == phase::given_up) {
+    // Its client was told "timeout": what this grants is nobody's.
+    calls out;
+    if (granted) send(out, i, kind::release);
+    return out;
+  }
+  part.prepared = r ? *r : gone_reply(txn_, part.terms.cluster);
+  part.answered = true;
+  part.lost = !r;
+  part.committed = granted && parts_.size() == 1 && !terms_.client_commits;
+  if (--waiting_ > 0) return {};
+  return after_prepares();
+}
+
+reservation_attempt::calls reservation_attempt::after_prepares() {
+  calls out;
+  const bool all_granted = std::all_of(parts_.begin(), parts_.end(),
+                                       [](const part_outcome& p) { return p.prepared.error.ok(); });
+  if (all_granted && parts_.size() == 1) {
+    phase_ = phase::granted;
+    return out;
+  }
+  if (all_granted && terms_.journal) {
+    // Decision: commit. Sent only once it is durable, so that a restarted node completes
+    // what it began (presumed abort: without this record, recovery aborts the holds).
+    if (auto ok = terms_.journal->log_commit(txn_); !ok)
+      failure_ = "the commit decision could not be logged: " + ok.err().message;
+    else
+      decision_logged_ = true;
+  }
+  if (all_granted && failure_.empty()) {
+    phase_ = phase::committing;
+    waiting_ = parts_.size();
+    for (std::size_t i = 0; i < parts_.size(); ++i)
+      send(out, i, kind::commit);
+    return out;
+  }
+  // Presumed abort for every part that holds something.
+  phase_ = phase::releasing;
+  waiting_ = 0;
+  for (std::size_t i = 0; i < parts_.size(); ++i) {
+    if (!parts_[i].prepared.error.ok()) continue;
+    send(out, i, kind::abort);
+    ++waiting_;
+  }
+  if (waiting_ == 0) finish_releasing();
+  return out;
+}
+
+reservation_attempt::calls reservation_attempt::answer(std::uint64_t id, const msg::ack_reply* r) {
+  auto it = open_.find(id);
+  if (it == open_.end() || it->second.what == kind::prepare) return {};
+  const open_call c = it->second;
+  open_.erase(it);
+  if (phase_ == phase::given_up) {
+    // The releases of a given-up attempt are done: recovery has nothing left to settle.
+    if (open_.empty() && decision_logged_) {
+      (void)terms_.journal->forget_commit(txn_);
+      decision_logged_ = false;
+    }
+    return {};
+  }
+  auto& part = parts_[c.part];
+  if (c.what == kind::commit) {
+    if (r && r->error.ok()) {
+      part.committed = true;
+    } else {
+      part.lost = part.lost || !r;
+      if (failure_.empty())
+        failure_ = part.terms.cluster + ": " +
+                   (r ? "a hold expired during commit (" + r->error.message + ")"
+                      : std::string("the reservation service went away during commit"));
+    }
+    if (--waiting_ > 0) return {};
+    return after_commits();
+  }
+  // An abort or a release of a failed try.
+  if (!r) part.lost = true;
+  if (--waiting_ == 0) finish_releasing();
+  return {};
+}
+
+reservation_attempt::calls reservation_attempt::after_commits() {
+  const bool all =
+      std::all_of(parts_.begin(), parts_.end(), [](const part_outcome& p) { return p.committed; });
+  if (!all) return compensate(failure_);
+  if (decision_logged_) (void)terms_.journal->forget_commit(txn_);
+  decision_logged_ = false;
+  phase_ = phase::granted;
+  return {};
+}
+
+reservation_attempt::calls reservation_attempt::compensate(std::string why) {
+  // All or nothing: a part lost before its commit arrived means no part may stay.
+  calls out;
+  failure_ = std::move(why);
+  phase_ = phase::releasing;
+  waiting_ = 0;
+  for (std::size_t i = 0; i < parts_.size(); ++i) {
+    if (parts_[i].lost) continue;
+    send(out, i, kind::release);
+    ++waiting_;
+  }
+  if (waiting_ == 0) finish_releasing();
+  return out;
+}
+
+void reservation_attempt::finish_releasing() {
+  // Compensation is complete: recovery has nothing left to settle for this try.
+  if (decision_logged_) (void)terms_.journal->forget_commit(txn_);
+  decision_logged_ = false;
+  for (auto& p : parts_)
+    p.committed = false;
+  phase_ = phase::idle;
+}
+
+reservation_attempt::calls reservation_attempt::give_up() {
+  calls out;
+  switch (phase_) {
+    case phase::preparing:
+      // Granted parts are released now; those still on their way when they arrive.
+      for (std::size_t i = 0; i < parts_.size(); ++i)
+        if (parts_[i].answered && !parts_[i].lost && parts_[i].prepared.error.ok())
+          send(out, i, kind::release);
+      break;
+    case phase::committing:
+      // A release sent now arrives after the commit on its way to the same service.
+      for (std::size_t i = 0; i < parts_.size(); ++i)
+        if (!parts_[i].lost) send(out, i, kind::release);
+      break;
+    default:
+      break;  // releasing: the aborts on their way finish the job; otherwise nothing is held
+  }
+  phase_ = phase::given_up;
+  if (open_.empty() && decision_logged_) {
+    (void)terms_.journal->forget_commit(txn_);
+    decision_logged_ = false;
+  }
+  return out;
+}
+
+}  // namespace arbroker

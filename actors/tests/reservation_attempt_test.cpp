@@ -1,0 +1,322 @@
+#include "arbroker/actors/reservation_attempt.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace arbroker {
+namespace {
+
+using phase = reservation_attempt::phase;
+using calls = reservation_attempt::calls;
+
+// The coordinator's log of commit decisions, in memory, with a switch to make it fail.
+struct decision_log : reservation_journal {
+  std::set<std::string> decided;
+  std::vector<std::string> events;  // "log t" / "forget t", in order
+  bool broken = false;
+  status save(const reservation_row&) override { return {}; }
+  status forget(const std::string&) override { return {}; }
+  result<std::vector<reservation_row>> rows_of(const std::string&) override {
+    return std::vector<reservation_row>{};
+  }
+  status log_commit(const std::string& txn) override {
+    if (broken) return fail(errc::storage_failure, "disk full");
+    decided.insert(txn);
+    events.push_back("log " + txn);
+    return {};
+  }
+  status forget_commit(const std::string& txn) override {
+    decided.erase(txn);
+    events.push_back("forget " + txn);
+    return {};
+  }
+  result<std::vector<std::string>> commits() override {
+    return std::vector<std::string>(decided.begin(), decided.end());
+  }
+};
+
+struct attempt_test : ::testing::Test {
+  static constexpr timestamp now = 1'000'000;
+  std::shared_ptr<decision_log> log = std::make_shared<decision_log>();
+
+  attempt_terms terms(bool client_commits = false) {
+    attempt_terms t;
+    t.user = "alice";
+    t.txn_base = "inc-7";
+    t.client_commits = client_commits;
+    t.hold_seconds = 90;
+    t.prepare_expiry = 30;
+    t.journal = log;
+    return t;
+  }
+
+  static placement_part part(std::size_t site, timestamp start = now + 3600, int np = 8) {
+    return {site, "c" + std::to_string(site), start, start + 3600, np};
+  }
+
+  template <class Request>
+  static const Request& request_of(const reservation_attempt::call& c) {
+    EXPECT_TRUE(std::holds_alternative<Request>(c.request));
+    return std::get<Request>(c.request);
+  }
+
+  static msg::prepare_reply granted(const std::string& id, double cost = 1) {
+    msg::prepare_reply r;
+    r.reservation_id = id;
+    r.cost = cost;
+    return r;
+  }
+
+  static msg::prepare_reply refused(timestamp busy_until, msg::refusal by = msg::refusal::lrms) {
+    msg::prepare_reply r;
+    r.busy_until = busy_until;
+    r.refused_by = by;
+    r.error = msg::wire(errc::busy, "taken");
+    return r;
+  }
+
+  static msg::ack_reply ok() { return {}; }
+  static msg::ack_reply refused_ack() { return {msg::wire(errc::illegal_transition, "expired")}; }
+
+  // The kinds of request in `cs`, by site, e.g. {{0, "commit"}, {1, "commit"}}.
+  static std::vector<std::pair<std::size_t, std::string>> kinds(const calls& cs) {
+    std::vector<std::pair<std::size_t, std::string>> out;
+    for (const auto& c : cs) {
+      const char* names[] = {"prepare", "commit", "abort", "release"};
+      out.emplace_back(c.site, names[c.request.index()]);
+    }
+    return out;
+  }
+};
+
+TEST_F(attempt_test, OnePartIsReservedByItsPrepareAlone) {
+  reservation_attempt a(terms());
+  auto cs = a.try_placement({part(3)}, now);
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].site, 3u);
+  const auto& p = request_of<msg::prepare_request>(cs[0]);
+  EXPECT_EQ(p.txn, "inc-7.1");
+  EXPECT_EQ(p.owner, "alice");
+  EXPECT_EQ(p.np, 8);
+  EXPECT_EQ(p.expiry, now + 30);
+  EXPECT_TRUE(p.commit_at_once);
+  EXPECT_EQ(a.current(), phase::preparing);
+  auto r = granted("c3/1", 2.5);
+  EXPECT_TRUE(a.answer(cs[0].id, &r).empty());
+  EXPECT_EQ(a.current(), phase::granted);
+  EXPECT_TRUE(a.done());
+  EXPECT_TRUE(a.parts()[0].committed);
+  EXPECT_EQ(a.parts()[0].prepared.reservation_id, "c3/1");
+  EXPECT_EQ(a.open_calls(), 0u);
+  EXPECT_TRUE(log->events.empty());  // one participant: no decision to log
+}
+
+TEST_F(attempt_test, AHoldForItsClientStaysAHold) {
+  reservation_attempt a(terms(true));
+  auto cs = a.try_placement({part(0)}, now);
+  const auto& p = request_of<msg::prepare_request>(cs[0]);
+  EXPECT_FALSE(p.commit_at_once);
+  EXPECT_EQ(p.expiry, now + 90);
+  auto r = granted("c0/1");
+  a.answer(cs[0].id, &r);
+  EXPECT_EQ(a.current(), phase::granted);
+  EXPECT_FALSE(a.parts()[0].committed);
+}
+
+TEST_F(attempt_test, ARefusalLeavesItIdleForTheNextTry) {
+  reservation_attempt a(terms());
+  auto cs = a.try_placement({part(0)}, now);
+  auto no = refused(now + 7200, msg::refusal::service);
+  EXPECT_TRUE(a.answer(cs[0].id, &no).empty());
+  EXPECT_EQ(a.current(), phase::idle);
+  EXPECT_FALSE(a.done());
+  EXPECT_EQ(a.parts()[0].prepared.busy_until, now + 7200);
+  EXPECT_EQ(a.parts()[0].prepared.refused_by, msg::refusal::service);
+  auto next = a.try_placement({part(1)}, now);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(request_of<msg::prepare_request>(next[0]).txn, "inc-7.2");
+  EXPECT_EQ(a.tries(), 2);
+  // A service that went away counts as a refusal, and nothing is left to release there.
+  EXPECT_TRUE(a.answer(next[0].id, static_cast<const msg::prepare_reply*>(nullptr)).empty());
+  EXPECT_EQ(a.current(), phase::idle);
+  EXPECT_TRUE(a.parts()[0].lost);
+  EXPECT_EQ(a.parts()[0].prepared.error.err(), errc::unreachable);
+}
+
+TEST_F(attempt_test, SeveralPartsCommitInTwoPhasesAfterTheDecisionIsLogged) {
+  reservation_attempt a(terms());
+  auto cs = a.try_placement({part(0), part(1), part(2, now + 4200)}, now);
+  ASSERT_EQ(cs.size(), 3u);
+  for (const auto& c : cs) {
+    const auto& p = request_of<msg::prepare_request>(c);
+    EXPECT_FALSE(p.commit_at_once);  // holds, committed in phase two
+    EXPECT_EQ(p.expiry, now + 30);
+    EXPECT_EQ(p.txn, "inc-7.1");
+  }
+  auto g0 = granted("c0/1"), g1 = granted("c1/1"), g2 = granted("c2/1");
+  EXPECT_TRUE(a.answer(cs[2].id, &g2).empty());
+  EXPECT_TRUE(a.answer(cs[0].id, &g0).empty());
+  EXPECT_TRUE(log->events.empty());  // not before every part holds
+  auto commits = a.answer(cs[1].id, &g1);
+  EXPECT_EQ(log->events, (std::vector<std::string>{"log inc-7.1"}));
+  EXPECT_EQ(kinds(commits), (std::vector<std::pair<std::size_t, std::string>>{
+                                {0, "commit"}, {1, "commit"}, {2, "commit"}}));
+  EXPECT_EQ(a.current(), phase::committing);
+  for (const auto& c : commits) {
+    EXPECT_EQ(request_of<msg::commit_txn_request>(c).txn, "inc-7.1");
+    auto ack = ok();
+    a.answer(c.id, &ack);
+  }
+  EXPECT_EQ(a.current(), phase::granted);
+  EXPECT_EQ(log->events, (std::vector<std::string>{"log inc-7.1", "forget inc-7.1"}));
+  for (const auto& p : a.parts())
+    EXPECT_TRUE(p.committed);
+}
+
+TEST_F(attempt_test, ARefusedPartAbortsTheHoldsOfTheOthersBeforeTheNextTry) {
+  reservation_attempt a(terms());
+  auto cs = a.try_placement({part(0), part(1), part(2)}, now);
+  auto g0 = granted("c0/1"), g2 = granted("c2/1");
+  auto no = refused(now + 600);
+  a.answer(cs[0].id, &g0);
+  a.answer(cs[1].id, &no);
+  auto aborts = a.answer(cs[2].id, &g2);
+  EXPECT_EQ(kinds(aborts),
+            (std::vector<std::pair<std::size_t, std::string>>{{0, "abort"}, {2, "abort"}}));
+  EXPECT_EQ(a.current(), phase::releasing);
+  EXPECT_EQ(request_of<msg::abort_txn_request>(aborts[0]).txn, "inc-7.1");
+  auto ack = ok();
+  a.answer(aborts[1].id, &ack);
+  EXPECT_EQ(a.current(), phase::releasing);  // the next try waits until nothing is held
+  a.answer(aborts[0].id, static_cast<const msg::ack_reply*>(nullptr));  // gone: fine too
+  EXPECT_EQ(a.current(), phase::idle);
+  EXPECT_TRUE(log->events.empty());
+  EXPECT_EQ(a.parts()[1].prepared.busy_until, now + 600);
+}
+
+TEST_F(attempt_test, APartLostBeforeItsCommitReleasesEveryPart) {
+  reservation_attempt a(terms());
+  auto cs = a.try_placement({part(0), part(1), part(2)}, now);
+  for (const auto& c : cs) {
+    auto g = granted("c/" + std::to_string(c.site));
+    a.answer(c.id, &g);
+  }
+  ASSERT_EQ(a.current(), phase::committing);
+  const auto commits = a.answer(0, static_cast<const msg::ack_reply*>(nullptr));  // unknown id
+  EXPECT_TRUE(commits.empty());
+  // Take the commits from a fresh look at what was sent: ids 4, 5, 6 follow the prepares.
+  auto ack = ok();
+  auto expired = refused_ack();
+  EXPECT_TRUE(a.answer(4, &ack).empty());
+  EXPECT_TRUE(a.answer(5, &expired).empty());
+  auto releases = a.answer(6, static_cast<const msg::ack_reply*>(nullptr));  // c2 went away
+  EXPECT_EQ(kinds(releases),
+            (std::vector<std::pair<std::size_t, std::string>>{{0, "release"}, {1, "release"}}));
+  EXPECT_EQ(a.current(), phase::releasing);
+  EXPECT_NE(a.failure().find("a hold expired during commit"), std::string::npos) << a.failure();
+  EXPECT_EQ(log->decided.count("inc-7.1"), 1u);  // still decided while parts are there
+  for (const auto& c : releases) {
+    EXPECT_EQ(request_of<msg::release_txn_request>(c).txn, "inc-7.1");
+    a.answer(c.id, &ack);
+  }
+  EXPECT_EQ(a.current(), phase::idle);
+  EXPECT_TRUE(log->decided.empty());  // compensation complete: nothing left to settle
+  for (const auto& p : a.parts())
+    EXPECT_FALSE(p.committed);
+}
+
+TEST_F(attempt_test, ADecisionThatCannotBeLoggedIsAnAbort) {
+  log->broken = true;
+  reservation_attempt a(terms());
+  auto cs = a.try_placement({part(0), part(1)}, now);
+  auto g0 = granted("c0/1"), g1 = granted("c1/1");
+  a.answer(cs[0].id, &g0);
+  auto aborts = a.answer(cs[1].id, &g1);
+  EXPECT_EQ(kinds(aborts),
+            (std::vector<std::pair<std::size_t, std::string>>{{0, "abort"}, {1, "abort"}}));
+  EXPECT_NE(a.failure().find("disk full"), std::string::npos);
+  auto ack = ok();
+  for (const auto& c : aborts)
+    a.answer(c.id, &ack);
+  EXPECT_EQ(a.current(), phase::idle);
+}
+
+TEST_F(attempt_test, AGrantThatArrivesAfterTheDeadlineIsReleased) {
+  reservation_attempt a(terms());
+  auto cs = a.try_placement({part(0)}, now);
+  EXPECT_TRUE(a.give_up().empty());  // nothing granted yet: nothing to release now
+  EXPECT_EQ(a.current(), phase::given_up);
+  EXPECT_TRUE(a.done());
+  EXPECT_EQ(a.open_calls(), 1u);  // the owner keeps it for the grant on its way
+  auto late = granted("c0/9");
+  auto release = a.answer(cs[0].id, &late);
+  ASSERT_EQ(kinds(release), (std::vector<std::pair<std::size_t, std::string>>{{0, "release"}}));
+  EXPECT_EQ(request_of<msg::release_txn_request>(release[0]).txn, "inc-7.1");
+  auto ack = ok();
+  a.answer(release[0].id, &ack);
+  EXPECT_EQ(a.open_calls(), 0u);
+  // A refusal after the deadline needs nothing.
+  reservation_attempt b(terms());
+  auto bs = b.try_placement({part(0)}, now);
+  b.give_up();
+  auto no = refused(-1);
+  EXPECT_TRUE(b.answer(bs[0].id, &no).empty());
+  EXPECT_EQ(b.open_calls(), 0u);
+}
+
+TEST_F(attempt_test, GivingUpMidPrepareReleasesTheGrantedNowAndTheRestOnArrival) {
+  reservation_attempt a(terms());
+  auto cs = a.try_placement({part(0), part(1), part(2)}, now);
+  auto g0 = granted("c0/1");
+  auto no = refused(-1);
+  a.answer(cs[0].id, &g0);
+  a.answer(cs[1].id, &no);
+  auto now_released = a.give_up();
+  EXPECT_EQ(kinds(now_released),
+            (std::vector<std::pair<std::size_t, std::string>>{{0, "release"}}));
+  auto g2 = granted("c2/1");
+  auto later = a.answer(cs[2].id, &g2);
+  EXPECT_EQ(kinds(later), (std::vector<std::pair<std::size_t, std::string>>{{2, "release"}}));
+  EXPECT_TRUE(log->events.empty());
+}
+
+TEST_F(attempt_test, GivingUpAfterTheDecisionCompensatesAndForgetsItWhenDone) {
+  reservation_attempt a(terms());
+  auto cs = a.try_placement({part(0), part(1)}, now);
+  auto g0 = granted("c0/1"), g1 = granted("c1/1");
+  a.answer(cs[0].id, &g0);
+  auto commits = a.answer(cs[1].id, &g1);
+  ASSERT_EQ(commits.size(), 2u);
+  auto ack = ok();
+  a.answer(commits[0].id, &ack);  // c0 committed, c1's commit still on its way
+  auto releases = a.give_up();
+  EXPECT_EQ(kinds(releases),
+            (std::vector<std::pair<std::size_t, std::string>>{{0, "release"}, {1, "release"}}));
+  EXPECT_EQ(log->decided.count("inc-7.1"), 1u);
+  a.answer(commits[1].id, &ack);
+  a.answer(releases[0].id, &ack);
+  EXPECT_EQ(log->decided.count("inc-7.1"), 1u);
+  a.answer(releases[1].id, &ack);
+  EXPECT_EQ(a.open_calls(), 0u);
+  EXPECT_TRUE(log->decided.empty());
+}
+
+TEST_F(attempt_test, StrayAnswersAndMisuseChangeNothing) {
+  reservation_attempt a(terms());
+  auto cs = a.try_placement({part(0)}, now);
+  EXPECT_TRUE(a.try_placement({part(1)}, now).empty());  // a try is in progress
+  EXPECT_TRUE(a.try_placement({}, now).empty());
+  auto ack = ok();
+  EXPECT_TRUE(a.answer(cs[0].id, &ack).empty());  // an ack for a prepare: not its answer
+  auto g = granted("c0/1");
+  EXPECT_TRUE(a.answer(cs[0].id + 100, &g).empty());  // unknown id
+  EXPECT_EQ(a.current(), phase::preparing);
+  a.answer(cs[0].id, &g);
+  EXPECT_EQ(a.current(), phase::granted);
+  EXPECT_TRUE(a.answer(cs[0].id, &g).empty());  // twice
+  EXPECT_EQ(a.tries(), 1);
+}
+
+}  // namespace
+}  // namespace arbroker
