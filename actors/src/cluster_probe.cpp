@@ -23,7 +23,9 @@ msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp
   if (req.keep < 0)
     return failed(
         fail(errc::invalid_parameter, "keep must be >= 0, not " + std::to_string(req.keep)));
-  auto cands = generate_candidates(name(), req.site, req.slotting);
+  // Without the cluster's name: every candidate is this cluster's, and a probe makes
+  // hundreds of them (the name goes into the few slots it sends).
+  auto cands = generate_candidates({}, req.site, req.slotting);
   if (!cands) return failed(cands.err());
   out.generated = static_cast<std::int32_t>(cands->size());
   const auto passed = rate_and_filter(*cands, req, now);
@@ -82,18 +84,22 @@ result<std::vector<candidate>> cluster_service::check_and_price(std::vector<cand
                                                                 std::int32_t& available) const {
   const preferences prefix = slot_prefix(req.prefer);
   const bool lazy = req.keep > 0 && !prefix.empty();
-  if (lazy)
+  std::vector<slot_key> keys;  // by index into cands: the prefix as numbers
+  if (lazy) {
+    keys.resize(cands.size());
+    for (auto i : passed)
+      keys[i] = slot_key_of(cands[i], prefix);
     std::sort(passed.begin(), passed.end(), [&](std::size_t a, std::size_t b) {
-      const int c = compare_candidates(cands[a], cands[b], prefix);
-      return c != 0 ? c < 0 : a < b;  // stable: ties in generation order
+      return std::tie(keys[a], a) < std::tie(keys[b], b);  // ties in generation order
     });
+  }
   const auto& profile = *view_.profile;
   std::vector<std::size_t> fit_index;  // into cands, of the candidates that fit
   std::size_t checked = 0;
   for (; checked < passed.size(); ++checked) {
     auto& c = cands[passed[checked]];
     if (lazy && fit_index.size() >= static_cast<std::size_t>(req.keep) &&
-        compare_candidates(c, cands[fit_index.back()], prefix) > 0)
+        keys[passed[checked]] > keys[fit_index.back()])
       break;  // this one and all after it are worse than keep fitting ones
     if (req.check_availability) {
       if (c.start < now) continue;
@@ -127,15 +133,19 @@ status cluster_service::select_best(const std::vector<candidate>& fit,
       req.keep > 0 ? std::min<std::size_t>(fit.size(), static_cast<std::size_t>(req.keep))
                    : fit.size();
   slots.reserve(send);
+  auto add = [&](const candidate& c) {
+    slots.push_back(msg::to_slot(c));
+    slots.back().cluster = name();
+  };
   if (req.prefer.empty()) {
     for (std::size_t i = 0; i < send; ++i)
-      slots.push_back(msg::to_slot(fit[i]));
+      add(fit[i]);
     return {};
   }
   auto order = preference_order(fit, req.prefer, send);
   if (!order) return order.err();
   for (std::size_t i = 0; i < send; ++i)
-    slots.push_back(msg::to_slot(fit[(*order)[i]]));
+    add(fit[(*order)[i]]);
   return {};
 }
 

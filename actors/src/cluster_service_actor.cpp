@@ -42,9 +42,6 @@ class cluster_service_state {
     auto& svc = *service_;
     return {
         // Coordinators, tagged.
-        [this, &svc](msg::call_tag t, const msg::probe_request& r) {
-          return tagged(t, [&] { return svc.probe(r, now()); });
-        },
         [this, &svc](msg::call_tag t, const msg::probe_batch_request& r) {
           return tagged(t, [&] {
             msg::probe_batch_reply out;

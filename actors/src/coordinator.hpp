@@ -81,7 +81,7 @@ class coordinator_state {
     return {
         [this](msg::request_no no, Request& req) { return take(no, std::move(req)); },
         [this](timeout_atom, msg::request_no no) { time_out(no); },
-        [this](msg::call_tag t, msg::probe_reply& r) { probes_.complete(t, r); },
+        [this](flush_atom) { derived().flush(); },
         [this](msg::call_tag t, msg::probe_batch_reply& r) { batches_.complete(t, r); },
         [this](msg::call_tag t, msg::advice_reply& r) { advice_.complete(t, r); },
         [this](msg::call_tag t, msg::prepare_reply& r) { prepares_.complete(t, r); },
@@ -89,6 +89,10 @@ class coordinator_state {
         directory_updates(directory_),
     };
   }
+
+  /// Sends what the coordinator collected across requests (a derived state that collects
+  /// asks for a flush_atom to itself; this one collects nothing).
+  void flush() {}
 
   const broker_config& cfg() const { return cfg_; }
   const directory_view& directory() const { return directory_; }
@@ -177,9 +181,7 @@ class coordinator_state {
 
   template <class ReplyType>
   tagged_calls<ReplyType>& calls_for() {
-    if constexpr (std::is_same_v<ReplyType, msg::probe_reply>)
-      return probes_;
-    else if constexpr (std::is_same_v<ReplyType, msg::probe_batch_reply>)
+    if constexpr (std::is_same_v<ReplyType, msg::probe_batch_reply>)
       return batches_;
     else if constexpr (std::is_same_v<ReplyType, msg::advice_reply>)
       return advice_;
@@ -226,7 +228,6 @@ class coordinator_state {
   void on_down(const caf::down_msg& dm) {
     if (dm.source == broker_) return self_->quit(dm.reason);
     watched_.erase(dm.source);  // a later call to it monitors it again and learns at once
-    probes_.lost(dm.source);
     batches_.lost(dm.source);
     advice_.lost(dm.source);
     prepares_.lost(dm.source);
@@ -241,7 +242,6 @@ class coordinator_state {
   std::unordered_map<msg::request_no,
                      std::pair<job_ptr, caf::typed_response_promise<msg::request_no, Reply>>>
       jobs_;
-  tagged_calls<msg::probe_reply> probes_;
   tagged_calls<msg::probe_batch_reply> batches_;
   tagged_calls<msg::advice_reply> advice_;
   tagged_calls<msg::prepare_reply> prepares_;

@@ -102,6 +102,8 @@ void elastic_worker_state::probe_all(const job_ptr& j,
                 clusters.empty() ? "no cluster satisfies the core requirements"
                                  : "no cluster can host the request" + j->reasons);
   if (reserve_fixed_slot(j)) return;
+  j->candidates.reserve(j->sites.size() * static_cast<std::size_t>(std::max(1, cfg().probe_keep)));
+  j->cut_after.reserve(j->candidates.capacity());
   j->probes_pending = static_cast<int>(j->sites.size());
   for (std::size_t i = 0; i < j->sites.size(); ++i)
     probe(j, i);
@@ -152,16 +154,55 @@ msg::probe_request elastic_worker_state::probe_for(const elastic_job& j,
   return p;
 }
 
+// Step 4 sends the probe with the others for the same service at the next flush.
 void elastic_worker_state::probe(const job_ptr& j, std::size_t site) {
-  const auto& s = j->sites[site];
-  call<msg::probe_reply>(s.entry->service, probe_for(*j, s), [this, j, site](msg::probe_reply* r) {
-    guarded(j, [&] {
-      if (r) return on_probe_reply(j, *r, site);
-      msg::probe_reply gone;
-      gone.cluster = j->sites[site].entry->info.name;
-      gone.error = msg::wire(errc::unreachable, "the cluster's reservation service is gone");
-      on_probe_reply(j, gone, site);
-    });
+  const auto& service = j->sites[site].entry->service;
+  auto& box = outboxes_[service.address()];
+  if (!box.service) box.service = service;
+  box.batch.probes.push_back(probe_for(*j, j->sites[site]));
+  box.asked.emplace_back(j, site);
+  if (box.asked.size() >= max_batch) return send_batch(box);
+  if (!flush_due_) {
+    flush_due_ = true;
+    self()->send(self(), flush_atom::value);
+  }
+}
+
+// The requests this worker had in its mailbox when the flush was asked for have all been
+// taken: what they want to probe goes out now, one batch per service.
+void elastic_worker_state::flush() {
+  flush_due_ = false;
+  for (auto& [addr, box] : outboxes_)
+    if (!box.asked.empty()) send_batch(box);
+}
+
+void elastic_worker_state::send_batch(probe_outbox& box) {
+  auto asked = std::move(box.asked);
+  box.asked.clear();
+  msg::probe_batch_request batch = std::move(box.batch);
+  box.batch.probes.clear();
+  box.batch.probes.reserve(asked.size());
+  call<msg::probe_batch_reply>(box.service, std::move(batch),
+                               [this, asked](msg::probe_batch_reply* r) {
+                                 for (std::size_t k = 0; k < asked.size(); ++k) {
+                                   const auto& [j, site] = asked[k];
+                                   if (!r || !r->error.ok() || k >= r->replies.size())
+                                     on_probe_answer(j, site, nullptr);
+                                   else
+                                     on_probe_answer(j, site, &r->replies[k]);
+                                 }
+                               });
+}
+
+// A probe's answer (nullptr: none came, the service is gone or failed the batch).
+void elastic_worker_state::on_probe_answer(const job_ptr& j, std::size_t site,
+                                           const msg::probe_reply* r) {
+  guarded(j, [&] {
+    if (r) return on_probe_reply(j, *r, site);
+    msg::probe_reply gone;
+    gone.cluster = j->sites[site].entry->info.name;
+    gone.error = msg::wire(errc::unreachable, "the cluster's reservation service did not answer");
+    on_probe_reply(j, gone, site);
   });
 }
 

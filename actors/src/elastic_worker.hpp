@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "arbroker/core/candidate.hpp"
@@ -63,8 +65,22 @@ class elastic_worker_state
   void settle(const job_ptr& j);
   msg::elastic_reply failure(const elastic_job& j, errc code, std::string message) const;
   const cluster_service_actor& service_of(const elastic_job& j, std::size_t site) const;
+  void flush();
 
  private:
+  /// The probes for one cluster service collected since the last flush, of any requests:
+  /// they go out as one probe_batch_request, so that a worker running many requests sends
+  /// a cluster one message per turn instead of one per request.
+  struct probe_outbox {
+    cluster_service_actor service;
+    msg::probe_batch_request batch;
+    std::vector<std::pair<job_ptr, std::size_t>> asked;  ///< per probe: its job and site
+  };
+  /// Probes per batch at most: a larger batch goes out at once.
+  static constexpr std::size_t max_batch = 64;
+  void send_batch(probe_outbox& box);
+  void on_probe_answer(const job_ptr& j, std::size_t site, const msg::probe_reply* r);
+
   void probe_all(const job_ptr& j, const std::vector<const directory_entry*>& clusters);
   bool reserve_fixed_slot(const job_ptr& j);
   msg::probe_request probe_for(const elastic_job& j, const elastic_job::site& s) const;
@@ -75,6 +91,9 @@ class elastic_worker_state
   void refill(const job_ptr& j);
   void try_next(const job_ptr& j);
   double esr_threshold(const elastic_job& j) const;
+
+  std::unordered_map<caf::actor_addr, probe_outbox> outboxes_;
+  bool flush_due_ = false;  ///< a flush_atom is on its way to this worker
 };
 
 /// Spawns an elastic worker of `broker` (it ends with the broker).

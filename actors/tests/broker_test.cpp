@@ -32,6 +32,18 @@ struct broker_test : engine_fixture {
     return sl;
   }
 
+  // A stand-in's handler of probe batches (how coordinators probe), each probe answered by
+  // `one`.
+  template <class F>
+  static auto probes_by(F one) {
+    return [one](msg::call_tag tag, const msg::probe_batch_request& b) {
+      msg::probe_batch_reply out;
+      for (const auto& p : b.probes)
+        out.replies.push_back(one(p));
+      return caf::make_message(tag, out);
+    };
+  }
+
   // Registers a stand-in service (a test's own actor) as a 16-CPU cluster of power 1000.
   void register_stand_in(const std::string& name, const caf::actor& service) {
     msg::cluster_info info;
@@ -227,13 +239,13 @@ TEST_F(broker_test, AFixedSlotOnOneClusterIsPreparedWithoutAProbe) {
   auto solo = sys.spawn([&](caf::event_based_actor*) -> caf::behavior {
     return {
         // Tagged, as the broker's elastic workers call services (protocols.hpp).
-        [&](msg::call_tag tag, const msg::probe_request&) {
+        probes_by([&](const msg::probe_request&) {
           ++probes;
           msg::probe_reply r;
           r.cluster = "solo";
           r.error = msg::wire(errc::busy, "stand-in: no candidates");
-          return caf::make_message(tag, r);
-        },
+          return r;
+        }),
         [&](msg::call_tag tag, const msg::prepare_request& p) {
           ++prepares;
           msg::prepare_reply r;
@@ -275,7 +287,7 @@ TEST_F(broker_test, TriesGoOnInPreferenceOrderFarDownTheRanking) {
   const timestamp base = now + 3600;
   auto many = sys.spawn([&](caf::event_based_actor*) -> caf::behavior {
     return {
-        [&](msg::call_tag tag, const msg::probe_request& p) {
+        probes_by([&](const msg::probe_request& p) {
           msg::probe_reply r;
           r.cluster = "many";
           for (int i = 0; i < 20; ++i) {
@@ -283,8 +295,8 @@ TEST_F(broker_test, TriesGoOnInPreferenceOrderFarDownTheRanking) {
             r.slots.push_back(priced_slot("many", start, start + 3600, p.site.shapes.front().np));
           }
           r.generated = r.above_threshold = r.available = 20;
-          return caf::make_message(tag, r);
-        },
+          return r;
+        }),
         [&](msg::call_tag tag, const msg::prepare_request& p) {
           tried_ends.push_back(p.end);
           msg::prepare_reply r;
@@ -315,15 +327,15 @@ TEST_F(broker_test, AServiceThatDiesWhileAskedIsPassedOverAtOnce) {
   int prepares = 0;
   auto vanishing = sys.spawn([&](caf::event_based_actor* s) -> caf::behavior {
     return {
-        [&](msg::call_tag tag, const msg::probe_request& p) {
+        probes_by([&](const msg::probe_request& p) {
           msg::probe_reply r;
           r.cluster = "vanishing";
           // Ends before anything "mid" can offer.
           r.slots.push_back(
               priced_slot("vanishing", p.site.est, p.site.est + 60, p.site.shapes.front().np));
           r.generated = r.above_threshold = r.available = 1;
-          return caf::make_message(tag, r);
-        },
+          return r;
+        }),
         [&, s](msg::call_tag, const msg::prepare_request&) {
           ++prepares;
           s->quit();  // no answer, ever

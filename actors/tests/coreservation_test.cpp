@@ -137,7 +137,9 @@ TEST_F(coreservation_test, AProbeBatchAnswersLikeItsProbesOneByOne) {
   ASSERT_TRUE(together.error.ok());
   ASSERT_EQ(together.replies.size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) {
-    auto alone = call<msg::probe_reply>(services["a"], batch.probes[i]);
+    auto alone =
+        call<msg::probe_batch_reply>(services["a"], msg::probe_batch_request{{batch.probes[i]}})
+            .replies.at(0);
     EXPECT_EQ(together.replies[i], alone) << "probe " << i;
   }
   EXPECT_TRUE(together.replies[0].error.ok());

@@ -22,6 +22,7 @@
 #include "arbroker/sim/simulated_lrms.hpp"
 #include "audit.hpp"
 #include "auditor.hpp"
+#include "calibration.hpp"
 #include "client.hpp"
 
 namespace arbroker::stress {
@@ -92,6 +93,14 @@ std::vector<msg::cluster_status> statuses(caf::scoped_actor& self,
 int run(const stress_options& o) {
   config cfg{o.threads};
   caf::actor_system sys{cfg};
+  // The machine first, on the engine's scheduler settings and nothing else running.
+  calibration cal;
+  if (o.calibrate_seconds > 0) {
+    cal = measure_round_trips(sys, o.calibrate_seconds);
+    fmt::print("calibration: {:.0f} CAF round trips/s ({} threads, 16 in flight, {:.1f} s)\n",
+               cal.round_trips_per_second, o.threads, cal.seconds);
+  }
+  if (o.calibrate_only) return 0;
   caf::scoped_actor self{sys};
   const timestamp now = wall_clock()();
 
@@ -225,8 +234,11 @@ int run(const stress_options& o) {
   for (const auto& [code, n] : reasons)
     why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n, to_string(static_cast<errc>(code)));
   fmt::print("failures by reason: {}\n", why.empty() ? "none" : why);
-  fmt::print("\nthroughput: {} requests in {:.3f} s = {:.0f} requests/s\n", done, elapsed,
-             static_cast<double>(done) / elapsed);
+  const double rate = static_cast<double>(done) / elapsed;
+  fmt::print("\nthroughput: {} requests in {:.3f} s = {:.0f} requests/s\n", done, elapsed, rate);
+  if (cal.round_trips_per_second > 0)
+    fmt::print("relative to the machine: {:.1f} requests per 1000 calibration round trips\n",
+               1000 * rate / cal.round_trips_per_second);
   fmt::print("committed at the end: {} reservations; audits during the run: {}\n", expected.size(),
              audits);
 
@@ -302,6 +314,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000));
   app.add_option("--idle-seconds", o.idle_seconds, "then measure the idle engine's CPU use")
       ->check(CLI::Range(0, 3600));
+  app.add_option("--calibrate-seconds", o.calibrate_seconds,
+                 "first measure the machine (CAF round trips/s) this long; 0: skip")
+      ->check(CLI::Range(0.0, 60.0));
+  app.add_flag("--calibrate-only", o.calibrate_only, "measure the machine, then stop");
   app.add_option("--policy", o.policy,
                  "elastic requests use this matchmaking policy instead of preferences: "
                  "ran, ff, nf, imct, minu, maxu, mli, sed, ttd");

@@ -51,6 +51,8 @@ struct stress_options {
   int clients_per_actor = 1;  ///< logical clients run by one client actor
   int audit_interval_ms = 200;
   int idle_seconds = 0;
+  double calibrate_seconds = 1;  ///< the machine's CAF round trips are measured this long first
+  bool calibrate_only = false;
   int spread_hours = 4;  ///< earliest starts fall within this many hours (contention)  ///< after
                          ///< the run, measure the idle engine's CPU use for this long
 };

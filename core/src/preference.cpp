@@ -168,6 +168,33 @@ preferences slot_prefix(const preferences& prefs) {
   return out;
 }
 
+slot_key slot_key_of(const candidate& c, const preferences& prefix) {
+  slot_key k;
+  std::size_t i = 0;
+  for (const auto& o : prefix) {
+    std::int64_t x = 0;
+    switch (o.attribute) {
+      case objective_attribute::end:
+        x = c.end;
+        break;
+      case objective_attribute::start:
+        x = c.start;
+        break;
+      case objective_attribute::np:
+        x = c.np;
+        break;
+      case objective_attribute::length:
+        x = c.length();
+        break;
+      default:
+        continue;  // site: the same for all of one site's candidates
+    }
+    if (i == k.v.size()) break;
+    k.v[i++] = o.descending ? -x : x;
+  }
+  return k;
+}
+
 int compare_candidates(const candidate& a, const candidate& b, const preferences& prefs) {
   return compare_all(a, b, prefs);
 }

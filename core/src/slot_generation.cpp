@@ -64,7 +64,7 @@ result<std::vector<candidate>> generate_candidates(const std::string& site, cons
     auto starts = start_times(req.est, req.let, shape.dur, limits);
     if (!starts) return starts.err();
     for (timestamp t : *starts)
-      out.push_back(candidate{site, t, t + shape.dur, shape.np, {}});
+      out.emplace_back(site, t, t + shape.dur, shape.np, slot_properties{});
   }
   return out;
 }

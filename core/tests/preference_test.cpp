@@ -107,5 +107,23 @@ TEST(PreferenceOrder, LimitedOrderIsThePrefixOfTheLeavesFlattened) {
   }
 }
 
+TEST(SlotKey, OrdersOneSitesCandidatesAsTheSlotPrefixDoes) {
+  std::mt19937 rng(11);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  for (const char* text : {"end", "start,np", "-np,duration", "duration,-end,site,start",
+                           "site,-start,np,-duration", "np,-end"}) {
+    const auto prefix = slot_prefix(*parse_preferences(text));
+    for (int i = 0; i < 500; ++i) {
+      const timestamp s1 = pick(5), s2 = pick(5);
+      const candidate a{"A", s1, s1 + 1 + pick(4), 1 + pick(3), {}};
+      const candidate b{"A", s2, s2 + 1 + pick(4), 1 + pick(3), {}};
+      const int want = compare_candidates(a, b, prefix);
+      const auto got = slot_key_of(a, prefix) <=> slot_key_of(b, prefix);
+      EXPECT_EQ(want < 0, got < 0) << text;
+      EXPECT_EQ(want == 0, got == 0) << text;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace arbroker

@@ -33,16 +33,18 @@ using timeout_atom = caf::atom_constant<caf::atom("timeout")>;
 using subscribe_atom = caf::atom_constant<caf::atom("subscribe")>;
 /// The GIS's directory, whole.
 using directory_atom = caf::atom_constant<caf::atom("directory")>;
+/// A coordinator to itself: send the calls collected since the last flush.
+using flush_atom = caf::atom_constant<caf::atom("flush")>;
 
 // -- cluster reservation service (cluster_service.hpp, cluster_service_actor.hpp)
 // -------------------------------
 
 /// One cluster's reservation service. Coordinators call it tagged, `(call_tag, request)`,
 /// and it answers `(call_tag, reply)` as an ordinary message (tagged_calls.hpp): one dialect
-/// for the probe, the match advice and the two phases of a transaction. Clients' operations
+/// for the probes (always in batches: a coordinator sends a service the probes of all its
+/// requests at once), the match advice and the two phases of a transaction. Clients' operations
 /// on their reservations, which the broker routes here, are plain requests.
 using cluster_service_actor = caf::typed_actor<
-    caf::replies_to<msg::call_tag, msg::probe_request>::with<msg::call_tag, msg::probe_reply>,
     caf::replies_to<msg::call_tag, msg::probe_batch_request>::with<msg::call_tag,
                                                                    msg::probe_batch_reply>,
     caf::replies_to<msg::call_tag, msg::advice_request>::with<msg::call_tag, msg::advice_reply>,
@@ -60,8 +62,7 @@ using cluster_service_actor = caf::typed_actor<
     caf::replies_to<msg::cluster_status_request>::with<msg::cluster_status>>;
 
 /// The answers a coordinator gets from the cluster services it calls.
-using service_answers = caf::typed_actor<caf::reacts_to<msg::call_tag, msg::probe_reply>,
-                                         caf::reacts_to<msg::call_tag, msg::probe_batch_reply>,
+using service_answers = caf::typed_actor<caf::reacts_to<msg::call_tag, msg::probe_batch_reply>,
                                          caf::reacts_to<msg::call_tag, msg::advice_reply>,
                                          caf::reacts_to<msg::call_tag, msg::prepare_reply>,
                                          caf::reacts_to<msg::call_tag, msg::ack_reply>>;
@@ -99,11 +100,12 @@ using broker_actor = caf::typed_actor<
 
 /// A coordinator: runs many client requests at once, each handed over by the broker under
 /// its request number and answered under it; told by the broker when one's deadline passed.
+/// (flush_atom is its own: calls collected across requests go out together.)
 template <class Request, class Reply>
 using coordinator_actor = typename caf::typed_actor<
     typename caf::replies_to<msg::request_no, Request>::template with<msg::request_no, Reply>,
-    caf::reacts_to<timeout_atom, msg::request_no>>::template extend_with<service_answers,
-                                                                         directory_subscriber>;
+    caf::reacts_to<timeout_atom, msg::request_no>,
+    caf::reacts_to<flush_atom>>::template extend_with<service_answers, directory_subscriber>;
 
 /// Elastic requests: the broker's elastic workers (by preferences) and its matchmaker (by a
 /// matchmaking policy).

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <array>
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -61,6 +63,17 @@ result<std::vector<std::size_t>> preference_order(const std::vector<candidate>& 
 /// wants only the best few of many candidates can order them by this prefix first and
 /// compute properties only as far down as the prefix still ties (cluster_service::probe).
 preferences slot_prefix(const preferences& prefs);
+
+/// A candidate under a slot-only prefix (slot_prefix()) as numbers, smaller is better: for
+/// candidates of one site, comparing their keys lexicographically is comparing them under
+/// the prefix (the site decides nothing among them), without a comparison per objective.
+struct slot_key {
+  std::array<std::int64_t, 4> v{};
+  friend auto operator<=>(const slot_key&, const slot_key&) = default;
+};
+
+/// Precondition: `prefix` names only end, start, np, duration and site.
+slot_key slot_key_of(const candidate& c, const preferences& prefix);
 
 /// Three-way comparison under `prefs`, better first (< 0); 0 when equal under every
 /// objective. The properties `prefs` names must be present.
