@@ -18,10 +18,10 @@ bool was_tried(const elastic_job& j, const candidate& c) {
   });
 }
 
-std::size_t site_index(const elastic_job& j, const std::string& cluster) {
+std::size_t site_index(const elastic_job& j, std::string_view cluster) {
   for (std::size_t i = 0; i < j.sites.size(); ++i)
     if (j.sites[i].entry->info.name == cluster) return i;
-  throw std::out_of_range("no probed cluster '" + cluster + "'");
+  throw std::out_of_range("no probed cluster '" + std::string(cluster) + "'");
 }
 
 elastic_coordinator_actor::behavior_type elastic_worker_behavior(
@@ -215,9 +215,9 @@ void elastic_worker_state::on_probe_reply(const job_ptr& j, const msg::probe_rep
       j->stats.above_threshold += r.above_threshold;
     }
     for (const auto& s : r.slots) {
-      auto c = msg::to_candidate(s);
+      auto c = msg::to_candidate(s, j->sites[site].entry->info.name);
       if (j->refilling && was_tried(*j, c)) continue;
-      j->candidates.push_back(std::move(c));
+      j->candidates.push_back(c);
       j->cut_after.push_back(false);
     }
     if (r.available > static_cast<std::int32_t>(r.slots.size()) && !r.slots.empty()) {
@@ -305,7 +305,8 @@ void elastic_worker_state::try_next(const job_ptr& j) {
   }
   const candidate c = j->candidates[j->order[j->next++]];
   j->tried.push_back(c);
-  run(j, j->attempt.try_placement({{site_index(*j, c.site), c.site, c.start, c.end, c.np}}, now()));
+  run(j, j->attempt.try_placement(
+             {{site_index(*j, c.site), std::string(c.site), c.start, c.end, c.np}}, now()));
 }
 
 }  // namespace arbroker

@@ -73,7 +73,7 @@ status check_properties(const std::vector<candidate>& candidates, const preferen
         return fail(errc::invalid_parameter, "preference '" + std::string(to_string(o.attribute)) +
                                                  "' needs a property that candidate #" +
                                                  std::to_string(i) + " (site '" +
-                                                 candidates[i].site + "') lacks");
+                                                 std::string(candidates[i].site) + "') lacks");
     }
   }
   return {};

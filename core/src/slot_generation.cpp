@@ -43,7 +43,7 @@ result<std::vector<timestamp>> start_times(timestamp est, timestamp let, duratio
   return out;
 }
 
-result<std::vector<candidate>> generate_candidates(const std::string& site, const site_request& req,
+result<std::vector<candidate>> generate_candidates(std::string_view site, const site_request& req,
                                                    probe_limits limits) {
   if (req.est >= req.let)
     return fail(errc::invalid_window, "earliest start " + std::to_string(req.est) +

@@ -34,7 +34,7 @@ result<std::vector<candidate>> filter_by_esr(std::vector<candidate> candidates, 
   for (const auto& c : candidates) {
     if (c.props.esr && !(*c.props.esr >= 0.0 && *c.props.esr <= 1.0))
       return fail(errc::invalid_parameter,
-                  "candidate <" + c.site + ", " + std::to_string(c.start) + ", " +
+                  "candidate <" + std::string(c.site) + ", " + std::to_string(c.start) + ", " +
                       std::to_string(c.end) + ", " + std::to_string(c.np) +
                       ">: esr must lie within [0, 1], got " + detail::number_text(*c.props.esr));
   }

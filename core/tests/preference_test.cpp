@@ -9,7 +9,7 @@
 namespace arbroker {
 namespace {
 
-candidate c(std::string site, timestamp s, timestamp e, int np, double cost) {
+candidate c(std::string_view site, timestamp s, timestamp e, int np, double cost) {
   return {std::move(site), s, e, np, {cost, std::nullopt}};
 }
 

@@ -8,7 +8,7 @@
 namespace arbroker {
 namespace {
 
-candidate with_esr(std::string site, timestamp start, std::optional<double> esr) {
+candidate with_esr(std::string_view site, timestamp start, std::optional<double> esr) {
   candidate c{std::move(site), start, start + 3600, 8, {}};
   c.props.esr = esr;
   return c;
@@ -17,7 +17,7 @@ candidate with_esr(std::string site, timestamp start, std::optional<double> esr)
 std::vector<std::string> sites(const std::vector<candidate>& cs) {
   std::vector<std::string> out;
   for (const auto& c : cs)
-    out.push_back(c.site);
+    out.emplace_back(c.site);
   return out;
 }
 

@@ -100,10 +100,10 @@ TEST(Msgpack, NewerSendersMayAppendFields) {
 
 TEST(SlotConversion, KeepsWhichPropertiesAreSet) {
   candidate c{"A", 10, 20, 4, {2.5, std::nullopt}};
-  auto back = to_candidate(to_slot(c));
+  auto back = to_candidate(to_slot(c), c.site);
   EXPECT_EQ(back, c);
   c.props.esr = 0.0;
-  EXPECT_EQ(to_candidate(to_slot(c)), c);
+  EXPECT_EQ(to_candidate(to_slot(c), c.site), c);
 }
 
 TEST(SpeedupSpec, RoundTripsModelsAndValidates) {

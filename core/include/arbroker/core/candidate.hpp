@@ -1,7 +1,7 @@
 #pragma once
 
 #include <optional>
-#include <string>
+#include <string_view>
 
 #include "arbroker/core/time.hpp"
 
@@ -17,9 +17,11 @@ struct slot_properties {
 };
 
 /// A reservation candidate `<site, start, end, np, ps>`: np CPUs of one site held over
-/// the half-open interval [start, end).
+/// the half-open interval [start, end). The site's name is not owned: it points into a name
+/// that outlives the candidate (a broker ranks thousands of candidates per second, and a
+/// copy of the name in each cost a tenth of its time).
 struct candidate {
-  std::string site;
+  std::string_view site;
   timestamp start = 0;
   timestamp end = 0;
   int np = 0;

@@ -30,7 +30,8 @@ result<std::vector<timestamp>> start_times(timestamp est, timestamp let, duratio
 /// left empty; the cluster service fills in those the request asks for. Candidates come out
 /// in shape order, then by start. invalid_processor_range / invalid_duration for a shape
 /// with np < 1 or dur <= 0.
-result<std::vector<candidate>> generate_candidates(const std::string& site, const site_request& req,
+/// The candidates view `site`, which must outlive them.
+result<std::vector<candidate>> generate_candidates(std::string_view site, const site_request& req,
                                                    probe_limits limits);
 
 }  // namespace arbroker

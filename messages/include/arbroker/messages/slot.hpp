@@ -30,7 +30,7 @@ auto inspect(Inspector& f, slot& x) {
 }
 
 inline slot to_slot(const candidate& c) {
-  slot s{c.site, c.start, c.end, c.np, 0, 0, 0};
+  slot s{std::string(c.site), c.start, c.end, c.np, 0, 0, 0};
   if (c.props.cost) {
     s.cost = *c.props.cost;
     s.flags |= slot::has_cost;
@@ -42,8 +42,10 @@ inline slot to_slot(const candidate& c) {
   return s;
 }
 
-inline candidate to_candidate(const slot& s) {
-  candidate c{s.cluster, s.start, s.end, s.np, {}};
+/// The candidate a slot describes, of the site named `site` (which must outlive it: a name
+/// of the caller's directory, say; s.cluster names the same site).
+inline candidate to_candidate(const slot& s, std::string_view site) {
+  candidate c{site, s.start, s.end, s.np, {}};
   if (s.flags & slot::has_cost) c.props.cost = s.cost;
   if (s.flags & slot::has_esr) c.props.esr = s.esr;
   return c;
