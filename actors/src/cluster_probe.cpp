@@ -33,10 +33,6 @@ msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp
   auto fit = check_and_price(*cands, passed, req, now, out.available);
   if (!fit) return failed(fit.err());
   if (auto ok = select_best(*fit, req, out.slots); !ok) return failed(ok.err());
-  // Paper 001's busy-time hint, only when nothing in the window fits: the search walks every
-  // busy stretch from the earliest start on, which on a well-filled cluster costs more than
-  // the rest of the probe (and a probe with slots has shown where its cluster is free).
-  if (out.slots.empty()) out.earliest_fit = busy_hint(req, now);
   if (req.want_windows) out.windows = feasible_windows(req, now);
   return out;
 }
@@ -149,15 +145,21 @@ status cluster_service::select_best(const std::vector<candidate>& fit,
   return {};
 }
 
-// The earliest start for the smallest shape from the window's start on (even beyond the
-// window), under LJP not before T_wkl: when a refused client may ask again. -1: never.
-timestamp cluster_service::busy_hint(const msg::probe_request& req, timestamp now) const {
-  if (req.site.shapes.empty()) return -1;
+msg::busy_hint_reply cluster_service::busy_hint(const msg::busy_hint_request& req, timestamp now) {
+  msg::busy_hint_reply out;
+  out.cluster = name();
+  sweep(now);
+  if (auto ok = refresh(now); !ok) {
+    out.error = msg::to_wire(ok.err());
+    return out;
+  }
+  if (req.site.shapes.empty()) return out;
   const auto& smallest = req.site.shapes.front();
   timestamp from = std::max(req.site.est, now);
   if (req.local_jobs_preferred) from = std::max(from, view_.t_wkl);
-  auto t = view_.profile->earliest_start(from, smallest.dur, smallest.np);
-  return t ? *t : -1;
+  if (auto t = view_.profile->earliest_start(from, smallest.dur, smallest.np))
+    out.earliest_fit = *t;
+  return out;
 }
 
 // Per shape, the stretches of start times in the window at which it fits (co-reservations

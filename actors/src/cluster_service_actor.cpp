@@ -51,6 +51,9 @@ class cluster_service_state {
             return out;
           });
         },
+        [this, &svc](msg::call_tag t, const msg::busy_hint_request& r) {
+          return tagged(t, [&] { return svc.busy_hint(r, now()); });
+        },
         [this, &svc](msg::call_tag t, const msg::advice_request& r) {
           return tagged(t, [&] { return svc.advise(r, now()); });
         },

@@ -83,6 +83,7 @@ class coordinator_state {
         [this](timeout_atom, msg::request_no no) { time_out(no); },
         [this](flush_atom) { derived().flush(); },
         [this](msg::call_tag t, msg::probe_batch_reply& r) { batches_.complete(t, r); },
+        [this](msg::call_tag t, msg::busy_hint_reply& r) { hints_.complete(t, r); },
         [this](msg::call_tag t, msg::advice_reply& r) { advice_.complete(t, r); },
         [this](msg::call_tag t, msg::prepare_reply& r) { prepares_.complete(t, r); },
         [this](msg::call_tag t, msg::ack_reply& r) { acks_.complete(t, r); },
@@ -183,6 +184,8 @@ class coordinator_state {
   tagged_calls<ReplyType>& calls_for() {
     if constexpr (std::is_same_v<ReplyType, msg::probe_batch_reply>)
       return batches_;
+    else if constexpr (std::is_same_v<ReplyType, msg::busy_hint_reply>)
+      return hints_;
     else if constexpr (std::is_same_v<ReplyType, msg::advice_reply>)
       return advice_;
     else if constexpr (std::is_same_v<ReplyType, msg::prepare_reply>)
@@ -229,6 +232,7 @@ class coordinator_state {
     if (dm.source == broker_) return self_->quit(dm.reason);
     watched_.erase(dm.source);  // a later call to it monitors it again and learns at once
     batches_.lost(dm.source);
+    hints_.lost(dm.source);
     advice_.lost(dm.source);
     prepares_.lost(dm.source);
     acks_.lost(dm.source);
@@ -243,6 +247,7 @@ class coordinator_state {
                      std::pair<job_ptr, caf::typed_response_promise<msg::request_no, Reply>>>
       jobs_;
   tagged_calls<msg::probe_batch_reply> batches_;
+  tagged_calls<msg::busy_hint_reply> hints_;
   tagged_calls<msg::advice_reply> advice_;
   tagged_calls<msg::prepare_reply> prepares_;
   tagged_calls<msg::ack_reply> acks_;

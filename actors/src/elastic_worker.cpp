@@ -224,7 +224,7 @@ void elastic_worker_state::on_probe_reply(const job_ptr& j, const msg::probe_rep
       j->cut_after.back() = true;
       j->sites[site].held_back = true;
     }
-    j->note_alternative(r.earliest_fit);
+    if (r.slots.empty()) j->sites[site].nothing_fits = true;
   } else {
     j->reasons += "; " + r.cluster + ": " + r.error.message;
   }
@@ -263,8 +263,12 @@ void elastic_worker_state::rank(const job_ptr& j) {
     for (auto i : j->order)
       r.ranked.push_back(msg::to_slot(j->candidates[i]));
     r.stats = j->stats;
-    r.earliest_alternative = j->earliest_alternative;
-    return answer(j, std::move(r));
+    if (!r.ranked.empty()) return answer(j, std::move(r));
+    // Nothing in the window: when could it be had?
+    return after_busy_hints(j, [this, j, r]() mutable {
+      r.earliest_alternative = j->earliest_alternative;
+      answer(j, std::move(r));
+    });
   }
   try_next(j);
 }
@@ -300,13 +304,42 @@ void elastic_worker_state::try_next(const job_ptr& j) {
   if (j->next > j->boundary && tries < cfg().max_tries) return refill(j);
   if (j->next >= j->order.size() || tries >= cfg().max_tries) {
     if (j->candidates.empty())
-      return fail(j, errc::infeasible, "no candidate time slot in the window" + j->reasons);
-    return fail(j, errc::busy, "all " + std::to_string(tries) + " reserve tries were refused");
+      return refuse(j, errc::infeasible, "no candidate time slot in the window" + j->reasons);
+    return refuse(j, errc::busy, "all " + std::to_string(tries) + " reserve tries were refused");
   }
   const candidate c = j->candidates[j->order[j->next++]];
   j->tried.push_back(c);
   run(j, j->attempt.try_placement(
              {{site_index(*j, c.site), std::string(c.site), c.start, c.end, c.np}}, now()));
+}
+
+// Paper 001's busy-time hint: the clusters whose probes had nothing to offer say when they
+// could, all at once, then `then` runs. Asked only for a client about to hear "no" (on a
+// well-filled cluster the search walks every busy stretch and costs more than a probe).
+template <class Then>
+void elastic_worker_state::after_busy_hints(const job_ptr& j, Then then) {
+  std::vector<std::size_t> ask;
+  for (std::size_t i = 0; i < j->sites.size(); ++i)
+    if (j->sites[i].nothing_fits) ask.push_back(i);
+  if (ask.empty()) return then();
+  auto pending = std::make_shared<std::size_t>(ask.size());
+  auto next = std::make_shared<Then>(std::move(then));
+  for (auto i : ask) {
+    const auto& s = j->sites[i];
+    call<msg::busy_hint_reply>(s.entry->service,
+                               msg::busy_hint_request{s.adapted, j->req.local_jobs_preferred},
+                               [this, j, pending, next](msg::busy_hint_reply* r) {
+                                 guarded(j, [&] {
+                                   if (r && r->error.ok()) j->note_alternative(r->earliest_fit);
+                                   if (--*pending == 0) (*next)();
+                                 });
+                               });
+  }
+}
+
+void elastic_worker_state::refuse(const job_ptr& j, errc code, std::string message) {
+  after_busy_hints(
+      j, [this, j, code, why = std::move(message)]() mutable { fail(j, code, std::move(why)); });
 }
 
 }  // namespace arbroker

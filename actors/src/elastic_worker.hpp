@@ -27,8 +27,9 @@ struct elastic_job : coordinator_job {
   struct site {
     const directory_entry* entry = nullptr;
     site_request adapted;
-    bool held_back = false;  ///< its last probe sent only its best few of more
-    bool send_all = false;   ///< probe it for every candidate (a what-if, a refill)
+    bool held_back = false;     ///< its last probe sent only its best few of more
+    bool send_all = false;      ///< probe it for every candidate (a what-if, a refill)
+    bool nothing_fits = false;  ///< its probe sent no slot: asked for a busy-time hint on failure
   };
   /// The directory the request was started with: the entries in `sites` point into it.
   std::shared_ptr<const cluster_directory> clusters;
@@ -90,6 +91,9 @@ class elastic_worker_state
   void rank(const job_ptr& j);
   void refill(const job_ptr& j);
   void try_next(const job_ptr& j);
+  template <class Then>
+  void after_busy_hints(const job_ptr& j, Then then);
+  void refuse(const job_ptr& j, errc code, std::string message);
   double esr_threshold(const elastic_job& j) const;
 
   std::unordered_map<caf::actor_addr, probe_outbox> outboxes_;

@@ -489,6 +489,44 @@ TEST_F(broker_test, FailureCarriesReasonAndEarliestAlternative) {
   EXPECT_TRUE(ask<msg::elastic_reply>(broker, req).error.ok());
 }
 
+TEST_F(broker_test, TheBusyTimeHintIsAskedOnlyForARequestThatFails) {
+  // A stand-in whose probes find nothing in the window and whose hint says "in 7 hours".
+  int hints = 0;
+  auto full = sys.spawn([&](caf::event_based_actor*) -> caf::behavior {
+    return {
+        probes_by([](const msg::probe_request&) {
+          msg::probe_reply r;
+          r.cluster = "full";
+          return r;
+        }),
+        [&](msg::call_tag tag, const msg::busy_hint_request& q) {
+          ++hints;
+          return caf::make_message(tag, msg::busy_hint_reply{"full", q.site.est + 7 * 3600, {}});
+        },
+    };
+  });
+  ASSERT_NO_FATAL_FAILURE(register_stand_in("full", full));
+  auto req = elastic(3600, 4 * 3600, 4, 8, 3600, 8);
+  req.clusters = {"full", "mid"};
+  auto placed = ask<msg::elastic_reply>(broker, req);
+  ASSERT_TRUE(placed.error.ok()) << placed.error.message;
+  EXPECT_EQ(placed.reservation.cluster, "mid");
+  EXPECT_EQ(hints, 0);  // "mid" had room: nobody needs to know when "full" will
+  req.clusters = {"full"};
+  auto refused = ask<msg::elastic_reply>(broker, req);
+  EXPECT_EQ(code(refused.error), errc::infeasible);
+  EXPECT_EQ(hints, 1);
+  EXPECT_EQ(refused.earliest_alternative, req.est + 7 * 3600);
+  req.mode = msg::request_mode::whatif;  // an empty ranking says when, too
+  auto ranked = ask<msg::elastic_reply>(broker, req);
+  ASSERT_TRUE(ranked.error.ok());
+  EXPECT_TRUE(ranked.ranked.empty());
+  EXPECT_EQ(ranked.earliest_alternative, req.est + 7 * 3600);
+  EXPECT_EQ(hints, 2);
+  self->send_exit(full, caf::exit_reason::user_shutdown);
+  sched.run();
+}
+
 TEST_F(broker_test, BadRequestsAreRefusedWithTypedErrors) {
   // What check() refuses never reaches the engine; what only the grid can tell (no cluster
   // is large enough), the broker refuses. Nothing is reserved either way.

@@ -73,6 +73,8 @@ class cluster_service {
 
   /// Candidates for a request adapted to this cluster (cluster_probe.cpp).
   msg::probe_reply probe(const msg::probe_request& req, timestamp now);
+  /// Paper 001's busy-time hint for a request about to be refused (cluster_probe.cpp).
+  msg::busy_hint_reply busy_hint(const msg::busy_hint_request& req, timestamp now);
   /// The match advisor (paper 002): where the job would go and what it would cost the
   /// cluster's schedule; see match_advisor.cpp.
   msg::advice_reply advise(const msg::advice_request& req, timestamp now);
@@ -144,7 +146,6 @@ class cluster_service {
                                                  std::int32_t& available) const;
   status select_best(const std::vector<candidate>& fit, const msg::probe_request& req,
                      std::vector<msg::slot>& slots) const;
-  timestamp busy_hint(const msg::probe_request& req, timestamp now) const;
   std::vector<msg::start_window> feasible_windows(const msg::probe_request& req,
                                                   timestamp now) const;
 

@@ -47,6 +47,8 @@ using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using cluster_service_actor = caf::typed_actor<
     caf::replies_to<msg::call_tag, msg::probe_batch_request>::with<msg::call_tag,
                                                                    msg::probe_batch_reply>,
+    caf::replies_to<msg::call_tag, msg::busy_hint_request>::with<msg::call_tag,
+                                                                 msg::busy_hint_reply>,
     caf::replies_to<msg::call_tag, msg::advice_request>::with<msg::call_tag, msg::advice_reply>,
     caf::replies_to<msg::call_tag, msg::prepare_request>::with<msg::call_tag, msg::prepare_reply>,
     caf::replies_to<msg::call_tag, msg::commit_txn_request>::with<msg::call_tag, msg::ack_reply>,
@@ -63,6 +65,7 @@ using cluster_service_actor = caf::typed_actor<
 
 /// The answers a coordinator gets from the cluster services it calls.
 using service_answers = caf::typed_actor<caf::reacts_to<msg::call_tag, msg::probe_batch_reply>,
+                                         caf::reacts_to<msg::call_tag, msg::busy_hint_reply>,
                                          caf::reacts_to<msg::call_tag, msg::advice_reply>,
                                          caf::reacts_to<msg::call_tag, msg::prepare_reply>,
                                          caf::reacts_to<msg::call_tag, msg::ack_reply>>;

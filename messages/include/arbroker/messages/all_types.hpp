@@ -29,6 +29,8 @@ inline constexpr auto all_types = std::make_tuple(
     named_type<probe_reply>{"arb.probe_reply"}, named_type<start_window>{"arb.start_window"},
     named_type<probe_batch_request>{"arb.probe_batch_request"},
     named_type<probe_batch_reply>{"arb.probe_batch_reply"},
+    named_type<busy_hint_request>{"arb.busy_hint_request"},
+    named_type<busy_hint_reply>{"arb.busy_hint_reply"},
     named_type<advice_request>{"arb.advice_request"}, named_type<advice_reply>{"arb.advice_reply"},
     named_type<prepare_request>{"arb.prepare_request"},
     named_type<prepare_reply>{"arb.prepare_reply"},

@@ -64,11 +64,9 @@ auto inspect(Inspector& f, start_window& x) {
 struct probe_reply {
   std::string cluster;
   std::vector<slot> slots;
-  std::int32_t generated = 0;        ///< candidates before the threshold and availability filters
-  std::int32_t above_threshold = 0;  ///< candidates left after the esr threshold
-  std::int64_t t_wkl = 0;            ///< the admission bound (paper 000, Sec. 3.3.2)
-  /// Busy-time hint: earliest start of the smallest size, when no slot in the window fits.
-  std::int64_t earliest_fit = -1;
+  std::int32_t generated = 0;         ///< candidates before the threshold and availability filters
+  std::int32_t above_threshold = 0;   ///< candidates left after the esr threshold
+  std::int64_t t_wkl = 0;             ///< the admission bound (paper 000, Sec. 3.3.2)
   std::vector<start_window> windows;  ///< when asked for
   wire_error error;
   /// Slots that passed every filter (more than sent if kept); with `keep`, those checked that
@@ -80,8 +78,8 @@ struct probe_reply {
 
 template <class Inspector>
 auto inspect(Inspector& f, probe_reply& x) {
-  return f(x.cluster, x.slots, x.generated, x.above_threshold, x.t_wkl, x.earliest_fit, x.windows,
-           x.error, x.available);
+  return f(x.cluster, x.slots, x.generated, x.above_threshold, x.t_wkl, x.windows, x.error,
+           x.available);
 }
 
 /// Several probes of one cluster in one message (the components of a co-reservation that
@@ -105,6 +103,31 @@ struct probe_batch_reply {
 template <class Inspector>
 auto inspect(Inspector& f, probe_batch_reply& x) {
   return f(x.replies, x.error);
+}
+
+/// Paper 001's busy-time hint, for a client about to be refused: where the request's
+/// smallest shape would first fit on this cluster, from the window's start on and beyond
+/// its end (under LJP not before T_wkl). Asked only when a request fails: on a well-filled
+/// cluster the search walks every busy stretch, which costs more than a probe.
+struct busy_hint_request {
+  site_request site;
+  bool local_jobs_preferred = true;
+  friend bool operator==(const busy_hint_request&, const busy_hint_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, busy_hint_request& x) {
+  return f(x.site, x.local_jobs_preferred);
+}
+
+struct busy_hint_reply {
+  std::string cluster;
+  std::int64_t earliest_fit = -1;  ///< -1: never, as far as the cluster's view knows
+  wire_error error;
+  friend bool operator==(const busy_hint_reply&, const busy_hint_reply&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, busy_hint_reply& x) {
+  return f(x.cluster, x.earliest_fit, x.error);
 }
 
 /// Match advice (paper 002, Sec. 3: the Match Advisor of each cluster's reservation
