@@ -254,9 +254,4 @@ class coordinator_state {
   std::unordered_set<caf::actor_addr> watched_;  ///< services monitored
 };
 
-/// A cluster as the core's site adaptation sees it.
-inline site_description site_of(const msg::cluster_info& info) {
-  return {info.name, info.cpus, info.pp, {info.bunch, info.counts}};
-}
-
 }  // namespace arbroker

@@ -111,7 +111,7 @@ void coreservation_worker_state::probe_all(const job_ptr& j,
       if (!comp.clusters.empty() && std::find(comp.clusters.begin(), comp.clusters.end(),
                                               c->info.name) == comp.clusters.end())
         continue;
-      auto adapted = adapt_to_site(comp.job, site_of(c->info));
+      auto adapted = adapt_to_site(comp.job, c->site);
       if (!adapted) continue;
       msg::probe_request p;
       p.user = j->req.user;

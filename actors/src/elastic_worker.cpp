@@ -18,6 +18,56 @@ bool was_tried(const elastic_job& j, const candidate& c) {
   });
 }
 
+// The bound on the first objective a cluster's candidates can reach: the window and the
+// shapes decide end, start, np and duration (smaller is better; descending ones negated).
+// None for objectives that only a probe can tell (cost, esr) or that are not numbers (site).
+std::optional<std::int64_t> first_objective_bound(const site_request& s, const objective& o) {
+  const duration window = s.let - s.est;
+  std::optional<job_shape> shortest, longest, smallest, largest;  // among shapes that fit
+  for (const auto& shape : s.shapes) {
+    if (shape.dur > window) continue;
+    if (!shortest || shape.dur < shortest->dur) shortest = shape;
+    if (!longest || shape.dur > longest->dur) longest = shape;
+    if (!smallest || shape.np < smallest->np) smallest = shape;
+    if (!largest || shape.np > largest->np) largest = shape;
+  }
+  if (!shortest) return INT64_MAX;  // it can offer nothing: ask it last
+  switch (o.attribute) {
+    case objective_attribute::end:
+      return o.descending ? -s.let : s.est + shortest->dur;
+    case objective_attribute::start:
+      return o.descending ? -(s.let - shortest->dur) : s.est;
+    case objective_attribute::np:
+      return o.descending ? -std::int64_t{largest->np} : smallest->np;
+    case objective_attribute::length:
+      return o.descending ? -longest->dur : shortest->dur;
+    default:
+      return std::nullopt;
+  }
+}
+
+// A candidate's value of the first objective, as first_objective_bound measures it.
+std::int64_t first_objective_of(const candidate& c, const objective& o) {
+  std::int64_t x = 0;
+  switch (o.attribute) {
+    case objective_attribute::end:
+      x = c.end;
+      break;
+    case objective_attribute::start:
+      x = c.start;
+      break;
+    case objective_attribute::np:
+      x = c.np;
+      break;
+    case objective_attribute::length:
+      x = c.length();
+      break;
+    default:
+      return 0;  // never compared: such an objective has no bound
+  }
+  return o.descending ? -x : x;
+}
+
 std::size_t site_index(const elastic_job& j, std::string_view cluster) {
   for (std::size_t i = 0; i < j.sites.size(); ++i)
     if (j.sites[i].entry->info.name == cluster) return i;
@@ -84,18 +134,27 @@ const cluster_service_actor& elastic_worker_state::service_of(const elastic_job&
 
 // -- the steps ---------------------------------------------------------------------------------
 
-// Steps 3-5: adapt the request to every cluster fit for it and probe them in parallel.
+// Steps 3-5: adapt the request to every cluster fit for it and probe them in parallel:
+// first those that could offer the best first objective (a bound from the window and the
+// shapes alone), the others only if a try gets that far (refill). With "end" first, a
+// cluster that cannot end the job before a candidate in hand cannot beat it: most requests
+// are placed after probing the few fastest clusters, with the same outcome as probing all.
 void elastic_worker_state::probe_all(const job_ptr& j,
                                      const std::vector<const directory_entry*>& clusters) {
   j->stats.clusters = static_cast<std::int32_t>(clusters.size());
+  const bool whatif = j->req.mode == msg::request_mode::whatif;
   for (const auto* c : clusters) {
-    auto adapted = adapt_to_site(j->req.job, site_of(c->info));
+    auto adapted = adapt_to_site(j->req.job, c->site);
     if (!adapted) {
       j->reasons += "; " + c->info.name + ": " + adapted.err().message;
       continue;
     }
-    // A what-if shows every candidate.
-    j->sites.push_back({c, std::move(*adapted), false, j->req.mode == msg::request_mode::whatif});
+    elastic_job::site s;
+    s.entry = c;
+    s.adapted = std::move(*adapted);
+    s.send_all = whatif;  // a what-if shows every candidate
+    if (!whatif) s.bound = first_objective_bound(s.adapted, j->req.prefer.front());
+    j->sites.push_back(std::move(s));
   }
   if (j->sites.empty())
     return fail(j, errc::infeasible,
@@ -104,9 +163,16 @@ void elastic_worker_state::probe_all(const job_ptr& j,
   if (reserve_fixed_slot(j)) return;
   j->candidates.reserve(j->sites.size() * static_cast<std::size_t>(std::max(1, cfg().probe_keep)));
   j->cut_after.reserve(j->candidates.capacity());
-  j->probes_pending = static_cast<int>(j->sites.size());
-  for (std::size_t i = 0; i < j->sites.size(); ++i)
+  std::optional<std::int64_t> best;  // the best bound; clusters without one go first too
+  for (const auto& s : j->sites)
+    if (s.bound && (!best || *s.bound < *best)) best = s.bound;
+  for (std::size_t i = 0; i < j->sites.size(); ++i) {
+    auto& s = j->sites[i];
+    if (s.bound && best && *s.bound > *best) continue;
+    s.probed = true;
+    ++j->probes_pending;
     probe(j, i);
+  }
 }
 
 // A request for exactly one slot on exactly one cluster ("4 CPUs on berlin64 from 10:00 to
@@ -126,7 +192,7 @@ bool elastic_worker_state::reserve_fixed_slot(const job_ptr& j) {
   j->cut_after.assign(1, false);
   j->order = {0};  // nothing to rank (and no cost to rank by: only a probe prices)
   j->next = 0;
-  j->boundary = 1;
+  j->sites[0].probed = true;  // it has no other candidate
   try_next(j);
   return true;
 }
@@ -210,7 +276,8 @@ void elastic_worker_state::on_probe_reply(const job_ptr& j, const msg::probe_rep
                                           std::size_t site) {
   if (j->answered) return;  // answered (timed out) meanwhile
   if (r.error.ok()) {
-    if (!j->refilling) {
+    if (!j->sites[site].counted) {
+      j->sites[site].counted = true;
       j->stats.candidates += r.generated;
       j->stats.above_threshold += r.above_threshold;
     }
@@ -241,14 +308,26 @@ bool elastic_worker_state::rank_upto(const job_ptr& j, std::size_t upto) {
     return false;
   }
   j->order = std::move(*order);
+  // Clusters not asked yet: a candidate no better on the first objective than the best they
+  // could offer is tried only after asking them (refill).
+  std::optional<std::int64_t> unasked;
+  for (const auto& s : j->sites)
+    if (!s.probed && s.bound && (!unasked || *s.bound < *unasked)) unasked = s.bound;
+  const auto& first = j->req.prefer.front();
   // A cluster that sent only its best few: past the last of them, what it did not send may
   // rank better than the candidates that follow, so those are fetched first (refill).
-  j->boundary = j->candidates.size();
-  for (std::size_t pos = 0; pos < j->order.size(); ++pos)
-    if (j->cut_after[j->order[pos]]) {
-      j->boundary = pos;
+  j->refill_at = SIZE_MAX;
+  for (std::size_t pos = 0; pos < j->order.size(); ++pos) {
+    const auto& c = j->candidates[j->order[pos]];
+    if (unasked && first_objective_of(c, first) >= *unasked) {
+      j->refill_at = pos;
       break;
     }
+    if (j->cut_after[j->order[pos]]) {
+      j->refill_at = pos + 1;
+      break;
+    }
+  }
   return true;
 }
 
@@ -273,8 +352,9 @@ void elastic_worker_state::rank(const job_ptr& j) {
   try_next(j);
 }
 
-// Asks every cluster that held candidates back for all of them, keeping what is left of the
-// others and leaving out what was tried, then ranks again.
+// Asks every cluster that held candidates back for all of them, and every cluster not asked
+// yet for its best few, keeping what is left of the others and leaving out what was tried,
+// then ranks again.
 void elastic_worker_state::refill(const job_ptr& j) {
   std::vector<candidate> kept;
   for (const auto& c : j->candidates) {
@@ -286,12 +366,21 @@ void elastic_worker_state::refill(const job_ptr& j) {
   j->refilling = true;
   for (std::size_t i = 0; i < j->sites.size(); ++i) {
     auto& s = j->sites[i];
-    if (!s.held_back) continue;
-    s.held_back = false;
-    s.send_all = true;
+    if (s.held_back) {
+      s.held_back = false;
+      s.send_all = true;
+    } else if (s.probed) {
+      continue;
+    }
+    s.probed = true;
     ++j->probes_pending;
     probe(j, i);
   }
+}
+
+bool elastic_worker_state::more_to_ask(const elastic_job& j) const {
+  return std::any_of(j.sites.begin(), j.sites.end(),
+                     [](const elastic_job::site& s) { return s.held_back || !s.probed; });
 }
 
 // Steps 6b-7: the next candidate in preference order, until one is granted or all failed.
@@ -301,7 +390,9 @@ void elastic_worker_state::try_next(const job_ptr& j) {
       !rank_upto(j, std::max(first_ranked, 4 * j->order.size())))
     return;
   const int tries = j->attempt.tries();
-  if (j->next > j->boundary && tries < cfg().max_tries) return refill(j);
+  if ((j->next >= j->refill_at || j->next >= j->order.size()) && tries < cfg().max_tries &&
+      more_to_ask(*j))
+    return refill(j);
   if (j->next >= j->order.size() || tries >= cfg().max_tries) {
     if (j->candidates.empty())
       return refuse(j, errc::infeasible, "no candidate time slot in the window" + j->reasons);

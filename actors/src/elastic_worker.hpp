@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -30,6 +31,11 @@ struct elastic_job : coordinator_job {
     bool held_back = false;     ///< its last probe sent only its best few of more
     bool send_all = false;      ///< probe it for every candidate (a what-if, a refill)
     bool nothing_fits = false;  ///< its probe sent no slot: asked for a busy-time hint on failure
+    bool probed = false;        ///< asked at least once
+    bool counted = false;       ///< its probe's statistics are in the request's
+    /// A bound on the first objective of every candidate it can offer (smaller is better),
+    /// from the window and the shapes alone; none when that objective needs a probe.
+    std::optional<std::int64_t> bound;
   };
   /// The directory the request was started with: the entries in `sites` point into it.
   std::shared_ptr<const cluster_directory> clusters;
@@ -40,7 +46,9 @@ struct elastic_job : coordinator_job {
   bool refilling = false;
   std::vector<std::size_t> order;  ///< candidates ranked so far (a prefix of the ranking)
   std::size_t next = 0;            ///< order position of the next try
-  std::size_t boundary = 0;        ///< order position after which a refill is due
+  /// Order position that must not be tried before a refill: a cluster not asked yet could
+  /// offer a candidate as good as it, or one that sent only its best few could offer more.
+  std::size_t refill_at = SIZE_MAX;
   int probes_pending = 0;
   msg::request_stats stats;
 };
@@ -91,6 +99,7 @@ class elastic_worker_state
   void rank(const job_ptr& j);
   void refill(const job_ptr& j);
   void try_next(const job_ptr& j);
+  bool more_to_ask(const elastic_job& j) const;
   template <class Then>
   void after_busy_hints(const job_ptr& j, Then then);
   void refuse(const job_ptr& j, errc code, std::string message);

@@ -34,7 +34,7 @@ class gis_state {
           msg::wire(errc::invalid_parameter, "a cluster needs a name and a reservation service")};
     self_->monitor(service);
     const std::string cluster = info.name;
-    clusters_.insert_or_assign(cluster, directory_entry{std::move(info), std::move(service)});
+    clusters_.insert_or_assign(cluster, directory_entry{std::move(info), std::move(service), {}});
     // Subscribers learn of it before the registrant hears back, so a request sent after the
     // acknowledgement finds the cluster.
     publish();
@@ -130,7 +130,9 @@ std::shared_ptr<const cluster_directory> make_directory(
   const auto n = std::min(infos.size(), services.size());
   dir->reserve(n);
   for (std::size_t i = 0; i < n; ++i)
-    dir->push_back({std::move(infos[i]), std::move(services[i])});
+    dir->push_back({std::move(infos[i]), std::move(services[i]), {}});
+  for (auto& e : *dir)
+    e.site = {e.info.name, e.info.cpus, e.info.pp, {e.info.bunch, e.info.counts}};
   std::sort(dir->begin(), dir->end(),
             [](const auto& a, const auto& b) { return a.info.name < b.info.name; });
   return dir;

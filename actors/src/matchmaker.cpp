@@ -71,7 +71,7 @@ void matchmaker_state::ask_advisors(const job_ptr& j,
                                     const std::vector<const directory_entry*>& clusters) {
   j->stats.clusters = static_cast<std::int32_t>(clusters.size());
   for (const auto* c : clusters) {  // the directory is in name order
-    auto adapted = adapt_to_site(j->req.job, site_of(c->info));
+    auto adapted = adapt_to_site(j->req.job, c->site);
     if (!adapted) {
       j->reasons += "; " + c->info.name + ": " + adapted.err().message;
       continue;

@@ -45,11 +45,11 @@ struct broker_test : engine_fixture {
   }
 
   // Registers a stand-in service (a test's own actor) as a 16-CPU cluster of power 1000.
-  void register_stand_in(const std::string& name, const caf::actor& service) {
+  void register_stand_in(const std::string& name, const caf::actor& service, double pp = 1000) {
     msg::cluster_info info;
     info.name = name;
     info.cpus = 16;
-    info.pp = 1000;
+    info.pp = pp;
     auto ack = ask<msg::ack_reply>(gis, register_atom::value, info,
                                    caf::actor_cast<cluster_service_actor>(service));
     ASSERT_TRUE(ack.error.ok()) << ack.error.message;
@@ -487,6 +487,79 @@ TEST_F(broker_test, FailureCarriesReasonAndEarliestAlternative) {
   req.est = reply.earliest_alternative;
   req.let = req.est + 3600;
   EXPECT_TRUE(ask<msg::elastic_reply>(broker, req).error.ok());
+}
+
+// A stand-in that counts its probes and offers, when `offer` says so, the earliest slot of
+// the request's largest shape (the best end it can reach), at `unit_cost` per CPU-hour.
+struct counting_service {
+  std::string name;
+  double unit_cost = 1;
+  bool offer = true;
+  int probes = 0;
+  caf::behavior operator()(caf::event_based_actor*) {
+    return {
+        [this](msg::call_tag tag, const msg::probe_batch_request& b) {
+          msg::probe_batch_reply out;
+          for (const auto& p : b.probes) {
+            ++probes;
+            msg::probe_reply r;
+            r.cluster = name;
+            const auto& shape = p.site.shapes.back();
+            if (offer) {
+              auto sl =
+                  broker_test::priced_slot(name, p.site.est, p.site.est + shape.dur, shape.np);
+              sl.cost = unit_cost * shape.np * static_cast<double>(shape.dur) / 3600;
+              r.slots.push_back(sl);
+              r.generated = r.above_threshold = r.available = 1;
+            }
+            out.replies.push_back(r);
+          }
+          return caf::make_message(tag, out);
+        },
+        [this](msg::call_tag tag, const msg::prepare_request& p) {
+          msg::prepare_reply r;
+          r.txn = p.txn;
+          r.reservation_id = name + "/1";
+          return caf::make_message(tag, r);
+        },
+    };
+  }
+};
+
+TEST_F(broker_test, OnlyClustersThatCouldEndFirstAreProbedUntilATryGetsPastThem) {
+  // "a" and "b" (power 4000) can end the job at the same time, "c" (1000) only later.
+  counting_service a{"a", 2.0}, b{"b", 1.0}, c{"c", 0.1};
+  auto ha = sys.spawn([&](caf::event_based_actor* s) { return a(s); });
+  auto hb = sys.spawn([&](caf::event_based_actor* s) { return b(s); });
+  auto hc = sys.spawn([&](caf::event_based_actor* s) { return c(s); });
+  ASSERT_NO_FATAL_FAILURE(register_stand_in("a", ha, 4000));
+  ASSERT_NO_FATAL_FAILURE(register_stand_in("b", hb, 4000));
+  ASSERT_NO_FATAL_FAILURE(register_stand_in("c", hc, 1000));
+  auto req = elastic(3600, 8 * 3600, 4, 16, 3600, 8);
+  req.clusters = {"a", "b", "c"};
+  // End first, then cost: a and b tie on the end and both are asked (b is cheaper); c
+  // cannot end as early, so asking it could change nothing.
+  auto first = ask<msg::elastic_reply>(broker, req);
+  ASSERT_TRUE(first.error.ok()) << first.error.message;
+  EXPECT_EQ(first.reservation.cluster, "b");
+  EXPECT_EQ(std::tie(a.probes, b.probes, c.probes), std::make_tuple(1, 1, 0));
+  EXPECT_EQ(first.stats.clusters, 3);
+  // When the fast ones have nothing, the others are asked before the client hears "no".
+  a.offer = b.offer = false;
+  auto second = ask<msg::elastic_reply>(broker, req);
+  ASSERT_TRUE(second.error.ok()) << second.error.message;
+  EXPECT_EQ(second.reservation.cluster, "c");
+  EXPECT_EQ(std::tie(a.probes, b.probes, c.probes), std::make_tuple(2, 2, 1));
+  // Cost first: no bound from the window decides it, every cluster is asked at once.
+  req.prefer = *parse_preferences("cost,end");
+  a.offer = b.offer = true;
+  auto third = ask<msg::elastic_reply>(broker, req);
+  ASSERT_TRUE(third.error.ok()) << third.error.message;
+  EXPECT_EQ(third.reservation.cluster, "c");  // the cheapest
+  EXPECT_EQ(std::tie(a.probes, b.probes, c.probes), std::make_tuple(3, 3, 2));
+  for (const auto& h : {ha, hb, hc})
+    self->send_exit(h, caf::exit_reason::user_shutdown);
+  sched.run();
 }
 
 TEST_F(broker_test, TheBusyTimeHintIsAskedOnlyForARequestThatFails) {

@@ -122,6 +122,8 @@ int run(const stress_options& o) {
   bc.prepare_expiry = 30;
   bc.request_timeout = 60;
   bc.elastic_workers = o.elastic_workers;
+  bc.coreservation_workers = o.coreservation_workers;
+  bc.probe_keep = o.probe_keep;
   auto broker = spawn_broker(sys, bc);
 
   std::vector<std::vector<planned_op>> plans;
@@ -290,6 +292,11 @@ int main(int argc, char** argv) {
                  "logical clients one actor runs, each with one request in flight (as the "
                  "node's gateway serves all its network clients from one actor)")
       ->check(CLI::Range(1, 1000000));
+  app.add_option("--coreservation-workers", o.coreservation_workers,
+                 "the broker's co-reservation workers")
+      ->check(CLI::Range(1, 64));
+  app.add_option("--probe-keep", o.probe_keep, "candidates each cluster sends per probe (0: all)")
+      ->check(CLI::Range(0, 64));
   app.add_option("--elastic-workers", o.elastic_workers, "the broker's elastic workers")
       ->check(CLI::Range(1, 4096));
   app.add_option("--np-min", o.np_min, "smallest CPU count asked for")->check(CLI::Range(1, 4096));

@@ -47,8 +47,10 @@ struct stress_options {
   duration hold_seconds = 3;       ///< holds a client abandons expire after this
   bool local_jobs = true;          ///< background local jobs on every cluster
   std::size_t threads = 2;
-  int elastic_workers = 4;    ///< the broker's pool of elastic workers
-  int clients_per_actor = 1;  ///< logical clients run by one client actor
+  int elastic_workers = 4;        ///< the broker's pool of elastic workers
+  int coreservation_workers = 2;  ///< the broker's pool of co-reservation workers
+  int probe_keep = 4;             ///< candidates per cluster and probe (broker_config)
+  int clients_per_actor = 1;      ///< logical clients run by one client actor
   int audit_interval_ms = 200;
   int idle_seconds = 0;
   double calibrate_seconds = 1;  ///< the machine's CAF round trips are measured this long first

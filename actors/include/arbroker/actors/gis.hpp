@@ -6,6 +6,7 @@
 
 #include "arbroker/actors/engine.hpp"
 #include "arbroker/actors/protocols.hpp"
+#include "arbroker/core/request.hpp"
 #include "arbroker/messages/gis_protocol.hpp"
 
 namespace arbroker {
@@ -17,6 +18,9 @@ gis_actor spawn_gis(caf::actor_system& sys);
 struct directory_entry {
   msg::cluster_info info;
   cluster_service_actor service;
+  /// The cluster as the core's site adaptation sees it (made once per directory, not per
+  /// request; make_directory sets it).
+  site_description site;
 };
 
 /// Every cluster the GIS knows, ordered by name, as a subscriber keeps it. Built once per
