@@ -12,6 +12,12 @@
 namespace arbroker {
 namespace {
 
+const auto spawn_elastic_worker =
+    spawn_coordinator<elastic_worker_state, elastic_coordinator_actor>;
+const auto spawn_matchmaker = spawn_coordinator<matchmaker_state, elastic_coordinator_actor>;
+const auto spawn_coreservation_worker =
+    spawn_coordinator<coreservation_worker_state, coreservation_coordinator_actor>;
+
 broker_impl_actor::behavior_type broker_behavior(
     broker_impl_actor::stateful_pointer<broker_state> self, broker_config cfg) {
   return self->state.make_behavior(std::move(cfg));

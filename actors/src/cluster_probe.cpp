@@ -37,6 +37,15 @@ msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp
   return out;
 }
 
+msg::probe_batch_reply cluster_service::probe_batch(const msg::probe_batch_request& req,
+                                                    timestamp now) {
+  msg::probe_batch_reply out;
+  out.replies.reserve(req.probes.size());
+  for (const auto& p : req.probes)
+    out.replies.push_back(probe(p, now));
+  return out;
+}
+
 // Step 5, first half: every candidate's esr (when asked for), and the threshold filter.
 // Returns the indices into `cands` that passed, in generation order.
 std::vector<std::size_t> cluster_service::rate_and_filter(std::vector<candidate>& cands,

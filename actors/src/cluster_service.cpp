@@ -225,16 +225,14 @@ void cluster_service::release(record& r, reservation_event e, timestamp now, boo
 
 msg::ack_reply cluster_service::commit_txn(const msg::commit_txn_request& req, timestamp now) {
   sweep(now);
-  auto it = by_txn_.find(req.txn);
-  if (it == by_txn_.end())
-    return {msg::wire(errc::not_found, "unknown transaction '" + req.txn + "'")};
-  return confirm(records_.at(it->second), now);
+  auto* r = of_txn(req.txn);
+  if (!r) return {msg::wire(errc::not_found, "unknown transaction '" + req.txn + "'")};
+  return confirm(*r, now);
 }
 
 msg::ack_reply cluster_service::commit(const msg::commit_request& req, timestamp now) {
-  sweep(now);
-  auto* r = find_owned(req.reservation_id, req.user);
-  if (!r) return {msg::wire(errc::not_found, "no reservation '" + req.reservation_id + "'")};
+  auto* r = owned(req.reservation_id, req.user, now);
+  if (!r) return {missing(req.reservation_id)};
   return confirm(*r, now);
 }
 
@@ -254,52 +252,64 @@ msg::ack_reply cluster_service::confirm(record& r, timestamp now) {
       ++events_.commits;
       return {};
     default:
-      return {msg::wire(errc::illegal_transition, "reservation '" + r.id + "' is " +
-                                                      std::string(to_string(r.life.state())) +
-                                                      ", cannot commit")};
+      return {illegal(r, "cannot commit")};
   }
 }
 
 msg::ack_reply cluster_service::abort_txn(const msg::abort_txn_request& req, timestamp now) {
   sweep(now);
-  auto it = by_txn_.find(req.txn);
-  if (it == by_txn_.end()) return {};  // presumed abort: nothing held
-  auto& r = records_.at(it->second);
-  switch (r.life.state()) {
+  auto* r = of_txn(req.txn);
+  if (!r) return {};  // presumed abort: nothing held
+  switch (r->life.state()) {
     case reservation_state::accepted:
-      release(r, reservation_event::cancel, now);
-      ++events_.aborts;
-      return {};
+      return drop_hold(*r, now);
     case reservation_state::cancelled:
     case reservation_state::expired:
       return {};
     default:
-      return {msg::wire(errc::illegal_transition, "transaction '" + req.txn + "' is " +
-                                                      std::string(to_string(r.life.state())) +
-                                                      ", cannot abort")};
+      return {illegal(*r, "cannot abort transaction '" + req.txn + "'")};
   }
 }
 
 msg::ack_reply cluster_service::release_txn(const msg::release_txn_request& req, timestamp now) {
   sweep(now);
-  auto it = by_txn_.find(req.txn);
-  if (it == by_txn_.end()) return {};  // never granted: nothing to undo
-  auto& r = records_.at(it->second);
-  r.life.advance(now);
-  if (r.life.state() == reservation_state::accepted) {
-    release(r, reservation_event::cancel, now);
-    ++events_.aborts;
-    return {};
-  }
-  if (is_terminal(r.life.state())) return {};  // gone already
-  return withdraw(r, now);
+  auto* r = of_txn(req.txn);
+  if (!r) return {};  // never granted: nothing to undo
+  r->life.advance(now);
+  if (r->life.state() == reservation_state::accepted) return drop_hold(*r, now);
+  if (is_terminal(r->life.state())) return {};  // gone already
+  return withdraw(*r, now);
 }
 
-cluster_service::record* cluster_service::find_owned(const std::string& id,
-                                                     const std::string& user) {
+cluster_service::record* cluster_service::of_txn(const std::string& txn) {
+  auto it = by_txn_.find(txn);
+  return it == by_txn_.end() ? nullptr : &records_.at(it->second);
+}
+
+// A coordinator releases a hold (abort, or undo).
+msg::ack_reply cluster_service::drop_hold(record& r, timestamp now) {
+  release(r, reservation_event::cancel, now);
+  ++events_.aborts;
+  return {};
+}
+
+msg::wire_error cluster_service::illegal(const record& r, const std::string& what) const {
+  return msg::wire(
+      errc::illegal_transition,
+      "reservation '" + r.id + "' is " + std::string(to_string(r.life.state())) + ": " + what);
+}
+
+cluster_service::record* cluster_service::owned(const std::string& id, const std::string& user,
+                                                timestamp now) {
+  sweep(now);
   auto it = records_.find(id);
   if (it == records_.end() || it->second.owner != user) return nullptr;
+  it->second.life.advance(now);
   return &it->second;
+}
+
+msg::wire_error cluster_service::missing(const std::string& id) {
+  return msg::wire(errc::not_found, "no reservation '" + id + "'");
 }
 
 msg::reservation_info cluster_service::info_of(const record& r) const {
@@ -317,9 +327,8 @@ msg::reservation_info cluster_service::info_of(const record& r) const {
 }
 
 msg::ack_reply cluster_service::cancel(const msg::cancel_request& req, timestamp now) {
-  sweep(now);
-  auto* r = find_owned(req.reservation_id, req.user);
-  if (!r) return {msg::wire(errc::not_found, "no reservation '" + req.reservation_id + "'")};
+  auto* r = owned(req.reservation_id, req.user, now);
+  if (!r) return {missing(req.reservation_id)};
   return withdraw(*r, now);
 }
 
@@ -327,33 +336,32 @@ msg::ack_reply cluster_service::cancel(const msg::cancel_request& req, timestamp
 // terminated while active; written before the LRMS lets go, so that a crash cannot bring a
 // cancelled one back. Cancelling a cancelled one again is fine.
 msg::ack_reply cluster_service::withdraw(record& r, timestamp now) {
-  r.life.advance(now);
+  r.life.advance(now);  // (a coordinator's release comes without owned())
   switch (r.life.state()) {
     case reservation_state::accepted:
     case reservation_state::committed:
     case reservation_state::change_requested:
-      if (auto ok = persist(r, reservation_state::cancelled); !ok) return {msg::to_wire(ok.err())};
-      release(r, reservation_event::cancel, now, true);
-      ++events_.cancels;
-      return {};
+      return end_early(r, reservation_state::cancelled, reservation_event::cancel, now);
     case reservation_state::active:
-      if (auto ok = persist(r, reservation_state::terminated); !ok) return {msg::to_wire(ok.err())};
-      release(r, reservation_event::terminate, now, true);
-      ++events_.cancels;
-      return {};
+      return end_early(r, reservation_state::terminated, reservation_event::terminate, now);
     case reservation_state::cancelled:
       return {};
     default:
-      return {msg::wire(errc::illegal_transition,
-                        "reservation '" + r.id + "' is " + std::string(to_string(r.life.state())))};
+      return {illegal(r, "cannot cancel")};
   }
 }
 
+msg::ack_reply cluster_service::end_early(record& r, reservation_state to, reservation_event e,
+                                          timestamp now) {
+  if (auto ok = persist(r, to); !ok) return {msg::to_wire(ok.err())};
+  release(r, e, now, true);
+  ++events_.cancels;
+  return {};
+}
+
 msg::query_reply cluster_service::modify(const msg::modify_request& req, timestamp now) {
-  sweep(now);
-  auto* r = find_owned(req.reservation_id, req.user);
-  if (!r) return {{}, msg::wire(errc::not_found, "no reservation '" + req.reservation_id + "'")};
-  r->life.advance(now);
+  auto* r = owned(req.reservation_id, req.user, now);
+  if (!r) return {{}, missing(req.reservation_id)};
   if (r->life.state() != reservation_state::committed)
     return {info_of(*r),
             msg::wire(errc::illegal_transition,
@@ -412,10 +420,8 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
 }
 
 msg::query_reply cluster_service::query(const msg::query_request& req, timestamp now) {
-  sweep(now);
-  auto* r = find_owned(req.reservation_id, req.user);
-  if (!r) return {{}, msg::wire(errc::not_found, "no reservation '" + req.reservation_id + "'")};
-  r->life.advance(now);
+  auto* r = owned(req.reservation_id, req.user, now);
+  if (!r) return {{}, missing(req.reservation_id)};
   return {info_of(*r), {}};
 }
 
@@ -434,16 +440,11 @@ msg::list_reply cluster_service::list(const msg::list_request& req, timestamp no
 }
 
 msg::bind_job_reply cluster_service::bind_job(const msg::bind_job_request& req, timestamp now) {
-  sweep(now);
-  auto* r = find_owned(req.reservation_id, req.user);
-  if (!r) return {{}, msg::wire(errc::not_found, "no reservation '" + req.reservation_id + "'")};
-  r->life.advance(now);
+  auto* r = owned(req.reservation_id, req.user, now);
+  if (!r) return {{}, missing(req.reservation_id)};
   if (r->life.state() != reservation_state::committed &&
       r->life.state() != reservation_state::active)
-    return {{},
-            msg::wire(errc::illegal_transition, "reservation '" + r->id + "' is " +
-                                                    std::string(to_string(r->life.state())) +
-                                                    "; jobs bind to committed reservations")};
+    return {{}, illegal(*r, "jobs bind to committed reservations")};
   if (req.np < 1 || req.np > r->np)
     return {{},
             msg::wire(errc::invalid_processor_range, "job of " + std::to_string(req.np) +
@@ -486,7 +487,8 @@ msg::estimate_reply cluster_service::estimate(const msg::estimate_request& req, 
   return out;
 }
 
-msg::cluster_status cluster_service::status_report(timestamp now) {
+msg::cluster_status cluster_service::status_report(const msg::cluster_status_request&,
+                                                   timestamp now) {
   sweep(now);
   msg::cluster_status out;
   out.cluster = name();

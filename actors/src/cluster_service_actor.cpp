@@ -18,12 +18,6 @@ auto guarded(F&& body) -> decltype(body()) {
   }
 }
 
-// The same for a coordinator's call: the answer goes back with the call's tag.
-template <class F>
-auto tagged(msg::call_tag t, F&& body) -> caf::result<msg::call_tag, decltype(body())> {
-  return {t, guarded(std::forward<F>(body))};
-}
-
 /// The actor's interface: the service's, and its own expiry timer.
 using service_impl_actor = cluster_service_actor::extend<caf::reacts_to<expire_atom>>;
 
@@ -34,6 +28,26 @@ class cluster_service_state {
 
   explicit cluster_service_state(self_pointer self) : self_(self) {}
 
+ private:  // (the handlers' makers come first: make_behavior deduces their types)
+  // The handler of a coordinator's call: the service's answer goes back with the call's tag.
+  // A hold a call made is due to expire some time: the timer is armed after each.
+  template <class Request, class Reply>
+  auto call(Reply (cluster_service::*op)(const Request&, timestamp)) {
+    return [this, op](msg::call_tag t, const Request& r) -> caf::result<msg::call_tag, Reply> {
+      auto reply = guarded([&] { return (*service_.*op)(r, now()); });
+      arm();
+      return {t, std::move(reply)};
+    };
+  }
+
+  // The handler of a client's operation.
+  template <class Request, class Reply>
+  auto serve(Reply (cluster_service::*op)(const Request&, timestamp)) {
+    return
+        [this, op](const Request& r) { return guarded([&] { return (*service_.*op)(r, now()); }); };
+  }
+
+ public:
   service_impl_actor::behavior_type make_behavior(std::shared_ptr<cluster_service> service,
                                                   clock_fn clock) {
     service_ = std::move(service);
@@ -42,62 +56,22 @@ class cluster_service_state {
     auto& svc = *service_;
     return {
         // Coordinators, tagged.
-        [this, &svc](msg::call_tag t, const msg::probe_batch_request& r) {
-          return tagged(t, [&] {
-            msg::probe_batch_reply out;
-            out.replies.reserve(r.probes.size());
-            for (const auto& p : r.probes)
-              out.replies.push_back(svc.probe(p, now()));
-            return out;
-          });
-        },
-        [this, &svc](msg::call_tag t, const msg::busy_hint_request& r) {
-          return tagged(t, [&] { return svc.busy_hint(r, now()); });
-        },
-        [this, &svc](msg::call_tag t, const msg::advice_request& r) {
-          return tagged(t, [&] { return svc.advise(r, now()); });
-        },
-        [this, &svc](msg::call_tag t, const msg::prepare_request& r) {
-          return tagged(t, [&] {
-            auto reply = svc.prepare(r, now());
-            arm();
-            return reply;
-          });
-        },
-        [this, &svc](msg::call_tag t, const msg::commit_txn_request& r) {
-          return tagged(t, [&] { return svc.commit_txn(r, now()); });
-        },
-        [this, &svc](msg::call_tag t, const msg::abort_txn_request& r) {
-          return tagged(t, [&] { return svc.abort_txn(r, now()); });
-        },
-        [this, &svc](msg::call_tag t, const msg::release_txn_request& r) {
-          return tagged(t, [&] { return svc.release_txn(r, now()); });
-        },
+        call(&cluster_service::probe_batch),
+        call(&cluster_service::busy_hint),
+        call(&cluster_service::advise),
+        call(&cluster_service::prepare),
+        call(&cluster_service::commit_txn),
+        call(&cluster_service::abort_txn),
+        call(&cluster_service::release_txn),
         // Clients, through the broker.
-        [this, &svc](const msg::commit_request& r) {
-          return guarded([&] { return svc.commit(r, now()); });
-        },
-        [this, &svc](const msg::cancel_request& r) {
-          return guarded([&] { return svc.cancel(r, now()); });
-        },
-        [this, &svc](const msg::modify_request& r) {
-          return guarded([&] { return svc.modify(r, now()); });
-        },
-        [this, &svc](const msg::query_request& r) {
-          return guarded([&] { return svc.query(r, now()); });
-        },
-        [this, &svc](const msg::list_request& r) {
-          return guarded([&] { return svc.list(r, now()); });
-        },
-        [this, &svc](const msg::bind_job_request& r) {
-          return guarded([&] { return svc.bind_job(r, now()); });
-        },
-        [this, &svc](const msg::estimate_request& r) {
-          return guarded([&] { return svc.estimate(r, now()); });
-        },
-        [this, &svc](const msg::cluster_status_request&) {
-          return guarded([&] { return svc.status_report(now()); });
-        },
+        serve(&cluster_service::commit),
+        serve(&cluster_service::cancel),
+        serve(&cluster_service::modify),
+        serve(&cluster_service::query),
+        serve(&cluster_service::list),
+        serve(&cluster_service::bind_job),
+        serve(&cluster_service::estimate),
+        serve(&cluster_service::status_report),
         [this, &svc](expire_atom) {
           timer_.fired();
           try {

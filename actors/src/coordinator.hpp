@@ -19,7 +19,9 @@
 //
 // The derived state (CRTP) provides:
 //   std::shared_ptr<Job> make_job(msg::request_no, const Request&)
-//   void start(const std::shared_ptr<Job>&, Request)  -- probe, rank, then try_placement()
+//   void start(const std::shared_ptr<Job>&, std::vector<const directory_entry*> fit)
+//       -- the clusters fit for the request (job->req, job->clusters are set): probe, rank,
+//       then try_placement()
 //   void settle(const std::shared_ptr<Job>&)  -- after every answer the attempt got
 //   Reply failure(const Job&, errc, std::string)  -- a failed answer with what it learnt
 //   const cluster_service_actor& service_of(const Job&, std::size_t site)
@@ -30,6 +32,7 @@
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include "arbroker/actors/broker_config.hpp"
 #include "arbroker/actors/engine.hpp"
@@ -42,10 +45,14 @@
 namespace arbroker {
 
 /// What a coordinator keeps of one client request, whatever its kind.
+template <class Request>
 struct coordinator_job {
   coordinator_job(msg::request_no n, attempt_terms terms) : no(n), attempt(std::move(terms)) {}
 
   msg::request_no no;
+  Request req;
+  /// The directory the request was started with: what the job keeps of it points into it.
+  std::shared_ptr<const cluster_directory> clusters;
   reservation_attempt attempt;
   bool answered = false;                   ///< the client has its answer
   std::int64_t earliest_alternative = -1;  ///< the earliest start a refusal named (-1: none)
@@ -198,7 +205,12 @@ class coordinator_state {
     auto j = derived().make_job(no, req);
     auto rp = self_->template make_response_promise<msg::request_no, Reply>();
     jobs_.emplace(no, std::make_pair(j, rp));
-    guarded(j, [&] { derived().start(j, std::move(req)); });
+    j->req = std::move(req);
+    guarded(j, [&] {
+      if (!directory_.error.empty()) return fail(j, errc::unreachable, directory_.error);
+      j->clusters = directory_.clusters;
+      derived().start(j, fit(*j->clusters, j->req.where));
+    });
     return rp;
   }
 
@@ -253,5 +265,15 @@ class coordinator_state {
   tagged_calls<msg::ack_reply> acks_;
   std::unordered_set<caf::actor_addr> watched_;  ///< services monitored
 };
+
+/// Spawns a coordinator of `broker` (it ends with the broker) whose state is `State`.
+template <class State, class Actor>
+Actor spawn_coordinator(caf::local_actor* parent, broker_config cfg, const broker_actor& broker) {
+  using self_pointer = typename Actor::template stateful_pointer<State>;
+  return parent->spawn(
+      [](self_pointer self, broker_config c, broker_actor b) ->
+      typename Actor::behavior_type { return self->state.make_behavior(std::move(c), b); },
+      std::move(cfg), broker);
+}
 
 }  // namespace arbroker

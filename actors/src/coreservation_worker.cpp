@@ -26,34 +26,14 @@ bool assign(const std::vector<std::vector<option>>& opts, timestamp t, std::size
   return false;
 }
 
-coreservation_coordinator_actor::behavior_type coreservation_worker_behavior(
-    coreservation_coordinator_actor::stateful_pointer<coreservation_worker_state> self,
-    broker_config cfg, broker_actor broker) {
-  return self->state.make_behavior(std::move(cfg), broker);
-}
-
 }  // namespace
-
-coreservation_coordinator_actor spawn_coreservation_worker(caf::local_actor* parent,
-                                                           broker_config cfg,
-                                                           const broker_actor& broker) {
-  return parent->spawn(coreservation_worker_behavior, std::move(cfg), broker);
-}
 
 // -- the coordinator base's hooks ------------------------------------------------------------
 
 coreservation_worker_state::job_ptr coreservation_worker_state::make_job(
-    msg::request_no no, const msg::checked_coreservation_request& req) {
+    msg::request_no no, const msg::checked_coreservation_request& req) const {
   return std::make_shared<coreservation_job>(
       no, terms_for(no, req.user, false, 0, req.local_jobs_preferred));
-}
-
-void coreservation_worker_state::start(const job_ptr& j, msg::checked_coreservation_request req) {
-  j->req = std::move(req);
-  const auto& dir = directory();
-  if (!dir.error.empty()) return fail(j, errc::unreachable, dir.error);
-  j->clusters = dir.clusters;
-  probe_all(j, fit(*j->clusters, j->req.where));
 }
 
 // A granted try is the co-reservation; a refused one moves the common start past what the
@@ -100,8 +80,8 @@ const cluster_service_actor& coreservation_worker_state::service_of(const corese
 
 // One message per cluster with the probes of every component that may go there: their
 // windows of feasible common starts.
-void coreservation_worker_state::probe_all(const job_ptr& j,
-                                           const std::vector<const directory_entry*>& clusters) {
+void coreservation_worker_state::start(const job_ptr& j,
+                                       const std::vector<const directory_entry*>& clusters) {
   j->options.assign(j->req.components.size(), {});
   for (const auto* c : clusters) {
     msg::probe_batch_request batch;

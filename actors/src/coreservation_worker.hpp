@@ -14,7 +14,7 @@
 namespace arbroker {
 
 /// One co-reservation a worker is running.
-struct coreservation_job : coordinator_job {
+struct coreservation_job : coordinator_job<msg::checked_coreservation_request> {
   using coordinator_job::coordinator_job;
 
   /// A way to host one component: np CPUs on a cluster for `length` seconds, feasible for
@@ -28,11 +28,9 @@ struct coreservation_job : coordinator_job {
     timestamp last = 0;
   };
 
-  msg::checked_coreservation_request req;
-  std::shared_ptr<const cluster_directory> clusters;  ///< `sites` point into it
-  std::vector<const directory_entry*> sites;          ///< the clusters probed
-  std::vector<std::vector<option>> options;           ///< per component
-  std::vector<timestamp> starts;                      ///< common start times, ascending
+  std::vector<const directory_entry*> sites;  ///< the clusters probed
+  std::vector<std::vector<option>> options;   ///< per component
+  std::vector<timestamp> starts;              ///< common start times, ascending
   std::size_t next_start = 0;
   timestamp skip_until = 0;  ///< refusals' busy-until hints: no common start before this
   int probes_pending = 0;
@@ -53,24 +51,18 @@ class coreservation_worker_state
   }
 
   // -- the coordinator base's hooks ----------------------------------------------------------
-  job_ptr make_job(msg::request_no no, const msg::checked_coreservation_request& req);
-  void start(const job_ptr& j, msg::checked_coreservation_request req);
+  job_ptr make_job(msg::request_no no, const msg::checked_coreservation_request& req) const;
+  void start(const job_ptr& j, const std::vector<const directory_entry*>& clusters);
   void settle(const job_ptr& j);
   msg::coreservation_reply failure(const coreservation_job& j, errc code,
                                    std::string message) const;
   const cluster_service_actor& service_of(const coreservation_job& j, std::size_t site) const;
 
  private:
-  void probe_all(const job_ptr& j, const std::vector<const directory_entry*>& clusters);
   void on_probe(const job_ptr& j, std::size_t component, std::size_t site,
                 const msg::probe_reply& r);
   void plan(const job_ptr& j);
   void next_attempt(const job_ptr& j);
 };
-
-/// Spawns a co-reservation worker of `broker` (it ends with the broker).
-coreservation_coordinator_actor spawn_coreservation_worker(caf::local_actor* parent,
-                                                           broker_config cfg,
-                                                           const broker_actor& broker);
 
 }  // namespace arbroker

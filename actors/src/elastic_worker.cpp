@@ -1,7 +1,5 @@
 #include "elastic_worker.hpp"
 
-#include "elastic_outcome.hpp"
-
 #include <algorithm>
 #include <stdexcept>
 
@@ -74,58 +72,7 @@ std::size_t site_index(const elastic_job& j, std::string_view cluster) {
   throw std::out_of_range("no probed cluster '" + std::string(cluster) + "'");
 }
 
-elastic_coordinator_actor::behavior_type elastic_worker_behavior(
-    elastic_coordinator_actor::stateful_pointer<elastic_worker_state> self, broker_config cfg,
-    broker_actor broker) {
-  return self->state.make_behavior(std::move(cfg), broker);
-}
-
 }  // namespace
-
-elastic_coordinator_actor spawn_elastic_worker(caf::local_actor* parent, broker_config cfg,
-                                               const broker_actor& broker) {
-  return parent->spawn(elastic_worker_behavior, std::move(cfg), broker);
-}
-
-// -- the coordinator base's hooks ------------------------------------------------------------
-
-elastic_worker_state::job_ptr elastic_worker_state::make_job(
-    msg::request_no no, const msg::checked_elastic_request& req) {
-  return std::make_shared<elastic_job>(
-      no, terms_for(no, req.job.user, req.mode == msg::request_mode::hold, req.hold_seconds,
-                    req.local_jobs_preferred));
-}
-
-// Steps 2-5: the clusters fit for the request (from the directory), the request adapted to
-// each, and their probes in parallel.
-void elastic_worker_state::start(const job_ptr& j, msg::checked_elastic_request req) {
-  j->req = std::move(req);
-  const auto& dir = directory();
-  if (!dir.error.empty()) return fail(j, errc::unreachable, dir.error);
-  j->clusters = dir.clusters;
-  probe_all(j, fit(*j->clusters, j->req.where));
-}
-
-// After every answer the attempt got: a granted try is the reservation; a refused one
-// counts, and the next candidate goes.
-// After every answer the attempt got: a granted try is the reservation; a refused one
-// counts, and the next candidate goes.
-void elastic_worker_state::settle(const job_ptr& j) {
-  switch (j->attempt.current()) {
-    case reservation_attempt::phase::granted:
-      return answer(j, reservation_reply(j->attempt, j->req, j->stats));
-    case reservation_attempt::phase::idle:
-      count_refusal(*j, j->stats);
-      return try_next(j);
-    default:
-      return;  // answers still on their way
-  }
-}
-
-msg::elastic_reply elastic_worker_state::failure(const elastic_job& j, errc code,
-                                                 std::string message) const {
-  return elastic_failure(j, j.stats, code, std::move(message));
-}
 
 const cluster_service_actor& elastic_worker_state::service_of(const elastic_job& j,
                                                               std::size_t site) const {
@@ -134,13 +81,14 @@ const cluster_service_actor& elastic_worker_state::service_of(const elastic_job&
 
 // -- the steps ---------------------------------------------------------------------------------
 
-// Steps 3-5: adapt the request to every cluster fit for it and probe them in parallel:
+// Steps 3-5 (steps 1-2, the check and the clusters from the directory, were done before):
+// adapt the request to every cluster fit for it and probe them in parallel:
 // first those that could offer the best first objective (a bound from the window and the
 // shapes alone), the others only if a try gets that far (refill). With "end" first, a
 // cluster that cannot end the job before a candidate in hand cannot beat it: most requests
 // are placed after probing the few fastest clusters, with the same outcome as probing all.
-void elastic_worker_state::probe_all(const job_ptr& j,
-                                     const std::vector<const directory_entry*>& clusters) {
+void elastic_worker_state::start(const job_ptr& j,
+                                 const std::vector<const directory_entry*>& clusters) {
   j->stats.clusters = static_cast<std::int32_t>(clusters.size());
   const bool whatif = j->req.mode == msg::request_mode::whatif;
   for (const auto* c : clusters) {

@@ -14,15 +14,14 @@
 
 #include "arbroker/core/candidate.hpp"
 #include "arbroker/core/site_adaptation.hpp"
-#include "coordinator.hpp"
+#include "elastic_coordinator.hpp"
 
 namespace arbroker {
 
 /// One elastic request a worker is running.
-struct elastic_job : coordinator_job {
-  using coordinator_job::coordinator_job;
+struct elastic_job : elastic_job_base {
+  using elastic_job_base::elastic_job_base;
 
-  msg::checked_elastic_request req;
   /// A cluster that can host the request: its directory entry (service handle) and the
   /// request adapted to it. Its index is the site of the attempt's placements.
   struct site {
@@ -37,9 +36,7 @@ struct elastic_job : coordinator_job {
     /// from the window and the shapes alone; none when that objective needs a probe.
     std::optional<std::int64_t> bound;
   };
-  /// The directory the request was started with: the entries in `sites` point into it.
-  std::shared_ptr<const cluster_directory> clusters;
-  std::vector<site> sites;
+  std::vector<site> sites;  ///< point into the job's directory
   std::vector<candidate> candidates;
   std::vector<bool> cut_after;   ///< per candidate: the last its cluster sent of more it has
   std::vector<candidate> tried;  ///< not to be tried again after a refill
@@ -50,29 +47,17 @@ struct elastic_job : coordinator_job {
   /// offer a candidate as good as it, or one that sent only its best few could offer more.
   std::size_t refill_at = SIZE_MAX;
   int probes_pending = 0;
-  msg::request_stats stats;
 };
 
 /// The state of an elastic worker: the steps of one request, on the shared coordinator base.
-class elastic_worker_state
-    : public coordinator_state<elastic_worker_state, msg::checked_elastic_request,
-                               msg::elastic_reply, elastic_job> {
+class elastic_worker_state : public elastic_coordinator<elastic_worker_state, elastic_job> {
  public:
-  using base = coordinator_state<elastic_worker_state, msg::checked_elastic_request,
-                                 msg::elastic_reply, elastic_job>;
-  using base::base;
+  using elastic_coordinator::elastic_coordinator;
   static inline const char* name = "arb.elastic_worker";
 
-  elastic_coordinator_actor::behavior_type make_behavior(broker_config cfg,
-                                                         const broker_actor& broker) {
-    return coordinator_behavior(std::move(cfg), broker);
-  }
-
-  // -- the coordinator base's hooks ----------------------------------------------------------
-  job_ptr make_job(msg::request_no no, const msg::checked_elastic_request& req);
-  void start(const job_ptr& j, msg::checked_elastic_request req);
-  void settle(const job_ptr& j);
-  msg::elastic_reply failure(const elastic_job& j, errc code, std::string message) const;
+  // -- hooks of the coordinator bases --------------------------------------------------------
+  void start(const job_ptr& j, const std::vector<const directory_entry*>& clusters);
+  void try_next(const job_ptr& j);
   const cluster_service_actor& service_of(const elastic_job& j, std::size_t site) const;
   void flush();
 
@@ -90,7 +75,6 @@ class elastic_worker_state
   void send_batch(probe_outbox& box);
   void on_probe_answer(const job_ptr& j, std::size_t site, const msg::probe_reply* r);
 
-  void probe_all(const job_ptr& j, const std::vector<const directory_entry*>& clusters);
   bool reserve_fixed_slot(const job_ptr& j);
   msg::probe_request probe_for(const elastic_job& j, const elastic_job::site& s) const;
   void probe(const job_ptr& j, std::size_t site);
@@ -98,7 +82,6 @@ class elastic_worker_state
   bool rank_upto(const job_ptr& j, std::size_t upto);
   void rank(const job_ptr& j);
   void refill(const job_ptr& j);
-  void try_next(const job_ptr& j);
   bool more_to_ask(const elastic_job& j) const;
   template <class Then>
   void after_busy_hints(const job_ptr& j, Then then);
@@ -108,9 +91,5 @@ class elastic_worker_state
   std::unordered_map<caf::actor_addr, probe_outbox> outboxes_;
   bool flush_due_ = false;  ///< a flush_atom is on its way to this worker
 };
-
-/// Spawns an elastic worker of `broker` (it ends with the broker).
-elastic_coordinator_actor spawn_elastic_worker(caf::local_actor* parent, broker_config cfg,
-                                               const broker_actor& broker);
 
 }  // namespace arbroker

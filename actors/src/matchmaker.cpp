@@ -1,62 +1,8 @@
 #include "matchmaker.hpp"
 
-#include "elastic_outcome.hpp"
-
 #include <algorithm>
 
 namespace arbroker {
-namespace {
-
-elastic_coordinator_actor::behavior_type matchmaker_behavior(
-    elastic_coordinator_actor::stateful_pointer<matchmaker_state> self, broker_config cfg,
-    broker_actor broker) {
-  return self->state.make_behavior(std::move(cfg), broker);
-}
-
-}  // namespace
-
-elastic_coordinator_actor spawn_matchmaker(caf::local_actor* parent, broker_config cfg,
-                                           const broker_actor& broker) {
-  return parent->spawn(matchmaker_behavior, std::move(cfg), broker);
-}
-
-// -- the coordinator base's hooks ------------------------------------------------------------
-
-matchmaker_state::job_ptr matchmaker_state::make_job(msg::request_no no,
-                                                     const msg::checked_elastic_request& req) {
-  return std::make_shared<match_job>(
-      no, terms_for(no, req.job.user, req.mode == msg::request_mode::hold, req.hold_seconds,
-                    req.local_jobs_preferred));
-}
-
-void matchmaker_state::start(const job_ptr& j, msg::checked_elastic_request req) {
-  j->req = std::move(req);
-  if (!j->req.policy) return fail(j, errc::invalid_parameter, "a request without a policy");
-  const auto& dir = directory();
-  if (!dir.error.empty()) return fail(j, errc::unreachable, dir.error);
-  j->clusters = dir.clusters;
-  ask_advisors(j, fit(*j->clusters, j->req.where));
-}
-
-// After every answer the attempt got: a granted try is the reservation; a refused one
-// counts, and the next candidate goes.
-void matchmaker_state::settle(const job_ptr& j) {
-  switch (j->attempt.current()) {
-    case reservation_attempt::phase::granted:
-      next_fit_ = j->attempt.parts().front().terms.cluster;
-      return answer(j, reservation_reply(j->attempt, j->req, j->stats));
-    case reservation_attempt::phase::idle:
-      count_refusal(*j, j->stats);
-      return try_next(j);
-    default:
-      return;  // answers still on their way
-  }
-}
-
-msg::elastic_reply matchmaker_state::failure(const match_job& j, errc code,
-                                             std::string message) const {
-  return elastic_failure(j, j.stats, code, std::move(message));
-}
 
 const cluster_service_actor& matchmaker_state::service_of(const match_job& j,
                                                           std::size_t site) const {
@@ -67,8 +13,8 @@ const cluster_service_actor& matchmaker_state::service_of(const match_job& j,
 
 // The selection window: every cluster the GIS found that can host the request at all, in
 // name order (the sequence FF and NF agree on); their advisors are asked in parallel.
-void matchmaker_state::ask_advisors(const job_ptr& j,
-                                    const std::vector<const directory_entry*>& clusters) {
+void matchmaker_state::start(const job_ptr& j,
+                             const std::vector<const directory_entry*>& clusters) {
   j->stats.clusters = static_cast<std::int32_t>(clusters.size());
   for (const auto* c : clusters) {  // the directory is in name order
     auto adapted = adapt_to_site(j->req.job, c->site);

@@ -15,22 +15,10 @@ msg::prepare_reply gone_reply(const std::string& txn, const std::string& cluster
 }  // namespace
 
 std::string_view to_string(reservation_attempt::phase p) noexcept {
-  using ph = reservation_attempt::phase;
-  switch (p) {
-    case ph::idle:
-      return "idle";
-    case ph::preparing:
-      return "preparing";
-    case ph::committing:
-      return "committing";
-    case ph::releasing:
-      return "releasing";
-    case ph::granted:
-      return "granted";
-    case ph::given_up:
-      return "given_up";
-  }
-  return "unknown";
+  static constexpr std::string_view names[] = {"idle",      "preparing", "committing",
+                                               "releasing", "granted",   "given_up"};
+  const auto i = static_cast<std::size_t>(p);
+  return i < std::size(names) ? names[i] : "unknown";
 }
 
 reservation_attempt::reservation_attempt(attempt_terms terms) : terms_(std::move(terms)) {}

@@ -150,12 +150,12 @@ TEST_F(fixture, PrepareHoldsCapacityCommitKeepsIt) {
   EXPECT_EQ(clash.busy_until, now + 100 + 3600);  // earliest start the view allows
   EXPECT_TRUE(svc->commit_txn({"t1"}, now + 10).error.ok());
   EXPECT_TRUE(svc->commit_txn({"t1"}, now + 11).error.ok());  // idempotent
-  auto st = svc->status_report(now + 12);
+  auto st = svc->status_report({}, now + 12);
   EXPECT_EQ(st.committed, 1);
   EXPECT_EQ(st.holds, 0);
   // Committed: expiry no longer applies.
   now += 1000;
-  EXPECT_EQ(svc->status_report(now).committed, 1);
+  EXPECT_EQ(svc->status_report({}, now).committed, 1);
   EXPECT_EQ(lrms_reservations(), 1u);
 }
 
@@ -213,7 +213,7 @@ TEST_F(fixture, ReleaseUndoesATransactionWhateverBecameOfIt) {
   EXPECT_EQ(lrms_reservations(), 0u);
   EXPECT_EQ(svc->query({"alice", d.reservation_id}, now).info.state, reservation_state::cancelled);
   EXPECT_TRUE(svc->release_txn({"t2"}, now).error.ok());  // idempotent
-  const auto st = svc->status_report(now);
+  const auto st = svc->status_report({}, now);
   EXPECT_EQ(st.aborts, 1);
   EXPECT_EQ(st.cancels, 2);
 }
@@ -322,7 +322,7 @@ TEST_F(fixture, BadRequestsGetTypedErrorsAndChangeNothing) {
   p.slotting.tsn_max = 0;
   EXPECT_EQ(code(svc->probe(p, now).error), errc::invalid_parameter);
   EXPECT_EQ(lrms_reservations(), 0u);
-  auto st = svc->status_report(now);
+  auto st = svc->status_report({}, now);
   EXPECT_EQ(st.holds + st.committed, 0);
 }
 
@@ -412,7 +412,7 @@ TEST_F(fixture, StatusCountsEventsForMetrics) {
   once.commit_at_once = true;
   ASSERT_TRUE(svc->prepare(once, now).error.ok());
   now += 61;  // c expires; d has started
-  auto st = svc->status_report(now);
+  auto st = svc->status_report({}, now);
   EXPECT_EQ(st.holds_created, 4);
   EXPECT_EQ(st.commits, 2);
   EXPECT_EQ(st.aborts, 1);

@@ -76,27 +76,20 @@ class engine_fixture : public ::testing::Test {
     ASSERT_TRUE(ack.error.ok());
   }
 
-  /// A client request as the engine takes it: checked (the test fails if it does not pass).
-  static msg::checked_elastic_request checked(const msg::elastic_request& r) {
-    auto c = msg::check(r);
-    if (!c) {
-      ADD_FAILURE() << "check: " << c.err().message;
-      return {};
-    }
-    return std::move(*c);
-  }
-  static msg::checked_coreservation_request checked(const msg::coreservation_request& r) {
-    auto c = msg::check(r);
-    if (!c) {
-      ADD_FAILURE() << "check: " << c.err().message;
-      return {};
-    }
-    return std::move(*c);
-  }
+  /// A message as the engine takes it: a client request checked (the test fails if it does
+  /// not pass), anything else as it is.
   template <class T>
-  requires(!std::is_same_v<std::decay_t<T>, msg::elastic_request> &&
-           !std::is_same_v<std::decay_t<T>, msg::coreservation_request>) static T&& checked(T&& x) {
-    return std::forward<T>(x);
+  static decltype(auto) checked(T&& x) {
+    using plain = std::decay_t<T>;
+    if constexpr (std::is_same_v<plain, msg::elastic_request> ||
+                  std::is_same_v<plain, msg::coreservation_request>) {
+      auto c = msg::check(x);
+      if (!c) ADD_FAILURE() << "check: " << c.err().message;
+      using engine_form = std::decay_t<decltype(*c)>;
+      return c ? engine_form(std::move(*c)) : engine_form{};
+    } else {
+      return std::forward<T>(x);
+    }
   }
 
   /// Sends a request (client requests checked first) and runs the engine until the reply is

@@ -73,6 +73,8 @@ class cluster_service {
 
   /// Candidates for a request adapted to this cluster (cluster_probe.cpp).
   msg::probe_reply probe(const msg::probe_request& req, timestamp now);
+  /// The probes of one batch, answered in their order (each with its own error).
+  msg::probe_batch_reply probe_batch(const msg::probe_batch_request& req, timestamp now);
   /// Paper 001's busy-time hint for a request about to be refused (cluster_probe.cpp).
   msg::busy_hint_reply busy_hint(const msg::busy_hint_request& req, timestamp now);
   /// The match advisor (paper 002): where the job would go and what it would cost the
@@ -93,7 +95,7 @@ class cluster_service {
   msg::query_reply query(const msg::query_request& req, timestamp now);
   msg::list_reply list(const msg::list_request& req, timestamp now);
   msg::bind_job_reply bind_job(const msg::bind_job_request& req, timestamp now);
-  msg::cluster_status status_report(timestamp now);
+  msg::cluster_status status_report(const msg::cluster_status_request& req, timestamp now);
   msg::estimate_reply estimate(const msg::estimate_request& req, timestamp now);
 
   /// Expires every hold whose expiry is <= now (deleting it from the LRMS), applies start
@@ -155,11 +157,20 @@ class cluster_service {
   timestamp busy_hint(const msg::prepare_request& req) const;
 
   msg::ack_reply confirm(record& r, timestamp now);
+  record* of_txn(const std::string& txn);
+  msg::ack_reply drop_hold(record& r, timestamp now);
+  /// illegal_transition: `r` is in a state that does not allow `what`.
+  msg::wire_error illegal(const record& r, const std::string& what) const;
+  /// The owner ends it before its end (cancelled, or terminated while active).
+  msg::ack_reply end_early(record& r, reservation_state to, reservation_event e, timestamp now);
   msg::ack_reply withdraw(record& r, timestamp now);
   /// The name of reservation `id` ("<cluster>/<n>") in the LRMS: the prefix and n.
   std::string lrms_name(const std::string& id) const;
   msg::reservation_info info_of(const record& r) const;
-  record* find_owned(const std::string& id, const std::string& user);
+  /// After a sweep, the reservation `id` if `user` owns it (its state brought up to `now`),
+  /// else null: another user's looks exactly like a missing one.
+  record* owned(const std::string& id, const std::string& user, timestamp now);
+  static msg::wire_error missing(const std::string& id);
   void release(record& r, reservation_event e, timestamp now, bool persisted = false);
   reservation_row row_of(const record& r, reservation_state state) const;
   status persist(const record& r, reservation_state state);

@@ -36,8 +36,18 @@ using directory_atom = caf::atom_constant<caf::atom("directory")>;
 /// A coordinator to itself: send the calls collected since the last flush.
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
 
-// -- cluster reservation service (cluster_service.hpp, cluster_service_actor.hpp)
-// -------------------------------
+// -- cluster reservation service (cluster_service.hpp, cluster_service_actor.hpp) ------------
+
+/// What a client does with its reservations by id (owner-checked: another user's
+/// reservation answers not_found, like a missing one): the broker's operations, which it
+/// routes to the reservation's cluster service.
+using reservation_operations =
+    caf::typed_actor<caf::replies_to<msg::commit_request>::with<msg::ack_reply>,
+                     caf::replies_to<msg::cancel_request>::with<msg::ack_reply>,
+                     caf::replies_to<msg::modify_request>::with<msg::query_reply>,
+                     caf::replies_to<msg::query_request>::with<msg::query_reply>,
+                     caf::replies_to<msg::bind_job_request>::with<msg::bind_job_reply>,
+                     caf::replies_to<msg::list_request>::with<msg::list_reply>>;
 
 /// One cluster's reservation service. Coordinators call it tagged, `(call_tag, request)`,
 /// and it answers `(call_tag, reply)` as an ordinary message (tagged_calls.hpp): one dialect
@@ -54,14 +64,9 @@ using cluster_service_actor = caf::typed_actor<
     caf::replies_to<msg::call_tag, msg::commit_txn_request>::with<msg::call_tag, msg::ack_reply>,
     caf::replies_to<msg::call_tag, msg::abort_txn_request>::with<msg::call_tag, msg::ack_reply>,
     caf::replies_to<msg::call_tag, msg::release_txn_request>::with<msg::call_tag, msg::ack_reply>,
-    caf::replies_to<msg::commit_request>::with<msg::ack_reply>,
-    caf::replies_to<msg::cancel_request>::with<msg::ack_reply>,
-    caf::replies_to<msg::modify_request>::with<msg::query_reply>,
-    caf::replies_to<msg::query_request>::with<msg::query_reply>,
-    caf::replies_to<msg::list_request>::with<msg::list_reply>,
-    caf::replies_to<msg::bind_job_request>::with<msg::bind_job_reply>,
     caf::replies_to<msg::estimate_request>::with<msg::estimate_reply>,
-    caf::replies_to<msg::cluster_status_request>::with<msg::cluster_status>>;
+    caf::replies_to<msg::cluster_status_request>::with<msg::cluster_status>>::
+    extend_with<reservation_operations>;
 
 /// The answers a coordinator gets from the cluster services it calls.
 using service_answers = caf::typed_actor<caf::reacts_to<msg::call_tag, msg::probe_batch_reply>,
@@ -91,15 +96,10 @@ using gis_actor = caf::typed_actor<
 /// The grid reservation service as its clients see it: checked requests (check()) and
 /// operations on reservations by id. Every request is answered within the broker's request
 /// timeout, whatever happens to the actors working on it.
-using broker_actor = caf::typed_actor<
-    caf::replies_to<msg::checked_elastic_request>::with<msg::elastic_reply>,
-    caf::replies_to<msg::checked_coreservation_request>::with<msg::coreservation_reply>,
-    caf::replies_to<msg::commit_request>::with<msg::ack_reply>,
-    caf::replies_to<msg::cancel_request>::with<msg::ack_reply>,
-    caf::replies_to<msg::modify_request>::with<msg::query_reply>,
-    caf::replies_to<msg::query_request>::with<msg::query_reply>,
-    caf::replies_to<msg::bind_job_request>::with<msg::bind_job_reply>,
-    caf::replies_to<msg::list_request>::with<msg::list_reply>>;
+using broker_actor =
+    caf::typed_actor<caf::replies_to<msg::checked_elastic_request>::with<msg::elastic_reply>,
+                     caf::replies_to<msg::checked_coreservation_request>::with<
+                         msg::coreservation_reply>>::extend_with<reservation_operations>;
 
 /// A coordinator: runs many client requests at once, each handed over by the broker under
 /// its request number and answered under it; told by the broker when one's deadline passed.

@@ -1,0 +1,104 @@
+#pragma once
+
+// What the two coordinators of elastic requests share (internal): the elastic workers (by
+// preferences) and the matchmaker (by a policy) differ in how they find and order their
+// candidates; a one-part try of the coordinator core, what a granted or refused try means
+// and how the client hears of it are the same, here.
+
+#include <memory>
+#include <string>
+
+#include "arbroker/actors/reservation_attempt.hpp"
+#include "arbroker/messages/broker_protocol.hpp"
+#include "arbroker/messages/checked_requests.hpp"
+#include "coordinator.hpp"
+
+namespace arbroker {
+
+/// What both keep of an elastic request.
+struct elastic_job_base : coordinator_job<msg::checked_elastic_request> {
+  using coordinator_job::coordinator_job;
+  msg::request_stats stats;
+};
+
+/// The derived state (CRTP) provides start(job, fit clusters) and try_next(job), the next
+/// candidate or the refusal; it may hide on_granted(job) to learn where a request landed.
+template <class Derived, class Job>
+class elastic_coordinator
+    : public coordinator_state<Derived, msg::checked_elastic_request, msg::elastic_reply, Job> {
+  using base = coordinator_state<Derived, msg::checked_elastic_request, msg::elastic_reply, Job>;
+
+ public:
+  using base::base;
+  using typename base::job_ptr;
+
+  elastic_coordinator_actor::behavior_type make_behavior(broker_config cfg,
+                                                         const broker_actor& broker) {
+    return this->coordinator_behavior(std::move(cfg), broker);
+  }
+
+  // -- the coordinator base's hooks ----------------------------------------------------------
+
+  job_ptr make_job(msg::request_no no, const msg::checked_elastic_request& req) const {
+    return std::make_shared<Job>(
+        no, this->terms_for(no, req.job.user, req.mode == msg::request_mode::hold, req.hold_seconds,
+                            req.local_jobs_preferred));
+  }
+
+  /// After every answer the attempt got: a granted try is the reservation; a refused one
+  /// counts, and the next candidate goes.
+  void settle(const job_ptr& j) {
+    switch (j->attempt.current()) {
+      case reservation_attempt::phase::granted:
+        derived().on_granted(*j);
+        return this->answer(j, granted_reply(*j));
+      case reservation_attempt::phase::idle:
+        count_refusal(*j);
+        return derived().try_next(j);
+      default:
+        return;  // answers still on their way
+    }
+  }
+
+  msg::elastic_reply failure(const Job& j, errc code, std::string message) const {
+    auto r = msg::error_reply<msg::elastic_reply>(code, std::move(message));
+    r.stats = j.stats;
+    r.earliest_alternative = j.earliest_alternative;
+    return r;
+  }
+
+  void on_granted(const Job&) {}
+
+ private:
+  Derived& derived() { return static_cast<Derived&>(*this); }
+
+  // The reservation the granted (single-part) try made.
+  static msg::elastic_reply granted_reply(const Job& j) {
+    const auto& attempt = j.attempt;
+    const auto& p = attempt.parts().front();
+    const bool hold = j.req.mode == msg::request_mode::hold;
+    msg::elastic_reply r;
+    r.reservation = {p.prepared.reservation_id,
+                     p.terms.cluster,
+                     j.req.job.user,
+                     p.terms.start,
+                     p.terms.end,
+                     p.terms.np,
+                     hold ? reservation_state::accepted : reservation_state::committed,
+                     hold ? attempt.expiry() : 0,
+                     0,
+                     p.prepared.cost};
+    r.stats = j.stats;
+    return r;
+  }
+
+  // Who refused the last try, and the earliest start it named.
+  static void count_refusal(Job& j) {
+    const auto& refused = j.attempt.parts().front().prepared;
+    if (refused.refused_by == msg::refusal::service) ++j.stats.rejected_by_service;
+    if (refused.refused_by == msg::refusal::lrms) ++j.stats.rejected_by_lrms;
+    j.note_alternative(refused.busy_until);
+  }
+};
+
+}  // namespace arbroker
