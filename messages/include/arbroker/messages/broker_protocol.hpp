@@ -68,8 +68,10 @@ auto inspect(Inspector& f, elastic_request& x) {
 
 /// How a request went, for metrics and the experiments of paper 000, Sec. 4.2.
 struct request_stats {
-  std::int32_t clusters = 0;         ///< resource candidates from the GIS
-  std::int32_t candidates = 0;       ///< time slots the probes generated
+  std::int32_t clusters = 0;  ///< resource candidates from the GIS
+  /// Time slots the probes generated: of the clusters probed, which with preferences whose
+  /// first objective bounds what a cluster can offer (end first, say) need not be all.
+  std::int32_t candidates = 0;
   std::int32_t above_threshold = 0;  ///< after the esr threshold
   std::int32_t rejected_by_service = 0;
   std::int32_t rejected_by_lrms = 0;
