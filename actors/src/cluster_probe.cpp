@@ -109,8 +109,7 @@ result<std::vector<candidate>> cluster_service::check_and_price(std::vector<cand
     if (req.check_availability) {
       if (c.start < now) continue;
       if (req.local_jobs_preferred && c.start < view_.t_wkl) continue;
-      auto free = profile.min_free(c.start, c.end);
-      if (!free || *free < c.np) continue;
+      if (!profile.fits(c.start, c.end, c.np)) continue;
     }
     if (req.want_cost) {  // priced last: only what may be returned
       auto cost = cfg_.cost.cost(c.start, c.end, c.np, req.user);

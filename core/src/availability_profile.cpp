@@ -315,6 +315,15 @@ int availability_profile::free_at(timestamp t) const {
   return static_cast<int>(total_ - used_at(t));
 }
 
+bool availability_profile::fits(timestamp a, timestamp b, int np) const {
+  if (a >= b) return false;
+  const level limit = total_ - np;
+  const level at_a = used_at(a);
+  if (at_a > limit) return false;
+  const summary inside = range(root_, a, b, true, true);
+  return inside.empty || at_a + inside.max_prefix <= limit;
+}
+
 result<int> availability_profile::min_free(timestamp a, timestamp b) const {
   if (auto ok = detail::check_window("availability_profile::min_free", a, b); !ok) return ok.err();
   return static_cast<int>(total_ - max_used(a, b));

@@ -532,6 +532,8 @@ TEST(AvailabilityProfileProperty, AgreesWithLinearOnLargeProfiles) {
     const timestamp x = uniform(0, horizon);
     const timestamp y = x + uniform(1, 2000);
     expect_same(tree.min_free(x, y), linear.min_free(x, y), where + " min_free");
+    const int want = static_cast<int>(uniform(1, total));
+    ASSERT_EQ(tree.fits(x, y, want), *linear.min_free(x, y) >= want) << where << " fits";
     const timestamp t0 = uniform(0, horizon);
     const duration dur = uniform(1, 3000);
     const int np = static_cast<int>(uniform(1, total));

@@ -62,6 +62,10 @@ class availability_profile {
   /// Minimum of free CPUs over [a, b); invalid_window if a >= b.
   result<int> min_free(timestamp a, timestamp b) const;
 
+  /// Whether np CPUs are free over all of [a, b): min_free(a, b) >= np, but a start that is
+  /// busy already answers without the search of (a, b). False for an empty window.
+  bool fits(timestamp a, timestamp b, int np) const;
+
   /// Earliest s >= t0 such that np CPUs are free over [s, s + dur) and s + dur <= deadline.
   /// invalid_duration if dur <= 0; invalid_processor_range if np <= 0; infeasible if
   /// np > total() or there is no such s.
