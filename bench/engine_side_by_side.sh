@@ -8,8 +8,9 @@
 #
 #   bench/engine_side_by_side.sh OLD_ARB_STRESS NEW_ARB_STRESS [RUNS=5] [WORKLOAD...]
 #
-# Workloads: elastic200 elastic10k elastic10k_shared filling coreserve200 coreserve50
-# (default: all). The commands are those of docs/performance.md.
+# Workloads: elastic200 elastic10k elastic10k_shared filling coreserve200 coreserve50 mli
+# mixed (default: the first six, the targets' rows). The commands are those of
+# docs/performance.md.
 set -euo pipefail
 old=$1
 new=$2
@@ -28,6 +29,8 @@ args_of() {
     filling) echo "--clusters 16 --clients 10000 --requests 20 $E" ;;
     coreserve200) echo "--clusters 8 --clients 200 --requests 50 $C" ;;
     coreserve50) echo "--clusters 8 --clients 50 --requests 200 $C" ;;
+    mli) echo "--clusters 16 --clients 200 --requests 50 $E --policy mli" ;;
+    mixed) echo "--clusters 8 --clients 200 --requests 200" ;;
     *) echo "unknown workload $1" >&2; exit 2 ;;
   esac
 }
