@@ -8,17 +8,6 @@
 namespace arbroker {
 namespace {
 
-// The number n of an id "<cluster>/n" or of an LRMS name "<prefix>n" (0 if it has none).
-std::uint64_t number_after(const std::string& s, std::size_t pos) {
-  if (pos >= s.size()) return 0;
-  std::uint64_t n = 0;
-  for (std::size_t i = pos; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return 0;
-    n = n * 10 + static_cast<std::uint64_t>(s[i] - '0');
-  }
-  return n;
-}
-
 // A lifecycle in state `target` for a reservation over [start, end) as of `now`, replayed
 // through the legal events (the state machine has no setter, on purpose).
 result<reservation_lifecycle> restored_lifecycle(timestamp start, timestamp end,
@@ -54,15 +43,15 @@ result<reservation_lifecycle> restored_lifecycle(timestamp start, timestamp end,
 }  // namespace
 
 void cluster_service::adopt(record r, timestamp now) {
-  const std::string id = r.id;
+  const std::uint64_t n = r.serial = serial_of(r.id);
   if (is_terminal(r.life.state())) {
     r.finished = now;
-    finished_.emplace(now, id);
+    finished_.emplace(now, n);
   } else {
-    timeline_.emplace(r.life.end(), id);
+    timeline_.emplace(r.life.end(), n);
   }
-  if (!r.txn.empty()) by_txn_.emplace(r.txn, id);
-  records_.emplace(id, std::move(r));
+  if (!r.txn.empty()) by_txn_.emplace(r.txn, n);
+  records_.emplace(n, std::move(r));
 }
 
 status cluster_service::recover(const std::vector<reservation_row>& rows, const recovery_plan& plan,
@@ -76,10 +65,9 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
     by_name.emplace(lr.name, &lr);
   }
   std::set<std::string> claimed;  // LRMS ids some row accounts for
-  const std::string prefix = name() + "/";
   for (const auto& row : rows) {
-    if (row.cluster != name() || row.id.compare(0, prefix.size(), prefix) != 0) continue;
-    const auto n = number_after(row.id, prefix.size());
+    const auto n = serial_of(row.id);
+    if (row.cluster != name() || n == 0) continue;  // not an id this service gives
     next_id_ = std::max(next_id_, n + 1);
     const std::string lrms_name = cfg_.name_prefix + std::to_string(n);
     const lrms_reservation* found = nullptr;
@@ -148,7 +136,7 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
   for (const auto& lr : snap->reservations) {
     if (claimed.count(lr.id) || lr.name.compare(0, cfg_.name_prefix.size(), cfg_.name_prefix))
       continue;
-    const auto n = number_after(lr.name, cfg_.name_prefix.size());
+    const auto n = number_in(std::string_view(lr.name).substr(cfg_.name_prefix.size()));
     if (n == 0) continue;  // not a name we give
     (void)lrms_->delete_reservation(lr.id);
     next_id_ = std::max(next_id_, n + 1);

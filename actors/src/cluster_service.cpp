@@ -1,6 +1,7 @@
 #include "arbroker/actors/cluster_service.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 namespace arbroker {
 namespace {
@@ -140,7 +141,8 @@ timestamp cluster_service::busy_hint(const msg::prepare_request& req) const {
 // for, then in the view. A plain reservation (commit_at_once) is committed at once.
 void cluster_service::grant(const msg::prepare_request& req, timestamp now,
                             msg::prepare_reply& out) {
-  const std::string id = name() + "/" + std::to_string(next_id_++);
+  const std::uint64_t n = next_id_++;
+  const std::string id = name() + "/" + std::to_string(n);
   auto lrms_id =
       lrms_->create_reservation({lrms_name(id), req.owner, req.start, req.end - req.start, req.np});
   if (!lrms_id) {
@@ -167,15 +169,16 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
   if (!view_.profile->add(req.start, req.end, req.np)) view_.taken = -time_infinity;
   out.reservation_id = id;
   out.cost = r.cost;
-  auto& rec = records_.emplace(id, std::move(r)).first->second;
-  by_txn_.emplace(req.txn, id);
-  expiries_.emplace(req.expiry, id);
-  timeline_.emplace(req.end, id);
+  r.serial = n;
+  auto& rec = records_.emplace(n, std::move(r)).first->second;
+  by_txn_.emplace(req.txn, n);
+  expiries_.emplace(req.expiry, n);
+  timeline_.emplace(req.end, n);
   ++events_.holds_created;
   if (req.commit_at_once) {
     ++events_.commits;
     (void)rec.life.apply(reservation_event::commit, now);
-    expiries_.erase({rec.life.expiry(), id});
+    expiries_.erase({rec.life.expiry(), n});
   }
 }
 
@@ -214,13 +217,13 @@ void cluster_service::release(record& r, reservation_event e, timestamp now, boo
     if (from < r.life.end() && !view_.profile->remove(from, r.life.end(), r.np))
       view_.taken = -time_infinity;
   }
-  expiries_.erase({r.life.expiry(), r.id});
-  timeline_.erase({r.life.end(), r.id});
+  expiries_.erase({r.life.expiry(), r.serial});
+  timeline_.erase({r.life.end(), r.serial});
   (void)r.life.apply(e, now);
   // Best effort: a hold the store still shows is aborted on recovery anyway.
   if (!persisted) (void)persist(r, r.life.state());
   r.finished = now;
-  finished_.emplace(now, r.id);
+  finished_.emplace(now, r.serial);
 }
 
 msg::ack_reply cluster_service::commit_txn(const msg::commit_txn_request& req, timestamp now) {
@@ -248,7 +251,7 @@ msg::ack_reply cluster_service::confirm(record& r, timestamp now) {
       if (auto ok = persist(r, reservation_state::committed); !ok) return {msg::to_wire(ok.err())};
       if (auto ok = r.life.apply(reservation_event::commit, now); !ok)
         return {msg::to_wire(ok.err())};
-      expiries_.erase({r.life.expiry(), r.id});
+      expiries_.erase({r.life.expiry(), r.serial});
       ++events_.commits;
       return {};
     default:
@@ -302,10 +305,23 @@ msg::wire_error cluster_service::illegal(const record& r, const std::string& wha
 cluster_service::record* cluster_service::owned(const std::string& id, const std::string& user,
                                                 timestamp now) {
   sweep(now);
-  auto it = records_.find(id);
+  auto it = records_.find(serial_of(id));
   if (it == records_.end() || it->second.owner != user) return nullptr;
   it->second.life.advance(now);
   return &it->second;
+}
+
+std::uint64_t cluster_service::serial_of(std::string_view id) const {
+  const std::string& c = name();
+  if (id.size() <= c.size() || id.compare(0, c.size(), c) != 0 || id[c.size()] != '/') return 0;
+  return number_in(id.substr(c.size() + 1));
+}
+
+std::uint64_t cluster_service::number_in(std::string_view digits) {
+  std::uint64_t n = 0;
+  const char* last = digits.data() + digits.size();
+  auto [end, ec] = std::from_chars(digits.data(), last, n);
+  return ec == std::errc{} && end == last ? n : 0;
 }
 
 msg::wire_error cluster_service::missing(const std::string& id) {
@@ -409,9 +425,9 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
         !view_.profile->add(req.start, req.end, req.np))
       view_.taken = -time_infinity;
   }
-  timeline_.erase({r->life.end(), r->id});
+  timeline_.erase({r->life.end(), r->serial});
   (void)r->life.change_terms(now, req.start, req.end);
-  timeline_.emplace(req.end, r->id);
+  timeline_.emplace(req.end, r->serial);
   r->lrms_id = *new_id;
   r->np = req.np;
   r->admitted_after = req.local_jobs_preferred ? view_.t_wkl : 0;
@@ -528,29 +544,30 @@ msg::cluster_status cluster_service::status_report(const msg::cluster_status_req
 
 void cluster_service::sweep(timestamp now) {
   while (!expiries_.empty() && expiries_.begin()->first <= now) {
-    const std::string id = expiries_.begin()->second;
+    const std::uint64_t n = expiries_.begin()->second;
     expiries_.erase(expiries_.begin());
-    auto& r = records_.at(id);
+    auto& r = records_.at(n);
     if (r.life.state() == reservation_state::accepted) {
       release(r, reservation_event::expire, now);
       ++events_.expiries;
     }
   }
   while (!timeline_.empty() && timeline_.begin()->first <= now) {
-    const std::string id = timeline_.begin()->second;
+    const std::uint64_t n = timeline_.begin()->second;
     timeline_.erase(timeline_.begin());
-    auto& r = records_.at(id);
+    auto& r = records_.at(n);
     r.life.advance(now);
     if (is_terminal(r.life.state())) {
       r.finished = now;
-      finished_.emplace(now, id);
+      finished_.emplace(now, n);
     }
   }
   while (!finished_.empty() && finished_.begin()->first + cfg_.retention <= now) {
-    const std::string id = finished_.begin()->second;
+    const std::uint64_t n = finished_.begin()->second;
     finished_.erase(finished_.begin());
-    auto it = records_.find(id);
+    auto it = records_.find(n);
     if (it == records_.end()) continue;
+    const std::string id = it->second.id;
     by_txn_.erase(it->second.txn);
     records_.erase(it);
     if (cfg_.journal) (void)cfg_.journal->forget(id);

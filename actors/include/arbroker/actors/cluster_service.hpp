@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -125,6 +126,7 @@ class cluster_service {
     double cost = 0;
     timestamp admitted_after = 0;        ///< T_wkl it was checked against (0: LJP off)
     timestamp finished = time_infinity;  ///< when it reached a terminal state
+    std::uint64_t serial = 0;            ///< n of the id "<cluster>/n": its key here
   };
 
   struct view {
@@ -171,6 +173,10 @@ class cluster_service {
   /// else null: another user's looks exactly like a missing one.
   record* owned(const std::string& id, const std::string& user, timestamp now);
   static msg::wire_error missing(const std::string& id);
+  /// The serial of one of this service's ids "<cluster>/n", or 0 (we start at 1).
+  std::uint64_t serial_of(std::string_view id) const;
+  /// The number a string of decimal digits spells, or 0 if it is not one.
+  static std::uint64_t number_in(std::string_view digits);
   void release(record& r, reservation_event e, timestamp now, bool persisted = false);
   reservation_row row_of(const record& r, reservation_state state) const;
   status persist(const record& r, reservation_state state);
@@ -184,12 +190,14 @@ class cluster_service {
   std::uint64_t next_id_ = 1;
   struct {
     std::int64_t holds_created = 0, commits = 0, aborts = 0, expiries = 0, cancels = 0;
-  } events_;                                              // for status reports (metrics)
-  std::unordered_map<std::string, record> records_;       // by reservation id
-  std::unordered_map<std::string, std::string> by_txn_;   // txn -> reservation id
-  std::set<std::pair<timestamp, std::string>> expiries_;  // pending holds: (expiry, id)
-  std::set<std::pair<timestamp, std::string>> finished_;  // terminal: (finished, id)
-  std::set<std::pair<timestamp, std::string>> timeline_;  // committed: (next start/end, id)
+  } events_;  // for status reports (metrics)
+  // Records and their indices by serial (the n of "<cluster>/n"), not by id string: the
+  // service touches them several times per request.
+  std::unordered_map<std::uint64_t, record> records_;
+  std::unordered_map<std::string, std::uint64_t> by_txn_;   // txn -> serial
+  std::set<std::pair<timestamp, std::uint64_t>> expiries_;  // pending holds: (expiry, serial)
+  std::set<std::pair<timestamp, std::uint64_t>> finished_;  // terminal: (finished, serial)
+  std::set<std::pair<timestamp, std::uint64_t>> timeline_;  // committed: (next start/end, serial)
   /// The LRMS workload the match advisor last read, reused for at most cfg_.refresh (as the
   /// view is): reading it is most of an advice's cost (match_advisor.cpp).
   struct advisor_view {
