@@ -44,28 +44,6 @@ std::optional<std::int64_t> first_objective_bound(const site_request& s, const o
   }
 }
 
-// A candidate's value of the first objective, as first_objective_bound measures it.
-std::int64_t first_objective_of(const candidate& c, const objective& o) {
-  std::int64_t x = 0;
-  switch (o.attribute) {
-    case objective_attribute::end:
-      x = c.end;
-      break;
-    case objective_attribute::start:
-      x = c.start;
-      break;
-    case objective_attribute::np:
-      x = c.np;
-      break;
-    case objective_attribute::length:
-      x = c.length();
-      break;
-    default:
-      return 0;  // never compared: such an objective has no bound
-  }
-  return o.descending ? -x : x;
-}
-
 std::size_t site_index(const elastic_job& j, std::string_view cluster) {
   for (std::size_t i = 0; i < j.sites.size(); ++i)
     if (j.sites[i].entry->info.name == cluster) return i;
@@ -267,7 +245,7 @@ bool elastic_worker_state::rank_upto(const job_ptr& j, std::size_t upto) {
   j->refill_at = SIZE_MAX;
   for (std::size_t pos = 0; pos < j->order.size(); ++pos) {
     const auto& c = j->candidates[j->order[pos]];
-    if (unasked && first_objective_of(c, first) >= *unasked) {
+    if (unasked && slot_value(c, first).value_or(0) >= *unasked) {
       j->refill_at = pos;
       break;
     }

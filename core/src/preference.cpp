@@ -168,29 +168,35 @@ preferences slot_prefix(const preferences& prefs) {
   return out;
 }
 
+std::optional<std::int64_t> slot_value(const candidate& c, const objective& o) {
+  std::int64_t x = 0;
+  switch (o.attribute) {
+    case objective_attribute::end:
+      x = c.end;
+      break;
+    case objective_attribute::start:
+      x = c.start;
+      break;
+    case objective_attribute::np:
+      x = c.np;
+      break;
+    case objective_attribute::length:
+      x = c.length();
+      break;
+    default:
+      return std::nullopt;
+  }
+  return o.descending ? -x : x;
+}
+
 slot_key slot_key_of(const candidate& c, const preferences& prefix) {
   slot_key k;
   std::size_t i = 0;
   for (const auto& o : prefix) {
-    std::int64_t x = 0;
-    switch (o.attribute) {
-      case objective_attribute::end:
-        x = c.end;
-        break;
-      case objective_attribute::start:
-        x = c.start;
-        break;
-      case objective_attribute::np:
-        x = c.np;
-        break;
-      case objective_attribute::length:
-        x = c.length();
-        break;
-      default:
-        continue;  // site: the same for all of one site's candidates
-    }
+    auto x = slot_value(c, o);
+    if (!x) continue;  // site: the same for all of one site's candidates
     if (i == k.v.size()) break;
-    k.v[i++] = o.descending ? -x : x;
+    k.v[i++] = *x;
   }
   return k;
 }

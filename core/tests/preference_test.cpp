@@ -125,5 +125,18 @@ TEST(SlotKey, OrdersOneSitesCandidatesAsTheSlotPrefixDoes) {
   }
 }
 
+TEST(SlotValue, SmallerIsBetterUnderOneSlotObjectiveAndNoneForComputedOnes) {
+  const candidate a = c("A", 10, 40, 4, 2.0), b = c("A", 20, 30, 8, 1.0);
+  for (const char* text :
+       {"end", "-end", "start", "-start", "np", "-np", "duration", "-duration"}) {
+    const auto o = parse_preferences(text)->front();
+    const int want = compare_candidates(a, b, {o});
+    ASSERT_NE(want, 0) << text;
+    EXPECT_EQ(want < 0, *slot_value(a, o) < *slot_value(b, o)) << text;
+  }
+  for (const char* text : {"site", "cost", "esr"})
+    EXPECT_FALSE(slot_value(a, parse_preferences(text)->front())) << text;
+}
+
 }  // namespace
 }  // namespace arbroker

@@ -4,6 +4,7 @@
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,6 +72,10 @@ struct slot_key {
   std::array<std::int64_t, 4> v{};
   friend auto operator<=>(const slot_key&, const slot_key&) = default;
 };
+
+/// A candidate's value under one objective on its slot (end, start, np, duration), negated
+/// when descending so that smaller is better; nullopt for the others (site, cost, esr).
+std::optional<std::int64_t> slot_value(const candidate& c, const objective& o);
 
 /// Precondition: `prefix` names only end, start, np, duration and site.
 slot_key slot_key_of(const candidate& c, const preferences& prefix);
