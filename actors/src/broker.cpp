@@ -103,10 +103,8 @@ caf::typed_response_promise<Reply> broker_state::hand_off(const Coordinator& to,
   auto rp = self_->template make_response_promise<Reply>();
   const timestamp deadline = cfg_.clock() + cfg_.request_timeout;
   in_flight_.emplace(
-      no, in_flight{to.address(), deadline, rp,
-                    [this, to, no] { self_->send(to, timeout_atom::value, no); },
-                    [rp](std::string why) mutable {
-                      rp.deliver(msg::error_reply<Reply>(errc::internal, std::move(why)));
+      no, in_flight{to, deadline, rp, [](caf::response_promise& client, std::string why) {
+                      client.deliver(msg::error_reply<Reply>(errc::internal, std::move(why)));
                     }});
   arm(deadlines_.add(deadline, no));
   self_->send(to, no, std::move(req));
@@ -131,7 +129,9 @@ void broker_state::arm(std::optional<timestamp> t) {
 // holds and answers with errc::timeout.
 void broker_state::on_deadline() {
   arm(deadlines_.fire(cfg_.clock(), [this](msg::request_no no) {
-    if (auto it = in_flight_.find(no); it != in_flight_.end()) it->second.time_out();
+    if (auto it = in_flight_.find(no); it != in_flight_.end())
+      std::visit([&](const auto& c) { self_->send(c, timeout_atom::value, no); },
+                 it->second.coordinator);
   }));
 }
 
@@ -141,14 +141,16 @@ void broker_state::on_down(const caf::down_msg& dm) {
                           self_->system().render(dm.reason) +
                           "); holds it made expire by themselves";
   for (auto it = in_flight_.begin(); it != in_flight_.end();) {
-    if (it->second.coordinator != dm.source) {
+    auto& r = it->second;
+    if (std::visit([](const auto& c) { return c.address(); }, r.coordinator) != dm.source) {
       ++it;
       continue;
     }
-    auto tell = std::move(it->second.tell);
-    deadlines_.remove(it->second.deadline, it->first);
+    auto client = std::move(r.client);
+    auto fail = r.fail;
+    deadlines_.remove(r.deadline, it->first);
     it = in_flight_.erase(it);
-    tell(why);
+    fail(client, why);
   }
   const auto me = caf::actor_cast<broker_actor>(self_);
   auto replace = [&](auto& slot, auto spawn) {

@@ -2,8 +2,9 @@
 
 // The broker's state (internal; tests look at its pools).
 
-#include <functional>
+#include <string>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "arbroker/actors/broker.hpp"
@@ -29,13 +30,12 @@ class broker_state {
  private:
   /// A request a coordinator still owes its client an answer for.
   struct in_flight {
-    caf::actor_addr coordinator;
+    std::variant<elastic_coordinator_actor, coreservation_coordinator_actor> coordinator;
     timestamp deadline;
     caf::response_promise client;
-    std::function<void()> time_out;  ///< tells the coordinator to give up
     /// Answers the client with errc::internal when the coordinator died first
-    /// (docs/architecture.md, "CAF 0.17 constraints", 6).
-    std::function<void(std::string)> tell;
+    /// (docs/architecture.md, "CAF 0.17 constraints", 6), in the reply type it expects.
+    void (*fail)(caf::response_promise& client, std::string why);
   };
 
   template <class Reply, class Coordinator, class Request>

@@ -69,11 +69,11 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
     const auto n = serial_of(row.id);
     if (row.cluster != name() || n == 0) continue;  // not an id this service gives
     next_id_ = std::max(next_id_, n + 1);
-    const std::string lrms_name = cfg_.name_prefix + std::to_string(n);
+    const std::string name_there = lrms_name(n);
     const lrms_reservation* found = nullptr;
     if (auto it = by_id.find(row.lrms_id); it != by_id.end())
       found = it->second;
-    else if (auto jt = by_name.find(lrms_name); jt != by_name.end())
+    else if (auto jt = by_name.find(name_there); jt != by_name.end())
       found = jt->second;
     if (found) claimed.insert(found->id);
 
@@ -105,7 +105,7 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
       ++report.restored;
     } else if (live && lrms_->kind() == "simulated") {
       const timestamp from = std::max(start, now);
-      auto made = lrms_->create_reservation({lrms_name, row.owner, from, end - from, row.np});
+      auto made = lrms_->create_reservation({name_there, row.owner, from, end - from, row.np});
       if (made) {
         lrms_id = *made;
         ++report.recreated;

@@ -19,8 +19,7 @@ result<std::unique_ptr<cluster_service>> cluster_service::create(cluster_service
     return fail(errc::invalid_parameter,
                 "cluster name '" + i.name + "' must be non-empty and contain no '/'");
   if (!backend) return fail(errc::invalid_parameter, "cluster '" + i.name + "' has no LRMS");
-  site_description s{i.name, i.cpus, i.pp, {i.bunch, i.counts}};
-  if (auto ok = validate(s); !ok) return ok.err();
+  if (auto ok = validate(msg::site_of(i)); !ok) return ok.err();
   if (cfg.refresh < 0 || cfg.max_hold <= 0 || cfg.retention < 0)
     return fail(errc::invalid_parameter, "cluster '" + i.name +
                                              "': refresh and retention must be >= 0 and "
@@ -34,11 +33,6 @@ result<std::unique_ptr<cluster_service>> cluster_service::create(cluster_service
 cluster_service::cluster_service(cluster_service_config cfg, std::unique_ptr<lrms> backend,
                                  history h)
     : cfg_(std::move(cfg)), lrms_(std::move(backend)), history_(std::move(h)) {}
-
-site_description cluster_service::site() const {
-  const auto& i = cfg_.info;
-  return {i.name, i.cpus, i.pp, {i.bunch, i.counts}};
-}
 
 status cluster_service::refresh(timestamp now, bool force) {
   if (!force && view_.profile && now - view_.taken < cfg_.refresh) return {};
@@ -144,7 +138,7 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
   const std::uint64_t n = next_id_++;
   const std::string id = name() + "/" + std::to_string(n);
   auto lrms_id =
-      lrms_->create_reservation({lrms_name(id), req.owner, req.start, req.end - req.start, req.np});
+      lrms_->create_reservation({lrms_name(n), req.owner, req.start, req.end - req.start, req.np});
   if (!lrms_id) {
     out.refused_by = msg::refusal::lrms;
     out.busy_until = busy_hint(req);
@@ -182,8 +176,8 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
   }
 }
 
-std::string cluster_service::lrms_name(const std::string& id) const {
-  return cfg_.name_prefix + id.substr(name().size() + 1);
+std::string cluster_service::lrms_name(std::uint64_t serial) const {
+  return cfg_.name_prefix + std::to_string(serial);
 }
 
 reservation_row cluster_service::row_of(const record& r, reservation_state state) const {
@@ -397,12 +391,12 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
                                                    ts(view_.t_wkl))};
   (void)r->life.apply(reservation_event::request_change, now);
   auto new_id = lrms_->modify_reservation(
-      r->lrms_id, {lrms_name(r->id), r->owner, req.start, req.end - req.start, req.np});
+      r->lrms_id, {lrms_name(r->serial), r->owner, req.start, req.end - req.start, req.np});
   if (!new_id) {
     (void)r->life.apply(reservation_event::change_refused, now);
     return {info_of(*r), msg::to_wire(new_id.err())};
   }
-  const reservation_spec old_terms{lrms_name(r->id), r->owner, r->life.start(),
+  const reservation_spec old_terms{lrms_name(r->serial), r->owner, r->life.start(),
                                    r->life.end() - r->life.start(), r->np};
   if (cfg_.journal) {
     record changed = *r;

@@ -129,6 +129,36 @@ class coordinator_state {
     self_->send(service, tag, std::move(req));
   }
 
+  /// Calls `service` (the service of `cluster`) with a batch of probes; `on_probe(k, reply)`
+  /// gets the answer to probe k, for every k in order: the service's, or an error reply
+  /// saying why there is none (the service went away, or failed the whole batch).
+  template <class F>
+  void call_probes(const cluster_service_actor& service, const std::string& cluster,
+                   msg::probe_batch_request batch, F on_probe) {
+    const std::size_t n = batch.probes.size();
+    call<msg::probe_batch_reply>(
+        service, std::move(batch),
+        [n, cluster, on_probe = std::move(on_probe)](msg::probe_batch_reply* r) mutable {
+          for (std::size_t k = 0; k < n; ++k) {
+            if (r && r->error.ok() && k < r->replies.size()) {
+              on_probe(k, r->replies[k]);
+              continue;
+            }
+            msg::probe_reply none;
+            none.cluster = cluster;
+            none.error = !r               ? service_gone()
+                         : !r->error.ok() ? r->error
+                                          : msg::wire(errc::internal, "probe left unanswered");
+            on_probe(k, none);
+          }
+        });
+  }
+
+  /// The error of a call whose service went away before it answered.
+  static msg::wire_error service_gone() {
+    return msg::wire(errc::unreachable, "the cluster's reservation service is gone");
+  }
+
   /// Sends the calls the job's attempt asks for; their answers go back to the attempt, and
   /// then to the derived state's settle().
   void run(const job_ptr& j, reservation_attempt::calls calls) {

@@ -107,22 +107,11 @@ void coreservation_worker_state::start(const job_ptr& j,
     const std::size_t site = j->sites.size();
     j->sites.push_back(c);
     j->probes_pending += static_cast<int>(parts.size());
-    call<msg::probe_batch_reply>(
-        c->service, std::move(batch), [this, j, parts, site](msg::probe_batch_reply* r) {
+    call_probes(
+        c->service, c->info.name, std::move(batch),
+        [this, j, parts = std::move(parts), site](std::size_t k, const msg::probe_reply& r) {
           guarded(j, [&] {
-            for (std::size_t k = 0; k < parts.size() && !j->answered; ++k) {
-              if (r && k < r->replies.size()) {
-                on_probe(j, parts[k], site, r->replies[k]);
-                continue;
-              }
-              msg::probe_reply missing;
-              missing.cluster = j->sites[site]->info.name;
-              missing.error =
-                  !r ? msg::wire(errc::unreachable, "the cluster's reservation service is gone")
-                  : !r->error.ok() ? r->error
-                                   : msg::wire(errc::internal, "probe left unanswered");
-              on_probe(j, parts[k], site, missing);
-            }
+            if (!j->answered) on_probe(j, parts[k], site, r);
           });
         });
   }

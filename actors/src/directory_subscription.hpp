@@ -11,6 +11,15 @@
 
 namespace arbroker {
 
+/// The handler for the GIS's copies of the directory; goes into the subscriber's behavior.
+inline auto directory_updates(directory_view& view) {
+  return [&view](directory_atom, std::vector<msg::cluster_info>& infos,
+                 std::vector<cluster_service_actor>& services) {
+    view.clusters = make_directory(infos, services);
+    view.error.clear();
+  };
+}
+
 /// Subscribes `self` to the GIS and holds back every other message until the first copy of
 /// the directory is in `view` (CAF's await), so that no request is served from an empty
 /// directory. A GIS that cannot be reached leaves `view.error` set.
@@ -21,24 +30,9 @@ void subscribe_directory(Self* self, const gis_actor& gis, directory_view& view)
     return;
   }
   self->request(gis, caf::infinite, subscribe_atom::value)
-      .await(
-          [&view](directory_atom, std::vector<msg::cluster_info>& infos,
-                  std::vector<cluster_service_actor>& services) {
-            view.clusters = make_directory(infos, services);
-            view.error.clear();
-          },
-          [self, &view](caf::error& e) {
-            view.error = "information service: " + self->system().render(e);
-          });
-}
-
-/// The handler for the GIS's later copies; goes into the subscriber's behavior.
-inline auto directory_updates(directory_view& view) {
-  return [&view](directory_atom, std::vector<msg::cluster_info>& infos,
-                 std::vector<cluster_service_actor>& services) {
-    view.clusters = make_directory(infos, services);
-    view.error.clear();
-  };
+      .await(directory_updates(view), [self, &view](caf::error& e) {
+        view.error = "information service: " + self->system().render(e);
+      });
 }
 
 }  // namespace arbroker

@@ -1,7 +1,6 @@
 #include "elastic_worker.hpp"
 
 #include <algorithm>
-#include <stdexcept>
 
 #include "arbroker/core/slot_generation.hpp"
 
@@ -44,12 +43,6 @@ std::optional<std::int64_t> first_objective_bound(const site_request& s, const o
   }
 }
 
-std::size_t site_index(const elastic_job& j, std::string_view cluster) {
-  for (std::size_t i = 0; i < j.sites.size(); ++i)
-    if (j.sites[i].entry->info.name == cluster) return i;
-  throw std::out_of_range("no probed cluster '" + std::string(cluster) + "'");
-}
-
 }  // namespace
 
 const cluster_service_actor& elastic_worker_state::service_of(const elastic_job& j,
@@ -88,7 +81,7 @@ void elastic_worker_state::start(const job_ptr& j,
                                  : "no cluster can host the request" + j->reasons);
   if (reserve_fixed_slot(j)) return;
   j->candidates.reserve(j->sites.size() * static_cast<std::size_t>(std::max(1, cfg().probe_keep)));
-  j->cut_after.reserve(j->candidates.capacity());
+  j->origins.reserve(j->candidates.capacity());
   std::optional<std::int64_t> best;  // the best bound; clusters without one go first too
   for (const auto& s : j->sites)
     if (s.bound && (!best || *s.bound < *best)) best = s.bound;
@@ -115,7 +108,7 @@ bool elastic_worker_state::reserve_fixed_slot(const job_ptr& j) {
   if (!cands || cands->size() != 1) return false;
   j->stats.candidates = j->stats.above_threshold = 1;
   j->candidates = std::move(*cands);
-  j->cut_after.assign(1, false);
+  j->origins.assign(1, {0, false});
   j->order = {0};  // nothing to rank (and no cost to rank by: only a probe prices)
   j->next = 0;
   j->sites[0].probed = true;  // it has no other candidate
@@ -174,28 +167,12 @@ void elastic_worker_state::send_batch(probe_outbox& box) {
   msg::probe_batch_request batch = std::move(box.batch);
   box.batch.probes.clear();
   box.batch.probes.reserve(asked.size());
-  call<msg::probe_batch_reply>(box.service, std::move(batch),
-                               [this, asked](msg::probe_batch_reply* r) {
-                                 for (std::size_t k = 0; k < asked.size(); ++k) {
-                                   const auto& [j, site] = asked[k];
-                                   if (!r || !r->error.ok() || k >= r->replies.size())
-                                     on_probe_answer(j, site, nullptr);
-                                   else
-                                     on_probe_answer(j, site, &r->replies[k]);
-                                 }
-                               });
-}
-
-// A probe's answer (nullptr: none came, the service is gone or failed the batch).
-void elastic_worker_state::on_probe_answer(const job_ptr& j, std::size_t site,
-                                           const msg::probe_reply* r) {
-  guarded(j, [&] {
-    if (r) return on_probe_reply(j, *r, site);
-    msg::probe_reply gone;
-    gone.cluster = j->sites[site].entry->info.name;
-    gone.error = msg::wire(errc::unreachable, "the cluster's reservation service did not answer");
-    on_probe_reply(j, gone, site);
-  });
+  const auto& cluster = asked.front().first->sites[asked.front().second].entry->info.name;
+  call_probes(box.service, cluster, std::move(batch),
+              [this, asked = std::move(asked)](std::size_t k, const msg::probe_reply& r) {
+                const auto& [j, site] = asked[k];
+                guarded(j, [&] { on_probe_reply(j, r, site); });
+              });
 }
 
 void elastic_worker_state::on_probe_reply(const job_ptr& j, const msg::probe_reply& r,
@@ -211,10 +188,10 @@ void elastic_worker_state::on_probe_reply(const job_ptr& j, const msg::probe_rep
       auto c = msg::to_candidate(s, j->sites[site].entry->info.name);
       if (j->refilling && was_tried(*j, c)) continue;
       j->candidates.push_back(c);
-      j->cut_after.push_back(false);
+      j->origins.push_back({site, false});
     }
     if (r.available > static_cast<std::int32_t>(r.slots.size()) && !r.slots.empty()) {
-      j->cut_after.back() = true;
+      j->origins.back().cut_after = true;
       j->sites[site].held_back = true;
     }
     if (r.slots.empty()) j->sites[site].nothing_fits = true;
@@ -249,7 +226,7 @@ bool elastic_worker_state::rank_upto(const job_ptr& j, std::size_t upto) {
       j->refill_at = pos;
       break;
     }
-    if (j->cut_after[j->order[pos]]) {
+    if (j->origins[j->order[pos]].cut_after) {
       j->refill_at = pos + 1;
       break;
     }
@@ -283,12 +260,15 @@ void elastic_worker_state::rank(const job_ptr& j) {
 // then ranks again.
 void elastic_worker_state::refill(const job_ptr& j) {
   std::vector<candidate> kept;
-  for (const auto& c : j->candidates) {
-    if (was_tried(*j, c)) continue;
-    if (!j->sites[site_index(*j, c.site)].held_back) kept.push_back(c);
+  std::vector<elastic_job::origin> kept_origins;
+  for (std::size_t i = 0; i < j->candidates.size(); ++i) {
+    const auto site = j->origins[i].site;
+    if (was_tried(*j, j->candidates[i]) || j->sites[site].held_back) continue;
+    kept.push_back(j->candidates[i]);
+    kept_origins.push_back({site, false});
   }
   j->candidates = std::move(kept);
-  j->cut_after.assign(j->candidates.size(), false);
+  j->origins = std::move(kept_origins);
   j->refilling = true;
   for (std::size_t i = 0; i < j->sites.size(); ++i) {
     auto& s = j->sites[i];
@@ -324,10 +304,11 @@ void elastic_worker_state::try_next(const job_ptr& j) {
       return refuse(j, errc::infeasible, "no candidate time slot in the window" + j->reasons);
     return refuse(j, errc::busy, "all " + std::to_string(tries) + " reserve tries were refused");
   }
-  const candidate c = j->candidates[j->order[j->next++]];
+  const std::size_t i = j->order[j->next++];
+  const candidate& c = j->candidates[i];
   j->tried.push_back(c);
-  run(j, j->attempt.try_placement(
-             {{site_index(*j, c.site), std::string(c.site), c.start, c.end, c.np}}, now()));
+  run(j, j->attempt.try_placement({{j->origins[i].site, std::string(c.site), c.start, c.end, c.np}},
+                                  now()));
 }
 
 // Paper 001's busy-time hint: the clusters whose probes had nothing to offer say when they

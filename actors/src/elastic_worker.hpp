@@ -38,7 +38,12 @@ struct elastic_job : elastic_job_base {
   };
   std::vector<site> sites;  ///< point into the job's directory
   std::vector<candidate> candidates;
-  std::vector<bool> cut_after;   ///< per candidate: the last its cluster sent of more it has
+  /// Per candidate: where it came from.
+  struct origin {
+    std::size_t site = 0;    ///< index into `sites`
+    bool cut_after = false;  ///< the last its cluster sent of more it has
+  };
+  std::vector<origin> origins;
   std::vector<candidate> tried;  ///< not to be tried again after a refill
   bool refilling = false;
   std::vector<std::size_t> order;  ///< candidates ranked so far (a prefix of the ranking)
@@ -73,7 +78,6 @@ class elastic_worker_state : public elastic_coordinator<elastic_worker_state, el
   /// Probes per batch at most: a larger batch goes out at once.
   static constexpr std::size_t max_batch = 64;
   void send_batch(probe_outbox& box);
-  void on_probe_answer(const job_ptr& j, std::size_t site, const msg::probe_reply* r);
 
   bool reserve_fixed_slot(const job_ptr& j);
   msg::probe_request probe_for(const elastic_job& j, const elastic_job::site& s) const;

@@ -129,10 +129,10 @@ std::shared_ptr<const cluster_directory> make_directory(
   auto dir = std::make_shared<cluster_directory>();
   const auto n = std::min(infos.size(), services.size());
   dir->reserve(n);
-  for (std::size_t i = 0; i < n; ++i)
-    dir->push_back({std::move(infos[i]), std::move(services[i]), {}});
-  for (auto& e : *dir)
-    e.site = {e.info.name, e.info.cpus, e.info.pp, {e.info.bunch, e.info.counts}};
+  for (std::size_t i = 0; i < n; ++i) {
+    auto site = msg::site_of(infos[i]);
+    dir->push_back({std::move(infos[i]), std::move(services[i]), std::move(site)});
+  }
   std::sort(dir->begin(), dir->end(),
             [](const auto& a, const auto& b) { return a.info.name < b.info.name; });
   return dir;

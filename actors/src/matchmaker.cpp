@@ -33,15 +33,15 @@ void matchmaker_state::start(const job_ptr& j,
   j->advice_pending = static_cast<int>(j->window.size());
   for (std::size_t i = 0; i < j->window.size(); ++i) {
     msg::advice_request ask{j->req.job.user, j->adapted[i], j->req.local_jobs_preferred};
-    call<msg::advice_reply>(
-        j->window[i]->service, std::move(ask), [this, j, i](msg::advice_reply* r) {
-          guarded(j, [&] {
-            if (r) return on_advice(j, i, std::move(*r));
-            on_advice(j, i,
-                      msg::error_reply<msg::advice_reply>(
-                          errc::unreachable, "the cluster's reservation service is gone"));
-          });
-        });
+    call<msg::advice_reply>(j->window[i]->service, std::move(ask),
+                            [this, j, i](msg::advice_reply* r) {
+                              guarded(j, [&] {
+                                if (r) return on_advice(j, i, std::move(*r));
+                                msg::advice_reply none;
+                                none.error = service_gone();
+                                on_advice(j, i, std::move(none));
+                              });
+                            });
   }
 }
 

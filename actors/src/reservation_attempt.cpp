@@ -134,10 +134,7 @@ reservation_attempt::calls reservation_attempt::answer(std::uint64_t id, const m
   open_.erase(it);
   if (phase_ == phase::given_up) {
     // The releases of a given-up attempt are done: recovery has nothing left to settle.
-    if (open_.empty() && decision_logged_) {
-      (void)terms_.journal->forget_commit(txn_);
-      decision_logged_ = false;
-    }
+    if (open_.empty()) forget_decision();
     return {};
   }
   auto& part = parts_[c.part];
@@ -164,8 +161,7 @@ reservation_attempt::calls reservation_attempt::after_commits() {
   const bool all =
       std::all_of(parts_.begin(), parts_.end(), [](const part_outcome& p) { return p.committed; });
   if (!all) return compensate(failure_);
-  if (decision_logged_) (void)terms_.journal->forget_commit(txn_);
-  decision_logged_ = false;
+  forget_decision();
   phase_ = phase::granted;
   return {};
 }
@@ -187,11 +183,15 @@ reservation_attempt::calls reservation_attempt::compensate(std::string why) {
 
 void reservation_attempt::finish_releasing() {
   // Compensation is complete: recovery has nothing left to settle for this try.
-  if (decision_logged_) (void)terms_.journal->forget_commit(txn_);
-  decision_logged_ = false;
+  forget_decision();
   for (auto& p : parts_)
     p.committed = false;
   phase_ = phase::idle;
+}
+
+void reservation_attempt::forget_decision() {
+  if (decision_logged_) (void)terms_.journal->forget_commit(txn_);
+  decision_logged_ = false;
 }
 
 reservation_attempt::calls reservation_attempt::give_up() {
@@ -212,10 +212,7 @@ reservation_attempt::calls reservation_attempt::give_up() {
       break;  // releasing: the aborts on their way finish the job; otherwise nothing is held
   }
   phase_ = phase::given_up;
-  if (open_.empty() && decision_logged_) {
-    (void)terms_.journal->forget_commit(txn_);
-    decision_logged_ = false;
-  }
+  if (open_.empty()) forget_decision();
   return out;
 }
 

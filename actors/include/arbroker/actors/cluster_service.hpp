@@ -166,8 +166,8 @@ class cluster_service {
   /// The owner ends it before its end (cancelled, or terminated while active).
   msg::ack_reply end_early(record& r, reservation_state to, reservation_event e, timestamp now);
   msg::ack_reply withdraw(record& r, timestamp now);
-  /// The name of reservation `id` ("<cluster>/<n>") in the LRMS: the prefix and n.
-  std::string lrms_name(const std::string& id) const;
+  /// The name in the LRMS of the reservation "<cluster>/<serial>": the prefix and serial.
+  std::string lrms_name(std::uint64_t serial) const;
   msg::reservation_info info_of(const record& r) const;
   /// After a sweep, the reservation `id` if `user` owns it (its state brought up to `now`),
   /// else null: another user's looks exactly like a missing one.
@@ -181,7 +181,6 @@ class cluster_service {
   reservation_row row_of(const record& r, reservation_state state) const;
   status persist(const record& r, reservation_state state);
   void adopt(record r, timestamp now);
-  site_description site() const;
 
   cluster_service_config cfg_;
   std::unique_ptr<lrms> lrms_;

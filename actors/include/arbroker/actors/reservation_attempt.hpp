@@ -142,6 +142,8 @@ class reservation_attempt {
   /// Phase two could not complete: release every part still there, then idle.
   calls compensate(std::string why);
   void finish_releasing();
+  /// The current try needs its journal record no more (granted, or nothing left to settle).
+  void forget_decision();
 
   attempt_terms terms_;
   phase phase_ = phase::idle;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "arbroker/core/request.hpp"
 #include "arbroker/messages/wire_error.hpp"
 
 namespace arbroker::msg {
@@ -32,6 +33,11 @@ template <class Inspector>
 auto inspect(Inspector& f, cluster_info& x) {
   return f(x.name, x.cpus, x.pp, x.bunch, x.counts, x.tz_offset, x.os, x.features, x.allowed_users,
            x.benchmark_names, x.benchmark_results);
+}
+
+/// The cluster as the core's site adaptation sees it.
+inline site_description site_of(const cluster_info& c) {
+  return {c.name, c.cpus, c.pp, {c.bunch, c.counts}};
 }
 
 /// Core requirements of a request: which clusters may take it at all.

@@ -10,42 +10,31 @@
 
 namespace arbroker::msg {
 
-/// A coordinator's call to a cluster service, sent `(call_tag, request)` as an ordinary
-/// message and answered `(call_tag, reply)` the same way (actors/tagged_calls.hpp).
-struct call_tag {
+/// A number of one kind (`Kind` only tells the kinds apart).
+template <class Kind>
+struct tagged_number {
   std::uint64_t value = 0;
-  friend auto operator<=>(const call_tag&, const call_tag&) = default;
+  friend auto operator<=>(const tagged_number&, const tagged_number&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, call_tag& x) {
+template <class Inspector, class Kind>
+auto inspect(Inspector& f, tagged_number<Kind>& x) {
   return f(x.value);
 }
+
+/// A coordinator's call to a cluster service, sent `(call_tag, request)` as an ordinary
+/// message and answered `(call_tag, reply)` the same way (actors/tagged_calls.hpp).
+using call_tag = tagged_number<struct call_tag_kind>;
 
 /// The broker's number for one client request it handed to a coordinator: the coordinator
 /// answers `(request_no, reply)`, and a deadline names the request by it.
-struct request_no {
-  std::uint64_t value = 0;
-  friend auto operator<=>(const request_no&, const request_no&) = default;
-};
-
-template <class Inspector>
-auto inspect(Inspector& f, request_no& x) {
-  return f(x.value);
-}
+using request_no = tagged_number<struct request_no_kind>;
 
 }  // namespace arbroker::msg
 
-template <>
-struct std::hash<arbroker::msg::call_tag> {
-  std::size_t operator()(arbroker::msg::call_tag t) const noexcept {
-    return std::hash<std::uint64_t>{}(t.value);
-  }
-};
-
-template <>
-struct std::hash<arbroker::msg::request_no> {
-  std::size_t operator()(arbroker::msg::request_no n) const noexcept {
+template <class Kind>
+struct std::hash<arbroker::msg::tagged_number<Kind>> {
+  std::size_t operator()(arbroker::msg::tagged_number<Kind> n) const noexcept {
     return std::hash<std::uint64_t>{}(n.value);
   }
 };
