@@ -72,6 +72,11 @@ class cluster_service_state {
         serve(&cluster_service::bind_job),
         serve(&cluster_service::estimate),
         serve(&cluster_service::status_report),
+        // The grid-job manager.
+        serve(&cluster_service::submit_job),
+        serve(&cluster_service::job_states),
+        serve(&cluster_service::cancel_job),
+        serve(&cluster_service::job_outlook),
         [this, &svc](expire_atom) {
           timer_.fired();
           try {

@@ -65,7 +65,8 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
                                     "features",    "allowed_users",  "refresh",    "max_hold",
                                     "name_prefix", "base_unit_cost", "base_unit",  "day_rates",
                                     "agreements",  "local_jobs",     "slurm_conf", "partition",
-                                    "sge_root",    "sge_cell",       "pe"}));
+                                    "sge_root",    "sge_cell",       "pe",         "benchmarks",
+                                    "bandwidth"}));
   cluster_entry c;
   auto name = config::text(at(t, path, "name"));
   if (!name) return name.err();
@@ -109,6 +110,21 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
   auto allowed = strings(t, path, "allowed_users");
   if (!allowed) return allowed.err();
   c.info.allowed_users = std::move(*allowed);
+  if (t.contains("benchmarks")) {
+    auto* b = t["benchmarks"].as_table();
+    if (!b) return bad(path + ".benchmarks", "expected a table {name = result}");
+    for (const auto& [key, value] : *b) {
+      auto v = value.value<double>();
+      if (!v || !(*v > 0) || *v > 1e300)
+        return bad(path + ".benchmarks." + std::string(key.str()),
+                   "expected a positive benchmark result");
+      c.info.benchmark_names.emplace_back(key.str());
+      c.info.benchmark_results.push_back(*v);
+    }
+  }
+  ARB_TRY(optional(t, path, "bandwidth", c.info.bandwidth, as_number));
+  if (!(c.info.bandwidth >= 0) || c.info.bandwidth > 1e300)
+    return bad(path + ".bandwidth", "expected bytes per second >= 0");
   ARB_TRY(optional(t, path, "refresh", c.refresh, as_span));
   ARB_TRY(optional(t, path, "max_hold", c.max_hold, as_span));
   ARB_TRY(optional(t, path, "name_prefix", c.name_prefix, as_text));
@@ -198,6 +214,11 @@ status validate(const node_config& cfg) {
     if (!users.insert(u.name).second) return bad(p + ".name", "'" + u.name + "' appears twice");
   }
   if (cfg.clusters.empty()) return bad("cluster", "a node needs at least one cluster");
+  if (cfg.job_poll_interval < 1 || cfg.adaptation_interval < 1)
+    return bad("grid_jobs", "poll_interval and adaptation_interval must be at least 1 s");
+  if (cfg.default_min_gain < 0) return bad("grid_jobs.min_gain", "must be >= 0");
+  if (cfg.default_max_migrations < -1)
+    return bad("grid_jobs.max_migrations", "must be >= -1 (-1: unbounded)");
   std::set<std::string> names;
   for (std::size_t i = 0; i < cfg.clusters.size(); ++i) {
     const auto& c = cfg.clusters[i];
@@ -221,7 +242,7 @@ namespace {
 
 result<node_config> from_table(const toml::table& root) {
   node_config cfg;
-  ARB_TRY(only_known_keys(root, "", {"node", "broker", "limits", "user", "cluster"}));
+  ARB_TRY(only_known_keys(root, "", {"node", "broker", "grid_jobs", "limits", "user", "cluster"}));
   if (auto* n = root["node"].as_table()) {
     ARB_TRY(only_known_keys(*n, "node",
                             {"name", "listen", "metrics", "data_dir", "log_level", "threads"}));
@@ -243,6 +264,14 @@ result<node_config> from_table(const toml::table& root) {
     ARB_TRY(optional(*b, "broker", "prepare_expiry", cfg.prepare_expiry, as_span));
     ARB_TRY(optional(*b, "broker", "request_timeout", cfg.request_timeout, as_span));
     ARB_TRY(optional(*b, "broker", "max_tries", cfg.max_tries, as_int));
+  }
+  if (auto* g = root["grid_jobs"].as_table()) {
+    ARB_TRY(only_known_keys(
+        *g, "grid_jobs", {"poll_interval", "adaptation_interval", "min_gain", "max_migrations"}));
+    ARB_TRY(optional(*g, "grid_jobs", "poll_interval", cfg.job_poll_interval, as_span));
+    ARB_TRY(optional(*g, "grid_jobs", "adaptation_interval", cfg.adaptation_interval, as_span));
+    ARB_TRY(optional(*g, "grid_jobs", "min_gain", cfg.default_min_gain, as_span));
+    ARB_TRY(optional(*g, "grid_jobs", "max_migrations", cfg.default_max_migrations, as_int));
   }
   if (auto* l = root["limits"].as_table()) {
     ARB_TRY(only_known_keys(

@@ -6,7 +6,7 @@ namespace arbroker {
 namespace {
 
 // Bumped whenever the tables change; open() refuses a database from a newer build.
-constexpr int schema_version = 1;
+constexpr int schema_version = 2;  // 2: grid_jobs
 
 constexpr const char* schema = R"sql(
 CREATE TABLE IF NOT EXISTS reservations (
@@ -26,6 +26,13 @@ CREATE TABLE IF NOT EXISTS reservations (
 );
 CREATE INDEX IF NOT EXISTS reservations_by_cluster ON reservations(cluster, seq);
 CREATE TABLE IF NOT EXISTS commit_decisions (txn TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS grid_jobs (
+  id TEXT PRIMARY KEY,
+  seq INTEGER NOT NULL,
+  owner TEXT NOT NULL,
+  active INTEGER NOT NULL,
+  body BLOB NOT NULL
+);
 )sql";
 
 error sql_error(sqlite3* db, const std::string& path, const std::string& what) {
@@ -64,9 +71,12 @@ struct sqlite_journal::statements {
   sqlite3_stmt* log_commit = nullptr;
   sqlite3_stmt* forget_commit = nullptr;
   sqlite3_stmt* commits = nullptr;
+  sqlite3_stmt* save_grid_job = nullptr;
+  sqlite3_stmt* grid_jobs = nullptr;
 
   ~statements() {
-    for (auto* s : {save, forget, rows_of, log_commit, forget_commit, commits})
+    for (auto* s :
+         {save, forget, rows_of, log_commit, forget_commit, commits, save_grid_job, grid_jobs})
       sqlite3_finalize(s);
   }
 };
@@ -125,6 +135,10 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
       {&s.log_commit, "INSERT OR IGNORE INTO commit_decisions (txn) VALUES (?1)"},
       {&s.forget_commit, "DELETE FROM commit_decisions WHERE txn = ?1"},
       {&s.commits, "SELECT txn FROM commit_decisions ORDER BY txn"},
+      {&s.save_grid_job,
+       "INSERT OR REPLACE INTO grid_jobs (id, seq, owner, active, body) VALUES "
+       "(?1, ?2, ?3, ?4, ?5)"},
+      {&s.grid_jobs, "SELECT id, owner, active, body FROM grid_jobs ORDER BY seq"},
   };
   for (const auto& [slot, sql] : stmts) {
     if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, slot, nullptr) != SQLITE_OK)
@@ -230,6 +244,36 @@ result<std::vector<std::string>> sqlite_journal::commits() {
     out.push_back(column_text(st, 0));
   sqlite3_reset(st);
   if (rc != SQLITE_DONE) return sql_error(db_, path_, "cannot read commit decisions");
+  return out;
+}
+
+status sqlite_journal::save_grid_job(const grid_job_row& r) {
+  std::lock_guard lock{mu_};
+  auto* st = st_->save_grid_job;
+  bind_text(st, 1, r.id);
+  sqlite3_bind_int64(st, 2, seq_of(r.id.substr(r.id.rfind('/') + 2)));  // "<node>/g<n>"
+  bind_text(st, 3, r.owner);
+  sqlite3_bind_int(st, 4, r.active ? 1 : 0);
+  sqlite3_bind_blob(st, 5, r.body.data(), static_cast<int>(r.body.size()), SQLITE_TRANSIENT);
+  return run(st, ("cannot save grid job " + r.id).c_str());
+}
+
+result<std::vector<grid_job_row>> sqlite_journal::grid_jobs() {
+  std::lock_guard lock{mu_};
+  auto* st = st_->grid_jobs;
+  std::vector<grid_job_row> out;
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    grid_job_row r;
+    r.id = column_text(st, 0);
+    r.owner = column_text(st, 1);
+    r.active = sqlite3_column_int(st, 2) != 0;
+    const auto* p = static_cast<const char*>(sqlite3_column_blob(st, 3));
+    r.body.assign(p ? p : "", static_cast<std::size_t>(sqlite3_column_bytes(st, 3)));
+    out.push_back(std::move(r));
+  }
+  sqlite3_reset(st);
+  if (rc != SQLITE_DONE) return sql_error(db_, path_, "cannot read grid jobs");
   return out;
 }
 

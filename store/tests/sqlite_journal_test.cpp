@@ -165,5 +165,23 @@ TEST_F(sqlite_journal_test, OpenRefusesASchemaFromANewerBuild) {
   EXPECT_NE(j.err().message.find("newer than this build"), std::string::npos) << j.err().message;
 }
 
+TEST_F(sqlite_journal_test, GridJobsSurviveReopeningInIdOrderWithBinaryBodies) {
+  const std::string body("\x92\x00\xff binary", 10);
+  {
+    auto j = sqlite_journal::open(db());
+    ASSERT_TRUE(j);
+    ASSERT_TRUE((*j)->save_grid_job({"n/g10", "alice", true, body}));
+    ASSERT_TRUE((*j)->save_grid_job({"n/g9", "bob", true, "x"}));
+    ASSERT_TRUE((*j)->save_grid_job({"n/g9", "bob", false, "y"}));  // replaced
+  }
+  auto j = sqlite_journal::open(db());
+  ASSERT_TRUE(j);
+  auto rows = (*j)->grid_jobs();
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0], (grid_job_row{"n/g9", "bob", false, "y"}));
+  EXPECT_EQ((*rows)[1], (grid_job_row{"n/g10", "alice", true, body}));
+}
+
 }  // namespace
 }  // namespace arbroker

@@ -17,6 +17,7 @@
 #include "arbroker/core/reservation_state.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
 #include "arbroker/messages/gis_protocol.hpp"
+#include "arbroker/messages/job_protocol.hpp"
 #include "arbroker/store/journal.hpp"
 #include "arbroker/store/recovery_plan.hpp"
 
@@ -98,6 +99,17 @@ class cluster_service {
   msg::bind_job_reply bind_job(const msg::bind_job_request& req, timestamp now);
   msg::cluster_status status_report(const msg::cluster_status_request& req, timestamp now);
   msg::estimate_reply estimate(const msg::estimate_request& req, timestamp now);
+
+  // -- the grid-job manager's operations on best-effort jobs (cluster_jobs.cpp) -----------
+
+  /// Queues a job without a reservation. infeasible for a job larger than the cluster.
+  msg::job_submit_reply submit_job(const msg::job_submit_request& req, timestamp now);
+  /// The states of jobs from one snapshot; a job no longer in it is asked about alone.
+  msg::job_states_reply job_states(const msg::job_states_request& req, timestamp now);
+  /// Cancels a job (a queued one only, with only_if_queued) and says what it found.
+  msg::job_cancel_reply cancel_job(const msg::job_cancel_request& req, timestamp now);
+  /// Planned starts from one plan of the queue (ESE, local jobs first).
+  msg::job_outlook_reply job_outlook(const msg::job_outlook_request& req, timestamp now);
 
   /// Expires every hold whose expiry is <= now (deleting it from the LRMS), applies start
   /// and end times, and forgets finished reservations past the retention time.

@@ -13,6 +13,8 @@
 #include "arbroker/messages/checked_requests.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
 #include "arbroker/messages/gis_protocol.hpp"
+#include "arbroker/messages/grid_job_protocol.hpp"
+#include "arbroker/messages/job_protocol.hpp"
 #include "arbroker/messages/tags.hpp"
 
 // In-process only (core values inside; never serialized): lets CAF carry them.
@@ -65,7 +67,12 @@ using cluster_service_actor = caf::typed_actor<
     caf::replies_to<msg::call_tag, msg::abort_txn_request>::with<msg::call_tag, msg::ack_reply>,
     caf::replies_to<msg::call_tag, msg::release_txn_request>::with<msg::call_tag, msg::ack_reply>,
     caf::replies_to<msg::estimate_request>::with<msg::estimate_reply>,
-    caf::replies_to<msg::cluster_status_request>::with<msg::cluster_status>>::
+    caf::replies_to<msg::cluster_status_request>::with<msg::cluster_status>,
+    // The grid-job manager's (job_protocol.hpp): best-effort jobs in the cluster's queue.
+    caf::replies_to<msg::job_submit_request>::with<msg::job_submit_reply>,
+    caf::replies_to<msg::job_states_request>::with<msg::job_states_reply>,
+    caf::replies_to<msg::job_cancel_request>::with<msg::job_cancel_reply>,
+    caf::replies_to<msg::job_outlook_request>::with<msg::job_outlook_reply>>::
     extend_with<reservation_operations>;
 
 /// The answers a coordinator gets from the cluster services it calls.

@@ -8,6 +8,8 @@
 #include "arbroker/messages/broker_protocol.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
 #include "arbroker/messages/gis_protocol.hpp"
+#include "arbroker/messages/grid_job_protocol.hpp"
+#include "arbroker/messages/job_protocol.hpp"
 #include "arbroker/messages/slot.hpp"
 #include "arbroker/messages/speedup_spec.hpp"
 #include "arbroker/messages/tags.hpp"
@@ -53,6 +55,26 @@ inline constexpr auto all_types = std::make_tuple(
     named_type<request_stats>{"arb.request_stats"}, named_type<elastic_reply>{"arb.elastic_reply"},
     named_type<coreservation_component>{"arb.coreservation_component"},
     named_type<coreservation_request>{"arb.coreservation_request"},
-    named_type<coreservation_reply>{"arb.coreservation_reply"});
+    named_type<coreservation_reply>{"arb.coreservation_reply"},
+    named_type<job_submit_request>{"arb.job_submit_request"},
+    named_type<job_submit_reply>{"arb.job_submit_reply"},
+    named_type<job_states_request>{"arb.job_states_request"},
+    named_type<job_state_report>{"arb.job_state_report"},
+    named_type<job_states_reply>{"arb.job_states_reply"},
+    named_type<job_cancel_request>{"arb.job_cancel_request"},
+    named_type<job_cancel_reply>{"arb.job_cancel_reply"},
+    named_type<queue_shape>{"arb.queue_shape"},
+    named_type<job_outlook_request>{"arb.job_outlook_request"},
+    named_type<job_outlook_reply>{"arb.job_outlook_reply"},
+    named_type<benchmark_triple>{"arb.benchmark_triple"}, named_type<input_file>{"arb.input_file"},
+    named_type<grid_submit_request>{"arb.grid_submit_request"},
+    named_type<grid_copy_info>{"arb.grid_copy_info"},
+    named_type<grid_event_info>{"arb.grid_event_info"},
+    named_type<grid_job_info>{"arb.grid_job_info"},
+    named_type<grid_job_reply>{"arb.grid_job_reply"},
+    named_type<grid_query_request>{"arb.grid_query_request"},
+    named_type<grid_cancel_request>{"arb.grid_cancel_request"},
+    named_type<grid_list_request>{"arb.grid_list_request"},
+    named_type<grid_list_reply>{"arb.grid_list_reply"});
 
 }  // namespace arbroker::msg

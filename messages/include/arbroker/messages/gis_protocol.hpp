@@ -25,6 +25,9 @@ struct cluster_info {
   std::vector<std::string> allowed_users;  ///< empty: everyone
   std::vector<std::string> benchmark_names;
   std::vector<double> benchmark_results;
+  /// Bytes per second from the users' file locations to the cluster: a static stand-in for
+  /// paper 003's network weather service (0: unknown, staging counts as instant).
+  double bandwidth = 0;
 
   friend bool operator==(const cluster_info&, const cluster_info&) = default;
 };
@@ -32,7 +35,7 @@ struct cluster_info {
 template <class Inspector>
 auto inspect(Inspector& f, cluster_info& x) {
   return f(x.name, x.cpus, x.pp, x.bunch, x.counts, x.tz_offset, x.os, x.features, x.allowed_users,
-           x.benchmark_names, x.benchmark_results);
+           x.benchmark_names, x.benchmark_results, x.bandwidth);
 }
 
 /// The cluster as the core's site adaptation sees it.

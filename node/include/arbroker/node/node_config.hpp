@@ -60,6 +60,12 @@ struct node_config {
   duration request_timeout = 30;
   int max_tries = 64;
 
+  // Grid jobs (actors/grid_jobs.hpp).
+  duration job_poll_interval = 10;    ///< how often the LRMSs are asked about copies
+  duration adaptation_interval = 60;  ///< how often queued adaptive jobs are re-evaluated
+  duration default_min_gain = 0;      ///< adaptive jobs that name none (paper: any gain)
+  int default_max_migrations = -1;    ///< adaptive jobs that name none (-1: unbounded)
+
   // Network limits per connection.
   std::size_t max_frame_bytes = 1 << 20;
   std::size_t max_in_flight = 64;

@@ -57,4 +57,27 @@ class reservation_journal {
   virtual result<std::vector<std::string>> commits() = 0;
 };
 
+/// One grid job as the store keeps it (actors/grid_jobs.hpp): the engine's encoding of the
+/// whole job (request, copies, decisions), written before every LRMS call the job makes and
+/// after every decision, so that recovery finds every copy that may be in a queue.
+struct grid_job_row {
+  std::string id;  ///< "<node>/g<n>"
+  std::string owner;
+  bool active = true;  ///< not ended, or a copy may still be in a queue
+  std::string body;    ///< opaque to the store
+
+  friend bool operator==(const grid_job_row&, const grid_job_row&) = default;
+};
+
+/// The grid jobs' part of the store. Safe to call from several threads at once; a write is
+/// durable against a process crash when it returns.
+class grid_job_journal {
+ public:
+  virtual ~grid_job_journal() = default;
+  /// Inserts or replaces the row with this id.
+  virtual status save_grid_job(const grid_job_row& row) = 0;
+  /// Every row, ordered by id number.
+  virtual result<std::vector<grid_job_row>> grid_jobs() = 0;
+};
+
 }  // namespace arbroker

@@ -11,11 +11,11 @@ struct sqlite3_stmt;
 
 namespace arbroker {
 
-/// The journal in one SQLite database file in WAL mode with synchronous=NORMAL: a committed
-/// write survives a crash of the process (kill -9), which is what a broker node must
-/// survive; after a power loss the last transactions may be lost. One connection guarded
-/// by a mutex; every write is its own transaction (a few tens of microseconds).
-class sqlite_journal final : public reservation_journal {
+/// The journal (reservations, commit decisions, grid jobs) in one SQLite database file in WAL mode
+/// with synchronous=NORMAL: a committed write survives a crash of the process (kill -9), which is
+/// what a broker node must survive; after a power loss the last transactions may be lost. One
+/// connection guarded by a mutex; every write is its own transaction (a few tens of microseconds).
+class sqlite_journal final : public reservation_journal, public grid_job_journal {
  public:
   /// Opens or creates the database at `path` (":memory:" for tests). Errors name the file
   /// and what SQLite said, e.g. a directory that does not exist or a file that is not a
@@ -32,6 +32,8 @@ class sqlite_journal final : public reservation_journal {
   status log_commit(const std::string& txn) override;
   status forget_commit(const std::string& txn) override;
   result<std::vector<std::string>> commits() override;
+  status save_grid_job(const grid_job_row& row) override;
+  result<std::vector<grid_job_row>> grid_jobs() override;
 
  private:
   struct statements;

@@ -1,0 +1,66 @@
+#pragma once
+
+// The grid-job manager: the broker's half for best-effort jobs (core/grid_job.hpp has the
+// rules, actors/README.md "Grid jobs" the flow). One actor per node. It ranks the clusters
+// by time to delivery from one outlook per cluster, places copies by the job's strategy,
+// watches them with one batched state request per cluster per poll interval, cancels losers
+// and duplicates, and moves queued adaptive jobs. Every change of a job is written to the
+// store before the LRMS call it leads to, and every decision before its cancels.
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arbroker/actors/engine.hpp"
+#include "arbroker/actors/protocols.hpp"
+#include "arbroker/core/grid_job.hpp"
+#include "arbroker/messages/grid_job_protocol.hpp"
+#include "arbroker/messages/grid_job_record.hpp"
+#include "arbroker/store/journal.hpp"
+
+namespace arbroker {
+
+/// Asks the manager for a round of job states now (answered when the round and what it led
+/// to are done, with the number of copies asked about).
+using poll_atom = caf::atom_constant<caf::atom("poll")>;
+/// Asks the manager for an adaptation round now (answered, once the round and the
+/// migrations it started are done, with the number of queued adaptive jobs it evaluated).
+using adapt_atom = caf::atom_constant<caf::atom("adapt")>;
+
+using grid_jobs_actor =
+    caf::typed_actor<caf::replies_to<msg::grid_submit_request>::with<msg::grid_job_reply>,
+                     caf::replies_to<msg::grid_query_request>::with<msg::grid_job_reply>,
+                     caf::replies_to<msg::grid_cancel_request>::with<msg::grid_job_reply>,
+                     caf::replies_to<msg::grid_list_request>::with<msg::grid_list_reply>,
+                     caf::replies_to<poll_atom>::with<std::int32_t>,
+                     caf::replies_to<adapt_atom>::with<std::int32_t>>;
+
+/// Counts for metrics, cumulative since start; written by the manager, read by anyone.
+struct grid_job_counters {
+  std::atomic<std::int64_t> submitted{0}, refused{0}, copies_submitted{0}, copies_cancelled{0},
+      duplicate_starts{0}, migrations{0}, migration_gain{0}, lrms_calls{0};
+};
+
+struct grid_jobs_config {
+  std::string node = "arb";  ///< ids are "<node>/g<n>"
+  gis_actor gis;
+  clock_fn clock;
+  duration poll_interval = 10;        ///< 0: only when asked (poll_atom)
+  duration adaptation_interval = 60;  ///< 0: only when asked (adapt_atom)
+  duration default_min_gain = 0;
+  std::int32_t default_max_migrations = -1;
+  /// Where jobs are kept (null: nowhere).
+  std::shared_ptr<grid_job_journal> journal;
+  /// Jobs found in the store at start; the active ones are watched again at once.
+  std::vector<msg::grid_job_record> recovered;
+  /// Read by metrics from any thread.
+  std::shared_ptr<grid_job_counters> counters;
+};
+
+grid_jobs_actor spawn_grid_jobs(caf::actor_system& sys, grid_jobs_config cfg);
+
+/// Loads every grid job from the store; storage_failure naming a row that cannot be read.
+result<std::vector<msg::grid_job_record>> load_grid_jobs(grid_job_journal& journal);
+
+}  // namespace arbroker

@@ -1,0 +1,152 @@
+// The cluster service's operations on best-effort jobs: the copies of grid jobs that the
+// grid-job manager (grid_jobs.cpp) places in this cluster's batch queue.
+
+#include <unordered_map>
+
+#include "arbroker/actors/cluster_service.hpp"
+#include "arbroker/core/earliest_start.hpp"
+
+namespace arbroker {
+namespace {
+
+observed_state observed(lrms_job_state s) {
+  switch (s) {
+    case lrms_job_state::queued:
+      return observed_state::queued;
+    case lrms_job_state::running:
+      return observed_state::running;
+    case lrms_job_state::completed:
+      return observed_state::completed;
+    case lrms_job_state::failed:
+      return observed_state::failed;
+    case lrms_job_state::cancelled:
+      return observed_state::cancelled;
+  }
+  return observed_state::failed;
+}
+
+}  // namespace
+
+msg::job_submit_reply cluster_service::submit_job(const msg::job_submit_request& req,
+                                                  timestamp now) {
+  msg::job_submit_reply out;
+  out.cluster = name();
+  if (req.np < 1 || req.walltime <= 0) {
+    out.error = msg::wire(errc::invalid_parameter, "a job needs np >= 1 and walltime > 0");
+    return out;
+  }
+  if (req.np > cfg_.info.cpus) {
+    out.error =
+        msg::wire(errc::infeasible, "job of " + std::to_string(req.np) + " CPUs: " + name() +
+                                        " has " + std::to_string(cfg_.info.cpus));
+    return out;
+  }
+  job_spec spec{
+      cfg_.name_prefix + req.name, req.user, req.np, req.walltime, std::nullopt, req.command};
+  auto id = lrms_->submit_job(spec);
+  if (!id) {
+    out.error = msg::to_wire(id.err());
+    return out;
+  }
+  out.lrms_id = std::move(*id);
+  view_.taken = -time_infinity;  // the queue changed: read it again before the next probe
+  (void)now;
+  return out;
+}
+
+msg::job_states_reply cluster_service::job_states(const msg::job_states_request& req, timestamp) {
+  msg::job_states_reply out;
+  out.cluster = name();
+  auto snap = lrms_->snapshot();
+  if (!snap) {
+    out.error = msg::to_wire(snap.err());
+    return out;
+  }
+  std::unordered_map<std::string_view, const lrms_job*> running, queued;
+  for (const auto& j : snap->running)
+    running.emplace(j.id, &j);
+  for (const auto& j : snap->queued)
+    queued.emplace(j.id, &j);
+  out.jobs.reserve(req.lrms_ids.size());
+  for (const auto& id : req.lrms_ids) {
+    msg::job_state_report r;
+    r.lrms_id = id;
+    if (auto it = running.find(id); it != running.end()) {
+      r.state = observed_state::running;
+      r.started = it->second->started.value_or(snap->now);
+    } else if (queued.contains(id)) {
+      r.state = observed_state::queued;
+    } else if (auto st = lrms_->job_status(id)) {
+      // Left the queue since (or between snapshot and now): one call for this job alone.
+      r.state = observed(*st);
+      if (*st == lrms_job_state::running) r.started = snap->now;
+    } else {
+      r.error = msg::to_wire(st.err());
+    }
+    out.jobs.push_back(std::move(r));
+  }
+  return out;
+}
+
+msg::job_cancel_reply cluster_service::cancel_job(const msg::job_cancel_request& req, timestamp) {
+  msg::job_cancel_reply out;
+  out.lrms_id = req.lrms_id;
+  auto st = lrms_->job_status(req.lrms_id);
+  if (!st) {
+    out.error = msg::to_wire(st.err());
+    return out;
+  }
+  out.found = observed(*st);
+  const bool live = *st == lrms_job_state::queued || *st == lrms_job_state::running;
+  if (!live || (req.only_if_queued && *st == lrms_job_state::running)) return out;
+  if (auto ok = lrms_->cancel_job(req.lrms_id); !ok) {
+    out.error = msg::to_wire(ok.err());
+    return out;
+  }
+  view_.taken = -time_infinity;
+  return out;
+}
+
+msg::job_outlook_reply cluster_service::job_outlook(const msg::job_outlook_request& req,
+                                                    timestamp now) {
+  msg::job_outlook_reply out;
+  out.cluster = name();
+  auto snap = lrms_->snapshot();
+  if (!snap) {
+    out.error = msg::to_wire(snap.err());
+    return out;
+  }
+  out.now = snap->now;
+  const auto w = to_workload(*snap);
+  auto plan = plan_workload(w, snap->now, ese_policy::local_jobs_preferred);
+  if (!plan) {
+    out.error = msg::to_wire(plan.err());
+    return out;
+  }
+  out.starts.reserve(req.shapes.size());
+  for (const auto& s : req.shapes) {
+    std::int64_t start = -1;
+    if (s.np >= 1 && s.np <= cfg_.info.cpus && s.walltime > 0) {
+      auto t = estimate_earliest_start(*plan, snap->now, snap->now, s.walltime, s.np,
+                                       ese_policy::local_jobs_preferred);
+      if (t) start = *t;
+    }
+    out.starts.push_back(start);
+  }
+  // Queued jobs in the plan are those without a reservation, in queue order.
+  std::unordered_map<std::string_view, std::size_t> position;
+  std::size_t k = 0;
+  for (const auto& j : snap->queued)
+    if (!j.reservation) position.emplace(j.id, k++);
+  out.queued_starts.reserve(req.queued_ids.size());
+  for (const auto& id : req.queued_ids) {
+    auto it = position.find(id);
+    const bool planned = it != position.end() && it->second < plan->queued_starts.size() &&
+                         plan->queued_starts[it->second] < time_infinity;
+    out.queued_starts.push_back(planned ? plan->queued_starts[it->second] : -1);
+  }
+  (void)now;
+  return out;
+}
+
+}  // namespace arbroker

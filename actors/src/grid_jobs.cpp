@@ -1,0 +1,703 @@
+#include "arbroker/actors/grid_jobs.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "arbroker/actors/gis.hpp"
+#include "arbroker/core/grid_placement.hpp"
+#include "directory_subscription.hpp"
+
+namespace arbroker {
+namespace {
+
+/// The manager's own timers: a poll round or an adaptation round is due.
+using tick_atom = caf::atom_constant<caf::atom("tick")>;
+
+using grid_jobs_impl_actor = grid_jobs_actor::extend<
+    caf::reacts_to<tick_atom, poll_atom>,
+    caf::reacts_to<tick_atom, adapt_atom>>::extend_with<directory_subscriber>;
+
+// The number n of "<node>/g<n>", or 0.
+std::uint64_t serial_in(const std::string& id) {
+  const auto at = id.rfind("/g");
+  if (at == std::string::npos || at + 2 >= id.size()) return 0;
+  std::uint64_t n = 0;
+  for (std::size_t i = at + 2; i < id.size(); ++i) {
+    if (id[i] < '0' || id[i] > '9' || n > (UINT64_MAX - 9) / 10) return 0;
+    n = n * 10 + static_cast<std::uint64_t>(id[i] - '0');
+  }
+  return n;
+}
+
+placement_inputs inputs_of(const msg::grid_submit_request& r) {
+  placement_inputs in;
+  in.walltime = r.walltime;
+  for (const auto& b : r.benchmarks)
+    in.benchmarks.push_back({b.name, b.result, b.seconds});
+  in.penalty = r.penalty;
+  for (const auto& f : r.inputs)
+    in.input_bytes += f.bytes;
+  if (r.output_bytes >= 0) in.output_bytes = r.output_bytes;
+  return in;
+}
+
+result<placement_terms> terms_for(const msg::grid_submit_request& r, const msg::cluster_info& c) {
+  cluster_benchmarks b{c.name, {}};
+  for (std::size_t i = 0; i < c.benchmark_names.size() && i < c.benchmark_results.size(); ++i)
+    b.results.push_back({c.benchmark_names[i], c.benchmark_results[i]});
+  return terms_on(inputs_of(r), b, c.bandwidth);
+}
+
+// What the manager checks of a request beyond the API's limits: meaning, not format.
+status check_request(const msg::grid_submit_request& r) {
+  grid_job_spec spec{r.name,
+                     r.command,
+                     r.np,
+                     r.walltime > 0 ? r.walltime : 1,
+                     r.strategy,
+                     r.width,
+                     std::max<std::int64_t>(r.min_gain, 0),
+                     std::max(r.max_migrations, -1)};
+  if (auto ok = check(spec); !ok) return ok;
+  if (r.walltime < 0 || (r.walltime == 0 && r.benchmarks.empty()))
+    return fail(errc::invalid_duration, "walltime: give a positive walltime or benchmarks");
+  if (r.min_gain < -1) return fail(errc::invalid_duration, "min_gain: must be >= 0");
+  if (r.max_migrations < -2) return fail(errc::invalid_parameter, "max_migrations: below -1");
+  if (!std::isfinite(r.penalty) || r.penalty < 1)
+    return fail(errc::invalid_parameter, "penalty: must be a finite number >= 1");
+  for (std::size_t i = 0; i < r.benchmarks.size(); ++i) {
+    const auto& b = r.benchmarks[i];
+    const auto f = "benchmarks[" + std::to_string(i) + "]";
+    if (b.name.empty()) return fail(errc::invalid_parameter, f + ".name: must not be empty");
+    if (!std::isfinite(b.result) || b.result <= 0)
+      return fail(errc::invalid_parameter, f + ".result: must be positive");
+    if (b.seconds <= 0 || b.seconds >= time_infinity)
+      return fail(errc::invalid_duration, f + ".seconds: must be positive");
+  }
+  std::int64_t total = 0;
+  for (std::size_t i = 0; i < r.inputs.size(); ++i) {
+    if (r.inputs[i].bytes < 0 || r.inputs[i].bytes > (INT64_MAX >> 2) - total)
+      return fail(errc::invalid_parameter,
+                  "inputs[" + std::to_string(i) + "].bytes: must be >= 0 (and the sum finite)");
+    total += r.inputs[i].bytes;
+  }
+  if (r.output_bytes < -1)
+    return fail(errc::invalid_parameter, "output_bytes: must be >= 0, or -1 for unknown");
+  if (r.strategy == grid_strategy::reserve)
+    return fail(errc::invalid_parameter,
+                "strategy reserve: not available for grid jobs yet; reserve with `arb reserve` "
+                "and submit into the reservation");
+  return {};
+}
+
+template <class Request>
+struct reply_of;
+template <>
+struct reply_of<msg::job_submit_request> {
+  using type = msg::job_submit_reply;
+};
+template <>
+struct reply_of<msg::job_states_request> {
+  using type = msg::job_states_reply;
+};
+template <>
+struct reply_of<msg::job_cancel_request> {
+  using type = msg::job_cancel_reply;
+};
+template <>
+struct reply_of<msg::job_outlook_request> {
+  using type = msg::job_outlook_reply;
+};
+
+/// One cluster's answer to a ranking outlook.
+struct ranked {
+  std::string cluster;
+  duration ttd = 0;
+  duration walltime = 0;
+};
+
+class grid_jobs_state {
+ public:
+  using self_pointer = grid_jobs_impl_actor::stateful_pointer<grid_jobs_state>;
+  static inline const char* name = "arb.grid_jobs";
+
+  explicit grid_jobs_state(self_pointer self) : self_(self) {}
+
+  grid_jobs_impl_actor::behavior_type make_behavior(grid_jobs_config cfg) {
+    cfg_ = std::move(cfg);
+    if (!cfg_.counters) cfg_.counters = std::make_shared<grid_job_counters>();
+    for (auto& rec : cfg_.recovered)
+      adopt(std::move(rec));
+    cfg_.recovered.clear();
+    ignore_stray_messages(self_);
+    subscribe_directory(self_, cfg_.gis, directory_);
+    // The first rounds: recovered jobs are looked at as soon as the directory is in.
+    self_->send(self_, tick_atom::value, poll_atom::value);
+    if (cfg_.adaptation_interval > 0)
+      self_->delayed_send(self_, std::chrono::seconds(cfg_.adaptation_interval), tick_atom::value,
+                          adapt_atom::value);
+    return {
+        [this](msg::grid_submit_request& r) { return submit(std::move(r)); },
+        [this](const msg::grid_query_request& r) -> msg::grid_job_reply {
+          auto* t = find(r.id, r.user);
+          if (!t) return missing(r.id);
+          return {msg::info_of(t->job), {}};
+        },
+        [this](const msg::grid_cancel_request& r) { return cancel(r); },
+        [this](const msg::grid_list_request& r) { return list(r); },
+        [this](poll_atom) { return when_settled(poll_round()); },
+        [this](adapt_atom) { return when_settled(adapt_round()); },
+        [this](tick_atom, poll_atom) {
+          poll_round();
+          if (cfg_.poll_interval > 0)
+            self_->delayed_send(self_, std::chrono::seconds(cfg_.poll_interval), tick_atom::value,
+                                poll_atom::value);
+        },
+        [this](tick_atom, adapt_atom) {
+          adapt_round();
+          self_->delayed_send(self_, std::chrono::seconds(cfg_.adaptation_interval),
+                              tick_atom::value, adapt_atom::value);
+        },
+        [this](directory_atom a, std::vector<msg::cluster_info>& infos,
+               std::vector<cluster_service_actor>& services) {
+          directory_updates(directory_)(a, infos, services);
+          drop_departed();
+        },
+    };
+  }
+
+ private:
+  struct tracked {
+    msg::grid_submit_request request;
+    grid_job job;
+    std::vector<caf::typed_response_promise<msg::grid_job_reply>> answer_when_placed;
+  };
+
+  timestamp now() const { return cfg_.clock(); }
+
+  // -- requests ---------------------------------------------------------------------------
+
+  caf::typed_response_promise<msg::grid_job_reply> submit(msg::grid_submit_request r) {
+    auto rp = self_->make_response_promise<msg::grid_job_reply>();
+    auto refuse = [&](const error& e) {
+      ++cfg_.counters->refused;
+      rp.deliver(msg::error_reply<msg::grid_job_reply>(e));
+      return rp;
+    };
+    if (auto ok = check_request(r); !ok) return refuse(ok.err());
+    if (!directory_.error.empty()) return refuse({errc::unreachable, directory_.error});
+    if (r.min_gain < 0) r.min_gain = cfg_.default_min_gain;
+    if (r.max_migrations < -1) r.max_migrations = cfg_.default_max_migrations;
+    // Which clusters may take it, and what it would cost on each.
+    struct candidate {
+      const directory_entry* entry;
+      placement_terms terms;
+    };
+    std::vector<candidate> cands;
+    std::string why_not;
+    std::int32_t largest = 0;
+    for (const auto& e : *directory_.clusters) {
+      const auto& c = e.info;
+      largest = std::max(largest, c.cpus);
+      auto skip = [&](const std::string& why) { why_not += " " + c.name + ": " + why + ";"; };
+      if (!r.clusters.empty() &&
+          std::find(r.clusters.begin(), r.clusters.end(), c.name) == r.clusters.end())
+        continue;
+      if (!c.allowed_users.empty() && std::find(c.allowed_users.begin(), c.allowed_users.end(),
+                                                r.user) == c.allowed_users.end()) {
+        skip("not open to " + r.user);
+        continue;
+      }
+      if (c.cpus < r.np) {
+        skip("has " + std::to_string(c.cpus) + " CPUs");
+        continue;
+      }
+      auto t = terms_for(r, c);
+      if (!t) {
+        skip(t.err().message);
+        continue;
+      }
+      cands.push_back({&e, *t});
+    }
+    for (const auto& wanted : r.clusters)
+      if (!find_cluster(*directory_.clusters, wanted))
+        return refuse({errc::not_found, "clusters: no cluster '" + wanted + "'"});
+    if (cands.empty()) {
+      if (!why_not.empty()) why_not.pop_back();
+      if (r.np > largest)
+        return refuse({errc::infeasible, "a job of " + std::to_string(r.np) +
+                                             " CPUs is larger than every cluster (largest: " +
+                                             std::to_string(largest) + " CPUs)"});
+      return refuse({errc::infeasible, "no cluster can take this job:" + why_not});
+    }
+    // Rank by TTD from one outlook per candidate.
+    struct ranking {
+      msg::grid_submit_request request;
+      std::vector<ranked> ok;
+      std::string refused;
+      std::size_t pending = 0;
+    };
+    auto rk = std::make_shared<ranking>();
+    rk->request = std::move(r);
+    rk->pending = cands.size();
+    for (const auto& c : cands) {
+      msg::job_outlook_request q{{{rk->request.np, c.terms.walltime}}, {}};
+      auto done = [this, rk, rp, name = c.entry->info.name,
+                   terms = c.terms](const result<msg::job_outlook_reply>& rep) mutable {
+        if (!rep) {
+          rk->refused += " " + name + ": " + rep.err().message + ";";
+        } else if (!rep->error.ok() || rep->starts.empty() || rep->starts[0] < 0) {
+          rk->refused += " " + name + ": " +
+                         (rep->error.ok() ? "the job never fits" : rep->error.message) + ";";
+        } else if (auto ttd = ttd_at(terms, rep->now, rep->starts[0])) {
+          rk->ok.push_back({name, *ttd, terms.walltime});
+        }
+        if (--rk->pending == 0) place(std::move(rk->request), std::move(rk->ok), rk->refused, rp);
+      };
+      ask(c.entry->service, std::move(q), std::move(done));
+    }
+    return rp;
+  }
+
+  // The ranking is in: keep the best (or the best `width` for a flood) and submit there.
+  void place(msg::grid_submit_request r, std::vector<ranked> ok, std::string refused,
+             caf::typed_response_promise<msg::grid_job_reply> rp) {
+    if (ok.empty()) {
+      ++cfg_.counters->refused;
+      if (!refused.empty()) refused.pop_back();
+      rp.deliver(msg::error_reply<msg::grid_job_reply>(errc::infeasible,
+                                                       "no cluster can take this job:" + refused));
+      return;
+    }
+    std::sort(ok.begin(), ok.end(), [](const ranked& a, const ranked& b) {
+      return a.ttd != b.ttd ? a.ttd < b.ttd : a.cluster < b.cluster;
+    });
+    const std::size_t copies =
+        r.strategy == grid_strategy::flood ? static_cast<std::size_t>(r.width) : 1;
+    if (ok.size() > copies) ok.resize(copies);
+
+    tracked t;
+    t.job.id = cfg_.node + "/g" + std::to_string(next_serial_);
+    t.job.owner = r.user;
+    t.job.spec = {
+        r.name,     r.command, r.np,       r.walltime > 0 ? r.walltime : ok.front().walltime,
+        r.strategy, r.width,   r.min_gain, r.max_migrations};
+    t.job.submitted = now();
+    t.request = std::move(r);
+    for (std::size_t i = 0; i < ok.size(); ++i)
+      t.job.add_copy(
+          ok[i].cluster, t.job.submitted,
+          "rank " + std::to_string(i + 1) + " by TTD (" + std::to_string(ok[i].ttd) + " s)");
+    // Durable before any LRMS sees a copy: recovery must know every copy that may exist.
+    if (auto saved = persist_job(t); !saved) {
+      ++cfg_.counters->refused;
+      rp.deliver(msg::error_reply<msg::grid_job_reply>(saved.err()));
+      return;
+    }
+    const auto serial = next_serial_++;
+    ++cfg_.counters->submitted;
+    auto& placed = jobs_.emplace(serial, std::move(t)).first->second;
+    placed.answer_when_placed.push_back(rp);
+    for (std::size_t i = 0; i < placed.job.copies.size(); ++i)
+      send_copy(serial, i);
+  }
+
+  msg::grid_job_reply cancel(const msg::grid_cancel_request& r) {
+    auto* t = find(r.id, r.user);
+    if (!t) return missing(r.id);
+    if (is_terminal(t->job.state))
+      return msg::error_reply<msg::grid_job_reply>(
+          errc::illegal_transition,
+          "grid job " + r.id + " has already ended (" + std::string(to_string(t->job.state)) + ")");
+    auto acts = t->job.cancel(now());
+    (void)persist_job(*t);
+    perform(serial_in(r.id), std::move(acts));
+    return {msg::info_of(t->job), {}};
+  }
+
+  msg::grid_list_reply list(const msg::grid_list_request& r) const {
+    msg::grid_list_reply out;
+    std::optional<grid_job_state> only;
+    if (!r.state.empty()) {
+      only = grid_job_state_from(r.state);
+      if (!only)
+        return msg::error_reply<msg::grid_list_reply>(
+            errc::invalid_parameter,
+            "state: '" + r.state +
+                "' is not one of pending, queued, running, completed, failed, cancelled");
+    }
+    for (auto it = jobs_.rbegin(); it != jobs_.rend(); ++it) {
+      const auto& j = it->second.job;
+      if (!r.user.empty() && j.owner != r.user) continue;
+      if (only && j.state != *only) continue;
+      if (!r.cluster.empty() &&
+          std::none_of(j.copies.begin(), j.copies.end(),
+                       [&](const grid_copy& c) { return c.cluster == r.cluster; }))
+        continue;
+      out.jobs.push_back(msg::info_of(j));
+    }
+    return out;
+  }
+
+  tracked* find(const std::string& id, const std::string& user) {
+    auto it = jobs_.find(serial_in(id));
+    if (it == jobs_.end() || it->second.job.id != id) return nullptr;
+    // Another user's job looks exactly like a missing one; an admin's empty user sees all.
+    if (!user.empty() && it->second.job.owner != user) return nullptr;
+    return &it->second;
+  }
+
+  static msg::grid_job_reply missing(const std::string& id) {
+    return msg::error_reply<msg::grid_job_reply>(errc::not_found, "no grid job '" + id + "'");
+  }
+
+  // -- copies ---------------------------------------------------------------------------
+
+  const directory_entry* cluster(const std::string& which) const {
+    return find_cluster(*directory_.clusters, which);
+  }
+
+  void send_copy(std::uint64_t serial, std::size_t i) {
+    auto& t = jobs_.at(serial);
+    const auto& c = t.job.copies[i];
+    const auto* e = cluster(c.cluster);
+    auto terms = e ? terms_for(t.request, e->info)
+                   : result<placement_terms>(error{errc::not_found, "cluster left"});
+    if (!e || !terms) {
+      auto acts = t.job.on_submitted(
+          i, error{errc::not_found, c.cluster + " is not in the directory"}, now());
+      after_change(serial, std::move(acts));
+      return;
+    }
+    msg::job_submit_request q{t.job.owner, "g" + std::to_string(serial) + "." + std::to_string(i),
+                              t.job.spec.command, t.job.spec.np, terms->walltime};
+    ++cfg_.counters->copies_submitted;
+    ask(e->service, std::move(q), [this, serial, i](const result<msg::job_submit_reply>& rep) {
+      auto it = jobs_.find(serial);
+      if (it == jobs_.end()) return;
+      result<std::string> id = !rep              ? result<std::string>(rep.err())
+                               : rep->error.ok() ? result<std::string>(rep->lrms_id)
+                                                 : result<std::string>(msg::from_wire(rep->error));
+      auto acts = it->second.job.on_submitted(i, id, now());
+      after_change(serial, std::move(acts));
+    });
+  }
+
+  // Writes the job, does what the rules asked, and answers a submit once no copy is
+  // still being submitted.
+  void after_change(std::uint64_t serial, std::vector<grid_action> acts) {
+    auto& t = jobs_.at(serial);
+    (void)persist_job(t);
+    perform(serial, std::move(acts));
+    const bool placing = std::any_of(t.job.copies.begin(), t.job.copies.end(), [](const auto& c) {
+      return c.state == copy_state::submitting;
+    });
+    if (placing || t.answer_when_placed.empty()) return;
+    msg::grid_job_reply rep{msg::info_of(t.job), {}};
+    if (t.job.state == grid_job_state::failed)
+      rep.error = msg::wire(errc::infeasible, t.job.history.back().what);
+    for (auto& rp : t.answer_when_placed)
+      rp.deliver(rep);
+    t.answer_when_placed.clear();
+  }
+
+  void perform(std::uint64_t serial, std::vector<grid_action> acts) {
+    for (const auto& a : acts) {
+      auto& t = jobs_.at(serial);
+      const auto& c = t.job.copies[a.copy];
+      const auto* e = cluster(c.cluster);
+      if (!e) {
+        auto more = t.job.on_lost(a.copy, c.cluster + " left the grid", now());
+        (void)persist_job(t);
+        perform(serial, std::move(more));
+        continue;
+      }
+      msg::job_cancel_request q{c.lrms_id, a.what == grid_action::kind::withdraw};
+      ask(e->service, std::move(q),
+          [this, serial, i = a.copy](const result<msg::job_cancel_reply>& rep) {
+            auto it = jobs_.find(serial);
+            if (it == jobs_.end()) return;
+            auto& job = it->second.job;
+            result<observed_state> found = !rep ? result<observed_state>(rep.err())
+                                           : rep->error.ok()
+                                               ? result<observed_state>(rep->found)
+                                               : result<observed_state>(msg::from_wire(rep->error));
+            const auto dup = job.duplicate_starts;
+            const auto mig = job.migrations;
+            const auto gain = job.migration_gain;
+            auto more = job.on_cancel_answer(i, found, now());
+            if (found && job.copies[i].state == copy_state::cancelled)
+              ++cfg_.counters->copies_cancelled;
+            count(job, dup, mig, gain);
+            after_change(serial, std::move(more));
+          });
+    }
+  }
+
+  void count(const grid_job& j, std::int32_t dup, std::int32_t mig, duration gain) {
+    cfg_.counters->duplicate_starts += j.duplicate_starts - dup;
+    cfg_.counters->migrations += j.migrations - mig;
+    cfg_.counters->migration_gain += j.migration_gain - gain;
+  }
+
+  // -- rounds ---------------------------------------------------------------------------
+
+  // One state request per cluster for every copy that may be in its queue.
+  std::int32_t poll_round() {
+    std::map<std::string, std::vector<std::pair<std::uint64_t, std::size_t>>> by_cluster;
+    for (auto& [serial, t] : jobs_) {
+      if (!t.job.active()) continue;
+      for (std::size_t i = 0; i < t.job.copies.size(); ++i) {
+        const auto& c = t.job.copies[i];
+        if ((c.state == copy_state::queued || c.state == copy_state::running) && !c.lrms_id.empty())
+          by_cluster[c.cluster].emplace_back(serial, i);
+      }
+    }
+    std::int32_t asked = 0;
+    for (auto& [at, copies] : by_cluster) {
+      const auto* e = cluster(at);
+      if (!e || polling_.contains(at)) continue;  // departed ones are dropped elsewhere
+      msg::job_states_request q;
+      for (auto [serial, i] : copies)
+        q.lrms_ids.push_back(jobs_.at(serial).job.copies[i].lrms_id);
+      asked += static_cast<std::int32_t>(copies.size());
+      polling_.insert(at);
+      ask(e->service, std::move(q),
+          [this, at, copies = std::move(copies)](const result<msg::job_states_reply>& rep) {
+            polling_.erase(at);
+            if (!rep || !rep->error.ok()) return;  // unreadable now: next round
+            for (std::size_t k = 0; k < copies.size() && k < rep->jobs.size(); ++k) {
+              const auto& s = rep->jobs[k];
+              auto it = jobs_.find(copies[k].first);
+              if (it == jobs_.end() || !s.error.ok()) continue;
+              auto& job = it->second.job;
+              const auto i = copies[k].second;
+              if (job.copies[i].lrms_id != s.lrms_id) continue;
+              const auto seen = job.history.size();
+              const auto dup = job.duplicate_starts;
+              auto acts = job.on_observed(
+                  i, s.state, s.started >= 0 ? std::optional<timestamp>(s.started) : std::nullopt,
+                  now());
+              count(job, dup, job.migrations, job.migration_gain);
+              if (job.history.size() != seen || !acts.empty())
+                after_change(copies[k].first, std::move(acts));
+            }
+          });
+    }
+    return asked;
+  }
+
+  // Paper 003 Sec. 3.3 for every queued adaptive job, from one outlook per cluster: the
+  // planned start of each job where it stands, and when it would start elsewhere.
+  std::int32_t adapt_round() {
+    std::vector<std::uint64_t> movable;
+    for (const auto& [serial, t] : jobs_)
+      if (t.job.can_migrate()) movable.push_back(serial);
+    if (movable.empty() || adapting_) return 0;
+    struct round {
+      std::vector<std::uint64_t> jobs;
+      std::map<std::string, msg::job_outlook_request> asks;
+      std::map<std::string, msg::job_outlook_reply> answers;
+      std::map<std::string, std::map<msg::queue_shape, std::size_t>> shape_index;
+      std::size_t pending = 0;
+    };
+    auto rd = std::make_shared<round>();
+    rd->jobs = std::move(movable);
+    for (auto serial : rd->jobs) {
+      const auto& t = jobs_.at(serial);
+      const auto live = *t.job.only_live_copy();
+      for (const auto& e : *directory_.clusters) {
+        const auto& c = e.info;
+        if (c.cpus < t.job.spec.np) continue;
+        if (!t.request.clusters.empty() &&
+            std::find(t.request.clusters.begin(), t.request.clusters.end(), c.name) ==
+                t.request.clusters.end())
+          continue;
+        if (!c.allowed_users.empty() && std::find(c.allowed_users.begin(), c.allowed_users.end(),
+                                                  t.job.owner) == c.allowed_users.end())
+          continue;
+        auto terms = terms_for(t.request, c);
+        if (!terms) continue;
+        auto& q = rd->asks[c.name];
+        auto& idx = rd->shape_index[c.name];
+        const msg::queue_shape shape{t.job.spec.np, terms->walltime};
+        if (idx.emplace(shape, q.shapes.size()).second) q.shapes.push_back(shape);
+        if (t.job.copies[live].cluster == c.name)
+          q.queued_ids.push_back(t.job.copies[live].lrms_id);
+      }
+    }
+    adapting_ = true;
+    rd->pending = rd->asks.size();
+    for (auto& [at, q] : rd->asks) {
+      ask(cluster(at)->service, q, [this, rd, at](const result<msg::job_outlook_reply>& rep) {
+        if (rep && rep->error.ok()) rd->answers[at] = *rep;
+        if (--rd->pending == 0) {
+          adapting_ = false;
+          decide_migrations(*rd);
+        }
+      });
+    }
+    if (rd->asks.empty()) adapting_ = false;
+    return static_cast<std::int32_t>(rd->jobs.size());
+  }
+
+  template <class Round>
+  void decide_migrations(Round& rd) {
+    // Where each cluster's queued copies stand: lrms id -> planned start.
+    std::map<std::string, std::unordered_map<std::string, timestamp>> planned;
+    for (const auto& [at, rep] : rd.answers) {
+      const auto& ids = rd.asks.at(at).queued_ids;
+      for (std::size_t k = 0; k < ids.size() && k < rep.queued_starts.size(); ++k)
+        if (rep.queued_starts[k] >= 0) planned[at][ids[k]] = rep.queued_starts[k];
+    }
+    for (auto serial : rd.jobs) {
+      auto it = jobs_.find(serial);
+      if (it == jobs_.end() || !it->second.job.can_migrate()) continue;
+      auto& t = it->second;
+      const auto& cur = t.job.copies[*t.job.only_live_copy()];
+      auto stands = planned[cur.cluster].find(cur.lrms_id);
+      const auto* here = cluster(cur.cluster);
+      if (stands == planned[cur.cluster].end() || !here) continue;  // started or gone: next poll
+      auto cur_terms = terms_for(t.request, here->info);
+      if (!cur_terms) continue;
+      cur_terms->stage_in = 0;  // its inputs are there already
+      auto cur_ttd = ttd_at(*cur_terms, rd.answers.at(cur.cluster).now, stands->second);
+      if (!cur_ttd) continue;
+      std::vector<ttd_option> others;
+      for (const auto& [at, rep] : rd.answers) {
+        if (at == cur.cluster) continue;
+        const auto* e = cluster(at);
+        if (!e) continue;
+        auto terms = terms_for(t.request, e->info);
+        if (!terms) continue;
+        auto idx = rd.shape_index[at].find({t.job.spec.np, terms->walltime});
+        if (idx == rd.shape_index[at].end() || idx->second >= rep.starts.size()) continue;
+        const auto start = rep.starts[idx->second];
+        if (start < 0) continue;
+        if (auto ttd = ttd_at(*terms, rep.now, start)) others.push_back({at, *ttd});
+      }
+      auto best = choose_migration(*cur_ttd, others, t.job.spec.min_gain);
+      if (!best) continue;
+      const auto n = t.job.migrate(best->cluster, *cur_ttd - best->ttd, now());
+      if (auto saved = persist_job(t); !saved) continue;  // retried next round
+      send_copy(serial, n);
+    }
+  }
+
+  // Copies on clusters that left the directory can no longer be watched: they fail.
+  void drop_departed() {
+    for (auto& [serial, t] : jobs_) {
+      if (!t.job.active()) continue;
+      std::vector<grid_action> acts;
+      bool changed = false;
+      for (std::size_t i = 0; i < t.job.copies.size(); ++i) {
+        const auto& c = t.job.copies[i];
+        if (!is_live(c.state) || c.state == copy_state::submitting || cluster(c.cluster)) continue;
+        auto more = t.job.on_lost(i, c.cluster + " left the grid", now());
+        acts.insert(acts.end(), more.begin(), more.end());
+        changed = true;
+      }
+      if (changed) after_change(serial, std::move(acts));
+    }
+  }
+
+  // -- plumbing -------------------------------------------------------------------------
+
+  // A request to a cluster service; the handler gets the reply or the error. Counted so
+  // that poll_atom/adapt_atom can answer when everything they set off is done.
+  template <class Request, class F>
+  void ask(const cluster_service_actor& to, Request q, F handler) {
+    using reply = typename reply_of<Request>::type;
+    ++outstanding_;
+    ++cfg_.counters->lrms_calls;
+    self_->request(to, caf::infinite, std::move(q))
+        .then(
+            [this, handler](reply& rep) mutable {
+              handler(result<reply>(std::move(rep)));
+              settled();
+            },
+            [this, handler](caf::error& e) mutable {
+              handler(result<reply>(
+                  error{errc::unreachable, "cluster service: " + self_->system().render(e)}));
+              settled();
+            });
+  }
+
+  caf::typed_response_promise<std::int32_t> when_settled(std::int32_t value) {
+    auto rp = self_->make_response_promise<std::int32_t>();
+    if (outstanding_ == 0)
+      rp.deliver(value);
+    else
+      waiters_.emplace_back(rp, value);
+    return rp;
+  }
+
+  void settled() {
+    if (--outstanding_ > 0) return;
+    auto ws = std::move(waiters_);
+    waiters_.clear();
+    for (auto& [rp, v] : ws)
+      rp.deliver(v);
+  }
+
+  arbroker::status persist_job(const tracked& t) {
+    if (!cfg_.journal) return {};
+    return cfg_.journal->save_grid_job(
+        {t.job.id, t.job.owner, t.job.active(), msg::encode_record({t.request, t.job})});
+  }
+
+  void adopt(msg::grid_job_record rec) {
+    const auto serial = serial_in(rec.job.id);
+    if (serial == 0) return;
+    next_serial_ = std::max(next_serial_, serial + 1);
+    tracked t;
+    t.request = std::move(rec.request);
+    t.job = std::move(rec.job);
+    // A copy written down but never answered for may or may not be in its LRMS; without its
+    // id it cannot be watched: it is marked lost (docs/grid-jobs.md, "Recovery").
+    for (std::size_t i = 0; i < t.job.copies.size(); ++i)
+      if (t.job.copies[i].state == copy_state::submitting)
+        (void)t.job.on_submitted(
+            i, error{errc::unreachable, "submission unanswered when the node stopped"}, now());
+    jobs_.emplace(serial, std::move(t));
+  }
+
+  self_pointer self_;
+  grid_jobs_config cfg_;
+  directory_view directory_;
+  std::map<std::uint64_t, tracked> jobs_;  // by serial: oldest first
+  std::uint64_t next_serial_ = 1;
+  std::set<std::string> polling_;  // clusters with a state request in flight
+  bool adapting_ = false;
+  std::size_t outstanding_ = 0;
+  std::vector<std::pair<caf::typed_response_promise<std::int32_t>, std::int32_t>> waiters_;
+};
+
+grid_jobs_impl_actor::behavior_type grid_jobs_behavior(
+    grid_jobs_impl_actor::stateful_pointer<grid_jobs_state> self, grid_jobs_config cfg) {
+  return self->state.make_behavior(std::move(cfg));
+}
+
+}  // namespace
+
+grid_jobs_actor spawn_grid_jobs(caf::actor_system& sys, grid_jobs_config cfg) {
+  return caf::actor_cast<grid_jobs_actor>(sys.spawn(grid_jobs_behavior, std::move(cfg)));
+}
+
+result<std::vector<msg::grid_job_record>> load_grid_jobs(grid_job_journal& journal) {
+  auto rows = journal.grid_jobs();
+  if (!rows) return rows.err();
+  std::vector<msg::grid_job_record> out;
+  out.reserve(rows->size());
+  for (const auto& r : *rows) {
+    auto rec = msg::decode_record(r.body);
+    if (!rec) return error{errc::storage_failure, "grid job " + r.id + ": " + rec.err().message};
+    out.push_back(std::move(*rec));
+  }
+  return out;
+}
+
+}  // namespace arbroker

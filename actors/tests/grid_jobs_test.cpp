@@ -1,0 +1,280 @@
+// The grid-job manager on the deterministic engine: placement by TTD, flooding, migration,
+// cancels, a cluster that dies, recovery from the store, owner checks and bad input.
+
+#include "arbroker/actors/grid_jobs.hpp"
+
+#include "arbroker/store/sqlite_journal.hpp"
+#include "engine_fixture.hpp"
+
+namespace arbroker::testing {
+namespace {
+
+class grid_jobs_test : public engine_fixture {
+ public:
+  ~grid_jobs_test() override {
+    if (jobs) self->send_exit(jobs, caf::exit_reason::user_shutdown);
+    sched.run();
+  }
+
+  void start_manager() {
+    grid_jobs_config c;
+    c.node = "n";
+    c.gis = gis;
+    c.clock = clock();
+    c.poll_interval = 0;  // rounds only when the test asks
+    c.adaptation_interval = 0;
+    c.journal = journal;
+    c.counters = counters;
+    if (journal) {
+      auto recs = load_grid_jobs(*journal);
+      EXPECT_TRUE(recs);
+      if (recs) c.recovered = std::move(*recs);
+    }
+    jobs = spawn_grid_jobs(sys, c);
+    sched.run();
+  }
+
+  // Fills a cluster with a local job of `cpus` CPUs that really runs `runtime` seconds.
+  void busy(const std::string& cluster, int cpus, duration walltime, duration runtime) {
+    ASSERT_TRUE(
+        lrms.at(cluster)->submit_local_job({"local", "local", cpus, walltime, {}, ""}, runtime));
+  }
+
+  msg::grid_submit_request job(grid_strategy s, int np = 8, duration walltime = 100) {
+    msg::grid_submit_request r;
+    r.user = "alice";
+    r.name = "sim";
+    r.command = "./run";
+    r.np = np;
+    r.walltime = walltime;
+    r.strategy = s;
+    r.width = 2;
+    return r;
+  }
+
+  msg::grid_job_info submit(msg::grid_submit_request r) {
+    auto rep = ask<msg::grid_job_reply>(jobs, std::move(r));
+    EXPECT_TRUE(rep.error.ok()) << rep.error.message;
+    return rep.job;
+  }
+
+  msg::grid_job_info show(const std::string& id, const std::string& user = "alice") {
+    auto rep = ask<msg::grid_job_reply>(jobs, msg::grid_query_request{user, id});
+    EXPECT_TRUE(rep.error.ok()) << rep.error.message;
+    return rep.job;
+  }
+
+  void poll() { (void)ask<std::int32_t>(jobs, poll_atom::value); }
+  void adapt() { (void)ask<std::int32_t>(jobs, adapt_atom::value); }
+
+  // Jobs of ours (not local ones) queued or running in a cluster's LRMS.
+  std::size_t ours_in(const std::string& cluster) {
+    auto s = lrms.at(cluster)->snapshot();
+    std::size_t n = 0;
+    for (const auto* list : {&s->running, &s->queued})
+      for (const auto& j : *list)
+        n += j.owner == "alice";
+    return n;
+  }
+
+  grid_jobs_actor jobs;
+  std::shared_ptr<sqlite_journal> journal;
+  std::shared_ptr<grid_job_counters> counters = std::make_shared<grid_job_counters>();
+};
+
+TEST_F(grid_jobs_test, SingleGoesToTheClusterThatDeliversFirstAndRunsToTheEnd) {
+  add_cluster("a", 8, 1000);
+  add_cluster("b", 8, 1000);
+  busy("a", 8, 1000, 1000);
+  start_manager();
+  auto j = submit(job(grid_strategy::single));
+  ASSERT_EQ(j.copies.size(), 1u);
+  EXPECT_EQ(j.copies[0].cluster, "b");
+  EXPECT_EQ(j.id, "n/g1");
+  poll();
+  EXPECT_EQ(show(j.id).state, grid_job_state::running);
+  advance(100);
+  poll();
+  auto done = show(j.id);
+  EXPECT_EQ(done.state, grid_job_state::completed);
+  EXPECT_EQ(done.ended, now);
+  EXPECT_EQ(ours_in("b"), 0u);
+}
+
+TEST_F(grid_jobs_test, FloodKeepsTheFirstCopyToRunAndLeavesNoOtherInAnyQueue) {
+  add_cluster("a", 8, 1000);
+  add_cluster("b", 8, 1000);
+  add_cluster("c", 8, 1000);
+  busy("a", 8, 1000, 50);  // frees first (its walltime says otherwise)
+  busy("b", 8, 1000, 500);
+  busy("c", 8, 2000, 2000);  // ranked last: no copy
+  start_manager();
+  auto j = submit(job(grid_strategy::flood));
+  ASSERT_EQ(j.copies.size(), 2u);
+  EXPECT_EQ(ours_in("a") + ours_in("b"), 2u);
+  EXPECT_EQ(ours_in("c"), 0u);
+  advance(50);  // a's local job ends; the copy there starts
+  poll();
+  auto s = show(j.id);
+  EXPECT_EQ(s.state, grid_job_state::running);
+  ASSERT_GE(s.winner, 0);
+  EXPECT_EQ(s.copies[static_cast<std::size_t>(s.winner)].cluster, "a");
+  EXPECT_EQ(ours_in("a"), 1u);
+  EXPECT_EQ(ours_in("b"), 0u);  // cancelled from b's queue
+  EXPECT_EQ(s.duplicate_starts, 0);
+  EXPECT_EQ(counters->copies_cancelled.load(), 1);
+}
+
+TEST_F(grid_jobs_test, FloodCopiesThatBothStartAreDetectedAndOneIsCancelled) {
+  add_cluster("a", 8, 1000);
+  add_cluster("b", 8, 1000);
+  start_manager();
+  // Both clusters are idle: both copies start at once (before any cancel can land).
+  auto j = submit(job(grid_strategy::flood));
+  poll();
+  auto s = show(j.id);
+  EXPECT_EQ(s.state, grid_job_state::running);
+  EXPECT_EQ(s.duplicate_starts, 1);
+  EXPECT_EQ(ours_in("a") + ours_in("b"), 1u);  // the job runs exactly once from now on
+  EXPECT_EQ(counters->duplicate_starts.load(), 1);
+}
+
+TEST_F(grid_jobs_test, CancelDuringAFloodCancelsEveryCopy) {
+  add_cluster("a", 8, 1000);
+  add_cluster("b", 8, 1000);
+  busy("a", 8, 1000, 1000);
+  busy("b", 8, 1000, 1000);
+  start_manager();
+  auto j = submit(job(grid_strategy::flood));
+  EXPECT_EQ(ours_in("a") + ours_in("b"), 2u);
+  auto rep = ask<msg::grid_job_reply>(jobs, msg::grid_cancel_request{"alice", j.id});
+  ASSERT_TRUE(rep.error.ok()) << rep.error.message;
+  EXPECT_EQ(rep.job.state, grid_job_state::cancelled);
+  EXPECT_EQ(ours_in("a") + ours_in("b"), 0u);
+  auto again = ask<msg::grid_job_reply>(jobs, msg::grid_cancel_request{"alice", j.id});
+  EXPECT_EQ(again.error.err(), errc::illegal_transition);
+}
+
+TEST_F(grid_jobs_test, AdaptiveJobMigratesWhenAnotherQueueDrainsAndRunsOnce) {
+  add_cluster("a", 8, 1000);
+  add_cluster("b", 8, 1000);
+  busy("a", 8, 1000, 1000);
+  busy("b", 8, 2000, 200);  // says 2000 s, ends after 200
+  start_manager();
+  auto j = submit(job(grid_strategy::adaptive));
+  ASSERT_EQ(j.copies[0].cluster, "a");
+  adapt();  // nothing better yet
+  EXPECT_EQ(show(j.id).migrations, 0);
+  advance(200);
+  adapt();
+  auto s = show(j.id);
+  EXPECT_EQ(s.migrations, 1);
+  EXPECT_EQ(s.migration_gain, 800);  // a: 800 s wait left; b: free now
+  ASSERT_EQ(s.copies.size(), 2u);
+  EXPECT_EQ(s.copies[1].cluster, "b");
+  EXPECT_EQ(s.copies[0].state, copy_state::cancelled);
+  EXPECT_EQ(ours_in("a"), 0u);
+  EXPECT_EQ(ours_in("b"), 1u);
+  poll();
+  EXPECT_EQ(show(j.id).state, grid_job_state::running);
+  adapt();  // running: no more adaptation
+  EXPECT_EQ(show(j.id).copies.size(), 2u);
+}
+
+TEST_F(grid_jobs_test, MinGainDampsMigration) {
+  add_cluster("a", 8, 1000);
+  add_cluster("b", 8, 1000);
+  busy("a", 8, 1000, 1000);
+  busy("b", 8, 2000, 200);
+  start_manager();
+  auto r = job(grid_strategy::adaptive);
+  r.min_gain = 900;
+  auto j = submit(r);
+  advance(200);
+  adapt();
+  EXPECT_EQ(show(j.id).migrations, 0);
+}
+
+TEST_F(grid_jobs_test, ACopyOnAClusterThatDiesIsLostAndTheFloodGoesOn) {
+  add_cluster("a", 8, 1000);
+  add_cluster("b", 8, 1000);
+  busy("a", 8, 1000, 1000);
+  busy("b", 8, 1000, 500);
+  start_manager();
+  auto j = submit(job(grid_strategy::flood));
+  self->send_exit(services.at("a"), caf::exit_reason::kill);
+  sched.run();
+  auto s = show(j.id);
+  EXPECT_EQ(s.state, grid_job_state::queued);
+  EXPECT_EQ(s.copies[0].cluster == "a" ? s.copies[0].state : s.copies[1].state, copy_state::failed);
+  advance(500);
+  poll();
+  EXPECT_EQ(show(j.id).state, grid_job_state::running);
+}
+
+TEST_F(grid_jobs_test, RecoveryWatchesJobsAgainAndSettlesAFloodDecidedWhileDown) {
+  auto j0 = sqlite_journal::open(":memory:");
+  ASSERT_TRUE(j0);
+  journal = std::shared_ptr<sqlite_journal>(std::move(*j0));
+  add_cluster("a", 8, 1000);
+  add_cluster("b", 8, 1000);
+  busy("a", 8, 1000, 50);
+  busy("b", 8, 1000, 500);
+  start_manager();
+  auto j = submit(job(grid_strategy::flood));
+  // The node stops; a's copy starts while nobody watches.
+  self->send_exit(jobs, caf::exit_reason::kill);
+  sched.run();
+  advance(50);
+  start_manager();  // the first round runs at start
+  auto s = show(j.id);
+  EXPECT_EQ(s.state, grid_job_state::running);
+  EXPECT_EQ(ours_in("b"), 0u);  // no orphan copy left behind
+  EXPECT_EQ(ours_in("a"), 1u);
+  // New ids continue after the recovered ones.
+  EXPECT_EQ(submit(job(grid_strategy::single, 1)).id, "n/g2");
+}
+
+TEST_F(grid_jobs_test, OwnersOnlyAndAdminsSeeEverything) {
+  add_cluster("a", 8, 1000);
+  start_manager();
+  auto j = submit(job(grid_strategy::single, 1));
+  auto other = ask<msg::grid_job_reply>(jobs, msg::grid_query_request{"bob", j.id});
+  EXPECT_EQ(other.error.err(), errc::not_found);
+  auto cancel = ask<msg::grid_job_reply>(jobs, msg::grid_cancel_request{"bob", j.id});
+  EXPECT_EQ(cancel.error.err(), errc::not_found);
+  EXPECT_EQ(show(j.id, "").id, j.id);  // an admin's empty user
+  auto bobs = ask<msg::grid_list_reply>(jobs, msg::grid_list_request{"bob", "", ""});
+  EXPECT_TRUE(bobs.jobs.empty());
+  auto all = ask<msg::grid_list_reply>(jobs, msg::grid_list_request{"", "", "a"});
+  EXPECT_EQ(all.jobs.size(), 1u);
+  auto bad = ask<msg::grid_list_reply>(jobs, msg::grid_list_request{"", "runing", ""});
+  EXPECT_EQ(bad.error.err(), errc::invalid_parameter);
+}
+
+TEST_F(grid_jobs_test, BadRequestsAreRefusedAndChangeNothing) {
+  add_cluster("a", 8, 1000);
+  add_cluster("b", 4, 1000);
+  start_manager();
+  auto r = job(grid_strategy::flood);
+  r.width = 17;
+  EXPECT_EQ(ask<msg::grid_job_reply>(jobs, r).error.err(), errc::invalid_parameter);
+  r = job(grid_strategy::single, 9);
+  auto big = ask<msg::grid_job_reply>(jobs, r);
+  EXPECT_EQ(big.error.err(), errc::infeasible);
+  EXPECT_NE(big.error.message.find("larger than every cluster"), std::string::npos);
+  r = job(grid_strategy::single);
+  r.clusters = {"nowhere"};
+  EXPECT_EQ(ask<msg::grid_job_reply>(jobs, r).error.err(), errc::not_found);
+  r = job(grid_strategy::single);
+  r.benchmarks = {{"linpack", -1, 10}};
+  EXPECT_EQ(ask<msg::grid_job_reply>(jobs, r).error.err(), errc::invalid_parameter);
+  r.benchmarks = {{"linpack", 10, 10}};  // no cluster publishes it
+  EXPECT_EQ(ask<msg::grid_job_reply>(jobs, r).error.err(), errc::infeasible);
+  auto all = ask<msg::grid_list_reply>(jobs, msg::grid_list_request{"", "", ""});
+  EXPECT_TRUE(all.jobs.empty());
+  EXPECT_EQ(ours_in("a") + ours_in("b"), 0u);
+}
+
+}  // namespace
+}  // namespace arbroker::testing

@@ -1,0 +1,50 @@
+#pragma once
+
+// What one cluster would cost a grid job (paper 003 Sec. 3.2): its execution time (from the
+// user's benchmarks, or the walltime), the walltime to ask for, and the staging times; and
+// the job's total time to delivery there once the cluster says when it would start.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "arbroker/core/error.hpp"
+#include "arbroker/core/runtime_prediction.hpp"
+#include "arbroker/core/time.hpp"
+
+namespace arbroker {
+
+/// What the job brings.
+struct placement_inputs {
+  duration walltime = 0;                   ///< the user's limit; 0 when benchmarks give it
+  std::vector<benchmark_spec> benchmarks;  ///< may be empty
+  double penalty = default_missing_benchmark_penalty;
+  std::int64_t input_bytes = 0;
+  std::optional<std::int64_t> output_bytes;  ///< unknown: stage-out is left out
+};
+
+/// The job on one cluster.
+struct placement_terms {
+  duration execution = 0;  ///< mean benchmark estimate, or the walltime
+  duration walltime = 0;   ///< sent to the LRMS: the largest estimate (or the user's limit)
+  duration stage_in = 0;
+  std::optional<duration> stage_out;
+  friend bool operator==(const placement_terms&, const placement_terms&) = default;
+};
+
+/// Seconds to move `bytes` at `bytes_per_second`, rounded up; 0 for no bytes or an unknown
+/// (0) bandwidth.
+duration transfer_seconds(std::int64_t bytes, double bytes_per_second);
+
+/// The terms on a cluster publishing `benchmarks` with `bandwidth`. With benchmarks, the
+/// prediction's errors (not_found when the cluster publishes none of them); the user's
+/// walltime, when given, caps nothing: the LRMS gets the largest estimate, as paper 003.
+result<placement_terms> terms_on(const placement_inputs& job, const cluster_benchmarks& benchmarks,
+                                 double bandwidth);
+
+/// TTD = max(stage_in, start - now) + execution + stage_out.
+result<duration> ttd_at(const placement_terms& t, timestamp now, timestamp start);
+
+}  // namespace arbroker

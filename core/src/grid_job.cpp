@@ -1,0 +1,349 @@
+#include "arbroker/core/grid_job.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace arbroker {
+namespace {
+
+constexpr std::array<std::string_view, 4> strategy_names = {"single", "flood", "adaptive",
+                                                            "reserve"};
+constexpr std::array<std::string_view, 6> job_state_names = {"pending",   "queued", "running",
+                                                             "completed", "failed", "cancelled"};
+constexpr std::array<std::string_view, 6> copy_state_names = {"submitting", "queued", "running",
+                                                              "completed",  "failed", "cancelled"};
+
+template <class E, std::size_t N>
+std::string_view name_in(const std::array<std::string_view, N>& names, E v) noexcept {
+  const auto i = static_cast<std::size_t>(v);
+  return i < N ? names[i] : "unknown";
+}
+
+template <class E, std::size_t N>
+std::optional<E> value_in(const std::array<std::string_view, N>& names, std::string_view s) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i] == s) return static_cast<E>(i);
+  return std::nullopt;
+}
+
+copy_state ended_state(observed_state s) {
+  switch (s) {
+    case observed_state::completed:
+      return copy_state::completed;
+    case observed_state::failed:
+      return copy_state::failed;
+    default:
+      return copy_state::cancelled;
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(grid_strategy s) noexcept {
+  return name_in(strategy_names, s);
+}
+std::optional<grid_strategy> grid_strategy_from(std::string_view name) noexcept {
+  return value_in<grid_strategy>(strategy_names, name);
+}
+std::string_view to_string(grid_job_state s) noexcept {
+  return name_in(job_state_names, s);
+}
+std::optional<grid_job_state> grid_job_state_from(std::string_view name) noexcept {
+  return value_in<grid_job_state>(job_state_names, name);
+}
+bool is_terminal(grid_job_state s) noexcept {
+  return s == grid_job_state::completed || s == grid_job_state::failed ||
+         s == grid_job_state::cancelled;
+}
+std::string_view to_string(copy_state s) noexcept {
+  return name_in(copy_state_names, s);
+}
+std::string_view to_string(observed_state s) noexcept {
+  // observed_state is copy_state without `submitting`.
+  return name_in(copy_state_names, static_cast<std::uint8_t>(static_cast<int>(s) + 1));
+}
+bool is_live(copy_state s) noexcept {
+  return s == copy_state::submitting || s == copy_state::queued || s == copy_state::running;
+}
+
+status check(const grid_job_spec& s) {
+  if (s.np < 1)
+    return fail(errc::invalid_processor_range, "np: " + std::to_string(s.np) + " is below 1");
+  if (s.walltime <= 0 || s.walltime >= time_infinity)
+    return fail(errc::invalid_duration,
+                "walltime: " + std::to_string(s.walltime) + " is not a positive number of seconds");
+  if (s.width < 1 || s.width > max_grid_width)
+    return fail(errc::invalid_parameter, "width: " + std::to_string(s.width) + " is outside 1.." +
+                                             std::to_string(max_grid_width));
+  if (s.min_gain < 0 || s.min_gain >= time_infinity)
+    return fail(errc::invalid_duration,
+                "min_gain: " + std::to_string(s.min_gain) + " is not a number of seconds >= 0");
+  if (s.max_migrations < -1)
+    return fail(errc::invalid_parameter,
+                "max_migrations: " + std::to_string(s.max_migrations) + " is below -1 (unbounded)");
+  return {};
+}
+
+void grid_job::note(timestamp at, std::int32_t copy, std::string what) {
+  history.push_back({at, copy, std::move(what)});
+}
+
+std::size_t grid_job::add_copy(const std::string& cluster, timestamp now, std::string why) {
+  grid_copy c;
+  c.cluster = cluster;
+  c.submitted = now;
+  copies.push_back(std::move(c));
+  const auto i = copies.size() - 1;
+  note(now, static_cast<std::int32_t>(i), "submit to " + cluster + ": " + std::move(why));
+  settle_state(now);
+  return i;
+}
+
+std::size_t grid_job::live_copies() const {
+  return static_cast<std::size_t>(
+      std::count_if(copies.begin(), copies.end(), [](const auto& c) { return is_live(c.state); }));
+}
+
+std::optional<std::size_t> grid_job::only_live_copy() const {
+  std::optional<std::size_t> found;
+  for (std::size_t i = 0; i < copies.size(); ++i) {
+    if (!is_live(copies[i].state)) continue;
+    if (found) return std::nullopt;
+    found = i;
+  }
+  return found;
+}
+
+bool grid_job::doomed(std::size_t i) const {
+  return state == grid_job_state::cancelled || (winner && *winner != i);
+}
+
+bool grid_job::active() const {
+  return !is_terminal(state) || live_copies() > 0;
+}
+
+bool grid_job::can_migrate() const {
+  if (spec.strategy != grid_strategy::adaptive || state != grid_job_state::queued) return false;
+  if (migrating_from || winner) return false;
+  if (spec.max_migrations >= 0 && migrations >= spec.max_migrations) return false;
+  const auto live = only_live_copy();
+  return live && copies[*live].state == copy_state::queued;
+}
+
+std::vector<grid_action> grid_job::cancel_doomed() {
+  std::vector<grid_action> out;
+  for (std::size_t i = 0; i < copies.size(); ++i) {
+    auto& c = copies[i];
+    if (!doomed(i) || c.cancel_sent || c.lrms_id.empty()) continue;
+    if (c.state != copy_state::queued && c.state != copy_state::running) continue;
+    c.cancel_sent = true;
+    out.push_back({grid_action::kind::cancel, i});
+  }
+  return out;
+}
+
+void grid_job::settle_state(timestamp now) {
+  if (is_terminal(state)) return;
+  if (winner) {
+    state = grid_job_state::running;
+    return;
+  }
+  bool queued = false, submitting = false;
+  for (const auto& c : copies) {
+    queued = queued || c.state == copy_state::queued || c.state == copy_state::running;
+    submitting = submitting || c.state == copy_state::submitting;
+  }
+  if (queued) {
+    state = grid_job_state::queued;
+  } else if (submitting || copies.empty()) {
+    state = grid_job_state::pending;
+  } else {
+    state = grid_job_state::failed;
+    ended = now;
+    std::string why = "every copy ended before one ran:";
+    for (const auto& c : copies)
+      why += " " + c.cluster + " (" + c.reason + ");";
+    why.pop_back();
+    note(now, -1, std::move(why));
+  }
+}
+
+std::vector<grid_action> grid_job::on_submitted(std::size_t i, const result<std::string>& lrms_id,
+                                                timestamp now) {
+  auto& c = copies.at(i);
+  if (c.state != copy_state::submitting) return {};  // answered twice (recovery): first wins
+  std::vector<grid_action> out;
+  if (!lrms_id) {
+    c.state = copy_state::failed;
+    c.ended = now;
+    c.reason = to_string(lrms_id.err());
+    note(now, static_cast<std::int32_t>(i), "refused by " + c.cluster + ": " + c.reason);
+    if (migrating_from) {
+      note(now, -1, "migration abandoned: the new copy was refused");
+      migrating_from.reset();
+      pending_gain = 0;
+    }
+    settle_state(now);
+    return out;
+  }
+  c.lrms_id = *lrms_id;
+  c.state = copy_state::queued;
+  note(now, static_cast<std::int32_t>(i), "queued at " + c.cluster + " as " + c.lrms_id);
+  settle_state(now);
+  if (migrating_from && *migrating_from != i && !doomed(i)) {
+    // The new copy holds its place: now withdraw the old one (make before break).
+    auto& old = copies[*migrating_from];
+    if (is_live(old.state) && !old.cancel_sent) {
+      old.cancel_sent = true;
+      out.push_back({grid_action::kind::withdraw, *migrating_from});
+    }
+  }
+  auto more = cancel_doomed();
+  out.insert(out.end(), more.begin(), more.end());
+  return out;
+}
+
+std::vector<grid_action> grid_job::started_running(std::size_t i, std::optional<timestamp> at,
+                                                   timestamp now) {
+  auto& c = copies[i];
+  const bool first_sight = !c.started;
+  c.state = copy_state::running;
+  if (first_sight) c.started = at.value_or(now);
+  if (!winner && state != grid_job_state::cancelled) {
+    winner = i;
+    started = c.started;
+    note(now, static_cast<std::int32_t>(i), "running at " + c.cluster + ": this copy wins");
+    if (migrating_from) {
+      migrating_from.reset();
+      pending_gain = 0;
+    }
+    settle_state(now);
+  } else if (first_sight && winner && *winner != i) {
+    ++duplicate_starts;
+    note(now, static_cast<std::int32_t>(i),
+         "also started at " + c.cluster + " (duplicate start): cancelled");
+  }
+  return cancel_doomed();
+}
+
+std::vector<grid_action> grid_job::copy_ended(std::size_t i, copy_state s, std::string reason,
+                                              timestamp now) {
+  auto& c = copies[i];
+  c.state = s;
+  c.ended = now;
+  c.reason = std::move(reason);
+  note(now, static_cast<std::int32_t>(i),
+       std::string(to_string(s)) + " at " + c.cluster + (c.reason.empty() ? "" : ": " + c.reason));
+  if (winner && *winner == i && !is_terminal(state)) {
+    state = s == copy_state::completed ? grid_job_state::completed
+            : s == copy_state::failed  ? grid_job_state::failed
+                                       : grid_job_state::cancelled;
+    ended = now;
+  }
+  if (migrating_from && *migrating_from == i) {
+    migrating_from.reset();
+    pending_gain = 0;
+  }
+  settle_state(now);
+  return cancel_doomed();
+}
+
+std::vector<grid_action> grid_job::on_observed(std::size_t i, observed_state s,
+                                               std::optional<timestamp> started_at, timestamp now) {
+  auto& c = copies.at(i);
+  if (!is_live(c.state)) return {};  // already settled; a late report changes nothing
+  switch (s) {
+    case observed_state::queued:
+      if (c.state == copy_state::submitting) c.state = copy_state::queued;
+      settle_state(now);
+      return cancel_doomed();
+    case observed_state::running:
+      return started_running(i, started_at, now);
+    default:
+      return copy_ended(i, ended_state(s),
+                        c.cancel_sent ? "cancelled by the broker" : "ended in the LRMS", now);
+  }
+}
+
+std::vector<grid_action> grid_job::on_cancel_answer(std::size_t i,
+                                                    const result<observed_state>& found,
+                                                    timestamp now) {
+  auto& c = copies.at(i);
+  if (!is_live(c.state)) return {};
+  const bool withdrawal = migrating_from && *migrating_from == i;
+  if (!found) {
+    // Unknown outcome: try again when the copy is next seen in a queue.
+    c.cancel_sent = false;
+    note(now, static_cast<std::int32_t>(i),
+         "cancel at " + c.cluster + " failed: " + to_string(found.err()));
+    return {};
+  }
+  switch (*found) {
+    case observed_state::queued: {
+      if (withdrawal) {
+        const auto to = copies.back().cluster;
+        ++migrations;
+        migration_gain += pending_gain;
+        note(now, static_cast<std::int32_t>(i),
+             "migrated to " + to + " (TTD gain " + std::to_string(pending_gain) + " s)");
+        migrating_from.reset();
+        pending_gain = 0;
+        return copy_ended(i, copy_state::cancelled, "migrated to " + to, now);
+      }
+      return copy_ended(i, copy_state::cancelled, "cancelled by the broker", now);
+    }
+    case observed_state::running: {
+      if (withdrawal) {
+        // The old copy started before the withdrawal landed: it stays, the new one goes
+        // (or, if the new one won first, the old one is a duplicate and is cancelled).
+        c.cancel_sent = false;
+        note(now, static_cast<std::int32_t>(i),
+             "started at " + c.cluster + " before the migration withdrew it");
+        return started_running(i, std::nullopt, now);
+      }
+      if (!c.started) {
+        c.started = now;
+        if (!winner || *winner != i) {
+          ++duplicate_starts;
+          note(now, static_cast<std::int32_t>(i),
+               "had started at " + c.cluster + " when cancelled (duplicate start)");
+        }
+      }
+      return copy_ended(i, copy_state::cancelled, "cancelled by the broker while running", now);
+    }
+    default:
+      return copy_ended(i, ended_state(*found), "had ended before the cancel", now);
+  }
+}
+
+std::vector<grid_action> grid_job::on_lost(std::size_t i, std::string reason, timestamp now) {
+  if (!is_live(copies.at(i).state)) return {};
+  return copy_ended(i, copy_state::failed, std::move(reason), now);
+}
+
+std::vector<grid_action> grid_job::cancel(timestamp now) {
+  if (is_terminal(state)) return {};
+  state = grid_job_state::cancelled;
+  ended = now;
+  note(now, -1, "cancelled by the client");
+  return cancel_doomed();
+}
+
+std::size_t grid_job::migrate(const std::string& cluster, duration gain, timestamp now) {
+  migrating_from = only_live_copy();
+  pending_gain = gain;
+  return add_copy(cluster, now,
+                  "migration from " + copies[*migrating_from].cluster + " promises a TTD " +
+                      std::to_string(gain) + " s earlier");
+}
+
+std::optional<ttd_option> choose_migration(duration current_ttd, std::span<const ttd_option> others,
+                                           duration min_gain) {
+  const ttd_option* best = nullptr;
+  for (const auto& o : others)
+    if (!best || o.ttd < best->ttd) best = &o;
+  if (!best || current_ttd - best->ttd <= min_gain) return std::nullopt;
+  return *best;
+}
+
+}  // namespace arbroker

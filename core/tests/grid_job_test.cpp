@@ -1,0 +1,222 @@
+#include "arbroker/core/grid_job.hpp"
+
+#include <gtest/gtest.h>
+
+namespace arbroker {
+namespace {
+
+using kind = grid_action::kind;
+
+grid_job make_job(grid_strategy s, std::int32_t width = 3) {
+  grid_job j;
+  j.id = "n/g1";
+  j.owner = "alice";
+  j.spec.np = 2;
+  j.spec.walltime = 600;
+  j.spec.strategy = s;
+  j.spec.width = width;
+  return j;
+}
+
+// A flood of three copies, all queued.
+grid_job queued_flood() {
+  auto j = make_job(grid_strategy::flood);
+  for (const char* c : {"a", "b", "c"}) {
+    const auto i = j.add_copy(c, 0, "top three");
+    EXPECT_TRUE(j.on_submitted(i, std::string("j") + c, 1).empty());
+  }
+  return j;
+}
+
+TEST(GridJob, SpecChecksName) {
+  grid_job_spec s;
+  s.walltime = 60;
+  EXPECT_TRUE(check(s));
+  s.np = 0;
+  EXPECT_EQ(check(s).err().code, errc::invalid_processor_range);
+  s.np = 1;
+  s.width = 17;
+  EXPECT_NE(check(s).err().message.find("width"), std::string::npos);
+  s.width = 3;
+  s.walltime = 0;
+  EXPECT_EQ(check(s).err().code, errc::invalid_duration);
+  s.walltime = 60;
+  s.max_migrations = -2;
+  EXPECT_EQ(check(s).err().code, errc::invalid_parameter);
+}
+
+TEST(GridJob, NamesRoundTrip) {
+  for (auto s : {grid_strategy::single, grid_strategy::flood, grid_strategy::adaptive,
+                 grid_strategy::reserve})
+    EXPECT_EQ(grid_strategy_from(to_string(s)), s);
+  EXPECT_FALSE(grid_strategy_from("rmsf"));
+  EXPECT_EQ(grid_job_state_from("running"), grid_job_state::running);
+}
+
+TEST(GridJob, FirstRunningCopyWinsAndTheOthersAreCancelled) {
+  auto j = queued_flood();
+  EXPECT_EQ(j.state, grid_job_state::queued);
+  const auto acts = j.on_observed(1, observed_state::running, 5, 6);
+  ASSERT_EQ(acts.size(), 2u);
+  EXPECT_EQ(acts[0], (grid_action{kind::cancel, 0}));
+  EXPECT_EQ(acts[1], (grid_action{kind::cancel, 2}));
+  EXPECT_EQ(j.state, grid_job_state::running);
+  EXPECT_EQ(j.winner, 1u);
+  EXPECT_EQ(j.started, 5);
+  // Seeing the winner again asks nothing more.
+  EXPECT_TRUE(j.on_observed(1, observed_state::running, 5, 7).empty());
+  EXPECT_TRUE(j.on_cancel_answer(0, observed_state::queued, 8).empty());
+  EXPECT_TRUE(j.on_cancel_answer(2, observed_state::queued, 8).empty());
+  EXPECT_EQ(j.live_copies(), 1u);
+  EXPECT_EQ(j.duplicate_starts, 0);
+  j.on_observed(1, observed_state::completed, std::nullopt, 100);
+  EXPECT_EQ(j.state, grid_job_state::completed);
+  EXPECT_FALSE(j.active());
+}
+
+TEST(GridJob, ACopyThatStartedBeforeItsCancelLandedIsADuplicateStart) {
+  auto j = queued_flood();
+  (void)j.on_observed(0, observed_state::running, 5, 6);
+  // Copy 2 had started too: the cancel kills it and it is counted.
+  EXPECT_TRUE(j.on_cancel_answer(2, observed_state::running, 7).empty());
+  EXPECT_EQ(j.duplicate_starts, 1);
+  EXPECT_EQ(j.copies[2].state, copy_state::cancelled);
+  EXPECT_EQ(j.state, grid_job_state::running);
+}
+
+TEST(GridJob, ADuplicateObservedRunningIsCancelledOnce) {
+  auto j = queued_flood();
+  (void)j.on_observed(0, observed_state::running, 5, 6);  // cancels 1 and 2
+  // A poll that raced the cancel sees 1 running: counted, no second cancel.
+  EXPECT_TRUE(j.on_observed(1, observed_state::running, 6, 7).empty());
+  EXPECT_EQ(j.duplicate_starts, 1);
+  // The cancel failed (LRMS unreachable): the next sighting sends it again.
+  EXPECT_TRUE(j.on_cancel_answer(1, error{errc::unreachable, "down"}, 8).empty());
+  EXPECT_EQ(j.on_observed(1, observed_state::running, 6, 9),
+            (std::vector<grid_action>{{kind::cancel, 1}}));
+  EXPECT_EQ(j.duplicate_starts, 1);
+}
+
+TEST(GridJob, AllCopiesRefusedFailsWithEveryReason) {
+  auto j = make_job(grid_strategy::flood);
+  for (const char* c : {"a", "b"})
+    j.add_copy(c, 0, "top");
+  EXPECT_EQ(j.state, grid_job_state::pending);
+  (void)j.on_submitted(0, error{errc::busy, "queue full"}, 1);
+  EXPECT_EQ(j.state, grid_job_state::pending);
+  (void)j.on_submitted(1, error{errc::permission_denied, "no account"}, 1);
+  EXPECT_EQ(j.state, grid_job_state::failed);
+  const auto& why = j.history.back().what;
+  EXPECT_NE(why.find("queue full"), std::string::npos);
+  EXPECT_NE(why.find("no account"), std::string::npos);
+}
+
+TEST(GridJob, ACopyThatFailsLeavesTheOthers) {
+  auto j = queued_flood();
+  (void)j.on_observed(0, observed_state::failed, std::nullopt, 3);
+  EXPECT_EQ(j.state, grid_job_state::queued);
+  EXPECT_EQ(j.live_copies(), 2u);
+}
+
+TEST(GridJob, ClientCancelCancelsEveryCopyIncludingOneStillBeingSubmitted) {
+  auto j = make_job(grid_strategy::flood);
+  j.add_copy("a", 0, "");
+  j.add_copy("b", 0, "");
+  (void)j.on_submitted(0, std::string("ja"), 1);
+  EXPECT_EQ(j.cancel(2), (std::vector<grid_action>{{kind::cancel, 0}}));
+  EXPECT_EQ(j.state, grid_job_state::cancelled);
+  EXPECT_TRUE(j.active());  // copies still in queues
+  // The late submission is cancelled as soon as its id is known.
+  EXPECT_EQ(j.on_submitted(1, std::string("jb"), 3), (std::vector<grid_action>{{kind::cancel, 1}}));
+  (void)j.on_cancel_answer(0, observed_state::queued, 4);
+  (void)j.on_cancel_answer(1, observed_state::queued, 4);
+  EXPECT_FALSE(j.active());
+  EXPECT_EQ(j.state, grid_job_state::cancelled);
+  EXPECT_TRUE(j.cancel(5).empty());  // twice: nothing more
+}
+
+TEST(GridJob, CancellingARunningJobEndsIt) {
+  auto j = queued_flood();
+  (void)j.on_observed(2, observed_state::running, 5, 6);
+  (void)j.on_cancel_answer(0, observed_state::queued, 7);
+  (void)j.on_cancel_answer(1, observed_state::queued, 7);
+  EXPECT_EQ(j.cancel(8), (std::vector<grid_action>{{kind::cancel, 2}}));
+  (void)j.on_cancel_answer(2, observed_state::running, 9);
+  EXPECT_EQ(j.duplicate_starts, 0);  // the winner is not a duplicate
+  EXPECT_FALSE(j.active());
+}
+
+grid_job queued_adaptive() {
+  auto j = make_job(grid_strategy::adaptive, 1);
+  j.add_copy("a", 0, "best TTD");
+  (void)j.on_submitted(0, std::string("ja"), 1);
+  return j;
+}
+
+TEST(GridJob, MigrationSubmitsFirstThenWithdrawsTheOldCopy) {
+  auto j = queued_adaptive();
+  ASSERT_TRUE(j.can_migrate());
+  const auto n = j.migrate("b", 400, 10);
+  EXPECT_FALSE(j.can_migrate());  // one migration at a time
+  EXPECT_EQ(j.on_submitted(n, std::string("jb"), 11),
+            (std::vector<grid_action>{{kind::withdraw, 0}}));
+  EXPECT_TRUE(j.on_cancel_answer(0, observed_state::queued, 12).empty());
+  EXPECT_EQ(j.migrations, 1);
+  EXPECT_EQ(j.migration_gain, 400);
+  EXPECT_EQ(j.only_live_copy(), n);
+  EXPECT_EQ(j.state, grid_job_state::queued);
+  EXPECT_TRUE(j.can_migrate());
+}
+
+TEST(GridJob, OldCopyStartedDuringMigrationStaysAndTheNewOneIsCancelled) {
+  auto j = queued_adaptive();
+  const auto n = j.migrate("b", 400, 10);
+  (void)j.on_submitted(n, std::string("jb"), 11);
+  // The withdrawal found the old copy running: it wins, the new copy goes.
+  EXPECT_EQ(j.on_cancel_answer(0, observed_state::running, 12),
+            (std::vector<grid_action>{{kind::cancel, n}}));
+  EXPECT_EQ(j.winner, 0u);
+  EXPECT_EQ(j.migrations, 0);
+  EXPECT_EQ(j.state, grid_job_state::running);
+  (void)j.on_cancel_answer(n, observed_state::queued, 13);
+  EXPECT_EQ(j.live_copies(), 1u);
+  EXPECT_EQ(j.duplicate_starts, 0);
+}
+
+TEST(GridJob, RefusedMigrationKeepsTheOldCopy) {
+  auto j = queued_adaptive();
+  const auto n = j.migrate("b", 400, 10);
+  EXPECT_TRUE(j.on_submitted(n, error{errc::busy, "full"}, 11).empty());
+  EXPECT_EQ(j.only_live_copy(), 0u);
+  EXPECT_TRUE(j.can_migrate());
+  EXPECT_EQ(j.state, grid_job_state::queued);
+}
+
+TEST(GridJob, MaxMigrationsStopsAdapting) {
+  auto j = queued_adaptive();
+  j.spec.max_migrations = 1;
+  const auto n = j.migrate("b", 100, 10);
+  (void)j.on_submitted(n, std::string("jb"), 11);
+  (void)j.on_cancel_answer(0, observed_state::queued, 12);
+  EXPECT_FALSE(j.can_migrate());
+}
+
+TEST(GridJob, NoAdaptationOnceRunning) {
+  auto j = queued_adaptive();
+  (void)j.on_observed(0, observed_state::running, 5, 5);
+  EXPECT_FALSE(j.can_migrate());
+}
+
+TEST(GridJob, ChooseMigrationNeedsMoreThanMinGain) {
+  const std::vector<ttd_option> others{{"b", 700}, {"c", 500}, {"d", 500}};
+  auto best = choose_migration(1000, others, 0);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->cluster, "c");
+  EXPECT_TRUE(choose_migration(1000, others, 499));
+  EXPECT_FALSE(choose_migration(1000, others, 500));
+  EXPECT_FALSE(choose_migration(500, others, 0));  // equal is no gain
+  EXPECT_FALSE(choose_migration(1000, {}, 0));
+}
+
+}  // namespace
+}  // namespace arbroker

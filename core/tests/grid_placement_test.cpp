@@ -1,0 +1,48 @@
+#include "arbroker/core/grid_placement.hpp"
+
+#include <gtest/gtest.h>
+
+namespace arbroker {
+namespace {
+
+TEST(GridPlacement, WalltimeWithoutBenchmarks) {
+  placement_inputs in;
+  in.walltime = 600;
+  auto t = terms_on(in, {"a", {}}, 0);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->execution, 600);
+  EXPECT_EQ(t->walltime, 600);
+  EXPECT_EQ(t->stage_in, 0);
+  EXPECT_FALSE(t->stage_out);
+  in.walltime = 0;
+  EXPECT_EQ(terms_on(in, {"a", {}}, 0).err().code, errc::invalid_duration);
+}
+
+TEST(GridPlacement, BenchmarksGiveMeanForRankingAndMaxForTheLrms) {
+  placement_inputs in;
+  in.benchmarks = {{"b1", 100, 1000}, {"b2", 10, 400}};
+  // Twice as fast on b1 (500 s), b2 missing: 1.25 * 500 = 625 s.
+  auto t = terms_on(in, {"a", {{"b1", 200}}}, 0);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->walltime, 625);
+  EXPECT_EQ(t->execution, 563);  // ceil(562.5)
+  EXPECT_EQ(terms_on(in, {"a", {{"other", 1}}}, 0).err().code, errc::not_found);
+}
+
+TEST(GridPlacement, StagingFromBandwidth) {
+  placement_inputs in;
+  in.walltime = 100;
+  in.input_bytes = 1000;
+  in.output_bytes = 250;
+  auto t = terms_on(in, {"a", {}}, 100);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->stage_in, 10);
+  EXPECT_EQ(t->stage_out, 3);
+  // TTD = max(stage_in, wait) + execution + stage_out.
+  EXPECT_EQ(*ttd_at(*t, 1000, 1005), 10 + 100 + 3);
+  EXPECT_EQ(*ttd_at(*t, 1000, 1050), 50 + 100 + 3);
+  EXPECT_EQ(transfer_seconds(5, 0), 0);
+}
+
+}  // namespace
+}  // namespace arbroker

@@ -1,0 +1,169 @@
+#pragma once
+
+// Clients' grid jobs (core/grid_job.hpp): submit one, look at it, list, cancel. The same
+// bodies travel on the network API (docs/protocol.md, operations grid_submit..grid_cancel).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arbroker/core/grid_job.hpp"
+#include "arbroker/messages/wire_error.hpp"
+
+namespace arbroker::msg {
+
+/// Paper 003's {b_i, r_i, t_i}: the job runs `seconds` on a system scoring `result` in `name`.
+struct benchmark_triple {
+  std::string name;
+  double result = 0;
+  std::int64_t seconds = 0;
+  friend bool operator==(const benchmark_triple&, const benchmark_triple&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, benchmark_triple& x) {
+  return f(x.name, x.result, x.seconds);
+}
+
+struct input_file {
+  std::string location;
+  std::int64_t bytes = 0;
+  friend bool operator==(const input_file&, const input_file&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, input_file& x) {
+  return f(x.location, x.bytes);
+}
+
+struct grid_submit_request {
+  std::string user;
+  std::string name;
+  std::string command;
+  std::int32_t np = 1;
+  std::int64_t walltime = 0;  ///< 0 with benchmarks: from the benchmarks (their maximum)
+  grid_strategy strategy = grid_strategy::single;
+  std::int32_t width = 3;
+  std::int64_t min_gain = -1;        ///< -1: the node's default
+  std::int32_t max_migrations = -2;  ///< -2: the node's default; -1: unbounded
+  std::vector<benchmark_triple> benchmarks;
+  double penalty = 1.25;  ///< c, for a benchmark a cluster does not publish
+  std::vector<input_file> inputs;
+  std::int64_t output_bytes = -1;     ///< -1: unknown (stage-out left out of the TTD)
+  std::vector<std::string> clusters;  ///< only these (empty: any)
+  friend bool operator==(const grid_submit_request&, const grid_submit_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, grid_submit_request& x) {
+  return f(x.user, x.name, x.command, x.np, x.walltime, x.strategy, x.width, x.min_gain,
+           x.max_migrations, x.benchmarks, x.penalty, x.inputs, x.output_bytes, x.clusters);
+}
+
+struct grid_copy_info {
+  std::string cluster;
+  std::string lrms_id;
+  copy_state state = copy_state::submitting;
+  std::int64_t submitted = 0;
+  std::int64_t started = -1;
+  std::int64_t ended = -1;
+  std::string reason;
+  friend bool operator==(const grid_copy_info&, const grid_copy_info&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, grid_copy_info& x) {
+  return f(x.cluster, x.lrms_id, x.state, x.submitted, x.started, x.ended, x.reason);
+}
+
+struct grid_event_info {
+  std::int64_t at = 0;
+  std::int32_t copy = -1;
+  std::string what;
+  friend bool operator==(const grid_event_info&, const grid_event_info&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, grid_event_info& x) {
+  return f(x.at, x.copy, x.what);
+}
+
+struct grid_job_info {
+  std::string id;
+  std::string owner;
+  std::string name;
+  grid_strategy strategy = grid_strategy::single;
+  grid_job_state state = grid_job_state::pending;
+  std::int32_t np = 0;
+  std::int64_t walltime = 0;
+  std::int64_t submitted = 0;
+  std::int64_t started = -1;
+  std::int64_t ended = -1;
+  std::int32_t winner = -1;  ///< the copy that ran
+  std::int32_t migrations = 0;
+  std::int32_t duplicate_starts = 0;
+  std::int64_t migration_gain = 0;
+  std::vector<grid_copy_info> copies;
+  std::vector<grid_event_info> history;
+  friend bool operator==(const grid_job_info&, const grid_job_info&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, grid_job_info& x) {
+  return f(x.id, x.owner, x.name, x.strategy, x.state, x.np, x.walltime, x.submitted, x.started,
+           x.ended, x.winner, x.migrations, x.duplicate_starts, x.migration_gain, x.copies,
+           x.history);
+}
+
+/// The wire form of a grid job.
+grid_job_info info_of(const grid_job& j);
+
+struct grid_job_reply {
+  grid_job_info job;
+  wire_error error;
+  friend bool operator==(const grid_job_reply&, const grid_job_reply&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, grid_job_reply& x) {
+  return f(x.job, x.error);
+}
+
+/// One grid job by id. An admin's empty user reaches any owner's job.
+struct grid_query_request {
+  std::string user;
+  std::string id;
+  friend bool operator==(const grid_query_request&, const grid_query_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, grid_query_request& x) {
+  return f(x.user, x.id);
+}
+
+struct grid_cancel_request {
+  std::string user;
+  std::string id;
+  friend bool operator==(const grid_cancel_request&, const grid_cancel_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, grid_cancel_request& x) {
+  return f(x.user, x.id);
+}
+
+/// A user's grid jobs (an admin's empty user: everyone's), newest first, optionally only in
+/// one state ("" = any) or with a copy on one cluster ("" = any).
+struct grid_list_request {
+  std::string user;
+  std::string state;
+  std::string cluster;
+  friend bool operator==(const grid_list_request&, const grid_list_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, grid_list_request& x) {
+  return f(x.user, x.state, x.cluster);
+}
+
+struct grid_list_reply {
+  std::vector<grid_job_info> jobs;
+  wire_error error;
+  friend bool operator==(const grid_list_reply&, const grid_list_reply&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, grid_list_reply& x) {
+  return f(x.jobs, x.error);
+}
+
+}  // namespace arbroker::msg

@@ -1,0 +1,135 @@
+#pragma once
+
+// Messages between the broker's grid-job manager and a cluster service about best-effort
+// jobs in the cluster's batch queue (the copies of grid jobs). Only the manager sends them:
+// it has checked the owner of the grid job; the LRMS job ids it names are its own copies.
+// Every reply carries a wire_error (code 0 = success).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arbroker/core/grid_job.hpp"
+#include "arbroker/messages/wire_error.hpp"
+
+namespace arbroker::msg {
+
+/// Queue one copy of a grid job (no reservation): np CPUs for at most walltime seconds.
+struct job_submit_request {
+  std::string user;
+  std::string name;  ///< the LRMS job name: the service prefixes it with its name prefix
+  std::string command;
+  std::int32_t np = 1;
+  std::int64_t walltime = 0;
+  friend bool operator==(const job_submit_request&, const job_submit_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, job_submit_request& x) {
+  return f(x.user, x.name, x.command, x.np, x.walltime);
+}
+
+struct job_submit_reply {
+  std::string cluster;
+  std::string lrms_id;
+  wire_error error;
+  friend bool operator==(const job_submit_reply&, const job_submit_reply&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, job_submit_reply& x) {
+  return f(x.cluster, x.lrms_id, x.error);
+}
+
+/// The states of some jobs, from one look at the LRMS (plus one status call per job that
+/// has left the queue).
+struct job_states_request {
+  std::vector<std::string> lrms_ids;
+  friend bool operator==(const job_states_request&, const job_states_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, job_states_request& x) {
+  return f(x.lrms_ids);
+}
+
+struct job_state_report {
+  std::string lrms_id;
+  observed_state state = observed_state::queued;
+  std::int64_t started = -1;  ///< when it started, if running and known
+  wire_error error;           ///< this job's: its state is unknown
+  friend bool operator==(const job_state_report&, const job_state_report&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, job_state_report& x) {
+  return f(x.lrms_id, x.state, x.started, x.error);
+}
+
+struct job_states_reply {
+  std::string cluster;
+  std::vector<job_state_report> jobs;  ///< in the order asked
+  wire_error error;                    ///< the LRMS could not be read at all
+  friend bool operator==(const job_states_reply&, const job_states_reply&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, job_states_reply& x) {
+  return f(x.cluster, x.jobs, x.error);
+}
+
+/// Cancel a job; with only_if_queued (a migration's withdrawal) a running job is left running.
+struct job_cancel_request {
+  std::string lrms_id;
+  bool only_if_queued = false;
+  friend bool operator==(const job_cancel_request&, const job_cancel_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, job_cancel_request& x) {
+  return f(x.lrms_id, x.only_if_queued);
+}
+
+struct job_cancel_reply {
+  std::string lrms_id;
+  observed_state found = observed_state::queued;  ///< its state when the cancel arrived
+  wire_error error;
+  friend bool operator==(const job_cancel_reply&, const job_cancel_reply&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, job_cancel_reply& x) {
+  return f(x.lrms_id, x.found, x.error);
+}
+
+struct queue_shape {
+  std::int32_t np = 1;
+  std::int64_t walltime = 0;
+  friend auto operator<=>(const queue_shape&, const queue_shape&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, queue_shape& x) {
+  return f(x.np, x.walltime);
+}
+
+/// The cluster's outlook from one plan of its queue (paper 004's ESE, local jobs first):
+/// when each shape would start if submitted now, and when each of the named queued jobs is
+/// planned to start where it stands. One request per cluster per adaptation round, whatever
+/// the number of jobs.
+struct job_outlook_request {
+  std::vector<queue_shape> shapes;
+  std::vector<std::string> queued_ids;
+  friend bool operator==(const job_outlook_request&, const job_outlook_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, job_outlook_request& x) {
+  return f(x.shapes, x.queued_ids);
+}
+
+struct job_outlook_reply {
+  std::string cluster;
+  std::int64_t now = 0;
+  std::vector<std::int64_t> starts;         ///< per shape; -1: never (larger than the cluster)
+  std::vector<std::int64_t> queued_starts;  ///< per id; -1: not in the queue
+  wire_error error;
+  friend bool operator==(const job_outlook_reply&, const job_outlook_reply&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, job_outlook_reply& x) {
+  return f(x.cluster, x.now, x.starts, x.queued_starts, x.error);
+}
+
+}  // namespace arbroker::msg

@@ -1,0 +1,105 @@
+#include "arbroker/messages/grid_job_record.hpp"
+
+#include <optional>
+
+#include "arbroker/messages/msgpack_codec.hpp"
+
+namespace arbroker::msg {
+namespace {
+
+// The codec carries no optionals: -1 stands for "none" (times and indices are never negative).
+std::int64_t or_none(const std::optional<timestamp>& t) {
+  return t ? *t : -1;
+}
+std::optional<timestamp> none_or(std::int64_t v) {
+  return v < 0 ? std::nullopt : std::optional<timestamp>(v);
+}
+std::int64_t index_or_none(const std::optional<std::size_t>& i) {
+  return i ? static_cast<std::int64_t>(*i) : -1;
+}
+std::optional<std::size_t> index_of(std::int64_t v) {
+  return v < 0 ? std::nullopt : std::optional<std::size_t>(static_cast<std::size_t>(v));
+}
+
+struct copy_fields {
+  grid_copy_info info;
+  bool cancel_sent = false;
+};
+template <class Inspector>
+auto inspect(Inspector& f, copy_fields& x) {
+  return f(x.info, x.cancel_sent);
+}
+
+struct record_fields {
+  grid_submit_request request;
+  grid_job_info job;
+  std::vector<copy_fields> copies;
+  std::int64_t migrating_from = -1;
+  std::int64_t pending_gain = 0;
+  std::int32_t width = 3;
+  std::int64_t min_gain = 0;
+  std::int32_t max_migrations = -1;
+  std::string command;
+};
+template <class Inspector>
+auto inspect(Inspector& f, record_fields& x) {
+  return f(x.request, x.job, x.copies, x.migrating_from, x.pending_gain, x.width, x.min_gain,
+           x.max_migrations, x.command);
+}
+
+}  // namespace
+
+std::string encode_record(const grid_job_record& r) {
+  record_fields f;
+  f.request = r.request;
+  f.job = info_of(r.job);
+  f.job.copies.clear();  // kept below with what info_of leaves out
+  for (std::size_t i = 0; i < r.job.copies.size(); ++i) {
+    const auto& c = r.job.copies[i];
+    f.copies.push_back({{c.cluster, c.lrms_id, c.state, c.submitted, or_none(c.started),
+                         or_none(c.ended), c.reason},
+                        c.cancel_sent});
+  }
+  f.migrating_from = index_or_none(r.job.migrating_from);
+  f.pending_gain = r.job.pending_gain;
+  f.width = r.job.spec.width;
+  f.min_gain = r.job.spec.min_gain;
+  f.max_migrations = r.job.spec.max_migrations;
+  f.command = r.job.spec.command;
+  return encode(f);
+}
+
+result<grid_job_record> decode_record(std::string_view bytes) {
+  auto f = decode<record_fields>(bytes);
+  if (!f) return fail(errc::storage_failure, "grid job record: " + f.err().message);
+  grid_job_record r;
+  r.request = std::move(f->request);
+  auto& j = r.job;
+  const auto& i = f->job;
+  j.id = i.id;
+  j.owner = i.owner;
+  j.spec = {i.name,     f->command, i.np,        i.walltime,
+            i.strategy, f->width,   f->min_gain, f->max_migrations};
+  j.state = i.state;
+  j.submitted = i.submitted;
+  j.started = none_or(i.started);
+  j.ended = none_or(i.ended);
+  for (const auto& c : f->copies)
+    j.copies.push_back({c.info.cluster, c.info.lrms_id, c.info.state, c.info.submitted,
+                        none_or(c.info.started), none_or(c.info.ended), c.cancel_sent,
+                        c.info.reason});
+  j.winner = index_of(i.winner);
+  j.migrating_from = index_of(f->migrating_from);
+  j.pending_gain = f->pending_gain;
+  j.migrations = i.migrations;
+  j.duplicate_starts = i.duplicate_starts;
+  j.migration_gain = i.migration_gain;
+  for (const auto& e : i.history)
+    j.history.push_back({e.at, e.copy, e.what});
+  const auto n = j.copies.size();
+  if ((j.winner && *j.winner >= n) || (j.migrating_from && *j.migrating_from >= n))
+    return fail(errc::storage_failure, "grid job record " + j.id + ": copy index out of range");
+  return r;
+}
+
+}  // namespace arbroker::msg
