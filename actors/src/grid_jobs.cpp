@@ -174,7 +174,17 @@ class grid_jobs_state {
     msg::grid_submit_request request;
     grid_job job;
     std::vector<caf::typed_response_promise<msg::grid_job_reply>> answer_when_placed;
+    std::optional<grid_job_state> counted;  // the state it is counted under in counters.jobs
   };
+
+  // Keeps counters.jobs in step with the job's state.
+  void recount(tracked& t) {
+    if (t.counted == t.job.state) return;
+    const auto s = static_cast<std::size_t>(t.job.spec.strategy);
+    if (t.counted) --cfg_.counters->jobs[s][static_cast<std::size_t>(*t.counted)];
+    ++cfg_.counters->jobs[s][static_cast<std::size_t>(t.job.state)];
+    t.counted = t.job.state;
+  }
 
   timestamp now() const { return cfg_.clock(); }
 
@@ -300,6 +310,7 @@ class grid_jobs_state {
     const auto serial = next_serial_++;
     ++cfg_.counters->submitted;
     auto& placed = jobs_.emplace(serial, std::move(t)).first->second;
+    recount(placed);
     placed.answer_when_placed.push_back(rp);
     for (std::size_t i = 0; i < placed.job.copies.size(); ++i)
       send_copy(serial, i);
@@ -313,6 +324,7 @@ class grid_jobs_state {
           errc::illegal_transition,
           "grid job " + r.id + " has already ended (" + std::string(to_string(t->job.state)) + ")");
     auto acts = t->job.cancel(now());
+    recount(*t);
     (void)persist_job(*t);
     perform(serial_in(r.id), std::move(acts));
     return {msg::info_of(t->job), {}};
@@ -390,6 +402,7 @@ class grid_jobs_state {
   // still being submitted.
   void after_change(std::uint64_t serial, std::vector<grid_action> acts) {
     auto& t = jobs_.at(serial);
+    recount(t);
     (void)persist_job(t);
     perform(serial, std::move(acts));
     const bool placing = std::any_of(t.job.copies.begin(), t.job.copies.end(), [](const auto& c) {
@@ -425,6 +438,8 @@ class grid_jobs_state {
                                            : rep->error.ok()
                                                ? result<observed_state>(rep->found)
                                                : result<observed_state>(msg::from_wire(rep->error));
+            // A job the LRMS does not know is in no queue: as good as cancelled.
+            if (!found && found.err().code == errc::not_found) found = observed_state::cancelled;
             const auto dup = job.duplicate_starts;
             const auto mig = job.migrations;
             const auto gain = job.migration_gain;
@@ -472,15 +487,22 @@ class grid_jobs_state {
             for (std::size_t k = 0; k < copies.size() && k < rep->jobs.size(); ++k) {
               const auto& s = rep->jobs[k];
               auto it = jobs_.find(copies[k].first);
-              if (it == jobs_.end() || !s.error.ok()) continue;
+              if (it == jobs_.end()) continue;
               auto& job = it->second.job;
               const auto i = copies[k].second;
               if (job.copies[i].lrms_id != s.lrms_id) continue;
+              // The LRMS forgot it (a simulated cluster restarted, or the job aged out of
+              // a real one's memory): it cannot run any more.
+              const bool forgotten = s.error.code == static_cast<std::uint8_t>(errc::not_found);
+              if (!s.error.ok() && !forgotten) continue;  // unknown now: next round
               const auto seen = job.history.size();
               const auto dup = job.duplicate_starts;
-              auto acts = job.on_observed(
-                  i, s.state, s.started >= 0 ? std::optional<timestamp>(s.started) : std::nullopt,
-                  now());
+              auto acts = forgotten
+                              ? job.on_lost(i, "the LRMS no longer knows it", now())
+                              : job.on_observed(i, s.state,
+                                                s.started >= 0 ? std::optional<timestamp>(s.started)
+                                                               : std::nullopt,
+                                                now());
               count(job, dup, job.migrations, job.migration_gain);
               if (job.history.size() != seen || !acts.empty())
                 after_change(copies[k].first, std::move(acts));
@@ -662,7 +684,7 @@ class grid_jobs_state {
       if (t.job.copies[i].state == copy_state::submitting)
         (void)t.job.on_submitted(
             i, error{errc::unreachable, "submission unanswered when the node stopped"}, now());
-    jobs_.emplace(serial, std::move(t));
+    recount(jobs_.emplace(serial, std::move(t)).first->second);
   }
 
   self_pointer self_;

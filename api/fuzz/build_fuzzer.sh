@@ -14,4 +14,5 @@ cxx=${CLANGXX:-clang++}
   "$src/api/src/codec.cpp" "$src/api/src/protocol.cpp" "$src/api/src/validate.cpp" \
   "$src/messages/src/speedup_spec.cpp" \
   "$src/core/src/error.cpp" "$src/core/src/preference.cpp" "$src/core/src/speedup.cpp" \
+  "$src/core/src/grid_job.cpp" "$src/core/src/time_format.cpp" \
   -o "$out"

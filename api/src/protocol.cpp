@@ -6,9 +6,10 @@ namespace arbroker::api {
 
 namespace {
 
-constexpr std::array<std::string_view, 11> operation_names = {
-    "elastic", "coreserve", "estimate", "commit",   "modify", "cancel",
-    "query",   "list",      "bind_job", "clusters", "status"};
+constexpr std::array<std::string_view, 15> operation_names = {
+    "elastic", "coreserve",   "estimate",   "commit",      "modify",
+    "cancel",  "query",       "list",       "bind_job",    "clusters",
+    "status",  "grid_submit", "grid_query", "grid_cancel", "grid_list"};
 
 }  // namespace
 
@@ -65,6 +66,12 @@ response_body empty_response_body(operation op) {
       return cluster_list_reply{};
     case operation::status:
       return status_reply{};
+    case operation::grid_submit:
+    case operation::grid_query:
+    case operation::grid_cancel:
+      return msg::grid_job_reply{};
+    case operation::grid_list:
+      return msg::grid_list_reply{};
   }
   return std::monostate{};
 }

@@ -272,6 +272,135 @@ status validate(const status_request& r) {
   return check_names("status.clusters", r.clusters);
 }
 
+bool valid_utf8(std::string_view s) noexcept {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = 0;
+    std::uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    if ((c & 0xe0) == 0xc0) {
+      n = 1, cp = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+      n = 2, cp = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+      n = 3, cp = c & 0x07;
+    } else {
+      return false;
+    }
+    for (std::size_t k = 1; k <= n; ++k) {
+      if (i + k >= s.size()) return false;
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    static constexpr std::uint32_t least[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+namespace {
+
+// A name or command of a grid job: UTF-8 without control characters.
+status check_job_text(std::string_view field, std::string_view s, std::size_t max) {
+  if (s.size() > max)
+    return bad(errc::invalid_parameter, field,
+               "too long (" + std::to_string(s.size()) + " > " + std::to_string(max) + ")");
+  if (!valid_utf8(s)) return bad(errc::invalid_parameter, field, "is not valid UTF-8");
+  if (!printable(s)) return bad(errc::invalid_parameter, field, "contains control characters");
+  return {};
+}
+
+status check_grid_job_id(std::string_view field, const std::string& id) {
+  if (auto s = check_text(field, id, bounds::max_id, true); !s) return s;
+  const auto at = id.rfind("/g");
+  if (at == std::string::npos || at + 2 >= id.size() ||
+      id.find_first_not_of("0123456789", at + 2) != std::string::npos)
+    return bad(errc::not_found, field, "'" + id + "' is not a grid job id (<node>/g<n>)");
+  return {};
+}
+
+}  // namespace
+
+status validate(const msg::grid_submit_request& r) {
+  if (auto s = check_user("grid_submit.user", r.user); !s) return s;
+  if (auto s = check_job_text("grid_submit.name", r.name, bounds::max_id); !s) return s;
+  if (auto s = check_job_text("grid_submit.command", r.command, bounds::max_text); !s) return s;
+  if (auto s = check_np("grid_submit.np", r.np); !s) return s;
+  if (r.walltime < 0 || r.walltime > bounds::max_span)
+    return bad(errc::invalid_duration, "grid_submit.walltime",
+               std::to_string(r.walltime) + " s outside [0, " + std::to_string(bounds::max_span) +
+                   "] (0: from the benchmarks)");
+  if (!is_enum_value<grid_strategy>(static_cast<std::uint8_t>(r.strategy)))
+    return bad(errc::invalid_parameter, "grid_submit.strategy", "unknown strategy");
+  if (r.width < 1 || r.width > max_grid_width)
+    return bad(errc::invalid_parameter, "grid_submit.width",
+               std::to_string(r.width) + " outside [1, " + std::to_string(max_grid_width) + "]");
+  if (r.min_gain < -1 || r.min_gain > bounds::max_span)
+    return bad(errc::invalid_duration, "grid_submit.min_gain",
+               std::to_string(r.min_gain) + " s outside [0, " + std::to_string(bounds::max_span) +
+                   "] (-1: the node's default)");
+  if (r.max_migrations < -2 || r.max_migrations > 1000)
+    return bad(errc::invalid_parameter, "grid_submit.max_migrations",
+               std::to_string(r.max_migrations) +
+                   " outside [-1, 1000] (-1: unbounded, -2: the node's default)");
+  if (r.benchmarks.size() > bounds::max_benchmarks)
+    return bad(errc::invalid_parameter, "grid_submit.benchmarks",
+               "more than " + std::to_string(bounds::max_benchmarks));
+  for (std::size_t i = 0; i < r.benchmarks.size(); ++i) {
+    const auto& b = r.benchmarks[i];
+    const std::string p = "grid_submit.benchmarks[" + std::to_string(i) + "]";
+    if (auto s = check_text(p + ".name", b.name, bounds::max_name, true); !s) return s;
+    if (!std::isfinite(b.result) || b.result <= 0)
+      return bad(errc::invalid_parameter, p + ".result", "must be a positive number");
+    if (b.seconds <= 0 || b.seconds > bounds::max_span)
+      return bad(
+          errc::invalid_duration, p + ".seconds",
+          std::to_string(b.seconds) + " s outside [1, " + std::to_string(bounds::max_span) + "]");
+  }
+  if (!std::isfinite(r.penalty) || r.penalty < 1 || r.penalty > 1000)
+    return bad(errc::invalid_parameter, "grid_submit.penalty", "must be in [1, 1000]");
+  if (r.inputs.size() > bounds::max_files)
+    return bad(errc::invalid_parameter, "grid_submit.inputs",
+               "more than " + std::to_string(bounds::max_files) + " files");
+  for (std::size_t i = 0; i < r.inputs.size(); ++i) {
+    const std::string p = "grid_submit.inputs[" + std::to_string(i) + "]";
+    if (auto s = check_job_text(p + ".location", r.inputs[i].location, bounds::max_text); !s)
+      return s;
+    if (r.inputs[i].bytes < 0 || r.inputs[i].bytes > bounds::max_bytes)
+      return bad(errc::invalid_parameter, p + ".bytes",
+                 std::to_string(r.inputs[i].bytes) + " outside [0, 2^50]");
+  }
+  if (r.output_bytes < -1 || r.output_bytes > bounds::max_bytes)
+    return bad(errc::invalid_parameter, "grid_submit.output_bytes",
+               std::to_string(r.output_bytes) + " outside [0, 2^50] (-1: unknown)");
+  return check_names("grid_submit.clusters", r.clusters);
+}
+
+status validate(const msg::grid_query_request& r) {
+  if (auto s = check_user("grid_query.user", r.user); !s) return s;
+  return check_grid_job_id("grid_query.id", r.id);
+}
+
+status validate(const msg::grid_cancel_request& r) {
+  if (auto s = check_user("grid_cancel.user", r.user); !s) return s;
+  return check_grid_job_id("grid_cancel.id", r.id);
+}
+
+status validate(const msg::grid_list_request& r) {
+  if (auto s = check_user("grid_list.user", r.user); !s) return s;
+  if (!r.state.empty() && !grid_job_state_from(r.state))
+    return bad(
+        errc::invalid_parameter, "grid_list.state",
+        "'" + r.state + "' is not one of pending, queued, running, completed, failed, cancelled");
+  return check_text("grid_list.cluster", r.cluster, bounds::max_name, false);
+}
+
 status validate(const request_body& body) {
   return std::visit([](const auto& b) { return validate(b); }, body);
 }
@@ -281,8 +410,13 @@ status apply_caller(const caller& who, request_body& body) {
       [&who, &body](auto& b) -> status {
         if constexpr (requires { b.user; }) {
           if (b.user.empty()) {
-            // An admin's empty list asks for everyone's reservations.
-            const bool list_all = who.admin && std::holds_alternative<msg::list_request>(body);
+            // An admin's empty user asks for everyone's reservations (list) or reaches any
+            // grid job.
+            const bool list_all =
+                who.admin && (std::holds_alternative<msg::list_request>(body) ||
+                              std::holds_alternative<msg::grid_query_request>(body) ||
+                              std::holds_alternative<msg::grid_cancel_request>(body) ||
+                              std::holds_alternative<msg::grid_list_request>(body));
             if (!list_all) b.user = who.user;
           } else if (b.user != who.user && !who.admin) {
             return fail(errc::permission_denied,

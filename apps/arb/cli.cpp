@@ -220,6 +220,97 @@ result<msg::coreservation_component> parse_component(std::string_view spec) {
   return c;
 }
 
+result<std::int64_t> parse_bytes(std::string_view option, std::string_view text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9')
+    ++digits;
+  if (digits == 0) return bad_option(option, "not a size: '" + std::string(text) + "'");
+  auto n = parse_number<std::int64_t>(option, text.substr(0, digits));
+  if (!n) return n.err();
+  const std::string_view unit = text.substr(digits);
+  static constexpr std::pair<std::string_view, std::int64_t> units[] = {{"", 1},
+                                                                        {"B", 1},
+                                                                        {"k", 1000},
+                                                                        {"kB", 1000},
+                                                                        {"KB", 1000},
+                                                                        {"M", 1000'000},
+                                                                        {"MB", 1000'000},
+                                                                        {"G", 1000'000'000},
+                                                                        {"GB", 1000'000'000},
+                                                                        {"T", 1000'000'000'000},
+                                                                        {"TB", 1000'000'000'000},
+                                                                        {"KiB", 1LL << 10},
+                                                                        {"MiB", 1LL << 20},
+                                                                        {"GiB", 1LL << 30},
+                                                                        {"TiB", 1LL << 40}};
+  for (const auto& [name, factor] : units)
+    if (unit == name) {
+      if (*n > INT64_MAX / factor) return bad_option(option, "size too large");
+      return *n * factor;
+    }
+  return bad_option(option,
+                    "unknown unit '" + std::string(unit) + "' (B, kB, MB, GB, TB, KiB..TiB)");
+}
+
+namespace {
+
+result<msg::grid_submit_request> grid_submit(const options& o) {
+  msg::grid_submit_request r;
+  r.user = body_user(o);
+  r.name = o.name;
+  r.command = o.job_command;
+  auto np = single_np(o);
+  if (!np) return np.err();
+  r.np = *np;
+  if (!o.walltime.empty()) {
+    auto wall = duration_option("walltime", o.walltime);
+    if (!wall) return wall.err();
+    r.walltime = *wall;
+  } else if (o.benchmarks.empty()) {
+    return bad_option("walltime", "required (or --benchmark)");
+  }
+  auto strategy = grid_strategy_from(o.strategy);
+  if (!strategy)
+    return bad_option("strategy",
+                      "'" + o.strategy + "' is not one of single, flood, adaptive, reserve");
+  r.strategy = *strategy;
+  r.width = o.width;
+  for (const auto& b : o.benchmarks) {
+    const auto eq = b.find('=');
+    const auto colon = b.rfind(':');
+    if (eq == std::string::npos || colon == std::string::npos || colon < eq)
+      return bad_option("benchmark", "expected name=result:time, got '" + b + "'");
+    auto result_value = parse_number<double>("benchmark", b.substr(eq + 1, colon - eq - 1));
+    if (!result_value) return result_value.err();
+    auto t = duration_option("benchmark", b.substr(colon + 1));
+    if (!t) return t.err();
+    r.benchmarks.push_back({b.substr(0, eq), *result_value, *t});
+  }
+  for (const auto& in : o.inputs) {
+    const auto colon = in.rfind(':');
+    if (colon == std::string::npos || colon == 0)
+      return bad_option("input", "expected location:size, got '" + in + "'");
+    auto bytes = parse_bytes("input", std::string_view(in).substr(colon + 1));
+    if (!bytes) return bytes.err();
+    r.inputs.push_back({in.substr(0, colon), *bytes});
+  }
+  if (!o.output_size.empty()) {
+    auto bytes = parse_bytes("output-size", o.output_size);
+    if (!bytes) return bytes.err();
+    r.output_bytes = *bytes;
+  }
+  if (!o.min_gain.empty()) {
+    auto g = duration_option("min-gain", o.min_gain);
+    if (!g) return g.err();
+    r.min_gain = *g;
+  }
+  r.max_migrations = o.max_migrations;
+  r.clusters = o.clusters;
+  return r;
+}
+
+}  // namespace
+
 result<api::request_body> build_request(const options& o, timestamp now) {
   const std::string& cmd = o.command;
   if (cmd == "reserve" || cmd == "hold" || cmd == "whatif") {
@@ -273,8 +364,20 @@ result<api::request_body> build_request(const options& o, timestamp now) {
     r.np = *np;
     return api::request_body{r};
   }
+  if (cmd == "submit" && o.id.empty()) {
+    auto r = grid_submit(o);
+    if (!r) return r.err();
+    return api::request_body{std::move(*r)};
+  }
+  if (cmd == "jobs") {
+    if (o.all && !o.as_user.empty()) return bad_option("all", "cannot be combined with --for");
+    std::string user = o.all ? "" : (o.as_user.empty() ? o.user : o.as_user);
+    return api::request_body{
+        msg::grid_list_request{user, o.state, o.clusters.empty() ? "" : o.clusters.front()}};
+  }
+  if (cmd == "job show") return api::request_body{msg::grid_query_request{body_user(o), o.id}};
+  if (cmd == "job cancel") return api::request_body{msg::grid_cancel_request{body_user(o), o.id}};
   if (cmd == "submit") {
-    if (o.id.empty()) return bad_option("reservation", "required");
     auto np = single_np(o);
     if (!np) return np.err();
     auto wall = duration_option("walltime", o.walltime);
@@ -374,12 +477,40 @@ void define(CLI::App& app, options& o) {
   modify->add_option("--duration", o.duration, "new length (instead of --end)");
   modify->add_option("--np", o.np, "new processor count")->required();
   modify->add_flag("--no-local-preference", o.no_local_preference, "ignore the T_wkl bound");
-  auto* submit = named("submit", "submit a job into a reservation");
-  submit->add_option("--reservation,-r", o.id, "reservation id")->required();
+  auto* submit = named("submit",
+                       "submit a job: into a reservation (--reservation), or as a grid job the "
+                       "broker places by --strategy");
+  submit->add_option("--reservation,-r", o.id, "reservation id (omit: a grid job)");
   submit->add_option("--np", o.np, "processors")->required();
-  submit->add_option("--walltime", o.walltime, "run time, e.g. 1h")->required();
+  submit->add_option("--walltime", o.walltime, "run time limit, e.g. 1h");
   submit->add_option("--name", o.name, "job name");
   submit->add_option("--command", o.job_command, "command to run");
+  submit->add_option("--strategy", o.strategy, "grid job: single, flood, adaptive, reserve")
+      ->capture_default_str();
+  submit->add_option("--width", o.width, "grid job: copies of a flood (1..16)")
+      ->capture_default_str();
+  submit->add_option("--benchmark", o.benchmarks, "name=result:time, e.g. linpack=12.5:2h")
+      ->allow_extra_args(false);
+  submit->add_option("--input", o.inputs, "input file location:size, e.g. gsiftp://h/f:2GB")
+      ->allow_extra_args(false);
+  submit->add_option("--output-size", o.output_size, "expected output, e.g. 500MB");
+  submit->add_option("--min-gain", o.min_gain, "adaptive: migrate only for more than this");
+  submit->add_option("--max-migrations", o.max_migrations, "adaptive: at most this many (-1: any)");
+  submit->add_option("--cluster", o.clusters, "grid job: allowed cluster (repeatable)")
+      ->allow_extra_args(false);
+  auto* jobs = named("jobs", "list your grid jobs");
+  jobs->add_option("--state", o.state, "only in this state (queued, running, ...)");
+  jobs->add_option("--cluster", o.clusters, "only with a copy on this cluster")
+      ->allow_extra_args(false);
+  jobs->add_flag("--all", o.all, "every user's grid jobs (admins only)");
+  auto* job = app.add_subcommand("job", "one grid job");
+  job->require_subcommand(1);
+  auto* job_show = job->add_subcommand("show", "a grid job with its copies and history");
+  job_show->add_option("id", o.id, "grid job id")->required();
+  job_show->callback([&o] { o.command = "job show"; });
+  auto* job_cancel = job->add_subcommand("cancel", "cancel a grid job and every copy of it");
+  job_cancel->add_option("id", o.id, "grid job id")->required();
+  job_cancel->callback([&o] { o.command = "job cancel"; });
   named("clusters", "list the clusters of this node");
   auto* status = named("status", "current state of the clusters");
   status->add_option("--cluster", o.clusters, "cluster (repeatable; default all)")

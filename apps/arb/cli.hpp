@@ -69,7 +69,19 @@ struct options {
   std::string name;
   std::string job_command;
   bool all = false;
+  // Grid jobs (submit without --reservation, jobs, job show/cancel).
+  std::string strategy = "single";
+  int width = 3;
+  std::vector<std::string> benchmarks;  ///< name=result:seconds
+  std::vector<std::string> inputs;      ///< location:size
+  std::string output_size;
+  std::string min_gain;
+  int max_migrations = -2;
+  std::string state;
 };
+
+/// "10", "10kB", "5MB", "2GiB" -> bytes (kB = 1000 B, KiB = 1024 B, as paper 003's sizes).
+result<std::int64_t> parse_bytes(std::string_view option, std::string_view text);
 
 /// Defines every subcommand and option of `arb` on `app`, writing into `o`. Connection
 /// options also read ARB_SERVER, ARB_USER and ARB_TOKEN.

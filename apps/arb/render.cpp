@@ -101,6 +101,61 @@ json to_json(const msg::slot& s) {
   return j;
 }
 
+json to_json(const msg::grid_job_info& j) {
+  json copies = json::array();
+  for (const auto& c : j.copies)
+    copies.push_back(json{{"cluster", c.cluster},
+                          {"lrms_id", c.lrms_id},
+                          {"state", std::string(to_string(c.state))},
+                          {"submitted", c.submitted},
+                          {"started", c.started},
+                          {"ended", c.ended},
+                          {"reason", c.reason}});
+  json history = json::array();
+  for (const auto& e : j.history)
+    history.push_back(json{{"at", e.at}, {"copy", e.copy}, {"what", e.what}});
+  return json{{"id", j.id},
+              {"owner", j.owner},
+              {"name", j.name},
+              {"strategy", std::string(to_string(j.strategy))},
+              {"state", std::string(to_string(j.state))},
+              {"np", j.np},
+              {"walltime", j.walltime},
+              {"submitted", j.submitted},
+              {"started", j.started},
+              {"ended", j.ended},
+              {"winner", j.winner},
+              {"migrations", j.migrations},
+              {"duplicate_starts", j.duplicate_starts},
+              {"migration_gain", j.migration_gain},
+              {"copies", copies},
+              {"history", history}};
+}
+
+// Where a grid job is: the copy that runs, or every copy that may still.
+std::string placement(const msg::grid_job_info& j) {
+  if (j.winner >= 0) return j.copies[static_cast<std::size_t>(j.winner)].cluster;
+  std::string where;
+  for (const auto& c : j.copies)
+    if (c.state == copy_state::queued || c.state == copy_state::submitting)
+      where += (where.empty() ? "" : ",") + c.cluster;
+  return where.empty() ? "-" : where;
+}
+
+const row grid_job_header = {"ID",      "NAME",    "STRATEGY", "STATE",     "NP",
+                             "CLUSTER", "STARTED", "ENDED",    "MIGRATIONS"};
+row grid_job_row(const msg::grid_job_info& j) {
+  return {j.id,
+          j.name.empty() ? "-" : j.name,
+          std::string(to_string(j.strategy)),
+          std::string(to_string(j.state)),
+          std::to_string(j.np),
+          placement(j),
+          when(j.started),
+          when(j.ended),
+          std::to_string(j.migrations)};
+}
+
 struct body_renderer {
   api::operation op;
 
@@ -166,8 +221,41 @@ struct body_renderer {
     return table({"CLUSTER", "NOW", "CPUS", "HOLDS", "COMMITTED", "RUNNING", "QUEUED"}, rows);
   }
 
+  std::string text(const msg::grid_job_reply& r) const {
+    const auto& j = r.job;
+    std::string out = table(grid_job_header, {grid_job_row(j)});
+    std::vector<row> copies;
+    for (std::size_t i = 0; i < j.copies.size(); ++i) {
+      const auto& c = j.copies[i];
+      copies.push_back({std::to_string(i), c.cluster, c.lrms_id.empty() ? "-" : c.lrms_id,
+                        std::string(to_string(c.state)), when(c.started), when(c.ended), c.reason});
+    }
+    out +=
+        "\n" + table({"COPY", "CLUSTER", "LRMS ID", "STATE", "STARTED", "ENDED", "REASON"}, copies);
+    if (op == api::operation::grid_query) {
+      std::vector<row> events;
+      for (const auto& e : j.history)
+        events.push_back({when(e.at), e.copy < 0 ? "-" : std::to_string(e.copy), e.what});
+      out += "\n" + table({"AT", "COPY", "EVENT"}, events);
+    }
+    return out;
+  }
+  std::string text(const msg::grid_list_reply& r) const {
+    std::vector<row> rows;
+    for (const auto& j : r.jobs)
+      rows.push_back(grid_job_row(j));
+    return table(grid_job_header, rows);
+  }
+
   // JSON.
   json data(const std::monostate&) const { return nullptr; }
+  json data(const msg::grid_job_reply& r) const { return json{{"job", to_json(r.job)}}; }
+  json data(const msg::grid_list_reply& r) const {
+    json a = json::array();
+    for (const auto& j : r.jobs)
+      a.push_back(to_json(j));
+    return json{{"jobs", a}};
+  }
   json data(const msg::elastic_reply& r) const {
     json j = json::object();
     if (!r.reservation.id.empty()) j["reservation"] = to_json(r.reservation);

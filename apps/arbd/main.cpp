@@ -67,9 +67,10 @@ int run(const options& o) {
   const auto& rc = rec.clusters;
   spdlog::info(
       "event=recovered data_dir={} decisions={} restored={} recreated={} lost={} "
-      "aborted_holds={} completed_holds={} compensated={} orphans={}",
+      "aborted_holds={} completed_holds={} compensated={} orphans={} grid_jobs={}",
       cfg->data_dir.empty() ? "(none)" : cfg->data_dir, rec.commit_decisions, rc.restored,
-      rc.recreated, rc.lost, rc.aborted_holds, rc.completed_holds, rc.compensated, rc.orphans);
+      rc.recreated, rc.lost, rc.aborted_holds, rc.completed_holds, rc.compensated, rc.orphans,
+      rec.grid_jobs);
   if (rc.lost > 0)
     spdlog::warn("event=lost count={}: committed reservations no longer in their LRMS", rc.lost);
 

@@ -98,6 +98,14 @@ void node_handler::handle(const api::caller& who, api::request req,
           node_.list(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, msg::bind_job_request>) {
           node_.bind_job(std::move(body), relay);
+        } else if constexpr (std::is_same_v<T, msg::grid_submit_request>) {
+          node_.grid_submit(std::move(body), relay);
+        } else if constexpr (std::is_same_v<T, msg::grid_query_request>) {
+          node_.grid_query(std::move(body), relay);
+        } else if constexpr (std::is_same_v<T, msg::grid_cancel_request>) {
+          node_.grid_cancel(std::move(body), relay);
+        } else if constexpr (std::is_same_v<T, msg::grid_list_request>) {
+          node_.grid_list(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, api::cluster_list_request>) {
           api::cluster_list_reply out;
           const auto infos = node_.clusters();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "arbroker/actors/grid_jobs.hpp"
 #include "arbroker/node/node.hpp"
 
 namespace arbroker {
@@ -43,7 +44,14 @@ node_metrics::node_metrics(metrics::registry& reg)
                                      "Holds removed because they expired.", {"cluster"}))),
       cancels_(must(reg.add_counter("arb_cancels_total",
                                     "Reservations cancelled or terminated by their owner.",
-                                    {"cluster"}))) {}
+                                    {"cluster"}))),
+      grid_jobs_(must(reg.add_gauge("arb_grid_jobs", "Grid jobs by strategy and state.",
+                                    {"strategy", "state"}))),
+      grid_events_(must(reg.add_counter(
+          "arb_grid_job_events_total",
+          "Grid-job manager events: submitted, refused, copies_submitted, copies_cancelled, "
+          "duplicate_starts, migrations, migration_gain_seconds, lrms_calls.",
+          {"event"}))) {}
 
 node_metrics::~node_metrics() {
   stop();
@@ -87,6 +95,31 @@ void node_metrics::update(const std::vector<msg::cluster_status>& statuses) {
   }
 }
 
+void node_metrics::update(const grid_job_counters& g) {
+  std::lock_guard lock{mu_};
+  for (std::size_t s = 0; s < 4; ++s)
+    for (std::size_t k = 0; k < 6; ++k)
+      grid_jobs_
+          .with(
+              {to_string(static_cast<grid_strategy>(s)), to_string(static_cast<grid_job_state>(k))})
+          .set(static_cast<double>(g.jobs[s][k].load()));
+  const std::pair<const char*, const std::atomic<std::int64_t>*> events[] = {
+      {"submitted", &g.submitted},
+      {"refused", &g.refused},
+      {"copies_submitted", &g.copies_submitted},
+      {"copies_cancelled", &g.copies_cancelled},
+      {"duplicate_starts", &g.duplicate_starts},
+      {"migrations", &g.migrations},
+      {"migration_gain_seconds", &g.migration_gain},
+      {"lrms_calls", &g.lrms_calls}};
+  for (const auto& [name, value] : events) {
+    const auto v = value->load();
+    auto& seen = grid_seen_[name];
+    if (v > seen) grid_events_.with({name}).inc(static_cast<std::uint64_t>(v - seen));
+    seen = std::max(seen, v);
+  }
+}
+
 void node_metrics::start_polling(node& n, std::chrono::seconds period, std::function<void()> also) {
   poller_ = std::thread([this, &n, period, also = std::move(also)] {
     std::unique_lock lock{mu_};
@@ -94,6 +127,7 @@ void node_metrics::start_polling(node& n, std::chrono::seconds period, std::func
       lock.unlock();
       auto st = n.status();
       update(st);
+      update(n.grid_counters());
       if (also) also();
       lock.lock();
       wake_.wait_for(lock, period, [this] { return stopping_; });

@@ -20,6 +20,7 @@
 namespace arbroker {
 
 class node;
+struct grid_job_counters;
 
 class node_metrics {
  public:
@@ -32,6 +33,9 @@ class node_metrics {
 
   /// Applies one round of cluster statuses (cumulative counters become increments).
   void update(const std::vector<msg::cluster_status>& statuses);
+
+  /// Applies the grid-job manager's counters (cumulative counters become increments).
+  void update(const grid_job_counters& g);
 
   /// Polls `n` every `period` on a thread of its own until stop() (or destruction).
   void start_polling(node& n, std::chrono::seconds period, std::function<void()> also = {});
@@ -55,6 +59,9 @@ class node_metrics {
   metrics::family<metrics::counter> expiries_;
   metrics::family<metrics::counter> cancels_;
   std::map<std::string, msg::cluster_status> last_;  // per cluster, for increments
+  metrics::family<metrics::gauge> grid_jobs_;
+  metrics::family<metrics::counter> grid_events_;
+  std::map<std::string, std::int64_t> grid_seen_;  // per event, for increments
 
   std::mutex mu_;
   std::condition_variable wake_;

@@ -13,6 +13,7 @@
 #include "arbroker/actors/broker.hpp"
 #include "arbroker/actors/cluster_service_actor.hpp"
 #include "arbroker/actors/gis.hpp"
+#include "arbroker/actors/grid_jobs.hpp"
 #include "arbroker/adapters/gridengine_lrms.hpp"
 #include "arbroker/adapters/slurm_lrms.hpp"
 #include "arbroker/messages/checked_requests.hpp"
@@ -98,12 +99,15 @@ struct node::impl {
   node_config cfg;
   std::optional<directory_lock> lock;
   std::shared_ptr<reservation_journal> journal;
+  std::shared_ptr<grid_job_journal> grid_journal;  // the same store
   node_recovery recovered;
   std::vector<msg::cluster_info> infos;
   std::unique_ptr<engine_config> sys_cfg;
   std::unique_ptr<caf::actor_system> sys;
   gis_actor gis;
   broker_actor broker;
+  grid_jobs_actor grid_jobs;
+  std::shared_ptr<grid_job_counters> grid_counters = std::make_shared<grid_job_counters>();
   caf::actor gateway;
   std::vector<std::pair<std::string, cluster_service_actor>> services;  // configuration order
 
@@ -200,7 +204,9 @@ struct node::impl {
     lock.emplace(std::move(*l));
     auto j = sqlite_journal::open((std::filesystem::path(cfg.data_dir) / "arbroker.db").string());
     if (!j) return j.err();
-    journal = std::shared_ptr<reservation_journal>(std::move(*j));
+    std::shared_ptr<sqlite_journal> store(std::move(*j));
+    journal = store;
+    grid_journal = store;
     return {};
   }
 
@@ -281,6 +287,24 @@ struct node::impl {
     bc.max_tries = cfg.max_tries;
     bc.journal = journal;
     broker = spawn_broker(*sys, bc);
+    grid_jobs_config gc;
+    gc.node = cfg.name;
+    gc.gis = gis;
+    gc.clock = wall_clock();
+    gc.poll_interval = cfg.job_poll_interval;
+    gc.adaptation_interval = cfg.adaptation_interval;
+    gc.default_min_gain = cfg.default_min_gain;
+    gc.default_max_migrations = cfg.default_max_migrations;
+    gc.journal = grid_journal;
+    gc.counters = grid_counters;
+    if (grid_journal) {
+      auto recs = load_grid_jobs(*grid_journal);
+      if (!recs) return recs.err();
+      for (const auto& r : *recs)
+        recovered.grid_jobs += r.job.active() ? 1 : 0;
+      gc.recovered = std::move(*recs);
+    }
+    grid_jobs = spawn_grid_jobs(*sys, std::move(gc));
     gateway = sys->spawn(gateway_actor);
     return {};
   }
@@ -291,12 +315,14 @@ struct node::impl {
     for (auto& [name, h] : services)
       caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(broker, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(grid_jobs, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(gis, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(gateway, caf::exit_reason::user_shutdown);
     // A detached actor's thread ends only once the last handle to it is gone: drop ours
     // before waiting, or the actor system waits forever.
     services.clear();
     broker = nullptr;
+    grid_jobs = nullptr;
     gis = nullptr;
     gateway = nullptr;
     sys.reset();  // waits for every actor to finish
@@ -361,6 +387,22 @@ void node::list(msg::list_request r, callback<msg::list_reply> done) {
 }
 void node::bind_job(msg::bind_job_request r, callback<msg::bind_job_reply> done) {
   impl_->ask(impl_->broker, std::move(r), std::move(done));
+}
+
+void node::grid_submit(msg::grid_submit_request r, callback<msg::grid_job_reply> done) {
+  impl_->ask(impl_->grid_jobs, std::move(r), std::move(done));
+}
+void node::grid_query(msg::grid_query_request r, callback<msg::grid_job_reply> done) {
+  impl_->ask(impl_->grid_jobs, std::move(r), std::move(done));
+}
+void node::grid_cancel(msg::grid_cancel_request r, callback<msg::grid_job_reply> done) {
+  impl_->ask(impl_->grid_jobs, std::move(r), std::move(done));
+}
+void node::grid_list(msg::grid_list_request r, callback<msg::grid_list_reply> done) {
+  impl_->ask(impl_->grid_jobs, std::move(r), std::move(done));
+}
+const grid_job_counters& node::grid_counters() const noexcept {
+  return *impl_->grid_counters;
 }
 
 void node::estimate(msg::estimate_request r, std::vector<std::string> clusters,

@@ -40,6 +40,8 @@ using grid_jobs_actor =
 struct grid_job_counters {
   std::atomic<std::int64_t> submitted{0}, refused{0}, copies_submitted{0}, copies_cancelled{0},
       duplicate_starts{0}, migrations{0}, migration_gain{0}, lrms_calls{0};
+  /// Grid jobs now, by strategy and state (indices: the enums' numbers).
+  std::atomic<std::int64_t> jobs[4][6] = {};
 };
 
 struct grid_jobs_config {

@@ -13,13 +13,14 @@
 
 #include "arbroker/messages/broker_protocol.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
+#include "arbroker/messages/grid_job_protocol.hpp"
 #include "arbroker/messages/wire_error.hpp"
 
 namespace arbroker::api {
 
 /// "ARB1" in ASCII: the first field of every hello.
 inline constexpr std::uint32_t protocol_magic = 0x41524231;
-inline constexpr std::uint16_t protocol_version = 2;
+inline constexpr std::uint16_t protocol_version = 3;  // 3: grid jobs
 
 /// First frame of a connection, client to server.
 struct hello {
@@ -136,17 +137,21 @@ auto inspect(Inspector& f, status_reply& x) {
 
 /// Operation codes on the wire; each names its request body and its reply body.
 enum class operation : std::uint8_t {
-  elastic = 1,    ///< msg::elastic_request (mode reserve/hold/whatif) -> msg::elastic_reply
-  coreserve = 2,  ///< msg::coreservation_request -> msg::coreservation_reply
-  estimate = 3,   ///< estimate_request -> estimate_reply
-  commit = 4,     ///< msg::commit_request -> msg::query_reply (the committed reservation)
-  modify = 5,     ///< msg::modify_request -> msg::query_reply (the new terms)
-  cancel = 6,     ///< msg::cancel_request -> msg::ack_reply
-  query = 7,      ///< msg::query_request -> msg::query_reply
-  list = 8,       ///< msg::list_request -> msg::list_reply
-  bind_job = 9,   ///< msg::bind_job_request -> msg::bind_job_reply
-  clusters = 10,  ///< cluster_list_request -> cluster_list_reply
-  status = 11,    ///< status_request -> status_reply
+  elastic = 1,       ///< msg::elastic_request (mode reserve/hold/whatif) -> msg::elastic_reply
+  coreserve = 2,     ///< msg::coreservation_request -> msg::coreservation_reply
+  estimate = 3,      ///< estimate_request -> estimate_reply
+  commit = 4,        ///< msg::commit_request -> msg::query_reply (the committed reservation)
+  modify = 5,        ///< msg::modify_request -> msg::query_reply (the new terms)
+  cancel = 6,        ///< msg::cancel_request -> msg::ack_reply
+  query = 7,         ///< msg::query_request -> msg::query_reply
+  list = 8,          ///< msg::list_request -> msg::list_reply
+  bind_job = 9,      ///< msg::bind_job_request -> msg::bind_job_reply
+  clusters = 10,     ///< cluster_list_request -> cluster_list_reply
+  status = 11,       ///< status_request -> status_reply
+  grid_submit = 12,  ///< msg::grid_submit_request -> msg::grid_job_reply
+  grid_query = 13,   ///< msg::grid_query_request -> msg::grid_job_reply
+  grid_cancel = 14,  ///< msg::grid_cancel_request -> msg::grid_job_reply
+  grid_list = 15,    ///< msg::grid_list_request -> msg::grid_list_reply
 };
 
 /// "elastic", "coreserve", ...; "unknown" for a code outside the enum.
@@ -159,13 +164,15 @@ std::optional<operation> to_operation(std::uint8_t code) noexcept;
 using request_body =
     std::variant<msg::elastic_request, msg::coreservation_request, estimate_request,
                  msg::commit_request, msg::modify_request, msg::cancel_request, msg::query_request,
-                 msg::list_request, msg::bind_job_request, cluster_list_request, status_request>;
+                 msg::list_request, msg::bind_job_request, cluster_list_request, status_request,
+                 msg::grid_submit_request, msg::grid_query_request, msg::grid_cancel_request,
+                 msg::grid_list_request>;
 
 /// A reply body; monostate when a response carries no body (errors).
 using response_body =
     std::variant<std::monostate, msg::elastic_reply, msg::coreservation_reply, estimate_reply,
                  msg::query_reply, msg::ack_reply, msg::list_reply, msg::bind_job_reply,
-                 cluster_list_reply, status_reply>;
+                 cluster_list_reply, status_reply, msg::grid_job_reply, msg::grid_list_reply>;
 
 operation operation_of(const request_body& body) noexcept;
 

@@ -26,6 +26,9 @@ inline constexpr std::size_t max_speedup_points = 1024;  ///< speedup table
 inline constexpr std::int32_t max_np = 1'000'000;
 inline constexpr std::int32_t max_tsn = 1000;
 inline constexpr std::int32_t max_attempts = 1000;
+inline constexpr std::size_t max_benchmarks = 64;                 ///< of a grid job
+inline constexpr std::size_t max_files = 1024;                    ///< input files of a grid job
+inline constexpr std::int64_t max_bytes = std::int64_t{1} << 50;  ///< one file: 1 PiB
 /// 10 years: the longest window, duration or offset a request may name.
 inline constexpr duration max_span = 10 * 366 * seconds_per_day;
 /// Latest time a request may name (year ~2400), far below time_infinity.
@@ -44,14 +47,22 @@ status validate(const msg::list_request& r);
 status validate(const msg::bind_job_request& r);
 status validate(const cluster_list_request& r);
 status validate(const status_request& r);
+status validate(const msg::grid_submit_request& r);
+status validate(const msg::grid_query_request& r);
+status validate(const msg::grid_cancel_request& r);
+status validate(const msg::grid_list_request& r);
 status validate(const request_body& body);
+
+/// Well-formed UTF-8 (no overlong forms, surrogates or code points above U+10FFFF).
+bool valid_utf8(std::string_view s) noexcept;
 
 /// A user or token name: 1..max_name characters from [A-Za-z0-9._@-].
 bool valid_user_name(std::string_view name) noexcept;
 
 /// Makes the body act for the authenticated caller. An empty `user` becomes the caller's;
 /// a different user is permission_denied unless the caller is an admin (who may act for
-/// anyone, and list every user's reservations with an empty user). Bodies without a user
+/// anyone, list every user's reservations with an empty user, and reach any grid job with
+/// an empty user). Bodies without a user
 /// field are left alone.
 status apply_caller(const caller& who, request_body& body);
 

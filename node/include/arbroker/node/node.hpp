@@ -14,6 +14,7 @@
 #include "arbroker/actors/cluster_service.hpp"
 #include "arbroker/messages/broker_protocol.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
+#include "arbroker/messages/grid_job_protocol.hpp"
 #include "arbroker/node/node_config.hpp"
 
 namespace arbroker {
@@ -22,7 +23,10 @@ namespace arbroker {
 struct node_recovery {
   recovery_report clusters;  ///< summed over the cluster services
   int commit_decisions = 0;  ///< co-reservation commit records found in the log
+  int grid_jobs = 0;         ///< grid jobs still active, watched again (docs/grid-jobs.md)
 };
+
+struct grid_job_counters;
 
 class node {
  public:
@@ -55,6 +59,14 @@ class node {
   void query(msg::query_request r, callback<msg::query_reply> done);
   void list(msg::list_request r, callback<msg::list_reply> done);
   void bind_job(msg::bind_job_request r, callback<msg::bind_job_reply> done);
+  /// Grid jobs (docs/grid-jobs.md): best-effort jobs placed by strategy. An empty user in
+  /// query, cancel and list reaches every owner's jobs (for admins: authorize before).
+  void grid_submit(msg::grid_submit_request r, callback<msg::grid_job_reply> done);
+  void grid_query(msg::grid_query_request r, callback<msg::grid_job_reply> done);
+  void grid_cancel(msg::grid_cancel_request r, callback<msg::grid_job_reply> done);
+  void grid_list(msg::grid_list_request r, callback<msg::grid_list_reply> done);
+  /// Counters of the grid-job manager, for metrics (readable from any thread).
+  const grid_job_counters& grid_counters() const noexcept;
   /// Earliest start of a batch job on each named cluster (all when `clusters` is empty);
   /// an unknown cluster name answers not_found in its entry.
   void estimate(msg::estimate_request r, std::vector<std::string> clusters,
@@ -76,6 +88,18 @@ class node {
     return wait(&node::bind_job, std::move(r));
   }
   std::vector<msg::cluster_status> status();
+  msg::grid_job_reply grid_submit(msg::grid_submit_request r) {
+    return wait(&node::grid_submit, std::move(r));
+  }
+  msg::grid_job_reply grid_query(msg::grid_query_request r) {
+    return wait(&node::grid_query, std::move(r));
+  }
+  msg::grid_job_reply grid_cancel(msg::grid_cancel_request r) {
+    return wait(&node::grid_cancel, std::move(r));
+  }
+  msg::grid_list_reply grid_list(msg::grid_list_request r) {
+    return wait(&node::grid_list, std::move(r));
+  }
 
   /// Refuses new requests, waits up to `grace` for the ones in flight to be answered (a
   /// co-reservation in two-phase commit finishes or aborts; holds it leaves expire by
