@@ -86,10 +86,6 @@ status check_request(const msg::grid_submit_request& r) {
   }
   if (r.output_bytes < -1)
     return fail(errc::invalid_parameter, "output_bytes: must be >= 0, or -1 for unknown");
-  if (r.strategy == grid_strategy::reserve)
-    return fail(errc::invalid_parameter,
-                "strategy reserve: not available for grid jobs yet; reserve with `arb reserve` "
-                "and submit into the reservation");
   return {};
 }
 
@@ -111,13 +107,35 @@ template <>
 struct reply_of<msg::job_outlook_request> {
   using type = msg::job_outlook_reply;
 };
+template <>
+struct reply_of<msg::cancel_request> {
+  using type = msg::ack_reply;
+};
+template <>
+struct reply_of<msg::bind_job_request> {
+  using type = msg::bind_job_reply;
+};
 
 /// One cluster's answer to a ranking outlook.
 struct ranked {
   std::string cluster;
   duration ttd = 0;
   duration walltime = 0;
+  timestamp start = 0;  ///< the cluster's earliest start for the job
+  placement_terms terms;
 };
+
+/// strategy reserve: one hold of the JBS flow (paper 004 Sec. III-A).
+struct reserve_hold {
+  ranked at;
+  timestamp start = 0;
+  std::string reservation_id;  ///< granted when set
+  std::string why;             ///< refused
+  bool retried = false;
+};
+
+/// How long the holds of the reserve flow may stay undecided.
+constexpr duration hold_expiry = 60;
 
 class grid_jobs_state {
  public:
@@ -263,7 +281,7 @@ class grid_jobs_state {
           rk->refused += " " + name + ": " +
                          (rep->error.ok() ? "the job never fits" : rep->error.message) + ";";
         } else if (auto ttd = ttd_at(terms, rep->now, rep->starts[0])) {
-          rk->ok.push_back({name, *ttd, terms.walltime});
+          rk->ok.push_back({name, *ttd, terms.walltime, rep->starts[0], terms});
         }
         if (--rk->pending == 0) place(std::move(rk->request), std::move(rk->ok), rk->refused, rp);
       };
@@ -287,7 +305,9 @@ class grid_jobs_state {
     });
     const std::size_t copies =
         r.strategy == grid_strategy::flood ? static_cast<std::size_t>(r.width) : 1;
-    if (ok.size() > copies) ok.resize(copies);
+    const std::size_t keep =
+        r.strategy == grid_strategy::reserve ? static_cast<std::size_t>(r.width) : copies;
+    if (ok.size() > keep) ok.resize(keep);
 
     tracked t;
     t.job.id = cfg_.node + "/g" + std::to_string(next_serial_);
@@ -297,10 +317,11 @@ class grid_jobs_state {
         r.strategy, r.width,   r.min_gain, r.max_migrations};
     t.job.submitted = now();
     t.request = std::move(r);
-    for (std::size_t i = 0; i < ok.size(); ++i)
-      t.job.add_copy(
-          ok[i].cluster, t.job.submitted,
-          "rank " + std::to_string(i + 1) + " by TTD (" + std::to_string(ok[i].ttd) + " s)");
+    if (t.request.strategy != grid_strategy::reserve)
+      for (std::size_t i = 0; i < ok.size(); ++i)
+        t.job.add_copy(
+            ok[i].cluster, t.job.submitted,
+            "rank " + std::to_string(i + 1) + " by TTD (" + std::to_string(ok[i].ttd) + " s)");
     // Durable before any LRMS sees a copy: recovery must know every copy that may exist.
     if (auto saved = persist_job(t); !saved) {
       ++cfg_.counters->refused;
@@ -312,8 +333,152 @@ class grid_jobs_state {
     auto& placed = jobs_.emplace(serial, std::move(t)).first->second;
     recount(placed);
     placed.answer_when_placed.push_back(rp);
+    if (placed.request.strategy == grid_strategy::reserve) return reserve(serial, std::move(ok));
     for (std::size_t i = 0; i < placed.job.copies.size(); ++i)
       send_copy(serial, i);
+  }
+
+  // The JBS flow (paper 004 Sec. III-A, paper 003 Sec. 3 step 4): hold at the best k
+  // clusters at once, each at the start its estimator gave (after stage-in), keep the hold
+  // that finishes first, abort the others, and run the job in the kept reservation with the
+  // walltime of the largest benchmark estimate.
+  struct reserve_round {
+    std::vector<reserve_hold> holds;
+    std::size_t pending = 0;
+  };
+
+  void reserve(std::uint64_t serial, std::vector<ranked> ok) {
+    auto rd = std::make_shared<reserve_round>();
+    for (auto& o : ok) {
+      reserve_hold h;
+      h.start = std::max(o.start, now() + o.terms.stage_in);
+      h.at = std::move(o);
+      rd->holds.push_back(std::move(h));
+    }
+    rd->pending = rd->holds.size();
+    for (std::size_t k = 0; k < rd->holds.size(); ++k)
+      prepare_hold(serial, rd, k);
+  }
+
+  void prepare_hold(std::uint64_t serial, std::shared_ptr<reserve_round> rd, std::size_t k) {
+    auto& t = jobs_.at(serial);
+    auto& h = rd->holds[k];
+    auto answered = [this, serial, rd, k](const result<msg::prepare_reply>& rep) {
+      auto& hold = rd->holds[k];
+      if (rep && rep->error.ok()) {
+        hold.reservation_id = rep->reservation_id;
+      } else if (rep && rep->busy_until > hold.start && !hold.retried) {
+        // The cluster's admission (local jobs first) wants a later start: try that once.
+        hold.retried = true;
+        hold.start = rep->busy_until;
+        return prepare_hold(serial, rd, k);
+      } else {
+        hold.why = rep ? rep->error.message : rep.err().message;
+      }
+      if (--rd->pending == 0) keep_best(serial, rd->holds);
+    };
+    msg::prepare_request q;
+    q.txn = t.job.id;
+    q.owner = t.job.owner;
+    q.start = h.start;
+    q.end = h.start + h.at.walltime;
+    q.np = t.job.spec.np;
+    q.expiry = now() + hold_expiry;
+    txn(h.at.cluster, std::move(q), std::move(answered));
+  }
+
+  // Eq. 7 as printed (start + the site's delay, here its TTD) or start + run time.
+  void keep_best(std::uint64_t serial, std::vector<reserve_hold>& holds) {
+    auto& t = jobs_.at(serial);
+    auto finish = [&](const reserve_hold& h) {
+      if (t.request.finish_by_eq7) return h.start + h.at.ttd;
+      return h.start + h.at.terms.execution + h.at.terms.stage_out.value_or(0);
+    };
+    const reserve_hold* best = nullptr;
+    std::string refused;
+    for (const auto& h : holds) {
+      if (h.reservation_id.empty()) {
+        refused += " " + h.at.cluster + ": " + h.why + ";";
+        continue;
+      }
+      if (!best || finish(h) < finish(*best)) best = &h;
+    }
+    for (const auto& h : holds) {
+      if (h.reservation_id.empty() || &h == best) continue;
+      t.job.history.push_back({now(), -1,
+                               "released the hold " + h.reservation_id + " (finish " +
+                                   std::to_string(finish(h)) + ")"});
+      txn(h.at.cluster, msg::abort_txn_request{t.job.id}, [](const result<msg::ack_reply>&) {});
+    }
+    if (!best) {
+      if (!refused.empty()) refused.pop_back();
+      t.job.state = grid_job_state::failed;
+      t.job.ended = now();
+      t.job.history.push_back({now(), -1, "no cluster granted a hold:" + refused});
+      return after_change(serial, {});
+    }
+    t.job.reservation = best->reservation_id;
+    t.job.history.push_back({now(), -1,
+                             "kept " + best->reservation_id + ": finishes first (" +
+                                 std::to_string(finish(*best)) + ")"});
+    (void)persist_job(t);
+    txn(best->at.cluster, msg::commit_txn_request{t.job.id},
+        [this, serial, where = best->at.cluster,
+         walltime = best->at.walltime](const result<msg::ack_reply>& ack) {
+          auto& job = jobs_.at(serial).job;
+          if (!ack || !ack->error.ok()) {
+            job.state = grid_job_state::failed;
+            job.ended = now();
+            job.history.push_back({now(), -1,
+                                   "commit at " + where + " failed: " +
+                                       (ack ? ack->error.message : ack.err().message)});
+            return after_change(serial, {});
+          }
+          bind(serial, where, walltime);
+        });
+  }
+
+  // The job into the kept reservation: a copy whose LRMS id is the bound job's.
+  void bind(std::uint64_t serial, const std::string& where, duration walltime) {
+    auto& t = jobs_.at(serial);
+    const auto i = t.job.add_copy(where, now(), "runs in reservation " + t.job.reservation);
+    (void)persist_job(t);
+    const auto* e = cluster(where);
+    if (!e)
+      return after_change(
+          serial, t.job.on_submitted(i, error{errc::not_found, where + " left the grid"}, now()));
+    ++cfg_.counters->copies_submitted;
+    msg::bind_job_request q{
+        t.job.owner,   t.job.reservation, "g" + std::to_string(serial) + "." + std::to_string(i),
+        t.job.spec.np, walltime,          t.job.spec.command};
+    ask(e->service, std::move(q), [this, serial, i](const result<msg::bind_job_reply>& rep) {
+      result<std::string> id = !rep              ? result<std::string>(rep.err())
+                               : rep->error.ok() ? result<std::string>(rep->job_id)
+                                                 : result<std::string>(msg::from_wire(rep->error));
+      after_change(serial, jobs_.at(serial).job.on_submitted(i, id, now()));
+    });
+  }
+
+  // A coordinator's call (tagged) to a cluster service; counted like ask().
+  template <class Request, class F>
+  void txn(const std::string& where, Request q, F handler) {
+    using reply = std::conditional_t<std::is_same_v<Request, msg::prepare_request>,
+                                     msg::prepare_reply, msg::ack_reply>;
+    const auto* e = cluster(where);
+    if (!e) return handler(result<reply>(error{errc::not_found, where + " left the grid"}));
+    ++outstanding_;
+    ++cfg_.counters->lrms_calls;
+    self_->request(e->service, caf::infinite, msg::call_tag{next_call_++}, std::move(q))
+        .then(
+            [this, handler](msg::call_tag, reply& rep) mutable {
+              handler(result<reply>(std::move(rep)));
+              settled();
+            },
+            [this, handler](caf::error& err) mutable {
+              handler(result<reply>(
+                  error{errc::unreachable, "cluster service: " + self_->system().render(err)}));
+              settled();
+            });
   }
 
   msg::grid_job_reply cancel(const msg::grid_cancel_request& r) {
@@ -326,6 +491,13 @@ class grid_jobs_state {
     auto acts = t->job.cancel(now());
     recount(*t);
     (void)persist_job(*t);
+    if (!t->job.reservation.empty()) {
+      // strategy reserve: the reservation was made for this job alone.
+      const auto& where = t->job.copies.empty() ? std::string() : t->job.copies.front().cluster;
+      if (const auto* e = cluster(where))
+        ask(e->service, msg::cancel_request{t->job.owner, t->job.reservation},
+            [](const result<msg::ack_reply>&) {});
+    }
     perform(serial_in(r.id), std::move(acts));
     return {msg::info_of(t->job), {}};
   }
@@ -695,6 +867,7 @@ class grid_jobs_state {
   std::set<std::string> polling_;  // clusters with a state request in flight
   bool adapting_ = false;
   std::size_t outstanding_ = 0;
+  std::uint64_t next_call_ = 1;  // tags of the reserve flow's calls
   std::vector<std::pair<caf::typed_response_promise<std::int32_t>, std::int32_t>> waiters_;
 };
 

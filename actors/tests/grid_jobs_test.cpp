@@ -276,5 +276,66 @@ TEST_F(grid_jobs_test, BadRequestsAreRefusedAndChangeNothing) {
   EXPECT_EQ(ours_in("a") + ours_in("b"), 0u);
 }
 
+TEST_F(grid_jobs_test, ReserveHoldsAtTheBestClustersKeepsTheEarliestFinishAndRunsInIt) {
+  add_cluster("a", 8, 1000);
+  add_cluster("b", 8, 1000);
+  add_cluster("c", 8, 1000);
+  busy("a", 8, 1000, 1000);
+  busy("b", 8, 500, 500);
+  busy("c", 8, 3000, 3000);  // third: no hold there
+  start_manager();
+  auto r = job(grid_strategy::reserve);
+  r.width = 2;
+  auto j = submit(r);
+  ASSERT_EQ(j.copies.size(), 1u);
+  EXPECT_EQ(j.copies[0].cluster, "b");
+  EXPECT_FALSE(j.reservation.empty());
+  EXPECT_EQ(lrms_reservations("a"), 0u);  // the other hold was released
+  EXPECT_EQ(lrms_reservations("b"), 1u);
+  EXPECT_EQ(lrms_reservations("c"), 0u);
+  auto held = ask<msg::query_reply>(services.at("b"), msg::query_request{"alice", j.reservation});
+  ASSERT_TRUE(held.error.ok()) << held.error.message;
+  EXPECT_EQ(held.info.state, reservation_state::committed);
+  EXPECT_EQ(held.info.start, now + 500);
+  advance(500);
+  poll();
+  auto s = show(j.id);
+  EXPECT_EQ(s.state, grid_job_state::running);
+  EXPECT_EQ(s.started, now);
+  // Cancelling the job releases its reservation too.
+  ASSERT_TRUE(ask<msg::grid_job_reply>(jobs, msg::grid_cancel_request{"alice", j.id}).error.ok());
+  EXPECT_EQ(ours_in("b"), 0u);
+  EXPECT_EQ(lrms_reservations("b"), 0u);
+}
+
+TEST_F(grid_jobs_test, BenchmarksChooseTheFasterClusterAndSetItsWalltime) {
+  add_cluster("slow", 8, 1000);
+  add_cluster("fast", 8, 1000);
+  start_manager();
+  // Benchmarks and bandwidth are what the GIS publishes: register them again with them.
+  for (auto [name, result] : {std::pair{"slow", 10.0}, std::pair{"fast", 20.0}}) {
+    msg::cluster_info c;
+    c.name = name;
+    c.cpus = 8;
+    c.pp = 1000;
+    c.benchmark_names = {"linpack"};
+    c.benchmark_results = {result};
+    c.bandwidth = 1000;
+    ASSERT_TRUE(ask<msg::ack_reply>(gis, register_atom::value, c, services.at(name)).error.ok());
+  }
+  auto r = job(grid_strategy::single);
+  r.walltime = 0;
+  r.benchmarks = {{"linpack", 10, 1000}};
+  r.inputs = {{"gsiftp://x/in", 50'000}};  // 50 s at 1000 B/s
+  auto j = submit(r);
+  ASSERT_EQ(j.copies.size(), 1u);
+  EXPECT_EQ(j.copies[0].cluster, "fast");
+  EXPECT_NE(j.history[0].what.find("TTD (550 s)"), std::string::npos) << j.history[0].what;
+  auto snap = lrms.at("fast")->snapshot();
+  ASSERT_EQ(snap->running.size() + snap->queued.size(), 1u);
+  const auto& lj = snap->running.empty() ? snap->queued[0] : snap->running[0];
+  EXPECT_EQ(lj.walltime, 500);  // the largest benchmark estimate on this cluster
+}
+
 }  // namespace
 }  // namespace arbroker::testing

@@ -306,6 +306,7 @@ result<msg::grid_submit_request> grid_submit(const options& o) {
   }
   r.max_migrations = o.max_migrations;
   r.clusters = o.clusters;
+  r.finish_by_eq7 = o.finish_eq7;
   return r;
 }
 
@@ -496,6 +497,8 @@ void define(CLI::App& app, options& o) {
   submit->add_option("--output-size", o.output_size, "expected output, e.g. 500MB");
   submit->add_option("--min-gain", o.min_gain, "adaptive: migrate only for more than this");
   submit->add_option("--max-migrations", o.max_migrations, "adaptive: at most this many (-1: any)");
+  submit->add_flag("--finish-eq7", o.finish_eq7,
+                   "reserve: rank holds by paper 004's eq. 7 as printed (default: start + run)");
   submit->add_option("--cluster", o.clusters, "grid job: allowed cluster (repeatable)")
       ->allow_extra_args(false);
   auto* jobs = named("jobs", "list your grid jobs");

@@ -78,6 +78,7 @@ struct options {
   std::string min_gain;
   int max_migrations = -2;
   std::string state;
+  bool finish_eq7 = false;
 };
 
 /// "10", "10kB", "5MB", "2GiB" -> bytes (kB = 1000 B, KiB = 1024 B, as paper 003's sizes).

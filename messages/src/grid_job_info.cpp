@@ -23,6 +23,7 @@ grid_job_info info_of(const grid_job& j) {
                           c.ended.value_or(-1), c.reason});
   for (const auto& e : j.history)
     out.history.push_back({e.at, e.copy, e.what});
+  out.reservation = j.reservation;
   return out;
 }
 

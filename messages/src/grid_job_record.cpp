@@ -94,6 +94,7 @@ result<grid_job_record> decode_record(std::string_view bytes) {
   j.migrations = i.migrations;
   j.duplicate_starts = i.duplicate_starts;
   j.migration_gain = i.migration_gain;
+  j.reservation = i.reservation;
   for (const auto& e : i.history)
     j.history.push_back({e.at, e.copy, e.what});
   const auto n = j.copies.size();

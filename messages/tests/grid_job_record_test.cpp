@@ -17,6 +17,7 @@ TEST(GridJobRecord, RoundTripsEveryFieldTheRulesNeed) {
   j.owner = "alice";
   j.spec = {"sim", "run.sh", 4, 600, grid_strategy::adaptive, 1, 300, 2};
   j.submitted = 100;
+  j.reservation = "a/3";
   j.add_copy("a", 100, "best");
   (void)j.on_submitted(0, std::string("a.1"), 101);
   const auto n = j.migrate("b", 50, 160);

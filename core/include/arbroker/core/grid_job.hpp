@@ -140,6 +140,7 @@ struct grid_job {
   std::int32_t migrations = 0;
   std::int32_t duplicate_starts = 0;
   duration migration_gain = 0;  ///< sum of the TTD gains promised by the migrations
+  std::string reservation;      ///< strategy reserve: the reservation it runs in
   std::vector<placement_event> history;
   friend bool operator==(const grid_job&, const grid_job&) = default;
 

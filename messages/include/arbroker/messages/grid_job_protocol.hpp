@@ -49,12 +49,16 @@ struct grid_submit_request {
   std::vector<input_file> inputs;
   std::int64_t output_bytes = -1;     ///< -1: unknown (stage-out left out of the TTD)
   std::vector<std::string> clusters;  ///< only these (empty: any)
+  /// reserve: pick the hold with the earliest finish by paper 004's eq. 7 as printed
+  /// (start + the site's TTD, which counts the wait twice) instead of start + run time.
+  bool finish_by_eq7 = false;
   friend bool operator==(const grid_submit_request&, const grid_submit_request&) = default;
 };
 template <class Inspector>
 auto inspect(Inspector& f, grid_submit_request& x) {
   return f(x.user, x.name, x.command, x.np, x.walltime, x.strategy, x.width, x.min_gain,
-           x.max_migrations, x.benchmarks, x.penalty, x.inputs, x.output_bytes, x.clusters);
+           x.max_migrations, x.benchmarks, x.penalty, x.inputs, x.output_bytes, x.clusters,
+           x.finish_by_eq7);
 }
 
 struct grid_copy_info {
@@ -100,13 +104,14 @@ struct grid_job_info {
   std::int64_t migration_gain = 0;
   std::vector<grid_copy_info> copies;
   std::vector<grid_event_info> history;
+  std::string reservation;  ///< strategy reserve: the reservation it runs in
   friend bool operator==(const grid_job_info&, const grid_job_info&) = default;
 };
 template <class Inspector>
 auto inspect(Inspector& f, grid_job_info& x) {
   return f(x.id, x.owner, x.name, x.strategy, x.state, x.np, x.walltime, x.submitted, x.started,
            x.ended, x.winner, x.migrations, x.duplicate_starts, x.migration_gain, x.copies,
-           x.history);
+           x.history, x.reservation);
 }
 
 /// The wire form of a grid job.
