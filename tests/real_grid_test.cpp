@@ -15,10 +15,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "arbroker/actors/broker.hpp"
 #include "arbroker/actors/cluster_service_actor.hpp"
 #include "arbroker/actors/gis.hpp"
+#include "arbroker/actors/grid_jobs.hpp"
 #include "arbroker/adapters/gridengine_lrms.hpp"
 #include "arbroker/adapters/slurm_lrms.hpp"
 #include "arbroker/adapters/subprocess.hpp"
@@ -368,6 +370,194 @@ TEST_F(real_grid, LocalJobsSubmittedWithQsubAreNotOvertaken) {
   ge_jobs = {running, queued};
   gridengine_lrms ge(ge_conf());
   expect_not_overtaken("sge", ge, running, started);
+}
+
+// -- grid jobs on the real batch systems --------------------------------------------------
+
+struct real_grid_jobs : real_grid {
+  void SetUp() override {
+    real_grid::SetUp();
+    grid_jobs_config c;
+    c.node = "e2e";
+    c.gis = gis;
+    c.clock = wall_clock();
+    c.poll_interval = 0;  // rounds when the test asks
+    c.adaptation_interval = 0;
+    manager = spawn_grid_jobs(sys, c);
+  }
+  void TearDown() override {
+    self->send_exit(manager, caf::exit_reason::user_shutdown);
+    real_grid::TearDown();
+  }
+
+  // A local job filling the cluster, submitted straight to the batch system.
+  std::string fill_slurm(const std::string& conf, int minutes, const start_signal& started) {
+    process_spec p;
+    p.argv = {"sbatch",
+              "--parsable",
+              "-n",
+              std::to_string(cpus[conf == conf1 ? "slurm1" : "slurm2"]),
+              "-t",
+              std::to_string(minutes),
+              "-o",
+              "/dev/null",
+              started.script()};
+    p.env = {{"SLURM_CONF", conf}};
+    auto id = submitted_id(run_process(p));
+    jobs.emplace_back(conf, id);
+    return id;
+  }
+  std::string fill_sge(int minutes, const start_signal& started) {
+    process_spec p;
+    p.argv = {"/usr/lib/gridengine/qsub",
+              "-terse",
+              "-l",
+              "h_rt=" + std::to_string(minutes * 60),
+              "-pe",
+              "arb",
+              std::to_string(cpus["sge"]),
+              "-b",
+              "y",
+              "-o",
+              "/dev/null",
+              "-e",
+              "/dev/null",
+              started.script()};
+    p.env = {{"SGE_ROOT", ge_conf().sge_root}, {"SGE_CELL", ge_conf().sge_cell}};
+    auto id = submitted_id(run_process(p));
+    ge_jobs.push_back(id);
+    return id;
+  }
+
+  msg::grid_submit_request grid_job(grid_strategy s, int width) {
+    msg::grid_submit_request r;
+    r.user = "root";
+    r.name = "e2e";
+    r.command = "sleep 600";
+    r.np = 2;
+    r.walltime = 900;
+    r.strategy = s;
+    r.width = width;
+    return r;
+  }
+
+  msg::grid_job_info show(const std::string& id) {
+    return ask<msg::grid_job_reply>(manager, msg::grid_query_request{"root", id}).job;
+  }
+
+  // Polls the LRMSs through the manager until `done` holds (the real schedulers start jobs
+  // within seconds), for at most 60 s.
+  template <class Pred>
+  msg::grid_job_info until(const std::string& id, Pred done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    for (;;) {
+      (void)ask<std::int32_t>(manager, poll_atom::value);
+      auto j = show(id);
+      if (done(j) || std::chrono::steady_clock::now() > deadline) return j;
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+  }
+
+  // Whether the LRMS of `cluster` still has `lrms_id` in its queue or running.
+  bool in_lrms(const std::string& cluster, const std::string& lrms_id) {
+    std::unique_ptr<lrms> l;
+    if (cluster == "sge")
+      l = std::make_unique<gridengine_lrms>(ge_conf());
+    else
+      l = std::make_unique<slurm_lrms>(slurm_opts(cluster == "slurm1" ? conf1 : conf2));
+    auto st = l->job_status(lrms_id);
+    return st && (*st == lrms_job_state::queued || *st == lrms_job_state::running);
+  }
+
+  void remember(const msg::grid_job_info& j) {
+    for (const auto& c : j.copies) {
+      if (c.lrms_id.empty()) continue;
+      if (c.cluster == "sge")
+        ge_jobs.push_back(c.lrms_id);
+      else
+        jobs.emplace_back(c.cluster == "slurm1" ? conf1 : conf2, c.lrms_id);
+    }
+  }
+
+  grid_jobs_actor manager;
+};
+
+TEST_F(real_grid_jobs, FloodRunsWhereItCanStartAndLeavesNoOtherCopyInAnyQueue) {
+  start_signal s1, sg;
+  fill_slurm(conf1, 20, s1);
+  fill_sge(20, sg);
+  ASSERT_TRUE(s1.wait(30) && sg.wait(30)) << "the local jobs did not start";
+  auto sub = ask<msg::grid_job_reply>(manager, grid_job(grid_strategy::flood, 3));
+  ASSERT_TRUE(sub.error.ok()) << sub.error.message;
+  remember(sub.job);
+  ASSERT_EQ(sub.job.copies.size(), 3u);
+  auto j = until(sub.job.id, [](const auto& x) {
+    return x.state == grid_job_state::running &&
+           std::none_of(x.copies.begin(), x.copies.end(),
+                        [](const auto& c) { return c.state == copy_state::queued; });
+  });
+  ASSERT_EQ(j.state, grid_job_state::running);
+  ASSERT_GE(j.winner, 0);
+  EXPECT_EQ(j.copies[static_cast<std::size_t>(j.winner)].cluster, "slurm2");
+  for (std::size_t i = 0; i < j.copies.size(); ++i) {
+    const auto& c = j.copies[i];
+    EXPECT_EQ(in_lrms(c.cluster, c.lrms_id), static_cast<int>(i) == j.winner)
+        << c.cluster << " " << c.lrms_id;  // squeue/qstat: only the winner is left
+  }
+  EXPECT_EQ(j.duplicate_starts, 0);
+}
+
+TEST_F(real_grid_jobs, AdaptiveJobMigratesWhenTheOtherQueueDrainsAndRunsOnce) {
+  start_signal s1, s2;
+  fill_slurm(conf1, 20, s1);
+  const auto blocker2 = fill_slurm(conf2, 40, s2);
+  ASSERT_TRUE(s1.wait(30) && s2.wait(30)) << "the local jobs did not start";
+  auto r = grid_job(grid_strategy::adaptive, 1);
+  r.clusters = {"slurm1", "slurm2"};
+  auto sub = ask<msg::grid_job_reply>(manager, r);
+  ASSERT_TRUE(sub.error.ok()) << sub.error.message;
+  remember(sub.job);
+  ASSERT_EQ(sub.job.copies.at(0).cluster, "slurm1");  // its queue ends first (20 < 40 min)
+  (void)ask<std::int32_t>(manager, adapt_atom::value);
+  EXPECT_EQ(show(sub.job.id).migrations, 0);
+  // slurm2's queue drains: the job should move there.
+  ASSERT_TRUE(slurm_lrms(slurm_opts(conf2)).cancel_job(blocker2));
+  (void)ask<std::int32_t>(manager, adapt_atom::value);
+  auto moved = show(sub.job.id);
+  remember(moved);
+  ASSERT_EQ(moved.migrations, 1);
+  ASSERT_EQ(moved.copies.size(), 2u);
+  EXPECT_EQ(moved.copies[1].cluster, "slurm2");
+  EXPECT_FALSE(in_lrms("slurm1", moved.copies[0].lrms_id));
+  auto j = until(sub.job.id, [](const auto& x) { return x.state == grid_job_state::running; });
+  ASSERT_EQ(j.state, grid_job_state::running);
+  EXPECT_EQ(j.winner, 1);
+  EXPECT_FALSE(in_lrms("slurm1", j.copies[0].lrms_id));  // it runs exactly once
+  EXPECT_TRUE(in_lrms("slurm2", j.copies[1].lrms_id));
+}
+
+TEST_F(real_grid_jobs, ReserveKeepsOneReservationAndReleasesTheOthers) {
+  auto sub = ask<msg::grid_job_reply>(manager, grid_job(grid_strategy::reserve, 3));
+  ASSERT_TRUE(sub.error.ok()) << sub.error.message;
+  remember(sub.job);
+  ASSERT_FALSE(sub.job.reservation.empty());
+  slurm_lrms s1(slurm_opts(conf1)), s2(slurm_opts(conf2));
+  gridengine_lrms ge(ge_conf());
+  std::size_t held = 0;
+  for (lrms* l : std::initializer_list<lrms*>{&s1, &s2, &ge})
+    held += ours(*l).size();
+  EXPECT_EQ(held, 1u);  // the kept one; the other two holds were released in the LRMSs
+  ASSERT_EQ(sub.job.copies.size(), 1u);
+  EXPECT_TRUE(in_lrms(sub.job.copies[0].cluster, sub.job.copies[0].lrms_id));
+  auto c = ask<msg::grid_job_reply>(manager, msg::grid_cancel_request{"root", sub.job.id});
+  ASSERT_TRUE(c.error.ok()) << c.error.message;
+  auto after =
+      until(sub.job.id, [](const auto& x) { return x.copies[0].state == copy_state::cancelled; });
+  EXPECT_FALSE(in_lrms(after.copies[0].cluster, after.copies[0].lrms_id));
+  held = 0;
+  for (lrms* l : std::initializer_list<lrms*>{&s1, &s2, &ge})
+    held += ours(*l).size();
+  EXPECT_EQ(held, 0u);
 }
 
 }  // namespace
