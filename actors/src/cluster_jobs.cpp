@@ -107,6 +107,24 @@ msg::job_cancel_reply cluster_service::cancel_job(const msg::job_cancel_request&
   return out;
 }
 
+msg::job_find_reply cluster_service::find_jobs(const msg::job_find_request& req, timestamp) {
+  msg::job_find_reply out;
+  auto snap = lrms_->snapshot();
+  if (!snap) {
+    out.error = msg::to_wire(snap.err());
+    return out;
+  }
+  std::unordered_map<std::string, std::string_view> by_name;
+  for (const auto* list : {&snap->running, &snap->queued})
+    for (const auto& j : *list)
+      if (!j.name.empty()) by_name.emplace(j.name, j.id);
+  for (const auto& n : req.names) {
+    auto it = by_name.find(cfg_.name_prefix + n);
+    out.lrms_ids.push_back(it == by_name.end() ? std::string() : std::string(it->second));
+  }
+  return out;
+}
+
 msg::job_outlook_reply cluster_service::job_outlook(const msg::job_outlook_request& req,
                                                     timestamp now) {
   msg::job_outlook_reply out;

@@ -76,6 +76,7 @@ class cluster_service_state {
         serve(&cluster_service::submit_job),
         serve(&cluster_service::job_states),
         serve(&cluster_service::cancel_job),
+        serve(&cluster_service::find_jobs),
         serve(&cluster_service::job_outlook),
         [this, &svc](expire_atom) {
           timer_.fired();

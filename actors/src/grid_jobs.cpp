@@ -108,6 +108,10 @@ struct reply_of<msg::job_outlook_request> {
   using type = msg::job_outlook_reply;
 };
 template <>
+struct reply_of<msg::job_find_request> {
+  using type = msg::job_find_reply;
+};
+template <>
 struct reply_of<msg::cancel_request> {
   using type = msg::ack_reply;
 };
@@ -632,8 +636,56 @@ class grid_jobs_state {
 
   // -- rounds ---------------------------------------------------------------------------
 
+  // After a restart: find the copies whose submission was never answered by their names,
+  // and release the reservations of reserve jobs that never got their job.
+  void recover_round() {
+    std::map<std::string, std::vector<std::pair<std::uint64_t, std::size_t>>> by_cluster;
+    for (auto [serial, i] : unresolved_) {
+      auto& t = jobs_.at(serial);
+      const auto& c = t.job.copies[i];
+      if (cluster(c.cluster)) {
+        by_cluster[c.cluster].emplace_back(serial, i);
+      } else {
+        after_change(
+            serial, t.job.on_submitted(i, error{errc::not_found, c.cluster + " is not in the grid"},
+                                       now()));
+      }
+    }
+    unresolved_.clear();
+    for (auto& [at, copies] : by_cluster) {
+      msg::job_find_request q;
+      for (auto [serial, i] : copies)
+        q.names.push_back("g" + std::to_string(serial) + "." + std::to_string(i));
+      ask(cluster(at)->service, std::move(q),
+          [this, copies = copies](const result<msg::job_find_reply>& rep) {
+            for (std::size_t k = 0; k < copies.size(); ++k) {
+              auto [serial, i] = copies[k];
+              if (!rep || !rep->error.ok() || k >= rep->lrms_ids.size()) {
+                unresolved_.emplace_back(serial, i);  // the LRMS cannot tell now: again later
+                continue;
+              }
+              const auto& id = rep->lrms_ids[k];
+              auto found = id.empty() ? result<std::string>(error{
+                                            errc::unreachable,
+                                            "the submission never reached the LRMS (node stopped)"})
+                                      : result<std::string>(id);
+              after_change(serial, jobs_.at(serial).job.on_submitted(i, found, now()));
+            }
+          });
+    }
+    for (auto serial : unreleased_) {
+      auto& t = jobs_.at(serial);
+      const auto where = t.job.reservation.substr(0, t.job.reservation.rfind('/'));
+      if (const auto* e = cluster(where))
+        ask(e->service, msg::cancel_request{t.job.owner, t.job.reservation},
+            [](const result<msg::ack_reply>&) {});
+    }
+    unreleased_.clear();
+  }
+
   // One state request per cluster for every copy that may be in its queue.
   std::int32_t poll_round() {
+    if (!unresolved_.empty() || !unreleased_.empty()) recover_round();
     std::map<std::string, std::vector<std::pair<std::uint64_t, std::size_t>>> by_cluster;
     for (auto& [serial, t] : jobs_) {
       if (!t.job.active()) continue;
@@ -850,12 +902,20 @@ class grid_jobs_state {
     tracked t;
     t.request = std::move(rec.request);
     t.job = std::move(rec.job);
-    // A copy written down but never answered for may or may not be in its LRMS; without its
-    // id it cannot be watched: it is marked lost (docs/grid-jobs.md, "Recovery").
+    // A copy written down but never answered for may or may not be in its LRMS: the first
+    // round looks for it there by name (recover_round).
     for (std::size_t i = 0; i < t.job.copies.size(); ++i)
-      if (t.job.copies[i].state == copy_state::submitting)
-        (void)t.job.on_submitted(
-            i, error{errc::unreachable, "submission unanswered when the node stopped"}, now());
+      if (t.job.copies[i].state == copy_state::submitting) unresolved_.emplace_back(serial, i);
+    // A reserve job stopped between its holds and its bound job: its reservation (if the
+    // commit was made) is released, and the job fails.
+    if (t.request.strategy == grid_strategy::reserve && t.job.copies.empty() &&
+        !is_terminal(t.job.state)) {
+      t.job.state = grid_job_state::failed;
+      t.job.ended = now();
+      t.job.history.push_back(
+          {now(), -1, "the node stopped before the job was in its reservation"});
+      if (!t.job.reservation.empty()) unreleased_.push_back(serial);
+    }
     recount(jobs_.emplace(serial, std::move(t)).first->second);
   }
 
@@ -865,6 +925,8 @@ class grid_jobs_state {
   std::map<std::uint64_t, tracked> jobs_;  // by serial: oldest first
   std::uint64_t next_serial_ = 1;
   std::set<std::string> polling_;  // clusters with a state request in flight
+  std::vector<std::pair<std::uint64_t, std::size_t>> unresolved_;  // recovered, submitting
+  std::vector<std::uint64_t> unreleased_;  // recovered reserve jobs whose reservation goes
   bool adapting_ = false;
   std::size_t outstanding_ = 0;
   std::uint64_t next_call_ = 1;  // tags of the reserve flow's calls

@@ -337,5 +337,38 @@ TEST_F(grid_jobs_test, BenchmarksChooseTheFasterClusterAndSetItsWalltime) {
   EXPECT_EQ(lj.walltime, 500);  // the largest benchmark estimate on this cluster
 }
 
+TEST_F(grid_jobs_test, RecoveryFindsACopyWhoseSubmissionWasNeverAnsweredByItsName) {
+  auto j0 = sqlite_journal::open(":memory:");
+  ASSERT_TRUE(j0);
+  journal = std::shared_ptr<sqlite_journal>(std::move(*j0));
+  add_cluster("a", 8, 1000);
+  add_cluster("b", 8, 1000);
+  busy("a", 8, 1000, 1000);
+  busy("b", 8, 1000, 1000);
+  // The node wrote a flood of two copies, submitted the one to a, and died before it heard
+  // back; the one to b never left.
+  msg::grid_job_record rec;
+  rec.request = job(grid_strategy::flood);
+  rec.job.id = "n/g1";
+  rec.job.owner = "alice";
+  rec.job.spec = {"sim", "./run", 8, 100, grid_strategy::flood, 2, 0, -1};
+  rec.job.submitted = now;
+  rec.job.add_copy("a", now, "top");
+  rec.job.add_copy("b", now, "top");
+  ASSERT_TRUE(journal->save_grid_job({"n/g1", "alice", true, msg::encode_record(rec)}));
+  auto orphan = lrms.at("a")->submit_job({"arb-g1.0", "alice", 8, 100, {}, "./run"});
+  ASSERT_TRUE(orphan);
+  start_manager();
+  auto s = show("n/g1");
+  ASSERT_EQ(s.copies.size(), 2u);
+  EXPECT_EQ(s.copies[0].lrms_id, *orphan);  // adopted, watched from now on
+  EXPECT_EQ(s.copies[0].state, copy_state::queued);
+  EXPECT_EQ(s.copies[1].state, copy_state::failed);
+  EXPECT_EQ(s.state, grid_job_state::queued);
+  // A cancel now reaches the adopted copy: nothing is left behind.
+  ASSERT_TRUE(ask<msg::grid_job_reply>(jobs, msg::grid_cancel_request{"alice", "n/g1"}).error.ok());
+  EXPECT_EQ(ours_in("a"), 0u);
+}
+
 }  // namespace
 }  // namespace arbroker::testing

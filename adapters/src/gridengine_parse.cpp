@@ -180,6 +180,7 @@ result<std::vector<qstat_entry>> parse_qstat(std::string_view xml) {
     if (const auto task = text_of(j, "tasks"); !task.empty() && to_number<long>(task))
       e.job.id += "." + std::string(task);
     e.job.owner = std::string(text_of(j, "JB_owner"));
+    e.job.name = std::string(text_of(j, "JB_name"));
     e.job.np = to_number<int>(text_of(j, "slots")).value_or(1);
     e.state = std::string(text_of(j, "state"));
     e.pending = std::string_view(j.attribute("state").value()) == "pending";

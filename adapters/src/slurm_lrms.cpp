@@ -326,6 +326,7 @@ lrms_job to_job(const slurm_job_info_t& j) {
   const uint32_t state = j.job_state & JOB_STATE_BASE;
   if (state == JOB_RUNNING || state == JOB_SUSPENDED) out.started = j.start_time;
   if (j.resv_name && *j.resv_name) out.reservation = std::string(j.resv_name);
+  if (j.name) out.name = j.name;
   return out;
 }
 

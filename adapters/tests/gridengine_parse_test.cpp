@@ -192,10 +192,11 @@ TEST(Qstat, RunningThenPendingInOrder) {
   const auto& run = (*r)[0];
   EXPECT_FALSE(run.pending);
   EXPECT_EQ(run.state, "r");
-  EXPECT_EQ(run.job, (lrms_job{"5", "root", 1, 60, 0, 1795338349, std::nullopt}));
+  EXPECT_EQ(run.job, (lrms_job{"5", "root", 1, 60, 0, 1795338349, std::nullopt, "j4"}));
   const auto& wait = (*r)[1];
   EXPECT_TRUE(wait.pending);
-  EXPECT_EQ(wait.job, (lrms_job{"6", "alice", 8, 3600, 1795338349, std::nullopt, std::nullopt}));
+  EXPECT_EQ(wait.job,
+            (lrms_job{"6", "alice", 8, 3600, 1795338349, std::nullopt, std::nullopt, "j5"}));
   // An array task is "job.task"; without h_rt the walltime is unlimited.
   EXPECT_EQ((*r)[2].job.id, "7.2");
   EXPECT_EQ((*r)[2].job.walltime, time_infinity);

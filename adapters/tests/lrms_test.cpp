@@ -9,10 +9,10 @@ TEST(ToWorkload, RemainingWalltimesAndBoundJobs) {
   lrms_snapshot s;
   s.now = 1000;
   s.cpus = 16;
-  s.running = {{"1", "u", 4, 600, 0, 700, {}},     // ends at 1300: 300 s left
-               {"2", "u", 2, 100, 0, 800, {}},     // overdue: at least 1 s
-               {"3", "u", 8, 600, 0, 900, "R1"}};  // inside reservation R1
-  s.queued = {{"4", "u", 8, 3600, 0, {}, {}}, {"5", "u", 1, 60, 0, {}, "R1"}};
+  s.running = {{"1", "u", 4, 600, 0, 700, {}, ""},     // ends at 1300: 300 s left
+               {"2", "u", 2, 100, 0, 800, {}, ""},     // overdue: at least 1 s
+               {"3", "u", 8, 600, 0, 900, "R1", ""}};  // inside reservation R1
+  s.queued = {{"4", "u", 8, 3600, 0, {}, {}, ""}, {"5", "u", 1, 60, 0, {}, "R1", ""}};
   s.reservations = {{"R1", "arb-1", "alice", 900, 2000, 8}};
   auto w = to_workload(s);
   EXPECT_EQ(w.cpus, 16);

@@ -457,7 +457,8 @@ result<std::string> simulated_lrms::submit(const job_spec& spec, duration actual
                          ++last_queued_order_,
                          options.restartable,
                          {},
-                         rid});
+                         rid,
+                         spec.name});
   if (rid) {
     reservations_.at(*rid).queued.insert(jid);
     start_bound_jobs(*rid, now_);
@@ -508,7 +509,8 @@ std::optional<timestamp> simulated_lrms::planned_start(const std::string& id) co
 // Snapshot.
 
 lrms_job simulated_lrms::report(serial jid, const job& j) const {
-  lrms_job out{job_id(jid), j.owner, j.np, j.walltime, j.submitted, j.started, std::nullopt};
+  lrms_job out{job_id(jid), j.owner,   j.np,         j.walltime,
+               j.submitted, j.started, std::nullopt, j.name};
   if (j.reservation) out.reservation = reservation_id(*j.reservation);
   return out;
 }

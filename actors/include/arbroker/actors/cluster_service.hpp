@@ -108,6 +108,8 @@ class cluster_service {
   msg::job_states_reply job_states(const msg::job_states_request& req, timestamp now);
   /// Cancels a job (a queued one only, with only_if_queued) and says what it found.
   msg::job_cancel_reply cancel_job(const msg::job_cancel_request& req, timestamp now);
+  /// Queued or running jobs by name, from one snapshot.
+  msg::job_find_reply find_jobs(const msg::job_find_request& req, timestamp now);
   /// Planned starts from one plan of the queue (ESE, local jobs first).
   msg::job_outlook_reply job_outlook(const msg::job_outlook_request& req, timestamp now);
 

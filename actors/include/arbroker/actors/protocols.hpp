@@ -72,6 +72,7 @@ using cluster_service_actor = caf::typed_actor<
     caf::replies_to<msg::job_submit_request>::with<msg::job_submit_reply>,
     caf::replies_to<msg::job_states_request>::with<msg::job_states_reply>,
     caf::replies_to<msg::job_cancel_request>::with<msg::job_cancel_reply>,
+    caf::replies_to<msg::job_find_request>::with<msg::job_find_reply>,
     caf::replies_to<msg::job_outlook_request>::with<msg::job_outlook_reply>>::
     extend_with<reservation_operations>;
 

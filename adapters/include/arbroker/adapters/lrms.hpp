@@ -21,6 +21,7 @@ struct lrms_job {
   timestamp submitted = 0;
   std::optional<timestamp> started;        ///< set for running jobs
   std::optional<std::string> reservation;  ///< id of the reservation it is bound to
+  std::string name;  ///< as submitted (grid-job copies are found again by it after a crash)
   friend bool operator==(const lrms_job&, const lrms_job&) = default;
 };
 

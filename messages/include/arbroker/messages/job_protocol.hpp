@@ -95,6 +95,27 @@ auto inspect(Inspector& f, job_cancel_reply& x) {
   return f(x.lrms_id, x.found, x.error);
 }
 
+/// The LRMS ids of jobs by their names (the service adds its name prefix), from one look
+/// at the LRMS: how recovery finds a copy whose submission was never answered.
+struct job_find_request {
+  std::vector<std::string> names;
+  friend bool operator==(const job_find_request&, const job_find_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, job_find_request& x) {
+  return f(x.names);
+}
+
+struct job_find_reply {
+  std::vector<std::string> lrms_ids;  ///< per name; "" when no queued or running job has it
+  wire_error error;
+  friend bool operator==(const job_find_reply&, const job_find_reply&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, job_find_reply& x) {
+  return f(x.lrms_ids, x.error);
+}
+
 struct queue_shape {
   std::int32_t np = 1;
   std::int64_t walltime = 0;

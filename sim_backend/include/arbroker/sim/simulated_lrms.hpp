@@ -181,6 +181,7 @@ class simulated_lrms final : public lrms {
     bool restartable = false;
     std::optional<timestamp> started;
     std::optional<serial> reservation;
+    std::string name;
   };
 
   struct reservation {
