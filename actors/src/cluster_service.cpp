@@ -510,11 +510,15 @@ msg::cluster_status cluster_service::status_report(const msg::cluster_status_req
       out.lrms_reservations.push_back(
           {r.name, name(), r.owner, r.start, r.end, r.np, reservation_state::committed, 0, 0, 0});
     for (const auto& j : snap->running) {
-      if (j.reservation) continue;  // runs on its reservation's CPUs
       const timestamp started = j.started.value_or(now);
-      out.lrms_running.push_back({j.id, name(), j.owner, started, started + j.walltime, j.np,
-                                  reservation_state::active, 0, 0, 0});
+      // One bound to a reservation runs on its reservation's CPUs.
+      (j.reservation ? out.lrms_running_bound : out.lrms_running)
+          .push_back({j.id, name(), j.owner, started, started + j.walltime, j.np,
+                      reservation_state::active, 0, 0, 0});
     }
+    for (const auto& j : snap->queued)
+      out.lrms_queued.push_back(
+          {j.id, name(), j.owner, -1, -1, j.np, reservation_state::accepted, 0, 0, 0});
   }
   out.running_jobs = view_.running;
   out.queued_jobs = view_.queued;

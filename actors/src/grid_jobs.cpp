@@ -8,6 +8,7 @@
 
 #include "arbroker/actors/gis.hpp"
 #include "arbroker/core/grid_placement.hpp"
+#include "arbroker/core/site_adaptation.hpp"
 #include "directory_subscription.hpp"
 
 namespace arbroker {
@@ -381,12 +382,18 @@ class grid_jobs_state {
       }
       if (--rd->pending == 0) keep_best(serial, rd->holds);
     };
+    // The reservation: the smallest size the cluster reserves that holds the job.
+    const auto* e = cluster(h.at.cluster);
+    if (!e) return answered(error{errc::not_found, h.at.cluster + " left the grid"});
+    auto sizes = reservable_counts({e->info.bunch, e->info.counts}, t.job.spec.np, e->info.cpus,
+                                   e->info.cpus);
+    if (!sizes) return answered(sizes.err());
     msg::prepare_request q;
     q.txn = t.job.id;
     q.owner = t.job.owner;
     q.start = h.start;
     q.end = h.start + h.at.walltime;
-    q.np = t.job.spec.np;
+    q.np = sizes->front();
     q.expiry = now() + hold_expiry;
     txn(h.at.cluster, std::move(q), std::move(answered));
   }
@@ -463,6 +470,18 @@ class grid_jobs_state {
     });
   }
 
+  // A cancelled reserve job's reservation, once no copy of the job is live any more.
+  void release_reservation_if_done(std::uint64_t serial) {
+    if (!release_when_done_.contains(serial)) return;
+    auto& t = jobs_.at(serial);
+    if (t.job.live_copies() > 0) return;
+    release_when_done_.erase(serial);
+    const auto where = t.job.reservation.substr(0, t.job.reservation.rfind('/'));
+    if (const auto* e = cluster(where))
+      ask(e->service, msg::cancel_request{t.job.owner, t.job.reservation},
+          [](const result<msg::ack_reply>&) {});
+  }
+
   // A coordinator's call (tagged) to a cluster service; counted like ask().
   template <class Request, class F>
   void txn(const std::string& where, Request q, F handler) {
@@ -495,14 +514,11 @@ class grid_jobs_state {
     auto acts = t->job.cancel(now());
     recount(*t);
     (void)persist_job(*t);
-    if (!t->job.reservation.empty()) {
-      // strategy reserve: the reservation was made for this job alone.
-      const auto& where = t->job.copies.empty() ? std::string() : t->job.copies.front().cluster;
-      if (const auto* e = cluster(where))
-        ask(e->service, msg::cancel_request{t->job.owner, t->job.reservation},
-            [](const result<msg::ack_reply>&) {});
-    }
+    // strategy reserve: the reservation was made for this job alone; it goes once the job
+    // has (cluster services answer in order, and the job's cancel is sent first).
+    if (!t->job.reservation.empty()) release_when_done_.insert(serial_in(r.id));
     perform(serial_in(r.id), std::move(acts));
+    release_reservation_if_done(serial_in(r.id));
     return {msg::info_of(t->job), {}};
   }
 
@@ -581,6 +597,7 @@ class grid_jobs_state {
     recount(t);
     (void)persist_job(t);
     perform(serial, std::move(acts));
+    release_reservation_if_done(serial);
     const bool placing = std::any_of(t.job.copies.begin(), t.job.copies.end(), [](const auto& c) {
       return c.state == copy_state::submitting;
     });
@@ -926,7 +943,9 @@ class grid_jobs_state {
   std::uint64_t next_serial_ = 1;
   std::set<std::string> polling_;  // clusters with a state request in flight
   std::vector<std::pair<std::uint64_t, std::size_t>> unresolved_;  // recovered, submitting
-  std::vector<std::uint64_t> unreleased_;  // recovered reserve jobs whose reservation goes
+  std::vector<std::uint64_t> unreleased_;
+  std::set<std::uint64_t> release_when_done_;  // cancelled reserve jobs  // recovered reserve jobs
+                                               // whose reservation goes
   bool adapting_ = false;
   std::size_t outstanding_ = 0;
   std::uint64_t next_call_ = 1;  // tags of the reserve flow's calls

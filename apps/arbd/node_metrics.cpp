@@ -92,6 +92,8 @@ void node_metrics::update(const std::vector<msg::cluster_status>& statuses) {
     last.reservations.clear();  // only the counters are needed
     last.lrms_reservations.clear();
     last.lrms_running.clear();
+    last.lrms_queued.clear();
+    last.lrms_running_bound.clear();
   }
 }
 

@@ -4,7 +4,10 @@
 //     (and every acknowledged cancel stays cancelled);
 //   - no hold survives the restart, and the LRMS holds exactly the live committed
 //     reservations (no orphan, none missing), so nothing is committed twice;
-//   - no reservation id appears twice, and no cluster is overbooked by reservations.
+//   - no reservation id appears twice, and no cluster is overbooked by reservations;
+//   - grid jobs of every strategy: none acknowledged is lost, none runs twice (at most one
+//     copy of a job in any LRMS), no copy the node no longer counts as live is left in a
+//     queue, and no job of a client is in an LRMS without being a live copy of a grid job.
 // Exit code 0 when every trial passed; each violation is printed.
 
 #include <signal.h>
@@ -26,6 +29,7 @@
 #include <thread>
 
 #include "arbroker/api/client.hpp"
+#include "arbroker/core/grid_job.hpp"
 #include "arbroker/core/reservation_state.hpp"
 #include "arbroker/core/speedup.hpp"
 
@@ -116,6 +120,8 @@ struct ledger {
   std::map<std::string, msg::reservation_info> committed;  // id -> terms
   std::set<std::string> cancelled;                         // acknowledged cancels
   std::set<std::string> cancel_sent;                       // asked, maybe not answered
+  std::map<std::string, grid_strategy> grid_jobs;          // acknowledged grid jobs
+  std::set<std::string> grid_cancelled;                    // acknowledged grid cancels
   // Progress, for choosing the crash point: replies received, clients that stopped.
   std::condition_variable progress;
   std::size_t replies = 0;
@@ -170,6 +176,17 @@ msg::coreservation_request coreservation(std::mt19937& rng, std::int64_t now, in
   return r;
 }
 
+msg::grid_submit_request grid_job(std::mt19937& rng, int np_max) {
+  msg::grid_submit_request r;
+  r.strategy = static_cast<grid_strategy>(std::uniform_int_distribution<int>(0, 3)(rng));
+  r.np = std::uniform_int_distribution<int>(1, std::max(1, np_max / 2))(rng);
+  r.walltime = std::uniform_int_distribution<int>(2, 10)(rng) * 60;
+  r.width = 2;
+  r.name = "crash";
+  r.command = "sleep 60";
+  return r;
+}
+
 void client_loop(std::uint16_t port, const std::string& user, unsigned seed, int ops, int np_max,
                  ledger& led, const std::atomic<bool>& dead) {
   client_done done{led};
@@ -181,7 +198,28 @@ void client_loop(std::uint16_t port, const std::string& user, unsigned seed, int
                        std::chrono::system_clock::now().time_since_epoch())
                        .count();
   for (int i = 0; i < ops && !dead; ++i) {
-    const int what = std::uniform_int_distribution<int>(0, 9)(rng);
+    const int what = std::uniform_int_distribution<int>(0, 11)(rng);
+    if (what >= 10) {
+      // Grid jobs: submit one, or cancel one of ours.
+      std::string victim;
+      {
+        std::lock_guard lock{led.mu};
+        for (const auto& [id, s] : led.grid_jobs)
+          if (what == 11 && !led.grid_cancelled.count(id) && id.size() % 3 == seed % 3) victim = id;
+      }
+      auto rep = victim.empty() ? c.call(grid_job(rng, np_max))
+                                : c.call(msg::grid_cancel_request{user, victim});
+      if (!rep) return;
+      led.replied();
+      if (auto* b = std::get_if<msg::grid_job_reply>(&rep->body); b && rep->ok()) {
+        std::lock_guard lock{led.mu};
+        if (victim.empty())
+          led.grid_jobs[b->job.id] = b->job.strategy;
+        else
+          led.grid_cancelled.insert(victim);
+      }
+      continue;
+    }
     if (what < 6) {
       auto rep = c.call(elastic(rng, now, np_max));
       if (!rep) return;  // the daemon is gone
@@ -220,12 +258,76 @@ void client_loop(std::uint16_t port, const std::string& user, unsigned seed, int
   }
 }
 
-// Checks the promises against a restarted daemon; returns the violations found.
-std::vector<std::string> audit(std::uint16_t port, ledger& led, const std::string& prefix) {
+// The grid-job promises against a restarted daemon; empty when they hold.
+std::vector<std::string> audit_grid(api::client& admin, ledger& led,
+                                    const std::set<std::string>& users) {
   std::vector<std::string> bad;
+  auto listed = admin.call(msg::grid_list_request{"", "", ""});
+  if (!listed || !listed->ok()) return {"grid list failed"};
+  const auto& jobs = std::get<msg::grid_list_reply>(listed->body).jobs;
+  std::map<std::string, const msg::grid_job_info*> by_id;
+  for (const auto& j : jobs)
+    if (!by_id.emplace(j.id, &j).second) bad.push_back("grid job listed twice: " + j.id);
+  {
+    std::lock_guard lock{led.mu};
+    for (const auto& [id, strategy] : led.grid_jobs) {
+      auto it = by_id.find(id);
+      if (it == by_id.end()) {
+        bad.push_back("acknowledged grid job lost: " + id);
+        continue;
+      }
+      if (led.grid_cancelled.count(id) && it->second->state != grid_job_state::cancelled)
+        bad.push_back("acknowledged grid cancel undone: " + id);
+    }
+  }
+  auto status = admin.call(api::status_request{});
+  if (!status || !status->ok()) return {"status failed"};
+  // Every job of a client in any LRMS, and the running ones: (cluster, id).
+  std::set<std::pair<std::string, std::string>> in_lrms, running;
+  for (const auto& s : std::get<api::status_reply>(status->body).clusters)
+    for (const auto* list : {&s.lrms_running, &s.lrms_queued, &s.lrms_running_bound})
+      for (const auto& j : *list)
+        if (users.count(j.owner)) {
+          in_lrms.emplace(s.cluster, j.id);
+          if (list != &s.lrms_queued) running.emplace(s.cluster, j.id);
+        }
+  std::set<std::pair<std::string, std::string>> live_copies;
+  for (const auto& j : jobs) {
+    int runs = 0;  // a flood's copies may wait in several queues, but run once
+    for (const auto& c : j.copies) {
+      const bool there = !c.lrms_id.empty() && in_lrms.count({c.cluster, c.lrms_id});
+      runs += !c.lrms_id.empty() && running.count({c.cluster, c.lrms_id});
+      const bool live = c.state == copy_state::queued || c.state == copy_state::running ||
+                        c.state == copy_state::submitting;
+      if (live) live_copies.emplace(c.cluster, c.lrms_id);
+      if (there && !live)
+        bad.push_back(j.id + ": copy " + c.lrms_id + " on " + c.cluster + " is " +
+                      std::string(to_string(c.state)) + " but still in the LRMS");
+    }
+    if (runs > 1) bad.push_back(j.id + ": runs " + std::to_string(runs) + " times");
+  }
+  for (const auto& [cluster, id] : in_lrms)
+    if (!live_copies.count({cluster, id}))
+      bad.push_back(cluster + ": job " + id + " of a client is no live copy of any grid job");
+  return bad;
+}
+
+// Checks the promises against a restarted daemon; returns the violations found.
+std::vector<std::string> audit(std::uint16_t port, ledger& led, const std::string& prefix,
+                               const std::vector<std::string>& o_users) {
   api::client admin{{milliseconds(30000)}};
   if (auto w = admin.connect("127.0.0.1", port, "admin", "admin-secret"); !w)
     return {"admin cannot connect: " + w.err().message};
+  // Grid jobs: the node settles what happened while it was down in its first rounds (one
+  // job-state poll interval); the promises must hold once it has.
+  const std::set<std::string> users(o_users.begin(), o_users.end());
+  auto grid_bad = audit_grid(admin, led, users);
+  for (int i = 0; i < 100 && !grid_bad.empty(); ++i) {
+    std::this_thread::sleep_for(milliseconds(200));
+    grid_bad = audit_grid(admin, led, users);
+  }
+  std::vector<std::string> bad = std::move(grid_bad);
+
   auto listed = admin.call(msg::list_request{""});
   if (!listed || !listed->ok()) return {"list failed"};
   const auto& all = std::get<msg::list_reply>(listed->body).reservations;
@@ -321,14 +423,17 @@ int run(const options& o) {
     for (auto& t : clients)
       t.join();
     d = daemon_process::start(o);
-    auto bad = audit(d.port, led, o.prefix);
-    std::size_t acked;
+    auto bad = audit(d.port, led, o.prefix, o.users);
+    std::size_t acked, grid;
     {
       std::lock_guard lock{led.mu};
       acked = led.committed.size();
+      grid = led.grid_jobs.size();
     }
-    std::printf("trial %d: killed after %d replies; %zu acknowledged so far; %s\n", trial,
-                kill_after, acked, bad.empty() ? "ok" : "VIOLATIONS");
+    std::printf(
+        "trial %d: killed after %d replies; %zu reservations and %zu grid jobs acknowledged so "
+        "far; %s\n",
+        trial, kill_after, acked, grid, bad.empty() ? "ok" : "VIOLATIONS");
     for (const auto& b : bad)
       std::printf("  %s\n", b.c_str());
     failures += !bad.empty();
@@ -338,6 +443,9 @@ int run(const options& o) {
     // Leave a shared LRMS as it was: cancel everything, then nothing of ours may be left.
     api::client admin{{milliseconds(30000)}};
     if (admin.connect("127.0.0.1", d.port, "admin", "admin-secret")) {
+      if (auto g = admin.call(msg::grid_list_request{"", "", ""}); g && g->ok())
+        for (const auto& j : std::get<msg::grid_list_reply>(g->body).jobs)
+          if (!is_terminal(j.state)) (void)admin.call(msg::grid_cancel_request{"", j.id});
       if (auto l = admin.call(msg::list_request{""}); l && l->ok())
         for (const auto& r : std::get<msg::list_reply>(l->body).reservations)
           (void)admin.call(msg::cancel_request{r.owner, r.id});

@@ -437,13 +437,18 @@ struct cluster_status {
   std::int64_t cancels = 0;        ///< reservations cancelled or terminated by their owner
   std::int32_t reserved_cpus = 0;  ///< CPUs of reservations active right now
   wire_error error;
+  /// The LRMS's queued jobs, and its running jobs inside reservations (lrms_running has the
+  /// others): with lrms_running, every job in the LRMS, for audits of grid jobs.
+  std::vector<reservation_info> lrms_queued;
+  std::vector<reservation_info> lrms_running_bound;
   friend bool operator==(const cluster_status&, const cluster_status&) = default;
 };
 template <class Inspector>
 auto inspect(Inspector& f, cluster_status& x) {
   return f(x.cluster, x.now, x.cpus, x.holds, x.committed, x.running_jobs, x.queued_jobs,
            x.reservations, x.lrms_reservations, x.lrms_running, x.holds_created, x.commits,
-           x.aborts, x.expiries, x.cancels, x.reserved_cpus, x.error);
+           x.aborts, x.expiries, x.cancels, x.reserved_cpus, x.error, x.lrms_queued,
+           x.lrms_running_bound);
 }
 
 }  // namespace arbroker::msg
