@@ -128,6 +128,7 @@ json to_json(const msg::grid_job_info& j) {
               {"migrations", j.migrations},
               {"duplicate_starts", j.duplicate_starts},
               {"migration_gain", j.migration_gain},
+              {"reservation", j.reservation},
               {"copies", copies},
               {"history", history}};
 }

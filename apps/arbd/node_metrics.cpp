@@ -117,7 +117,8 @@ void node_metrics::update(const grid_job_counters& g) {
   for (const auto& [name, value] : events) {
     const auto v = value->load();
     auto& seen = grid_seen_[name];
-    if (v > seen) grid_events_.with({name}).inc(static_cast<std::uint64_t>(v - seen));
+    auto& counter = grid_events_.with({name});  // listed from the start, at 0
+    if (v > seen) counter.inc(static_cast<std::uint64_t>(v - seen));
     seen = std::max(seen, v);
   }
 }

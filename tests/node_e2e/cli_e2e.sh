@@ -76,6 +76,37 @@ check "cancel" 0 "$arb" cancel "$id"
 check "show after cancel" 0 "$arb" -o json show "$id"
 contains "$out" cancelled || fail "cancelled: $out"
 
+# Grid jobs of every strategy on the demo grid.
+for strategy in single flood adaptive reserve; do
+  check "grid job: $strategy" 0 "$arb" -o json submit --np 4 --walltime 10m --strategy "$strategy" \
+    --width 2 --name "e2e-$strategy" --command "sleep 1"
+  contains "$out" "\"strategy\": \"$strategy\"" || fail "submit $strategy: $out"
+  eval "gid_$strategy=\$(json_field \"\$out\" id)"
+done
+contains "$gid_flood" "/g" && pass "grid job ids ($gid_single .. $gid_reserve)" || fail "ids: $gid_flood"
+check "jobs lists the four" 0 "$arb" jobs
+for strategy in single flood adaptive reserve; do
+  contains "$out" "e2e-$strategy" || fail "jobs lists $strategy: $out"
+done
+check "job show with copies and history" 0 "$arb" job show "$gid_flood"
+contains "$out" "rank 1 by TTD" && contains "$out" "rank 2 by TTD" || fail "flood history: $out"
+check "reserve runs in a reservation" 0 "$arb" -o json job show "$gid_reserve"
+contains "$out" '"reservation": "' && ! contains "$out" '"reservation": ""' \
+  || fail "reserve has a reservation: $out"
+check "another user's grid job is not found" 6 env ARB_USER=bob ARB_TOKEN=bob-secret "$arb" job show "$gid_flood"
+check "an admin sees every grid job" 0 env ARB_USER=admin ARB_TOKEN=admin-secret "$arb" jobs --all
+contains "$out" "$gid_flood" || fail "admin jobs: $out"
+check "cancel a flood" 0 "$arb" -o json job cancel "$gid_flood"
+contains "$out" '"state": "cancelled"' || fail "cancelled: $out"
+check "cancel it twice is refused" 5 "$arb" job cancel "$gid_flood"
+check "width 17 is invalid" 5 "$arb" submit --np 1 --walltime 1m --strategy flood --width 17
+check "larger than every cluster is unsatisfiable" 7 "$arb" submit --np 100000 --walltime 1m
+check "benchmarks no cluster publishes" 7 "$arb" submit --np 1 --benchmark linpack=10:1h
+check "a bad size is a usage error" 2 "$arb" submit --np 1 --walltime 1m --input x:12parsecs
+check "a control character in the name is invalid" 5 "$arb" submit --np 1 --walltime 1m --name $'a\tb'
+check "jobs --state cancelled" 0 "$arb" -o json jobs --state cancelled
+contains "$out" "$gid_flood" && ! contains "$out" "$gid_single" || fail "state filter: $out"
+
 # Garbage on the wire closes only that connection; the node keeps serving.
 exec 5<>"/dev/tcp/127.0.0.1/$port" && printf '\xff\xff\xff\xffgarbage' >&5 && cat <&5 >/dev/null
 exec 5>&-
@@ -97,9 +128,13 @@ printf 'GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n' >&6
 metrics=$(cat <&6); exec 6>&-
 contains "$metrics" 'arb_requests_total{operation="reserve",outcome="ok"}' \
   && pass "metrics count requests" || fail "metrics: $metrics"
+contains "$metrics" 'arb_grid_job_events_total{event="submitted"}' \
+  && pass "metrics count grid jobs" || fail "grid metrics: $metrics"
 
 check "list before shutdown" 0 "$arb" -o json list
 before=$(grep -o '"id": "[^"]*"' <<<"$out" | sort)
+check "jobs before shutdown" 0 "$arb" -o json jobs
+jobs_before=$(grep -o '"id": "[^"]*/g[0-9]*"' <<<"$out" | sort)
 stop_arbd
 [ "$stopped_rc" -eq 0 ] && pass "SIGTERM: clean exit" || fail "SIGTERM: exit $stopped_rc"
 grep -q "event=stopped" "$work/arbd.log" 2>/dev/null || true
@@ -109,6 +144,10 @@ check "list after restart" 0 "$arb" -o json list
 after=$(grep -o '"id": "[^"]*"' <<<"$out" | sort)
 [ "$before" = "$after" ] && pass "reservations survive a restart" \
   || fail "before/after restart differ: $before // $after"
+check "jobs after restart" 0 "$arb" -o json jobs
+jobs_after=$(grep -o '"id": "[^"]*/g[0-9]*"' <<<"$out" | sort)
+[ -n "$jobs_before" ] && [ "$jobs_before" = "$jobs_after" ] && pass "grid jobs survive a restart" \
+  || fail "grid jobs before/after restart differ: $jobs_before // $jobs_after"
 stop_arbd
 
 echo "$fails failure(s)"
