@@ -17,9 +17,10 @@ namespace {
 /// The manager's own timers: a poll round or an adaptation round is due.
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 
-using grid_jobs_impl_actor = grid_jobs_actor::extend<
-    caf::reacts_to<tick_atom, poll_atom>,
-    caf::reacts_to<tick_atom, adapt_atom>>::extend_with<directory_subscriber>;
+using grid_jobs_impl_actor =
+    grid_jobs_actor::extend<caf::reacts_to<tick_atom, poll_atom>,
+                            caf::reacts_to<tick_atom, adapt_atom>,
+                            caf::reacts_to<flush_atom>>::extend_with<directory_subscriber>;
 
 // The number n of "<node>/g<n>", or 0.
 std::uint64_t serial_in(const std::string& id) {
@@ -164,6 +165,7 @@ class grid_jobs_state {
                           adapt_atom::value);
     return {
         [this](msg::grid_submit_request& r) { return submit(std::move(r)); },
+        [this](flush_atom) { flush(); },
         [this](const msg::grid_query_request& r) -> msg::grid_job_reply {
           auto* t = find(r.id, r.user);
           if (!t) return missing(r.id);
@@ -266,33 +268,77 @@ class grid_jobs_state {
                                              std::to_string(largest) + " CPUs)"});
       return refuse({errc::infeasible, "no cluster can take this job:" + why_not});
     }
-    // Rank by TTD from one outlook per candidate.
-    struct ranking {
-      msg::grid_submit_request request;
-      std::vector<ranked> ok;
-      std::string refused;
-      std::size_t pending = 0;
-    };
-    auto rk = std::make_shared<ranking>();
-    rk->request = std::move(r);
-    rk->pending = cands.size();
-    for (const auto& c : cands) {
-      msg::job_outlook_request q{{{rk->request.np, c.terms.walltime}}, {}};
-      auto done = [this, rk, rp, name = c.entry->info.name,
-                   terms = c.terms](const result<msg::job_outlook_reply>& rep) mutable {
-        if (!rep) {
-          rk->refused += " " + name + ": " + rep.err().message + ";";
-        } else if (!rep->error.ok() || rep->starts.empty() || rep->starts[0] < 0) {
-          rk->refused += " " + name + ": " +
-                         (rep->error.ok() ? "the job never fits" : rep->error.message) + ";";
-        } else if (auto ttd = ttd_at(terms, rep->now, rep->starts[0])) {
-          rk->ok.push_back({name, *ttd, terms.walltime, rep->starts[0], terms});
-        }
-        if (--rk->pending == 0) place(std::move(rk->request), std::move(rk->ok), rk->refused, rp);
-      };
-      ask(c.entry->service, std::move(q), std::move(done));
+    // Ranked by TTD from the clusters' outlooks, asked for every submission that arrived
+    // since the last flush at once: one plan per cluster per batch, not per job.
+    std::vector<std::pair<std::string, placement_terms>> where;
+    for (const auto& c : cands)
+      where.emplace_back(c.entry->info.name, c.terms);
+    batch_.push_back({std::move(r), rp, std::move(where)});
+    if (!flush_pending_) {
+      flush_pending_ = true;
+      self_->send(self_, flush_atom::value);
     }
     return rp;
+  }
+
+  struct pending_submit {
+    msg::grid_submit_request request;
+    caf::typed_response_promise<msg::grid_job_reply> rp;
+    std::vector<std::pair<std::string, placement_terms>> candidates;
+  };
+
+  struct outlook_round {
+    std::vector<pending_submit> submits;
+    std::map<std::string, msg::job_outlook_request> asks;
+    std::map<std::string, std::map<msg::queue_shape, std::size_t>> shape_index;
+    std::map<std::string, result<msg::job_outlook_reply>> answers;
+    std::size_t pending = 0;
+  };
+
+  void flush() {
+    flush_pending_ = false;
+    auto rd = std::make_shared<outlook_round>();
+    rd->submits = std::move(batch_);
+    batch_.clear();
+    for (const auto& p : rd->submits)
+      for (const auto& [at, terms] : p.candidates) {
+        const msg::queue_shape shape{p.request.np, terms.walltime};
+        auto& idx = rd->shape_index[at];
+        if (idx.emplace(shape, rd->asks[at].shapes.size()).second)
+          rd->asks[at].shapes.push_back(shape);
+      }
+    rd->pending = rd->asks.size();
+    for (auto& [at, q] : rd->asks) {
+      const auto* e = cluster(at);
+      auto done = [this, rd, at](const result<msg::job_outlook_reply>& rep) {
+        rd->answers.emplace(at, rep);
+        if (--rd->pending == 0) rank_batch(*rd);
+      };
+      if (!e)
+        done(error{errc::not_found, at + " left the grid"});
+      else
+        ask(e->service, std::move(q), std::move(done));
+    }
+  }
+
+  void rank_batch(outlook_round& rd) {
+    for (auto& p : rd.submits) {
+      std::vector<ranked> ok;
+      std::string refused;
+      for (const auto& [at, terms] : p.candidates) {
+        const auto& rep = rd.answers.at(at);
+        const auto idx = rd.shape_index[at].at({p.request.np, terms.walltime});
+        if (!rep) {
+          refused += " " + at + ": " + rep.err().message + ";";
+        } else if (!rep->error.ok() || idx >= rep->starts.size() || rep->starts[idx] < 0) {
+          refused +=
+              " " + at + ": " + (rep->error.ok() ? "the job never fits" : rep->error.message) + ";";
+        } else if (auto ttd = ttd_at(terms, rep->now, rep->starts[idx])) {
+          ok.push_back({at, *ttd, terms.walltime, rep->starts[idx], terms});
+        }
+      }
+      place(std::move(p.request), std::move(ok), std::move(refused), p.rp);
+    }
   }
 
   // The ranking is in: keep the best (or the best `width` for a flood) and submit there.
@@ -948,7 +994,9 @@ class grid_jobs_state {
                                                // whose reservation goes
   bool adapting_ = false;
   std::size_t outstanding_ = 0;
-  std::uint64_t next_call_ = 1;  // tags of the reserve flow's calls
+  std::uint64_t next_call_ = 1;        // tags of the reserve flow's calls
+  std::vector<pending_submit> batch_;  // submissions waiting for the next flush
+  bool flush_pending_ = false;
   std::vector<std::pair<caf::typed_response_promise<std::int32_t>, std::int32_t>> waiters_;
 };
 

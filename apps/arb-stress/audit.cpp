@@ -89,4 +89,45 @@ std::vector<std::string> accounting_violations(const std::vector<msg::cluster_st
   return out;
 }
 
+std::vector<std::string> grid_violations(const std::vector<msg::grid_job_info>& jobs,
+                                         const std::vector<msg::cluster_status>& all,
+                                         const std::set<std::string>& acknowledged,
+                                         const std::set<std::string>& users) {
+  std::vector<std::string> bad;
+  std::set<std::string> ids;
+  for (const auto& j : jobs)
+    if (!ids.insert(j.id).second) bad.push_back("grid job listed twice: " + j.id);
+  for (const auto& id : acknowledged)
+    if (!ids.count(id)) bad.push_back("acknowledged grid job lost: " + id);
+  // Every job of a client in any LRMS, and the running ones: (cluster, id).
+  std::set<std::pair<std::string, std::string>> in_lrms, running;
+  for (const auto& s : all)
+    for (const auto* list : {&s.lrms_running, &s.lrms_queued, &s.lrms_running_bound})
+      for (const auto& j : *list)
+        if (users.count(j.owner)) {
+          in_lrms.emplace(s.cluster, j.id);
+          if (list != &s.lrms_queued) running.emplace(s.cluster, j.id);
+        }
+  std::set<std::pair<std::string, std::string>> live_copies;
+  for (const auto& j : jobs) {
+    int runs = 0;  // a flood's copies may wait in several queues, but run once
+    for (const auto& c : j.copies) {
+      if (c.lrms_id.empty()) continue;
+      const std::pair<std::string, std::string> key{c.cluster, c.lrms_id};
+      runs += running.count(key) ? 1 : 0;
+      const bool live = c.state == copy_state::queued || c.state == copy_state::running ||
+                        c.state == copy_state::submitting;
+      if (live) live_copies.insert(key);
+      if (in_lrms.count(key) && !live)
+        bad.push_back(j.id + ": copy " + c.lrms_id + " on " + c.cluster + " is " +
+                      std::string(to_string(c.state)) + " but still in the LRMS");
+    }
+    if (runs > 1) bad.push_back(j.id + ": runs " + std::to_string(runs) + " times");
+  }
+  for (const auto& [cluster, id] : in_lrms)
+    if (!live_copies.count({cluster, id}))
+      bad.push_back(cluster + ": job " + id + " of a client is no live copy of any grid job");
+  return bad;
+}
+
 }  // namespace arbroker::stress

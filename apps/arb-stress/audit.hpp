@@ -9,6 +9,7 @@
 
 #include "arbroker/core/time.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
+#include "arbroker/messages/grid_job_protocol.hpp"
 
 namespace arbroker::stress {
 
@@ -31,5 +32,14 @@ std::vector<std::string> ljp_violations(const msg::cluster_status& s);
 /// is a violation.
 std::vector<std::string> accounting_violations(const std::vector<msg::cluster_status>& all,
                                                const std::set<std::string>& expected);
+
+/// Grid jobs, once the node has settled (one job-state poll after the last change): every
+/// job in `acknowledged` exists; none runs in more than one LRMS; no copy the node no longer
+/// counts as live is still in an LRMS; and no job of one of `users` is in an LRMS without
+/// being a live copy of some grid job (an orphan).
+std::vector<std::string> grid_violations(const std::vector<msg::grid_job_info>& jobs,
+                                         const std::vector<msg::cluster_status>& all,
+                                         const std::set<std::string>& acknowledged,
+                                         const std::set<std::string>& users);
 
 }  // namespace arbroker::stress

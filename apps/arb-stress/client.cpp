@@ -154,6 +154,27 @@ void run_modify(self_ptr self, std::size_t c, const planned_op& op) {
   });
 }
 
+void run_grid(self_ptr self, std::size_t c, const planned_op& op) {
+  self->request(self->state.grid, caf::infinite, op.grid)
+      .then(
+          [self, c, &op](msg::grid_job_reply& r) {
+            if (r.error.ok()) {
+              const auto copies = r.job.copies.size();
+              const auto want = op.grid.strategy == grid_strategy::flood
+                                    ? static_cast<std::size_t>(op.grid.width)
+                                    : std::size_t{1};
+              if (copies < 1 || copies > want)
+                problem(self, c, r.job.id + " placed " + std::to_string(copies) + " copies");
+              self->state.clients[c].report.grid_jobs.push_back(r.job.id);
+            }
+            record(self, c, op.kind, r.error.code);
+          },
+          [self, c, kind = op.kind](caf::error& e) {
+            problem(self, c, "grid job: " + self->system().render(e));
+            record(self, c, kind, static_cast<std::uint8_t>(errc::unreachable));
+          });
+}
+
 void next_op(self_ptr self, std::size_t c) {
   auto& st = self->state.clients[c];
   if (st.next >= st.ops.size()) {
@@ -177,15 +198,20 @@ void next_op(self_ptr self, std::size_t c) {
       return run_cancel(self, c, op);
     case op_kind::modify:
       return run_modify(self, c, op);
+    case op_kind::grid_flood:
+    case op_kind::grid_adaptive:
+      return run_grid(self, c, op);
   }
 }
 
 }  // namespace
 
-caf::behavior client_actor(self_ptr self, broker_actor broker, caf::actor collector,
-                           std::int32_t first_id, std::vector<std::vector<planned_op>> plans) {
+caf::behavior client_actor(self_ptr self, broker_actor broker, grid_jobs_actor grid,
+                           caf::actor collector, std::int32_t first_id,
+                           std::vector<std::vector<planned_op>> plans) {
   auto& st = self->state;
   st.broker = std::move(broker);
+  st.grid = std::move(grid);
   st.collector = std::move(collector);
   st.clients.resize(plans.size());
   for (std::size_t i = 0; i < plans.size(); ++i) {
@@ -201,8 +227,8 @@ caf::behavior client_actor(self_ptr self, broker_actor broker, caf::actor collec
 }
 
 caf::behavior launcher_actor(caf::event_based_actor* self, broker_actor broker,
-                             caf::actor collector, std::vector<std::vector<planned_op>> plans,
-                             std::size_t per_actor) {
+                             grid_jobs_actor grid, caf::actor collector,
+                             std::vector<std::vector<planned_op>> plans, std::size_t per_actor) {
   auto state = std::make_shared<std::pair<std::vector<std::vector<planned_op>>, std::size_t>>(
       std::move(plans), 0);
   per_actor = std::max<std::size_t>(per_actor, 1);
@@ -214,7 +240,7 @@ caf::behavior launcher_actor(caf::event_based_actor* self, broker_actor broker,
       std::vector<std::vector<planned_op>> mine;
       for (std::size_t i = next; i < end; ++i)
         mine.push_back(std::move(all[i]));
-      auto c = self->spawn(client_actor, broker, collector, static_cast<std::int32_t>(next),
+      auto c = self->spawn(client_actor, broker, grid, collector, static_cast<std::int32_t>(next),
                            std::move(mine));
       self->send(c, start_atom::value);
       next = end;

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "arbroker/actors/engine.hpp"
+#include "arbroker/actors/grid_jobs.hpp"
 #include "stress_types.hpp"
 
 namespace arbroker::stress {
@@ -28,6 +29,7 @@ struct client_state {
     std::chrono::steady_clock::time_point started;
   };
   broker_actor broker;
+  grid_jobs_actor grid;
   caf::actor collector;
   std::vector<client> clients;  ///< never resized once running (indices are handles)
   std::size_t running = 0;      ///< clients not yet done
@@ -38,14 +40,14 @@ struct client_state {
 /// with one operation in flight at a time (as the node's gateway serves many network
 /// clients from one actor). Each reports to the collector when done.
 caf::behavior client_actor(caf::stateful_actor<client_state>* self, broker_actor broker,
-                           caf::actor collector, std::int32_t first_id,
+                           grid_jobs_actor grid, caf::actor collector, std::int32_t first_id,
                            std::vector<std::vector<planned_op>> plans);
 
 /// Spawns the client actors, `per_actor` logical clients each, in batches from inside an
 /// actor (spawning thousands from a non-actor thread stalls CAF 0.17's work-stealing
 /// scheduler).
 caf::behavior launcher_actor(caf::event_based_actor* self, broker_actor broker,
-                             caf::actor collector, std::vector<std::vector<planned_op>> plans,
-                             std::size_t per_actor);
+                             grid_jobs_actor grid, caf::actor collector,
+                             std::vector<std::vector<planned_op>> plans, std::size_t per_actor);
 
 }  // namespace arbroker::stress

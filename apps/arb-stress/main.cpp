@@ -17,6 +17,7 @@
 #include "arbroker/actors/broker.hpp"
 #include "arbroker/actors/cluster_service_actor.hpp"
 #include "arbroker/actors/gis.hpp"
+#include "arbroker/actors/grid_jobs.hpp"
 #include "arbroker/core/matchmaking.hpp"
 #include "arbroker/messages/caf_types.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
@@ -125,6 +126,16 @@ int run(const stress_options& o) {
   bc.coreservation_workers = o.coreservation_workers;
   bc.probe_keep = o.probe_keep;
   auto broker = spawn_broker(sys, bc);
+  // The grid-job manager: copies are polled every second, adaptive jobs every two.
+  grid_jobs_config gc;
+  gc.node = "stress";
+  gc.gis = gis;
+  gc.clock = wall_clock();
+  gc.poll_interval = 1;
+  gc.adaptation_interval = 2;
+  auto grid_counters = std::make_shared<grid_job_counters>();
+  gc.counters = grid_counters;
+  auto grid = spawn_grid_jobs(sys, gc);
 
   std::vector<std::vector<planned_op>> plans;
   plans.reserve(static_cast<std::size_t>(o.clients));
@@ -142,7 +153,7 @@ int run(const stress_options& o) {
       "arb-stress: {} clusters, {} clients x {} requests = {} requests, seed {}, {} threads\n",
       o.clusters, o.clients, o.requests_per_client, total, o.seed, o.threads);
   const auto t0 = std::chrono::steady_clock::now();
-  auto launcher = sys.spawn(launcher_actor, broker, caf::actor{self}, std::move(plans),
+  auto launcher = sys.spawn(launcher_actor, broker, grid, caf::actor{self}, std::move(plans),
                             static_cast<std::size_t>(o.clients_per_actor));
   self->send(launcher, start_atom::value);
 
@@ -209,6 +220,26 @@ int run(const stress_options& o) {
     add(ljp_violations(s));
   }
   add(accounting_violations(final_status, expected));
+  // Grid jobs: once a poll round has settled what the last changes led to, the promises hold
+  // (a duplicate start lives until its cancel lands; bounded wait).
+  std::set<std::string> grid_acked, grid_users;
+  for (const auto& r : reports)
+    grid_acked.insert(r.grid_jobs.begin(), r.grid_jobs.end());
+  for (int c = 0; c < o.clients; ++c)
+    grid_users.insert("user" + std::to_string(c % 997));
+  std::vector<std::string> grid_bad;
+  std::size_t grid_listed = 0;
+  for (int round = 0; round < 20; ++round) {
+    self->request(grid, std::chrono::seconds(60), poll_atom::value)
+        .receive([](std::int32_t) {}, [](caf::error&) {});
+    std::vector<msg::grid_job_info> jobs;
+    self->request(grid, std::chrono::seconds(60), msg::grid_list_request{"", "", ""})
+        .receive([&](msg::grid_list_reply& l) { jobs = std::move(l.jobs); }, [](caf::error&) {});
+    grid_listed = jobs.size();
+    grid_bad = grid_violations(jobs, statuses(self, clusters), grid_acked, grid_users);
+    if (grid_bad.empty()) break;
+  }
+  add(std::move(grid_bad));
   if (final_status.size() != clusters.size())
     final_violations.push_back("a cluster did not report");
   if (stalled)
@@ -243,6 +274,16 @@ int run(const stress_options& o) {
                1000 * rate / cal.round_trips_per_second);
   fmt::print("committed at the end: {} reservations; audits during the run: {}\n", expected.size(),
              audits);
+  if (!grid_acked.empty()) {
+    const auto submitted = std::max<long long>(grid_counters->submitted.load(), 1);
+    fmt::print(
+        "grid jobs: {} accepted, {} listed; {} copies, {} cancelled, {} duplicate starts, {} "
+        "migrations; {:.1f} LRMS calls per job\n",
+        grid_acked.size(), grid_listed, grid_counters->copies_submitted.load(),
+        grid_counters->copies_cancelled.load(), grid_counters->duplicate_starts.load(),
+        grid_counters->migrations.load(),
+        static_cast<double>(grid_counters->lrms_calls.load()) / static_cast<double>(submitted));
+  }
 
   const long long total_violations = violations + static_cast<long long>(final_violations.size()) +
                                      static_cast<long long>(problems.size());
@@ -271,6 +312,7 @@ int run(const stress_options& o) {
   for (const auto& c : clusters)
     self->send_exit(c.service, caf::exit_reason::user_shutdown);
   self->send_exit(broker, caf::exit_reason::user_shutdown);
+  self->send_exit(grid, caf::exit_reason::user_shutdown);
   self->send_exit(gis, caf::exit_reason::user_shutdown);
   return total_violations == 0 ? 0 : 1;
 }
@@ -334,7 +376,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 86400));
   std::string mix;
   app.add_option("--mix", mix,
-                 "weights reserve,hold,coreserve,cancel,modify,whatif (default 50,10,15,10,5,10)");
+                 "weights reserve,hold,coreserve,cancel,modify,whatif[,gridflood,gridadapt] "
+                 "(default 50,10,15,10,5,10,0,0)");
   CLI11_PARSE(app, argc, argv);
   if (o.np_min > o.np_max) {
     fmt::print(stderr, "arb-stress: --np-min {} exceeds --np-max {}\n", o.np_min, o.np_max);
@@ -347,16 +390,19 @@ int main(int argc, char** argv) {
     }
   }
   if (!mix.empty()) {
-    int w[6];
-    if (std::sscanf(mix.c_str(), "%d,%d,%d,%d,%d,%d", &w[0], &w[1], &w[2], &w[3], &w[4], &w[5]) !=
-            6 ||
+    int w[8] = {};
+    const int n = std::sscanf(mix.c_str(), "%d,%d,%d,%d,%d,%d,%d,%d", &w[0], &w[1], &w[2], &w[3],
+                              &w[4], &w[5], &w[6], &w[7]);
+    if ((n != 6 && n != 8) ||
         std::any_of(std::begin(w), std::end(w), [](int x) { return x < 0; }) ||
         std::all_of(std::begin(w), std::end(w), [](int x) { return x == 0; })) {
-      fmt::print(stderr, "arb-stress: --mix wants six non-negative weights, not all 0: '{}'\n",
+      fmt::print(stderr,
+                 "arb-stress: --mix wants six (or eight, with grid jobs) non-negative weights, "
+                 "not all 0: '{}'\n",
                  mix);
       return 2;
     }
-    o.mix = {w[0], w[1], w[2], w[3], w[4], w[5]};
+    o.mix = {w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]};
   }
   return arbroker::stress::run(o);
 }

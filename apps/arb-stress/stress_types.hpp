@@ -11,11 +11,21 @@
 #include "arbroker/core/time.hpp"
 #include "arbroker/messages/broker_protocol.hpp"
 #include "arbroker/messages/checked_requests.hpp"
+#include "arbroker/messages/grid_job_protocol.hpp"
 
 namespace arbroker::stress {
 
-enum class op_kind : std::uint8_t { reserve, hold, coreserve, cancel, modify, whatif };
-inline constexpr int op_kinds = 6;
+enum class op_kind : std::uint8_t {
+  reserve,
+  hold,
+  coreserve,
+  cancel,
+  modify,
+  whatif,
+  grid_flood,     ///< a grid job, strategy flood (width 3)
+  grid_adaptive,  ///< a grid job, strategy adaptive
+};
+inline constexpr int op_kinds = 8;
 const char* to_string(op_kind k);
 
 /// Relative weights of the operations in the mix.
@@ -26,6 +36,8 @@ struct mix_weights {
   int cancel = 10;
   int modify = 5;
   int whatif = 10;
+  int grid_flood = 0;
+  int grid_adaptive = 0;
 };
 
 struct stress_options {
@@ -69,7 +81,8 @@ struct planned_op {
   /// makes it where a request arrives.
   msg::checked_elastic_request checked_elastic;
   msg::checked_coreservation_request checked_coreservation;
-  bool commit_hold = false;  ///< hold: commit it (true) or let it expire (false)
+  bool commit_hold = false;       ///< hold: commit it (true) or let it expire (false)
+  msg::grid_submit_request grid;  ///< grid_flood, grid_adaptive
 };
 
 /// The operations of client `client`: the same for the same options and seed, whatever
@@ -86,11 +99,12 @@ struct client_report {
   std::vector<std::int64_t> latency_us;
   std::vector<std::string> live;
   std::vector<std::string> problems;
+  std::vector<std::string> grid_jobs;  ///< grid jobs it was told are accepted
 };
 
 template <class Inspector>
 auto inspect(Inspector& f, client_report& x) {
-  return f(x.client, x.kinds, x.outcomes, x.latency_us, x.live, x.problems);
+  return f(x.client, x.kinds, x.outcomes, x.latency_us, x.live, x.problems, x.grid_jobs);
 }
 
 using start_atom = caf::atom_constant<caf::atom("start")>;

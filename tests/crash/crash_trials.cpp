@@ -28,6 +28,7 @@
 #include <set>
 #include <thread>
 
+#include "../../apps/arb-stress/audit.hpp"
 #include "arbroker/api/client.hpp"
 #include "arbroker/core/grid_job.hpp"
 #include "arbroker/core/reservation_state.hpp"
@@ -267,48 +268,27 @@ std::vector<std::string> audit_grid(api::client& admin, ledger& led,
   const auto& jobs = std::get<msg::grid_list_reply>(listed->body).jobs;
   std::map<std::string, const msg::grid_job_info*> by_id;
   for (const auto& j : jobs)
-    if (!by_id.emplace(j.id, &j).second) bad.push_back("grid job listed twice: " + j.id);
+    by_id.emplace(j.id, &j);  // twice: grid_violations says so
   {
     std::lock_guard lock{led.mu};
     for (const auto& [id, strategy] : led.grid_jobs) {
       auto it = by_id.find(id);
-      if (it == by_id.end()) {
-        bad.push_back("acknowledged grid job lost: " + id);
-        continue;
-      }
-      if (led.grid_cancelled.count(id) && it->second->state != grid_job_state::cancelled)
+      if (it != by_id.end() && led.grid_cancelled.count(id) &&
+          it->second->state != grid_job_state::cancelled)
         bad.push_back("acknowledged grid cancel undone: " + id);
     }
   }
   auto status = admin.call(api::status_request{});
   if (!status || !status->ok()) return {"status failed"};
-  // Every job of a client in any LRMS, and the running ones: (cluster, id).
-  std::set<std::pair<std::string, std::string>> in_lrms, running;
-  for (const auto& s : std::get<api::status_reply>(status->body).clusters)
-    for (const auto* list : {&s.lrms_running, &s.lrms_queued, &s.lrms_running_bound})
-      for (const auto& j : *list)
-        if (users.count(j.owner)) {
-          in_lrms.emplace(s.cluster, j.id);
-          if (list != &s.lrms_queued) running.emplace(s.cluster, j.id);
-        }
-  std::set<std::pair<std::string, std::string>> live_copies;
-  for (const auto& j : jobs) {
-    int runs = 0;  // a flood's copies may wait in several queues, but run once
-    for (const auto& c : j.copies) {
-      const bool there = !c.lrms_id.empty() && in_lrms.count({c.cluster, c.lrms_id});
-      runs += !c.lrms_id.empty() && running.count({c.cluster, c.lrms_id});
-      const bool live = c.state == copy_state::queued || c.state == copy_state::running ||
-                        c.state == copy_state::submitting;
-      if (live) live_copies.emplace(c.cluster, c.lrms_id);
-      if (there && !live)
-        bad.push_back(j.id + ": copy " + c.lrms_id + " on " + c.cluster + " is " +
-                      std::string(to_string(c.state)) + " but still in the LRMS");
-    }
-    if (runs > 1) bad.push_back(j.id + ": runs " + std::to_string(runs) + " times");
+  std::set<std::string> acknowledged;
+  {
+    std::lock_guard lock{led.mu};
+    for (const auto& [id, strategy] : led.grid_jobs)
+      acknowledged.insert(id);
   }
-  for (const auto& [cluster, id] : in_lrms)
-    if (!live_copies.count({cluster, id}))
-      bad.push_back(cluster + ": job " + id + " of a client is no live copy of any grid job");
+  auto more = stress::grid_violations(jobs, std::get<api::status_reply>(status->body).clusters,
+                                      acknowledged, users);
+  bad.insert(bad.end(), more.begin(), more.end());
   return bad;
 }
 
