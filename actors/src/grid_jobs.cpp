@@ -321,7 +321,17 @@ class grid_jobs_state {
     }
   }
 
+  // How much later a cluster starts the next job once one of np CPUs for `walltime` joined
+  // its queue: the jobs of one batch (or one adaptation round) see one outlook, and without
+  // this they would all pick the same cluster.
+  duration queue_growth(const std::string& at, std::int32_t np, duration walltime) const {
+    const auto* e = cluster(at);
+    const auto cpus = e ? std::max(e->info.cpus, 1) : 1;
+    return (static_cast<duration>(np) * walltime + cpus - 1) / cpus;
+  }
+
   void rank_batch(outlook_round& rd) {
+    std::map<std::string, duration> grown;  // by the jobs placed earlier in this batch
     for (auto& p : rd.submits) {
       std::vector<ranked> ok;
       std::string refused;
@@ -333,23 +343,30 @@ class grid_jobs_state {
         } else if (!rep->error.ok() || idx >= rep->starts.size() || rep->starts[idx] < 0) {
           refused +=
               " " + at + ": " + (rep->error.ok() ? "the job never fits" : rep->error.message) + ";";
-        } else if (auto ttd = ttd_at(terms, rep->now, rep->starts[idx])) {
-          ok.push_back({at, *ttd, terms.walltime, rep->starts[idx], terms});
+        } else {
+          const timestamp start = rep->starts[idx] + grown[at];
+          if (auto ttd = ttd_at(terms, rep->now, start))
+            ok.push_back({at, *ttd, terms.walltime, start, terms});
         }
       }
-      place(std::move(p.request), std::move(ok), std::move(refused), p.rp);
+      const auto np = p.request.np;
+      for (const auto& [at, walltime] :
+           place(std::move(p.request), std::move(ok), std::move(refused), p.rp))
+        grown[at] += queue_growth(at, np, walltime);
     }
   }
 
   // The ranking is in: keep the best (or the best `width` for a flood) and submit there.
-  void place(msg::grid_submit_request r, std::vector<ranked> ok, std::string refused,
-             caf::typed_response_promise<msg::grid_job_reply> rp) {
+  // Returns where it went: (cluster, walltime) of each copy or hold.
+  std::vector<std::pair<std::string, duration>> place(
+      msg::grid_submit_request r, std::vector<ranked> ok, std::string refused,
+      caf::typed_response_promise<msg::grid_job_reply> rp) {
     if (ok.empty()) {
       ++cfg_.counters->refused;
       if (!refused.empty()) refused.pop_back();
       rp.deliver(msg::error_reply<msg::grid_job_reply>(errc::infeasible,
                                                        "no cluster can take this job:" + refused));
-      return;
+      return {};
     }
     std::sort(ok.begin(), ok.end(), [](const ranked& a, const ranked& b) {
       return a.ttd != b.ttd ? a.ttd < b.ttd : a.cluster < b.cluster;
@@ -359,6 +376,9 @@ class grid_jobs_state {
     const std::size_t keep =
         r.strategy == grid_strategy::reserve ? static_cast<std::size_t>(r.width) : copies;
     if (ok.size() > keep) ok.resize(keep);
+    std::vector<std::pair<std::string, duration>> went;
+    for (const auto& o : ok)
+      went.emplace_back(o.cluster, o.walltime);
 
     tracked t;
     t.job.id = cfg_.node + "/g" + std::to_string(next_serial_);
@@ -377,16 +397,20 @@ class grid_jobs_state {
     if (auto saved = persist_job(t); !saved) {
       ++cfg_.counters->refused;
       rp.deliver(msg::error_reply<msg::grid_job_reply>(saved.err()));
-      return;
+      return {};
     }
     const auto serial = next_serial_++;
     ++cfg_.counters->submitted;
     auto& placed = jobs_.emplace(serial, std::move(t)).first->second;
     recount(placed);
     placed.answer_when_placed.push_back(rp);
-    if (placed.request.strategy == grid_strategy::reserve) return reserve(serial, std::move(ok));
+    if (placed.request.strategy == grid_strategy::reserve) {
+      reserve(serial, std::move(ok));
+      return went;
+    }
     for (std::size_t i = 0; i < placed.job.copies.size(); ++i)
       send_copy(serial, i);
+    return went;
   }
 
   // The JBS flow (paper 004 Sec. III-A, paper 003 Sec. 3 step 4): hold at the best k
@@ -862,6 +886,7 @@ class grid_jobs_state {
       for (std::size_t k = 0; k < ids.size() && k < rep.queued_starts.size(); ++k)
         if (rep.queued_starts[k] >= 0) planned[at][ids[k]] = rep.queued_starts[k];
     }
+    std::map<std::string, duration> grown;  // by the migrations decided earlier this round
     for (auto serial : rd.jobs) {
       auto it = jobs_.find(serial);
       if (it == jobs_.end() || !it->second.job.can_migrate()) continue;
@@ -884,13 +909,16 @@ class grid_jobs_state {
         if (!terms) continue;
         auto idx = rd.shape_index[at].find({t.job.spec.np, terms->walltime});
         if (idx == rd.shape_index[at].end() || idx->second >= rep.starts.size()) continue;
-        const auto start = rep.starts[idx->second];
-        if (start < 0) continue;
+        if (rep.starts[idx->second] < 0) continue;
+        const timestamp start = rep.starts[idx->second] + grown[at];
         if (auto ttd = ttd_at(*terms, rep.now, start)) others.push_back({at, *ttd});
       }
       auto best = choose_migration(*cur_ttd, others, t.job.spec.min_gain);
       if (!best) continue;
       const auto n = t.job.migrate(best->cluster, *cur_ttd - best->ttd, now());
+      if (const auto* e = cluster(best->cluster))
+        if (auto terms = terms_for(t.request, e->info))
+          grown[best->cluster] += queue_growth(best->cluster, t.job.spec.np, terms->walltime);
       if (auto saved = persist_job(t); !saved) continue;  // retried next round
       send_copy(serial, n);
     }
