@@ -13,6 +13,7 @@
 #include "arbroker/actors/cluster_service_actor.hpp"
 #include "arbroker/actors/engine.hpp"
 #include "arbroker/actors/gis.hpp"
+#include "arbroker/actors/grid_jobs.hpp"
 #include "arbroker/messages/checked_requests.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
 
@@ -66,6 +67,7 @@ class virtual_grid {
     for (auto& c : clusters_)
       self_->send_exit(c.service, caf::exit_reason::user_shutdown);
     if (broker_) self_->send_exit(broker_, caf::exit_reason::user_shutdown);
+    if (grid_) self_->send_exit(grid_, caf::exit_reason::user_shutdown);
     if (gis_) self_->send_exit(gis_, caf::exit_reason::user_shutdown);
     sched_.run();
   }
@@ -77,6 +79,15 @@ class virtual_grid {
     bc.clock = clock();
     bc.incarnation = "sim";  // transaction ids the same in every run
     broker_ = spawn_broker(sys_, bc);
+    if (!s.grid_jobs.empty()) {
+      grid_jobs_config gc;
+      gc.node = "sim";
+      gc.gis = gis_;
+      gc.clock = clock();
+      gc.poll_interval = s.grid_poll_interval;
+      gc.adaptation_interval = s.grid_adaptation_interval;
+      grid_ = spawn_grid_jobs(sys_, gc);
+    }
     for (const auto& spec : s.clusters)
       if (auto ok = add_cluster(spec); !ok) return ok;
     sched_.run();
@@ -101,13 +112,16 @@ class virtual_grid {
     // Arrivals in time order; ties keep input order (stable), local jobs before requests.
     auto job_order = order_by_submit(s.jobs);
     auto req_order = order_by_submit(s.requests);
-    std::size_t next_job = 0, next_req = 0;
-    const std::size_t arrivals = s.jobs.size() + s.requests.size();
+    auto grid_order = order_by_submit(s.grid_jobs);
+    std::size_t next_job = 0, next_req = 0, next_grid = 0;
+    const std::size_t arrivals = s.jobs.size() + s.requests.size() + s.grid_jobs.size();
+    out.grid_jobs.resize(s.grid_jobs.size());
     for (const auto& c : s.clusters)
       out.cluster_cpus.push_back(c.cpus);
 
-    now_ = std::min(s.jobs.empty() ? time_infinity : s.jobs[job_order.front()].submit,
-                    s.requests.empty() ? time_infinity : s.requests[req_order.front()].submit);
+    now_ = std::min({s.jobs.empty() ? time_infinity : s.jobs[job_order.front()].submit,
+                     s.requests.empty() ? time_infinity : s.requests[req_order.front()].submit,
+                     s.grid_jobs.empty() ? time_infinity : s.grid_jobs[grid_order.front()].submit});
     if (now_ == time_infinity) return out;
     for (auto& c : clusters_)
       c.lrms->advance_to(now_);
@@ -120,6 +134,7 @@ class virtual_grid {
       timestamp t = time_infinity;
       if (next_job < job_order.size()) t = std::min(t, s.jobs[job_order[next_job]].submit);
       if (next_req < req_order.size()) t = std::min(t, s.requests[req_order[next_req]].submit);
+      if (next_grid < grid_order.size()) t = std::min(t, s.grid_jobs[grid_order[next_grid]].submit);
       for (auto& c : clusters_)
         if (auto e = c.lrms->next_event_time()) t = std::min(t, *e);
       if (t == time_infinity) break;  // nothing left but stray timers
@@ -167,12 +182,39 @@ class virtual_grid {
         if (s.requests[i].job && rec.ok())
           if (auto ok = bind(*s.requests[i].job, rec, i); !ok) return ok.err();
       }
+      // 3b. Grid jobs arriving now go to the grid-job manager, one after the other.
+      while (next_grid < grid_order.size() && s.grid_jobs[grid_order[next_grid]].submit == now_) {
+        auto i = grid_order[next_grid++];
+        auto* rec = &out.grid_jobs[i];
+        rec->name = "refused";
+        ask<msg::grid_job_reply>(
+            grid_, s.grid_jobs[i].request,
+            [rec](msg::grid_job_reply& r) { *rec = std::move(r.job); }, [](const std::string&) {});
+        sched_.run();
+      }
       // 4. Whatever started, paused or ended (after events, submits, deletions) is recorded.
       record_events(out);
       ++out.steps;
-      if (opt.progress) opt.progress(now_, next_job + next_req, arrivals);
+      if (opt.progress) opt.progress(now_, next_job + next_req + next_grid, arrivals);
     }
     out.end_time = now_;
+    if (grid_) {
+      // A last look at every copy, then the grid jobs as the manager knows them.
+      ask<std::int32_t>(
+          grid_, poll_atom::value, [](std::int32_t) {}, [](const std::string&) {});
+      sched_.run();
+      std::vector<msg::grid_job_info> known;
+      ask<msg::grid_list_reply>(
+          grid_, msg::grid_list_request{"", "", ""},
+          [&known](msg::grid_list_reply& l) { known = std::move(l.jobs); },
+          [](const std::string&) {});
+      sched_.run();
+      std::map<std::string, msg::grid_job_info*> by_id;
+      for (auto& j : known)
+        by_id[j.id] = &j;
+      for (auto& rec : out.grid_jobs)
+        if (auto it = by_id.find(rec.id); it != by_id.end()) rec = *it->second;
+    }
     for (auto& r : out.requests) {
       auto it = cluster_index.find(r.reply.reservation.cluster);
       r.cluster = r.ok() && it != cluster_index.end() ? it->second : -1;
@@ -374,6 +416,7 @@ class virtual_grid {
   caf::scoped_actor self_;
   gis_actor gis_;
   broker_actor broker_;
+  grid_jobs_actor grid_;
   std::vector<cluster_slot> clusters_;
   timestamp now_ = 0;
 };

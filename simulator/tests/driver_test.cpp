@@ -333,5 +333,64 @@ TEST(metrics, AdditionalWaitsAreSortedDifferences) {
   EXPECT_TRUE(additional_waits(run, base).empty());
 }
 
+// Grid jobs of every strategy under virtual time. Cluster a is busy for 1000 s, b for 300 s
+// (local jobs of 8 CPUs each); c for 2000 s. Every grid job wants 8 CPUs for 100 s.
+scenario grid_scenario() {
+  scenario s;
+  s.clusters = {{.name = "a", .cpus = 8}, {.name = "b", .cpus = 8}, {.name = "c", .cpus = 8}};
+  auto busy = [](std::int64_t id, int cluster, duration d) {
+    auto j = job(id, 0, 8, d, d);
+    j.cluster = cluster;
+    return j;
+  };
+  s.jobs = {busy(1, 0, 1000), busy(2, 1, 300), busy(3, 2, 2000)};
+  std::int64_t id = 10;
+  for (auto strategy : {grid_strategy::single, grid_strategy::flood, grid_strategy::adaptive,
+                        grid_strategy::reserve}) {
+    msg::grid_submit_request r;
+    r.user = "alice";
+    r.np = 8;
+    r.walltime = 100;
+    r.strategy = strategy;
+    r.width = 2;
+    s.grid_jobs.push_back({id, 10 * (id - 9), r});
+    ++id;
+  }
+  s.grid_poll_interval = 30;
+  s.grid_adaptation_interval = 60;
+  return s;
+}
+
+TEST(driver, GridJobsOfEveryStrategyRunOnceUnderVirtualTime) {
+  auto out = run_simulation(grid_scenario());
+  ASSERT_TRUE(out) << out.err().message;
+  ASSERT_EQ(out->grid_jobs.size(), 4u);
+  for (const auto& j : out->grid_jobs) {
+    SCOPED_TRACE(std::string(to_string(j.strategy)));
+    EXPECT_EQ(j.state, grid_job_state::completed);
+    ASSERT_GE(j.winner, 0);
+    // Every job ran exactly once, on b (the first to free up), never before b was free.
+    EXPECT_EQ(j.copies[static_cast<std::size_t>(j.winner)].cluster, "b");
+    EXPECT_GE(j.started, 300);
+    int ran = 0;
+    for (const auto& c : j.copies)
+      ran += c.started >= 0 ? 1 : 0;
+    EXPECT_EQ(ran, 1);
+  }
+  // The flood had a copy on a as well; it was cancelled from a's queue.
+  const auto& flood = out->grid_jobs[1];
+  ASSERT_EQ(flood.copies.size(), 2u);
+  EXPECT_EQ(flood.copies[1].state, copy_state::cancelled);
+  EXPECT_FALSE(out->grid_jobs[3].reservation.empty());
+}
+
+TEST(driver, GridJobsAreDeterministic) {
+  auto one = run_simulation(grid_scenario());
+  auto two = run_simulation(grid_scenario());
+  ASSERT_TRUE(one && two);
+  EXPECT_EQ(one->grid_jobs, two->grid_jobs);
+  EXPECT_EQ(one->end_time, two->end_time);
+}
+
 }  // namespace
 }  // namespace arbroker::sim

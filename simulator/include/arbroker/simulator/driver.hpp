@@ -59,8 +59,11 @@ struct sim_output {
   std::vector<request_record> requests;
   std::vector<busy_span> busy;    ///< every run of every job, in the order they ended
   std::vector<int> cluster_cpus;  ///< per cluster, as in the scenario
-  timestamp end_time = 0;         ///< virtual time of the last event
-  std::uint64_t steps = 0;        ///< distinct event instants processed
+  /// Per grid arrival (input order): the grid job as the manager last knew it, after a last
+  /// poll at the end (its end times are when the manager saw them, at poll granularity).
+  std::vector<msg::grid_job_info> grid_jobs;
+  timestamp end_time = 0;   ///< virtual time of the last event
+  std::uint64_t steps = 0;  ///< distinct event instants processed
 };
 
 struct driver_options {

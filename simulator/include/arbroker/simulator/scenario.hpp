@@ -9,6 +9,7 @@
 
 #include "arbroker/core/time.hpp"
 #include "arbroker/messages/broker_protocol.hpp"
+#include "arbroker/messages/grid_job_protocol.hpp"
 
 namespace arbroker::sim {
 
@@ -63,10 +64,21 @@ struct request_arrival {
   bool on_demand = false;
 };
 
+/// A grid job (docs/grid-jobs.md) sent to the node's grid-job manager at `submit`. Its copies
+/// run their walltime in the simulated LRMSs (the manager sends no actual runtime).
+struct grid_arrival {
+  std::int64_t id = 0;  ///< the trace's job number it came from, for the output
+  timestamp submit = 0;
+  msg::grid_submit_request request;
+};
+
 struct scenario {
   std::vector<cluster_spec> clusters;
   std::vector<local_job> jobs;
   std::vector<request_arrival> requests;
+  std::vector<grid_arrival> grid_jobs;
+  duration grid_poll_interval = 60;        ///< the manager's job-state polls, virtual seconds
+  duration grid_adaptation_interval = 60;  ///< its adaptation rounds
 };
 
 }  // namespace arbroker::sim
