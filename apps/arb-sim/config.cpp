@@ -352,6 +352,44 @@ paper004_config paper004(const toml::table& root, std::string name) {
   return c;
 }
 
+grid5_config grid5(const toml::table& root, std::string name) {
+  grid5_config c;
+  c.name = std::move(name);
+  const auto& g = table(root, "", "grid");
+  c.scheduler = get(g, "grid", "scheduler", c.scheduler);
+  c.days = get(g, "grid", "days", c.days);
+  c.grid_every = get<std::size_t>(g, "grid", "grid_every", c.grid_every);
+  c.poll_s = get<duration>(g, "grid", "poll_s", c.poll_s);
+  c.adaptation_s = get<duration>(g, "grid", "adaptation_s", c.adaptation_s);
+  if (!(c.days > 0) || c.grid_every < 1 || c.poll_s < 1 || c.adaptation_s < 1)
+    bad("grid", "days > 0, grid_every >= 1, poll_s >= 1 and adaptation_s >= 1 are needed");
+  for_each_table(root, "clusters", [&](const toml::table& t) {
+    grid5_cluster k;
+    k.name = get(t, "clusters", "name", std::string());
+    k.trace = get(t, "clusters", "trace", std::string());
+    k.cpus = get<int>(t, "clusters", "cpus", 0);
+    if (k.name.empty() || k.trace.empty() || k.cpus < 1)
+      bad("clusters", "each needs a name, a trace and cpus >= 1");
+    c.clusters.push_back(k);
+  });
+  for_each_table(root, "strategies", [&](const toml::table& t) {
+    grid5_strategy s;
+    s.name = get(t, "strategies", "name", std::string());
+    s.strategy = get(t, "strategies", "strategy", s.strategy);
+    s.width = get<int>(t, "strategies", "width", s.width);
+    s.min_gain = get<duration>(t, "strategies", "min_gain_s", s.min_gain);
+    if (s.name.empty() || (s.strategy != "none" && !grid_strategy_from(s.strategy)) ||
+        s.width < 1 || s.width > max_grid_width || s.min_gain < 0)
+      bad("strategies",
+          "each needs a name, a strategy (single, flood, adaptive, reserve, none), "
+          "1 <= width <= 16 and min_gain_s >= 0");
+    c.strategies.push_back(s);
+  });
+  if (c.clusters.size() < 2 || c.strategies.empty())
+    bad("clusters", "at least two clusters and one strategy");
+  return c;
+}
+
 }  // namespace
 
 std::string grid_point::key() const {
@@ -382,11 +420,13 @@ result<experiment_config> load_experiment(const std::filesystem::path& file) {
       out.paper002 = paper002(root, name);
     else if (out.kind == "paper004")
       out.paper004 = paper004(root, name);
+    else if (out.kind == "grid5")
+      out.grid5 = grid5(root, name);
     else if (out.kind == "replay")
       out.replay = replay(root, name);
     else
       bad("experiment",
-          "'" + out.kind + "' is not paper000, paper001, paper002, paper004 or replay");
+          "'" + out.kind + "' is not paper000, paper001, paper002, paper004, grid5 or replay");
     return out;
   } catch (const bad_key& e) {
     return fail(errc::invalid_parameter, file.string() + ": " + e.message);

@@ -168,13 +168,37 @@ struct paper002_config {
   double paper_mli_over_imct = 0.892;  ///< W_R of MLI / W_R of IMCT at L = 1000 %, PAR = 1
 };
 
+/// Experiment 5 (ours): grid jobs over clusters that each replay a different trace.
+struct grid5_cluster {
+  std::string name;
+  std::string trace;
+  int cpus = 0;
+};
+struct grid5_strategy {
+  std::string name;
+  std::string strategy = "single";  ///< single, flood, adaptive, reserve, or none (no grid jobs)
+  int width = 3;
+  duration min_gain = 0;
+};
+struct grid5_config {
+  std::string name;
+  std::vector<grid5_cluster> clusters;
+  std::string scheduler = "easy";
+  double days = 7;              ///< the first `days` of every trace, all from time 0
+  std::size_t grid_every = 10;  ///< every n-th job of each trace becomes a grid job
+  duration poll_s = 60;         ///< the manager's job-state polls
+  duration adaptation_s = 60;   ///< its adaptation rounds
+  std::vector<grid5_strategy> strategies;
+};
+
 struct experiment_config {
-  std::string kind;  ///< "paper000", "paper001", "paper002", "paper004" or "replay"
+  std::string kind;  ///< "paper000", "paper001", "paper002", "paper004", "grid5" or "replay"
   paper002_config paper002;
   paper004_config paper004;
   paper000_config paper000;
   paper001_config paper001;
   replay_config replay;
+  grid5_config grid5;
 };
 
 result<experiment_config> load_experiment(const std::filesystem::path& file);

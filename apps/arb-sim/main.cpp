@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
               : cfg->kind == "paper001" ? simapp::run_paper001(cfg->paper001, opt)
               : cfg->kind == "paper002" ? simapp::run_paper002(cfg->paper002, opt)
               : cfg->kind == "paper004" ? simapp::run_paper004(cfg->paper004, opt)
+              : cfg->kind == "grid5"    ? simapp::run_grid5(cfg->grid5, opt)
                                         : simapp::run_replay(cfg->replay, opt);
     if (!ok) {
       std::cerr << "arb-sim: " << file << ": " << ok.err().message << '\n';

@@ -29,6 +29,9 @@ status run_paper002(const paper002_config& c, const run_options& opt);
 /// Paper 004 Sec. IV-D: ESE accuracy ac and ranking correctness per overestimate.
 status run_paper004(const paper004_config& c, const run_options& opt);
 
+/// Experiment 5 (ours): grid-job strategies over clusters replaying different traces.
+status run_grid5(const grid5_config& c, const run_options& opt);
+
 /// One long replay (performance runs): summary CSV, progress by simulated time.
 status run_replay(const replay_config& c, const run_options& opt);
 

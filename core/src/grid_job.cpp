@@ -259,6 +259,15 @@ std::vector<grid_action> grid_job::on_observed(std::size_t i, observed_state s,
       return cancel_doomed();
     case observed_state::running:
       return started_running(i, started_at, now);
+    case observed_state::completed:
+      if (!c.started && !c.cancel_sent) {
+        // It ran and ended between two looks: it ran all the same (and, first, wins).
+        auto acts = started_running(i, started_at, now);
+        auto more = copy_ended(i, copy_state::completed, "ended in the LRMS", now);
+        acts.insert(acts.end(), more.begin(), more.end());
+        return acts;
+      }
+      [[fallthrough]];
     default:
       return copy_ended(i, ended_state(s),
                         c.cancel_sent ? "cancelled by the broker" : "ended in the LRMS", now);

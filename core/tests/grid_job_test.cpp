@@ -97,6 +97,22 @@ TEST(GridJob, ADuplicateObservedRunningIsCancelledOnce) {
   EXPECT_EQ(j.duplicate_starts, 1);
 }
 
+TEST(GridJob, ACopyFirstSeenCompletedRanBetweenTwoLooksAndWins) {
+  auto j = queued_flood();
+  const auto acts = j.on_observed(2, observed_state::completed, std::nullopt, 50);
+  EXPECT_EQ(acts, (std::vector<grid_action>{{kind::cancel, 0}, {kind::cancel, 1}}));
+  EXPECT_EQ(j.winner, 2u);
+  EXPECT_EQ(j.state, grid_job_state::completed);
+  EXPECT_TRUE(j.active());  // until the other two are out of their queues
+  // A single job's one copy likewise completes the job.
+  auto s = make_job(grid_strategy::single);
+  s.add_copy("a", 0, "");
+  (void)s.on_submitted(0, std::string("ja"), 1);
+  (void)s.on_observed(0, observed_state::completed, std::nullopt, 9);
+  EXPECT_EQ(s.state, grid_job_state::completed);
+  EXPECT_FALSE(s.active());
+}
+
 TEST(GridJob, AllCopiesRefusedFailsWithEveryReason) {
   auto j = make_job(grid_strategy::flood);
   for (const char* c : {"a", "b"})

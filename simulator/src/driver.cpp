@@ -86,6 +86,7 @@ class virtual_grid {
       gc.clock = clock();
       gc.poll_interval = s.grid_poll_interval;
       gc.adaptation_interval = s.grid_adaptation_interval;
+      gc.counters = grid_counters_;
       grid_ = spawn_grid_jobs(sys_, gc);
     }
     for (const auto& spec : s.clusters)
@@ -214,6 +215,7 @@ class virtual_grid {
         by_id[j.id] = &j;
       for (auto& rec : out.grid_jobs)
         if (auto it = by_id.find(rec.id); it != by_id.end()) rec = *it->second;
+      out.grid_service_calls = grid_counters_->lrms_calls.load();
     }
     for (auto& r : out.requests) {
       auto it = cluster_index.find(r.reply.reservation.cluster);
@@ -417,6 +419,7 @@ class virtual_grid {
   gis_actor gis_;
   broker_actor broker_;
   grid_jobs_actor grid_;
+  std::shared_ptr<grid_job_counters> grid_counters_ = std::make_shared<grid_job_counters>();
   std::vector<cluster_slot> clusters_;
   timestamp now_ = 0;
 };

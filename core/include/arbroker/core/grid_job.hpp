@@ -8,7 +8,8 @@
 //
 // Rules (the same for every strategy; `single` and `adaptive` have one live copy, `flood`
 // several):
-// - the first copy observed running wins; every other live copy is cancelled at once;
+// - the first copy observed running wins; every other live copy is cancelled at once (a
+//   copy first seen completed ran between two looks: it counts as having run);
 // - a copy that is observed running after another won is a duplicate start: it is cancelled
 //   and counted (the CPU time it used is wasted);
 // - a copy the LRMS refuses or that fails before any copy won is dropped; when no copy is
