@@ -1,6 +1,7 @@
 #include "arbroker/actors/grid_jobs.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <set>
@@ -561,13 +562,16 @@ class grid_jobs_state {
     if (!e) return handler(result<reply>(error{errc::not_found, where + " left the grid"}));
     ++outstanding_;
     ++cfg_.counters->lrms_calls;
+    const auto sent = std::chrono::steady_clock::now();
     self_->request(e->service, caf::infinite, msg::call_tag{next_call_++}, std::move(q))
         .then(
-            [this, handler](msg::call_tag, reply& rep) mutable {
+            [this, handler, sent](msg::call_tag, reply& rep) mutable {
+              took(sent);
               handler(result<reply>(std::move(rep)));
               settled();
             },
-            [this, handler](caf::error& err) mutable {
+            [this, handler, sent](caf::error& err) mutable {
+              took(sent);
               handler(result<reply>(
                   error{errc::unreachable, "cluster service: " + self_->system().render(err)}));
               settled();
@@ -950,17 +954,28 @@ class grid_jobs_state {
     using reply = typename reply_of<Request>::type;
     ++outstanding_;
     ++cfg_.counters->lrms_calls;
+    const auto sent = std::chrono::steady_clock::now();
     self_->request(to, caf::infinite, std::move(q))
         .then(
-            [this, handler](reply& rep) mutable {
+            [this, handler, sent](reply& rep) mutable {
+              took(sent);
               handler(result<reply>(std::move(rep)));
               settled();
             },
-            [this, handler](caf::error& e) mutable {
+            [this, handler, sent](caf::error& e) mutable {
+              took(sent);
               handler(result<reply>(
                   error{errc::unreachable, "cluster service: " + self_->system().render(e)}));
               settled();
             });
+  }
+
+  // A call to a cluster service was answered: its latency into the counters (wall time:
+  // what an operator wants to see, whatever clock the manager plans with).
+  void took(std::chrono::steady_clock::time_point sent) {
+    cfg_.counters->lrms_call_microseconds += std::chrono::duration_cast<std::chrono::microseconds>(
+                                                 std::chrono::steady_clock::now() - sent)
+                                                 .count();
   }
 
   caf::typed_response_promise<std::int32_t> when_settled(std::int32_t value) {

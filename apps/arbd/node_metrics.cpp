@@ -50,7 +50,8 @@ node_metrics::node_metrics(metrics::registry& reg)
       grid_events_(must(reg.add_counter(
           "arb_grid_job_events_total",
           "Grid-job manager events: submitted, refused, copies_submitted, copies_cancelled, "
-          "duplicate_starts, migrations, migration_gain_seconds, lrms_calls.",
+          "duplicate_starts, migrations, migration_gain_seconds, lrms_calls, "
+          "lrms_call_microseconds (their summed latency).",
           {"event"}))) {}
 
 node_metrics::~node_metrics() {
@@ -113,7 +114,8 @@ void node_metrics::update(const grid_job_counters& g) {
       {"duplicate_starts", &g.duplicate_starts},
       {"migrations", &g.migrations},
       {"migration_gain_seconds", &g.migration_gain},
-      {"lrms_calls", &g.lrms_calls}};
+      {"lrms_calls", &g.lrms_calls},
+      {"lrms_call_microseconds", &g.lrms_call_microseconds}};
   for (const auto& [name, value] : events) {
     const auto v = value->load();
     auto& seen = grid_seen_[name];
