@@ -168,6 +168,10 @@ class real_grid : public ::testing::Test {
 
   void expect_not_overtaken(const std::string& cluster, lrms& l, const std::string& running,
                             const start_signal& started);
+  // A local job of the whole cluster for `minutes`, straight to the batch system (sbatch,
+  // qsub); remembered for clean-up. Its script signals `started` when it runs.
+  std::string sbatch_whole(const std::string& conf, int minutes, const start_signal& started);
+  std::string qsub_whole(int minutes, const start_signal& started);
 
   duration slurm2_refresh = 0;
   config cfg;
@@ -330,44 +334,58 @@ void real_grid::expect_not_overtaken(const std::string& cluster, lrms& l,
   EXPECT_GE(q.info.start, q.info.admitted_after);
 }
 
+std::string real_grid::sbatch_whole(const std::string& conf, int minutes,
+                                    const start_signal& started) {
+  process_spec p;
+  p.argv = {"sbatch",
+            "--parsable",
+            "-n",
+            std::to_string(cpus[conf == conf1 ? "slurm1" : "slurm2"]),
+            "-t",
+            std::to_string(minutes),
+            "-o",
+            "/dev/null",
+            started.script()};
+  p.env = {{"SLURM_CONF", conf}};
+  auto id = submitted_id(run_process(p));
+  jobs.emplace_back(conf, id);
+  return id;
+}
+
+std::string real_grid::qsub_whole(int minutes, const start_signal& started) {
+  process_spec p;
+  p.argv = {"/usr/lib/gridengine/qsub",
+            "-terse",
+            "-l",
+            "h_rt=" + std::to_string(minutes * 60),
+            "-pe",
+            "arb",
+            std::to_string(cpus["sge"]),
+            "-b",
+            "y",
+            "-o",
+            "/dev/null",
+            "-e",
+            "/dev/null",
+            started.script()};
+  p.env = {{"SGE_ROOT", ge_conf().sge_root}, {"SGE_CELL", ge_conf().sge_cell}};
+  auto id = submitted_id(run_process(p));
+  ge_jobs.push_back(id);
+  return id;
+}
+
 TEST_F(real_grid, LocalJobsSubmittedWithSbatchAreNotOvertaken) {
   start_signal started;
-  auto sbatch = [&](std::string script) {
-    process_spec p;
-    p.argv = {"sbatch",    "--parsable",     "-n", std::to_string(cpus["slurm1"]), "-t", "20", "-o",
-              "/dev/null", std::move(script)};
-    p.env = {{"SLURM_CONF", conf1}};
-    return submitted_id(run_process(p));
-  };
-  const std::string running = sbatch(started.script()), queued = sbatch(started.script());
-  jobs = {{conf1, running}, {conf1, queued}};
+  const std::string running = sbatch_whole(conf1, 20, started);
+  (void)sbatch_whole(conf1, 20, started);  // queued behind it
   slurm_lrms s1(slurm_opts(conf1));
   expect_not_overtaken("slurm1", s1, running, started);
 }
 
 TEST_F(real_grid, LocalJobsSubmittedWithQsubAreNotOvertaken) {
   start_signal started;
-  auto qsub = [&] {
-    process_spec p;
-    p.argv = {"/usr/lib/gridengine/qsub",
-              "-terse",
-              "-l",
-              "h_rt=1200",
-              "-pe",
-              "arb",
-              std::to_string(cpus["sge"]),
-              "-b",
-              "y",
-              "-o",
-              "/dev/null",
-              "-e",
-              "/dev/null",
-              started.script()};
-    p.env = {{"SGE_ROOT", ge_conf().sge_root}, {"SGE_CELL", ge_conf().sge_cell}};
-    return submitted_id(run_process(p));
-  };
-  const std::string running = qsub(), queued = qsub();
-  ge_jobs = {running, queued};
+  const std::string running = qsub_whole(20, started);
+  (void)qsub_whole(20, started);  // queued behind it
   gridengine_lrms ge(ge_conf());
   expect_not_overtaken("sge", ge, running, started);
 }
@@ -388,45 +406,6 @@ struct real_grid_jobs : real_grid {
   void TearDown() override {
     self->send_exit(manager, caf::exit_reason::user_shutdown);
     real_grid::TearDown();
-  }
-
-  // A local job filling the cluster, submitted straight to the batch system.
-  std::string fill_slurm(const std::string& conf, int minutes, const start_signal& started) {
-    process_spec p;
-    p.argv = {"sbatch",
-              "--parsable",
-              "-n",
-              std::to_string(cpus[conf == conf1 ? "slurm1" : "slurm2"]),
-              "-t",
-              std::to_string(minutes),
-              "-o",
-              "/dev/null",
-              started.script()};
-    p.env = {{"SLURM_CONF", conf}};
-    auto id = submitted_id(run_process(p));
-    jobs.emplace_back(conf, id);
-    return id;
-  }
-  std::string fill_sge(int minutes, const start_signal& started) {
-    process_spec p;
-    p.argv = {"/usr/lib/gridengine/qsub",
-              "-terse",
-              "-l",
-              "h_rt=" + std::to_string(minutes * 60),
-              "-pe",
-              "arb",
-              std::to_string(cpus["sge"]),
-              "-b",
-              "y",
-              "-o",
-              "/dev/null",
-              "-e",
-              "/dev/null",
-              started.script()};
-    p.env = {{"SGE_ROOT", ge_conf().sge_root}, {"SGE_CELL", ge_conf().sge_cell}};
-    auto id = submitted_id(run_process(p));
-    ge_jobs.push_back(id);
-    return id;
   }
 
   msg::grid_submit_request grid_job(grid_strategy s, int width) {
@@ -484,8 +463,8 @@ struct real_grid_jobs : real_grid {
 
 TEST_F(real_grid_jobs, FloodRunsWhereItCanStartAndLeavesNoOtherCopyInAnyQueue) {
   start_signal s1, sg;
-  fill_slurm(conf1, 20, s1);
-  fill_sge(20, sg);
+  sbatch_whole(conf1, 20, s1);
+  qsub_whole(20, sg);
   ASSERT_TRUE(s1.wait(30) && sg.wait(30)) << "the local jobs did not start";
   auto sub = ask<msg::grid_job_reply>(manager, grid_job(grid_strategy::flood, 3));
   ASSERT_TRUE(sub.error.ok()) << sub.error.message;
@@ -509,8 +488,8 @@ TEST_F(real_grid_jobs, FloodRunsWhereItCanStartAndLeavesNoOtherCopyInAnyQueue) {
 
 TEST_F(real_grid_jobs, AdaptiveJobMigratesWhenTheOtherQueueDrainsAndRunsOnce) {
   start_signal s1, s2;
-  fill_slurm(conf1, 20, s1);
-  const auto blocker2 = fill_slurm(conf2, 40, s2);
+  sbatch_whole(conf1, 20, s1);
+  const auto blocker2 = sbatch_whole(conf2, 40, s2);
   ASSERT_TRUE(s1.wait(30) && s2.wait(30)) << "the local jobs did not start";
   auto r = grid_job(grid_strategy::adaptive, 1);
   r.clusters = {"slurm1", "slurm2"};

@@ -92,36 +92,10 @@ status check_request(const msg::grid_submit_request& r) {
   return {};
 }
 
+// The reply a cluster service gives to `Request`, from its typed interface.
 template <class Request>
-struct reply_of;
-template <>
-struct reply_of<msg::job_submit_request> {
-  using type = msg::job_submit_reply;
-};
-template <>
-struct reply_of<msg::job_states_request> {
-  using type = msg::job_states_reply;
-};
-template <>
-struct reply_of<msg::job_cancel_request> {
-  using type = msg::job_cancel_reply;
-};
-template <>
-struct reply_of<msg::job_outlook_request> {
-  using type = msg::job_outlook_reply;
-};
-template <>
-struct reply_of<msg::job_find_request> {
-  using type = msg::job_find_reply;
-};
-template <>
-struct reply_of<msg::cancel_request> {
-  using type = msg::ack_reply;
-};
-template <>
-struct reply_of<msg::bind_job_request> {
-  using type = msg::bind_job_reply;
-};
+using reply_of = caf::detail::tl_head_t<
+    typename caf::response_type<cluster_service_actor::signatures, Request>::type>;
 
 /// One cluster's answer to a ranking outlook.
 struct ranked {
@@ -951,7 +925,7 @@ class grid_jobs_state {
   // that poll_atom/adapt_atom can answer when everything they set off is done.
   template <class Request, class F>
   void ask(const cluster_service_actor& to, Request q, F handler) {
-    using reply = typename reply_of<Request>::type;
+    using reply = reply_of<Request>;
     ++outstanding_;
     ++cfg_.counters->lrms_calls;
     const auto sent = std::chrono::steady_clock::now();
