@@ -27,8 +27,7 @@ observed_state observed(lrms_job_state s) {
 
 }  // namespace
 
-msg::job_submit_reply cluster_service::submit_job(const msg::job_submit_request& req,
-                                                  timestamp now) {
+msg::job_submit_reply cluster_service::submit_job(const msg::job_submit_request& req, timestamp) {
   msg::job_submit_reply out;
   out.cluster = name();
   if (req.np < 1 || req.walltime <= 0) {
@@ -50,7 +49,6 @@ msg::job_submit_reply cluster_service::submit_job(const msg::job_submit_request&
   }
   out.lrms_id = std::move(*id);
   view_.taken = -time_infinity;  // the queue changed: read it again before the next probe
-  (void)now;
   return out;
 }
 
@@ -126,7 +124,7 @@ msg::job_find_reply cluster_service::find_jobs(const msg::job_find_request& req,
 }
 
 msg::job_outlook_reply cluster_service::job_outlook(const msg::job_outlook_request& req,
-                                                    timestamp now) {
+                                                    timestamp) {
   msg::job_outlook_reply out;
   out.cluster = name();
   auto snap = lrms_->snapshot();
@@ -163,7 +161,6 @@ msg::job_outlook_reply cluster_service::job_outlook(const msg::job_outlook_reque
                          plan->queued_starts[it->second] < time_infinity;
     out.queued_starts.push_back(planned ? plan->queued_starts[it->second] : -1);
   }
-  (void)now;
   return out;
 }
 
