@@ -133,6 +133,12 @@ msg::job_outlook_reply cluster_service::job_outlook(const msg::job_outlook_reque
     return out;
   }
   out.now = snap->now;
+  for (const auto* list : {&snap->running, &snap->queued})
+    for (const auto& j : *list)
+      if (!j.reservation) {
+        out.busy_cores += j.np;
+        out.longest_walltime = std::max<std::int64_t>(out.longest_walltime, j.walltime);
+      }
   const auto w = to_workload(*snap);
   auto plan = plan_workload(w, snap->now, ese_policy::local_jobs_preferred);
   if (!plan) {

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "arbroker/actors/gis.hpp"
+#include "arbroker/core/expected_delay.hpp"
 #include "arbroker/core/grid_placement.hpp"
 #include "arbroker/core/site_adaptation.hpp"
 #include "directory_subscription.hpp"
@@ -104,6 +105,9 @@ struct ranked {
   duration walltime = 0;
   timestamp start = 0;  ///< the cluster's earliest start for the job
   placement_terms terms;
+  duration sed_delay = 0;  ///< paper 004 eq. 6 (the TTD where SED cannot be computed)
+  duration key = 0;        ///< what the ranking sorts by: SED delay, or TTD with staging data
+  const char* by = "TTD";
 };
 
 /// strategy reserve: one hold of the JBS flow (paper 004 Sec. III-A).
@@ -307,9 +311,15 @@ class grid_jobs_state {
 
   void rank_batch(outlook_round& rd) {
     std::map<std::string, duration> grown;  // by the jobs placed earlier in this batch
+    std::map<std::string, std::int32_t> grown_cores;
     for (auto& p : rd.submits) {
       std::vector<ranked> ok;
       std::string refused;
+      // Paper 004 pre-ranks by SED (eq. 1-6); paper 003 by TTD when the job brings
+      // staging data or benchmarks (the rule). A grid job names no reference CPU:
+      // alpha = 1 everywhere, and the run term is the job's execution time.
+      const bool by_sed =
+          p.request.inputs.empty() && p.request.output_bytes < 0 && p.request.benchmarks.empty();
       for (const auto& [at, terms] : p.candidates) {
         const auto& rep = rd.answers.at(at);
         const auto idx = rd.shape_index[at].at({p.request.np, terms.walltime});
@@ -320,14 +330,35 @@ class grid_jobs_state {
               " " + at + ": " + (rep->error.ok() ? "the job never fits" : rep->error.message) + ";";
         } else {
           const timestamp start = rep->starts[idx] + grown[at];
-          if (auto ttd = ttd_at(terms, rep->now, start))
-            ok.push_back({at, *ttd, terms.walltime, start, terms});
+          auto ttd = ttd_at(terms, rep->now, start);
+          if (!ttd) continue;
+          ranked r{at, *ttd, terms.walltime, start, terms, *ttd, *ttd, "TTD"};
+          if (const auto* e = cluster(at)) {
+            sed_application app{1.0, terms.execution, {}};
+            for (const auto& f : p.request.inputs)
+              app.input_file_bytes.push_back(f.bytes);
+            const auto busy = rep->busy_cores + grown_cores[at];
+            const sed_machine m{at,
+                                {1.0},
+                                e->info.cpus,
+                                std::max<duration>(rep->longest_walltime, 1),
+                                busy > 0 ? std::vector<int>{busy} : std::vector<int>{},
+                                e->info.bandwidth};
+            if (auto d = expected_delay(app, m)) r.sed_delay = d->delay;
+          }
+          if (by_sed) {
+            r.key = r.sed_delay;
+            r.by = "SED";
+          }
+          ok.push_back(std::move(r));
         }
       }
       const auto np = p.request.np;
       for (const auto& [at, walltime] :
-           place(std::move(p.request), std::move(ok), std::move(refused), p.rp))
+           place(std::move(p.request), std::move(ok), std::move(refused), p.rp)) {
         grown[at] += queue_growth(at, np, walltime);
+        grown_cores[at] += np;
+      }
     }
   }
 
@@ -344,7 +375,7 @@ class grid_jobs_state {
       return {};
     }
     std::sort(ok.begin(), ok.end(), [](const ranked& a, const ranked& b) {
-      return a.ttd != b.ttd ? a.ttd < b.ttd : a.cluster < b.cluster;
+      return a.key != b.key ? a.key < b.key : a.cluster < b.cluster;
     });
     const std::size_t copies =
         r.strategy == grid_strategy::flood ? static_cast<std::size_t>(r.width) : 1;
@@ -365,9 +396,9 @@ class grid_jobs_state {
     t.request = std::move(r);
     if (t.request.strategy != grid_strategy::reserve)
       for (std::size_t i = 0; i < ok.size(); ++i)
-        t.job.add_copy(
-            ok[i].cluster, t.job.submitted,
-            "rank " + std::to_string(i + 1) + " by TTD (" + std::to_string(ok[i].ttd) + " s)");
+        t.job.add_copy(ok[i].cluster, t.job.submitted,
+                       "rank " + std::to_string(i + 1) + " by " + ok[i].by + " (" +
+                           std::to_string(ok[i].key) + " s)");
     // Durable before any LRMS sees a copy: recovery must know every copy that may exist.
     if (auto saved = persist_job(t); !saved) {
       ++cfg_.counters->refused;
@@ -447,7 +478,7 @@ class grid_jobs_state {
   void keep_best(std::uint64_t serial, std::vector<reserve_hold>& holds) {
     auto& t = jobs_.at(serial);
     auto finish = [&](const reserve_hold& h) {
-      if (t.request.finish_by_eq7) return h.start + h.at.ttd;
+      if (t.request.finish_by_eq7) return h.start + h.at.sed_delay;
       return h.start + h.at.terms.execution + h.at.terms.stage_out.value_or(0);
     };
     const reserve_hold* best = nullptr;

@@ -91,6 +91,9 @@ TEST_F(grid_jobs_test, SingleGoesToTheClusterThatDeliversFirstAndRunsToTheEnd) {
   ASSERT_EQ(j.copies.size(), 1u);
   EXPECT_EQ(j.copies[0].cluster, "b");
   EXPECT_EQ(j.id, "n/g1");
+  // No staging data, no benchmarks: pre-ranked by paper 004's SED (b: no wait, delay = run).
+  EXPECT_NE(j.history[0].what.find("rank 1 by SED (100 s)"), std::string::npos)
+      << j.history[0].what;
   poll();
   EXPECT_EQ(show(j.id).state, grid_job_state::running);
   advance(100);

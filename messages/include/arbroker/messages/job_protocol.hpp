@@ -146,11 +146,15 @@ struct job_outlook_reply {
   std::vector<std::int64_t> starts;         ///< per shape; -1: never (larger than the cluster)
   std::vector<std::int64_t> queued_starts;  ///< per id; -1: not in the queue
   wire_error error;
+  /// Paper 004's SED inputs (eq. 4): CPUs of the running and queued jobs, and the longest
+  /// walltime among them (the LRMS's per-job limit is not known; as the match advisor).
+  std::int32_t busy_cores = 0;
+  std::int64_t longest_walltime = 0;
   friend bool operator==(const job_outlook_reply&, const job_outlook_reply&) = default;
 };
 template <class Inspector>
 auto inspect(Inspector& f, job_outlook_reply& x) {
-  return f(x.cluster, x.now, x.starts, x.queued_starts, x.error);
+  return f(x.cluster, x.now, x.starts, x.queued_starts, x.error, x.busy_cores, x.longest_walltime);
 }
 
 }  // namespace arbroker::msg
