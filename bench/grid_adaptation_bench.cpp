@@ -100,8 +100,8 @@ int main(int argc, char** argv) {
     j.spec = {"", "", r.request.np, r.request.walltime, grid_strategy::adaptive, 1, 0, -1};
     j.submitted = now;
     j.add_copy(names[c], now, "bench");
-    auto id = lrms[c]->submit_job({"arb-g" + std::to_string(i + 1) + ".0", "u", r.request.np,
-                                   r.request.walltime, {}, ""});
+    auto id = lrms[c]->submit_job(
+        {"arb-g" + std::to_string(i + 1) + ".0", "u", r.request.np, r.request.walltime, {}, ""});
     if (!id) return 1;
     (void)j.on_submitted(0, *id, now);
     recs.push_back(std::move(r));
@@ -124,14 +124,15 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     self->request(manager, caf::infinite, adapt_atom::value)
         .receive([&](std::int32_t n) { evaluated = n; }, [](caf::error&) {});
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                     .count());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   std::int32_t migrations = 0;
   self->request(manager, caf::infinite, msg::grid_list_request{"", "", ""})
       .receive(
           [&](msg::grid_list_reply& l) {
-            for (const auto& j : l.jobs) migrations += j.migrations;
+            for (const auto& j : l.jobs)
+              migrations += j.migrations;
           },
           [](caf::error&) {});
   std::sort(ms.begin(), ms.end());

@@ -12,6 +12,7 @@
 #include "arbroker/core/grid_placement.hpp"
 #include "arbroker/core/site_adaptation.hpp"
 #include "directory_subscription.hpp"
+#include "grid_job_terms.hpp"
 
 namespace arbroker {
 namespace {
@@ -24,79 +25,23 @@ using grid_jobs_impl_actor =
                             caf::reacts_to<tick_atom, adapt_atom>,
                             caf::reacts_to<flush_atom>>::extend_with<directory_subscriber>;
 
-// The number n of "<node>/g<n>", or 0.
-std::uint64_t serial_in(const std::string& id) {
-  const auto at = id.rfind("/g");
-  if (at == std::string::npos || at + 2 >= id.size()) return 0;
-  std::uint64_t n = 0;
-  for (std::size_t i = at + 2; i < id.size(); ++i) {
-    if (id[i] < '0' || id[i] > '9' || n > (UINT64_MAX - 9) / 10) return 0;
-    n = n * 10 + static_cast<std::uint64_t>(id[i] - '0');
-  }
-  return n;
-}
-
-placement_inputs inputs_of(const msg::grid_submit_request& r) {
-  placement_inputs in;
-  in.walltime = r.walltime;
-  for (const auto& b : r.benchmarks)
-    in.benchmarks.push_back({b.name, b.result, b.seconds});
-  in.penalty = r.penalty;
-  for (const auto& f : r.inputs)
-    in.input_bytes += f.bytes;
-  if (r.output_bytes >= 0) in.output_bytes = r.output_bytes;
-  return in;
-}
-
-result<placement_terms> terms_for(const msg::grid_submit_request& r, const msg::cluster_info& c) {
-  cluster_benchmarks b{c.name, {}};
-  for (std::size_t i = 0; i < c.benchmark_names.size() && i < c.benchmark_results.size(); ++i)
-    b.results.push_back({c.benchmark_names[i], c.benchmark_results[i]});
-  return terms_on(inputs_of(r), b, c.bandwidth);
-}
-
-// What the manager checks of a request beyond the API's limits: meaning, not format.
-status check_request(const msg::grid_submit_request& r) {
-  grid_job_spec spec{r.name,
-                     r.command,
-                     r.np,
-                     r.walltime > 0 ? r.walltime : 1,
-                     r.strategy,
-                     r.width,
-                     std::max<std::int64_t>(r.min_gain, 0),
-                     std::max(r.max_migrations, -1)};
-  if (auto ok = check(spec); !ok) return ok;
-  if (r.walltime < 0 || (r.walltime == 0 && r.benchmarks.empty()))
-    return fail(errc::invalid_duration, "walltime: give a positive walltime or benchmarks");
-  if (r.min_gain < -1) return fail(errc::invalid_duration, "min_gain: must be >= 0");
-  if (r.max_migrations < -2) return fail(errc::invalid_parameter, "max_migrations: below -1");
-  if (!std::isfinite(r.penalty) || r.penalty < 1)
-    return fail(errc::invalid_parameter, "penalty: must be a finite number >= 1");
-  for (std::size_t i = 0; i < r.benchmarks.size(); ++i) {
-    const auto& b = r.benchmarks[i];
-    const auto f = "benchmarks[" + std::to_string(i) + "]";
-    if (b.name.empty()) return fail(errc::invalid_parameter, f + ".name: must not be empty");
-    if (!std::isfinite(b.result) || b.result <= 0)
-      return fail(errc::invalid_parameter, f + ".result: must be positive");
-    if (b.seconds <= 0 || b.seconds >= time_infinity)
-      return fail(errc::invalid_duration, f + ".seconds: must be positive");
-  }
-  std::int64_t total = 0;
-  for (std::size_t i = 0; i < r.inputs.size(); ++i) {
-    if (r.inputs[i].bytes < 0 || r.inputs[i].bytes > (INT64_MAX >> 2) - total)
-      return fail(errc::invalid_parameter,
-                  "inputs[" + std::to_string(i) + "].bytes: must be >= 0 (and the sum finite)");
-    total += r.inputs[i].bytes;
-  }
-  if (r.output_bytes < -1)
-    return fail(errc::invalid_parameter, "output_bytes: must be >= 0, or -1 for unknown");
-  return {};
-}
-
-// The reply a cluster service gives to `Request`, from its typed interface.
 template <class Request>
 using reply_of = caf::detail::tl_head_t<
     typename caf::response_type<cluster_service_actor::signatures, Request>::type>;
+/// The same for a coordinator's tagged call: `(call_tag, Request)` -> `(call_tag, Reply)`.
+template <class Request>
+using tagged_reply_of = caf::detail::tl_at_t<
+    typename caf::response_type<cluster_service_actor::signatures, msg::call_tag, Request>::type,
+    1>;
+
+/// A field of a cluster service's reply, or why there is none: the call failed, or the reply
+/// carries an error.
+template <class Reply, class T>
+result<T> outcome(const result<Reply>& rep, T Reply::*field) {
+  if (!rep) return rep.err();
+  if (!rep->error.ok()) return msg::from_wire(rep->error);
+  return (*rep).*field;
+}
 
 /// One cluster's answer to a ranking outlook.
 struct ranked {
@@ -213,6 +158,7 @@ class grid_jobs_state {
     std::vector<candidate> cands;
     std::string why_not;
     std::int32_t largest = 0;
+    const auto query = eligibility(r, r.user);
     for (const auto& e : *directory_.clusters) {
       const auto& c = e.info;
       largest = std::max(largest, c.cpus);
@@ -220,13 +166,8 @@ class grid_jobs_state {
       if (!r.clusters.empty() &&
           std::find(r.clusters.begin(), r.clusters.end(), c.name) == r.clusters.end())
         continue;
-      if (!c.allowed_users.empty() && std::find(c.allowed_users.begin(), c.allowed_users.end(),
-                                                r.user) == c.allowed_users.end()) {
-        skip("not open to " + r.user);
-        continue;
-      }
-      if (c.cpus < r.np) {
-        skip("has " + std::to_string(c.cpus) + " CPUs");
+      if (!satisfies(c, query)) {
+        skip(c.cpus < r.np ? "has " + std::to_string(c.cpus) + " CPUs" : "not open to " + r.user);
         continue;
       }
       auto t = terms_for(r, c);
@@ -539,9 +480,7 @@ class grid_jobs_state {
         t.job.owner,   t.job.reservation, "g" + std::to_string(serial) + "." + std::to_string(i),
         t.job.spec.np, walltime,          t.job.spec.command};
     ask(e->service, std::move(q), [this, serial, i](const result<msg::bind_job_reply>& rep) {
-      result<std::string> id = !rep              ? result<std::string>(rep.err())
-                               : rep->error.ok() ? result<std::string>(rep->job_id)
-                                                 : result<std::string>(msg::from_wire(rep->error));
+      const auto id = outcome(rep, &msg::bind_job_reply::job_id);
       after_change(serial, jobs_.at(serial).job.on_submitted(i, id, now()));
     });
   }
@@ -561,25 +500,17 @@ class grid_jobs_state {
   // A coordinator's call (tagged) to a cluster service; counted like ask().
   template <class Request, class F>
   void txn(const std::string& where, Request q, F handler) {
-    using reply = std::conditional_t<std::is_same_v<Request, msg::prepare_request>,
-                                     msg::prepare_reply, msg::ack_reply>;
+    using reply = tagged_reply_of<Request>;
     const auto* e = cluster(where);
     if (!e) return handler(result<reply>(error{errc::not_found, where + " left the grid"}));
-    ++outstanding_;
-    ++cfg_.counters->lrms_calls;
-    const auto sent = std::chrono::steady_clock::now();
+    const auto sent = call_started();
     self_->request(e->service, caf::infinite, msg::call_tag{next_call_++}, std::move(q))
         .then(
             [this, handler, sent](msg::call_tag, reply& rep) mutable {
-              took(sent);
-              handler(result<reply>(std::move(rep)));
-              settled();
+              call_ended(handler, sent, result<reply>(std::move(rep)));
             },
             [this, handler, sent](caf::error& err) mutable {
-              took(sent);
-              handler(result<reply>(
-                  error{errc::unreachable, "cluster service: " + self_->system().render(err)}));
-              settled();
+              call_ended(handler, sent, unreachable<reply>(err));
             });
   }
 
@@ -661,9 +592,7 @@ class grid_jobs_state {
     ask(e->service, std::move(q), [this, serial, i](const result<msg::job_submit_reply>& rep) {
       auto it = jobs_.find(serial);
       if (it == jobs_.end()) return;
-      result<std::string> id = !rep              ? result<std::string>(rep.err())
-                               : rep->error.ok() ? result<std::string>(rep->lrms_id)
-                                                 : result<std::string>(msg::from_wire(rep->error));
+      const auto id = outcome(rep, &msg::job_submit_reply::lrms_id);
       auto acts = it->second.job.on_submitted(i, id, now());
       after_change(serial, std::move(acts));
     });
@@ -706,10 +635,7 @@ class grid_jobs_state {
             auto it = jobs_.find(serial);
             if (it == jobs_.end()) return;
             auto& job = it->second.job;
-            result<observed_state> found = !rep ? result<observed_state>(rep.err())
-                                           : rep->error.ok()
-                                               ? result<observed_state>(rep->found)
-                                               : result<observed_state>(msg::from_wire(rep->error));
+            auto found = outcome(rep, &msg::job_cancel_reply::found);
             // A job the LRMS does not know is in no queue: as good as cancelled.
             if (!found && found.err().code == errc::not_found) found = observed_state::cancelled;
             const auto dup = job.duplicate_starts;
@@ -839,8 +765,16 @@ class grid_jobs_state {
     for (const auto& [serial, t] : jobs_)
       if (t.job.can_migrate()) movable.push_back(serial);
     if (movable.empty() || adapting_) return 0;
+    // A place a job could move to: the cluster, the job's terms there, its shape's index in
+    // that cluster's outlook request.
+    struct option {
+      std::string at;
+      placement_terms terms;
+      std::size_t shape = 0;
+    };
     struct round {
       std::vector<std::uint64_t> jobs;
+      std::vector<std::vector<option>> options;  // per job, computed once per round
       std::map<std::string, msg::job_outlook_request> asks;
       std::map<std::string, msg::job_outlook_reply> answers;
       std::map<std::string, std::map<msg::queue_shape, std::size_t>> shape_index;
@@ -848,25 +782,19 @@ class grid_jobs_state {
     };
     auto rd = std::make_shared<round>();
     rd->jobs = std::move(movable);
-    for (auto serial : rd->jobs) {
-      const auto& t = jobs_.at(serial);
+    rd->options.resize(rd->jobs.size());
+    for (std::size_t j = 0; j < rd->jobs.size(); ++j) {
+      const auto& t = jobs_.at(rd->jobs[j]);
       const auto live = *t.job.only_live_copy();
-      for (const auto& e : *directory_.clusters) {
-        const auto& c = e.info;
-        if (c.cpus < t.job.spec.np) continue;
-        if (!t.request.clusters.empty() &&
-            std::find(t.request.clusters.begin(), t.request.clusters.end(), c.name) ==
-                t.request.clusters.end())
-          continue;
-        if (!c.allowed_users.empty() && std::find(c.allowed_users.begin(), c.allowed_users.end(),
-                                                  t.job.owner) == c.allowed_users.end())
-          continue;
+      for (const auto* e : fit(*directory_.clusters, eligibility(t.request, t.job.owner))) {
+        const auto& c = e->info;
         auto terms = terms_for(t.request, c);
         if (!terms) continue;
         auto& q = rd->asks[c.name];
-        auto& idx = rd->shape_index[c.name];
         const msg::queue_shape shape{t.job.spec.np, terms->walltime};
-        if (idx.emplace(shape, q.shapes.size()).second) q.shapes.push_back(shape);
+        const auto idx = rd->shape_index[c.name].emplace(shape, q.shapes.size()).first->second;
+        if (idx == q.shapes.size()) q.shapes.push_back(shape);
+        rd->options[j].push_back({c.name, *terms, idx});
         if (t.job.copies[live].cluster == c.name)
           q.queued_ids.push_back(t.job.copies[live].lrms_id);
       }
@@ -896,38 +824,38 @@ class grid_jobs_state {
         if (rep.queued_starts[k] >= 0) planned[at][ids[k]] = rep.queued_starts[k];
     }
     std::map<std::string, duration> grown;  // by the migrations decided earlier this round
-    for (auto serial : rd.jobs) {
+    for (std::size_t j = 0; j < rd.jobs.size(); ++j) {
+      const auto serial = rd.jobs[j];
       auto it = jobs_.find(serial);
       if (it == jobs_.end() || !it->second.job.can_migrate()) continue;
       auto& t = it->second;
       const auto& cur = t.job.copies[*t.job.only_live_copy()];
       auto stands = planned[cur.cluster].find(cur.lrms_id);
-      const auto* here = cluster(cur.cluster);
-      if (stands == planned[cur.cluster].end() || !here) continue;  // started or gone: next poll
-      auto cur_terms = terms_for(t.request, here->info);
-      if (!cur_terms) continue;
-      cur_terms->stage_in = 0;  // its inputs are there already
-      auto cur_ttd = ttd_at(*cur_terms, rd.answers.at(cur.cluster).now, stands->second);
-      if (!cur_ttd) continue;
+      if (stands == planned[cur.cluster].end()) continue;  // started or gone: next poll
+      std::optional<duration> cur_ttd;
       std::vector<ttd_option> others;
-      for (const auto& [at, rep] : rd.answers) {
-        if (at == cur.cluster) continue;
-        const auto* e = cluster(at);
-        if (!e) continue;
-        auto terms = terms_for(t.request, e->info);
-        if (!terms) continue;
-        auto idx = rd.shape_index[at].find({t.job.spec.np, terms->walltime});
-        if (idx == rd.shape_index[at].end() || idx->second >= rep.starts.size()) continue;
-        if (rep.starts[idx->second] < 0) continue;
-        const timestamp start = rep.starts[idx->second] + grown[at];
-        if (auto ttd = ttd_at(*terms, rep.now, start)) others.push_back({at, *ttd});
+      std::map<std::string, duration> walltime_at;
+      for (const auto& o : rd.options[j]) {
+        auto ans = rd.answers.find(o.at);
+        if (ans == rd.answers.end()) continue;
+        const auto& rep = ans->second;
+        walltime_at[o.at] = o.terms.walltime;
+        if (o.at == cur.cluster) {
+          auto here = o.terms;
+          here.stage_in = 0;  // its inputs are there already
+          if (auto ttd = ttd_at(here, rep.now, stands->second)) cur_ttd = *ttd;
+          continue;
+        }
+        if (o.shape >= rep.starts.size() || rep.starts[o.shape] < 0) continue;
+        const timestamp start = rep.starts[o.shape] + grown[o.at];
+        if (auto ttd = ttd_at(o.terms, rep.now, start)) others.push_back({o.at, *ttd});
       }
+      if (!cur_ttd) continue;
       auto best = choose_migration(*cur_ttd, others, t.job.spec.min_gain);
       if (!best) continue;
       const auto n = t.job.migrate(best->cluster, *cur_ttd - best->ttd, now());
-      if (const auto* e = cluster(best->cluster))
-        if (auto terms = terms_for(t.request, e->info))
-          grown[best->cluster] += queue_growth(best->cluster, t.job.spec.np, terms->walltime);
+      grown[best->cluster] +=
+          queue_growth(best->cluster, t.job.spec.np, walltime_at[best->cluster]);
       if (auto saved = persist_job(t); !saved) continue;  // retried next round
       send_copy(serial, n);
     }
@@ -957,30 +885,36 @@ class grid_jobs_state {
   template <class Request, class F>
   void ask(const cluster_service_actor& to, Request q, F handler) {
     using reply = reply_of<Request>;
-    ++outstanding_;
-    ++cfg_.counters->lrms_calls;
-    const auto sent = std::chrono::steady_clock::now();
+    const auto sent = call_started();
     self_->request(to, caf::infinite, std::move(q))
-        .then(
-            [this, handler, sent](reply& rep) mutable {
-              took(sent);
-              handler(result<reply>(std::move(rep)));
-              settled();
-            },
-            [this, handler, sent](caf::error& e) mutable {
-              took(sent);
-              handler(result<reply>(
-                  error{errc::unreachable, "cluster service: " + self_->system().render(e)}));
-              settled();
-            });
+        .then([this, handler, sent](
+                  reply& rep) mutable { call_ended(handler, sent, result<reply>(std::move(rep))); },
+              [this, handler, sent](caf::error& e) mutable {
+                call_ended(handler, sent, unreachable<reply>(e));
+              });
   }
 
-  // A call to a cluster service was answered: its latency into the counters (wall time:
-  // what an operator wants to see, whatever clock the manager plans with).
-  void took(std::chrono::steady_clock::time_point sent) {
+  // Every call (ask, txn) is counted from here ...
+  std::chrono::steady_clock::time_point call_started() {
+    ++outstanding_;
+    ++cfg_.counters->lrms_calls;
+    return std::chrono::steady_clock::now();
+  }
+
+  // ... to here: its latency into the counters (wall time: what an operator wants to see,
+  // whatever clock the manager plans with), the handler, and maybe the end of a round.
+  template <class F, class Reply>
+  void call_ended(F& handler, std::chrono::steady_clock::time_point sent, result<Reply> r) {
     cfg_.counters->lrms_call_microseconds += std::chrono::duration_cast<std::chrono::microseconds>(
                                                  std::chrono::steady_clock::now() - sent)
                                                  .count();
+    handler(r);
+    settled();
+  }
+
+  template <class Reply>
+  result<Reply> unreachable(const caf::error& e) {
+    return error{errc::unreachable, "cluster service: " + self_->system().render(e)};
   }
 
   caf::typed_response_promise<std::int32_t> when_settled(std::int32_t value) {

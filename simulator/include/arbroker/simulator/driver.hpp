@@ -63,8 +63,8 @@ struct sim_output {
   /// poll at the end (its end times are when the manager saw them, at poll granularity).
   std::vector<msg::grid_job_info> grid_jobs;
   std::int64_t grid_service_calls = 0;  ///< the manager's requests to the cluster services
-  timestamp end_time = 0;   ///< virtual time of the last event
-  std::uint64_t steps = 0;  ///< distinct event instants processed
+  timestamp end_time = 0;               ///< virtual time of the last event
+  std::uint64_t steps = 0;              ///< distinct event instants processed
 };
 
 struct driver_options {
