@@ -768,13 +768,15 @@ class grid_jobs_state {
     // A place a job could move to: the cluster, the job's terms there, its shape's index in
     // that cluster's outlook request.
     struct option {
-      std::string at;
+      const std::string* at;  // a name in `dir`
       placement_terms terms;
       std::size_t shape = 0;
     };
     struct round {
+      std::shared_ptr<const cluster_directory> dir;  // the names the options point into
       std::vector<std::uint64_t> jobs;
-      std::vector<std::vector<option>> options;  // per job, computed once per round
+      std::vector<option> options;     // computed once per round, job after job ...
+      std::vector<std::size_t> first;  // ... job j's from first[j] to first[j + 1]
       std::map<std::string, msg::job_outlook_request> asks;
       std::map<std::string, msg::job_outlook_reply> answers;
       std::map<std::string, std::map<msg::queue_shape, std::size_t>> shape_index;
@@ -782,23 +784,28 @@ class grid_jobs_state {
     };
     auto rd = std::make_shared<round>();
     rd->jobs = std::move(movable);
-    rd->options.resize(rd->jobs.size());
-    for (std::size_t j = 0; j < rd->jobs.size(); ++j) {
-      const auto& t = jobs_.at(rd->jobs[j]);
+    rd->dir = directory_.clusters;
+    rd->first.reserve(rd->jobs.size() + 1);
+    for (auto serial : rd->jobs) {
+      rd->first.push_back(rd->options.size());
+      const auto& t = jobs_.at(serial);
       const auto live = *t.job.only_live_copy();
-      for (const auto* e : fit(*directory_.clusters, eligibility(t.request, t.job.owner))) {
-        const auto& c = e->info;
+      const auto query = eligibility(t.request, t.job.owner);
+      for (const auto& e : *rd->dir) {
+        const auto& c = e.info;
+        if (!satisfies(c, query)) continue;
         auto terms = terms_for(t.request, c);
         if (!terms) continue;
         auto& q = rd->asks[c.name];
         const msg::queue_shape shape{t.job.spec.np, terms->walltime};
         const auto idx = rd->shape_index[c.name].emplace(shape, q.shapes.size()).first->second;
         if (idx == q.shapes.size()) q.shapes.push_back(shape);
-        rd->options[j].push_back({c.name, *terms, idx});
+        rd->options.push_back({&c.name, *terms, idx});
         if (t.job.copies[live].cluster == c.name)
           q.queued_ids.push_back(t.job.copies[live].lrms_id);
       }
     }
+    rd->first.push_back(rd->options.size());
     adapting_ = true;
     rd->pending = rd->asks.size();
     for (auto& [at, q] : rd->asks) {
@@ -834,28 +841,30 @@ class grid_jobs_state {
       if (stands == planned[cur.cluster].end()) continue;  // started or gone: next poll
       std::optional<duration> cur_ttd;
       std::vector<ttd_option> others;
-      std::map<std::string, duration> walltime_at;
-      for (const auto& o : rd.options[j]) {
-        auto ans = rd.answers.find(o.at);
+      for (auto k = rd.first[j]; k < rd.first[j + 1]; ++k) {
+        const auto& o = rd.options[k];
+        const auto& at = *o.at;
+        auto ans = rd.answers.find(at);
         if (ans == rd.answers.end()) continue;
         const auto& rep = ans->second;
-        walltime_at[o.at] = o.terms.walltime;
-        if (o.at == cur.cluster) {
+        if (at == cur.cluster) {
           auto here = o.terms;
           here.stage_in = 0;  // its inputs are there already
           if (auto ttd = ttd_at(here, rep.now, stands->second)) cur_ttd = *ttd;
           continue;
         }
         if (o.shape >= rep.starts.size() || rep.starts[o.shape] < 0) continue;
-        const timestamp start = rep.starts[o.shape] + grown[o.at];
-        if (auto ttd = ttd_at(o.terms, rep.now, start)) others.push_back({o.at, *ttd});
+        const timestamp start = rep.starts[o.shape] + grown[at];
+        if (auto ttd = ttd_at(o.terms, rep.now, start)) others.push_back({at, *ttd});
       }
       if (!cur_ttd) continue;
       auto best = choose_migration(*cur_ttd, others, t.job.spec.min_gain);
       if (!best) continue;
       const auto n = t.job.migrate(best->cluster, *cur_ttd - best->ttd, now());
-      grown[best->cluster] +=
-          queue_growth(best->cluster, t.job.spec.np, walltime_at[best->cluster]);
+      for (auto k = rd.first[j]; k < rd.first[j + 1]; ++k)
+        if (*rd.options[k].at == best->cluster)
+          grown[best->cluster] +=
+              queue_growth(best->cluster, t.job.spec.np, rd.options[k].terms.walltime);
       if (auto saved = persist_job(t); !saved) continue;  // retried next round
       send_copy(serial, n);
     }
