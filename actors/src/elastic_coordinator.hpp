@@ -8,7 +8,10 @@
 #include <memory>
 #include <string>
 
+#include "arbroker/actors/gis.hpp"
 #include "arbroker/actors/reservation_attempt.hpp"
+#include "arbroker/core/site_adaptation.hpp"
+#include "arbroker/core/site_runtime.hpp"
 #include "arbroker/messages/broker_protocol.hpp"
 #include "arbroker/messages/checked_requests.hpp"
 #include "coordinator.hpp"
@@ -20,6 +23,23 @@ struct elastic_job_base : coordinator_job<msg::checked_elastic_request> {
   using coordinator_job::coordinator_job;
   msg::request_stats stats;
 };
+
+/// The request adapted to cluster `c` (paper 000 Sec. 3.2.1-3.2.2) after paper 003's hints, when
+/// it brings any: run time from its benchmarks, start after its stage-in (site_runtime.hpp).
+/// `delivery` gets what a slot there delivers, for the TTD.
+inline result<site_request> adapt_to_cluster(const arbroker::elastic_request& req,
+                                             const directory_entry& c, timestamp now,
+                                             delivery_terms& delivery) {
+  if (req.hints.empty()) {
+    delivery = {};
+    return adapt_to_site(req, c.site);
+  }
+  auto on_site =
+      runtime_on_site(req, c.site, msg::published_benchmarks(c.info), c.info.bandwidth, now);
+  if (!on_site) return on_site.err();
+  delivery = on_site->delivery;
+  return adapt_to_site(on_site->req, c.site);
+}
 
 /// The derived state (CRTP) provides start(job, fit clusters) and try_next(job), the next
 /// candidate or the refusal; it may hide on_granted(job) to learn where a request landed.

@@ -63,7 +63,8 @@ void elastic_worker_state::start(const job_ptr& j,
   j->stats.clusters = static_cast<std::int32_t>(clusters.size());
   const bool whatif = j->req.mode == msg::request_mode::whatif;
   for (const auto* c : clusters) {
-    auto adapted = adapt_to_site(j->req.job, c->site);
+    delivery_terms delivery;
+    auto adapted = adapt_to_cluster(j->req.job, *c, now(), delivery);
     if (!adapted) {
       j->reasons += "; " + c->info.name + ": " + adapted.err().message;
       continue;

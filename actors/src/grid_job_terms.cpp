@@ -24,27 +24,12 @@ msg::gis_query eligibility(const msg::grid_submit_request& r, const std::string&
   return q;
 }
 
-namespace {
-
-placement_inputs inputs_of(const msg::grid_submit_request& r) {
-  placement_inputs in;
-  in.walltime = r.walltime;
-  for (const auto& b : r.benchmarks)
-    in.benchmarks.push_back({b.name, b.result, b.seconds});
-  in.penalty = r.penalty;
-  for (const auto& f : r.inputs)
-    in.input_bytes += f.bytes;
-  if (r.output_bytes >= 0) in.output_bytes = r.output_bytes;
-  return in;
-}
-
-}  // namespace
-
 result<placement_terms> terms_for(const msg::grid_submit_request& r, const msg::cluster_info& c) {
-  cluster_benchmarks b{c.name, {}};
-  for (std::size_t i = 0; i < c.benchmark_names.size() && i < c.benchmark_results.size(); ++i)
-    b.results.push_back({c.benchmark_names[i], c.benchmark_results[i]});
-  return terms_on(inputs_of(r), b, c.bandwidth);
+  auto hints = msg::hints_of(r.benchmarks, r.penalty, r.inputs, r.output_bytes);
+  if (!hints) return hints.err();
+  placement_inputs in{std::move(*hints)};
+  in.walltime = r.walltime;
+  return terms_on(in, msg::published_benchmarks(c), c.bandwidth);
 }
 
 status check_request(const msg::grid_submit_request& r) {
@@ -61,29 +46,9 @@ status check_request(const msg::grid_submit_request& r) {
     return fail(errc::invalid_duration, "walltime: give a positive walltime or benchmarks");
   if (r.min_gain < -1) return fail(errc::invalid_duration, "min_gain: must be >= 0");
   if (r.max_migrations < -2) return fail(errc::invalid_parameter, "max_migrations: below -1");
-  if (!std::isfinite(r.penalty) || r.penalty < 1)
-    return fail(errc::invalid_parameter, "penalty: must be a finite number >= 1");
-  for (std::size_t i = 0; i < r.benchmarks.size(); ++i) {
-    const auto& b = r.benchmarks[i];
-    const auto f = "benchmarks[" + std::to_string(i) + "]";
-    if (b.name.empty()) return fail(errc::invalid_parameter, f + ".name: must not be empty");
-    if (!std::isfinite(b.result) || b.result <= 0)
-      return fail(errc::invalid_parameter, f + ".result: must be positive");
-    if (b.seconds <= 0 || b.seconds >= time_infinity)
-      return fail(errc::invalid_duration, f + ".seconds: must be positive");
-  }
-  std::int64_t total = 0;
-  for (std::size_t i = 0; i < r.inputs.size(); ++i) {
-    if (r.inputs[i].bytes < 0 || r.inputs[i].bytes > (INT64_MAX >> 2) - total)
-      return fail(errc::invalid_parameter,
-                  "inputs[" + std::to_string(i) + "].bytes: must be >= 0 (and the sum finite)");
-    total += r.inputs[i].bytes;
-  }
-  if (r.output_bytes < -1)
-    return fail(errc::invalid_parameter, "output_bytes: must be >= 0, or -1 for unknown");
+  if (auto hints = msg::hints_of(r.benchmarks, r.penalty, r.inputs, r.output_bytes); !hints)
+    return hints.err();
   return {};
 }
-
-// The reply a cluster service gives to `Request`, from its typed interface.
 
 }  // namespace arbroker

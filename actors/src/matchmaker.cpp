@@ -17,13 +17,15 @@ void matchmaker_state::start(const job_ptr& j,
                              const std::vector<const directory_entry*>& clusters) {
   j->stats.clusters = static_cast<std::int32_t>(clusters.size());
   for (const auto* c : clusters) {  // the directory is in name order
-    auto adapted = adapt_to_site(j->req.job, c->site);
+    delivery_terms delivery;
+    auto adapted = adapt_to_cluster(j->req.job, *c, now(), delivery);
     if (!adapted) {
       j->reasons += "; " + c->info.name + ": " + adapted.err().message;
       continue;
     }
     j->window.push_back(c);
     j->adapted.push_back(std::move(*adapted));
+    j->delivery.push_back(delivery);
   }
   if (j->window.empty())
     return fail(j, errc::infeasible,
@@ -74,7 +76,10 @@ void matchmaker_state::decide(const job_ptr& j) {
                  std::max<duration>(a.longest_walltime, 1),
                  a.busy_cores > 0 ? std::vector<int>{a.busy_cores} : std::vector<int>{},
                  0};
-    r.ttd = {0, std::max<duration>(a.start - a.now, 0), std::max<duration>(a.end - a.start, 1), {}};
+    // Paper 003 Sec. 3.2: the wait the advisor planned, the mean of the benchmark estimates,
+    // and the staging (the slot already starts after the stage-in, so max(stage-in, wait) is
+    // the wait here).
+    r.ttd = ttd_terms(j->delivery[i], a.now, a.start, a.end);
     reports.push_back(std::move(r));
   }
   j->stats.above_threshold = j->stats.candidates;

@@ -42,7 +42,7 @@ struct fixture : ::testing::Test {
                                speedup_model sp = *speedup_model::amdahl(0)) {
     msg::probe_request p;
     p.user = "alice";
-    elastic_request job{"alice", est, let, 8, 32, 3600, 1000, 8, std::move(sp)};
+    elastic_request job{"alice", est, let, 8, 32, 3600, 1000, 8, std::move(sp), {}};
     auto site = adapt_to_site(job, {"c1", 64, 1000, {8, {}}});
     if (site) p.site = *site;
     p.site.est = est;  // kept for a request that adapt_to_site refuses (a bad window)

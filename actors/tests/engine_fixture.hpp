@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <caf/all.hpp>
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -55,8 +56,10 @@ class engine_fixture : public ::testing::Test {
   }
 
   /// A simulated cluster named `name` with `cpus` CPUs of power `pp`, reserving in bunches.
+  /// `describe` may add to what the cluster publishes (benchmarks, bandwidth, ...).
   void add_cluster(const std::string& name, int cpus, double pp, int bunch = 1,
-                   double unit_cost = 1.0) {
+                   double unit_cost = 1.0,
+                   const std::function<void(msg::cluster_info&)>& describe = nullptr) {
     auto l = simulated_lrms::create({name, cpus, {bunch, {}}, clock()});
     ASSERT_TRUE(l);
     lrms[name] = l->get();
@@ -67,6 +70,7 @@ class engine_fixture : public ::testing::Test {
     c.info.bunch = bunch;
     c.refresh = 0;
     c.cost = *cost_model::create(unit_cost, 3600, {}, 0);
+    if (describe) describe(c.info);
     auto svc = cluster_service::create(c, std::move(*l));
     ASSERT_TRUE(svc);
     auto handle =

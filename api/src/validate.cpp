@@ -159,6 +159,12 @@ bool valid_user_name(std::string_view name) noexcept {
   return true;
 }
 
+namespace {
+status check_hints(const std::string& where, const std::vector<msg::benchmark_triple>& benchmarks,
+                   double penalty, const std::vector<msg::input_file>& inputs,
+                   std::int64_t output_bytes);
+}  // namespace
+
 status validate(const msg::elastic_request& r) {
   if (auto s = check_user("elastic.user", r.user); !s) return s;
   if (auto s = check_window("elastic", r.est, r.let); !s) return s;
@@ -178,7 +184,7 @@ status validate(const msg::elastic_request& r) {
   if (auto s = check_text("elastic.os", r.os, bounds::max_name, false); !s) return s;
   if (auto s = check_names("elastic.features", r.features); !s) return s;
   if (auto s = check_names("elastic.clusters", r.clusters); !s) return s;
-  return {};
+  return check_hints("elastic", r.benchmarks, r.penalty, r.inputs, r.output_bytes);
 }
 
 status validate(const msg::coreservation_request& r) {
@@ -316,6 +322,44 @@ status check_job_text(std::string_view field, std::string_view s, std::size_t ma
   return {};
 }
 
+// Paper 003's runtime hints of a grid job or an elastic request (the field names start with
+// `where`).
+status check_hints(const std::string& where, const std::vector<msg::benchmark_triple>& benchmarks,
+                   double penalty, const std::vector<msg::input_file>& inputs,
+                   std::int64_t output_bytes) {
+  if (benchmarks.size() > bounds::max_benchmarks)
+    return bad(errc::invalid_parameter, where + ".benchmarks",
+               "more than " + std::to_string(bounds::max_benchmarks));
+  for (std::size_t i = 0; i < benchmarks.size(); ++i) {
+    const auto& b = benchmarks[i];
+    const std::string p = where + ".benchmarks[" + std::to_string(i) + "]";
+    if (auto s = check_text(p + ".name", b.name, bounds::max_name, true); !s) return s;
+    if (!std::isfinite(b.result) || b.result <= 0)
+      return bad(errc::invalid_parameter, p + ".result", "must be a positive number");
+    if (b.seconds <= 0 || b.seconds > bounds::max_span)
+      return bad(
+          errc::invalid_duration, p + ".seconds",
+          std::to_string(b.seconds) + " s outside [1, " + std::to_string(bounds::max_span) + "]");
+  }
+  if (!std::isfinite(penalty) || penalty < 1 || penalty > 1000)
+    return bad(errc::invalid_parameter, where + ".penalty", "must be in [1, 1000]");
+  if (inputs.size() > bounds::max_files)
+    return bad(errc::invalid_parameter, where + ".inputs",
+               "more than " + std::to_string(bounds::max_files) + " files");
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string p = where + ".inputs[" + std::to_string(i) + "]";
+    if (auto s = check_job_text(p + ".location", inputs[i].location, bounds::max_text); !s)
+      return s;
+    if (inputs[i].bytes < 0 || inputs[i].bytes > bounds::max_bytes)
+      return bad(errc::invalid_parameter, p + ".bytes",
+                 std::to_string(inputs[i].bytes) + " outside [0, 2^50]");
+  }
+  if (output_bytes < -1 || output_bytes > bounds::max_bytes)
+    return bad(errc::invalid_parameter, where + ".output_bytes",
+               std::to_string(output_bytes) + " outside [0, 2^50] (-1: unknown)");
+  return {};
+}
+
 status check_grid_job_id(std::string_view field, const std::string& id) {
   if (auto s = check_text(field, id, bounds::max_id, true); !s) return s;
   const auto at = id.rfind("/g");
@@ -349,36 +393,8 @@ status validate(const msg::grid_submit_request& r) {
     return bad(errc::invalid_parameter, "grid_submit.max_migrations",
                std::to_string(r.max_migrations) +
                    " outside [-1, 1000] (-1: unbounded, -2: the node's default)");
-  if (r.benchmarks.size() > bounds::max_benchmarks)
-    return bad(errc::invalid_parameter, "grid_submit.benchmarks",
-               "more than " + std::to_string(bounds::max_benchmarks));
-  for (std::size_t i = 0; i < r.benchmarks.size(); ++i) {
-    const auto& b = r.benchmarks[i];
-    const std::string p = "grid_submit.benchmarks[" + std::to_string(i) + "]";
-    if (auto s = check_text(p + ".name", b.name, bounds::max_name, true); !s) return s;
-    if (!std::isfinite(b.result) || b.result <= 0)
-      return bad(errc::invalid_parameter, p + ".result", "must be a positive number");
-    if (b.seconds <= 0 || b.seconds > bounds::max_span)
-      return bad(
-          errc::invalid_duration, p + ".seconds",
-          std::to_string(b.seconds) + " s outside [1, " + std::to_string(bounds::max_span) + "]");
-  }
-  if (!std::isfinite(r.penalty) || r.penalty < 1 || r.penalty > 1000)
-    return bad(errc::invalid_parameter, "grid_submit.penalty", "must be in [1, 1000]");
-  if (r.inputs.size() > bounds::max_files)
-    return bad(errc::invalid_parameter, "grid_submit.inputs",
-               "more than " + std::to_string(bounds::max_files) + " files");
-  for (std::size_t i = 0; i < r.inputs.size(); ++i) {
-    const std::string p = "grid_submit.inputs[" + std::to_string(i) + "]";
-    if (auto s = check_job_text(p + ".location", r.inputs[i].location, bounds::max_text); !s)
-      return s;
-    if (r.inputs[i].bytes < 0 || r.inputs[i].bytes > bounds::max_bytes)
-      return bad(errc::invalid_parameter, p + ".bytes",
-                 std::to_string(r.inputs[i].bytes) + " outside [0, 2^50]");
-  }
-  if (r.output_bytes < -1 || r.output_bytes > bounds::max_bytes)
-    return bad(errc::invalid_parameter, "grid_submit.output_bytes",
-               std::to_string(r.output_bytes) + " outside [0, 2^50] (-1: unknown)");
+  if (auto s = check_hints("grid_submit", r.benchmarks, r.penalty, r.inputs, r.output_bytes); !s)
+    return s;
   return check_names("grid_submit.clusters", r.clusters);
 }
 

@@ -97,6 +97,35 @@ TEST(validate, elastic_rejections_name_the_field) {
          r.clusters = {"a", std::string(65, 'c')};
        },
        errc::invalid_parameter, "elastic.clusters[1]"},
+      {"benchmark without a name",
+       [](auto& r) {
+         r.benchmarks = {{"", 1, 60}};
+       },
+       errc::invalid_parameter, "elastic.benchmarks[0].name"},
+      {"benchmark result 0",
+       [](auto& r) {
+         r.benchmarks = {{"b", 0, 60}};
+       },
+       errc::invalid_parameter, "elastic.benchmarks[0].result"},
+      {"benchmark seconds 0",
+       [](auto& r) {
+         r.benchmarks = {{"b", 1, 0}};
+       },
+       errc::invalid_duration, "elastic.benchmarks[0].seconds"},
+      {"penalty below 1", [](auto& r) { r.penalty = 0.5; }, errc::invalid_parameter,
+       "elastic.penalty"},
+      {"negative input size",
+       [](auto& r) {
+         r.inputs = {{"f", -1}};
+       },
+       errc::invalid_parameter, "elastic.inputs[0].bytes"},
+      {"input location with a newline",
+       [](auto& r) {
+         r.inputs = {{"f\n", 1}};
+       },
+       errc::invalid_parameter, "elastic.inputs[0].location"},
+      {"output size -2", [](auto& r) { r.output_bytes = -2; }, errc::invalid_parameter,
+       "elastic.output_bytes"},
   };
   for (auto& c : cases) {
     auto r = valid_elastic();

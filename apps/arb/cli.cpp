@@ -69,6 +69,38 @@ result<preferences> prefer_option(const std::string& text) {
   return p;
 }
 
+// --benchmark, --input, --output-size and --penalty (paper 003 Sec. 3.2) into a grid job or
+// an elastic request, which carry the same fields.
+template <class Request>
+status runtime_hints(const options& o, Request& r) {
+  for (const auto& b : o.benchmarks) {
+    const auto eq = b.find('=');
+    const auto colon = b.rfind(':');
+    if (eq == std::string::npos || colon == std::string::npos || colon < eq)
+      return bad_option("benchmark", "expected name=result:time, got '" + b + "'");
+    auto result_value = parse_number<double>("benchmark", b.substr(eq + 1, colon - eq - 1));
+    if (!result_value) return result_value.err();
+    auto t = duration_option("benchmark", b.substr(colon + 1));
+    if (!t) return t.err();
+    r.benchmarks.push_back({b.substr(0, eq), *result_value, *t});
+  }
+  for (const auto& in : o.inputs) {
+    const auto colon = in.rfind(':');
+    if (colon == std::string::npos || colon == 0)
+      return bad_option("input", "expected location:size, got '" + in + "'");
+    auto bytes = parse_bytes("input", std::string_view(in).substr(colon + 1));
+    if (!bytes) return bytes.err();
+    r.inputs.push_back({in.substr(0, colon), *bytes});
+  }
+  if (!o.output_size.empty()) {
+    auto bytes = parse_bytes("output-size", o.output_size);
+    if (!bytes) return bytes.err();
+    r.output_bytes = *bytes;
+  }
+  r.penalty = o.penalty;
+  return {};
+}
+
 result<msg::elastic_request> elastic(const options& o, timestamp now, msg::request_mode mode) {
   msg::elastic_request r;
   r.user = body_user(o);
@@ -85,9 +117,18 @@ result<msg::elastic_request> elastic(const options& o, timestamp now, msg::reque
   if (!np) return np.err();
   r.np_min = np->first;
   r.np_max = np->second;
-  auto dur = duration_option("dur-ref", o.dur_ref);
-  if (!dur) return dur.err();
-  r.dur_ref = *dur;
+  if (auto ok = runtime_hints(o, r); !ok) return ok.err();
+  if (!o.dur_ref.empty()) {
+    auto dur = duration_option("dur-ref", o.dur_ref);
+    if (!dur) return dur.err();
+    r.dur_ref = *dur;
+  } else if (r.benchmarks.empty()) {
+    return bad_option("dur-ref", "required (or --benchmark)");
+  } else {
+    // The benchmarks give the run time on every cluster; dur_ref is only the request's shape.
+    for (const auto& b : r.benchmarks)
+      r.dur_ref = std::max(r.dur_ref, b.seconds);
+  }
   r.pp_ref = o.pp_ref;
   r.np_ref = o.np_ref;
   auto sp = speedup_option("speedup", o.speedup);
@@ -275,30 +316,7 @@ result<msg::grid_submit_request> grid_submit(const options& o) {
                       "'" + o.strategy + "' is not one of single, flood, adaptive, reserve");
   r.strategy = *strategy;
   r.width = o.width;
-  for (const auto& b : o.benchmarks) {
-    const auto eq = b.find('=');
-    const auto colon = b.rfind(':');
-    if (eq == std::string::npos || colon == std::string::npos || colon < eq)
-      return bad_option("benchmark", "expected name=result:time, got '" + b + "'");
-    auto result_value = parse_number<double>("benchmark", b.substr(eq + 1, colon - eq - 1));
-    if (!result_value) return result_value.err();
-    auto t = duration_option("benchmark", b.substr(colon + 1));
-    if (!t) return t.err();
-    r.benchmarks.push_back({b.substr(0, eq), *result_value, *t});
-  }
-  for (const auto& in : o.inputs) {
-    const auto colon = in.rfind(':');
-    if (colon == std::string::npos || colon == 0)
-      return bad_option("input", "expected location:size, got '" + in + "'");
-    auto bytes = parse_bytes("input", std::string_view(in).substr(colon + 1));
-    if (!bytes) return bytes.err();
-    r.inputs.push_back({in.substr(0, colon), *bytes});
-  }
-  if (!o.output_size.empty()) {
-    auto bytes = parse_bytes("output-size", o.output_size);
-    if (!bytes) return bytes.err();
-    r.output_bytes = *bytes;
-  }
+  if (auto ok = runtime_hints(o, r); !ok) return ok.err();
   if (!o.min_gain.empty()) {
     auto g = duration_option("min-gain", o.min_gain);
     if (!g) return g.err();
@@ -417,11 +435,22 @@ void define(CLI::App& app, options& o) {
     sub->add_flag("--no-local-preference", o.no_local_preference,
                   "do not keep reservations after the local queue (T_wkl)");
   };
+  // Paper 003 Sec. 3.2, for grid jobs and elastic requests alike.
+  auto hint_options = [&o](CLI::App* sub, const std::string& benchmark_help) {
+    sub->add_option("--benchmark", o.benchmarks,
+                    "name=result:time, e.g. linpack=12.5:2h: " + benchmark_help + " (repeatable)")
+        ->allow_extra_args(false);
+    sub->add_option("--penalty", o.penalty, "c: a missing benchmark counts c x the longest other")
+        ->capture_default_str();
+    sub->add_option("--input", o.inputs, "input file location:size, e.g. gsiftp://h/f:2GB")
+        ->allow_extra_args(false);
+    sub->add_option("--output-size", o.output_size, "expected output, e.g. 500MB");
+  };
   auto elastic_options = [&](CLI::App* sub) {
     window(sub);
     sub->add_option("--np", o.np, "processors: N or MIN-MAX")->required();
-    sub->add_option("--dur-ref", o.dur_ref, "duration on np-ref reference CPUs (2h, 90m)")
-        ->required();
+    sub->add_option("--dur-ref", o.dur_ref,
+                    "duration on np-ref reference CPUs (2h, 90m); optional with --benchmark");
     sub->add_option("--pp-ref", o.pp_ref, "processor power of the reference CPUs")
         ->capture_default_str();
     sub->add_option("--np-ref", o.np_ref, "reference processor count")->capture_default_str();
@@ -436,6 +465,7 @@ void define(CLI::App& app, options& o) {
         ->allow_extra_args(false);
     sub->add_option("--cluster", o.clusters, "allowed cluster (repeatable; default any)")
         ->allow_extra_args(false);
+    hint_options(sub, "run time on np-ref CPUs of a system with that result");
     slotting(sub);
   };
   auto id_arg = [&o](CLI::App* sub) { sub->add_option("id", o.id, "reservation id")->required(); };
@@ -490,11 +520,7 @@ void define(CLI::App& app, options& o) {
       ->capture_default_str();
   submit->add_option("--width", o.width, "grid job: copies of a flood (1..16)")
       ->capture_default_str();
-  submit->add_option("--benchmark", o.benchmarks, "name=result:time, e.g. linpack=12.5:2h")
-      ->allow_extra_args(false);
-  submit->add_option("--input", o.inputs, "input file location:size, e.g. gsiftp://h/f:2GB")
-      ->allow_extra_args(false);
-  submit->add_option("--output-size", o.output_size, "expected output, e.g. 500MB");
+  hint_options(submit, "grid job: run time on a system with that result");
   submit->add_option("--min-gain", o.min_gain, "adaptive: migrate only for more than this");
   submit->add_option("--max-migrations", o.max_migrations, "adaptive: at most this many (-1: any)");
   submit->add_flag("--finish-eq7", o.finish_eq7,

@@ -75,6 +75,7 @@ struct options {
   std::vector<std::string> benchmarks;  ///< name=result:seconds
   std::vector<std::string> inputs;      ///< location:size
   std::string output_size;
+  double penalty = 1.25;  ///< c, for a benchmark a cluster does not publish
   std::string min_gain;
   int max_migrations = -2;
   std::string state;

@@ -24,8 +24,8 @@ result<arbroker::elastic_request> job_of(const std::string& user, timestamp est,
                                          const speedup_spec& speedup, const std::string& prefix) {
   auto sp = to_model(speedup);
   if (!sp) return named(prefix + "speedup", sp.err());
-  arbroker::elastic_request job{user,    est,    let,    np_min,        np_max,
-                                dur_ref, pp_ref, np_ref, std::move(*sp)};
+  arbroker::elastic_request job{user,    est,    let,    np_min,         np_max,
+                                dur_ref, pp_ref, np_ref, std::move(*sp), {}};
   if (auto ok = validate(job); !ok) return fail(ok.err().code, prefix + ok.err().message);
   return job;
 }
@@ -87,6 +87,9 @@ result<checked_elastic_request> check(const elastic_request& r) {
   out.hold_seconds = r.hold_seconds;
   out.where = {r.user, r.np_min, r.os, r.features, r.clusters};
   out.local_jobs_preferred = r.local_jobs_preferred;
+  auto hints = hints_of(r.benchmarks, r.penalty, r.inputs, r.output_bytes);
+  if (!hints) return hints.err();
+  out.job.hints = std::move(*hints);
   return out;
 }
 

@@ -357,10 +357,16 @@ node_config default_node_config() {
     int bunch;
     duration tz;
     double unit_cost;
+    std::vector<std::string> benchmark_names;
+    std::vector<double> benchmark_results;
+    double bandwidth;  // bytes/s
   };
+  // Benchmarks and bandwidths for paper 003's runtime prediction and staging: potsdam has the
+  // fastest linpack but publishes no stream result, boston the widest network.
   for (const auto& s :
-       {spec{"berlin", 64, 1500, 4, 3600, 1.0}, spec{"potsdam", 32, 2000, 8, 3600, 1.6},
-        spec{"boston", 128, 1000, 16, -5 * 3600, 0.6}}) {
+       {spec{"berlin", 64, 1500, 4, 3600, 1.0, {"linpack", "stream"}, {15, 40}, 1e8},
+        spec{"potsdam", 32, 2000, 8, 3600, 1.6, {"linpack"}, {20}, 2e7},
+        spec{"boston", 128, 1000, 16, -5 * 3600, 0.6, {"linpack", "stream"}, {10, 10}, 5e8}}) {
     cluster_entry c;
     c.info.name = s.name;
     c.info.cpus = s.cpus;
@@ -368,6 +374,9 @@ node_config default_node_config() {
     c.info.bunch = s.bunch;
     c.info.tz_offset = s.tz;
     c.info.os = "linux";
+    c.info.benchmark_names = s.benchmark_names;
+    c.info.benchmark_results = s.benchmark_results;
+    c.info.bandwidth = s.bandwidth;
     c.cost = *cost_model::create(s.unit_cost, 3600, {{0, 6 * 3600, 0.5}}, s.tz);
     // A quarter busy for two hours, half of it queued behind: reservations have to fit in.
     c.local_jobs = {{s.cpus / 4, 2 * 3600, 2 * 3600}, {s.cpus / 2, 3600, 3600}};

@@ -101,7 +101,34 @@ contains "$out" '"state": "cancelled"' || fail "cancelled: $out"
 check "cancel it twice is refused" 5 "$arb" job cancel "$gid_flood"
 check "width 17 is invalid" 5 "$arb" submit --np 1 --walltime 1m --strategy flood --width 17
 check "larger than every cluster is unsatisfiable" 7 "$arb" submit --np 100000 --walltime 1m
-check "benchmarks no cluster publishes" 7 "$arb" submit --np 1 --benchmark linpack=10:1h
+check "benchmarks no cluster publishes" 7 "$arb" submit --np 1 --benchmark hpl=10:1h
+
+# Elastic requests with paper 003's hints. The demo grid publishes linpack on all three
+# clusters and stream on berlin and boston (boston reserves only multiples of 16 CPUs). On 8
+# CPUs: berlin reserves max(2h x 10/15, 2h x 10/40) = 4800 s (mean 3300), potsdam
+# max(1h, 1.25 x 1h) = 4500 s (mean 4050): IMCT by what is reserved, TTD by the mean (on a
+# day when both are idle, so that both start at est).
+bench=(--est now+3d --let now+4d --np 8 --np-ref 8 --benchmark linpack=10:2h --benchmark stream=10:2h)
+length_on() {  # length_on CLUSTER JSON: end - start of that cluster's first slot
+  tr -d ' \n' <<<"$2" | grep -o "\"cluster\":\"$1\",\"start\":[0-9]*,\"end\":[0-9]*" | head -n1 \
+    | sed 's/.*"start":\([0-9]*\),"end":\([0-9]*\)/\2 - \1/' | xargs expr
+}
+first_of() { tr -d ' \n' <<<"$1" | grep -o '"cluster":"[a-z]*"' | head -n1 | cut -d'"' -f4; }
+check "whatif ttd with benchmarks" 0 "$arb" -o json whatif --policy ttd "${bench[@]}"
+ttd_out=$out
+[ "$(length_on berlin "$ttd_out")" = 4800 ] && [ "$(length_on potsdam "$ttd_out")" = 4500 ] \
+  || fail "benchmarks give the reserved lengths: $ttd_out"
+check "whatif imct with benchmarks" 0 "$arb" -o json whatif --policy imct "${bench[@]}"
+[ "$(first_of "$out")" = potsdam ] && [ "$(first_of "$ttd_out")" = berlin ] \
+  || fail "imct puts potsdam first, ttd berlin: imct $out ttd $ttd_out"
+check "an elastic benchmark nobody publishes" 7 "$arb" reserve --let now+24h --np 8 --benchmark hpl=10:1h
+contains "$(cat "$work/stderr")" "publishes none of the benchmarks" || fail "reason: $(cat "$work/stderr")"
+check "staging delays the start" 0 "$arb" -o json whatif --policy ttd --let now+24h --np 8 \
+  --dur-ref 1h --pp-ref 1500 --cluster potsdam --input gsiftp://data/in:20GB
+# 20 GB at potsdam's 20 MB/s: 1000 s before the data are there.
+start=$(tr -d ' \n' <<<"$out" | grep -o '"start":[0-9]*' | head -n1 | cut -d: -f2)
+[ -n "$start" ] && [ "$start" -ge $(( $(date +%s) + 990 )) ] || fail "start after stage-in: $out"
+check "a penalty below 1 is invalid" 5 "$arb" whatif "${bench[@]}" --penalty 0.5
 check "a bad size is a usage error" 2 "$arb" submit --np 1 --walltime 1m --input x:12parsecs
 check "a control character in the name is invalid" 5 "$arb" submit --np 1 --walltime 1m --name $'a\tb'
 check "jobs --state cancelled" 0 "$arb" -o json jobs --state cancelled

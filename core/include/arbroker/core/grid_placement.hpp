@@ -16,13 +16,9 @@
 
 namespace arbroker {
 
-/// What the job brings.
-struct placement_inputs {
-  duration walltime = 0;                   ///< the user's limit; 0 when benchmarks give it
-  std::vector<benchmark_spec> benchmarks;  ///< may be empty
-  double penalty = default_missing_benchmark_penalty;
-  std::int64_t input_bytes = 0;
-  std::optional<std::int64_t> output_bytes;  ///< unknown: stage-out is left out
+/// What the job brings: its walltime and the hints of Sec. 3.2.
+struct placement_inputs : runtime_hints {
+  duration walltime = 0;  ///< the user's limit; 0 when benchmarks give it
 };
 
 /// The job on one cluster.

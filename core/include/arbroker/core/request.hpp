@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "arbroker/core/error.hpp"
+#include "arbroker/core/runtime_prediction.hpp"
 #include "arbroker/core/speedup.hpp"
 #include "arbroker/core/time.hpp"
 
@@ -21,6 +22,9 @@ struct elastic_request {
   double pp_ref = 1.0;
   int np_ref = 1;
   speedup_model sp = *speedup_model::amdahl(0.0);
+  /// Paper 003 Sec. 3.2 (optional): with benchmarks, the run time on np_ref CPUs of a cluster
+  /// comes from them instead of scaling dur_ref by pp_ref (runtime_on_site, site_runtime.hpp).
+  runtime_hints hints;
 };
 
 /// One way to run a job on one site: np CPUs for dur seconds.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -61,6 +62,18 @@ struct runtime_prediction {
 
 /// Paper 003's default penalty factor c for a benchmark a cluster does not publish.
 inline constexpr double default_missing_benchmark_penalty = 1.25;
+
+/// What a request may bring for Sec. 3.2 (all optional): its benchmark triples, the penalty c,
+/// the bytes of its input files and the expected bytes of its output (unknown: no stage-out).
+struct runtime_hints {
+  std::vector<benchmark_spec> benchmarks;
+  double penalty = default_missing_benchmark_penalty;
+  std::int64_t input_bytes = 0;
+  std::optional<std::int64_t> output_bytes;
+
+  bool empty() const noexcept { return benchmarks.empty() && input_bytes == 0 && !output_bytes; }
+  friend bool operator==(const runtime_hints&, const runtime_hints&) = default;
+};
 
 /// Linear scaling: for each spec the cluster publishes, t_i * r_i / R; for each it lacks,
 /// penalty * (longest of those estimates). Results for benchmarks nobody asked for are

@@ -11,6 +11,7 @@
 #include "arbroker/core/preference.hpp"
 #include "arbroker/core/success_rate.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
+#include "arbroker/messages/runtime_hints.hpp"
 #include "arbroker/messages/slot.hpp"
 #include "arbroker/messages/speedup_spec.hpp"
 #include "arbroker/messages/wire_error.hpp"
@@ -55,6 +56,13 @@ struct elastic_request {
   std::vector<std::string> features;
   std::vector<std::string> clusters;  ///< restrict to these clusters (empty = any)
   bool local_jobs_preferred = true;
+  /// Paper 003 Sec. 3.2 (optional): the run time on np_ref CPUs from benchmarks instead of
+  /// pp_ref scaling (the largest estimate is reserved), and the data to stage, which the
+  /// `ttd` policy ranks by and which a reservation waits for (runtime_hints.hpp).
+  std::vector<benchmark_triple> benchmarks;
+  double penalty = 1.25;  ///< c, for a benchmark a cluster does not publish
+  std::vector<input_file> inputs;
+  std::int64_t output_bytes = -1;  ///< -1: unknown (stage-out left out of the TTD)
 
   friend bool operator==(const elastic_request&, const elastic_request&) = default;
 };
@@ -63,7 +71,8 @@ template <class Inspector>
 auto inspect(Inspector& f, elastic_request& x) {
   return f(x.user, x.est, x.let, x.np_min, x.np_max, x.dur_ref, x.pp_ref, x.np_ref, x.speedup,
            x.prefer, x.policy, x.esr, x.esr_threshold, x.tsn_max, x.tss_gap, x.mode, x.hold_seconds,
-           x.os, x.features, x.clusters, x.local_jobs_preferred);
+           x.os, x.features, x.clusters, x.local_jobs_preferred, x.benchmarks, x.penalty, x.inputs,
+           x.output_bytes);
 }
 
 /// How a request went, for metrics and the experiments of paper 000, Sec. 4.2.

@@ -8,31 +8,10 @@
 #include <vector>
 
 #include "arbroker/core/grid_job.hpp"
+#include "arbroker/messages/runtime_hints.hpp"
 #include "arbroker/messages/wire_error.hpp"
 
 namespace arbroker::msg {
-
-/// Paper 003's {b_i, r_i, t_i}: the job runs `seconds` on a system scoring `result` in `name`.
-struct benchmark_triple {
-  std::string name;
-  double result = 0;
-  std::int64_t seconds = 0;
-  friend bool operator==(const benchmark_triple&, const benchmark_triple&) = default;
-};
-template <class Inspector>
-auto inspect(Inspector& f, benchmark_triple& x) {
-  return f(x.name, x.result, x.seconds);
-}
-
-struct input_file {
-  std::string location;
-  std::int64_t bytes = 0;
-  friend bool operator==(const input_file&, const input_file&) = default;
-};
-template <class Inspector>
-auto inspect(Inspector& f, input_file& x) {
-  return f(x.location, x.bytes);
-}
 
 struct grid_submit_request {
   std::string user;
