@@ -99,6 +99,7 @@ class grid_jobs_state {
         [this](const msg::grid_list_request& r) { return list(r); },
         [this](poll_atom) { return when_settled(poll_round()); },
         [this](adapt_atom) { return when_settled(adapt_round()); },
+        [this](const msg::lrms_job_events& ev) { look_at(ev); },
         [this](tick_atom, poll_atom) {
           poll_round();
           if (cfg_.poll_interval > 0)
@@ -719,43 +720,66 @@ class grid_jobs_state {
     }
     std::int32_t asked = 0;
     for (auto& [at, copies] : by_cluster) {
-      const auto* e = cluster(at);
-      if (!e || polling_.contains(at)) continue;  // departed ones are dropped elsewhere
-      msg::job_states_request q;
-      for (auto [serial, i] : copies)
-        q.lrms_ids.push_back(jobs_.at(serial).job.copies[i].lrms_id);
+      if (!cluster(at) || polling_.contains(at)) continue;  // departed ones are dropped elsewhere
       asked += static_cast<std::int32_t>(copies.size());
       polling_.insert(at);
-      ask(e->service, std::move(q),
-          [this, at, copies = std::move(copies)](const result<msg::job_states_reply>& rep) {
-            polling_.erase(at);
-            if (!rep || !rep->error.ok()) return;  // unreadable now: next round
-            for (std::size_t k = 0; k < copies.size() && k < rep->jobs.size(); ++k) {
-              const auto& s = rep->jobs[k];
-              auto it = jobs_.find(copies[k].first);
-              if (it == jobs_.end()) continue;
-              auto& job = it->second.job;
-              const auto i = copies[k].second;
-              if (job.copies[i].lrms_id != s.lrms_id) continue;
-              // The LRMS forgot it (a simulated cluster restarted, or the job aged out of
-              // a real one's memory): it cannot run any more.
-              const bool forgotten = s.error.code == static_cast<std::uint8_t>(errc::not_found);
-              if (!s.error.ok() && !forgotten) continue;  // unknown now: next round
-              const auto seen = job.history.size();
-              const auto dup = job.duplicate_starts;
-              auto acts = forgotten
-                              ? job.on_lost(i, "the LRMS no longer knows it", now())
-                              : job.on_observed(i, s.state,
-                                                s.started >= 0 ? std::optional<timestamp>(s.started)
-                                                               : std::nullopt,
-                                                now());
-              count(job, dup, job.migrations, job.migration_gain);
-              if (job.history.size() != seen || !acts.empty())
-                after_change(copies[k].first, std::move(acts));
-            }
-          });
+      ask_states(at, std::move(copies), true);
     }
     return asked;
+  }
+
+  // An LRMS's event hook: its copies that changed are looked at now, not at the next poll.
+  void look_at(const msg::lrms_job_events& ev) {
+    if (!cluster(ev.cluster)) return;
+    const std::set<std::string> changed(ev.lrms_ids.begin(), ev.lrms_ids.end());
+    std::vector<std::pair<std::uint64_t, std::size_t>> copies;
+    for (auto& [serial, t] : jobs_) {
+      if (!t.job.active()) continue;
+      for (std::size_t i = 0; i < t.job.copies.size(); ++i) {
+        const auto& c = t.job.copies[i];
+        if (c.cluster == ev.cluster && changed.contains(c.lrms_id) &&
+            (c.state == copy_state::queued || c.state == copy_state::running))
+          copies.emplace_back(serial, i);
+      }
+    }
+    if (!copies.empty()) ask_states(ev.cluster, std::move(copies), false);
+  }
+
+  // One state request to cluster `at` for `copies` (job serial, copy index); what it reports
+  // goes through the job's rules. `poll`: the poll round's request (polling_ is cleared).
+  void ask_states(const std::string& at, std::vector<std::pair<std::uint64_t, std::size_t>> copies,
+                  bool poll) {
+    msg::job_states_request q;
+    for (auto [serial, i] : copies)
+      q.lrms_ids.push_back(jobs_.at(serial).job.copies[i].lrms_id);
+    ask(cluster(at)->service, std::move(q),
+        [this, at, poll, copies = std::move(copies)](const result<msg::job_states_reply>& rep) {
+          if (poll) polling_.erase(at);
+          if (!rep || !rep->error.ok()) return;  // unreadable now: next round
+          for (std::size_t k = 0; k < copies.size() && k < rep->jobs.size(); ++k) {
+            const auto& s = rep->jobs[k];
+            auto it = jobs_.find(copies[k].first);
+            if (it == jobs_.end()) continue;
+            auto& job = it->second.job;
+            const auto i = copies[k].second;
+            if (job.copies[i].lrms_id != s.lrms_id) continue;
+            // The LRMS forgot it (a simulated cluster restarted, or the job aged out of
+            // a real one's memory): it cannot run any more.
+            const bool forgotten = s.error.code == static_cast<std::uint8_t>(errc::not_found);
+            if (!s.error.ok() && !forgotten) continue;  // unknown now: next round
+            const auto seen = job.history.size();
+            const auto dup = job.duplicate_starts;
+            auto acts = forgotten
+                            ? job.on_lost(i, "the LRMS no longer knows it", now())
+                            : job.on_observed(i, s.state,
+                                              s.started >= 0 ? std::optional<timestamp>(s.started)
+                                                             : std::nullopt,
+                                              now());
+            count(job, dup, job.migrations, job.migration_gain);
+            if (job.history.size() != seen || !acts.empty())
+              after_change(copies[k].first, std::move(acts));
+          }
+        });
   }
 
   // Paper 003 Sec. 3.3 for every queued adaptive job, from one outlook per cluster: the

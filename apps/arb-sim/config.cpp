@@ -360,9 +360,12 @@ grid5_config grid5(const toml::table& root, std::string name) {
   c.days = get(g, "grid", "days", c.days);
   c.grid_every = get<std::size_t>(g, "grid", "grid_every", c.grid_every);
   c.poll_s = get<duration>(g, "grid", "poll_s", c.poll_s);
+  c.event_hooks = get(g, "grid", "event_hooks", c.event_hooks);
   c.adaptation_s = get<duration>(g, "grid", "adaptation_s", c.adaptation_s);
-  if (!(c.days > 0) || c.grid_every < 1 || c.poll_s < 1 || c.adaptation_s < 1)
-    bad("grid", "days > 0, grid_every >= 1, poll_s >= 1 and adaptation_s >= 1 are needed");
+  if (!(c.days > 0) || c.grid_every < 1 || c.poll_s < 0 || c.adaptation_s < 1)
+    bad("grid", "days > 0, grid_every >= 1, poll_s >= 0 and adaptation_s >= 1 are needed");
+  if (!c.event_hooks && c.poll_s < 1)
+    bad("grid", "without event_hooks the manager learns only from polls: poll_s >= 1 is needed");
   for_each_table(root, "clusters", [&](const toml::table& t) {
     grid5_cluster k;
     k.name = get(t, "clusters", "name", std::string());

@@ -186,7 +186,8 @@ struct grid5_config {
   std::string scheduler = "easy";
   double days = 7;              ///< the first `days` of every trace, all from time 0
   std::size_t grid_every = 10;  ///< every n-th job of each trace becomes a grid job
-  duration poll_s = 60;         ///< the manager's job-state polls
+  duration poll_s = 0;          ///< the manager's job-state polls (0: none)
+  bool event_hooks = true;      ///< the simulated LRMSs' job events tell the manager
   duration adaptation_s = 60;   ///< its adaptation rounds
   std::vector<grid5_strategy> strategies;
 };

@@ -84,6 +84,7 @@ status run_grid5(const grid5_config& c, const run_options& opt) {
   // every grid_every-th of them (in submit order, over all clusters) becomes a grid job.
   sim::scenario base;
   base.grid_poll_interval = c.poll_s;
+  base.grid_event_hooks = c.event_hooks;
   base.grid_adaptation_interval = c.adaptation_s;
   const timestamp period = static_cast<timestamp>(c.days * 86400);
   std::vector<sim::grid_arrival> grid;

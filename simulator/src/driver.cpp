@@ -87,6 +87,10 @@ class virtual_grid {
       gc.poll_interval = s.grid_poll_interval;
       gc.adaptation_interval = s.grid_adaptation_interval;
       gc.counters = grid_counters_;
+      if (!s.grid_event_hooks && s.grid_poll_interval <= 0)
+        return fail(errc::invalid_parameter,
+                    "grid jobs without event hooks need a positive grid_poll_interval");
+      event_hooks_ = s.grid_event_hooks;
       grid_ = spawn_grid_jobs(sys_, gc);
     }
     for (const auto& spec : s.clusters)
@@ -193,8 +197,12 @@ class virtual_grid {
             [rec](msg::grid_job_reply& r) { *rec = std::move(r.job); }, [](const std::string&) {});
         sched_.run();
       }
-      // 4. Whatever started, paused or ended (after events, submits, deletions) is recorded.
-      record_events(out);
+      // 4. Whatever started, paused or ended (after events, submits, deletions) is recorded;
+      //    the grid-job manager hears of its copies' changes at once (the LRMS's event hook)
+      //    and may act on them (cancel a flood's losers, ...), which makes more events. A
+      //    bound keeps a bug from spinning here; the final poll would still see the rest.
+      for (int round = 0; record_events(out) && round < 64; ++round)
+        sched_.run();
       ++out.steps;
       if (opt.progress) opt.progress(now_, next_job + next_req + next_grid, arrivals);
     }
@@ -379,11 +387,18 @@ class virtual_grid {
   }
 
   // The LRMSs' job events since the last call, into the output.
-  void record_events(sim_output& out) {
+  // Records the buffered job events; forwards those of jobs the driver did not submit (grid
+  // jobs' copies) to the grid-job manager, and says whether it did.
+  bool record_events(sim_output& out) {
+    bool forwarded = false;
     for (std::size_t ci = 0; ci < clusters_.size(); ++ci) {
       auto& c = clusters_[ci];
+      msg::lrms_job_events hook{c.lrms->name(), {}};
       for (const auto& e : *c.events) {
-        if (e.job >= c.owners.size() || c.owners[e.job].what == job_owner::kind::none) continue;
+        if (e.job >= c.owners.size() || c.owners[e.job].what == job_owner::kind::none) {
+          if (grid_ && event_hooks_) hook.lrms_ids.push_back("J" + std::to_string(e.job));
+          continue;
+        }
         const auto who = c.owners[e.job];
         timestamp& since = c.running_since[e.job];
         timestamp* first_start = who.what == job_owner::kind::local
@@ -409,7 +424,12 @@ class virtual_grid {
         }
       }
       c.events->clear();
+      if (!hook.lrms_ids.empty()) {
+        self_->send(grid_, std::move(hook));
+        forwarded = true;
+      }
     }
+    return forwarded;
   }
 
   virtual_time_config cfg_;
@@ -419,6 +439,7 @@ class virtual_grid {
   gis_actor gis_;
   broker_actor broker_;
   grid_jobs_actor grid_;
+  bool event_hooks_ = true;  // the LRMSs' job events go to grid_
   std::shared_ptr<grid_job_counters> grid_counters_ = std::make_shared<grid_job_counters>();
   std::vector<cluster_slot> clusters_;
   timestamp now_ = 0;

@@ -356,8 +356,7 @@ scenario grid_scenario() {
     s.grid_jobs.push_back({id, 10 * (id - 9), r});
     ++id;
   }
-  s.grid_poll_interval = 30;
-  s.grid_adaptation_interval = 60;
+  s.grid_adaptation_interval = 60;  // no polls: the LRMSs' job events drive the manager
   return s;
 }
 
@@ -372,6 +371,8 @@ TEST(driver, GridJobsOfEveryStrategyRunOnceUnderVirtualTime) {
     // Every job ran exactly once, on b (the first to free up), never before b was free.
     EXPECT_EQ(j.copies[static_cast<std::size_t>(j.winner)].cluster, "b");
     EXPECT_GE(j.started, 300);
+    // The end is the LRMS's, to the second (a poll would see it up to an interval late).
+    EXPECT_EQ(j.ended - j.started, 100);
     int ran = 0;
     for (const auto& c : j.copies)
       ran += c.started >= 0 ? 1 : 0;
@@ -382,6 +383,23 @@ TEST(driver, GridJobsOfEveryStrategyRunOnceUnderVirtualTime) {
   ASSERT_EQ(flood.copies.size(), 2u);
   EXPECT_EQ(flood.copies[1].state, copy_state::cancelled);
   EXPECT_FALSE(out->grid_jobs[3].reservation.empty());
+}
+
+TEST(driver, GridJobsWithPollsInsteadOfEventsSeeEndsLate) {
+  auto s = grid_scenario();
+  s.grid_event_hooks = false;
+  EXPECT_EQ(run_simulation(s).err().code, errc::invalid_parameter);  // nothing would watch
+  s.grid_poll_interval = 30;
+  auto out = run_simulation(s);
+  ASSERT_TRUE(out) << out.err().message;
+  int late = 0;
+  for (const auto& j : out->grid_jobs) {
+    EXPECT_EQ(j.state, grid_job_state::completed);
+    EXPECT_GE(j.ended - j.started, 100);
+    EXPECT_LT(j.ended - j.started, 100 + 30);
+    late += j.ended - j.started > 100 ? 1 : 0;
+  }
+  EXPECT_GT(late, 0);
 }
 
 TEST(driver, GridJobsAreDeterministic) {

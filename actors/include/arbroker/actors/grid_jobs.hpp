@@ -3,7 +3,8 @@
 // The grid-job manager: the broker's half for best-effort jobs (core/grid_job.hpp has the
 // rules, actors/README.md "Grid jobs" the flow). One actor per node. It ranks the clusters
 // by time to delivery from one outlook per cluster, places copies by the job's strategy,
-// watches them with one batched state request per cluster per poll interval, cancels losers
+// watches them with one batched state request per cluster per poll interval (or when an LRMS
+// event hook reports a change, in the simulator), cancels losers
 // and duplicates, and moves queued adaptive jobs. Every change of a job is written to the
 // store before the LRMS call it leads to, and every decision before its cancels.
 
@@ -34,7 +35,8 @@ using grid_jobs_actor =
                      caf::replies_to<msg::grid_cancel_request>::with<msg::grid_job_reply>,
                      caf::replies_to<msg::grid_list_request>::with<msg::grid_list_reply>,
                      caf::replies_to<poll_atom>::with<std::int32_t>,
-                     caf::replies_to<adapt_atom>::with<std::int32_t>>;
+                     caf::replies_to<adapt_atom>::with<std::int32_t>,
+                     caf::reacts_to<msg::lrms_job_events>>;
 
 /// Counts for metrics, cumulative since start; written by the manager, read by anyone.
 struct grid_job_counters {

@@ -59,6 +59,7 @@ inline constexpr auto all_types = std::make_tuple(
     named_type<job_submit_request>{"arb.job_submit_request"},
     named_type<job_submit_reply>{"arb.job_submit_reply"},
     named_type<job_states_request>{"arb.job_states_request"},
+    named_type<lrms_job_events>{"arb.lrms_job_events"},
     named_type<job_state_report>{"arb.job_state_report"},
     named_type<job_states_reply>{"arb.job_states_reply"},
     named_type<job_cancel_request>{"arb.job_cancel_request"},

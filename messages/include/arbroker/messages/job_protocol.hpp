@@ -50,6 +50,19 @@ auto inspect(Inspector& f, job_states_request& x) {
   return f(x.lrms_ids);
 }
 
+/// An LRMS's event hook: these of its jobs changed state (started, paused, ended). The
+/// simulator sends it so that the grid-job manager looks at them at that instant instead of
+/// at its next poll; a real LRMS is polled.
+struct lrms_job_events {
+  std::string cluster;
+  std::vector<std::string> lrms_ids;
+  friend bool operator==(const lrms_job_events&, const lrms_job_events&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, lrms_job_events& x) {
+  return f(x.cluster, x.lrms_ids);
+}
+
 struct job_state_report {
   std::string lrms_id;
   observed_state state = observed_state::queued;

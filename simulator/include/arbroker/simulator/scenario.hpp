@@ -77,7 +77,11 @@ struct scenario {
   std::vector<local_job> jobs;
   std::vector<request_arrival> requests;
   std::vector<grid_arrival> grid_jobs;
-  duration grid_poll_interval = 60;        ///< the manager's job-state polls, virtual seconds
+  /// The manager's job-state polls, virtual seconds; 0 (default): none, the simulated LRMSs'
+  /// job events tell it when a copy starts or ends, at that instant.
+  duration grid_poll_interval = 0;
+  /// false: the manager learns only from its polls, as with a real LRMS (needs polls).
+  bool grid_event_hooks = true;
   duration grid_adaptation_interval = 60;  ///< its adaptation rounds
 };
 
