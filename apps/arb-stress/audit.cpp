@@ -89,16 +89,13 @@ std::vector<std::string> accounting_violations(const std::vector<msg::cluster_st
   return out;
 }
 
-std::vector<std::string> grid_violations(const std::vector<msg::grid_job_info>& jobs,
-                                         const std::vector<msg::cluster_status>& all,
-                                         const std::set<std::string>& acknowledged,
-                                         const std::set<std::string>& users) {
-  std::vector<std::string> bad;
+std::map<std::string, std::string> grid_suspects(const std::vector<msg::grid_job_info>& jobs,
+                                                 const std::vector<msg::cluster_status>& all,
+                                                 const std::set<std::string>& users) {
+  std::map<std::string, std::string> out;
   std::set<std::string> ids;
   for (const auto& j : jobs)
-    if (!ids.insert(j.id).second) bad.push_back("grid job listed twice: " + j.id);
-  for (const auto& id : acknowledged)
-    if (!ids.count(id)) bad.push_back("acknowledged grid job lost: " + id);
+    if (!ids.insert(j.id).second) out.emplace("twice " + j.id, "grid job listed twice: " + j.id);
   // Every job of a client in any LRMS, and the running ones: (cluster, id).
   std::set<std::pair<std::string, std::string>> in_lrms, running;
   for (const auto& s : all)
@@ -108,25 +105,62 @@ std::vector<std::string> grid_violations(const std::vector<msg::grid_job_info>& 
           in_lrms.emplace(s.cluster, j.id);
           if (list != &s.lrms_queued) running.emplace(s.cluster, j.id);
         }
-  std::set<std::pair<std::string, std::string>> live_copies;
+  std::set<std::pair<std::string, std::string>> copies;  // of any state
   for (const auto& j : jobs) {
-    int runs = 0;  // a flood's copies may wait in several queues, but run once
+    std::string runs_on;  // a flood's copies may wait in several queues, but run once
+    int runs = 0;
     for (const auto& c : j.copies) {
       if (c.lrms_id.empty()) continue;
       const std::pair<std::string, std::string> key{c.cluster, c.lrms_id};
-      runs += running.count(key) ? 1 : 0;
+      if (running.count(key)) {
+        ++runs;
+        runs_on += " " + c.cluster + ":" + c.lrms_id;
+      }
       const bool live = c.state == copy_state::queued || c.state == copy_state::running ||
                         c.state == copy_state::submitting;
-      if (live) live_copies.insert(key);
+      copies.insert(key);
       if (in_lrms.count(key) && !live)
-        bad.push_back(j.id + ": copy " + c.lrms_id + " on " + c.cluster + " is " +
-                      std::string(to_string(c.state)) + " but still in the LRMS");
+        out.emplace("dead " + c.cluster + ":" + c.lrms_id,
+                    j.id + ": copy " + c.lrms_id + " on " + c.cluster + " is " +
+                        std::string(to_string(c.state)) + " but still in the LRMS");
     }
-    if (runs > 1) bad.push_back(j.id + ": runs " + std::to_string(runs) + " times");
+    if (runs > 1)
+      out.emplace("runs " + j.id + runs_on,
+                  j.id + ": runs " + std::to_string(runs) + " times (" + runs_on.substr(1) + ")");
   }
   for (const auto& [cluster, id] : in_lrms)
-    if (!live_copies.count({cluster, id}))
-      bad.push_back(cluster + ": job " + id + " of a client is no live copy of any grid job");
+    if (!copies.count({cluster, id}))  // a dead copy still there is reported as such above
+      out.emplace("orphan " + cluster + ":" + id,
+                  cluster + ": job " + id + " of a client is no copy of any grid job");
+  return out;
+}
+
+std::vector<std::string> grid_watch::look(const std::map<std::string, std::string>& suspects) {
+  std::vector<std::string> out;
+  std::map<std::string, int> still;
+  for (const auto& [key, what] : suspects) {
+    auto it = seen_.find(key);
+    const int looks = (it == seen_.end() ? 0 : it->second) + 1;
+    still.emplace(key, looks);
+    if (looks >= persist_ && reported_.insert(key).second)
+      out.push_back(what + " (in " + std::to_string(looks) + " looks, settled rounds between)");
+  }
+  seen_ = std::move(still);  // a suspect that went away starts afresh if it comes back
+  return out;
+}
+
+std::vector<std::string> grid_violations(const std::vector<msg::grid_job_info>& jobs,
+                                         const std::vector<msg::cluster_status>& all,
+                                         const std::set<std::string>& acknowledged,
+                                         const std::set<std::string>& users) {
+  std::vector<std::string> bad;
+  std::set<std::string> ids;
+  for (const auto& j : jobs)
+    ids.insert(j.id);
+  for (const auto& id : acknowledged)
+    if (!ids.count(id)) bad.push_back("acknowledged grid job lost: " + id);
+  for (auto& [key, what] : grid_suspects(jobs, all, users))
+    bad.push_back(std::move(what));
   return bad;
 }
 

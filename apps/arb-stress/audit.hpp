@@ -33,6 +33,34 @@ std::vector<std::string> ljp_violations(const msg::cluster_status& s);
 std::vector<std::string> accounting_violations(const std::vector<msg::cluster_status>& all,
                                                const std::set<std::string>& expected);
 
+/// What looks wrong with the grid jobs in one look at the node and its LRMSs, keyed so that
+/// the same problem has the same key in the next look: a job listed twice, a job running in
+/// more than one LRMS, a copy the node no longer counts as live still in an LRMS, a job of one
+/// of `users` in an LRMS that is no copy of any job (an orphan). Each may be a moment of a correct
+/// run (a duplicate start until its cancel lands, a copy between its LRMS submit and the
+/// node's record of its id); only what persists is a violation (grid_watch).
+std::map<std::string, std::string> grid_suspects(const std::vector<msg::grid_job_info>& jobs,
+                                                 const std::vector<msg::cluster_status>& all,
+                                                 const std::set<std::string>& users);
+
+/// Grid invariants during a run. Each look is taken after a job-state round of the node has
+/// settled (poll_atom: the round and the cancels it led to are done), so a suspect that
+/// survives `persist` consecutive looks has outlived every transient: a duplicate start is
+/// cancelled by the next round, an LRMS submit's reply and a cancel were queued before the
+/// next look's requests. (Two full rounds between the first and the last look, because a
+/// round skips a cluster whose previous state request is still on its way.) Reported once.
+class grid_watch {
+ public:
+  explicit grid_watch(int persist = 3) : persist_(persist) {}
+  /// One look; the new violations.
+  std::vector<std::string> look(const std::map<std::string, std::string>& suspects);
+
+ private:
+  int persist_;
+  std::map<std::string, int> seen_;  ///< suspect -> consecutive looks it was in
+  std::set<std::string> reported_;
+};
+
 /// Grid jobs, once the node has settled (one job-state poll after the last change): every
 /// job in `acknowledged` exists; none runs in more than one LRMS; no copy the node no longer
 /// counts as live is still in an LRMS; and no job of one of `users` is in an LRMS without

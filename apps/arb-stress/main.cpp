@@ -146,7 +146,10 @@ int run(const stress_options& o) {
   std::vector<cluster_service_actor> services;
   for (const auto& c : clusters)
     services.push_back(c.service);
-  auto auditor = sys.spawn(auditor_actor, services, o.audit_interval_ms);
+  std::set<std::string> grid_users;  // the clients' users: their LRMS jobs are grid copies
+  for (int c = 0; c < o.clients; ++c)
+    grid_users.insert("user" + std::to_string(c % 997));
+  auto auditor = sys.spawn(auditor_actor, services, o.audit_interval_ms, grid, grid_users);
   self->send(auditor, audit_atom::value);
 
   fmt::print(
@@ -166,12 +169,13 @@ int run(const stress_options& o) {
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  long long audits = 0, violations = 0;
+  long long audits = 0, grid_looks = 0, violations = 0;
   std::vector<std::string> examples;
   self->request(auditor, std::chrono::seconds(10), stop_atom::value)
       .receive(
-          [&](long long a, long long v, std::vector<std::string>& ex) {
+          [&](long long a, long long g, long long v, std::vector<std::string>& ex) {
             audits = a;
+            grid_looks = g;
             violations = v;
             examples = std::move(ex);
           },
@@ -222,11 +226,9 @@ int run(const stress_options& o) {
   add(accounting_violations(final_status, expected));
   // Grid jobs: once a poll round has settled what the last changes led to, the promises hold
   // (a duplicate start lives until its cancel lands; bounded wait).
-  std::set<std::string> grid_acked, grid_users;
+  std::set<std::string> grid_acked;
   for (const auto& r : reports)
     grid_acked.insert(r.grid_jobs.begin(), r.grid_jobs.end());
-  for (int c = 0; c < o.clients; ++c)
-    grid_users.insert("user" + std::to_string(c % 997));
   std::vector<std::string> grid_bad;
   std::size_t grid_listed = 0;
   for (int round = 0; round < 20; ++round) {
@@ -272,8 +274,9 @@ int run(const stress_options& o) {
   if (cal.round_trips_per_second > 0)
     fmt::print("relative to the machine: {:.1f} requests per 1000 calibration round trips\n",
                1000 * rate / cal.round_trips_per_second);
-  fmt::print("committed at the end: {} reservations; audits during the run: {}\n", expected.size(),
-             audits);
+  fmt::print(
+      "committed at the end: {} reservations; audits during the run: {} ({} of the grid jobs)\n",
+      expected.size(), audits, grid_looks);
   if (!grid_acked.empty()) {
     const auto submitted = std::max<long long>(grid_counters->submitted.load(), 1);
     fmt::print(

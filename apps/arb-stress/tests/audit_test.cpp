@@ -72,5 +72,64 @@ TEST(Audit, AccountingMatchesSuccessesExactly) {
   EXPECT_EQ(accounting_violations({a}, {"c/1"}).size(), 1u);  // a hold left over
 }
 
+msg::grid_job_info flood(std::vector<msg::grid_copy_info> copies) {
+  msg::grid_job_info j;
+  j.id = "n/g1";
+  j.owner = "u";
+  j.strategy = grid_strategy::flood;
+  j.copies = std::move(copies);
+  return j;
+}
+
+msg::grid_copy_info copy(std::string cluster, std::string id, copy_state st) {
+  msg::grid_copy_info c;
+  c.cluster = std::move(cluster);
+  c.lrms_id = std::move(id);
+  c.state = st;
+  return c;
+}
+
+TEST(Audit, GridSuspectsAreWhatBreaksAPromiseAtOneLook) {
+  auto c = status();
+  auto d = status();
+  d.cluster = "d";
+  c.lrms_running = {res("J1", 50, 250, 4, committed)};
+  d.lrms_queued = {res("J2", 0, 0, 4, committed)};
+  const std::set<std::string> users{"u"};
+  auto job = flood({copy("c", "J1", copy_state::running), copy("d", "J2", copy_state::queued)});
+  EXPECT_TRUE(grid_suspects({job}, {c, d}, users).empty());
+  // The queued copy started before its cancel landed: the job runs twice (for now).
+  d.lrms_running = d.lrms_queued;
+  d.lrms_queued.clear();
+  auto s = grid_suspects({job}, {c, d}, users);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_NE(s.begin()->second.find("runs 2 times"), std::string::npos) << s.begin()->second;
+  // The node counts it cancelled while the LRMS still has it; and a job nobody placed.
+  job.copies[1].state = copy_state::cancelled;
+  c.lrms_queued = {res("J9", 0, 0, 1, committed)};
+  s = grid_suspects({job}, {c, d}, users);
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_TRUE(s.count("runs n/g1 c:J1 d:J2"));
+  EXPECT_TRUE(s.count("dead d:J2"));
+  EXPECT_TRUE(s.count("orphan c:J9"));
+  // Jobs of other users are not the node's business.
+  EXPECT_TRUE(grid_suspects({job}, {c, d}, {"someone"}).empty());
+}
+
+TEST(Audit, GridWatchReportsWhatPersistsOnce) {
+  grid_watch w(3);
+  const std::map<std::string, std::string> dup{{"runs n/g1", "n/g1 runs twice"}};
+  EXPECT_TRUE(w.look(dup).empty());
+  EXPECT_TRUE(w.look(dup).empty());
+  EXPECT_EQ(w.look(dup).size(), 1u);  // a third look, two settled rounds later: a violation
+  EXPECT_TRUE(w.look(dup).empty());   // reported once
+  grid_watch again(3);
+  EXPECT_TRUE(again.look(dup).empty());
+  EXPECT_TRUE(again.look({}).empty());  // it went away: a transient
+  EXPECT_TRUE(again.look(dup).empty());
+  EXPECT_TRUE(again.look(dup).empty());
+  EXPECT_EQ(again.look(dup).size(), 1u);
+}
+
 }  // namespace
 }  // namespace arbroker::stress
