@@ -203,8 +203,10 @@ status cluster_service::persist(const record& r, reservation_state state) {
 void cluster_service::release(record& r, reservation_event e, timestamp now, bool persisted) {
   auto del = lrms_->delete_reservation(r.lrms_id);
   if (!del && del.err().code != errc::not_found) {
-    // Could not reach the LRMS: the view will be rebuilt from its truth on the next refresh.
+    // The LRMS kept it: the view is rebuilt from its truth on the next refresh, and the
+    // delete is tried again on every sweep (retry_deletes), not forgotten.
     view_.taken = -time_infinity;
+    if (r.life.end() > now) undeleted_[r.lrms_id] = r.life.end();
   }
   if (view_.profile) {
     const timestamp from = std::max(r.life.start(), now);
@@ -537,10 +539,28 @@ msg::cluster_status cluster_service::status_report(const msg::cluster_status_req
   out.aborts = events_.aborts;
   out.expiries = events_.expiries;
   out.cancels = events_.cancels;
+  out.undeleted = static_cast<std::int32_t>(undeleted_.size());
   return out;
 }
 
+void cluster_service::retry_deletes(timestamp now) {
+  for (auto it = undeleted_.begin(); it != undeleted_.end();) {
+    if (it->second <= now) {  // over: the LRMS ends it itself
+      it = undeleted_.erase(it);
+      continue;
+    }
+    auto del = lrms_->delete_reservation(it->first);
+    if (!del && del.err().code != errc::not_found) {
+      ++it;
+      continue;
+    }
+    view_.taken = -time_infinity;  // CPUs came back
+    it = undeleted_.erase(it);
+  }
+}
+
 void cluster_service::sweep(timestamp now) {
+  if (!undeleted_.empty()) retry_deletes(now);
   while (!expiries_.empty() && expiries_.begin()->first <= now) {
     const std::uint64_t n = expiries_.begin()->second;
     expiries_.erase(expiries_.begin());

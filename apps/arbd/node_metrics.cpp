@@ -33,6 +33,10 @@ node_metrics::node_metrics(metrics::registry& reg)
           reg.add_gauge("arb_holds", "Holds in place (accepted, not committed).", {"cluster"}))),
       reserved_(must(reg.add_gauge("arb_reserved_cpus", "CPUs of reservations active right now.",
                                    {"cluster"}))),
+      undeleted_(must(reg.add_gauge(
+          "arb_undeleted_lrms_reservations",
+          "Reservations released by the node that the LRMS has not deleted yet (retried).",
+          {"cluster"}))),
       committed_(must(reg.add_gauge("arb_committed_reservations",
                                     "Committed or active reservations.", {"cluster"}))),
       cpus_(must(reg.add_gauge("arb_cluster_cpus", "CPUs of the cluster.", {"cluster"}))),
@@ -82,6 +86,7 @@ void node_metrics::update(const std::vector<msg::cluster_status>& statuses) {
     holds_.with({c}).set(s.holds);
     committed_.with({c}).set(s.committed);
     reserved_.with({c}).set(s.reserved_cpus);
+    undeleted_.with({c}).set(s.undeleted);
     cpus_.with({c}).set(s.cpus);
     auto& last = last_[s.cluster];
     grow(created_.with({c}), s.holds_created, last.holds_created);

@@ -51,6 +51,7 @@ class node_metrics {
   std::size_t refused_seen_ = 0;
   metrics::family<metrics::gauge> holds_;
   metrics::family<metrics::gauge> reserved_;
+  metrics::family<metrics::gauge> undeleted_;
   metrics::family<metrics::gauge> committed_;
   metrics::family<metrics::gauge> cpus_;
   metrics::family<metrics::counter> created_;

@@ -20,6 +20,7 @@ msg::cluster_status status(std::string name, std::int64_t commits, std::int64_t 
   s.commits = commits;
   s.expiries = expiries;
   s.reserved_cpus = 16;
+  s.undeleted = holds > 1 ? 1 : 0;
   return s;
 }
 
@@ -37,6 +38,10 @@ TEST(node_metrics, PolledCountsBecomeIncrementsAndGaugesFollow) {
   EXPECT_TRUE(has_line(text, R"(arb_holds{cluster="berlin"} 1)")) << text;
   EXPECT_TRUE(has_line(text, R"(arb_reserved_cpus{cluster="berlin"} 16)")) << text;
   EXPECT_TRUE(has_line(text, R"(arb_cluster_cpus{cluster="potsdam"} 64)")) << text;
+  EXPECT_TRUE(has_line(text, R"(arb_undeleted_lrms_reservations{cluster="berlin"} 0)")) << text;
+  m.update({status("berlin", 9, 1, 3)});
+  EXPECT_TRUE(
+      has_line("\n" + reg.render(), R"(arb_undeleted_lrms_reservations{cluster="berlin"} 1)"));
 }
 
 TEST(node_metrics, RequestsAreCountedByOperationAndOutcome) {

@@ -116,6 +116,7 @@ class cluster_service {
   /// Expires every hold whose expiry is <= now (deleting it from the LRMS), applies start
   /// and end times, and forgets finished reservations past the retention time.
   void sweep(timestamp now);
+  void retry_deletes(timestamp now);
 
   /// Rebuilds the service after a restart, before it serves anything: adopts the journal's
   /// rows for this cluster, settles holds by `plan` (commit decided or presumed abort),
@@ -211,6 +212,10 @@ class cluster_service {
   std::set<std::pair<timestamp, std::uint64_t>> expiries_;  // pending holds: (expiry, serial)
   std::set<std::pair<timestamp, std::uint64_t>> finished_;  // terminal: (finished, serial)
   std::set<std::pair<timestamp, std::uint64_t>> timeline_;  // committed: (next start/end, serial)
+  /// Reservations the service let go of that the LRMS did not delete (unreachable, in use):
+  /// LRMS id -> their end. Every sweep tries again until the LRMS deletes them, forgets them,
+  /// or they end on their own; until then they still hold CPUs there.
+  std::map<std::string, timestamp> undeleted_;
   /// The LRMS workload the match advisor last read, reused for at most cfg_.refresh (as the
   /// view is): reading it is most of an advice's cost (match_advisor.cpp).
   struct advisor_view {

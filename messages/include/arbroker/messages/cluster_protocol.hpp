@@ -441,6 +441,8 @@ struct cluster_status {
   /// others): with lrms_running, every job in the LRMS, for audits of grid jobs.
   std::vector<reservation_info> lrms_queued;
   std::vector<reservation_info> lrms_running_bound;
+  /// Reservations the service let go of that the LRMS has not deleted yet (it retries).
+  std::int32_t undeleted = 0;
   friend bool operator==(const cluster_status&, const cluster_status&) = default;
 };
 template <class Inspector>
@@ -448,7 +450,7 @@ auto inspect(Inspector& f, cluster_status& x) {
   return f(x.cluster, x.now, x.cpus, x.holds, x.committed, x.running_jobs, x.queued_jobs,
            x.reservations, x.lrms_reservations, x.lrms_running, x.holds_created, x.commits,
            x.aborts, x.expiries, x.cancels, x.reserved_cpus, x.error, x.lrms_queued,
-           x.lrms_running_bound);
+           x.lrms_running_bound, x.undeleted);
 }
 
 }  // namespace arbroker::msg
