@@ -15,6 +15,7 @@
 #include "parallel.hpp"
 #include "plots.hpp"
 #include "runner.hpp"
+#include "trace_reader.hpp"
 
 namespace arbroker::simapp {
 namespace {
@@ -97,7 +98,7 @@ status run_grid5(const grid5_config& c, const run_options& opt) {
     spec.cpus = cl.cpus;
     spec.scheduler = c.scheduler;
     base.clusters.push_back(spec);
-    auto trace = sim::read_swf(opt.traces_dir / cl.trace);
+    auto trace = read_trace(opt.traces_dir / cl.trace, opt.strict);
     if (!trace) return trace.err();
     auto jobs = sim::sound_batch_jobs(trace->jobs, sim::soundness::loose);
     if (jobs.empty()) return fail(errc::invalid_parameter, cl.trace + ": no sound batch jobs");

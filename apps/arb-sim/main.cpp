@@ -30,6 +30,9 @@ int main(int argc, char** argv) {
   app.add_option("-j,--threads", opt.threads, "runs in parallel (does not change the output)")
       ->check(CLI::Range(1u, 64u));
   app.add_flag("--no-plots", no_plots, "write the gnuplot scripts but do not run gnuplot");
+  app.add_flag("--strict", opt.strict,
+               "refuse a trace with a bad record (default: skip such records and print their "
+               "counts by reason)");
   app.add_flag("--progress,!--no-progress", progress,
                "progress bar with ETA on stderr (default: when stderr is a terminal)");
   CLI11_PARSE(app, argc, argv);

@@ -71,7 +71,7 @@ const std::string png_head =
 status run_paper000(const paper000_config& c, const run_options& opt) {
   const auto dir = opt.out_dir / c.name;
   std::filesystem::create_directories(dir);
-  auto jobs = load_jobs(c.workload, c.cluster.cpus, opt.traces_dir);
+  auto jobs = load_jobs(c.workload, c.cluster.cpus, opt.traces_dir, opt.strict);
   if (!jobs) return jobs.err();
   auto picks = sim::pick_one_per_group(jobs->size(), c.request.group_size, c.request.pick_seed);
   if (!picks) return picks.err();

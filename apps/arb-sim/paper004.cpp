@@ -16,6 +16,7 @@
 #include "plots.hpp"
 #include "progress.hpp"
 #include "runner.hpp"
+#include "trace_reader.hpp"
 
 namespace arbroker::simapp {
 namespace {
@@ -32,7 +33,7 @@ result<std::vector<std::vector<sim::swf_job>>> load_workloads(const paper004_con
   for (const auto& w : c.workloads) {
     auto it = sound.find(w.trace);
     if (it == sound.end()) {
-      auto trace = sim::read_swf(opt.traces_dir / w.trace);
+      auto trace = read_trace(opt.traces_dir / w.trace, opt.strict);
       if (!trace) return trace.err();
       it = sound.emplace(w.trace, sim::sound_batch_jobs(trace->jobs, c.rule)).first;
     }

@@ -14,7 +14,7 @@ namespace arbroker::simapp {
 status run_replay(const replay_config& c, const run_options& opt) {
   const auto dir = opt.out_dir / c.name;
   std::filesystem::create_directories(dir);
-  auto jobs = load_jobs(c.workload, c.cluster.cpus, opt.traces_dir);
+  auto jobs = load_jobs(c.workload, c.cluster.cpus, opt.traces_dir, opt.strict);
   if (!jobs) return jobs.err();
   std::vector<std::size_t> picks;
   if (c.request.group_size > 1) {  // group_size 1 would make every job a request: none instead

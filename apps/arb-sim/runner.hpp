@@ -14,6 +14,7 @@ struct run_options {
   unsigned threads = 1;              ///< independent runs in parallel (output unaffected)
   bool plots = true;                 ///< run gnuplot (the .gp scripts are written anyway)
   bool progress = false;             ///< progress bar with ETA on stderr
+  bool strict = false;               ///< a bad trace record refuses the trace (else: skipped)
 };
 
 /// Paper 000 Sec. 4: the grid, Fig. 6, Fig. 7, the waiting-time table, Fig. 8, a Gantt chart.

@@ -1,4 +1,5 @@
 #include "workload.hpp"
+#include "trace_reader.hpp"
 
 #include <algorithm>
 
@@ -29,14 +30,14 @@ sim::local_job local_of(const sim::swf_job& j, int cpus) {
 }  // namespace
 
 result<std::vector<sim::swf_job>> load_jobs(const workload_config& w, int cpus,
-                                            const std::filesystem::path& traces_dir) {
+                                            const std::filesystem::path& traces_dir, bool strict) {
   if (w.source == "lublin") {
     auto gen = sim::lublin_generator::create(sim::lublin_params::batch(),
                                              w.model_procs > 0 ? w.model_procs : cpus, w.seed);
     if (!gen) return gen.err();
     return gen->generate(w.jobs);
   }
-  auto trace = sim::read_swf(traces_dir / w.trace);
+  auto trace = read_trace(traces_dir / w.trace, strict);
   if (!trace) return trace.err();
   auto limit = w.jobs > 0 ? w.jobs : std::numeric_limits<std::size_t>::max();
   auto jobs = sim::sound_batch_jobs(trace->jobs, w.rule, limit);

@@ -13,9 +13,10 @@
 namespace arbroker::simapp {
 
 /// The jobs of an experiment: the first `jobs` sound batch jobs of the trace (or all), or
-/// that many jobs of the Lublin-Feitelson model for the cluster.
+/// that many jobs of the Lublin-Feitelson model for the cluster. Bad trace records are
+/// skipped and counted unless `strict` (trace_reader.hpp).
 result<std::vector<sim::swf_job>> load_jobs(const workload_config& w, int cpus,
-                                            const std::filesystem::path& traces_dir);
+                                            const std::filesystem::path& traces_dir, bool strict);
 
 /// The scenario of one run: every job not picked runs as a local job on the (one) cluster;
 /// the picked ones become requests shaped by `point`, or are left out when there is no

@@ -78,7 +78,7 @@ std::string_view trim(std::string_view s) {
 
 class parser {
  public:
-  explicit parser(std::string_view name) : name_(name) {}
+  parser(std::string_view name, swf_read_options options) : name_(name), options_(options) {}
 
   result<swf_trace> parse(std::string_view text) {
     swf_trace trace;
@@ -99,8 +99,17 @@ class parser {
           if (auto s = header_line(line, trace.header); !s) return s.err();
         } else {
           swf_job job;
-          if (auto s = record(q, eol, job); !s) return s.err();
-          trace.jobs.push_back(job);
+          if (auto s = record(q, eol, job); s) {
+            trace.jobs.push_back(job);
+          } else if (!options_.skip_bad_records) {
+            return s.err();
+          } else {
+            auto& skipped = trace.skipped[reason_];
+            if (skipped.count++ == 0) {
+              skipped.first_line = line_;
+              skipped.first = s.err().message;
+            }
+          }
         }
       }
       p = eol + 1;
@@ -127,7 +136,13 @@ class parser {
     return s;
   }
 
-  status record(const char* p, const char* end, swf_job& job) const {
+  // A bad record: `reason` groups it with others like it (for the counts of skipped ones).
+  error reject(std::string reason, const std::string& what) {
+    reason_ = std::move(reason);
+    return bad(what);
+  }
+
+  status record(const char* p, const char* end, swf_job& job) {
     std::array<std::int64_t, swf_field_count> iv{};
     std::array<double, swf_field_count> dv{};
     int n = 0;
@@ -141,41 +156,47 @@ class parser {
         double d = 0;
         auto [ptr, ec] = std::from_chars(p, tok_end, d);
         if (ec == std::errc::result_out_of_range)
-          return bad(field_label(n) + ": " + quoted(tok) + " is out of range");
+          return reject(field_label(n) + " is not a number",
+                        field_label(n) + ": " + quoted(tok) + " is out of range");
         if (ec != std::errc{} || ptr != tok_end || !std::isfinite(d))
-          return bad(field_label(n) + ": " + quoted(tok) + " is not a number");
+          return reject(field_label(n) + " is not a number",
+                        field_label(n) + ": " + quoted(tok) + " is not a number");
         dv[static_cast<std::size_t>(n)] = d;
         value = d;
       } else {
         std::int64_t v = 0;
         auto [ptr, ec] = std::from_chars(p, tok_end, v);
         if (ec == std::errc::result_out_of_range)
-          return bad(field_label(n) + ": " + quoted(tok) + " is out of range");
+          return reject(field_label(n) + " is not a number",
+                        field_label(n) + ": " + quoted(tok) + " is out of range");
         if (ec != std::errc{} || ptr != tok_end)
-          return bad(field_label(n) + ": " + quoted(tok) + " is not an integer");
+          return reject(field_label(n) + " is not a number",
+                        field_label(n) + ": " + quoted(tok) + " is not an integer");
         iv[static_cast<std::size_t>(n)] = v;
         value = static_cast<double>(v);
       }
       if (value < 0.0 && value != -1.0)
-        return bad(field_label(n) + " is " + std::string(tok) +
-                   "; only -1 (unknown) may be negative");
+        return reject(field_label(n) + " is negative", field_label(n) + " is " + std::string(tok) +
+                                                           "; only -1 (unknown) may be negative");
       p = tok_end;
     }
     if (n < swf_field_count) {
-      return bad("expected " + std::to_string(swf_field_count) + " fields, found " +
-                 std::to_string(n));
+      return reject("wrong number of fields", "expected " + std::to_string(swf_field_count) +
+                                                  " fields, found " + std::to_string(n));
     }
     if (skip_space(p, end) != end) {
       int extra = 0;
       for (const char* q = skip_space(p, end); q < end; q = skip_space(skip_token(q, end), end))
         ++extra;
-      return bad("expected " + std::to_string(swf_field_count) + " fields, found " +
-                 std::to_string(swf_field_count + extra));
+      return reject("wrong number of fields", "expected " + std::to_string(swf_field_count) +
+                                                  " fields, found " +
+                                                  std::to_string(swf_field_count + extra));
     }
     for (int i : {0, 1}) {
       if (iv[static_cast<std::size_t>(i)] < 0)
-        return bad(field_label(i) + " is -1; a job needs a known " +
-                   field_names[static_cast<std::size_t>(i)]);
+        return reject(std::string("unknown ") + field_names[static_cast<std::size_t>(i)],
+                      field_label(i) + " is -1; a job needs a known " +
+                          field_names[static_cast<std::size_t>(i)]);
     }
     job.job_id = iv[0];
     job.submit_time = iv[1];
@@ -230,7 +251,9 @@ class parser {
   }
 
   std::string_view name_;
+  swf_read_options options_;
   std::size_t line_ = 0;
+  std::string reason_;  // of the last record refused
 };
 
 // ---------------------------------------------------------------------------------------
@@ -345,8 +368,9 @@ void append_header_line(std::string& out, std::string_view key, std::string_view
 
 }  // namespace
 
-result<swf_trace> read_swf_string(std::string_view text, std::string_view name) {
-  return parser(name).parse(text);
+result<swf_trace> read_swf_string(std::string_view text, std::string_view name,
+                                  swf_read_options options) {
+  return parser(name, options).parse(text);
 }
 
 result<swf_trace> read_swf_stream(std::istream& in, std::string_view name) {
@@ -357,11 +381,11 @@ result<swf_trace> read_swf_stream(std::istream& in, std::string_view name) {
   return read_swf_string(text, name);
 }
 
-result<swf_trace> read_swf(const std::filesystem::path& path) {
+result<swf_trace> read_swf(const std::filesystem::path& path, swf_read_options options) {
   auto text = slurp(path);
   if (!text) return std::move(text).err();
   const std::string name = path.string();
-  return read_swf_string(*text, name);
+  return read_swf_string(*text, name, options);
 }
 
 std::string format_swf(const swf_trace& trace) {

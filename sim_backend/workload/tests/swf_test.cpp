@@ -158,6 +158,31 @@ TEST(SwfRead, MalformedLinesNameFileLineAndProblem) {
   }
 }
 
+TEST(SwfRead, BadRecordsAreSkippedAndCountedByReasonWhenAsked) {
+  // The kinds real traces have: a negative status code, an unknown submit time, missing
+  // fields, garbage; and a second record of one reason.
+  const std::string text =
+      "; MaxProcs: 8\n" + good_line + "2 5 -1 10 1 -1 -1 1 -1 -1 -4 -1 -1 -1 -1 -1 -1 -1\n" +
+      "3 -1 -1 10 1 -1 -1 1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n" + "4 9 -1 10 1 -1 -1 1 -1 -1 1\n" +
+      "5 9 -1 x 1 -1 -1 1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n" +
+      "6 9 -1 10 1 -1 -1 1 -1 -1 -5 -1 -1 -1 -1 -1 -1 -1\n" + good_line;
+  EXPECT_EQ(read_swf_string(text, "t.swf").err().code, errc::invalid_parameter);  // strict
+  auto t = read_swf_string(text, "t.swf", {.skip_bad_records = true});
+  ASSERT_TRUE(t) << t.err().message;
+  EXPECT_EQ(t->jobs.size(), 2u);  // the two good ones
+  EXPECT_EQ(t->header.max_procs, 8);
+  ASSERT_EQ(t->skipped.size(), 4u);
+  const auto& status = t->skipped.at("field 11 (status) is negative");
+  EXPECT_EQ(status.count, 2);
+  EXPECT_EQ(status.first_line, 3u);
+  EXPECT_EQ(status.first, "t.swf:3: field 11 (status) is -4; only -1 (unknown) may be negative");
+  EXPECT_EQ(t->skipped.at("unknown submit time").count, 1);
+  EXPECT_EQ(t->skipped.at("wrong number of fields").count, 1);
+  EXPECT_EQ(t->skipped.at("field 4 (run time) is not a number").first_line, 6u);
+  // A bad header line is refused either way: the trace's machine is not known then.
+  EXPECT_FALSE(read_swf_string("; MaxProcs: many\n" + good_line, "t", {.skip_bad_records = true}));
+}
+
 TEST(SwfRead, LongBadTokensAreShortenedInMessages) {
   const std::string junk(100, 'x');
   const error e = read_error("1 0 -1 " + junk + " 1 -1 -1 1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n");

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,11 +64,31 @@ struct swf_header {
   friend bool operator==(const swf_header&, const swf_header&) = default;
 };
 
+/// Records left out of a trace read with skip_bad_records, for one reason.
+struct swf_skipped {
+  std::int64_t count = 0;
+  std::size_t first_line = 0;  ///< where it happened first
+  std::string first;           ///< the first such record's full message ("path:line: what")
+
+  friend bool operator==(const swf_skipped&, const swf_skipped&) = default;
+};
+
 struct swf_trace {
   swf_header header;
   std::vector<swf_job> jobs;  ///< in file order
+  /// Bad records left out, by reason ("wrong number of fields", "field 11 (status) is
+  /// negative", "unknown submit time", ...); empty when none was or when reading strictly.
+  std::map<std::string, swf_skipped> skipped;
 
   friend bool operator==(const swf_trace&, const swf_trace&) = default;
+};
+
+/// How to read a trace. Real traces have bad records (negative status codes such as -4,
+/// submit times of -1, missing fields); by default one such record refuses the whole trace
+/// (strict, for tools that must not lose a job); skip_bad_records leaves each out and counts
+/// it by reason in swf_trace::skipped instead. Header lines are always checked.
+struct swf_read_options {
+  bool skip_bad_records = false;
 };
 
 /// Reads an SWF file, plain or gzip-compressed (told apart by the gzip magic bytes, not by
@@ -75,10 +96,11 @@ struct swf_trace {
 /// for a damaged gzip stream or a malformed line, with the message "path:line: what" (wrong
 /// number of fields, a field that is not a number, a negative value other than -1, an
 /// unknown job number or submit time).
-result<swf_trace> read_swf(const std::filesystem::path& path);
+result<swf_trace> read_swf(const std::filesystem::path& path, swf_read_options options = {});
 
 /// Parses SWF text; `name` stands for the file name in error messages.
-result<swf_trace> read_swf_string(std::string_view text, std::string_view name = "<string>");
+result<swf_trace> read_swf_string(std::string_view text, std::string_view name = "<string>",
+                                  swf_read_options options = {});
 
 /// Reads a whole stream and parses it like read_swf_string.
 result<swf_trace> read_swf_stream(std::istream& in, std::string_view name = "<stream>");
