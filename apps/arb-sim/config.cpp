@@ -415,6 +415,7 @@ result<experiment_config> load_experiment(const std::filesystem::path& file) {
     experiment_config out;
     out.kind = get(root, "", "experiment", std::string());
     auto name = get(root, "", "name", file.stem().string());
+    out.name = name;
     if (out.kind == "paper000")
       out.paper000 = paper000(root, name);
     else if (out.kind == "paper001")

@@ -194,6 +194,7 @@ struct grid5_config {
 
 struct experiment_config {
   std::string kind;  ///< "paper000", "paper001", "paper002", "paper004", "grid5" or "replay"
+  std::string name;  ///< its output directory's name
   paper002_config paper002;
   paper004_config paper004;
   paper000_config paper000;

@@ -3,8 +3,13 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
+#include <string>
 
+#include "arb_version.hpp"
 #include "config.hpp"
 #include "runner.hpp"
 
@@ -12,9 +17,34 @@
 #define ARB_TRACES_DIR "../shared/traces"
 #endif
 
+namespace {
+
+// What made an output directory: the build, the command line and the config, verbatim, so
+// that a figure can be traced back and run again (diff -r of two runs can skip this file).
+void write_provenance(const std::filesystem::path& dir, const std::string& command,
+                      const std::string& config_file, const arbroker::simapp::run_options& opt) {
+  std::ifstream in(config_file);
+  std::ostringstream config;
+  config << in.rdbuf();
+  std::ofstream out(dir / "provenance.txt");
+  out << "arb-sim, arbroker " << ARB_VERSION << "\n"
+      << "command: " << command << "\n"
+      << "working directory: " << std::filesystem::current_path().string() << "\n"
+      << "traces: " << opt.traces_dir.string() << "\n"
+      << "config: " << config_file << "\n"
+      << "--- " << config_file << " ---\n"
+      << config.str();
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace arbroker;
   CLI::App app{"arb-sim: reproduces the papers' experiments on the simulated grid"};
+  app.set_version_flag("--version", std::string("arb-sim, arbroker ") + ARB_VERSION);
+  std::string command;  // as typed, for provenance.txt
+  for (int i = 0; i < argc; ++i)
+    command += (i ? " " : "") + std::string(argv[i]);
   std::vector<std::string> configs;
   simapp::run_options opt;
   std::string out_dir = "sim-out";
@@ -57,6 +87,7 @@ int main(int argc, char** argv) {
       std::cerr << "arb-sim: " << file << ": " << ok.err().message << '\n';
       return 1;
     }
+    write_provenance(opt.out_dir / cfg->name, command, file, opt);
   }
   return 0;
 }
