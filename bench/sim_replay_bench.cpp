@@ -1,12 +1,13 @@
 // Replays a whole SWF trace through one simulated cluster and reports wall time, peak RSS,
 // mean wait (MWT) and utilization. Not run by ctest; see docs/performance.md.
 //
-//   arb_bench_sim_replay TRACE.swf[.gz] POLICY [CPUS] [RESERVATION_SHARE]
+//   arb_bench_sim_replay TRACE.swf[.gz] POLICY [CPUS] [RESERVATION_SHARE] [WALLTIME_RULE]
 //
 // POLICY is fcfs, easy or conservative. CPUS (0 or absent: the header's MaxProcs). Every job
 // with a known run time (> 0) and processor count (1..CPUS) is submitted at its submit
-// time, with its requested time as walltime (its run time when unknown) and its run time
-// as actual runtime (so jobs that overran their request are killed at the walltime).
+// time, with its run time as actual runtime and its walltime by WALLTIME_RULE
+// (sim/walltime_rule.hpp; default kill: the requested time, the run time when unknown, so
+// jobs that overran their request are killed at the walltime; extend: max(requested, run)).
 // RESERVATION_SHARE (default 0) turns that share of the jobs (every k-th) into an advance
 // reservation made at submit time for [submit + 2 h, + run time) with a job bound to it;
 // a reservation the cluster refuses (busy) is counted and its job is dropped.
@@ -21,6 +22,7 @@
 
 #include "arbroker/sim/simulated_lrms.hpp"
 #include "arbroker/sim/swf.hpp"
+#include "arbroker/sim/walltime_rule.hpp"
 
 namespace {
 
@@ -40,16 +42,18 @@ long peak_rss_kb() {
 int usage() {
   std::fprintf(stderr,
                "usage: arb_bench_sim_replay TRACE.swf[.gz] fcfs|easy|conservative [CPUS] "
-               "[RESERVATION_SHARE]\n");
+               "[RESERVATION_SHARE] [kill|extend]\n");
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3 || argc > 5) return usage();
+  if (argc < 3 || argc > 6) return usage();
   const auto policy = parse_scheduling_policy(argv[2]);
   if (!policy) return usage();
+  const auto rule = argc > 5 ? sim::parse_walltime_rule(argv[5]) : sim::walltime_rule::kill;
+  if (!rule) return usage();
   const double share = argc > 4 ? std::atof(argv[4]) : 0.0;
   const int every = share > 0 ? static_cast<int>(1.0 / share + 0.5) : 0;
 
@@ -107,7 +111,7 @@ int main(int argc, char** argv) {
       continue;
     }
     const duration runtime = swf.run_time;
-    const duration walltime = swf.requested_time > 0 ? swf.requested_time : runtime;
+    const duration walltime = sim::times_of(swf, *rule).walltime;
     now = std::max(now, swf.submit_time);
     cluster.advance_to(now);
     job_spec spec{"j", "u", static_cast<int>(np), walltime, std::nullopt, ""};
@@ -149,10 +153,11 @@ int main(int argc, char** argv) {
   }
   const double span = static_cast<double>(last_end - first_submit);
   std::printf(
-      "trace=%s policy=%s cpus=%d jobs=%zu skipped=%zu reservations=%zu refused=%zu\n"
+      "trace=%s policy=%s walltime_rule=%s cpus=%d jobs=%zu skipped=%zu reservations=%zu "
+      "refused=%zu\n"
       "read_s=%.2f replay_s=%.2f peak_rss_mb=%.1f mwt_s=%.0f utilization=%.3f\n",
-      argv[1], argv[2], cpus, submitted.size() - 1, skipped, reservations, refused, read_s,
-      replay_s, static_cast<double>(peak_rss_kb()) / 1024.0,
+      argv[1], argv[2], std::string(sim::to_string(*rule)).c_str(), cpus, submitted.size() - 1,
+      skipped, reservations, refused, read_s, replay_s, static_cast<double>(peak_rss_kb()) / 1024.0,
       started ? wait_sum / static_cast<double>(started) : 0.0,
       span > 0 ? busy_cpu_s / (span * cpus) : 0.0);
   return 0;

@@ -97,6 +97,12 @@ void for_each_table(const toml::table& root, const char* key, Fn fn) {
   }
 }
 
+sim::walltime_rule walltime_rule_of(const std::string& rule, const std::string& path) {
+  auto r = sim::parse_walltime_rule(rule);
+  if (!r) bad(path, "'" + rule + "' is not kill or extend");
+  return *r;
+}
+
 sim::soundness soundness_of(const std::string& rule, const std::string& path) {
   if (rule == "strict") return sim::soundness::strict;
   if (rule != "loose") bad(path, "'" + rule + "' is not strict or loose");
@@ -127,6 +133,8 @@ workload_config workload(const toml::table& root) {
   w.jobs = get<std::size_t>(t, "workload", "jobs", 0);
   w.rule =
       soundness_of(get(t, "workload", "soundness", std::string("strict")), "workload.soundness");
+  w.walltime = walltime_rule_of(get(t, "workload", "walltime_rule", std::string("extend")),
+                                "workload.walltime_rule");
   w.seed = get<std::uint64_t>(t, "workload", "seed", w.seed);
   w.model_procs = get<int>(t, "workload", "model_procs", 0);
   if (w.source == "lublin" && w.jobs == 0) bad("workload.jobs", "the model needs a job count");
@@ -361,6 +369,8 @@ grid5_config grid5(const toml::table& root, std::string name) {
   c.grid_every = get<std::size_t>(g, "grid", "grid_every", c.grid_every);
   c.poll_s = get<duration>(g, "grid", "poll_s", c.poll_s);
   c.event_hooks = get(g, "grid", "event_hooks", c.event_hooks);
+  c.walltime = walltime_rule_of(get(g, "grid", "walltime_rule", std::string("extend")),
+                                "grid.walltime_rule");
   c.adaptation_s = get<duration>(g, "grid", "adaptation_s", c.adaptation_s);
   if (!(c.days > 0) || c.grid_every < 1 || c.poll_s < 0 || c.adaptation_s < 1)
     bad("grid", "days > 0, grid_every >= 1, poll_s >= 0 and adaptation_s >= 1 are needed");

@@ -9,6 +9,7 @@
 
 #include "arbroker/core/error.hpp"
 #include "arbroker/sim/sound_jobs.hpp"
+#include "arbroker/sim/walltime_rule.hpp"
 #include "arbroker/simulator/scenario.hpp"
 
 namespace arbroker::simapp {
@@ -19,6 +20,8 @@ struct workload_config {
   std::string trace;           ///< swf: file name, relative to the traces directory
   std::size_t jobs = 0;        ///< how many sound batch jobs (0: all)
   sim::soundness rule = sim::soundness::strict;
+  /// How trace walltimes are set (sim/walltime_rule.hpp): extend, or kill jobs at their request.
+  sim::walltime_rule walltime = sim::walltime_rule::extend;
   std::uint64_t seed = 1;  ///< lublin: generator seed
   int model_procs = 0;     ///< lublin: machine size of the model (0: the cluster's)
 };
@@ -188,7 +191,8 @@ struct grid5_config {
   std::size_t grid_every = 10;  ///< every n-th job of each trace becomes a grid job
   duration poll_s = 0;          ///< the manager's job-state polls (0: none)
   bool event_hooks = true;      ///< the simulated LRMSs' job events tell the manager
-  duration adaptation_s = 60;   ///< its adaptation rounds
+  sim::walltime_rule walltime = sim::walltime_rule::extend;  ///< of the local jobs
+  duration adaptation_s = 60;                                ///< its adaptation rounds
   std::vector<grid5_strategy> strategies;
 };
 

@@ -6,6 +6,7 @@
 // (against a run without the grid jobs). See docs/experiments.md.
 #include <algorithm>
 #include <fstream>
+#include <iostream>
 #include <map>
 
 #include "arbroker/sim/sound_jobs.hpp"
@@ -111,7 +112,9 @@ status run_grid5(const grid5_config& c, const run_options& opt) {
           static_cast<int>(j.allocated_procs > 0 ? j.allocated_procs : j.requested_procs);
       if (np < 1 || np > cl.cpus) continue;
       const duration run = std::max<duration>(j.run_time, 1);
-      const duration wall = std::max(j.requested_time > 0 ? j.requested_time : run, run);
+      auto shaped = j;
+      shaped.run_time = run;
+      const duration wall = sim::times_of(shaped, c.walltime).walltime;
       if (++n % c.grid_every == 0) {
         // A grid job of the trace's own shape; its copies run the job's real run time,
         // which is what the user asks for (the simulated copies run their walltime).
@@ -183,6 +186,9 @@ status run_grid5(const grid5_config& c, const run_options& opt) {
                         "'mean wait (grid)', '' every ::1 using 13 title 'mean wait (local)'\n",
                     opt.plots);
   if (!ok && ok.err().code != errc::not_found) return ok;
+  std::cout << c.name << ": " << results.size() << " strategies, " << grid.size() << " grid jobs, "
+            << base.jobs.size() << " local jobs; walltime rule " << sim::to_string(c.walltime)
+            << "; output in " << dir.string() << '\n';
   return {};
 }
 

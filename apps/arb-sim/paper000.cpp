@@ -105,7 +105,8 @@ status run_paper000(const paper000_config& c, const run_options& opt) {
   };
 
   // The baseline: the same local jobs, no reservations.
-  auto base_scn = build_scenario(*jobs, *picks, c.cluster, c.request, std::nullopt);
+  auto base_scn =
+      build_scenario(*jobs, *picks, c.cluster, c.workload.walltime, c.request, std::nullopt);
   if (!base_scn) return base_scn.err();
   auto baseline = sim::run_simulation(*base_scn);
   if (!baseline) return baseline.err();
@@ -121,7 +122,8 @@ status run_paper000(const paper000_config& c, const run_options& opt) {
     parallel_for(points.size(), opt.threads, bar, [&](std::size_t i) {
       auto& r = results[i];
       r.point = points[i];
-      auto scn = build_scenario(*jobs, *picks, c.cluster, c.request, points[i]);
+      auto scn =
+          build_scenario(*jobs, *picks, c.cluster, c.workload.walltime, c.request, points[i]);
       if (!scn) {
         r.error = scn.err();
         return;
@@ -263,7 +265,8 @@ status run_paper000(const paper000_config& c, const run_options& opt) {
 
   // Gantt chart of one run over a chosen interval.
   if (c.gantt) {
-    auto scn = build_scenario(*jobs, *picks, c.cluster, c.request, c.gantt->run);
+    auto scn =
+        build_scenario(*jobs, *picks, c.cluster, c.workload.walltime, c.request, c.gantt->run);
     if (!scn) return scn.err();
     auto out = sim::run_simulation(*scn);
     if (!out) return out.err();
@@ -283,7 +286,8 @@ status run_paper000(const paper000_config& c, const run_options& opt) {
 
   std::cout << c.name << ": " << results.size() << " runs + baseline, " << jobs->size() << " jobs, "
             << picks->size() << " requests; baseline mean wait " << fmt(base_summary.mean_wait)
-            << " s; output in " << dir.string() << '\n';
+            << " s; walltime rule " << sim::to_string(c.workload.walltime) << "; output in "
+            << dir.string() << '\n';
   for (const auto& e : plot_errors)
     std::cerr << "warning: " << e << '\n';
   return {};

@@ -22,7 +22,7 @@ status run_replay(const replay_config& c, const run_options& opt) {
     if (!p) return p.err();
     picks = std::move(*p);
   }
-  auto scn = build_scenario(*jobs, picks, c.cluster, c.request, c.point);
+  auto scn = build_scenario(*jobs, picks, c.cluster, c.workload.walltime, c.request, c.point);
   if (!scn) return scn.err();
   if (scn->jobs.empty() && scn->requests.empty()) return fail(errc::invalid_parameter, "no jobs");
   // Progress by simulated time, from the first to the last submit.
@@ -45,7 +45,8 @@ status run_replay(const replay_config& c, const run_options& opt) {
      << s.successes << ',' << out->steps << ',' << out->end_time << '\n';
   std::cout << c.name << ": " << s.jobs << " local jobs (mean wait " << s.mean_wait << " s), "
             << s.successes << " of " << s.requests << " reservations, " << out->steps
-            << " event instants; output in " << dir.string() << '\n';
+            << " event instants; walltime rule " << sim::to_string(c.workload.walltime)
+            << "; output in " << dir.string() << '\n';
   return {};
 }
 

@@ -14,15 +14,15 @@ std::string owner_of(const sim::swf_job& j) {
   return j.user_id >= 0 ? "u" + std::to_string(j.user_id) : "u";
 }
 
-// The walltime is the user's request, but never below the run time: jobs of the trace ran
-// to their recorded end, so none is killed early here.
-sim::local_job local_of(const sim::swf_job& j, int cpus) {
+// The walltime and run time by the experiment's rule (sim/walltime_rule.hpp).
+sim::local_job local_of(const sim::swf_job& j, int cpus, sim::walltime_rule rule) {
   sim::local_job l;
   l.id = j.job_id;
   l.submit = j.submit_time;
   l.np = static_cast<int>(std::min<std::int64_t>(sim::procs(j), cpus));
-  l.runtime = j.run_time;
-  l.walltime = std::max(j.requested_time, j.run_time);
+  const auto times = sim::times_of(j, rule);
+  l.runtime = times.runtime;
+  l.walltime = times.walltime;
   l.owner = owner_of(j);
   return l;
 }
@@ -49,7 +49,8 @@ result<std::vector<sim::swf_job>> load_jobs(const workload_config& w, int cpus,
 
 result<sim::scenario> build_scenario(const std::vector<sim::swf_job>& jobs,
                                      const std::vector<std::size_t>& picks,
-                                     const sim::cluster_spec& cluster, const request_config& rc,
+                                     const sim::cluster_spec& cluster, sim::walltime_rule rule,
+                                     const request_config& rc,
                                      const std::optional<grid_point>& point) {
   sim::scenario s;
   s.clusters.push_back(cluster);
@@ -60,7 +61,7 @@ result<sim::scenario> build_scenario(const std::vector<sim::swf_job>& jobs,
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const auto& j = jobs[i];
     if (!picked[i]) {
-      s.jobs.push_back(local_of(j, cluster.cpus));
+      s.jobs.push_back(local_of(j, cluster.cpus, rule));
       continue;
     }
     if (!point) continue;

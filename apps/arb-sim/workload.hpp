@@ -18,12 +18,14 @@ namespace arbroker::simapp {
 result<std::vector<sim::swf_job>> load_jobs(const workload_config& w, int cpus,
                                             const std::filesystem::path& traces_dir, bool strict);
 
-/// The scenario of one run: every job not picked runs as a local job on the (one) cluster;
+/// The scenario of one run: every job not picked runs as a local job on the (one) cluster,
+/// its walltime by `rule`;
 /// the picked ones become requests shaped by `point`, or are left out when there is no
 /// point (the baseline without reservations).
 result<sim::scenario> build_scenario(const std::vector<sim::swf_job>& jobs,
                                      const std::vector<std::size_t>& picks,
-                                     const sim::cluster_spec& cluster, const request_config& rc,
+                                     const sim::cluster_spec& cluster, sim::walltime_rule rule,
+                                     const request_config& rc,
                                      const std::optional<grid_point>& point);
 
 }  // namespace arbroker::simapp
