@@ -412,6 +412,14 @@ std::string grid_point::key() const {
   return os.str();
 }
 
+std::string grid_point::describe() const {
+  std::ostringstream os;
+  os << "book-ahead " << book_ahead_h << " h, time range " << time_range_h
+     << " h, processor range <" << np_min_factor << ", " << np_max_factor
+     << "> x its processors, esr " << esr;
+  return os.str();
+}
+
 result<experiment_config> load_experiment(const std::filesystem::path& file) {
   toml::table root;
   try {

@@ -43,7 +43,8 @@ struct grid_point {
   double np_min_factor = 1;
   double np_max_factor = 1;
   std::string esr = "load";
-  std::string key() const;  ///< e.g. "ba2_k10_p1-1_load"
+  std::string key() const;       ///< e.g. "ba2_k10_p1-1_load"
+  std::string describe() const;  ///< for people: "book-ahead 2 h, time range 10 h, ..."
   friend bool operator==(const grid_point&, const grid_point&) = default;
 };
 

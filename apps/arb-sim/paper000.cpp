@@ -192,11 +192,25 @@ status run_paper000(const paper000_config& c, const run_options& opt) {
           "ok_rejected_by_lrms,failed_candidates,failed_above_threshold,failed_rejected_by_crs,"
           "failed_rejected_by_lrms\n";
     const char* methods[] = {"static", "history", "load"};
+    // The eight series (CSV columns 4..11); one that is zero for every method is left out of
+    // the plot (and named in its title), not drawn as an empty legend entry.
+    const char* series[] = {"ok: candidates",          "ok: above threshold",
+                            "ok: rejected by CRS",     "ok: rejected by LRMS",
+                            "failed: candidates",      "failed: above threshold",
+                            "failed: rejected by CRS", "failed: rejected by LRMS"};
+    bool nonzero[8] = {};
     for (int m = 0; m < 3; ++m) {
       auto* r = find(results, {c.fig7.book_ahead_h, c.fig7.time_range_h, c.fig7.np_min_factor,
                                c.fig7.np_max_factor, methods[m]});
       if (!r) continue;
       const auto& s = r->summary;
+      const std::optional<double> v[8] = {
+          s.succeeded.candidates,      s.succeeded.after_threshold,
+          s.succeeded.rejected_by_crs, s.succeeded.rejected_by_local_scheduler,
+          s.failed.candidates,         s.failed.after_threshold,
+          s.failed.rejected_by_crs,    s.failed.rejected_by_local_scheduler};
+      for (int i = 0; i < 8; ++i)
+        nonzero[i] = nonzero[i] || v[i].value_or(0) != 0;
       os << methods[m] << ',' << s.successes << ','
          << (m < static_cast<int>(c.paper_fig7.size()) ? num(c.paper_fig7[m]) : "") << ','
          << fmt(s.succeeded.candidates, 2) << ',' << fmt(s.succeeded.after_threshold, 2) << ','
@@ -205,18 +219,30 @@ status run_paper000(const paper000_config& c, const run_options& opt) {
          << ',' << fmt(s.failed.after_threshold, 2) << ',' << fmt(s.failed.rejected_by_crs, 2)
          << ',' << fmt(s.failed.rejected_by_local_scheduler, 2) << '\n';
     }
+    std::string plotted, omitted;
+    for (int i = 0; i < 8; ++i) {
+      if (!nonzero[i]) {
+        omitted += std::string("\\n") + series[i];
+        continue;
+      }
+      plotted += plotted.empty() ? "plot 'fig7.csv' using " + std::to_string(i + 4) + ":xtic(1)"
+                                 : ", '' using " + std::to_string(i + 4);
+      plotted += " title '" + std::string(series[i]) + "'";
+    }
+    if (plotted.empty()) plotted = "plot 'fig7.csv' using 4:xtic(1) title 'ok: candidates'";
     std::ostringstream gp;
     gp << png_head << "set output 'fig7.png'\n"
-       << "set title 'Mean per request, book-ahead " << num(c.fig7.book_ahead_h) << " h, range "
-       << num(c.fig7.time_range_h) << " h: successful (ok) and failed requests'\n"
+       << "set title \"Fig. 7: mean counts per request by esr method\\nbook-ahead "
+       << num(c.fig7.book_ahead_h) << " h, range " << num(c.fig7.time_range_h)
+       << " h; ok = successful requests, failed = refused ones\"\n"
        << "set style data histograms\nset style histogram clustered gap 1\n"
-       << "set style fill solid 0.8 border -1\nset key outside right\nset grid y\n"
-       << "set ylabel 'count per request'\n"
-       << "plot 'fig7.csv' using 4:xtic(1) title 'ok: candidates', '' using 5 title 'ok: above "
-          "threshold', '' using 6 title 'ok: rejected by CRS', '' using 7 title 'ok: rejected by "
-          "LRMS', '' using 8 title 'failed: candidates', '' using 9 title 'failed: above "
-          "threshold', '' using 10 title 'failed: rejected by CRS', '' using 11 title 'failed: "
-          "rejected by LRMS'\n";
+       << "set style fill solid 0.8 border -1\nset key outside right top\nset grid y\n"
+       << "set yrange [0:*]\nset offsets 0, 0, graph 0.05, 0\n"
+       << "set xlabel 'estimated success rate method (esr)'\nset ylabel 'count per request'\n";
+    if (!omitted.empty())  // beside the key: what is zero everywhere, instead of empty entries
+      gp << "set label 1 \"not drawn (0 for every method):" << omitted
+         << "\" at screen 0.69, screen 0.62 left\n";
+    gp << plotted << "\n";
     os.close();
     plot("fig7", gp.str());
   }
@@ -280,7 +306,9 @@ status run_paper000(const paper000_config& c, const run_options& opt) {
     auto ok = gantt_chart(dir, *out, 0, c.cluster.cpus, origin,
                           origin + static_cast<timestamp>(c.gantt->from_h * 3600),
                           origin + static_cast<timestamp>(c.gantt->to_h * 3600),
-                          c.cluster.name + ", " + c.gantt->run.key(), opt.plots);
+                          "Local jobs and reservations on " + c.cluster.name + " (" +
+                              num(c.cluster.cpus) + " CPUs): " + c.gantt->run.describe(),
+                          opt.plots);
     if (!ok) plot_errors.push_back(ok.err().message);
   }
 
