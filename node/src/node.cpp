@@ -244,6 +244,10 @@ struct node::impl {
       sc.cost = c.cost;
       sc.refresh = c.refresh;
       sc.max_hold = c.max_hold;
+      sc.esr_static_h = c.esr_static_h;
+      sc.history_delta = c.esr_history_interval;
+      sc.load.acc_r = c.acc_r;
+      sc.load.acc_w = c.acc_w;
       sc.name_prefix = c.name_prefix;
       sc.journal = journal;
       auto svc = cluster_service::create(sc, std::move(*backend));

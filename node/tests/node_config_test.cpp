@@ -45,6 +45,10 @@ tz_offset = "1h"
 base_unit_cost = 1.2
 day_rates = [{ from = "0h", to = "6h", factor = 0.5 }]
 local_jobs = [{ np = 16, walltime = "2h", runtime = "90m" }]
+esr_static_h = "4h"
+esr_history_interval = "30m"
+acc_r = 0.5
+acc_w = 0.25
 
 [[cluster]]
 name = "hpc"
@@ -80,6 +84,10 @@ TEST(node_config, ReadsEveryKey) {
   EXPECT_EQ(b.info.tz_offset, 3600);
   ASSERT_EQ(b.local_jobs.size(), 1u);
   EXPECT_EQ(b.local_jobs[0].runtime, 5400);
+  EXPECT_EQ(b.esr_static_h, 4 * 3600);
+  EXPECT_EQ(b.esr_history_interval, 1800);
+  EXPECT_DOUBLE_EQ(b.acc_r, 0.5);
+  EXPECT_DOUBLE_EQ(b.acc_w, 0.25);
   // 4 CPUs from 01:00 to 02:00 UTC is 02:00-03:00 in Berlin: night rate.
   EXPECT_DOUBLE_EQ(*b.cost.cost(3600, 7200, 4, "x"), 4 * 1.2 * 0.5);
   const auto& h = cfg->clusters[1];
@@ -124,6 +132,9 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
       "[[cluster]]\nname = \"a\"\ncpus = 8\nlocal_jobs = [{ np = 9, walltime = \"1h\" }]\n",
       "cluster[0].local_jobs[0].np");
   expect_error("[node\nname = \"x\"\n", "bad.toml:1");
+  expect_error(one_cluster + "acc_r = -0.5\n", "cluster[0].acc_r");
+  expect_error(one_cluster + "esr_static_h = \"0s\"\n", "cluster[0].esr_static_h");
+  expect_error(one_cluster + "esr_history_interval = \"0s\"\n", "cluster[0].esr_history_interval");
 }
 
 TEST(node_config, TheShippedExampleIsValid) {

@@ -36,6 +36,12 @@ struct cluster_entry {
   cost_model cost = *cost_model::create(1.0, 3600, {}, 0);
   duration refresh = 1;  ///< the service's view of the LRMS is at most this old
   duration max_hold = 600;
+  /// Estimated success rates (paper 000 Sec. 3.2.3): the static method's h, the history
+  /// method's sampling interval, the load method's accuracies (its T_wkl).
+  duration esr_static_h = 18000;
+  duration esr_history_interval = 3600;
+  double acc_r = 1.0;
+  double acc_w = 1.0;
   std::string name_prefix = "arb-";              ///< of the LRMS reservations arbroker makes
   std::vector<simulated_job> local_jobs;         ///< simulated only
   std::string slurm_conf;                        ///< slurm only: path of slurm.conf
