@@ -193,7 +193,9 @@ struct body_renderer {
     return table({"CLUSTER", "EARLIEST START", "NOTE"}, rows);
   }
   std::string text(const msg::query_reply& r) const {
-    return table(reservation_header, {reservation_row(r.info)});
+    // `arb show` also answers in paper 001's terms (queryReservation): not started, ...
+    return table(reservation_header, {reservation_row(r.info)}) +
+           "status (paper 001): " + std::string(to_string(to_query_status(r.info.state))) + "\n";
   }
   std::string text(const msg::ack_reply&) const { return std::string(to_string(op)) + ": ok\n"; }
   std::string text(const msg::list_reply& r) const {
@@ -284,7 +286,10 @@ struct body_renderer {
     }
     return json{{"estimates", a}};
   }
-  json data(const msg::query_reply& r) const { return json{{"reservation", to_json(r.info)}}; }
+  json data(const msg::query_reply& r) const {
+    return json{{"reservation", to_json(r.info)},
+                {"query_status", std::string(to_string(to_query_status(r.info.state)))}};
+  }
   json data(const msg::ack_reply&) const { return json::object(); }
   json data(const msg::list_reply& r) const {
     return json{{"reservations", to_json(r.reservations)}};

@@ -46,6 +46,9 @@ check "list shows it" 0 "$arb" -o json list
 contains "$out" "\"$id\"" || fail "list contains $id: $out"
 check "show it as a table" 0 "$arb" show "$id"
 contains "$out" committed || fail "show says committed: $out"
+contains "$out" "status (paper 001): not started" || fail "show answers in paper 001's terms: $out"
+check "show it as json" 0 "$arb" -o json show "$id"
+contains "$out" '"query_status": "not started"' || fail "json query_status: $out"
 
 check "another user's id is not found" 6 env ARB_USER=bob ARB_TOKEN=bob-secret "$arb" show "$id"
 check "another user cannot cancel it" 6 env ARB_USER=bob ARB_TOKEN=bob-secret "$arb" cancel "$id"
