@@ -283,7 +283,7 @@ class grid_jobs_state {
             const sed_machine m{at,
                                 {1.0},
                                 e->info.cpus,
-                                std::max<duration>(rep->longest_walltime, 1),
+                                msg::sed_max_walltime(e->info, rep->longest_walltime),
                                 busy > 0 ? std::vector<int>{busy} : std::vector<int>{},
                                 e->info.bandwidth};
             if (auto d = expected_delay(app, m)) r.sed_delay = d->delay;

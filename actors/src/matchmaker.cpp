@@ -68,12 +68,12 @@ void matchmaker_state::decide(const job_ptr& j) {
     r.zeta = a.zeta;
     r.utilization = a.utilization;
     r.relative_speed = info.pp / j->req.job.pp_ref;
-    // SED knows only the sum of the jobs' cores ({} when idle) and takes the longest walltime
-    // seen for the LRMS's limit.
+    // SED knows only the sum of the jobs' cores ({} when idle); W_max is the cluster's
+    // published limit, else the longest walltime now in its queue.
     r.machine = {info.name,
                  {info.pp},
                  info.cpus,
-                 std::max<duration>(a.longest_walltime, 1),
+                 msg::sed_max_walltime(info, a.longest_walltime),
                  a.busy_cores > 0 ? std::vector<int>{a.busy_cores} : std::vector<int>{},
                  0};
     // Paper 003 Sec. 3.2: the wait the advisor planned, the mean of the benchmark estimates,

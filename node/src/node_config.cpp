@@ -89,7 +89,8 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
                            "esr_static_h",
                            "esr_history_interval",
                            "acc_r",
-                           "acc_w"}));
+                           "acc_w",
+                           "max_walltime"}));
   cluster_entry c;
   auto name = config::text(at(t, path, "name"));
   if (!name) return name.err();
@@ -146,6 +147,7 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
     }
   }
   ARB_TRY(optional(t, path, "bandwidth", c.info.bandwidth, as_number));
+  ARB_TRY(optional(t, path, "max_walltime", c.info.max_walltime, as_span));
   if (!(c.info.bandwidth >= 0) || c.info.bandwidth > 1e300)
     return bad(path + ".bandwidth", "expected bytes per second >= 0");
   ARB_TRY(optional(t, path, "refresh", c.refresh, as_span));
@@ -261,6 +263,7 @@ status validate(const node_config& cfg) {
     if (c.refresh < 0 || c.max_hold <= 0)
       return bad(p, "refresh must be >= 0 and max_hold positive");
     if (c.esr_static_h <= 0) return bad(p + ".esr_static_h", "must be positive");
+    if (c.info.max_walltime < 0) return bad(p + ".max_walltime", "must not be negative");
     if (c.esr_history_interval <= 0) return bad(p + ".esr_history_interval", "must be positive");
     for (auto [key, v] : {std::pair{".acc_r", c.acc_r}, std::pair{".acc_w", c.acc_w}})
       if (!(v >= 0) || v > 1e6) return bad(p + key, "must be a finite number >= 0");

@@ -49,6 +49,7 @@ esr_static_h = "4h"
 esr_history_interval = "30m"
 acc_r = 0.5
 acc_w = 0.25
+max_walltime = "2d"
 
 [[cluster]]
 name = "hpc"
@@ -88,6 +89,7 @@ TEST(node_config, ReadsEveryKey) {
   EXPECT_EQ(b.esr_history_interval, 1800);
   EXPECT_DOUBLE_EQ(b.acc_r, 0.5);
   EXPECT_DOUBLE_EQ(b.acc_w, 0.25);
+  EXPECT_EQ(b.info.max_walltime, 2 * 86400);
   // 4 CPUs from 01:00 to 02:00 UTC is 02:00-03:00 in Berlin: night rate.
   EXPECT_DOUBLE_EQ(*b.cost.cost(3600, 7200, 4, "x"), 4 * 1.2 * 0.5);
   const auto& h = cfg->clusters[1];
@@ -133,6 +135,7 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
       "cluster[0].local_jobs[0].np");
   expect_error("[node\nname = \"x\"\n", "bad.toml:1");
   expect_error(one_cluster + "acc_r = -0.5\n", "cluster[0].acc_r");
+  expect_error(one_cluster + "max_walltime = \"-1h\"\n", "cluster[0].max_walltime");
   expect_error(one_cluster + "esr_static_h = \"0s\"\n", "cluster[0].esr_static_h");
   expect_error(one_cluster + "esr_history_interval = \"0s\"\n", "cluster[0].esr_history_interval");
 }

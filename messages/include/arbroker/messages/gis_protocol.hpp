@@ -3,6 +3,7 @@
 // Messages of the grid information service: what is known of a cluster, and queries for
 // clusters satisfying a request's core requirements (paper 000, steps 2-3).
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,14 +29,23 @@ struct cluster_info {
   /// Bytes per second from the users' file locations to the cluster: a static stand-in for
   /// paper 003's network weather service (0: unknown, staging counts as instant).
   double bandwidth = 0;
+  /// The longest run time the LRMS allows a job (seconds; 0: not published). Paper 004's
+  /// eq. 4 takes it as W_max; without it the longest walltime now in the queue stands in.
+  std::int64_t max_walltime = 0;
 
   friend bool operator==(const cluster_info&, const cluster_info&) = default;
 };
 
+/// W_max of paper 004's eq. 4 on cluster `c`: its published maximum, else the longest
+/// walltime now in its queue (`longest_now`), at least 1 s.
+inline std::int64_t sed_max_walltime(const cluster_info& c, std::int64_t longest_now) {
+  return c.max_walltime > 0 ? c.max_walltime : std::max<std::int64_t>(longest_now, 1);
+}
+
 template <class Inspector>
 auto inspect(Inspector& f, cluster_info& x) {
   return f(x.name, x.cpus, x.pp, x.bunch, x.counts, x.tz_offset, x.os, x.features, x.allowed_users,
-           x.benchmark_names, x.benchmark_results, x.bandwidth);
+           x.benchmark_names, x.benchmark_results, x.bandwidth, x.max_walltime);
 }
 
 /// The cluster as the core's site adaptation sees it.
