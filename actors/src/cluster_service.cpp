@@ -490,12 +490,21 @@ msg::estimate_reply cluster_service::estimate(const msg::estimate_request& req, 
     out.error = msg::to_wire(snap.err());
     return out;
   }
-  auto start = estimate_earliest_start(to_workload(*snap), now, now, req.walltime, req.np,
-                                       ese_policy::local_jobs_preferred);
+  if (req.ready < 0 || req.deadline < 0) {
+    out.error = msg::wire(errc::invalid_window, "ready and deadline must not be negative");
+    return out;
+  }
+  const timestamp ready = std::max(now, req.ready);
+  const timestamp deadline = req.deadline > 0 ? req.deadline : time_infinity;
+  auto start = estimate_earliest_start(to_workload(*snap), now, ready, req.walltime, req.np,
+                                       ese_policy::local_jobs_preferred, deadline);
   if (start)
     out.start = *start;
   else if (start.err().code != errc::infeasible)
     out.error = msg::to_wire(start.err());
+  else if (req.deadline > 0)
+    out.error = msg::wire(errc::infeasible,
+                          "cannot end by the deadline " + std::to_string(req.deadline) + " here");
   return out;
 }
 

@@ -431,16 +431,24 @@ TEST_F(fixture, EstimateHonoursQueuedLocalJobsAndReservations) {
   r.commit_at_once = true;
   r.local_jobs_preferred = false;
   ASSERT_TRUE(svc->prepare(r, now).error.ok());
-  auto e = svc->estimate({32, 3600}, now);
+  auto e = svc->estimate({.np = 32, .walltime = 3600}, now);
   ASSERT_TRUE(e.error.ok()) << e.error.message;
   EXPECT_EQ(e.start, now + 7200);
   // 40 CPUs for an hour do not fit beside the reservation: after it, at +3h.
-  EXPECT_EQ(svc->estimate({40, 3600}, now).start, now + 3 * 3600);
-  EXPECT_EQ(svc->estimate({65, 60}, now).start, -1);  // larger than the cluster
-  EXPECT_EQ(svc->estimate({0, 60}, now).error.code,
+  EXPECT_EQ(svc->estimate({.np = 40, .walltime = 3600}, now).start, now + 3 * 3600);
+  EXPECT_EQ(svc->estimate({.np = 65, .walltime = 60}, now).start, -1);  // larger than the cluster
+  EXPECT_EQ(svc->estimate({.np = 0, .walltime = 60}, now).error.code,
             static_cast<std::uint8_t>(errc::invalid_processor_range));
-  EXPECT_EQ(svc->estimate({8, 0}, now).error.code,
+  EXPECT_EQ(svc->estimate({.np = 8, .walltime = 0}, now).error.code,
             static_cast<std::uint8_t>(errc::invalid_duration));
+  // Paper 004 Sec. III-C: a ready time moves the start; a deadline it cannot meet is said.
+  EXPECT_EQ(svc->estimate({.np = 32, .walltime = 3600, .ready = now + 3 * 3600}, now).start,
+            now + 3 * 3600);
+  auto late = svc->estimate({.np = 32, .walltime = 3600, .deadline = now + 2 * 3600 + 1800}, now);
+  EXPECT_EQ(late.start, -1);
+  EXPECT_EQ(late.error.code, static_cast<std::uint8_t>(errc::infeasible));
+  EXPECT_EQ(svc->estimate({.np = 32, .walltime = 3600, .deadline = now + 3 * 3600}, now).start,
+            now + 7200);
 }
 
 TEST(ClusterServiceCreate, RejectsBadConfig) {

@@ -218,6 +218,12 @@ status validate(const estimate_request& r) {
   if (auto s = check_user("estimate.user", r.user); !s) return s;
   if (auto s = check_np("estimate.np", r.np); !s) return s;
   if (auto s = check_positive_duration("estimate.walltime", r.walltime); !s) return s;
+  if (r.ready < 0 || r.deadline < 0)
+    return bad(errc::invalid_window, r.ready < 0 ? "estimate.ready" : "estimate.deadline",
+               "must not be negative (0: none)");
+  if (r.deadline > 0 && r.deadline - r.walltime < std::max<std::int64_t>(r.ready, 0))
+    return bad(errc::invalid_window, "estimate.deadline",
+               "leaves no room for the walltime after the ready time");
   return check_names("estimate.clusters", r.clusters);
 }
 

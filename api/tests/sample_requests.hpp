@@ -41,7 +41,7 @@ inline msg::coreservation_request valid_coreserve() {
 inline std::vector<request_body> valid_bodies() {
   return {valid_elastic(),
           valid_coreserve(),
-          estimate_request{"alice", 8, 3600, {"a"}},
+          estimate_request{"alice", 8, 3600, {"a"}, 1'000'000, 1'090'000},
           msg::commit_request{"alice", "a/1"},
           msg::modify_request{"alice", "a/1", 1'800'000'000, 1'800'003'600, 4, true},
           msg::cancel_request{"alice", "a/1"},

@@ -166,9 +166,11 @@ TEST(validate, other_operations_reject_nonsense) {
     auto s = validate(b);
     return s ? std::string("ok") : s.err().message.substr(0, s.err().message.find(':'));
   };
-  EXPECT_EQ(first_field(estimate_request{"alice", 0, 60, {}}), "estimate.np");
-  EXPECT_EQ(first_field(estimate_request{"alice", 1, -60, {}}), "estimate.walltime");
-  EXPECT_EQ(first_field(estimate_request{"alice", 1, 60, {""}}), "estimate.clusters[0]");
+  EXPECT_EQ(first_field(estimate_request{"alice", 0, 60, {}, 0, 0}), "estimate.np");
+  EXPECT_EQ(first_field(estimate_request{"alice", 1, -60, {}, 0, 0}), "estimate.walltime");
+  EXPECT_EQ(first_field(estimate_request{"alice", 1, 60, {""}, 0, 0}), "estimate.clusters[0]");
+  EXPECT_EQ(first_field(estimate_request{"alice", 1, 60, {}, -5, 0}), "estimate.ready");
+  EXPECT_EQ(first_field(estimate_request{"alice", 1, 60, {}, 1000, 1030}), "estimate.deadline");
   EXPECT_EQ(first_field(msg::commit_request{"alice", ""}), "commit.reservation_id");
   EXPECT_EQ(first_field(msg::modify_request{"alice", "a/1", 100, 50, 4, true}), "modify.end");
   EXPECT_EQ(first_field(msg::modify_request{"alice", "a/1", -1, 50, 4, true}), "modify.start");

@@ -350,7 +350,18 @@ result<api::request_body> build_request(const options& o, timestamp now) {
     if (!np) return np.err();
     auto wall = duration_option("walltime", o.walltime);
     if (!wall) return wall.err();
-    return api::request_body{api::estimate_request{body_user(o), *np, *wall, o.clusters}};
+    api::estimate_request r{body_user(o), *np, *wall, o.clusters, 0, 0};
+    if (!o.ready.empty()) {
+      auto t = time_option("ready", o.ready, now);
+      if (!t) return t.err();
+      r.ready = *t;
+    }
+    if (!o.deadline.empty()) {
+      auto t = time_option("deadline", o.deadline, now);
+      if (!t) return t.err();
+      r.deadline = *t;
+    }
+    return api::request_body{r};
   }
   if (cmd == "commit") return api::request_body{msg::commit_request{body_user(o), o.id}};
   if (cmd == "show") return api::request_body{msg::query_request{body_user(o), o.id}};
@@ -495,6 +506,8 @@ void define(CLI::App& app, options& o) {
   est->add_option("--walltime", o.walltime, "run time, e.g. 2h")->required();
   est->add_option("--cluster", o.clusters, "cluster to ask (repeatable; default all)")
       ->allow_extra_args(false);
+  est->add_option("--ready", o.ready, "not before (e.g. now+1h: when the input is there)");
+  est->add_option("--deadline", o.deadline, "ending by (e.g. now+12h)");
 
   id_arg(named("commit", "commit a held reservation"));
   id_arg(named("show", "show one reservation"));

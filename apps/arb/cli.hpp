@@ -42,7 +42,9 @@ struct options {
   // Elastic requests (reserve, hold, whatif) and co-reservations.
   std::string est = "now";
   std::string let;
-  std::string np;  ///< "8" or "4-32"
+  std::string ready;     ///< estimate: not before
+  std::string deadline;  ///< estimate: ending by
+  std::string np;        ///< "8" or "4-32"
   std::string dur_ref;
   double pp_ref = 1;
   int np_ref = 1;

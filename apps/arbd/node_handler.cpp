@@ -65,7 +65,7 @@ void node_handler::handle(const api::caller& who, api::request req,
         } else if constexpr (std::is_same_v<T, msg::coreservation_request>) {
           node_.coreserve(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, api::estimate_request>) {
-          node_.estimate({body.np, body.walltime}, body.clusters,
+          node_.estimate({body.np, body.walltime, body.ready, body.deadline}, body.clusters,
                          [answer](std::vector<msg::estimate_reply> rs) {
                            api::estimate_reply out;
                            for (auto& r : rs)

@@ -103,7 +103,7 @@ TEST_F(node_test, ReservesListsEstimatesAndCancelsThroughTheApi) {
   EXPECT_EQ(n->cancel({"bob", r.id}).error.code, static_cast<std::uint8_t>(errc::not_found));
 
   std::promise<std::vector<msg::estimate_reply>> p;
-  n->estimate({16, 3600}, {"berlin", "nowhere"},
+  n->estimate({.np = 16, .walltime = 3600}, {"berlin", "nowhere"},
               [&](std::vector<msg::estimate_reply> e) { p.set_value(std::move(e)); });
   auto est = p.get_future().get();
   ASSERT_EQ(est.size(), 2u);

@@ -63,6 +63,13 @@ check "bad window is refused as invalid" 5 "$arb" reserve --est now+5h --let now
 check "unparsable duration is a usage error" 2 "$arb" reserve --let now+5h --np 4 --dur-ref soon
 check "estimate" 0 "$arb" -o json estimate --np 8 --walltime 1h
 contains "$out" berlin || fail "estimate covers berlin: $out"
+check "estimate with a ready time" 0 "$arb" -o json estimate --np 8 --walltime 1h --ready now+3d
+first=$(tr -d ' \n' <<<"$out" | grep -o '"earliest_start":[0-9]*' | head -n1 | cut -d: -f2)
+[ -n "$first" ] && [ "$first" -ge $(( $(date +%s) + 3 * 86400 - 5 )) ] || fail "not before ready: $out"
+check "estimate with a deadline no cluster meets" 0 "$arb" estimate --np 8 --walltime 1h --deadline now+30m
+contains "$out" "cannot end by the deadline" || fail "deadline note: $out"
+check "a deadline before ready + walltime is invalid" 5 "$arb" estimate --np 8 --walltime 1h \
+  --ready now+1h --deadline now+90m
 check "whatif reserves nothing" 0 "$arb" -o json whatif --est now+2h --let now+8h --np 8 --dur-ref 1h
 
 check "hold" 0 "$arb" -o json hold --est now+3h --let now+9h --np 8 --dur-ref 1h --hold-for 5m

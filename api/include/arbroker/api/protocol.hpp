@@ -54,11 +54,13 @@ struct estimate_request {
   std::int32_t np = 1;
   std::int64_t walltime = 0;
   std::vector<std::string> clusters;  ///< empty = every cluster
+  std::int64_t ready = 0;             ///< not before (0: now)
+  std::int64_t deadline = 0;          ///< ending by (0: none)
   friend bool operator==(const estimate_request&, const estimate_request&) = default;
 };
 template <class Inspector>
 auto inspect(Inspector& f, estimate_request& x) {
-  return f(x.user, x.np, x.walltime, x.clusters);
+  return f(x.user, x.np, x.walltime, x.clusters, x.ready, x.deadline);
 }
 
 struct cluster_estimate {

@@ -389,16 +389,20 @@ auto inspect(Inspector& f, bind_job_reply& x) {
 struct estimate_request {
   std::int32_t np = 1;
   std::int64_t walltime = 0;
+  /// Paper 004 Sec. III-C: not before `ready` (e.g. when the input is there; 0: now) and
+  /// ending by `deadline` (0: none).
+  std::int64_t ready = 0;
+  std::int64_t deadline = 0;
   friend bool operator==(const estimate_request&, const estimate_request&) = default;
 };
 template <class Inspector>
 auto inspect(Inspector& f, estimate_request& x) {
-  return f(x.np, x.walltime);
+  return f(x.np, x.walltime, x.ready, x.deadline);
 }
 
 struct estimate_reply {
   std::string cluster;
-  std::int64_t start = -1;  ///< -1: never (larger than the cluster)
+  std::int64_t start = -1;  ///< -1: never (larger than the cluster, or not by the deadline)
   wire_error error;
   friend bool operator==(const estimate_reply&, const estimate_reply&) = default;
 };
