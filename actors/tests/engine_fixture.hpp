@@ -160,6 +160,18 @@ class engine_fixture : public ::testing::Test {
     return r;
   }
 
+  /// The clusters of a what-if answer to `r`, best first, as one string of their names
+  /// (clusters named by one letter read "bacedf"); the test fails if the broker refuses.
+  std::string whatif_ranking(msg::elastic_request r) {
+    r.mode = msg::request_mode::whatif;
+    auto reply = ask<msg::elastic_reply>(broker, r);
+    EXPECT_TRUE(reply.error.ok()) << r.policy << ": " << reply.error.message;
+    std::string out;
+    for (const auto& s : reply.ranked)
+      out += s.cluster;
+    return out;
+  }
+
   timestamp now = 2'000'000'000;
   test_config cfg;
   caf::actor_system sys;

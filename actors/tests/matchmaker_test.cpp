@@ -69,14 +69,7 @@ struct matchmaker_test : engine_fixture {
     return r;
   }
 
-  std::string ranking(const std::string& policy) {
-    auto reply = ask<msg::elastic_reply>(broker, job(policy, msg::request_mode::whatif));
-    EXPECT_TRUE(reply.error.ok()) << policy << ": " << reply.error.message;
-    std::string out;
-    for (const auto& s : reply.ranked)
-      out += s.cluster;
-    return out;
-  }
+  std::string ranking(const std::string& policy) { return whatif_ranking(job(policy)); }
 
   // Reserves with `policy` and checks it landed, committed, on `cluster` at `start`.
   void expect_reserved_on(const std::string& policy, const std::string& cluster, timestamp start,

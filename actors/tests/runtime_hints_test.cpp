@@ -44,24 +44,15 @@ struct runtime_hints_test : engine_fixture {
     r.benchmarks = {{"b1", 10, T}, {"b2", 10, T}};
     return r;
   }
-
-  std::string ranking(const msg::elastic_request& r) {
-    auto reply = ask<msg::elastic_reply>(broker, r);
-    EXPECT_TRUE(reply.error.ok()) << reply.error.message;
-    std::string out;
-    for (const auto& s : reply.ranked)
-      out += s.cluster;
-    return out;
-  }
 };
 
 TEST_F(runtime_hints_test, TtdRanksByTheMeanEstimateImctByWhatIsReserved) {
-  EXPECT_EQ(ranking(job("imct", msg::request_mode::whatif)), "yx");
-  EXPECT_EQ(ranking(job("ttd", msg::request_mode::whatif)), "xy");
+  EXPECT_EQ(whatif_ranking(job("imct")), "yx");
+  EXPECT_EQ(whatif_ranking(job("ttd")), "xy");
   // Without benchmarks both see the same run time everywhere and agree (by name on ties).
   auto plain = job("ttd", msg::request_mode::whatif);
   plain.benchmarks.clear();
-  EXPECT_EQ(ranking(plain), "xyz");
+  EXPECT_EQ(whatif_ranking(plain), "xyz");
 }
 
 TEST_F(runtime_hints_test, TheLargestEstimateIsReserved) {

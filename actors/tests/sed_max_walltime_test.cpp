@@ -24,13 +24,7 @@ struct sed_max_walltime_test : engine_fixture {
   std::string sed_ranking() {
     auto r = elastic(0, 20 * T, 4, 4, T, 4);
     r.policy = "sed";
-    r.mode = msg::request_mode::whatif;
-    auto reply = ask<msg::elastic_reply>(broker, r);
-    EXPECT_TRUE(reply.error.ok()) << reply.error.message;
-    std::string out;
-    for (const auto& s : reply.ranked)
-      out += s.cluster;
-    return out;
+    return whatif_ranking(r);
   }
 };
 
