@@ -704,11 +704,25 @@ class grid_jobs_state {
             [](const result<msg::ack_reply>&) {});
     }
     unreleased_.clear();
+    // Only once the directory names their clusters (a copy on an unknown cluster would count
+    // as lost while it may still run there).
+    std::vector<std::uint64_t> later;
+    for (auto serial : resend_) {
+      auto acts = jobs_.at(serial).job.resend_pending();
+      const bool known = std::all_of(acts.begin(), acts.end(), [&](const grid_action& a) {
+        return cluster(jobs_.at(serial).job.copies[a.copy].cluster) != nullptr;
+      });
+      if (known)
+        after_change(serial, std::move(acts));
+      else
+        later.push_back(serial);
+    }
+    resend_ = std::move(later);
   }
 
   // One state request per cluster for every copy that may be in its queue.
   std::int32_t poll_round() {
-    if (!unresolved_.empty() || !unreleased_.empty()) recover_round();
+    if (!unresolved_.empty() || !unreleased_.empty() || !resend_.empty()) recover_round();
     std::map<std::string, std::vector<std::pair<std::uint64_t, std::size_t>>> by_cluster;
     for (auto& [serial, t] : jobs_) {
       if (!t.job.active()) continue;
@@ -984,6 +998,8 @@ class grid_jobs_state {
     // round looks for it there by name (recover_round).
     for (std::size_t i = 0; i < t.job.copies.size(); ++i)
       if (t.job.copies[i].state == copy_state::submitting) unresolved_.emplace_back(serial, i);
+    // Cancels and withdrawals on their way when the node stopped go again in the first round.
+    if (!t.job.resend_pending().empty()) resend_.push_back(serial);
     // A reserve job stopped between its holds and its bound job: its reservation (if the
     // commit was made) is released, and the job fails.
     if (t.request.strategy == grid_strategy::reserve && t.job.copies.empty() &&
@@ -1005,6 +1021,7 @@ class grid_jobs_state {
   std::set<std::string> polling_;  // clusters with a state request in flight
   std::vector<std::pair<std::uint64_t, std::size_t>> unresolved_;  // recovered, submitting
   std::vector<std::uint64_t> unreleased_;
+  std::vector<std::uint64_t> resend_;          // recovered with cancels or withdrawals on their way
   std::set<std::uint64_t> release_when_done_;  // cancelled reserve jobs  // recovered reserve jobs
                                                // whose reservation goes
   bool adapting_ = false;

@@ -338,6 +338,17 @@ std::vector<grid_action> grid_job::cancel(timestamp now) {
   return cancel_doomed();
 }
 
+std::vector<grid_action> grid_job::resend_pending() const {
+  std::vector<grid_action> out;
+  for (std::size_t i = 0; i < copies.size(); ++i) {
+    const auto& c = copies[i];
+    if (!c.cancel_sent || c.lrms_id.empty() || !is_live(c.state)) continue;
+    const bool withdrawal = migrating_from && *migrating_from == i && !doomed(i);
+    out.push_back({withdrawal ? grid_action::kind::withdraw : grid_action::kind::cancel, i});
+  }
+  return out;
+}
+
 std::size_t grid_job::migrate(const std::string& cluster, duration gain, timestamp now) {
   migrating_from = only_live_copy();
   pending_gain = gain;

@@ -97,6 +97,17 @@ TEST(GridJob, ADuplicateObservedRunningIsCancelledOnce) {
   EXPECT_EQ(j.duplicate_starts, 1);
 }
 
+TEST(GridJob, AfterARestartCancelsOnTheirWayAreSentAgain) {
+  auto j = queued_flood();
+  EXPECT_TRUE(j.resend_pending().empty());  // nothing on its way
+  (void)j.cancel(3);                        // cancels 0, 1, 2 sent ... and the node stops
+  EXPECT_EQ(j.resend_pending(),
+            (std::vector<grid_action>{{kind::cancel, 0}, {kind::cancel, 1}, {kind::cancel, 2}}));
+  // Answered ones are settled and not sent again.
+  (void)j.on_cancel_answer(1, observed_state::queued, 4);
+  EXPECT_EQ(j.resend_pending(), (std::vector<grid_action>{{kind::cancel, 0}, {kind::cancel, 2}}));
+}
+
 TEST(GridJob, ACopyFirstSeenCompletedRanBetweenTwoLooksAndWins) {
   auto j = queued_flood();
   const auto acts = j.on_observed(2, observed_state::completed, std::nullopt, 50);

@@ -426,6 +426,31 @@ int run(const options& o) {
       if (auto g = admin.call(msg::grid_list_request{"", "", ""}); g && g->ok())
         for (const auto& j : std::get<msg::grid_list_reply>(g->body).jobs)
           if (!is_terminal(j.state)) (void)admin.call(msg::grid_cancel_request{"", j.id});
+      // A cancelled grid job's copies are cancelled in their LRMSs after the reply: wait
+      // (bounded) until no copy is live any more, so that the node is not stopped with a
+      // cancel still on its way (that left a queued copy behind in Slurm for the next test).
+      std::string live;  // "<job> <state>: copy <i> on <cluster> <lrms id> <state>; ..."
+      auto copies_live = [&admin, &live] {
+        live.clear();
+        auto g = admin.call(msg::grid_list_request{"", "", ""});
+        if (!g || !g->ok()) return true;
+        for (const auto& j : std::get<msg::grid_list_reply>(g->body).jobs)
+          for (std::size_t i = 0; i < j.copies.size(); ++i) {
+            const auto& c = j.copies[i];
+            if (c.state == copy_state::submitting || c.state == copy_state::queued ||
+                c.state == copy_state::running)
+              live += j.id + " " + std::string(to_string(j.state)) + ": copy " + std::to_string(i) +
+                      " on " + c.cluster + " " + c.lrms_id + " " + std::string(to_string(c.state)) +
+                      "; ";
+          }
+        return !live.empty();
+      };
+      for (int i = 0; i < 150 && copies_live(); ++i)
+        std::this_thread::sleep_for(milliseconds(200));  // the LRMS's cancels, not ours
+      if (copies_live()) {
+        std::printf("clean-up: grid-job copies still live after their cancel: %s\n", live.c_str());
+        ++failures;
+      }
       if (auto l = admin.call(msg::list_request{""}); l && l->ok())
         for (const auto& r : std::get<msg::list_reply>(l->body).reservations)
           (void)admin.call(msg::cancel_request{r.owner, r.id});
@@ -436,6 +461,17 @@ int run(const options& o) {
               std::printf("clean-up: %s still holds %s\n", s.cluster.c_str(), r.id.c_str());
               ++failures;
             }
+      // No job of the trials' users may be left in an LRMS either.
+      const std::set<std::string> users(o.users.begin(), o.users.end());
+      if (auto st = admin.call(api::status_request{}); st && st->ok())
+        for (const auto& s : std::get<api::status_reply>(st->body).clusters)
+          for (const auto* list : {&s.lrms_queued, &s.lrms_running, &s.lrms_running_bound})
+            for (const auto& j : *list)
+              if (users.count(j.owner)) {
+                std::printf("clean-up: %s still has job %s of %s\n", s.cluster.c_str(),
+                            j.id.c_str(), j.owner.c_str());
+                ++failures;
+              }
     }
   }
   const int rc = d.terminate();

@@ -163,6 +163,10 @@ struct grid_job {
   std::vector<grid_action> on_lost(std::size_t i, std::string reason, timestamp now);
   /// The client cancels the grid job: every live copy is cancelled.
   std::vector<grid_action> cancel(timestamp now);
+  /// After a restart of the broker: a cancel or withdrawal that was on its way may never have
+  /// reached its LRMS (or its answer was lost). Returns them again for every live copy that
+  /// was being cancelled or withdrawn; the LRMS answers a repeated one with what it found.
+  std::vector<grid_action> resend_pending() const;
   /// Starts a migration of the live queued copy to `cluster`: adds the new copy (submit it,
   /// then call on_submitted; once it is queued the old copy is withdrawn). Precondition:
   /// can_migrate().
