@@ -34,8 +34,7 @@ inline result<site_request> adapt_to_cluster(const arbroker::elastic_request& re
     delivery = {};
     return adapt_to_site(req, c.site);
   }
-  auto on_site =
-      runtime_on_site(req, c.site, msg::published_benchmarks(c.info), c.info.bandwidth, now);
+  auto on_site = runtime_on_site(req, c.site, c.benchmarks, c.info.bandwidth, now);
   if (!on_site) return on_site.err();
   delivery = on_site->delivery;
   return adapt_to_site(on_site->req, c.site);

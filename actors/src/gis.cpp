@@ -34,7 +34,8 @@ class gis_state {
           msg::wire(errc::invalid_parameter, "a cluster needs a name and a reservation service")};
     self_->monitor(service);
     const std::string cluster = info.name;
-    clusters_.insert_or_assign(cluster, directory_entry{std::move(info), std::move(service), {}});
+    clusters_.insert_or_assign(cluster,
+                               directory_entry{std::move(info), std::move(service), {}, {}});
     // Subscribers learn of it before the registrant hears back, so a request sent after the
     // acknowledgement finds the cluster.
     publish();
@@ -131,7 +132,9 @@ std::shared_ptr<const cluster_directory> make_directory(
   dir->reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     auto site = msg::site_of(infos[i]);
-    dir->push_back({std::move(infos[i]), std::move(services[i]), std::move(site)});
+    auto benchmarks = msg::published_benchmarks(infos[i]);
+    dir->push_back(
+        {std::move(infos[i]), std::move(services[i]), std::move(site), std::move(benchmarks)});
   }
   std::sort(dir->begin(), dir->end(),
             [](const auto& a, const auto& b) { return a.info.name < b.info.name; });

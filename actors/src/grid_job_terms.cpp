@@ -24,12 +24,16 @@ msg::gis_query eligibility(const msg::grid_submit_request& r, const std::string&
   return q;
 }
 
-result<placement_terms> terms_for(const msg::grid_submit_request& r, const msg::cluster_info& c) {
+result<placement_inputs> inputs_of(const msg::grid_submit_request& r) {
   auto hints = msg::hints_of(r.benchmarks, r.penalty, r.inputs, r.output_bytes);
   if (!hints) return hints.err();
   placement_inputs in{std::move(*hints)};
   in.walltime = r.walltime;
-  return terms_on(in, msg::published_benchmarks(c), c.bandwidth);
+  return in;
+}
+
+result<placement_terms> terms_for(const placement_inputs& in, const directory_entry& c) {
+  return terms_on(in, c.benchmarks, c.info.bandwidth);
 }
 
 status check_request(const msg::grid_submit_request& r) {
@@ -46,8 +50,6 @@ status check_request(const msg::grid_submit_request& r) {
     return fail(errc::invalid_duration, "walltime: give a positive walltime or benchmarks");
   if (r.min_gain < -1) return fail(errc::invalid_duration, "min_gain: must be >= 0");
   if (r.max_migrations < -2) return fail(errc::invalid_parameter, "max_migrations: below -1");
-  if (auto hints = msg::hints_of(r.benchmarks, r.penalty, r.inputs, r.output_bytes); !hints)
-    return hints.err();
   return {};
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "arbroker/actors/gis.hpp"
 #include "arbroker/core/grid_placement.hpp"
 #include "arbroker/messages/gis_protocol.hpp"
 #include "arbroker/messages/grid_job_protocol.hpp"
@@ -19,10 +20,16 @@ std::uint64_t serial_in(const std::string& id);
 /// Which clusters may take a grid job at all, as the GIS's requirement check (satisfies, fit).
 msg::gis_query eligibility(const msg::grid_submit_request& r, const std::string& owner);
 
-/// The job's terms on a cluster: execution, walltime, staging (core/grid_placement.hpp).
-result<placement_terms> terms_for(const msg::grid_submit_request& r, const msg::cluster_info& c);
+/// What the request brings for its terms: walltime, benchmarks, staging (once per request;
+/// the errors of msg::hints_of).
+result<placement_inputs> inputs_of(const msg::grid_submit_request& r);
 
-/// What the manager checks of a request beyond the API's limits: meaning, not format.
+/// The job's terms on a cluster of the directory: execution, walltime, staging
+/// (core/grid_placement.hpp).
+result<placement_terms> terms_for(const placement_inputs& in, const directory_entry& c);
+
+/// What the manager checks of a request beyond the API's limits: meaning, not format (its
+/// benchmarks and staging are checked by inputs_of).
 status check_request(const msg::grid_submit_request& r);
 
 }  // namespace arbroker

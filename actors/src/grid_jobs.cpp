@@ -148,6 +148,8 @@ class grid_jobs_state {
       return rp;
     };
     if (auto ok = check_request(r); !ok) return refuse(ok.err());
+    const auto inputs = inputs_of(r);
+    if (!inputs) return refuse(inputs.err());
     if (!directory_.error.empty()) return refuse({errc::unreachable, directory_.error});
     if (r.min_gain < 0) r.min_gain = cfg_.default_min_gain;
     if (r.max_migrations < -1) r.max_migrations = cfg_.default_max_migrations;
@@ -171,7 +173,7 @@ class grid_jobs_state {
         skip(c.cpus < r.np ? "has " + std::to_string(c.cpus) + " CPUs" : "not open to " + r.user);
         continue;
       }
-      auto t = terms_for(r, c);
+      auto t = terms_for(*inputs, e);
       if (!t) {
         skip(t.err().message);
         continue;
@@ -579,8 +581,10 @@ class grid_jobs_state {
     auto& t = jobs_.at(serial);
     const auto& c = t.job.copies[i];
     const auto* e = cluster(c.cluster);
-    auto terms = e ? terms_for(t.request, e->info)
-                   : result<placement_terms>(error{errc::not_found, "cluster left"});
+    auto inputs = inputs_of(t.request);
+    auto terms = !e        ? result<placement_terms>(error{errc::not_found, "cluster left"})
+                 : !inputs ? result<placement_terms>(inputs.err())
+                           : terms_for(*inputs, *e);
     if (!e || !terms) {
       auto acts = t.job.on_submitted(
           i, error{errc::not_found, c.cluster + " is not in the directory"}, now());
@@ -829,10 +833,12 @@ class grid_jobs_state {
       const auto& t = jobs_.at(serial);
       const auto live = *t.job.only_live_copy();
       const auto query = eligibility(t.request, t.job.owner);
+      const auto inputs = inputs_of(t.request);  // once per job, not per cluster
+      if (!inputs) continue;
       for (const auto& e : *rd->dir) {
         const auto& c = e.info;
         if (!satisfies(c, query)) continue;
-        auto terms = terms_for(t.request, c);
+        auto terms = terms_for(*inputs, e);
         if (!terms) continue;
         auto& q = rd->asks[c.name];
         const msg::queue_shape shape{t.job.spec.np, terms->walltime};

@@ -13,18 +13,22 @@ result<site_runtime> runtime_on_site(const elastic_request& req, const site_desc
   site_runtime out{req, {}};
   delivery_terms& d = out.delivery;
   const runtime_hints& h = req.hints;
-  if (!h.benchmarks.empty()) {
-    auto p = predict_runtime(h.benchmarks, published, h.penalty);
-    if (!p) return p.err();
-    out.req.dur_ref = p->walltime;
-    out.req.pp_ref = site.pp;  // the estimate is for this cluster already: no scaling
-    d.execution_share = p->mean_seconds / p->max_seconds;
-  }
   if (h.input_bytes < 0) return fail(errc::invalid_parameter, "input bytes must not be negative");
   if (h.output_bytes && *h.output_bytes < 0)
     return fail(errc::invalid_parameter, "output bytes must not be negative");
-  d.stage_in = transfer_seconds(h.input_bytes, bandwidth);
-  if (h.output_bytes) d.stage_out = transfer_seconds(*h.output_bytes, bandwidth);
+  // The hints read as a grid job's are (grid_placement.hpp); dur_ref stands in for the
+  // walltime, which only counts without benchmarks (and then the request is not changed).
+  placement_inputs in{h};
+  in.walltime = req.dur_ref;
+  auto t = terms_on(in, published, bandwidth);
+  if (!t) return t.err();
+  if (!h.benchmarks.empty()) {
+    out.req.dur_ref = t->walltime;  // the largest estimate
+    out.req.pp_ref = site.pp;       // the estimate is for this cluster already: no scaling
+    d.execution_share = static_cast<double>(t->execution) / static_cast<double>(t->walltime);
+  }
+  d.stage_in = t->stage_in;
+  d.stage_out = t->stage_out;
   if (d.stage_in > 0) {
     const timestamp arrives = now > time_infinity - d.stage_in ? time_infinity : now + d.stage_in;
     if (arrives >= req.let)

@@ -8,6 +8,7 @@
 #include "arbroker/actors/protocols.hpp"
 #include "arbroker/core/request.hpp"
 #include "arbroker/messages/gis_protocol.hpp"
+#include "arbroker/messages/runtime_hints.hpp"
 
 namespace arbroker {
 
@@ -21,6 +22,9 @@ struct directory_entry {
   /// The cluster as the core's site adaptation sees it (made once per directory, not per
   /// request; make_directory sets it).
   site_description site;
+  /// Its benchmark results as predict_runtime takes them (paper 003; made once per
+  /// directory with `site`, not per request and cluster).
+  cluster_benchmarks benchmarks;
 };
 
 /// Every cluster the GIS knows, ordered by name, as a subscriber keeps it. Built once per

@@ -15,8 +15,9 @@ namespace arbroker {
 
 /// What a slot reserved on one cluster delivers, apart from its start and length.
 struct delivery_terms {
-  /// TTD's execution term per reserved second: mean / largest estimate (ranking uses the
-  /// mean, paper 003), 1 without benchmarks.
+  /// TTD's execution term per reserved second: mean / largest estimate, each rounded up to
+  /// whole seconds as terms_on gives them (ranking uses the mean, paper 003); 1 without
+  /// benchmarks.
   double execution_share = 1;
   duration stage_in = 0;
   std::optional<duration> stage_out;  ///< empty when the output size is unknown
