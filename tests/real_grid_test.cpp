@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include "arbroker/actors/broker.hpp"
@@ -24,6 +25,7 @@
 #include "arbroker/adapters/gridengine_lrms.hpp"
 #include "arbroker/adapters/slurm_lrms.hpp"
 #include "arbroker/adapters/subprocess.hpp"
+#include "arbroker/core/earliest_start.hpp"
 #include "arbroker/core/reservation_state.hpp"
 #include "arbroker/messages/checked_requests.hpp"
 
@@ -172,6 +174,11 @@ class real_grid : public ::testing::Test {
   // qsub); remembered for clean-up. Its script signals `started` when it runs.
   std::string sbatch_whole(const std::string& conf, int minutes, const start_signal& started);
   std::string qsub_whole(int minutes, const start_signal& started);
+  std::string sbatch(const std::string& conf, int np, int minutes, const start_signal& started);
+  std::string qsub(int np, int minutes, const start_signal& started);
+  void expect_vacancies_only(
+      const std::string& cluster, lrms& l,
+      const std::function<std::string(int, int, const start_signal&)>& submit);
 
   duration slurm2_refresh = 0;
   config cfg;
@@ -253,6 +260,7 @@ TEST_F(real_grid_stale_view, RefusalOnOneClusterRemovesTheHoldsOnTheOthers) {
   r.let = r.est + 2 * 3600;
   r.max_attempts = 2;
   r.local_jobs_preferred = false;
+  r.admin = true;  // the clusters enforce LJP
   r.components = {part("slurm1", 2), part("slurm2", 2), part("sge", 2)};
   auto reply = ask<msg::coreservation_reply>(broker, r);
   EXPECT_FALSE(reply.error.ok());
@@ -315,8 +323,9 @@ class start_signal {
 
 // One full-size local job runs for up to 20 min and a second one waits behind it, both
 // submitted directly to the batch system. The LRMS would accept a reservation right after
-// the first (queued jobs hold no CPUs), but under LJP none may start before T_wkl =
-// now + 20 + 20 min. Start times every ~4 min make sure an earlier one was on offer.
+// the first (queued jobs hold no CPUs), but under LJP (the default `ese` check) the whole
+// cluster is vacant only after the queued job's planned run, at now + 20 + 20 min. Start
+// times every ~4 min make sure an earlier one was on offer.
 void real_grid::expect_not_overtaken(const std::string& cluster, lrms& l,
                                      const std::string& running, const start_signal& started) {
   ASSERT_TRUE(started.wait(20)) << "the local job did not start";
@@ -330,22 +339,20 @@ void real_grid::expect_not_overtaken(const std::string& cluster, lrms& l,
   ASSERT_TRUE(reply.error.ok()) << reply.error.message;
   EXPECT_GE(reply.reservation.start, now + 40 * 60 - 120);
   auto q = ask<msg::query_reply>(broker, msg::query_request{"root", reply.reservation.id});
-  EXPECT_GE(q.info.admitted_after, now + 40 * 60 - 120);  // T_wkl counted the queued job
-  EXPECT_GE(q.info.start, q.info.admitted_after);
+  EXPECT_GE(q.info.start, now + 40 * 60 - 120);  // the plan counted the queued job
 }
 
 std::string real_grid::sbatch_whole(const std::string& conf, int minutes,
                                     const start_signal& started) {
+  return sbatch(conf, cpus[conf == conf1 ? "slurm1" : "slurm2"], minutes, started);
+}
+
+std::string real_grid::sbatch(const std::string& conf, int np, int minutes,
+                              const start_signal& started) {
   process_spec p;
-  p.argv = {"sbatch",
-            "--parsable",
-            "-n",
-            std::to_string(cpus[conf == conf1 ? "slurm1" : "slurm2"]),
-            "-t",
-            std::to_string(minutes),
-            "-o",
-            "/dev/null",
-            started.script()};
+  p.argv = {
+      "sbatch",    "--parsable",    "-n", std::to_string(np), "-t", std::to_string(minutes), "-o",
+      "/dev/null", started.script()};
   p.env = {{"SLURM_CONF", conf}};
   auto id = submitted_id(run_process(p));
   jobs.emplace_back(conf, id);
@@ -353,6 +360,10 @@ std::string real_grid::sbatch_whole(const std::string& conf, int minutes,
 }
 
 std::string real_grid::qsub_whole(int minutes, const start_signal& started) {
+  return qsub(cpus["sge"], minutes, started);
+}
+
+std::string real_grid::qsub(int np, int minutes, const start_signal& started) {
   process_spec p;
   p.argv = {"/usr/lib/gridengine/qsub",
             "-terse",
@@ -360,7 +371,7 @@ std::string real_grid::qsub_whole(int minutes, const start_signal& started) {
             "h_rt=" + std::to_string(minutes * 60),
             "-pe",
             "arb",
-            std::to_string(cpus["sge"]),
+            std::to_string(np),
             "-b",
             "y",
             "-o",
@@ -388,6 +399,75 @@ TEST_F(real_grid, LocalJobsSubmittedWithQsubAreNotOvertaken) {
   (void)qsub_whole(20, started);  // queued behind it
   gridengine_lrms ge(ge_conf());
   expect_not_overtaken("sge", ge, running, started);
+}
+
+// Paper 004's Local Jobs Preferred, checked by the default `ese` method, on a real batch
+// system: N - 1 CPUs run for 5 min and 1 CPU for 60 min (local jobs, straight to the batch
+// system), and an N-CPU job of 10 min waits for them, planned at +60 min. T_wkl is about
+// +22 min, so paper 000's rule would admit N - 1 CPUs over [+30, +70) min and push the
+// queued job to +70; the service refuses it as postponing a local job, and admits the
+// vacancy [+30, +58) min, which the LRMS then holds and which leaves the plan as it was.
+void real_grid::expect_vacancies_only(
+    const std::string& cluster, lrms& l,
+    const std::function<std::string(int, int, const start_signal&)>& submit) {
+  const int n = cpus[cluster];
+  ASSERT_GE(n, 2);
+  start_signal wide_started, narrow_started, queued_started;
+  (void)submit(n - 1, 5, wide_started);
+  (void)submit(1, 60, narrow_started);
+  ASSERT_TRUE(wide_started.wait(20)) << "the local job of " << n - 1 << " CPUs did not start";
+  ASSERT_TRUE(narrow_started.wait(20)) << "the local job of 1 CPU did not start";
+  (void)submit(n, 10, queued_started);
+  auto planned = [&] {
+    auto snap = l.snapshot();
+    EXPECT_TRUE(snap);
+    auto plan = plan_workload(to_workload(*snap), snap->now, ese_policy::local_jobs_preferred);
+    EXPECT_TRUE(plan);
+    return plan && plan->queued_starts.size() == 1 ? plan->queued_starts[0] - snap->now : -1;
+  };
+  const duration queued_at = planned();
+  ASSERT_GE(queued_at, 59 * 60);
+  ASSERT_LE(queued_at, 61 * 60);
+  const timestamp now = wall_clock()();
+  auto prepare = [&](const std::string& txn, duration from, duration to) {
+    msg::prepare_request p{.txn = prefix + txn,
+                           .owner = "root",
+                           .start = now + from,
+                           .end = now + to,
+                           .np = n - 1,
+                           .expiry = now + 300,
+                           .commit_at_once = true};
+    msg::prepare_reply out;
+    self->request(crs[cluster], std::chrono::seconds(90), msg::call_tag{1}, p)
+        .receive([&](msg::call_tag, msg::prepare_reply& r) { out = std::move(r); },
+                 [&](caf::error& e) { ADD_FAILURE() << "no reply: " << sys.render(e); });
+    return out;
+  };
+  auto pushed = prepare("ljp-push", 30 * 60, 70 * 60);
+  EXPECT_EQ(pushed.error.code, static_cast<std::uint8_t>(errc::busy)) << pushed.error.message;
+  EXPECT_NE(pushed.error.message.find("postpone queued local jobs"), std::string::npos)
+      << pushed.error.message;
+  EXPECT_TRUE(ours(l).empty());
+  auto vacancy = prepare("ljp-vacancy", 30 * 60, 58 * 60);
+  ASSERT_TRUE(vacancy.error.ok()) << vacancy.error.message;
+  ASSERT_EQ(ours(l).size(), 1u);  // the batch system holds it
+  const duration after = planned();
+  EXPECT_GE(after, 59 * 60);
+  EXPECT_LE(after, queued_at + 60);  // the queued job did not move (a minute of clock)
+}
+
+TEST_F(real_grid, EseAdmitsOnlyTheVacanciesOfSbatchJobsPlan) {
+  slurm_lrms s1(slurm_opts(conf1));
+  expect_vacancies_only("slurm1", s1, [this](int np, int minutes, const start_signal& s) {
+    return sbatch(conf1, np, minutes, s);
+  });
+}
+
+TEST_F(real_grid, EseAdmitsOnlyTheVacanciesOfQsubJobsPlan) {
+  gridengine_lrms ge(ge_conf());
+  expect_vacancies_only("sge", ge, [this](int np, int minutes, const start_signal& s) {
+    return qsub(np, minutes, s);
+  });
 }
 
 // -- grid jobs on the real batch systems --------------------------------------------------

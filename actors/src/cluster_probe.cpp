@@ -28,12 +28,14 @@ msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp
   auto cands = generate_candidates({}, req.site, req.slotting);
   if (!cands) return failed(cands.err());
   out.generated = static_cast<std::int32_t>(cands->size());
+  auto rule = admission_for(req.local_jobs_preferred, req.admin, now);
+  if (!rule) return failed(rule.err());
   const auto passed = rate_and_filter(*cands, req, now);
   out.above_threshold = static_cast<std::int32_t>(passed.size());
-  auto fit = check_and_price(*cands, passed, req, now, out.available);
+  auto fit = check_and_price(*cands, passed, req, *rule, out.available);
   if (!fit) return failed(fit.err());
   if (auto ok = select_best(*fit, req, out.slots); !ok) return failed(ok.err());
-  if (req.want_windows) out.windows = feasible_windows(req, now);
+  if (req.want_windows) out.windows = feasible_windows(req, *rule);
   return out;
 }
 
@@ -74,9 +76,9 @@ std::vector<std::size_t> cluster_service::rate_and_filter(std::vector<candidate>
   return passed;
 }
 
-// Step 5, second half: availability on the cluster's view (and T_wkl under LJP) and the
-// price, of the candidates that passed the threshold. When only the best `keep` are wanted
-// and the preferences start with what the slot alone decides (the end, say), candidates are
+// Step 5, second half: availability under the site's LJP rule (`rule`, as prepare checks
+// it) and the price, of the candidates that passed the threshold. When only the best `keep` are
+// wanted and the preferences start with what the slot alone decides (the end, say), candidates are
 // checked in that order and only as far down as the best `keep` can still reach: those
 // strictly worse on that prefix than the keep-th fitting one cannot be among the best (the
 // rest is fetched by a refill). `available` is set to those that fit plus those left
@@ -85,7 +87,7 @@ std::vector<std::size_t> cluster_service::rate_and_filter(std::vector<candidate>
 result<std::vector<candidate>> cluster_service::check_and_price(std::vector<candidate>& cands,
                                                                 std::vector<std::size_t> passed,
                                                                 const msg::probe_request& req,
-                                                                timestamp now,
+                                                                const admission& rule,
                                                                 std::int32_t& available) const {
   const preferences prefix = slot_prefix(req.prefer);
   const bool lazy = req.keep > 0 && !prefix.empty();
@@ -98,7 +100,7 @@ result<std::vector<candidate>> cluster_service::check_and_price(std::vector<cand
       return std::tie(keys[a], a) < std::tie(keys[b], b);  // ties in generation order
     });
   }
-  const auto& profile = *view_.profile;
+  const auto& profile = *rule.free;
   std::vector<std::size_t> fit_index;  // into cands, of the candidates that fit
   std::size_t checked = 0;
   for (; checked < passed.size(); ++checked) {
@@ -107,8 +109,7 @@ result<std::vector<candidate>> cluster_service::check_and_price(std::vector<cand
         keys[passed[checked]] > keys[fit_index.back()])
       break;  // this one and all after it are worse than keep fitting ones
     if (req.check_availability) {
-      if (c.start < now) continue;
-      if (req.local_jobs_preferred && c.start < view_.t_wkl) continue;
+      if (c.start < rule.not_before) continue;
       if (!profile.fits(c.start, c.end, c.np)) continue;
     }
     if (req.want_cost) {  // priced last: only what may be returned
@@ -162,25 +163,27 @@ msg::busy_hint_reply cluster_service::busy_hint(const msg::busy_hint_request& re
     return out;
   }
   if (req.site.shapes.empty()) return out;
+  auto rule = admission_for(req.local_jobs_preferred, req.admin, now);
+  if (!rule) {
+    out.error = msg::to_wire(rule.err());
+    return out;
+  }
   const auto& smallest = req.site.shapes.front();
-  timestamp from = std::max(req.site.est, now);
-  if (req.local_jobs_preferred) from = std::max(from, view_.t_wkl);
-  if (auto t = view_.profile->earliest_start(from, smallest.dur, smallest.np))
-    out.earliest_fit = *t;
+  const timestamp from = std::max(req.site.est, rule->not_before);
+  if (auto t = rule->free->earliest_start(from, smallest.dur, smallest.np)) out.earliest_fit = *t;
   return out;
 }
 
 // Per shape, the stretches of start times in the window at which it fits (co-reservations
 // intersect them across clusters), with the price of one second at each stretch's start.
 std::vector<msg::start_window> cluster_service::feasible_windows(const msg::probe_request& req,
-                                                                 timestamp now) const {
+                                                                 const admission& rule) const {
   std::vector<msg::start_window> out;
-  timestamp from = std::max(req.site.est, now);
-  if (req.local_jobs_preferred) from = std::max(from, view_.t_wkl);
+  const timestamp from = std::max(req.site.est, rule.not_before);
   for (const auto& shape : req.site.shapes) {
     const timestamp lst = req.site.let - shape.dur;
     if (shape.dur > req.site.let - req.site.est || from > lst) continue;
-    auto win = view_.profile->feasible_starts(from, lst, shape.dur, shape.np);
+    auto win = rule.free->feasible_starts(from, lst, shape.dur, shape.np);
     if (!win) continue;
     for (const auto& w : *win) {
       double per_second = 0;

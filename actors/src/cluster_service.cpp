@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "arbroker/core/earliest_start.hpp"
+
 namespace arbroker {
 namespace {
 
@@ -35,7 +37,20 @@ cluster_service::cluster_service(cluster_service_config cfg, std::unique_ptr<lrm
     : cfg_(std::move(cfg)), lrms_(std::move(backend)), history_(std::move(h)) {}
 
 status cluster_service::refresh(timestamp now, bool force) {
-  if (!force && view_.profile && now - view_.taken < cfg_.refresh) return {};
+  if (force || !view_.profile || now - view_.taken >= cfg_.refresh) {
+    if (auto ok = read_view(now); !ok) return ok;
+  }
+  if (!view_.planned && cfg_.ljp != ljp_policy::off && cfg_.ljp_check == ljp_method::ese) {
+    // The queue planned into a copy of the profile (paper 004, Listing 1). A queue entry the
+    // plan cannot take (np < 1, walltime <= 0) leaves the plan without the queue.
+    auto planned = *view_.profile;
+    view_.planned =
+        plan_queued_jobs(planned, view_.queue, now) ? std::move(planned) : *view_.profile;
+  }
+  return {};
+}
+
+status cluster_service::read_view(timestamp now) {
   auto snap = lrms_->snapshot();
   if (!snap) return snap.err();
   auto w = to_workload(*snap);
@@ -51,6 +66,8 @@ status cluster_service::refresh(timestamp now, bool force) {
   auto twkl = t_wkl(now, cfg_.info.cpus, w.running, w.queued, w.reservations, cfg_.load);
   view_.t_wkl = twkl ? *twkl : now;
   view_.profile = std::move(*profile);
+  view_.queue = std::move(w.queued);
+  view_.planned.reset();
   view_.taken = now;
   view_.running = static_cast<int>(snap->running.size());
   view_.queued = static_cast<int>(snap->queued.size());
@@ -110,25 +127,64 @@ bool cluster_service::admit(const msg::prepare_request& req, timestamp now,
                   "hold expiry " + ts(req.expiry) + " must be in (now, now + " +
                       std::to_string(cfg_.max_hold) + " s] with now = " + ts(now));
   if (auto ok = refresh(now); !ok) return refuse(ok.err().code, ok.err().message);
-  if (req.local_jobs_preferred && req.start < view_.t_wkl)
+  auto rule = admission_for(req.local_jobs_preferred, req.admin, now);
+  if (!rule) return refuse(rule.err().code, rule.err().message, msg::refusal::service);
+  if (req.start < rule->not_before)
     // Paper 000, Sec. 3.3.2: a reservation may not bypass waiting local jobs.
     return refuse(errc::busy,
                   "start " + ts(req.start) + " is before T_wkl " + ts(view_.t_wkl) +
                       ": it would bypass waiting local jobs",
-                  msg::refusal::service, view_.t_wkl);
-  if (auto free = view_.profile->min_free(req.start, req.end); free && *free < req.np)
+                  msg::refusal::service, rule->not_before);
+  auto free = rule->free->min_free(req.start, req.end);
+  if (!free || *free >= req.np) return true;
+  if (rule->free != &*view_.profile && view_.profile->fits(req.start, req.end, req.np))
+    // Paper 004, Sec. III-B: the CPUs are free now, but queued local jobs are planned on them.
     return refuse(errc::busy,
-                  std::to_string(req.np) + " CPUs are not free over [" + ts(req.start) + ", " +
-                      ts(req.end) + ") (" + std::to_string(*free) + " free)",
-                  msg::refusal::lrms, busy_hint(req));
-  return true;
+                  std::to_string(req.np) + " CPUs over [" + ts(req.start) + ", " + ts(req.end) +
+                      ") would postpone queued local jobs (" + std::to_string(*free) +
+                      " CPUs are vacant in their plan; this site keeps local jobs preferred)",
+                  msg::refusal::service, busy_hint(req, *rule->free));
+  return refuse(errc::busy,
+                std::to_string(req.np) + " CPUs are not free over [" + ts(req.start) + ", " +
+                    ts(req.end) + ") (" + std::to_string(*free) + " free)",
+                msg::refusal::lrms, busy_hint(req, *rule->free));
 }
 
 // When a refused hold could start instead: its size fits for its length first at this time
-// (-1: never, as far as the view knows).
-timestamp cluster_service::busy_hint(const msg::prepare_request& req) const {
-  auto t = view_.profile->earliest_start(req.start, req.end - req.start, req.np);
+// in `free` (-1: never, as far as the view knows).
+timestamp cluster_service::busy_hint(const msg::prepare_request& req,
+                                     const availability_profile& free) const {
+  auto t = free.earliest_start(req.start, req.end - req.start, req.np);
   return t ? *t : -1;
+}
+
+result<cluster_service::admission> cluster_service::admission_for(bool ljp, bool admin,
+                                                                  timestamp now) const {
+  auto applies = ljp_applies(cfg_.ljp, ljp, admin);
+  if (!applies)
+    return fail(applies.err().code, "cluster '" + name() + "': " + applies.err().message);
+  if (!*applies) return admission{&*view_.profile, now, false};
+  if (cfg_.ljp_check == ljp_method::twkl)
+    return admission{&*view_.profile, std::max(now, view_.t_wkl), true};
+  return admission{&*view_.planned, now, true};
+}
+
+timestamp cluster_service::admitted_after(bool ljp, bool admin, timestamp now) const {
+  auto rule = admission_for(ljp, admin, now);
+  return rule && rule->ljp ? rule->not_before : 0;
+}
+
+void cluster_service::view_add(timestamp start, timestamp end, int np) {
+  if (!view_.profile) return;
+  if (!view_.profile->add(start, end, np)) view_.taken = -time_infinity;
+  // In the vacancies the plan stays as it is; anywhere else the queue moves: plan again.
+  if (view_.planned && !view_.planned->add(start, end, np)) view_.planned.reset();
+}
+
+void cluster_service::view_remove(timestamp start, timestamp end, int np) {
+  if (!view_.profile) return;
+  if (start < end && !view_.profile->remove(start, end, np)) view_.taken = -time_infinity;
+  view_.planned.reset();  // queued jobs may now start earlier: plan again
 }
 
 // An admitted prepare: the hold in the LRMS, durable in the journal before it is answered
@@ -141,16 +197,17 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
       lrms_->create_reservation({lrms_name(n), req.owner, req.start, req.end - req.start, req.np});
   if (!lrms_id) {
     out.refused_by = msg::refusal::lrms;
-    out.busy_until = busy_hint(req);
+    out.busy_until = busy_hint(req, *view_.profile);
     out.error = msg::to_wire(lrms_id.err());
     view_.taken = -time_infinity;  // the view missed something: refresh next time
     return;
   }
   auto life = reservation_lifecycle::create(req.start, req.end);
   (void)life->accept(now, req.expiry);
-  record r{id,           req.txn, req.owner, *lrms_id,
-           *life,        req.np,  0,         req.local_jobs_preferred ? view_.t_wkl : 0,
-           time_infinity};
+  record r{
+      id,           req.txn, req.owner, *lrms_id,
+      *life,        req.np,  0,         admitted_after(req.local_jobs_preferred, req.admin, now),
+      time_infinity};
   if (auto c = cfg_.cost.cost(req.start, req.end, req.np, req.owner)) r.cost = *c;
   const auto state =
       req.commit_at_once ? reservation_state::committed : reservation_state::accepted;
@@ -160,7 +217,7 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
     out.error = msg::to_wire(ok.err());
     return;
   }
-  if (!view_.profile->add(req.start, req.end, req.np)) view_.taken = -time_infinity;
+  view_add(req.start, req.end, req.np);
   out.reservation_id = id;
   out.cost = r.cost;
   r.serial = n;
@@ -208,11 +265,7 @@ void cluster_service::release(record& r, reservation_event e, timestamp now, boo
     view_.taken = -time_infinity;
     if (r.life.end() > now) undeleted_[r.lrms_id] = r.life.end();
   }
-  if (view_.profile) {
-    const timestamp from = std::max(r.life.start(), now);
-    if (from < r.life.end() && !view_.profile->remove(from, r.life.end(), r.np))
-      view_.taken = -time_infinity;
-  }
+  view_remove(std::max(r.life.start(), now), r.life.end(), r.np);
   expiries_.erase({r.life.expiry(), r.serial});
   timeline_.erase({r.life.end(), r.serial});
   (void)r.life.apply(e, now);
@@ -388,9 +441,23 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
                                    "new size " + std::to_string(req.np) + " CPUs on a cluster of " +
                                        std::to_string(cfg_.info.cpus))};
   if (auto ok = refresh(now); !ok) return {info_of(*r), msg::to_wire(ok.err())};
-  if (req.local_jobs_preferred && req.start < view_.t_wkl)
+  auto rule = admission_for(req.local_jobs_preferred, req.admin, now);
+  if (!rule) return {info_of(*r), msg::to_wire(rule.err())};
+  if (req.start < rule->not_before)
     return {info_of(*r), msg::wire(errc::busy, "new start " + ts(req.start) + " is before T_wkl " +
                                                    ts(view_.t_wkl))};
+  if (rule->free != &*view_.profile) {
+    // Under `ese` the new terms must fit the plan's vacancies, its own old terms given back.
+    auto vacant = *rule->free;
+    const timestamp from = std::max(r->life.start(), now);
+    if (from < r->life.end()) (void)vacant.remove(from, r->life.end(), r->np);
+    if (!vacant.fits(req.start, req.end, req.np))
+      return {info_of(*r),
+              msg::wire(errc::busy, std::to_string(req.np) + " CPUs over [" + ts(req.start) + ", " +
+                                        ts(req.end) +
+                                        ") would postpone queued local jobs (this site keeps "
+                                        "local jobs preferred)")};
+  }
   (void)r->life.apply(reservation_event::request_change, now);
   auto new_id = lrms_->modify_reservation(
       r->lrms_id, {lrms_name(r->serial), r->owner, req.start, req.end - req.start, req.np});
@@ -415,18 +482,14 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
       return {info_of(*r), msg::to_wire(ok.err())};
     }
   }
-  if (view_.profile) {
-    const timestamp from = std::max(r->life.start(), now);
-    if (!view_.profile->remove(from, r->life.end(), r->np) ||
-        !view_.profile->add(req.start, req.end, req.np))
-      view_.taken = -time_infinity;
-  }
+  view_remove(std::max(r->life.start(), now), r->life.end(), r->np);
+  view_add(req.start, req.end, req.np);
   timeline_.erase({r->life.end(), r->serial});
   (void)r->life.change_terms(now, req.start, req.end);
   timeline_.emplace(req.end, r->serial);
   r->lrms_id = *new_id;
   r->np = req.np;
-  r->admitted_after = req.local_jobs_preferred ? view_.t_wkl : 0;
+  r->admitted_after = rule->ljp ? rule->not_before : 0;
   if (auto c = cfg_.cost.cost(req.start, req.end, req.np, r->owner)) r->cost = *c;
   return {info_of(*r), {}};
 }

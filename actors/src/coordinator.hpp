@@ -57,6 +57,9 @@ struct coordinator_job {
   bool answered = false;                   ///< the client has its answer
   std::int64_t earliest_alternative = -1;  ///< the earliest start a refusal named (-1: none)
   std::string reasons;  ///< why clusters were left out or refused, for the failure message
+  /// Clusters that refused to serve the request at all (permission_denied: a site that
+  /// enforces LJP asked to waive it by a non-admin) and all that answered a probe.
+  int denied = 0, answered_probes = 0;
 
   /// Keeps the earliest of the starts refusals named.
   void note_alternative(std::int64_t t) {
@@ -109,7 +112,7 @@ class coordinator_state {
 
   /// The terms of a job's attempt: its transactions are "<incarnation>-<request no>.<try>".
   attempt_terms terms_for(msg::request_no no, std::string user, bool client_commits,
-                          duration hold_seconds, bool local_jobs_preferred) const {
+                          duration hold_seconds, bool local_jobs_preferred, bool admin) const {
     attempt_terms t;
     t.user = std::move(user);
     t.txn_base = cfg_.incarnation + "-" + std::to_string(no.value);
@@ -117,6 +120,7 @@ class coordinator_state {
     t.hold_seconds = hold_seconds > 0 ? hold_seconds : cfg_.hold_seconds;
     t.prepare_expiry = cfg_.prepare_expiry;
     t.local_jobs_preferred = local_jobs_preferred;
+    t.admin = admin;
     t.journal = cfg_.journal;
     return t;
   }

@@ -133,6 +133,7 @@ msg::probe_request elastic_worker_state::probe_for(const elastic_job& j,
   p.esr = j.req.esr;
   p.esr_threshold = esr_threshold(j);
   p.local_jobs_preferred = j.req.local_jobs_preferred;
+  p.admin = j.req.admin;
   if (!s.send_all) {
     p.prefer = j.req.prefer;
     p.keep = std::min(cfg().probe_keep, cfg().max_tries);
@@ -179,6 +180,8 @@ void elastic_worker_state::send_batch(probe_outbox& box) {
 void elastic_worker_state::on_probe_reply(const job_ptr& j, const msg::probe_reply& r,
                                           std::size_t site) {
   if (j->answered) return;  // answered (timed out) meanwhile
+  ++j->answered_probes;
+  if (r.error.code == static_cast<std::uint8_t>(errc::permission_denied)) ++j->denied;
   if (r.error.ok()) {
     if (!j->sites[site].counted) {
       j->sites[site].counted = true;
@@ -302,7 +305,11 @@ void elastic_worker_state::try_next(const job_ptr& j) {
     return refill(j);
   if (j->next >= j->order.size() || tries >= cfg().max_tries) {
     if (j->candidates.empty())
-      return refuse(j, errc::infeasible, "no candidate time slot in the window" + j->reasons);
+      // Refused by every cluster it asked: say so with the clusters' own code.
+      return refuse(j,
+                    j->denied > 0 && j->denied == j->answered_probes ? errc::permission_denied
+                                                                     : errc::infeasible,
+                    "no candidate time slot in the window" + j->reasons);
     return refuse(j, errc::busy, "all " + std::to_string(tries) + " reserve tries were refused");
   }
   const std::size_t i = j->order[j->next++];
@@ -325,14 +332,15 @@ void elastic_worker_state::after_busy_hints(const job_ptr& j, Then then) {
   auto next = std::make_shared<Then>(std::move(then));
   for (auto i : ask) {
     const auto& s = j->sites[i];
-    call<msg::busy_hint_reply>(s.entry->service,
-                               msg::busy_hint_request{s.adapted, j->req.local_jobs_preferred},
-                               [this, j, pending, next](msg::busy_hint_reply* r) {
-                                 guarded(j, [&] {
-                                   if (r && r->error.ok()) j->note_alternative(r->earliest_fit);
-                                   if (--*pending == 0) (*next)();
-                                 });
-                               });
+    call<msg::busy_hint_reply>(
+        s.entry->service,
+        msg::busy_hint_request{s.adapted, j->req.local_jobs_preferred, j->req.admin},
+        [this, j, pending, next](msg::busy_hint_reply* r) {
+          guarded(j, [&] {
+            if (r && r->error.ok()) j->note_alternative(r->earliest_fit);
+            if (--*pending == 0) (*next)();
+          });
+        });
   }
 }
 

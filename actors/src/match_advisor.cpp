@@ -20,12 +20,14 @@ msg::advice_reply cluster_service::advise(const msg::advice_request& req, timest
   if (auto ok = refresh(now); !ok) return failed(ok.err());
   if (req.site.shapes.empty())
     return failed(fail(errc::invalid_processor_range, "advice for a job without shapes"));
+  auto rule = admission_for(req.local_jobs_preferred, req.admin, now);
+  if (!rule) return failed(rule.err());
   match_job job;
-  // Report what prepare would admit: any start >= T_wkl in LJP mode (paper 000 Sec. 3.3.2)
-  // that running jobs and reservations leave room for. Queued local jobs do not block it
-  // (they hold no capacity), but the advice says how far it pushes them (zeta).
-  job.ready = std::max(req.site.est, now);
-  if (req.local_jobs_preferred) job.ready = std::max(job.ready, view_.t_wkl);
+  // Report what prepare would admit under the site's LJP rule: under `ese` only the
+  // vacancies the queued local jobs' plan leaves; under `twkl` (or without LJP) any start
+  // from T_wkl (or now) that running jobs and reservations leave room for, where queued
+  // jobs hold no capacity but the advice says how far it pushes them (zeta).
+  job.ready = std::max(req.site.est, rule->not_before);
   job.deadline = req.site.let;
   job.shapes = req.site.shapes;
   if (job.ready >= job.deadline) return out;  // the window has passed: does not meet QoS
@@ -34,10 +36,10 @@ msg::advice_reply cluster_service::advise(const msg::advice_request& req, timest
     if (!snap) return failed(snap.err());
     advisor_view_ = {now, to_workload(*snap)};
   }
-  // The view's profile (running jobs and reservations, kept current by our own prepares) is
-  // what prepare checks against: place on it rather than building it again.
-  auto advice = advise_match(advisor_view_.workload, now, job, ese_policy::reservations_first,
-                             view_.profile ? &*view_.profile : nullptr);
+  // The profile prepare checks against (kept current by our own prepares): place on it
+  // rather than building it again.
+  auto advice =
+      advise_match(advisor_view_.workload, now, job, ese_policy::reservations_first, rule->free);
   if (!advice) return failed(advice.err());
   out.meets_qos = advice->meets_qos;
   out.np = advice->shape.np;

@@ -34,7 +34,8 @@ void matchmaker_state::start(const job_ptr& j,
   j->advice.resize(j->window.size());
   j->advice_pending = static_cast<int>(j->window.size());
   for (std::size_t i = 0; i < j->window.size(); ++i) {
-    msg::advice_request ask{j->req.job.user, j->adapted[i], j->req.local_jobs_preferred};
+    msg::advice_request ask{j->req.job.user, j->adapted[i], j->req.local_jobs_preferred,
+                            j->req.admin};
     call<msg::advice_reply>(j->window[i]->service, std::move(ask),
                             [this, j, i](msg::advice_reply* r) {
                               guarded(j, [&] {

@@ -64,8 +64,15 @@ reservation_attempt::calls reservation_attempt::try_placement(placement p, times
   for (std::size_t i = 0; i < parts_.size(); ++i) {
     send(out, i, kind::prepare);
     const auto& t = parts_[i].terms;
-    out.back().request = msg::prepare_request{
-        txn_, terms_.user, t.start, t.end, t.np, expiry_, terms_.local_jobs_preferred, at_once};
+    out.back().request = msg::prepare_request{.txn = txn_,
+                                              .owner = terms_.user,
+                                              .start = t.start,
+                                              .end = t.end,
+                                              .np = t.np,
+                                              .expiry = expiry_,
+                                              .local_jobs_preferred = terms_.local_jobs_preferred,
+                                              .admin = terms_.admin,
+                                              .commit_at_once = at_once};
   }
   return out;
 }

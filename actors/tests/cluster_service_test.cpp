@@ -20,7 +20,8 @@ struct fixture : ::testing::Test {
 
   void SetUp() override { make(); }
 
-  void make(duration refresh = 0, std::shared_ptr<reservation_journal> journal = nullptr) {
+  void make(duration refresh = 0, std::shared_ptr<reservation_journal> journal = nullptr,
+            ljp_policy ljp = ljp_policy::enforce, ljp_method check = ljp_method::ese) {
     auto l = simulated_lrms::create({"c1", 64, {8, {}}, [this] { return now; }});
     ASSERT_TRUE(l) << to_string(l.err());
     lrms = l->get();
@@ -32,6 +33,8 @@ struct fixture : ::testing::Test {
     cfg.refresh = refresh;  // 0: every call sees the LRMS as it is
     cfg.cost = *cost_model::create(1.0, 3600, {}, 0);
     cfg.journal = std::move(journal);
+    cfg.ljp = ljp;
+    cfg.ljp_check = check;
     auto s = cluster_service::create(std::move(cfg), std::move(*l));
     ASSERT_TRUE(s) << to_string(s.err());
     svc = std::move(*s);
@@ -75,6 +78,7 @@ TEST_F(fixture, ProbeGeneratesCandidatesWithCostAndEsr) {
 }
 
 TEST_F(fixture, ProbeDropsWhatTheViewCannotFitAndWhatBypassesLocalJobs) {
+  make(0, nullptr, ljp_policy::by_default, ljp_method::twkl);  // paper 000's rule
   // 48 CPUs busy for an hour, and a queued job of 64 CPUs waiting behind it.
   ASSERT_TRUE(lrms->submit_local_job({"j1", "bob", 48, 3600, {}, ""}, 3600));
   ASSERT_TRUE(lrms->submit_local_job({"j2", "bob", 64, 3600, {}, ""}, 3600));
@@ -228,6 +232,7 @@ TEST_F(fixture, AClientCommitsOnlyItsOwnHoldById) {
 }
 
 TEST_F(fixture, LocalJobsPreferredRefusesStartsBeforeTwkl) {
+  make(0, nullptr, ljp_policy::by_default, ljp_method::twkl);
   ASSERT_TRUE(lrms->submit_local_job({"j1", "bob", 64, 3600, {}, ""}, 3600));
   ASSERT_TRUE(lrms->submit_local_job({"j2", "bob", 32, 3600, {}, ""}, 3600));
   // T_wkl = now + 3600 + 32*3600/64 = now + 5400. The LRMS would accept a 32-CPU hold at
@@ -430,6 +435,7 @@ TEST_F(fixture, EstimateHonoursQueuedLocalJobsAndReservations) {
   auto r = hold("r", now + 7200, 3600, 32);
   r.commit_at_once = true;
   r.local_jobs_preferred = false;
+  r.admin = true;  // this site enforces LJP
   ASSERT_TRUE(svc->prepare(r, now).error.ok());
   auto e = svc->estimate({.np = 32, .walltime = 3600}, now);
   ASSERT_TRUE(e.error.ok()) << e.error.message;

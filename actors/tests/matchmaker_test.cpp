@@ -66,6 +66,7 @@ struct matchmaker_test : engine_fixture {
     r.policy = policy;
     r.mode = mode;
     r.local_jobs_preferred = false;
+    r.admin = true;  // the clusters enforce LJP: only an admin may waive it
     return r;
   }
 

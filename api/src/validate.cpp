@@ -430,6 +430,8 @@ status validate(const request_body& body) {
 status apply_caller(const caller& who, request_body& body) {
   return std::visit(
       [&who, &body](auto& b) -> status {
+        // Only the server says who is an admin (a site may let admins waive LJP).
+        if constexpr (requires { b.admin; }) b.admin = who.admin;
         if constexpr (requires { b.user; }) {
           if (b.user.empty()) {
             // An admin's empty user asks for everyone's reservations (list) or reaches any

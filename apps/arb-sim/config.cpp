@@ -154,6 +154,16 @@ sim::cluster_spec cluster(const toml::table& root) {
   c.acc_w = get(t, "cluster", "acc_w", c.acc_w);
   c.esr_static_h = get<duration>(t, "cluster", "esr_static_h", c.esr_static_h);
   c.history_delta = get<duration>(t, "cluster", "history_delta", c.history_delta);
+  const auto ljp = get(t, "cluster", "ljp", std::string(to_string(c.ljp)));
+  if (auto p = ljp_policy_from(ljp))
+    c.ljp = *p;
+  else
+    bad("cluster.ljp", "'" + ljp + "' is not one of enforce, default, off");
+  const auto method = get(t, "cluster", "ljp_method", std::string(to_string(c.ljp_check)));
+  if (auto m = ljp_method_from(method))
+    c.ljp_check = *m;
+  else
+    bad("cluster.ljp_method", "'" + method + "' is not one of ese, twkl");
   return c;
 }
 

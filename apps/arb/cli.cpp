@@ -373,7 +373,7 @@ result<api::request_body> build_request(const options& o, timestamp now) {
     return api::request_body{msg::list_request{user}};
   }
   if (cmd == "modify") {
-    msg::modify_request r{body_user(o), o.id, 0, 0, 0, !o.no_local_preference};
+    msg::modify_request r{body_user(o), o.id, 0, 0, 0, !o.no_local_preference, false};
     auto start = time_option("start", o.start, now);
     if (!start) return start.err();
     r.start = *start;
@@ -444,7 +444,8 @@ void define(CLI::App& app, options& o) {
     sub->add_option("--tsn-max", o.tsn_max, "start times tried per cluster")->capture_default_str();
     sub->add_option("--tss-gap", o.tss_gap, "gap between tried start times")->capture_default_str();
     sub->add_flag("--no-local-preference", o.no_local_preference,
-                  "do not keep reservations after the local queue (T_wkl)");
+                  "may postpone queued local jobs (an admin's right where a site enforces "
+                  "local-jobs-preferred)");
   };
   // Paper 003 Sec. 3.2, for grid jobs and elastic requests alike.
   auto hint_options = [&o](CLI::App* sub, const std::string& benchmark_help) {
@@ -520,7 +521,9 @@ void define(CLI::App& app, options& o) {
   modify->add_option("--end", o.end, "new end");
   modify->add_option("--duration", o.duration, "new length (instead of --end)");
   modify->add_option("--np", o.np, "new processor count")->required();
-  modify->add_flag("--no-local-preference", o.no_local_preference, "ignore the T_wkl bound");
+  modify->add_flag("--no-local-preference", o.no_local_preference,
+                   "may postpone queued local jobs (an admin's right where a site enforces "
+                   "local-jobs-preferred)");
   auto* submit = named("submit",
                        "submit a job: into a reservation (--reservation), or as a grid job the "
                        "broker places by --strategy");

@@ -33,29 +33,40 @@ result<workload_plan> plan_workload(const cluster_workload& w, timestamp now, es
 
   workload_plan plan{std::move(*profile), {}, now};
   if (policy == ese_policy::reservations_first) return plan;  // queued jobs yield
-  plan.queued_starts.reserve(w.queued.size());
-  for (std::size_t i = 0; i < w.queued.size(); ++i) {
-    const auto& j = w.queued[i];
+  auto starts = plan_queued_jobs(plan.profile, w.queued, now);
+  if (!starts) return starts.err();
+  plan.queued_starts = std::move(*starts);
+  for (auto t : plan.queued_starts)
+    if (t < time_infinity) plan.queue_tail = std::max(plan.queue_tail, t);
+  return plan;
+}
+
+result<std::vector<timestamp>> plan_queued_jobs(availability_profile& profile,
+                                                const std::vector<waiting_job>& queued,
+                                                timestamp now) {
+  std::vector<timestamp> starts;
+  starts.reserve(queued.size());
+  for (std::size_t i = 0; i < queued.size(); ++i) {
+    const auto& j = queued[i];
     if (j.np < 1)
       return fail(errc::invalid_processor_range, "queued job #" + std::to_string(i) + " asks for " +
                                                      std::to_string(j.np) + " CPUs");
     if (j.walltime <= 0)
       return fail(errc::invalid_duration, "queued job #" + std::to_string(i) + " has walltime " +
                                               std::to_string(j.walltime) + " s");
-    if (j.np > w.cpus) {
-      plan.queued_starts.push_back(time_infinity);
+    if (j.np > profile.total()) {
+      starts.push_back(time_infinity);
       continue;
     }
-    auto start = plan.profile.earliest_start(now, j.walltime, j.np);
+    auto start = profile.earliest_start(now, j.walltime, j.np);
     if (!start)
       return fail(start.err().code,
                   "queued job #" + std::to_string(i) + ": " + start.err().message);
-    plan.queued_starts.push_back(*start);
-    plan.queue_tail = std::max(plan.queue_tail, *start);
+    starts.push_back(*start);
     // Cannot fail: earliest_start just found these CPUs free.
-    (void)plan.profile.add(*start, *start + j.walltime, j.np);
+    (void)profile.add(*start, *start + j.walltime, j.np);
   }
-  return plan;
+  return starts;
 }
 
 namespace {
@@ -84,9 +95,8 @@ result<timestamp> estimate_earliest_start(const workload_plan& plan, timestamp n
                                           duration dur, int np, ese_policy policy,
                                           timestamp deadline) {
   if (auto ok = check_job_shape(dur, np); !ok) return ok.err();
-  timestamp from = std::max(ready, now);
-  if (policy == ese_policy::local_jobs_preferred) from = std::max(from, plan.queue_tail);
-  return plan.profile.earliest_start(from, dur, np, deadline);
+  (void)policy;  // the plan already holds what blocks the reservation under it
+  return plan.profile.earliest_start(std::max(ready, now), dur, np, deadline);
 }
 
 }  // namespace arbroker

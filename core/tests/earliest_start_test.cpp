@@ -40,15 +40,44 @@ TEST(EarliestStart, Figure3bWithoutLjpRnewFollowsJ1) {
   EXPECT_EQ(*t, 10);
 }
 
-TEST(EarliestStart, LjpNeverStartsBeforeAQueuedJobEvenIfAHoleFits) {
-  // A 2-CPU, 10 s reservation would fit beside J3 over [20, 30), but J4 is planned at 30,
-  // so under LJP it may not start before 30; J4 holds all CPUs over [30, 35): t = 35.
+TEST(EarliestStart, LjpFillsAHoleThatPostponesNoQueuedJob) {
+  // A 2-CPU, 10 s reservation fits beside J3 over [20, 30): a vacancy of the plan (Listing
+  // 1 searches all of them), and J4 still starts at 30, so LJP allows it there.
   auto plan = plan_workload(figure2(), 0, ese_policy::local_jobs_preferred);
   ASSERT_TRUE(plan);
-  EXPECT_EQ(*plan->profile.earliest_start(0, 10, 2), 20);  // the hole is there
   auto t = estimate_earliest_start(figure2(), 0, 0, 10, 2, ese_policy::local_jobs_preferred);
   ASSERT_TRUE(t);
-  EXPECT_EQ(*t, 35);
+  EXPECT_EQ(*t, 20);
+  auto with = figure2();
+  with.reservations.push_back({20, 30, 2});
+  auto after = plan_workload(with, 0, ese_policy::local_jobs_preferred);
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->queued_starts, plan->queued_starts);
+  // One second longer and it would postpone J4: the next vacancy is after J4.
+  EXPECT_EQ(*estimate_earliest_start(figure2(), 0, 0, 11, 2, ese_policy::local_jobs_preferred), 35);
+}
+
+// The counterexample of issue 14 to paper 000's T_wkl rule: 10 CPUs, nine 1-CPU jobs with
+// 10 s left, one with 1000 s left, a queued 10-CPU job of 100 s (planned at 1000).
+cluster_workload t_wkl_counterexample() {
+  cluster_workload w;
+  w.cpus = 10;
+  w.running.assign(9, running_job{1, 10});
+  w.running.push_back({1, 1000});
+  w.queued = {{10, 100}};
+  return w;
+}
+
+TEST(EarliestStart, AHoldThatWouldPostponeAQueuedJobDoesNotFitTheVacancies) {
+  auto plan = plan_workload(t_wkl_counterexample(), 0, ese_policy::local_jobs_preferred);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->queued_starts, (std::vector<timestamp>{1000}));
+  // T_wkl admits [209, 1100) with 9 CPUs; it would push the queued job to 1100.
+  EXPECT_FALSE(plan->profile.fits(209, 1100, 9));
+  // The vacancy before the queued job takes 9 CPUs up to 1000, not longer.
+  EXPECT_TRUE(plan->profile.fits(209, 1000, 9));
+  EXPECT_EQ(*estimate_earliest_start(*plan, 0, 209, 891, 9, ese_policy::local_jobs_preferred),
+            1100);
 }
 
 TEST(EarliestStart, OnePlanAnswersForSeveralShapes) {
@@ -72,15 +101,17 @@ TEST(EarliestStart, OnePlanAnswersForSeveralShapes) {
 TEST(EarliestStart, ReadyTimeReservationsAndDeadline) {
   auto w = figure2();
   w.reservations = {{40, 100, 3}};  // committed: 3 CPUs over [40, 100)
-  // LJP, 2 CPUs for 10 s from ready = 0: queue tail 30, J4 until 35, [35, 45) hits the
-  // reservation (1 CPU free from 40): first fit at 100.
-  EXPECT_EQ(*estimate_earliest_start(w, 0, 0, 10, 2, ese_policy::local_jobs_preferred), 100);
-  // 1 CPU fits beside the reservation: at 35.
-  EXPECT_EQ(*estimate_earliest_start(w, 0, 0, 10, 1, ese_policy::local_jobs_preferred), 35);
-  // ready time later than the tail
+  // LJP, 2 CPUs for 10 s from ready = 0: the hole beside J3 over [20, 30).
+  EXPECT_EQ(*estimate_earliest_start(w, 0, 0, 10, 2, ese_policy::local_jobs_preferred), 20);
+  // 12 s no longer fits there; after J4, [35, 47) hits the reservation (1 CPU free from
+  // 40): first fit at 100.
+  EXPECT_EQ(*estimate_earliest_start(w, 0, 0, 12, 2, ese_policy::local_jobs_preferred), 100);
+  // 1 CPU for 12 s fits beside the reservation after J4: at 35.
+  EXPECT_EQ(*estimate_earliest_start(w, 0, 0, 12, 1, ese_policy::local_jobs_preferred), 35);
+  // a later ready time
   EXPECT_EQ(*estimate_earliest_start(w, 0, 50, 10, 1, ese_policy::local_jobs_preferred), 50);
-  // deadline 90 cannot be met for 2 CPUs
-  auto late = estimate_earliest_start(w, 0, 0, 10, 2, ese_policy::local_jobs_preferred, 90);
+  // deadline 90 cannot be met for 2 CPUs for 12 s
+  auto late = estimate_earliest_start(w, 0, 0, 12, 2, ese_policy::local_jobs_preferred, 90);
   ASSERT_FALSE(late);
   EXPECT_EQ(late.err().code, errc::infeasible);
 }

@@ -87,6 +87,7 @@ result<checked_elastic_request> check(const elastic_request& r) {
   out.hold_seconds = r.hold_seconds;
   out.where = {r.user, r.np_min, r.os, r.features, r.clusters};
   out.local_jobs_preferred = r.local_jobs_preferred;
+  out.admin = r.admin;
   auto hints = hints_of(r.benchmarks, r.penalty, r.inputs, r.output_bytes);
   if (!hints) return hints.err();
   out.job.hints = std::move(*hints);
@@ -116,6 +117,7 @@ result<checked_coreservation_request> check(const coreservation_request& r) {
   out.slotting = {r.tsn_max, r.tss_gap};
   out.max_attempts = r.max_attempts;
   out.local_jobs_preferred = r.local_jobs_preferred;
+  out.admin = r.admin;
   std::int32_t np_min = INT32_MAX;
   for (std::size_t i = 0; i < r.components.size(); ++i) {
     const auto& c = r.components[i];

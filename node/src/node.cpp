@@ -248,6 +248,8 @@ struct node::impl {
       sc.history_delta = c.esr_history_interval;
       sc.load.acc_r = c.acc_r;
       sc.load.acc_w = c.acc_w;
+      sc.ljp = c.ljp;
+      sc.ljp_check = c.ljp_check;
       sc.name_prefix = c.name_prefix;
       sc.journal = journal;
       auto svc = cluster_service::create(sc, std::move(*backend));

@@ -90,7 +90,9 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
                            "esr_history_interval",
                            "acc_r",
                            "acc_w",
-                           "max_walltime"}));
+                           "max_walltime",
+                           "ljp",
+                           "ljp_method"}));
   cluster_entry c;
   auto name = config::text(at(t, path, "name"));
   if (!name) return name.err();
@@ -157,6 +159,20 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
   ARB_TRY(optional(t, path, "acc_r", c.acc_r, as_number));
   ARB_TRY(optional(t, path, "acc_w", c.acc_w, as_number));
   ARB_TRY(optional(t, path, "name_prefix", c.name_prefix, as_text));
+  if (t.contains("ljp")) {
+    std::string v;
+    ARB_TRY(optional(t, path, "ljp", v, as_text));
+    auto p = ljp_policy_from(v);
+    if (!p) return bad(path + ".ljp", "'" + v + "' is not one of enforce, default, off");
+    c.ljp = *p;
+  }
+  if (t.contains("ljp_method")) {
+    std::string v;
+    ARB_TRY(optional(t, path, "ljp_method", v, as_text));
+    auto m = ljp_method_from(v);
+    if (!m) return bad(path + ".ljp_method", "'" + v + "' is not one of ese, twkl");
+    c.ljp_check = *m;
+  }
   auto cost = config::cost_of(t, path);
   if (!cost) return cost.err();
   c.cost = std::move(*cost);

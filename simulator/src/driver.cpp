@@ -273,6 +273,8 @@ class virtual_grid {
     c.history_delta = spec.history_delta;
     c.load.acc_r = spec.acc_r;
     c.load.acc_w = spec.acc_w;
+    c.ljp = spec.ljp;
+    c.ljp_check = spec.ljp_check;
     auto svc = cluster_service::create(c, std::move(*l));
     if (!svc) return svc.err();
     auto handle =

@@ -14,6 +14,7 @@
 #include "arbroker/core/cost.hpp"
 #include "arbroker/core/esr_history.hpp"
 #include "arbroker/core/esr_load.hpp"
+#include "arbroker/core/local_jobs_preferred.hpp"
 #include "arbroker/core/reservation_state.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
 #include "arbroker/messages/gis_protocol.hpp"
@@ -32,6 +33,9 @@ struct cluster_service_config {
   duration retention = 3600;      ///< finished reservations stay queryable this long
   duration esr_static_h = 18000;  ///< paper 000: 18000 s
   load_params load;               ///< accuracies for T_wkl
+  /// Local Jobs Preferred (paper 004, Sec. III-B): who may waive it and how it is checked.
+  ljp_policy ljp = ljp_policy::enforce;
+  ljp_method ljp_check = ljp_method::ese;
   duration history_delta = 3600;  ///< sampling interval of the esr history
   std::string name_prefix = "arb-";
   /// Where reservations are made durable before they are answered for (null: nowhere, as
@@ -53,8 +57,15 @@ struct recovery_report {
 /// The logic of a cluster reservation service (CRS, paper 000 Sec. 2.2 and 3), without
 /// actors: its actor (cluster_service_actor.hpp) owns one and forwards every message to it,
 /// adding timers. It owns the cluster's LRMS and a cached *view* of it (availability profile of
-/// running jobs and reservations, T_wkl), refreshed from lrms::snapshot() when older than
-/// config.refresh and updated at once by its own prepares, commits and aborts.
+/// running jobs and reservations, T_wkl, the queued jobs and their plan), refreshed from
+/// lrms::snapshot() when older than config.refresh and updated at once by its own prepares,
+/// commits and aborts.
+///
+/// Local Jobs Preferred, by config.ljp and config.ljp_check: under `ese` a request with LJP
+/// must fit the vacancies of the plan of the queued jobs (no queued job's planned start
+/// moves), under `twkl` start at or after T_wkl; probes, busy hints, the match advisor,
+/// prepare and modify all check the same rule (admission_for), so a probe never offers a
+/// slot that prepare refuses for LJP.
 ///
 /// Holds: prepare() creates a real LRMS reservation in state accepted with an expiry;
 /// commit_txn() (or a client's commit()) confirms it; abort_txn() and expiry delete it from
@@ -147,6 +158,11 @@ class cluster_service {
   struct view {
     timestamp taken = -time_infinity;
     std::optional<availability_profile> profile;  ///< running jobs + reservations
+    std::vector<waiting_job> queue;               ///< queued local jobs, FIFO
+    /// The profile with the queue planned into it (ESE, worst-case walltimes): its free
+    /// CPUs are the vacancies an LJP hold must fit under `ese`. Made again on demand after
+    /// any change the plan cannot simply absorb.
+    std::optional<availability_profile> planned;
     timestamp t_wkl = 0;
     int running = 0;
     int queued = 0;
@@ -155,23 +171,41 @@ class cluster_service {
   cluster_service(cluster_service_config cfg, std::unique_ptr<lrms> backend, history h);
 
   status refresh(timestamp now, bool force = false);
+  status read_view(timestamp now);  ///< the LRMS's snapshot into the view
+
+  /// Where the CPUs of a request must be free and from when on, under the site's LJP rule
+  /// for a request that asks `ljp` (sent by an admin or not). permission_denied when the
+  /// site enforces LJP and a non-admin waives it. Valid until the view changes.
+  struct admission {
+    const availability_profile* free = nullptr;
+    timestamp not_before = 0;
+    bool ljp = false;  ///< LJP applies
+  };
+  result<admission> admission_for(bool ljp, bool admin, timestamp now) const;
+  /// Adds a granted span to the view (and to the plan when it fits its vacancies).
+  void view_add(timestamp start, timestamp end, int np);
+  /// Takes a released span out of the view (the plan is made again before it is used).
+  void view_remove(timestamp start, timestamp end, int np);
 
   // The steps of probe() (cluster_probe.cpp).
   std::vector<std::size_t> rate_and_filter(std::vector<candidate>& cands,
                                            const msg::probe_request& req, timestamp now) const;
   result<std::vector<candidate>> check_and_price(std::vector<candidate>& cands,
                                                  std::vector<std::size_t> passed,
-                                                 const msg::probe_request& req, timestamp now,
+                                                 const msg::probe_request& req,
+                                                 const admission& rule,
                                                  std::int32_t& available) const;
   status select_best(const std::vector<candidate>& fit, const msg::probe_request& req,
                      std::vector<msg::slot>& slots) const;
   std::vector<msg::start_window> feasible_windows(const msg::probe_request& req,
-                                                  timestamp now) const;
+                                                  const admission& rule) const;
 
   // The steps of prepare().
   bool admit(const msg::prepare_request& req, timestamp now, msg::prepare_reply& out);
   void grant(const msg::prepare_request& req, timestamp now, msg::prepare_reply& out);
-  timestamp busy_hint(const msg::prepare_request& req) const;
+  timestamp busy_hint(const msg::prepare_request& req, const availability_profile& free) const;
+  /// The bound a hold admitted now is recorded with: T_wkl or now under LJP, 0 without.
+  timestamp admitted_after(bool ljp, bool admin, timestamp now) const;
 
   msg::ack_reply confirm(record& r, timestamp now);
   record* of_txn(const std::string& txn);

@@ -63,6 +63,7 @@ struct attempt_terms {
   duration hold_seconds = 120;
   duration prepare_expiry = 30;
   bool local_jobs_preferred = true;
+  bool admin = false;  ///< may waive LJP where a site enforces it
   /// Where commit decisions of several-part tries are made durable before phase two
   /// (presumed abort: without the record, a restarted node aborts the holds). Null: none.
   std::shared_ptr<reservation_journal> journal;

@@ -20,7 +20,7 @@ namespace arbroker::api {
 
 /// "ARB1" in ASCII: the first field of every hello.
 inline constexpr std::uint32_t protocol_magic = 0x41524231;
-inline constexpr std::uint16_t protocol_version = 4;  // 3: grid jobs; 4: elastic hints
+inline constexpr std::uint16_t protocol_version = 5;  // 4: elastic hints; 5: admin (LJP waiver)
 
 /// First frame of a connection, client to server.
 struct hello {

@@ -20,8 +20,8 @@ struct cluster_workload {
 
 /// How a new reservation ranks against queued local jobs (paper 004, Sec. III-C).
 enum class ese_policy {
-  /// Local Jobs Preferred: the reservation is placed after every queued job is planned
-  /// and never starts before any of them (Fig. 3a).
+  /// Local Jobs Preferred: the queued jobs are planned first and the reservation goes into
+  /// the vacancies they leave (Listing 1, Fig. 3a), so it postpones none of them.
   local_jobs_preferred,
   /// Queued jobs yield: only running jobs and reservations block it (Fig. 3b).
   reservations_first,
@@ -45,8 +45,17 @@ struct workload_plan {
 /// capacity_exceeded (running jobs and reservations alone overbook the cluster).
 result<workload_plan> plan_workload(const cluster_workload& w, timestamp now, ese_policy policy);
 
+/// The queue part of plan_workload on a profile the caller built (running jobs and
+/// reservations): places each queued job in FIFO order at its earliest fit from `now` and
+/// returns the planned starts (time_infinity for a job larger than the profile).
+/// invalid_processor_range / invalid_duration for a job with np < 1 or walltime <= 0.
+result<std::vector<timestamp>> plan_queued_jobs(availability_profile& profile,
+                                                const std::vector<waiting_job>& queued,
+                                                timestamp now);
+
 /// ESE: the earliest start >= ready (and >= now) of a reservation of np CPUs for dur seconds
-/// that ends by `deadline`, under `policy`. infeasible when there is none.
+/// that ends by `deadline`, under `policy` (under LJP: the first vacancy of the plan it
+/// fits, which may lie before a queued job's start). infeasible when there is none.
 result<timestamp> estimate_earliest_start(const cluster_workload& w, timestamp now, timestamp ready,
                                           duration dur, int np, ese_policy policy,
                                           timestamp deadline = time_infinity);

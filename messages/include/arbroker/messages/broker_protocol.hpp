@@ -56,6 +56,9 @@ struct elastic_request {
   std::vector<std::string> features;
   std::vector<std::string> clusters;  ///< restrict to these clusters (empty = any)
   bool local_jobs_preferred = true;
+  /// Sent for an admin (the API sets it from the caller): may waive LJP where the site
+  /// enforces it (local_jobs_preferred.hpp).
+  bool admin = false;
   /// Paper 003 Sec. 3.2 (optional): the run time on np_ref CPUs from benchmarks instead of
   /// pp_ref scaling (the largest estimate is reserved), and the data to stage, which the
   /// `ttd` policy ranks by and which a reservation waits for (runtime_hints.hpp).
@@ -71,8 +74,8 @@ template <class Inspector>
 auto inspect(Inspector& f, elastic_request& x) {
   return f(x.user, x.est, x.let, x.np_min, x.np_max, x.dur_ref, x.pp_ref, x.np_ref, x.speedup,
            x.prefer, x.policy, x.esr, x.esr_threshold, x.tsn_max, x.tss_gap, x.mode, x.hold_seconds,
-           x.os, x.features, x.clusters, x.local_jobs_preferred, x.benchmarks, x.penalty, x.inputs,
-           x.output_bytes);
+           x.os, x.features, x.clusters, x.local_jobs_preferred, x.admin, x.benchmarks, x.penalty,
+           x.inputs, x.output_bytes);
 }
 
 /// How a request went, for metrics and the experiments of paper 000, Sec. 4.2.
@@ -138,6 +141,9 @@ struct coreservation_request {
   std::int64_t tss_gap = 60;
   std::int32_t max_attempts = 8;  ///< common slots to try before giving up
   bool local_jobs_preferred = true;
+  /// Sent for an admin (the API sets it from the caller): may waive LJP where the site
+  /// enforces it (local_jobs_preferred.hpp).
+  bool admin = false;
 
   friend bool operator==(const coreservation_request&, const coreservation_request&) = default;
 };
@@ -145,7 +151,7 @@ struct coreservation_request {
 template <class Inspector>
 auto inspect(Inspector& f, coreservation_request& x) {
   return f(x.user, x.est, x.let, x.components, x.prefer, x.tsn_max, x.tss_gap, x.max_attempts,
-           x.local_jobs_preferred);
+           x.local_jobs_preferred, x.admin);
 }
 
 struct coreservation_reply {

@@ -28,7 +28,10 @@ struct probe_request {
   double esr_threshold = -1;         ///< < 0: return every candidate; else only esr >= threshold
   bool check_availability = true;    ///< drop candidates the cluster's view says cannot fit
   bool want_windows = false;         ///< also return the feasible start windows per shape
-  bool local_jobs_preferred = true;  ///< availability check includes start >= T_wkl
+  bool local_jobs_preferred = true;  ///< availability check under the site's LJP rule
+  /// Sent for an admin (the API sets it from the caller): may waive LJP where the site
+  /// enforces it (local_jobs_preferred.hpp).
+  bool admin = false;
   /// Non-empty: the slots come ranked by these preferences, best first...
   preferences prefer;
   /// ... and only the best `keep` of them (0: all). The broker merges the clusters' best
@@ -41,7 +44,7 @@ struct probe_request {
 template <class Inspector>
 auto inspect(Inspector& f, probe_request& x) {
   return f(x.user, x.site, x.slotting, x.want_cost, x.want_esr, x.esr, x.esr_threshold,
-           x.check_availability, x.want_windows, x.local_jobs_preferred, x.prefer, x.keep);
+           x.check_availability, x.want_windows, x.local_jobs_preferred, x.admin, x.prefer, x.keep);
 }
 
 /// Every start time in [first, last] fits np CPUs for `length` seconds, as far as the
@@ -107,16 +110,19 @@ auto inspect(Inspector& f, probe_batch_reply& x) {
 
 /// Paper 001's busy-time hint, for a client about to be refused: where the request's
 /// smallest shape would first fit on this cluster, from the window's start on and beyond
-/// its end (under LJP not before T_wkl). Asked only when a request fails: on a well-filled
+/// its end (under the site's LJP rule). Asked only when a request fails: on a well-filled
 /// cluster the search walks every busy stretch, which costs more than a probe.
 struct busy_hint_request {
   site_request site;
   bool local_jobs_preferred = true;
+  /// Sent for an admin (the API sets it from the caller): may waive LJP where the site
+  /// enforces it (local_jobs_preferred.hpp).
+  bool admin = false;
   friend bool operator==(const busy_hint_request&, const busy_hint_request&) = default;
 };
 template <class Inspector>
 auto inspect(Inspector& f, busy_hint_request& x) {
-  return f(x.site, x.local_jobs_preferred);
+  return f(x.site, x.local_jobs_preferred, x.admin);
 }
 
 struct busy_hint_reply {
@@ -137,14 +143,17 @@ auto inspect(Inspector& f, busy_hint_reply& x) {
 struct advice_request {
   std::string user;
   site_request site;                 ///< let is the job's deadline
-  bool local_jobs_preferred = true;  ///< no start before T_wkl, as prepare admits
+  bool local_jobs_preferred = true;  ///< place under the site's LJP rule, as prepare admits
+  /// Sent for an admin (the API sets it from the caller): may waive LJP where the site
+  /// enforces it (local_jobs_preferred.hpp).
+  bool admin = false;
 
   friend bool operator==(const advice_request&, const advice_request&) = default;
 };
 
 template <class Inspector>
 auto inspect(Inspector& f, advice_request& x) {
-  return f(x.user, x.site, x.local_jobs_preferred);
+  return f(x.user, x.site, x.local_jobs_preferred, x.admin);
 }
 
 struct advice_reply {
@@ -179,7 +188,10 @@ struct prepare_request {
   std::int64_t end = 0;
   std::int32_t np = 0;
   std::int64_t expiry = 0;
-  bool local_jobs_preferred = true;  ///< refuse starts before T_wkl
+  bool local_jobs_preferred = true;  ///< admit under the site's LJP rule
+  /// Sent for an admin (the API sets it from the caller): may waive LJP where the site
+  /// enforces it (local_jobs_preferred.hpp).
+  bool admin = false;
   /// One participant needs no second phase: commit at once when the hold is granted.
   bool commit_at_once = false;
 
@@ -188,7 +200,7 @@ struct prepare_request {
 
 template <class Inspector>
 auto inspect(Inspector& f, prepare_request& x) {
-  return f(x.txn, x.owner, x.start, x.end, x.np, x.expiry, x.local_jobs_preferred,
+  return f(x.txn, x.owner, x.start, x.end, x.np, x.expiry, x.local_jobs_preferred, x.admin,
            x.commit_at_once);
 }
 
@@ -310,11 +322,14 @@ struct modify_request {
   std::int64_t end = 0;
   std::int32_t np = 0;
   bool local_jobs_preferred = true;
+  /// Sent for an admin (the API sets it from the caller): may waive LJP where the site
+  /// enforces it (local_jobs_preferred.hpp).
+  bool admin = false;
   friend bool operator==(const modify_request&, const modify_request&) = default;
 };
 template <class Inspector>
 auto inspect(Inspector& f, modify_request& x) {
-  return f(x.user, x.reservation_id, x.start, x.end, x.np, x.local_jobs_preferred);
+  return f(x.user, x.reservation_id, x.start, x.end, x.np, x.local_jobs_preferred, x.admin);
 }
 
 struct query_request {

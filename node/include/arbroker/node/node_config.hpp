@@ -8,6 +8,7 @@
 
 #include "arbroker/core/cost.hpp"
 #include "arbroker/core/error.hpp"
+#include "arbroker/core/local_jobs_preferred.hpp"
 #include "arbroker/core/time.hpp"
 #include "arbroker/messages/gis_protocol.hpp"
 
@@ -42,6 +43,11 @@ struct cluster_entry {
   duration esr_history_interval = 3600;
   double acc_r = 1.0;
   double acc_w = 1.0;
+  /// Local Jobs Preferred (paper 004, Sec. III-B): "enforce" (only an admin may waive it),
+  /// "default" (a request may waive it) or "off"; checked by "ese" (no queued job's
+  /// planned start moves) or "twkl" (paper 000's T_wkl bound).
+  ljp_policy ljp = ljp_policy::enforce;
+  ljp_method ljp_check = ljp_method::ese;
   std::string name_prefix = "arb-";              ///< of the LRMS reservations arbroker makes
   std::vector<simulated_job> local_jobs;         ///< simulated only
   std::string slurm_conf;                        ///< slurm only: path of slurm.conf

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "arbroker/core/local_jobs_preferred.hpp"
 #include "arbroker/core/time.hpp"
 #include "arbroker/messages/broker_protocol.hpp"
 #include "arbroker/messages/grid_job_protocol.hpp"
@@ -27,6 +28,10 @@ struct cluster_spec {
   double acc_w = 1.0;  ///< T_wkl accuracy of waiting jobs' wall times
   duration esr_static_h = 18000;
   duration history_delta = 3600;
+  /// Local Jobs Preferred: unlike a daemon's (enforce, ese), a simulated site lets each
+  /// request decide and checks paper 000's T_wkl, as the recorded experiments did.
+  ljp_policy ljp = ljp_policy::by_default;
+  ljp_method ljp_check = ljp_method::twkl;
 };
 
 /// A batch job submitted straight to a cluster's LRMS (not through the broker).
