@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "arbroker/core/preference.hpp"
 #include "arbroker/core/site_adaptation.hpp"
 
 namespace arbroker {
@@ -11,7 +12,8 @@ namespace {
 using option = coreservation_job::option;
 
 // Chooses, for common start t, one option per component on pairwise distinct clusters,
-// preferring the most CPUs (the shortest run) per component. Backtracking over k components.
+// in the order plan() sorted them (the most CPUs, then the cheapest). Backtracking over k
+// components.
 bool assign(const std::vector<std::vector<option>>& opts, timestamp t, std::size_t i,
             std::set<std::size_t>& used, placement& out) {
   if (i == opts.size()) return true;
@@ -33,7 +35,7 @@ bool assign(const std::vector<std::vector<option>>& opts, timestamp t, std::size
 coreservation_worker_state::job_ptr coreservation_worker_state::make_job(
     msg::request_no no, const msg::checked_coreservation_request& req) const {
   return std::make_shared<coreservation_job>(
-      no, terms_for(no, req.user, false, 0, req.local_jobs_preferred));
+      no, terms_for(no, req.user, false, 0, req.local_jobs_preferred, req.admin));
 }
 
 // A granted try is the co-reservation; a refused one moves the common start past what the
@@ -100,6 +102,7 @@ void coreservation_worker_state::start(const job_ptr& j,
       p.want_cost = p.want_esr = false;
       p.want_windows = true;
       p.local_jobs_preferred = j->req.local_jobs_preferred;
+      p.admin = j->req.admin;
       batch.probes.push_back(std::move(p));
       parts.push_back(i);
     }
@@ -124,14 +127,15 @@ void coreservation_worker_state::on_probe(const job_ptr& j, std::size_t componen
     const duration offset = j->req.components[component].offset;
     for (const auto& w : r.windows)
       j->options[component].push_back(
-          {site, w.np, w.length, offset, w.first - offset, w.last - offset});
+          {site, w.np, w.length, offset, w.first - offset, w.last - offset, w.cost_per_second});
   } else {
     j->reasons += "; " + r.cluster + ": " + r.error.message;
   }
   if (--j->probes_pending == 0) plan(j);
 }
 
-// The common start times to try, ascending.
+// The common start times to try (up to tsn_max per window of a component, tss_gap apart),
+// each with its placement, best first by the request's preferences.
 void coreservation_worker_state::plan(const job_ptr& j) {
   std::set<timestamp> starts;
   for (std::size_t i = 0; i < j->options.size(); ++i) {
@@ -139,19 +143,51 @@ void coreservation_worker_state::plan(const job_ptr& j) {
     if (opts.empty())
       return fail(j, errc::infeasible,
                   "component " + std::to_string(i) + " fits on no cluster" + j->reasons);
+    // The most CPUs (the shortest run) first, then the cheapest, then the earliest.
     std::sort(opts.begin(), opts.end(), [&](const option& a, const option& b) {
       const auto& na = j->sites[a.site]->info.name;
       const auto& nb = j->sites[b.site]->info.name;
-      return std::tie(b.np, a.first, na) < std::tie(a.np, b.first, nb);
+      const double pa = a.per_second * static_cast<double>(a.length);
+      const double pb = b.per_second * static_cast<double>(b.length);
+      return std::tie(b.np, pa, a.first, na) < std::tie(a.np, pb, b.first, nb);
     });
     // The earliest common start of a set of intervals is the first point of one of them;
     // later points (steps of tss_gap) give later attempts something to try after a refusal.
     const duration step = std::max<duration>(j->req.slotting.tss_gap, 1);
     for (const auto& o : opts)
-      for (int k = 0; k <= j->req.max_attempts && o.first + k * step <= o.last; ++k)
+      for (int k = 0; k < j->req.slotting.tsn_max && o.first + k * step <= o.last; ++k)
         starts.insert(o.first + k * step);
   }
-  j->starts.assign(starts.begin(), starts.end());
+  std::vector<candidate> combined;
+  for (const timestamp t : starts) {
+    placement chosen;
+    std::set<std::size_t> used;
+    if (!assign(j->options, t, 0, used, chosen)) continue;
+    candidate c{{}, t, t, 0, {}};
+    double cost = 0;
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+      const auto& part = chosen[i];
+      c.end = std::max(c.end, part.end);
+      c.np += part.np;
+      // The window's price of a second at its first start, for the part's length: exact
+      // without day rates, an estimate across them (the prepare answers the real cost).
+      for (const auto& o : j->options[i])
+        if (o.site == part.site && o.np == part.np && t >= o.first && t <= o.last) {
+          cost += o.per_second * static_cast<double>(o.length);
+          break;
+        }
+    }
+    c.props.cost = cost;
+    combined.push_back(c);
+    j->starts.emplace_back(t, std::move(chosen));
+  }
+  auto order = preference_order(combined, j->req.prefer, combined.size());
+  if (!order) return fail(j, order.err().code, order.err().message);
+  std::vector<std::pair<timestamp, placement>> ranked;
+  ranked.reserve(order->size());
+  for (auto i : *order)
+    ranked.push_back(std::move(j->starts[i]));
+  j->starts = std::move(ranked);
   next_attempt(j);
 }
 
@@ -159,11 +195,8 @@ void coreservation_worker_state::plan(const job_ptr& j) {
 void coreservation_worker_state::next_attempt(const job_ptr& j) {
   if (j->answered) return;
   while (j->next_start < j->starts.size() && j->attempt.tries() < j->req.max_attempts) {
-    const timestamp t = j->starts[j->next_start++];
+    auto& [t, chosen] = j->starts[j->next_start++];
     if (t < j->skip_until) continue;
-    placement chosen;
-    std::set<std::size_t> used;
-    if (!assign(j->options, t, 0, used, chosen)) continue;
     for (auto& part : chosen)
       part.cluster = j->sites[part.site]->info.name;
     return run(j, j->attempt.try_placement(std::move(chosen), now()));

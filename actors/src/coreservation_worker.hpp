@@ -26,11 +26,15 @@ struct coreservation_job : coordinator_job<msg::checked_coreservation_request> {
     duration offset = 0;  ///< the component starts this long after the common start
     timestamp first = 0;
     timestamp last = 0;
+    double per_second = 0;  ///< the price of one second at the window's first start
   };
 
   std::vector<const directory_entry*> sites;  ///< the clusters probed
   std::vector<std::vector<option>> options;   ///< per component
-  std::vector<timestamp> starts;              ///< common start times, ascending
+  /// Common start times with a placement for every component, best first by the request's
+  /// preferences over the combined parts (start, end = latest part end, np = sum, cost =
+  /// sum, length = end - start).
+  std::vector<std::pair<timestamp, placement>> starts;
   std::size_t next_start = 0;
   timestamp skip_until = 0;  ///< refusals' busy-until hints: no common start before this
   int probes_pending = 0;

@@ -1,5 +1,7 @@
 #include "engine_fixture.hpp"
 
+#include "arbroker/core/preference.hpp"
+
 namespace arbroker {
 namespace {
 
@@ -179,6 +181,36 @@ TEST_F(coreservation_test, FindsTheCommonStartAcrossBusyClusters) {
   ASSERT_TRUE(reply.error.ok()) << reply.error.message;
   for (const auto& p : reply.parts)
     EXPECT_EQ(p.start, now + 3 * 3600);
+}
+
+// The request's preferences rank the common starts over the combined parts: "a" is full
+// for two hours, "d" is free but five times as dear. By start, the first part goes to "d"
+// at once; by cost, it waits for "a".
+TEST_F(coreservation_test, PreferencesRankTheCommonStarts) {
+  add_cluster("d", 16, 1000, 1, 5.0);
+  auto block = elastic(3600, 2 * 3600, 16, 16, 2 * 3600, 16);
+  block.clusters = {"a"};
+  ASSERT_TRUE(ask<msg::elastic_reply>(broker, block).error.ok());
+  auto req = request({component({"a", "d"}), component({"b"})});
+  auto by_start = ask<msg::coreservation_reply>(broker, req);
+  ASSERT_TRUE(by_start.error.ok()) << by_start.error.message;
+  EXPECT_EQ(by_start.parts[0].cluster, "d");
+  EXPECT_EQ(by_start.parts[0].start, now + 3600);
+  EXPECT_DOUBLE_EQ(by_start.parts[0].cost, 5.0 * 8);
+  for (const auto& p : by_start.parts)
+    ASSERT_TRUE(ask<msg::ack_reply>(broker, msg::cancel_request{"alice", p.id}).error.ok());
+
+  req.prefer = *parse_preferences("cost,start");
+  auto by_cost = ask<msg::coreservation_reply>(broker, req);
+  ASSERT_TRUE(by_cost.error.ok()) << by_cost.error.message;
+  EXPECT_EQ(by_cost.parts[0].cluster, "a");
+  EXPECT_EQ(by_cost.parts[0].start, now + 3 * 3600);
+  EXPECT_EQ(by_cost.parts[1].start, now + 3 * 3600);
+  EXPECT_DOUBLE_EQ(by_cost.parts[0].cost + by_cost.parts[1].cost, 16.0);
+
+  // A success rate or a site names no value of the combined parts.
+  req.prefer = *parse_preferences("-esr");
+  EXPECT_EQ(msg::check(req).err().code, errc::invalid_parameter);
 }
 
 TEST_F(coreservation_test, ParticipantRefusesAllAreAborted) {

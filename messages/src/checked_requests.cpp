@@ -105,6 +105,12 @@ result<checked_coreservation_request> check(const coreservation_request& r) {
                std::to_string(r.max_attempts) + " is below 1");
   if (auto ok = check_slotting(r.tsn_max, r.tss_gap); !ok) return ok.err();
   if (auto ok = check_preferences(r.prefer); !ok) return ok.err();
+  for (const auto& o : r.prefer)
+    if (o.attribute == objective_attribute::esr || o.attribute == objective_attribute::site)
+      return bad(errc::invalid_parameter, "prefer",
+                 "a co-reservation ranks its common starts by start, end, np, cost and "
+                 "duration of the combined parts, not by " +
+                     std::string(to_string(o.attribute)));
   if (r.est >= r.let)
     return bad(
         errc::invalid_window, "let",
