@@ -68,16 +68,17 @@ class real_grid : public ::testing::Test {
   void TearDown() override {
     // Remove whatever this run left in the real LRMSs (every test checks its own effects
     // before it gets here).
+    // Jobs first: a batch system keeps a reservation that a job still names.
     slurm_lrms s1(slurm_opts(conf1)), s2(slurm_opts(conf2));
     gridengine_lrms ge(ge_conf());
-    for (lrms* l : std::initializer_list<lrms*>{&s1, &s2, &ge})
-      if (auto snap = l->snapshot())
-        for (const auto& r : snap->reservations)
-          if (r.name.rfind(prefix, 0) == 0) (void)l->delete_reservation(r.id);
     for (const auto& [job_conf, id] : jobs)
       (void)slurm_lrms(slurm_opts(job_conf)).cancel_job(id);
     for (const auto& id : ge_jobs)
       (void)ge.cancel_job(id);
+    for (lrms* l : std::initializer_list<lrms*>{&s1, &s2, &ge})
+      if (auto snap = l->snapshot())
+        for (const auto& r : snap->reservations)
+          if (r.name.rfind(prefix, 0) == 0) (void)l->delete_reservation(r.id);
     for (auto& [name, h] : crs)
       self->send_exit(h, caf::exit_reason::user_shutdown);
     self->send_exit(broker, caf::exit_reason::user_shutdown);
@@ -238,6 +239,49 @@ TEST_F(real_grid, CoReservationAcrossAllThreeCommitsAtomically) {
     ASSERT_EQ(real.size(), 1u) << l->kind();
     EXPECT_EQ(real[0].start, reply.parts[0].start) << l->kind();  // one common start
     EXPECT_EQ(real[0].np, 2) << l->kind();
+  }
+}
+
+// Paper 001's "commit with job(s)" on real batch systems: a hold committed together with
+// a job bound to its reservation, in one call; a job the batch system cannot take (wider
+// than the reservation) leaves the hold held and no job behind.
+TEST_F(real_grid, CommitWithAJobBindsItInTheBatchSystem) {
+  for (const std::string cluster : {"slurm1", "sge"}) {
+    auto req = elastic(2, 2, 600, 2 * 3600, 600);
+    req.clusters = {cluster};
+    req.mode = msg::request_mode::hold;
+    auto held = ask<msg::elastic_reply>(broker, req);
+    ASSERT_TRUE(held.error.ok()) << cluster << ": " << held.error.message;
+    const auto& id = held.reservation.id;
+    auto wide = ask<msg::query_reply>(
+        broker, msg::commit_request{"root", id, {{prefix + "wide", 3, 60, "/bin/true"}}});
+    EXPECT_FALSE(wide.error.ok()) << cluster;
+    EXPECT_EQ(wide.info.state, reservation_state::accepted) << cluster;
+    auto c = ask<msg::query_reply>(
+        broker, msg::commit_request{"root", id, {{prefix + "bound", 2, 300, "/bin/true"}}});
+    ASSERT_TRUE(c.error.ok()) << cluster << ": " << c.error.message;
+    EXPECT_EQ(c.info.state, reservation_state::committed);
+    ASSERT_EQ(c.jobs.size(), 1u);
+    if (cluster == "sge")
+      ge_jobs.push_back(c.jobs[0]);
+    else
+      jobs.emplace_back(conf1, c.jobs[0]);
+    std::unique_ptr<lrms> l;
+    if (cluster == "sge")
+      l = std::make_unique<gridengine_lrms>(ge_conf());
+    else
+      l = std::make_unique<slurm_lrms>(slurm_opts(conf1));
+    auto mine = ours(*l);
+    ASSERT_EQ(mine.size(), 1u) << cluster;
+    auto snap = l->snapshot();
+    ASSERT_TRUE(snap);
+    int bound = 0;
+    for (const auto& j : snap->queued)
+      if (j.id == c.jobs[0]) {
+        EXPECT_EQ(j.reservation.value_or(""), mine[0].id) << cluster;
+        ++bound;
+      }
+    EXPECT_EQ(bound, 1) << cluster << ": the job waits in the batch system for its reservation";
   }
 }
 

@@ -62,7 +62,7 @@ broker_impl_actor::behavior_type broker_state::make_behavior(broker_config cfg) 
             coreservation_workers[next_coreservation_++ % coreservation_workers.size()];
         return hand_off<msg::coreservation_reply>(worker, std::move(req));
       },
-      [this](msg::commit_request& req) { return route<msg::ack_reply>(std::move(req)); },
+      [this](msg::commit_request& req) { return route<msg::query_reply>(std::move(req)); },
       [this](msg::cancel_request& req) { return route<msg::ack_reply>(std::move(req)); },
       [this](msg::modify_request& req) { return route<msg::query_reply>(std::move(req)); },
       [this](msg::query_request& req) { return route<msg::query_reply>(std::move(req)); },

@@ -282,10 +282,51 @@ msg::ack_reply cluster_service::commit_txn(const msg::commit_txn_request& req, t
   return confirm(*r, now);
 }
 
-msg::ack_reply cluster_service::commit(const msg::commit_request& req, timestamp now) {
+msg::query_reply cluster_service::commit(const msg::commit_request& req, timestamp now) {
   auto* r = owned(req.reservation_id, req.user, now);
-  if (!r) return {missing(req.reservation_id)};
-  return confirm(*r, now);
+  if (!r) return {{}, missing(req.reservation_id)};
+  if (req.jobs.empty()) return {info_of(*r), confirm(*r, now).error};
+  const auto state = r->life.state();
+  if (state != reservation_state::accepted && state != reservation_state::committed &&
+      state != reservation_state::active)
+    return {info_of(*r), illegal(*r, "cannot commit")};
+  // Every job checked before any is submitted.
+  for (std::size_t i = 0; i < req.jobs.size(); ++i) {
+    const auto& j = req.jobs[i];
+    const std::string which = "job " + std::to_string(i) + " ('" + j.name + "')";
+    if (j.np < 1 || j.np > r->np)
+      return {info_of(*r), msg::wire(errc::invalid_processor_range,
+                                     which + " of " + std::to_string(j.np) +
+                                         " CPUs in a reservation of " + std::to_string(r->np))};
+    if (j.walltime <= 0)
+      return {info_of(*r),
+              msg::wire(errc::invalid_duration, which + ": walltime " + std::to_string(j.walltime) +
+                                                    " s must be positive")};
+  }
+  msg::query_reply out;
+  auto undo = [&] {
+    for (const auto& id : out.jobs)
+      (void)lrms_->cancel_job(id);
+    out.jobs.clear();
+  };
+  for (std::size_t i = 0; i < req.jobs.size(); ++i) {
+    const auto& j = req.jobs[i];
+    auto id = lrms_->submit_job({j.name, r->owner, j.np, j.walltime, r->lrms_id, j.command});
+    if (!id) {
+      undo();
+      out.info = info_of(*r);
+      out.error = msg::wire(id.err().code, "job " + std::to_string(i) + " ('" + j.name +
+                                               "') was not submitted, so none is and the "
+                                               "reservation is not committed: " +
+                                               id.err().message);
+      return out;
+    }
+    out.jobs.push_back(std::move(*id));
+  }
+  out.error = confirm(*r, now).error;
+  if (!out.error.ok()) undo();
+  out.info = info_of(*r);
+  return out;
 }
 
 // Phase two for one reservation: a hold becomes committed, durably before it is

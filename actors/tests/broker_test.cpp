@@ -117,9 +117,10 @@ TEST_F(broker_test, HoldThenClientCommitsByReservationId) {
   EXPECT_EQ(held.reservation.state, reservation_state::accepted);
   EXPECT_EQ(held.reservation.expiry, now + 60);
   // Somebody else cannot commit it; the owner can.
-  auto foreign = ask<msg::ack_reply>(broker, msg::commit_request{"mallory", held.reservation.id});
+  auto foreign =
+      ask<msg::query_reply>(broker, msg::commit_request{"mallory", held.reservation.id, {}});
   EXPECT_EQ(code(foreign.error), errc::not_found);
-  auto ok = ask<msg::ack_reply>(broker, msg::commit_request{"alice", held.reservation.id});
+  auto ok = ask<msg::query_reply>(broker, msg::commit_request{"alice", held.reservation.id, {}});
   ASSERT_TRUE(ok.error.ok()) << ok.error.message;
   advance(120);  // past the hold's expiry: committed, so it stays
   EXPECT_EQ(lrms_reservations(held.reservation.cluster), 1u);
@@ -137,7 +138,7 @@ TEST_F(broker_test, UncommittedHoldExpiresByItselfOnTime) {
   EXPECT_EQ(lrms_reservations(cluster), 1u);
   advance(1);  // the service's own timer fires; no other message is sent
   EXPECT_EQ(lrms_reservations(cluster), 0u);
-  auto late = ask<msg::ack_reply>(broker, msg::commit_request{"alice", held.reservation.id});
+  auto late = ask<msg::query_reply>(broker, msg::commit_request{"alice", held.reservation.id, {}});
   EXPECT_EQ(code(late.error), errc::illegal_transition);
 }
 

@@ -225,9 +225,9 @@ TEST_F(fixture, ReleaseUndoesATransactionWhateverBecameOfIt) {
 TEST_F(fixture, AClientCommitsOnlyItsOwnHoldById) {
   auto h = svc->prepare(hold("t1", now + 100, 3600, 8), now);
   ASSERT_TRUE(h.error.ok());
-  EXPECT_EQ(svc->commit({"mallory", h.reservation_id}, now).error.err(), errc::not_found);
+  EXPECT_EQ(svc->commit({"mallory", h.reservation_id, {}}, now).error.err(), errc::not_found);
   EXPECT_EQ(svc->query({"alice", h.reservation_id}, now).info.state, reservation_state::accepted);
-  EXPECT_TRUE(svc->commit({"alice", h.reservation_id}, now).error.ok());
+  EXPECT_TRUE(svc->commit({"alice", h.reservation_id, {}}, now).error.ok());
   EXPECT_EQ(svc->query({"alice", h.reservation_id}, now).info.state, reservation_state::committed);
 }
 

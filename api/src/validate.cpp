@@ -91,6 +91,21 @@ status check_np(std::string_view field, std::int32_t np) {
   return {};
 }
 
+// A job to run in a reservation (bind_job, commit's jobs): fields "<prefix>.name", ...
+status check_job_terms(const std::string& prefix, const std::string& name, std::int32_t np,
+                       std::int64_t walltime, const std::string& command) {
+  if (auto s = check_text(prefix + ".name", name, bounds::max_id, false); !s) return s;
+  if (auto s = check_np(prefix + ".np", np); !s) return s;
+  if (auto s = check_positive_duration(prefix + ".walltime", walltime); !s) return s;
+  if (command.size() > bounds::max_text)
+    return bad(errc::invalid_parameter, prefix + ".command",
+               "too long (" + std::to_string(command.size()) + " > " +
+                   std::to_string(bounds::max_text) + ")");
+  if (command.find('\0') != std::string::npos)
+    return bad(errc::invalid_parameter, prefix + ".command", "contains a NUL byte");
+  return {};
+}
+
 status check_np_range(std::string_view prefix, std::int32_t lo, std::int32_t hi) {
   const std::string p(prefix);
   if (auto s = check_np(p + ".np_min", lo); !s) return s;
@@ -229,7 +244,17 @@ status validate(const estimate_request& r) {
 
 status validate(const msg::commit_request& r) {
   if (auto s = check_user("commit.user", r.user); !s) return s;
-  return check_reservation_id("commit.reservation_id", r.reservation_id);
+  if (auto s = check_reservation_id("commit.reservation_id", r.reservation_id); !s) return s;
+  if (r.jobs.size() > bounds::max_commit_jobs)
+    return bad(errc::invalid_parameter, "commit.jobs",
+               std::to_string(r.jobs.size()) + " jobs; at most " +
+                   std::to_string(bounds::max_commit_jobs) + " in one commit");
+  for (std::size_t i = 0; i < r.jobs.size(); ++i) {
+    const auto& j = r.jobs[i];
+    const std::string at = "commit.jobs[" + std::to_string(i) + "]";
+    if (auto s = check_job_terms(at, j.name, j.np, j.walltime, j.command); !s) return s;
+  }
+  return {};
 }
 
 status validate(const msg::modify_request& r) {
@@ -264,16 +289,7 @@ status validate(const msg::list_request& r) {
 status validate(const msg::bind_job_request& r) {
   if (auto s = check_user("bind_job.user", r.user); !s) return s;
   if (auto s = check_reservation_id("bind_job.reservation_id", r.reservation_id); !s) return s;
-  if (auto s = check_text("bind_job.name", r.name, bounds::max_id, false); !s) return s;
-  if (auto s = check_np("bind_job.np", r.np); !s) return s;
-  if (auto s = check_positive_duration("bind_job.walltime", r.walltime); !s) return s;
-  if (r.command.size() > bounds::max_text)
-    return bad(errc::invalid_parameter, "bind_job.command",
-               "too long (" + std::to_string(r.command.size()) + " > " +
-                   std::to_string(bounds::max_text) + ")");
-  if (r.command.find('\0') != std::string::npos)
-    return bad(errc::invalid_parameter, "bind_job.command", "contains a NUL byte");
-  return {};
+  return check_job_terms("bind_job", r.name, r.np, r.walltime, r.command);
 }
 
 status validate(const cluster_list_request&) {

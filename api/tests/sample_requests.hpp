@@ -42,7 +42,7 @@ inline std::vector<request_body> valid_bodies() {
   return {valid_elastic(),
           valid_coreserve(),
           estimate_request{"alice", 8, 3600, {"a"}, 1'000'000, 1'090'000},
-          msg::commit_request{"alice", "a/1"},
+          msg::commit_request{"alice", "a/1", {{"job", 2, 60, "hostname"}}},
           msg::modify_request{"alice", "a/1", 1'800'000'000, 1'800'003'600, 4, true},
           msg::cancel_request{"alice", "a/1"},
           msg::query_request{"alice", "a/1"},

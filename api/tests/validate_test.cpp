@@ -171,7 +171,7 @@ TEST(validate, other_operations_reject_nonsense) {
   EXPECT_EQ(first_field(estimate_request{"alice", 1, 60, {""}, 0, 0}), "estimate.clusters[0]");
   EXPECT_EQ(first_field(estimate_request{"alice", 1, 60, {}, -5, 0}), "estimate.ready");
   EXPECT_EQ(first_field(estimate_request{"alice", 1, 60, {}, 1000, 1030}), "estimate.deadline");
-  EXPECT_EQ(first_field(msg::commit_request{"alice", ""}), "commit.reservation_id");
+  EXPECT_EQ(first_field(msg::commit_request{"alice", "", {}}), "commit.reservation_id");
   EXPECT_EQ(first_field(msg::modify_request{"alice", "a/1", 100, 50, 4, true}), "modify.end");
   EXPECT_EQ(first_field(msg::modify_request{"alice", "a/1", -1, 50, 4, true}), "modify.start");
   EXPECT_EQ(first_field(msg::modify_request{"alice", "a/1", 0, 50, -4, true}), "modify.np");
@@ -180,6 +180,14 @@ TEST(validate, other_operations_reject_nonsense) {
   EXPECT_EQ(first_field(msg::query_request{"alice", ""}), "query.reservation_id");
   EXPECT_EQ(first_field(msg::list_request{"a b"}), "list.user");
   EXPECT_EQ(first_field(msg::bind_job_request{"alice", "a/1", "j", 0, 60, ""}), "bind_job.np");
+  // A commit's jobs, field by field, and how many.
+  EXPECT_EQ(first_field(msg::commit_request{"alice", "a/1", {{"j", 1, 60, ""}, {"k", 0, 60, ""}}}),
+            "commit.jobs[1].np");
+  EXPECT_EQ(first_field(msg::commit_request{"alice", "a/1", {{"j", 1, -5, ""}}}),
+            "commit.jobs[0].walltime");
+  EXPECT_EQ(first_field(msg::commit_request{
+                "alice", "a/1", std::vector<msg::job_terms>(65, msg::job_terms{"j", 1, 60, ""})}),
+            "commit.jobs");
   EXPECT_EQ(first_field(msg::bind_job_request{"alice", "a/1", "j", 1, 0, ""}), "bind_job.walltime");
   EXPECT_EQ(first_field(msg::bind_job_request{"alice", "a/1", "j", 1, 60, std::string(5000, 'c')}),
             "bind_job.command");

@@ -65,9 +65,9 @@ void run_elastic(self_ptr self, std::size_t c, const planned_op& op) {
             auto id = res.id;
             auto terms = res;
             self->request(self->state.broker, caf::infinite,
-                          msg::commit_request{op.elastic.user, id})
+                          msg::commit_request{op.elastic.user, id, {}})
                 .then(
-                    [self, c, id, terms](msg::ack_reply& a) {
+                    [self, c, id, terms](msg::query_reply& a) {
                       if (a.error.ok())
                         self->state.clients[c].bookings.push_back({{id}, terms, true});
                       else

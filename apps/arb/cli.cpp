@@ -363,7 +363,18 @@ result<api::request_body> build_request(const options& o, timestamp now) {
     }
     return api::request_body{r};
   }
-  if (cmd == "commit") return api::request_body{msg::commit_request{body_user(o), o.id}};
+  if (cmd == "commit") {
+    msg::commit_request r{body_user(o), o.id, {}};
+    if (!o.np.empty() || !o.walltime.empty() || !o.job_command.empty()) {
+      // With a job: both in one call, all or nothing (paper 001, Sec. 2.3).
+      auto np = single_np(o);
+      if (!np) return np.err();
+      auto wall = duration_option("walltime", o.walltime);
+      if (!wall) return wall.err();
+      r.jobs.push_back({o.name, *np, *wall, o.job_command});
+    }
+    return api::request_body{std::move(r)};
+  }
   if (cmd == "show") return api::request_body{msg::query_request{body_user(o), o.id}};
   if (cmd == "cancel") return api::request_body{msg::cancel_request{body_user(o), o.id}};
   if (cmd == "list") {
@@ -510,7 +521,14 @@ void define(CLI::App& app, options& o) {
   est->add_option("--ready", o.ready, "not before (e.g. now+1h: when the input is there)");
   est->add_option("--deadline", o.deadline, "ending by (e.g. now+12h)");
 
-  id_arg(named("commit", "commit a held reservation"));
+  auto* commit = named("commit",
+                       "commit a held reservation, optionally with a job to run in it (both or "
+                       "neither)");
+  id_arg(commit);
+  commit->add_option("--np", o.np, "the job's processors");
+  commit->add_option("--walltime", o.walltime, "the job's run time limit, e.g. 1h");
+  commit->add_option("--name", o.name, "the job's name");
+  commit->add_option("--command", o.job_command, "the job's command");
   id_arg(named("show", "show one reservation"));
   id_arg(named("cancel", "cancel a reservation"));
   auto* list = named("list", "list your reservations");

@@ -194,8 +194,12 @@ struct body_renderer {
   }
   std::string text(const msg::query_reply& r) const {
     // `arb show` also answers in paper 001's terms (queryReservation): not started, ...
+    std::string jobs;
+    for (const auto& id : r.jobs)
+      jobs += "job " + id + "\n";
     return table(reservation_header, {reservation_row(r.info)}) +
-           "status (paper 001): " + std::string(to_string(to_query_status(r.info.state))) + "\n";
+           "status (paper 001): " + std::string(to_string(to_query_status(r.info.state))) + "\n" +
+           jobs;
   }
   std::string text(const msg::ack_reply&) const { return std::string(to_string(op)) + ": ok\n"; }
   std::string text(const msg::list_reply& r) const {
@@ -287,8 +291,10 @@ struct body_renderer {
     return json{{"estimates", a}};
   }
   json data(const msg::query_reply& r) const {
-    return json{{"reservation", to_json(r.info)},
-                {"query_status", std::string(to_string(to_query_status(r.info.state)))}};
+    json out{{"reservation", to_json(r.info)},
+             {"query_status", std::string(to_string(to_query_status(r.info.state)))}};
+    if (!r.jobs.empty()) out["jobs"] = r.jobs;
+    return out;
   }
   json data(const msg::ack_reply&) const { return json::object(); }
   json data(const msg::list_reply& r) const {

@@ -82,12 +82,7 @@ void node_handler::handle(const api::caller& who, api::request req,
                            answer(respond(std::move(out), {}));
                          });
         } else if constexpr (std::is_same_v<T, msg::commit_request>) {
-          const msg::query_request q{body.user, body.reservation_id};
-          node_.commit(std::move(body), [this, answer, relay, q](msg::ack_reply a) {
-            if (!a.error.ok()) return answer(respond(msg::query_reply{{}, a.error}, a.error));
-            // The reply carries the committed reservation.
-            node_.query(q, relay);
-          });
+          node_.commit(std::move(body), relay);  // the reservation and its jobs' ids
         } else if constexpr (std::is_same_v<T, msg::modify_request>) {
           node_.modify(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, msg::cancel_request>) {

@@ -376,7 +376,7 @@ void node::coreserve(msg::coreservation_request r, callback<msg::coreservation_r
   if (!c) return done(msg::error_reply<msg::coreservation_reply>(c.err()));
   impl_->ask(impl_->broker, std::move(*c), std::move(done));
 }
-void node::commit(msg::commit_request r, callback<msg::ack_reply> done) {
+void node::commit(msg::commit_request r, callback<msg::query_reply> done) {
   impl_->ask(impl_->broker, std::move(r), std::move(done));
 }
 void node::cancel(msg::cancel_request r, callback<msg::ack_reply> done) {

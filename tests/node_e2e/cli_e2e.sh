@@ -76,6 +76,20 @@ check "hold" 0 "$arb" -o json hold --est now+3h --let now+9h --np 8 --dur-ref 1h
 hid=$(json_field "$out" id)
 check "commit the hold" 0 "$arb" -o json commit "$hid"
 contains "$out" committed || fail "commit returns the committed reservation: $out"
+check "hold another" 0 "$arb" -o json hold --est now+3h --let now+9h --np 8 --dur-ref 1h \
+  --pp-ref 1500 --np-ref 8 --hold-for 5m
+hid2=$(json_field "$out" id)
+check "a job wider than the hold is refused with it" 5 "$arb" commit "$hid2" --np 64 --walltime 10m
+check "the refused commit left a hold" 0 "$arb" -o json show "$hid2"
+contains "$out" '"state": "accepted"' || fail "still held: $out"
+check "commit the hold with its job" 0 "$arb" -o json commit "$hid2" --np 8 --walltime 30m \
+  --name e2e-bound --command "sleep 1"
+contains "$out" '"state": "committed"' && contains "$out" '"jobs": [' \
+  || fail "commit with a job returns the reservation and the job: $out"
+check "no local-jobs-preferred waiver for a user" 8 "$arb" reserve --est now+1h --let now+12h \
+  --np 4 --dur-ref 1h --no-local-preference
+check "an admin may waive it" 0 env ARB_USER=admin ARB_TOKEN=admin-secret "$arb" reserve \
+  --est now+1h --let now+12h --np 4 --dur-ref 1h --no-local-preference
 
 check "coreserve two components" 0 "$arb" -o json coreserve --est now+4h --let now+14h \
   -c 'np=8;dur=1h;np-ref=8;pp-ref=1500' -c 'np=16;dur=1h;np-ref=16;pp-ref=1500'

@@ -97,6 +97,11 @@ TEST(cli, every_other_command_builds_its_body) {
                 .walltime,
             7200);
   EXPECT_EQ(std::get<msg::commit_request>(build({"commit", "a/1"})).reservation_id, "a/1");
+  EXPECT_TRUE(std::get<msg::commit_request>(build({"commit", "a/1"})).jobs.empty());
+  auto with_job = std::get<msg::commit_request>(build(
+      {"commit", "a/1", "--np", "4", "--walltime", "30m", "--name", "sim", "--command", "run"}));
+  ASSERT_EQ(with_job.jobs.size(), 1u);
+  EXPECT_EQ(with_job.jobs[0], (msg::job_terms{"sim", 4, 1800, "run"}));
   EXPECT_EQ(std::get<msg::query_request>(build({"show", "a/2"})).reservation_id, "a/2");
   EXPECT_EQ(std::get<msg::cancel_request>(build({"cancel", "a/3"})).reservation_id, "a/3");
   auto m = std::get<msg::modify_request>(

@@ -101,8 +101,10 @@ class cluster_service {
 
   // -- clients' operations (owner-checked) --------------------------------------------------
 
-  /// A client's commit of its own hold.
-  msg::ack_reply commit(const msg::commit_request& req, timestamp now);
+  /// A client's commit of its own hold, with the jobs to run in it (all or nothing: the
+  /// jobs go into the LRMS reservation first; if one fails, those submitted are cancelled
+  /// and the hold is left as it was; a commit that cannot be made durable cancels them).
+  msg::query_reply commit(const msg::commit_request& req, timestamp now);
   msg::ack_reply cancel(const msg::cancel_request& req, timestamp now);
   msg::query_reply modify(const msg::modify_request& req, timestamp now);
   msg::query_reply query(const msg::query_request& req, timestamp now);

@@ -44,7 +44,7 @@ using flush_atom = caf::atom_constant<caf::atom("flush")>;
 /// reservation answers not_found, like a missing one): the broker's operations, which it
 /// routes to the reservation's cluster service.
 using reservation_operations =
-    caf::typed_actor<caf::replies_to<msg::commit_request>::with<msg::ack_reply>,
+    caf::typed_actor<caf::replies_to<msg::commit_request>::with<msg::query_reply>,
                      caf::replies_to<msg::cancel_request>::with<msg::ack_reply>,
                      caf::replies_to<msg::modify_request>::with<msg::query_reply>,
                      caf::replies_to<msg::query_request>::with<msg::query_reply>,

@@ -28,6 +28,7 @@ inline constexpr std::int32_t max_tsn = 1000;
 inline constexpr std::int32_t max_attempts = 1000;
 inline constexpr std::size_t max_benchmarks = 64;                 ///< of a grid job
 inline constexpr std::size_t max_files = 1024;                    ///< input files of a grid job
+inline constexpr std::size_t max_commit_jobs = 64;                ///< jobs committed with a hold
 inline constexpr std::int64_t max_bytes = std::int64_t{1} << 50;  ///< one file: 1 PiB
 /// 10 years: the longest window, duration or offset a request may name.
 inline constexpr duration max_span = 10 * 366 * seconds_per_day;

@@ -261,14 +261,32 @@ auto inspect(Inspector& f, release_txn_request& x) {
 }
 
 /// A client commits the hold it asked for (mode hold) by its reservation id.
+/// A job to start inside a reservation: bind_job_request's terms without the reservation.
+struct job_terms {
+  std::string name;
+  std::int32_t np = 0;
+  std::int64_t walltime = 0;
+  std::string command;
+  friend bool operator==(const job_terms&, const job_terms&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, job_terms& x) {
+  return f(x.name, x.np, x.walltime, x.command);
+}
+
+/// A client's commit of its hold, optionally with the jobs to run in it (paper 001, Sec.
+/// 2.3: "commit with job(s)"), all or nothing: if one job cannot be submitted, those
+/// already submitted are cancelled and the hold stays as it was. Answered with the
+/// reservation (query_reply) and the jobs' LRMS ids.
 struct commit_request {
   std::string user;
   std::string reservation_id;
+  std::vector<job_terms> jobs;
   friend bool operator==(const commit_request&, const commit_request&) = default;
 };
 template <class Inspector>
 auto inspect(Inspector& f, commit_request& x) {
-  return f(x.user, x.reservation_id);
+  return f(x.user, x.reservation_id, x.jobs);
 }
 
 struct ack_reply {
@@ -345,11 +363,12 @@ auto inspect(Inspector& f, query_request& x) {
 struct query_reply {
   reservation_info info;
   wire_error error;
+  std::vector<std::string> jobs = {};  ///< a commit's jobs: their LRMS ids, in request order
   friend bool operator==(const query_reply&, const query_reply&) = default;
 };
 template <class Inspector>
 auto inspect(Inspector& f, query_reply& x) {
-  return f(x.info, x.error);
+  return f(x.info, x.error, x.jobs);
 }
 
 /// All reservations of a user (every user's for an empty `user` when asked by an admin).

@@ -53,7 +53,7 @@ class node {
   // errc::unreachable. The `user` fields are taken as given: authenticate before calling.
   void elastic(msg::elastic_request r, callback<msg::elastic_reply> done);
   void coreserve(msg::coreservation_request r, callback<msg::coreservation_reply> done);
-  void commit(msg::commit_request r, callback<msg::ack_reply> done);
+  void commit(msg::commit_request r, callback<msg::query_reply> done);
   void cancel(msg::cancel_request r, callback<msg::ack_reply> done);
   void modify(msg::modify_request r, callback<msg::query_reply> done);
   void query(msg::query_request r, callback<msg::query_reply> done);
@@ -79,7 +79,7 @@ class node {
   msg::coreservation_reply coreserve(msg::coreservation_request r) {
     return wait(&node::coreserve, std::move(r));
   }
-  msg::ack_reply commit(msg::commit_request r) { return wait(&node::commit, std::move(r)); }
+  msg::query_reply commit(msg::commit_request r) { return wait(&node::commit, std::move(r)); }
   msg::ack_reply cancel(msg::cancel_request r) { return wait(&node::cancel, std::move(r)); }
   msg::query_reply modify(msg::modify_request r) { return wait(&node::modify, std::move(r)); }
   msg::query_reply query(msg::query_request r) { return wait(&node::query, std::move(r)); }

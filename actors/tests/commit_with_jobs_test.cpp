@@ -1,0 +1,144 @@
+// A hold committed together with its jobs in one call (paper 001, Sec. 2.3: "commit with
+// job(s)"), all or nothing: if one job cannot be submitted, the jobs already submitted are
+// cancelled and the hold stays a hold.
+
+#include <gtest/gtest.h>
+
+#include "arbroker/actors/cluster_service.hpp"
+#include "arbroker/sim/simulated_lrms.hpp"
+
+namespace arbroker {
+namespace {
+
+// A simulated LRMS whose submit number `fail_at` (0-based, counted from now on) fails.
+class failing_submits final : public lrms {
+ public:
+  explicit failing_submits(std::unique_ptr<simulated_lrms> inner) : inner_(std::move(inner)) {}
+  int fail_at = -1;
+
+  std::string_view kind() const noexcept override { return "simulated"; }
+  result<lrms_snapshot> snapshot() override { return inner_->snapshot(); }
+  result<std::string> create_reservation(const reservation_spec& s) override {
+    return inner_->create_reservation(s);
+  }
+  status delete_reservation(const std::string& id) override {
+    return inner_->delete_reservation(id);
+  }
+  result<std::string> modify_reservation(const std::string& id,
+                                         const reservation_spec& t) override {
+    return inner_->modify_reservation(id, t);
+  }
+  result<std::string> submit_job(const job_spec& s) override {
+    if (fail_at == 0) {
+      fail_at = -1;
+      return fail(errc::unreachable, "the batch system did not take it");
+    }
+    if (fail_at > 0) --fail_at;
+    return inner_->submit_job(s);
+  }
+  status cancel_job(const std::string& id) override { return inner_->cancel_job(id); }
+  result<lrms_job_state> job_status(const std::string& id) override {
+    return inner_->job_status(id);
+  }
+
+ private:
+  std::unique_ptr<simulated_lrms> inner_;
+};
+
+struct commit_jobs_test : ::testing::Test {
+  timestamp now = 1'000'000;
+  failing_submits* lrms = nullptr;  // owned by the service
+  std::unique_ptr<cluster_service> svc;
+  std::string id;  // a hold of 8 CPUs from now + 600 for an hour
+
+  void SetUp() override {
+    auto inner = simulated_lrms::create({"c1", 64, {8, {}}, [this] { return now; }});
+    ASSERT_TRUE(inner);
+    auto l = std::make_unique<failing_submits>(std::move(*inner));
+    lrms = l.get();
+    cluster_service_config cfg;
+    cfg.info.name = "c1";
+    cfg.info.cpus = 64;
+    cfg.refresh = 0;
+    auto s = cluster_service::create(std::move(cfg), std::move(l));
+    ASSERT_TRUE(s);
+    svc = std::move(*s);
+    auto h = svc->prepare({.txn = "t1",
+                           .owner = "alice",
+                           .start = now + 600,
+                           .end = now + 4200,
+                           .np = 8,
+                           .expiry = now + 60},
+                          now);
+    ASSERT_TRUE(h.error.ok()) << h.error.message;
+    id = h.reservation_id;
+  }
+
+  // The jobs in the LRMS, queued or running.
+  std::vector<lrms_job> jobs() {
+    auto snap = lrms->snapshot();
+    EXPECT_TRUE(snap);
+    std::vector<lrms_job> out = snap->queued;
+    out.insert(out.end(), snap->running.begin(), snap->running.end());
+    return out;
+  }
+
+  reservation_state state() { return svc->query({"alice", id}, now).info.state; }
+
+  static std::vector<msg::job_terms> two_jobs() {
+    return {{"pre", 8, 600, "prepare.sh"}, {"main", 4, 3000, "run.sh"}};
+  }
+};
+
+TEST_F(commit_jobs_test, TheHoldAndItsJobsAreCommittedInOneCall) {
+  auto r = svc->commit({"alice", id, two_jobs()}, now);
+  ASSERT_TRUE(r.error.ok()) << r.error.message;
+  EXPECT_EQ(r.info.state, reservation_state::committed);
+  ASSERT_EQ(r.jobs.size(), 2u);
+  auto in_lrms = jobs();
+  ASSERT_EQ(in_lrms.size(), 2u);
+  for (const auto& j : in_lrms) {
+    EXPECT_TRUE(j.reservation.has_value());  // bound to the reservation
+    EXPECT_EQ(j.owner, "alice");
+    EXPECT_NE(std::find(r.jobs.begin(), r.jobs.end(), j.id), r.jobs.end());
+  }
+  // A committed reservation takes more jobs the same way and stays committed.
+  auto more = svc->commit({"alice", id, {{"post", 1, 60, "post.sh"}}}, now);
+  ASSERT_TRUE(more.error.ok()) << more.error.message;
+  EXPECT_EQ(more.jobs.size(), 1u);
+  EXPECT_EQ(jobs().size(), 3u);
+}
+
+TEST_F(commit_jobs_test, AJobTheLrmsRefusesUndoesTheOthersAndLeavesTheHold) {
+  lrms->fail_at = 1;  // the second job
+  auto r = svc->commit({"alice", id, two_jobs()}, now);
+  EXPECT_EQ(r.error.err(), errc::unreachable);
+  EXPECT_NE(r.error.message.find("job 1 ('main')"), std::string::npos) << r.error.message;
+  EXPECT_TRUE(r.jobs.empty());
+  EXPECT_TRUE(jobs().empty());  // the first job was cancelled
+  EXPECT_EQ(state(), reservation_state::accepted);
+  // Nothing was spoiled: the same call goes through once the LRMS takes jobs again.
+  auto again = svc->commit({"alice", id, two_jobs()}, now);
+  ASSERT_TRUE(again.error.ok()) << again.error.message;
+  EXPECT_EQ(jobs().size(), 2u);
+  EXPECT_EQ(state(), reservation_state::committed);
+}
+
+TEST_F(commit_jobs_test, BadJobsAreRefusedBeforeAnyIsSubmitted) {
+  auto wide = svc->commit({"alice", id, {{"ok", 8, 60, ""}, {"wide", 9, 60, ""}}}, now);
+  EXPECT_EQ(wide.error.err(), errc::invalid_processor_range);
+  auto zero = svc->commit({"alice", id, {{"ok", 8, 60, ""}, {"zero", 1, 0, ""}}}, now);
+  EXPECT_EQ(zero.error.err(), errc::invalid_duration);
+  EXPECT_TRUE(jobs().empty());
+  EXPECT_EQ(state(), reservation_state::accepted);
+  // Another user's hold looks missing and gets no job.
+  EXPECT_EQ(svc->commit({"mallory", id, two_jobs()}, now).error.err(), errc::not_found);
+  EXPECT_TRUE(jobs().empty());
+  // An expired hold takes none either.
+  now += 61;
+  EXPECT_EQ(svc->commit({"alice", id, two_jobs()}, now).error.err(), errc::illegal_transition);
+  EXPECT_TRUE(jobs().empty());
+}
+
+}  // namespace
+}  // namespace arbroker
