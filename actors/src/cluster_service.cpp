@@ -324,7 +324,10 @@ msg::query_reply cluster_service::commit(const msg::commit_request& req, timesta
     out.jobs.push_back(std::move(*id));
   }
   out.error = confirm(*r, now).error;
-  if (!out.error.ok()) undo();
+  if (out.error.ok())
+    note_bound_jobs(*r, out.jobs, now);
+  else
+    undo();
   out.info = info_of(*r);
   return out;
 }
@@ -572,6 +575,7 @@ msg::bind_job_reply cluster_service::bind_job(const msg::bind_job_request& req, 
                       "walltime " + std::to_string(req.walltime) + " s must be positive")};
   auto job = lrms_->submit_job({req.name, req.user, req.np, req.walltime, r->lrms_id, req.command});
   if (!job) return {{}, msg::to_wire(job.err())};
+  note_bound_jobs(*r, {*job}, now);
   return {*job, {}};
 }
 
@@ -674,6 +678,7 @@ void cluster_service::retry_deletes(timestamp now) {
 
 void cluster_service::sweep(timestamp now) {
   if (!undeleted_.empty()) retry_deletes(now);
+  release_after_jobs(now);
   while (!expiries_.empty() && expiries_.begin()->first <= now) {
     const std::uint64_t n = expiries_.begin()->second;
     expiries_.erase(expiries_.begin());
@@ -706,8 +711,10 @@ void cluster_service::sweep(timestamp now) {
 }
 
 std::optional<timestamp> cluster_service::next_expiry() const {
-  if (expiries_.empty()) return std::nullopt;
-  return expiries_.begin()->first;
+  std::optional<timestamp> next;
+  if (!expiries_.empty()) next = expiries_.begin()->first;
+  if (!watched_.empty() && (!next || jobs_look_at_ < *next)) next = jobs_look_at_;
+  return next;
 }
 
 }  // namespace arbroker

@@ -40,11 +40,15 @@ class cluster_service_state {
     };
   }
 
-  // The handler of a client's operation.
+  // The handler of a client's operation (a bound job may be due to be looked at: the timer
+  // is armed after each as well).
   template <class Request, class Reply>
   auto serve(Reply (cluster_service::*op)(const Request&, timestamp)) {
-    return
-        [this, op](const Request& r) { return guarded([&] { return (*service_.*op)(r, now()); }); };
+    return [this, op](const Request& r) {
+      auto reply = guarded([&] { return (*service_.*op)(r, now()); });
+      arm();
+      return reply;
+    };
   }
 
  public:

@@ -92,7 +92,8 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
                            "acc_w",
                            "max_walltime",
                            "ljp",
-                           "ljp_method"}));
+                           "ljp_method",
+                           "after_jobs"}));
   cluster_entry c;
   auto name = config::text(at(t, path, "name"));
   if (!name) return name.err();
@@ -172,6 +173,13 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
     auto m = ljp_method_from(v);
     if (!m) return bad(path + ".ljp_method", "'" + v + "' is not one of ese, twkl");
     c.ljp_check = *m;
+  }
+  if (t.contains("after_jobs")) {
+    std::string v;
+    ARB_TRY(optional(t, path, "after_jobs", v, as_text));
+    auto p = job_end_policy_from(v);
+    if (!p) return bad(path + ".after_jobs", "'" + v + "' is not one of keep, release");
+    c.after_jobs = *p;
   }
   auto cost = config::cost_of(t, path);
   if (!cost) return cost.err();

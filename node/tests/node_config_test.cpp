@@ -50,6 +50,9 @@ esr_history_interval = "30m"
 acc_r = 0.5
 acc_w = 0.25
 max_walltime = "2d"
+ljp = "default"
+ljp_method = "twkl"
+after_jobs = "release"
 
 [[cluster]]
 name = "hpc"
@@ -90,6 +93,9 @@ TEST(node_config, ReadsEveryKey) {
   EXPECT_DOUBLE_EQ(b.acc_r, 0.5);
   EXPECT_DOUBLE_EQ(b.acc_w, 0.25);
   EXPECT_EQ(b.info.max_walltime, 2 * 86400);
+  EXPECT_EQ(b.ljp, ljp_policy::by_default);
+  EXPECT_EQ(b.ljp_check, ljp_method::twkl);
+  EXPECT_EQ(b.after_jobs, job_end_policy::release);
   // 4 CPUs from 01:00 to 02:00 UTC is 02:00-03:00 in Berlin: night rate.
   EXPECT_DOUBLE_EQ(*b.cost.cost(3600, 7200, 4, "x"), 4 * 1.2 * 0.5);
   const auto& h = cfg->clusters[1];
@@ -97,6 +103,10 @@ TEST(node_config, ReadsEveryKey) {
   EXPECT_EQ(h.slurm_conf, "/etc/slurm/slurm.conf");
   EXPECT_EQ(h.partition, "batch");
   EXPECT_EQ(h.name_prefix, "zib-");
+  // The defaults: LJP enforced by the vacancy rule, reservations kept for their term.
+  EXPECT_EQ(h.ljp, ljp_policy::enforce);
+  EXPECT_EQ(h.ljp_check, ljp_method::ese);
+  EXPECT_EQ(h.after_jobs, job_end_policy::keep);
 }
 
 void expect_error(const std::string& toml, const std::string& fragment) {
@@ -137,6 +147,9 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
   expect_error(one_cluster + "acc_r = -0.5\n", "cluster[0].acc_r");
   expect_error(one_cluster + "max_walltime = \"-1h\"\n", "cluster[0].max_walltime");
   expect_error(one_cluster + "esr_static_h = \"0s\"\n", "cluster[0].esr_static_h");
+  expect_error(one_cluster + "ljp = \"sometimes\"\n", "cluster[0].ljp: 'sometimes' is not one of");
+  expect_error(one_cluster + "ljp_method = \"guess\"\n", "cluster[0].ljp_method");
+  expect_error(one_cluster + "after_jobs = \"drop\"\n", "cluster[0].after_jobs");
   expect_error(one_cluster + "esr_history_interval = \"0s\"\n", "cluster[0].esr_history_interval");
 }
 

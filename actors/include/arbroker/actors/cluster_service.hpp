@@ -14,6 +14,7 @@
 #include "arbroker/core/cost.hpp"
 #include "arbroker/core/esr_history.hpp"
 #include "arbroker/core/esr_load.hpp"
+#include "arbroker/core/job_end_policy.hpp"
 #include "arbroker/core/local_jobs_preferred.hpp"
 #include "arbroker/core/reservation_state.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
@@ -36,6 +37,8 @@ struct cluster_service_config {
   /// Local Jobs Preferred (paper 004, Sec. III-B): who may waive it and how it is checked.
   ljp_policy ljp = ljp_policy::enforce;
   ljp_method ljp_check = ljp_method::ese;
+  /// Paper 003, Sec. 3.1: release a reservation when its jobs have ended, or keep it.
+  job_end_policy after_jobs = job_end_policy::keep;
   duration history_delta = 3600;  ///< sampling interval of the esr history
   std::string name_prefix = "arb-";
   /// Where reservations are made durable before they are answered for (null: nowhere, as
@@ -140,7 +143,8 @@ class cluster_service {
   status recover(const std::vector<reservation_row>& rows, const recovery_plan& plan, timestamp now,
                  recovery_report& report);
 
-  /// The earliest pending hold expiry, for the actor's timer.
+  /// The earliest pending hold expiry (or look at bound jobs, see reservation_jobs.cpp),
+  /// for the actor's timer.
   std::optional<timestamp> next_expiry() const;
 
  private:
@@ -155,6 +159,7 @@ class cluster_service {
     timestamp admitted_after = 0;        ///< T_wkl it was checked against (0: LJP off)
     timestamp finished = time_infinity;  ///< when it reached a terminal state
     std::uint64_t serial = 0;            ///< n of the id "<cluster>/n": its key here
+    std::vector<std::string> jobs = {};  ///< LRMS ids of the jobs bound to it
   };
 
   struct view {
@@ -229,6 +234,9 @@ class cluster_service {
   /// The number a string of decimal digits spells, or 0 if it is not one.
   static std::uint64_t number_in(std::string_view digits);
   void release(record& r, reservation_event e, timestamp now, bool persisted = false);
+  // Jobs bound to reservations (reservation_jobs.cpp).
+  void note_bound_jobs(record& r, const std::vector<std::string>& ids, timestamp now);
+  void release_after_jobs(timestamp now);
   reservation_row row_of(const record& r, reservation_state state) const;
   status persist(const record& r, reservation_state state);
   void adopt(record r, timestamp now);
@@ -252,6 +260,10 @@ class cluster_service {
   /// LRMS id -> their end. Every sweep tries again until the LRMS deletes them, forgets them,
   /// or they end on their own; until then they still hold CPUs there.
   std::map<std::string, timestamp> undeleted_;
+  /// Under job_end_policy::release: the reservations with bound jobs, looked at (one LRMS
+  /// snapshot for all) at `jobs_look_at_` and every refresh interval after.
+  std::set<std::uint64_t> watched_;
+  timestamp jobs_look_at_ = time_infinity;
   /// The LRMS workload the match advisor last read, reused for at most cfg_.refresh (as the
   /// view is): reading it is most of an advice's cost (match_advisor.cpp).
   struct advisor_view {

@@ -8,6 +8,7 @@
 
 #include "arbroker/core/cost.hpp"
 #include "arbroker/core/error.hpp"
+#include "arbroker/core/job_end_policy.hpp"
 #include "arbroker/core/local_jobs_preferred.hpp"
 #include "arbroker/core/time.hpp"
 #include "arbroker/messages/gis_protocol.hpp"
@@ -48,6 +49,9 @@ struct cluster_entry {
   /// planned start moves) or "twkl" (paper 000's T_wkl bound).
   ljp_policy ljp = ljp_policy::enforce;
   ljp_method ljp_check = ljp_method::ese;
+  /// Paper 003, Sec. 3.1: "keep" a reservation for its term (more jobs may be bound) or
+  /// "release" it once the jobs bound to it have ended.
+  job_end_policy after_jobs = job_end_policy::keep;
   std::string name_prefix = "arb-";              ///< of the LRMS reservations arbroker makes
   std::vector<simulated_job> local_jobs;         ///< simulated only
   std::string slurm_conf;                        ///< slurm only: path of slurm.conf

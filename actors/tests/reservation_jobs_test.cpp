@@ -1,0 +1,87 @@
+// Paper 003, Sec. 3.1: a site either releases a reservation once the jobs bound to it have
+// ended or keeps it for its term (job_end_policy).
+
+#include <gtest/gtest.h>
+
+#include "arbroker/actors/cluster_service.hpp"
+#include "arbroker/sim/simulated_lrms.hpp"
+
+namespace arbroker {
+namespace {
+
+struct reservation_jobs_test : ::testing::Test {
+  timestamp now = 1'000'000;
+  simulated_lrms* lrms = nullptr;  // owned by the service
+  std::unique_ptr<cluster_service> svc;
+  std::string id;  // committed: 8 CPUs over [t0 + 600, t0 + 4200)
+  timestamp t0 = now;
+
+  void make(job_end_policy policy) {
+    auto l = simulated_lrms::create({"c1", 16, {1, {}}, [this] { return now; }});
+    ASSERT_TRUE(l);
+    lrms = l->get();
+    cluster_service_config cfg;
+    cfg.info.name = "c1";
+    cfg.info.cpus = 16;
+    cfg.refresh = 0;
+    cfg.after_jobs = policy;
+    auto s = cluster_service::create(std::move(cfg), std::move(*l));
+    ASSERT_TRUE(s);
+    svc = std::move(*s);
+    auto h = svc->prepare({.txn = "t1",
+                           .owner = "alice",
+                           .start = t0 + 600,
+                           .end = t0 + 4200,
+                           .np = 8,
+                           .expiry = now + 60},
+                          now);
+    ASSERT_TRUE(h.error.ok()) << h.error.message;
+    id = h.reservation_id;
+  }
+
+  reservation_state state() { return svc->query({"alice", id}, now).info.state; }
+};
+
+TEST_F(reservation_jobs_test, ReleaseEndsTheReservationWhenItsJobsHaveEnded) {
+  make(job_end_policy::release);
+  // Two jobs side by side in the reservation's 8 CPUs.
+  auto c = svc->commit({"alice", id, {{"short", 4, 600, "run"}}}, now);
+  ASSERT_TRUE(c.error.ok()) << c.error.message;
+  auto more = svc->bind_job({"alice", id, "second", 4, 900, "run"}, now);
+  ASSERT_TRUE(more.error.ok()) << more.error.message;
+  // The service asks to be woken to look at the jobs.
+  ASSERT_TRUE(svc->next_expiry());
+  EXPECT_LE(*svc->next_expiry(), now + 1);
+  now = t0 + 600 + 601;  // the first job is done, the second still runs
+  svc->sweep(now);
+  EXPECT_EQ(state(), reservation_state::active);
+  now = t0 + 600 + 901;  // both done
+  svc->sweep(now);
+  EXPECT_EQ(state(), reservation_state::terminated);
+  EXPECT_TRUE(lrms->snapshot()->reservations.empty());  // its CPUs went back
+  EXPECT_FALSE(svc->next_expiry());                     // nothing left to look at
+  EXPECT_FALSE(svc->bind_job({"alice", id, "late", 1, 60, "run"}, now).error.ok());
+}
+
+TEST_F(reservation_jobs_test, KeepLetsMoreJobsRunUntilTheEnd) {
+  make(job_end_policy::keep);
+  ASSERT_TRUE(svc->commit({"alice", id, {{"short", 8, 600, "run"}}}, now).error.ok());
+  EXPECT_FALSE(svc->next_expiry());  // nothing to watch
+  now = t0 + 600 + 601;
+  svc->sweep(now);
+  EXPECT_EQ(state(), reservation_state::active);
+  EXPECT_EQ(lrms->snapshot()->reservations.size(), 1u);
+  auto again = svc->bind_job({"alice", id, "next", 8, 600, "run"}, now);
+  EXPECT_TRUE(again.error.ok()) << again.error.message;
+}
+
+TEST_F(reservation_jobs_test, AReservationWithoutJobsIsNotReleasedEarly) {
+  make(job_end_policy::release);
+  ASSERT_TRUE(svc->commit({"alice", id, {}}, now).error.ok());
+  now = t0 + 1200;
+  svc->sweep(now);
+  EXPECT_EQ(state(), reservation_state::active);
+}
+
+}  // namespace
+}  // namespace arbroker
