@@ -132,6 +132,37 @@ result<int> gridengine_lrms::total_slots(deadline until) {
   return ge::parse_cluster_slots(o->out);
 }
 
+result<duration> gridengine_lrms::queue_time_limit(deadline until) {
+  const auto now = std::chrono::steady_clock::now();
+  if (time_limit_read_ && now - *time_limit_read_ < std::chrono::minutes(10)) return time_limit_;
+  auto names = run("qconf", {"-sql"}, until);
+  if (!names) return names.err();
+  if (!names->ok()) return refused("qconf -sql", *names);
+  duration longest = 0;
+  std::size_t pos = 0;
+  const std::string& out = names->out;
+  while (pos < out.size()) {
+    auto eol = out.find('\n', pos);
+    if (eol == std::string::npos) eol = out.size();
+    const std::string queue = out.substr(pos, eol - pos);
+    pos = eol + 1;
+    if (queue.empty()) continue;
+    auto q = run("qconf", {"-sq", queue}, until);
+    if (!q) return q.err();
+    if (!q->ok()) return refused("qconf -sq", *q);
+    auto h_rt = ge::parse_queue_h_rt(q->out);
+    if (!h_rt) return h_rt.err();
+    if (*h_rt >= time_infinity) {
+      longest = 0;  // a queue without a limit: none for the cluster
+      break;
+    }
+    longest = std::max(longest, *h_rt);
+  }
+  time_limit_ = longest;
+  time_limit_read_ = now;
+  return longest;
+}
+
 result<std::vector<lrms_job>> gridengine_lrms::list_jobs(deadline until,
                                                          std::vector<lrms_job>* queued) {
   auto o = run("qstat", {"-xml", "-r", "-g", "d", "-u", "*"}, until);
@@ -202,6 +233,9 @@ result<lrms_snapshot> gridengine_lrms::snapshot() {
   auto slots = total_slots(until);
   if (!slots) return slots.err();
   s.cpus = *slots;
+  auto limit = queue_time_limit(until);
+  if (!limit) return limit.err();
+  s.max_walltime = *limit;
   s.sizes = reservable_sizes{1, {}};
   auto running = list_jobs(until, &s.queued);
   if (!running) return running.err();

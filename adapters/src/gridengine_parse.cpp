@@ -157,6 +157,26 @@ result<std::vector<qrstat_entry>> parse_qrstat(std::string_view xml) {
   return out;
 }
 
+result<duration> parse_queue_h_rt(std::string_view qconf_sq) {
+  std::size_t pos = 0;
+  while (pos < qconf_sq.size()) {
+    auto eol = qconf_sq.find('\n', pos);
+    if (eol == std::string_view::npos) eol = qconf_sq.size();
+    std::string_view line = qconf_sq.substr(pos, eol - pos);
+    pos = eol + 1;
+    if (line.substr(0, 5) != "h_rt " && line.substr(0, 5) != "h_rt\t") continue;
+    line.remove_prefix(4);
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t'))
+      line.remove_prefix(1);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r'))
+      line.remove_suffix(1);
+    auto d = parse_duration(line);
+    if (!d) return fail(errc::invalid_parameter, "qconf -sq: h_rt '" + std::string(line) + "'");
+    return d;
+  }
+  return fail(errc::invalid_parameter, "qconf -sq: no h_rt line");
+}
+
 result<int> parse_cluster_slots(std::string_view xml) {
   auto doc = load(xml, "qstat -g c -xml");
   if (!doc) return doc.err();

@@ -471,6 +471,8 @@ result<lrms_snapshot> slurm_lrms::snapshot() {
                                            ? "snapshot: the cluster has no default partition"
                                            : "snapshot: no partition " + c->partition);
         s.cpus = static_cast<int>(part->total_cpus);
+        if (part->max_time != INFINITE && part->max_time != NO_VAL)
+          s.max_walltime = static_cast<duration>(part->max_time) * 60;  // minutes
 
         job_info_msg_t* raw_jobs = nullptr;
         if (slurm_load_jobs(0, &raw_jobs, SHOW_ALL) != SLURM_SUCCESS)

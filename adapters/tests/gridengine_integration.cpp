@@ -344,6 +344,7 @@ TEST_F(GridEngine, SnapshotShowsCapacityJobsAndReservations) {
   auto snap = ge_.snapshot();
   ASSERT_TRUE(snap) << snap.err().message;
   EXPECT_EQ(snap->cpus, cluster_slots);
+  EXPECT_EQ(snap->max_walltime, 48 * 3600);  // the queue's h_rt (start.sh)
   EXPECT_EQ(snap->sizes.bunch, 1);
   EXPECT_LE(std::abs(snap->now - now()), 2);
   const auto* r = find(snap->running, running);

@@ -32,6 +32,17 @@ TEST(GridEngineTime, Durations) {
   EXPECT_FALSE(parse_duration("-5:00:00"));
 }
 
+TEST(GridEngineAnswers, QueueWalltimeLimit) {
+  const std::string sq =
+      "qname                 arb.q\nhostlist              localhost\n"
+      "s_rt                  INFINITY\nh_rt                  48:00:00\nh_rtx 5\n";
+  EXPECT_EQ(parse_queue_h_rt(sq).value(), 48 * 3600);
+  EXPECT_EQ(parse_queue_h_rt("h_rt INFINITY\n").value(), time_infinity);
+  EXPECT_EQ(parse_queue_h_rt("h_rt\t3600\r\n").value(), 3600);
+  EXPECT_EQ(parse_queue_h_rt("qname x\n").err().code, errc::invalid_parameter);
+  EXPECT_EQ(parse_queue_h_rt("h_rt soon\n").err().code, errc::invalid_parameter);
+}
+
 TEST(GridEngineAnswers, GrantedAndSubmittedIds) {
   EXPECT_EQ(granted_reservation_id("Your advance reservation 17 has been granted\n"), "17");
   EXPECT_EQ(granted_reservation_id("advance_reservation: no suitable queues\n"), std::nullopt);

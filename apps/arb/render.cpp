@@ -215,9 +215,10 @@ struct body_renderer {
       std::string features;
       for (const auto& f : c.features)
         features += (features.empty() ? "" : ",") + f;
-      rows.push_back({c.name, c.lrms, std::to_string(c.cpus), number(c.pp), c.os, features});
+      rows.push_back({c.name, c.lrms, std::to_string(c.cpus), number(c.pp),
+                      c.max_walltime > 0 ? format_duration(c.max_walltime) : "-", c.os, features});
     }
-    return table({"CLUSTER", "LRMS", "CPUS", "PP", "OS", "FEATURES"}, rows);
+    return table({"CLUSTER", "LRMS", "CPUS", "PP", "MAX WALLTIME", "OS", "FEATURES"}, rows);
   }
   std::string text(const api::status_reply& r) const {
     std::vector<row> rows;
@@ -308,6 +309,7 @@ struct body_renderer {
                        {"lrms", c.lrms},
                        {"cpus", c.cpus},
                        {"pp", c.pp},
+                       {"max_walltime", c.max_walltime},
                        {"os", c.os},
                        {"features", c.features}});
     return json{{"clusters", a}};

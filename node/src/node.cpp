@@ -240,6 +240,8 @@ struct node::impl {
         auto snap = (*backend)->snapshot();
         if (!snap) return error{snap.err().code, c.info.name + ": " + snap.err().message};
         sc.info.cpus = snap->cpus;  // the LRMS knows its size
+        // ... and its longest walltime, unless the config names one (paper 004's W_max).
+        if (sc.info.max_walltime == 0) sc.info.max_walltime = snap->max_walltime;
       }
       sc.cost = c.cost;
       sc.refresh = c.refresh;

@@ -174,7 +174,7 @@ xprojects             NONE
 calendar              NONE
 initial_state         default
 s_rt                  INFINITY
-h_rt                  INFINITY
+h_rt                  48:00:00
 s_cpu                 INFINITY
 h_cpu                 INFINITY
 s_fsize               INFINITY

@@ -132,7 +132,7 @@ InactiveLimit=0
 # Bind to 127.0.0.1 (the SlurmctldHost and NodeAddr addresses), not to every address.
 CommunicationParameters=NoCtldInAddrAny,NoInAddrAny
 NodeName=$node_names NodeHostname=localhost NodeAddr=127.0.0.1 Port=$node_ports CPUs=$per_node Sockets=1 CoresPerSocket=$per_node ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN
-PartitionName=batch Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+PartitionName=batch Nodes=ALL Default=YES MaxTime=2-00:00:00 State=UP
 EOF
 mv "$conf.new" "$conf"
 echo "$params" >"$dir/params"

@@ -40,6 +40,12 @@ copies() {  # "cluster lrms_id state" per copy of grid job $1, from `arb job sho
   "$arb" job show "$1" | awk '/^COPY/ { f = 1; next } f && NF == 0 { exit } f { print $2, $3, $4 }'
 }
 
+# Each cluster publishes its LRMS's walltime limit (paper 004's W_max): Slurm's partition
+# MaxTime (2 days) and the Grid Engine queue's h_rt (48 h), as the fixtures configure them.
+out=$("$arb" -o json clusters)
+n=$(grep -c '"max_walltime": 172800' <<<"$out")
+[ "$n" -eq 3 ] && pass "max_walltime read from the LRMSs" || fail "max_walltime: $out"
+
 declare -A ids
 for strategy in single flood adaptive reserve; do
   out=$("$arb" -o json submit --np 1 --walltime 10m --strategy "$strategy" --width 3 \

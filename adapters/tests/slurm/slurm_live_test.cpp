@@ -153,6 +153,7 @@ TEST_F(SlurmLive, CreateListDelete) {
   auto snap = s_.snapshot();
   ASSERT_TRUE(snap) << to_string(snap.err());
   EXPECT_EQ(snap->cpus, cluster_cpus);
+  EXPECT_EQ(snap->max_walltime, 2 * 86400);  // the partition's MaxTime (start.sh)
   EXPECT_EQ(snap->sizes.bunch, 1);
   EXPECT_LE(std::abs(snap->now - now()), 5);
   const auto* r = find_reservation(*snap, *id);

@@ -77,6 +77,9 @@ class gridengine_lrms final : public lrms {
                              std::optional<process_user> user = std::nullopt) const;
   result<std::vector<lrms_reservation>> list_reservations(deadline until);
   result<int> total_slots(deadline until);
+  /// The longest h_rt of the cluster queues (0: one has none), read at most every 10 min:
+  /// it is configuration, not state.
+  result<duration> queue_time_limit(deadline until);
   /// Jobs in qstat (running and pending) with their reservation binding filled in.
   result<std::vector<lrms_job>> list_jobs(deadline until, std::vector<lrms_job>* queued);
   result<std::string> create(const reservation_spec& spec, deadline until);
@@ -88,6 +91,8 @@ class gridengine_lrms final : public lrms {
   std::map<std::string, std::optional<std::string>> submitted_;
   /// Jobs this instance deleted: by cancel_job, or with their reservation.
   std::set<std::string> cancelled_;
+  duration time_limit_ = 0;
+  std::optional<std::chrono::steady_clock::time_point> time_limit_read_;
 };
 
 }  // namespace arbroker

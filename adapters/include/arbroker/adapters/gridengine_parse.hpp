@@ -39,6 +39,10 @@ struct qrstat_entry {
 };
 result<std::vector<qrstat_entry>> parse_qrstat(std::string_view xml);
 
+/// A queue's h_rt from qconf -sq's output: the hard walltime limit of its jobs
+/// (time_infinity for INFINITY). invalid_parameter without an h_rt line or with a bad value.
+result<duration> parse_queue_h_rt(std::string_view qconf_sq);
+
 /// The slots of all cluster queues: the sum of <total> in qstat -g c -xml.
 result<int> parse_cluster_slots(std::string_view xml);
 

@@ -40,6 +40,9 @@ struct lrms_reservation {
 struct lrms_snapshot {
   timestamp now = 0;
   int cpus = 0;
+  /// The longest walltime the LRMS lets a job have (Slurm: the partition's MaxTime; Grid
+  /// Engine: the queues' h_rt); 0 when it sets none or does not say.
+  duration max_walltime = 0;
   reservable_sizes sizes;
   std::vector<lrms_job> running;  ///< `started` set
   std::vector<lrms_job> queued;   ///< in queue (FIFO) order

@@ -100,11 +100,12 @@ struct cluster_summary {
   double pp = 0;  ///< processor power (the reference unit of pp_ref)
   std::string os;
   std::vector<std::string> features;
+  std::int64_t max_walltime = 0;  ///< the longest walltime it allows a job (0: none known)
   friend bool operator==(const cluster_summary&, const cluster_summary&) = default;
 };
 template <class Inspector>
 auto inspect(Inspector& f, cluster_summary& x) {
-  return f(x.name, x.lrms, x.cpus, x.pp, x.os, x.features);
+  return f(x.name, x.lrms, x.cpus, x.pp, x.os, x.features, x.max_walltime);
 }
 
 struct cluster_list_reply {
