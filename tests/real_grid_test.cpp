@@ -242,14 +242,15 @@ TEST_F(real_grid, CoReservationAcrossAllThreeCommitsAtomically) {
   }
 }
 
-// Paper 001's "commit with job(s)" on real batch systems: a hold committed together with
-// a job bound to its reservation, in one call; a job the batch system cannot take (wider
-// than the reservation) leaves the hold held and no job behind.
+// Paper 001's "commit with job(s)" on real batch systems, charged to an account (paper 003):
+// a hold committed together with a job bound to its reservation, in one call; a job the batch
+// system cannot take (wider than the reservation) leaves the hold held and no job behind.
 TEST_F(real_grid, CommitWithAJobBindsItInTheBatchSystem) {
   for (const std::string cluster : {"slurm1", "sge"}) {
     auto req = elastic(2, 2, 600, 2 * 3600, 600);
     req.clusters = {cluster};
     req.mode = msg::request_mode::hold;
+    req.account = "physics";  // paper 003: charged to it; its jobs run under it
     auto held = ask<msg::elastic_reply>(broker, req);
     ASSERT_TRUE(held.error.ok()) << cluster << ": " << held.error.message;
     const auto& id = held.reservation.id;
@@ -273,6 +274,10 @@ TEST_F(real_grid, CommitWithAJobBindsItInTheBatchSystem) {
       l = std::make_unique<slurm_lrms>(slurm_opts(conf1));
     auto mine = ours(*l);
     ASSERT_EQ(mine.size(), 1u) << cluster;
+    // Slurm lets only jobs of a reservation's accounts in: the bound job above carried it.
+    if (cluster != "sge") {
+      EXPECT_EQ(mine[0].account, "physics");
+    }
     auto snap = l->snapshot();
     ASSERT_TRUE(snap);
     int bound = 0;

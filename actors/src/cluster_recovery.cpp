@@ -105,7 +105,8 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
       ++report.restored;
     } else if (live && lrms_->kind() == "simulated") {
       const timestamp from = std::max(start, now);
-      auto made = lrms_->create_reservation({name_there, row.owner, from, end - from, row.np});
+      auto made =
+          lrms_->create_reservation({name_there, row.owner, from, end - from, row.np, row.account});
       if (made) {
         lrms_id = *made;
         ++report.recreated;
@@ -123,6 +124,7 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
     if (!life) return life.err();
     record r{row.id, row.txn,  row.owner,          lrms_id,      std::move(*life),
              np,     row.cost, row.admitted_after, time_infinity};
+    r.account = row.account;
     const bool changed = target != row.state || lrms_id != row.lrms_id || start != row.start ||
                          end != row.end || np != row.np;
     if (changed) {

@@ -193,8 +193,8 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
                             msg::prepare_reply& out) {
   const std::uint64_t n = next_id_++;
   const std::string id = name() + "/" + std::to_string(n);
-  auto lrms_id =
-      lrms_->create_reservation({lrms_name(n), req.owner, req.start, req.end - req.start, req.np});
+  auto lrms_id = lrms_->create_reservation(
+      {lrms_name(n), req.owner, req.start, req.end - req.start, req.np, req.account});
   if (!lrms_id) {
     out.refused_by = msg::refusal::lrms;
     out.busy_until = busy_hint(req, *view_.profile);
@@ -208,6 +208,7 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
       id,           req.txn, req.owner, *lrms_id,
       *life,        req.np,  0,         admitted_after(req.local_jobs_preferred, req.admin, now),
       time_infinity};
+  r.account = req.account;
   if (auto c = cfg_.cost.cost(req.start, req.end, req.np, req.owner)) r.cost = *c;
   const auto state =
       req.commit_at_once ? reservation_state::committed : reservation_state::accepted;
@@ -249,7 +250,8 @@ reservation_row cluster_service::row_of(const record& r, reservation_state state
           state,
           state == reservation_state::accepted ? r.life.expiry() : 0,
           r.admitted_after,
-          r.cost};
+          r.cost,
+          r.account};
 }
 
 status cluster_service::persist(const record& r, reservation_state state) {
@@ -311,7 +313,8 @@ msg::query_reply cluster_service::commit(const msg::commit_request& req, timesta
   };
   for (std::size_t i = 0; i < req.jobs.size(); ++i) {
     const auto& j = req.jobs[i];
-    auto id = lrms_->submit_job({j.name, r->owner, j.np, j.walltime, r->lrms_id, j.command});
+    auto id =
+        lrms_->submit_job({j.name, r->owner, j.np, j.walltime, r->lrms_id, j.command, r->account});
     if (!id) {
       undo();
       out.info = info_of(*r);
@@ -432,7 +435,8 @@ msg::reservation_info cluster_service::info_of(const record& r) const {
           r.life.state(),
           held ? r.life.expiry() : 0,  // only a hold has an expiry
           r.admitted_after,
-          r.cost};
+          r.cost,
+          r.account};
 }
 
 msg::ack_reply cluster_service::cancel(const msg::cancel_request& req, timestamp now) {
@@ -503,14 +507,18 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
                                         "local jobs preferred)")};
   }
   (void)r->life.apply(reservation_event::request_change, now);
-  auto new_id = lrms_->modify_reservation(
-      r->lrms_id, {lrms_name(r->serial), r->owner, req.start, req.end - req.start, req.np});
+  auto new_id = lrms_->modify_reservation(r->lrms_id, {lrms_name(r->serial), r->owner, req.start,
+                                                       req.end - req.start, req.np, r->account});
   if (!new_id) {
     (void)r->life.apply(reservation_event::change_refused, now);
     return {info_of(*r), msg::to_wire(new_id.err())};
   }
-  const reservation_spec old_terms{lrms_name(r->serial), r->owner, r->life.start(),
-                                   r->life.end() - r->life.start(), r->np};
+  const reservation_spec old_terms{lrms_name(r->serial),
+                                   r->owner,
+                                   r->life.start(),
+                                   r->life.end() - r->life.start(),
+                                   r->np,
+                                   r->account};
   if (cfg_.journal) {
     record changed = *r;
     changed.lrms_id = *new_id;
@@ -573,7 +581,8 @@ msg::bind_job_reply cluster_service::bind_job(const msg::bind_job_request& req, 
     return {{},
             msg::wire(errc::invalid_duration,
                       "walltime " + std::to_string(req.walltime) + " s must be positive")};
-  auto job = lrms_->submit_job({req.name, req.user, req.np, req.walltime, r->lrms_id, req.command});
+  auto job = lrms_->submit_job(
+      {req.name, req.user, req.np, req.walltime, r->lrms_id, req.command, r->account});
   if (!job) return {{}, msg::to_wire(job.err())};
   note_bound_jobs(*r, {*job}, now);
   return {*job, {}};

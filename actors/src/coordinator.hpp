@@ -112,7 +112,8 @@ class coordinator_state {
 
   /// The terms of a job's attempt: its transactions are "<incarnation>-<request no>.<try>".
   attempt_terms terms_for(msg::request_no no, std::string user, bool client_commits,
-                          duration hold_seconds, bool local_jobs_preferred, bool admin) const {
+                          duration hold_seconds, bool local_jobs_preferred, bool admin,
+                          std::string account) const {
     attempt_terms t;
     t.user = std::move(user);
     t.txn_base = cfg_.incarnation + "-" + std::to_string(no.value);
@@ -121,6 +122,7 @@ class coordinator_state {
     t.prepare_expiry = cfg_.prepare_expiry;
     t.local_jobs_preferred = local_jobs_preferred;
     t.admin = admin;
+    t.account = std::move(account);
     t.journal = cfg_.journal;
     return t;
   }

@@ -72,7 +72,8 @@ reservation_attempt::calls reservation_attempt::try_placement(placement p, times
                                               .expiry = expiry_,
                                               .local_jobs_preferred = terms_.local_jobs_preferred,
                                               .admin = terms_.admin,
-                                              .commit_at_once = at_once};
+                                              .commit_at_once = at_once,
+                                              .account = terms_.account};
   }
   return out;
 }

@@ -124,6 +124,29 @@ TEST_F(commit_jobs_test, AJobTheLrmsRefusesUndoesTheOthersAndLeavesTheHold) {
   EXPECT_EQ(state(), reservation_state::committed);
 }
 
+// Paper 003, Sec. 3.1: the account a request names is the LRMS reservation's, and the jobs
+// bound to it run under it (the simulated LRMS, like Slurm, lets no other account in).
+TEST_F(commit_jobs_test, TheAccountGoesToTheLrmsReservationAndItsJobs) {
+  auto h = svc->prepare({.txn = "t2",
+                         .owner = "alice",
+                         .start = now + 600,
+                         .end = now + 4200,
+                         .np = 8,
+                         .expiry = now + 60,
+                         .account = "physics"},
+                        now);
+  ASSERT_TRUE(h.error.ok()) << h.error.message;
+  auto snap = lrms->snapshot();
+  ASSERT_EQ(snap->reservations.size(), 2u);
+  EXPECT_EQ(snap->reservations[1].account, "physics");
+  auto c = svc->commit({"alice", h.reservation_id, two_jobs()}, now);
+  ASSERT_TRUE(c.error.ok()) << c.error.message;
+  EXPECT_EQ(c.info.account, "physics");
+  auto bound = svc->bind_job({"alice", h.reservation_id, "more", 1, 60, "run"}, now);
+  EXPECT_TRUE(bound.error.ok()) << bound.error.message;
+  EXPECT_EQ(svc->query({"alice", h.reservation_id}, now).info.account, "physics");
+}
+
 TEST_F(commit_jobs_test, BadJobsAreRefusedBeforeAnyIsSubmitted) {
   auto wide = svc->commit({"alice", id, {{"ok", 8, 60, ""}, {"wide", 9, 60, ""}}}, now);
   EXPECT_EQ(wide.error.err(), errc::invalid_processor_range);

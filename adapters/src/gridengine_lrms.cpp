@@ -275,6 +275,10 @@ result<std::string> gridengine_lrms::create(const reservation_spec& spec, deadli
     args.emplace_back("-u");
     args.push_back(spec.owner);
   }
+  if (!spec.account.empty()) {  // Grid Engine's account string, for its accounting
+    args.emplace_back("-A");
+    args.push_back(spec.account);
+  }
   auto o = run("qrsub", std::move(args), until);
   if (!o) return o.err();
   if (o->ok()) {
@@ -380,6 +384,10 @@ result<std::string> gridengine_lrms::submit_job(const job_spec& spec) {
   if (spec.reservation) {
     args.emplace_back("-ar");
     args.push_back(*spec.reservation);
+  }
+  if (!spec.account.empty()) {
+    args.emplace_back("-A");
+    args.push_back(spec.account);
   }
   // The script comes on stdin: no quoting of the command on any command line.
   auto o = run("qsub", std::move(args), start_call(), "#!/bin/sh\n" + spec.command + "\n",

@@ -313,6 +313,7 @@ lrms_reservation to_reservation(const reserve_info_t& r) {
   out.end = r.end_time;
   out.np = tres_cpus(r.tres_str);
   if (out.np == 0) out.np = static_cast<int>(r.core_cnt);
+  out.account = r.accounts ? r.accounts : "";
   return out;
 }
 
@@ -370,11 +371,12 @@ result<std::string> create_on_thread(const slurm_lrms::cluster& c, const std::st
                                      const reservation_spec& spec) {
   resv_desc_msg_t desc;
   slurm_init_resv_desc_msg(&desc);
-  std::string name_buf = name, owner = spec.owner, partition = c.partition;
+  std::string name_buf = name, owner = spec.owner, partition = c.partition, account = spec.account;
   desc.name = name_buf.data();
   desc.start_time = static_cast<time_t>(spec.start);
   desc.end_time = static_cast<time_t>(spec.start + spec.length);
   desc.users = owner.data();
+  if (!account.empty()) desc.accounts = account.data();
   // CPUs as a core count (what scontrol makes of TRES=cpu=N: one count, 0-terminated). A
   // node count would be cut silently to what is free.
   uint32_t cores[2] = {static_cast<uint32_t>(spec.np), 0};
@@ -557,8 +559,8 @@ result<std::string> slurm_lrms::modify_reservation(const std::string& id,
   // The same name (or none) means the next generation of `id`; another name is taken as is.
   std::string name = new_terms.name.empty() ? std::string() : reservation_name(new_terms.name);
   if (name.empty() || generation_base(name) == generation_base(id)) name = successor_name(id);
-  auto created = create_reservation(
-      reservation_spec{name, new_terms.owner, new_terms.start, new_terms.length, new_terms.np});
+  auto created = create_reservation(reservation_spec{
+      name, new_terms.owner, new_terms.start, new_terms.length, new_terms.np, new_terms.account});
   if (!created) {
     auto e = created.err();
     e.message = "modifying " + id + ": " + e.message + "; " + id + " is unchanged";
@@ -595,6 +597,7 @@ result<std::string> slurm_lrms::submit_job(const job_spec& spec) {
         std::string work_dir = dir, out = dir + "/arb-slurm-%j.out";
         std::string partition = c->partition;
         std::string reservation = spec.reservation.value_or("");
+        std::string account = spec.account;
         std::vector<std::string> env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + user.home,
                                         "USER=" + spec.owner};
         std::vector<char*> env_ptrs;
@@ -618,6 +621,7 @@ result<std::string> slurm_lrms::submit_job(const job_spec& spec) {
         desc.cpus_per_task = 1;
         if (!partition.empty()) desc.partition = partition.data();
         if (!reservation.empty()) desc.reservation = reservation.data();
+        if (!account.empty()) desc.account = account.data();
         submit_response_msg_t* raw = nullptr;
         if (slurm_submit_batch_job(&desc, &raw) != SLURM_SUCCESS)
           return last_slurm_error("submitting job " + name);

@@ -158,6 +158,7 @@ result<msg::elastic_request> elastic(const options& o, timestamp now, msg::reque
   r.features = o.features;
   r.clusters = o.clusters;
   r.local_jobs_preferred = !o.no_local_preference;
+  r.account = o.account;
   return r;
 }
 
@@ -188,6 +189,7 @@ result<msg::coreservation_request> coreservation(const options& o, timestamp now
   r.tss_gap = *gap;
   r.max_attempts = o.max_attempts;
   r.local_jobs_preferred = !o.no_local_preference;
+  r.account = o.account;
   return r;
 }
 
@@ -484,6 +486,8 @@ void define(CLI::App& app, options& o) {
         ->capture_default_str();
     sub->add_option("--esr-threshold", o.esr_threshold, "minimum success rate (0..1)");
     sub->add_option("--os", o.os, "required operating system");
+    sub->add_option("--account", o.account,
+                    "account the reservation (and its jobs) is charged to (paper 003)");
     sub->add_option("--feature", o.features, "required feature (repeatable)")
         ->allow_extra_args(false);
     sub->add_option("--cluster", o.clusters, "allowed cluster (repeatable; default any)")
@@ -511,6 +515,7 @@ void define(CLI::App& app, options& o) {
       ->required()
       ->allow_extra_args(false);
   co->add_option("--max-attempts", o.max_attempts, "common slots to try")->capture_default_str();
+  co->add_option("--account", o.account, "account every part is charged to");
   slotting(co);
 
   auto* est = named("estimate", "earliest start of a job on each cluster");

@@ -57,6 +57,7 @@ struct options {
   std::string tss_gap = "60";
   std::string hold_for;
   std::string os;
+  std::string account;  ///< reservations' account (paper 003, Sec. 3.1)
   std::vector<std::string> features;
   std::vector<std::string> clusters;
   bool no_local_preference = false;

@@ -84,6 +84,7 @@ json to_json(const msg::reservation_info& r) {
          {"state", state_name(r.state)},
          {"cost", r.cost}};
   if (r.expiry > 0) j["expiry"] = r.expiry;
+  if (!r.account.empty()) j["account"] = r.account;
   return j;
 }
 
@@ -194,7 +195,7 @@ struct body_renderer {
   }
   std::string text(const msg::query_reply& r) const {
     // `arb show` also answers in paper 001's terms (queryReservation): not started, ...
-    std::string jobs;
+    std::string jobs = r.info.account.empty() ? "" : "account: " + r.info.account + "\n";
     for (const auto& id : r.jobs)
       jobs += "job " + id + "\n";
     return table(reservation_header, {reservation_row(r.info)}) +

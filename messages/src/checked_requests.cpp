@@ -1,6 +1,7 @@
 #include "arbroker/messages/checked_requests.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cmath>
 
@@ -37,6 +38,19 @@ status check_preferences(const preferences& prefer) {
       return bad(errc::invalid_parameter, "prefer",
                  "unknown attribute " + std::to_string(static_cast<int>(o.attribute)));
   if (auto ok = validate(prefer); !ok) return named("prefer", ok.err());
+  return {};
+}
+
+// Passed on to the batch systems' command lines and lists (scontrol's Accounts=a,b), so
+// only a safe alphabet.
+status check_account(const std::string& account) {
+  if (account.size() > 64)
+    return bad(errc::invalid_parameter, "account",
+               std::to_string(account.size()) + " characters; at most 64");
+  for (char c : account)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.')
+      return bad(errc::invalid_parameter, "account",
+                 "'" + account + "' may hold only letters, digits, '_', '-' and '.'");
   return {};
 }
 
@@ -88,6 +102,8 @@ result<checked_elastic_request> check(const elastic_request& r) {
   out.where = {r.user, r.np_min, r.os, r.features, r.clusters};
   out.local_jobs_preferred = r.local_jobs_preferred;
   out.admin = r.admin;
+  if (auto ok = check_account(r.account); !ok) return ok.err();
+  out.account = r.account;
   auto hints = hints_of(r.benchmarks, r.penalty, r.inputs, r.output_bytes);
   if (!hints) return hints.err();
   out.job.hints = std::move(*hints);
@@ -124,6 +140,8 @@ result<checked_coreservation_request> check(const coreservation_request& r) {
   out.max_attempts = r.max_attempts;
   out.local_jobs_preferred = r.local_jobs_preferred;
   out.admin = r.admin;
+  if (auto ok = check_account(r.account); !ok) return ok.err();
+  out.account = r.account;
   std::int32_t np_min = INT32_MAX;
   for (std::size_t i = 0; i < r.components.size(); ++i) {
     const auto& c = r.components[i];

@@ -78,6 +78,10 @@ TEST(CheckElastic, EveryRuleNamesItsField) {
       {"gap", [](auto& r) { r.tss_gap = -1; }, errc::invalid_parameter, "tss_gap:"},
       {"hold outside hold", [](auto& r) { r.hold_seconds = 5; }, errc::invalid_parameter,
        "hold_seconds:"},
+      {"account list", [](auto& r) { r.account = "a,b"; }, errc::invalid_parameter,
+       "account: 'a,b' may hold only"},
+      {"long account", [](auto& r) { r.account = std::string(65, 'a'); }, errc::invalid_parameter,
+       "account: 65 characters"},
   };
   for (const auto& c : cases) {
     auto r = sample();
@@ -119,6 +123,10 @@ TEST(CheckCoreservation, ComponentsGetTheirShiftedWindows) {
   EXPECT_EQ(c->components[2].clusters, std::vector<std::string>{"x"});
   EXPECT_EQ(c->where.np_min, 4);
   EXPECT_EQ(c->where.user, "bob");
+  r.account = "hep.cms-1";
+  EXPECT_EQ(check(r)->account, "hep.cms-1");
+  r.account = "hep cms";
+  EXPECT_EQ(check(r).err().code, errc::invalid_parameter);
 }
 
 TEST(CheckCoreservation, BadPartsAreNamed) {

@@ -313,6 +313,7 @@ result<std::string> simulated_lrms::create_reservation(const reservation_spec& s
   r.start = spec.start;
   r.end = end;
   r.np = spec.np;
+  r.account = spec.account;
   events_.insert({end, event_kind::reservation_end, rid});
   if (spec.start > now_) events_.insert({spec.start, event_kind::reservation_start, rid});
   start_queued_jobs(now_);  // conservative plans made again may start now
@@ -378,8 +379,9 @@ result<std::string> simulated_lrms::modify_reservation(const std::string& id,
   queue_.committed_added(new_terms.start, end, new_terms.np);
 
   const serial rid = ++last_reservation_;
-  reservation fresh{new_terms.name, new_terms.owner, new_terms.start,        end,
-                    new_terms.np,   old.used,        std::move(old.running), std::move(old.queued)};
+  reservation fresh{
+      new_terms.name,         new_terms.owner,       new_terms.start,  end, new_terms.np, old.used,
+      std::move(old.running), std::move(old.queued), new_terms.account};
   events_.erase({old.start, event_kind::reservation_start, *old_rid});
   events_.erase({old.end, event_kind::reservation_end, *old_rid});
   reservations_.erase(it);
@@ -437,6 +439,10 @@ result<std::string> simulated_lrms::submit(const job_spec& spec, duration actual
       return fail(errc::not_found, who + " names reservation '" + rname + "', which cluster '" +
                                        name_ + "' does not hold");
     const reservation& r = it->second;
+    if (!r.account.empty() && spec.account != r.account)
+      return fail(errc::permission_denied, who + " of account '" + spec.account +
+                                               "' may not use reservation '" + rname +
+                                               "' of account '" + r.account + "'");
     if (spec.np > r.np)
       return fail(errc::invalid_processor_range, who + " asks for " + str(spec.np) +
                                                      " CPUs; reservation '" + rname + "' holds " +
@@ -541,7 +547,8 @@ result<lrms_snapshot> simulated_lrms::snapshot() {
   s.reservations.reserve(order.size());
   for (const auto& [start, rid] : order) {
     const reservation& r = reservations_.at(rid);
-    s.reservations.push_back({reservation_id(rid), r.name, r.owner, r.start, r.end, r.np});
+    s.reservations.push_back(
+        {reservation_id(rid), r.name, r.owner, r.start, r.end, r.np, r.account});
   }
   return s;
 }

@@ -42,6 +42,7 @@ reservation_row row(std::string id, reservation_state s = reservation_state::com
   r.expiry = s == reservation_state::accepted ? 1030 : 0;
   r.admitted_after = 900;
   r.cost = 12.5;
+  r.account = "physics";
   return r;
 }
 
@@ -146,6 +147,33 @@ TEST_F(sqlite_journal_test, OpenRefusesAFileThatIsNotADatabaseAndLeavesItAlone) 
   std::ifstream in{db()};
   std::string back((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(back, text);
+}
+
+// A store written by the build before accounts (schema 2) opens, gains the column, and keeps
+// its rows (their account empty).
+TEST_F(sqlite_journal_test, AStoreOfSchemaTwoIsUpgradedInPlace) {
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db().c_str(), &raw), SQLITE_OK);
+  const char* v2 =
+      "CREATE TABLE reservations (id TEXT PRIMARY KEY, cluster TEXT NOT NULL, seq INTEGER NOT "
+      "NULL, owner TEXT NOT NULL, txn TEXT NOT NULL, lrms_id TEXT NOT NULL, start INTEGER NOT "
+      "NULL, \"end\" INTEGER NOT NULL, np INTEGER NOT NULL, state INTEGER NOT NULL, expiry "
+      "INTEGER NOT NULL, admitted_after INTEGER NOT NULL, cost REAL NOT NULL);"
+      "INSERT INTO reservations VALUES ('berlin/1', 'berlin', 1, 'alice', 't-berlin/1', "
+      "'arb-1', 1000, 4600, 8, 3, 0, 900, 12.5);"
+      "PRAGMA user_version=2;";
+  ASSERT_EQ(sqlite3_exec(raw, v2, nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  auto j = sqlite_journal::open(db());
+  ASSERT_TRUE(j) << j.err().message;
+  auto rows = (*j)->rows_of("berlin");
+  ASSERT_TRUE(rows) << rows.err().message;
+  ASSERT_EQ(rows->size(), 1u);
+  auto old = row("berlin/1");
+  old.account = "";
+  EXPECT_EQ((*rows)[0], old);
+  ASSERT_TRUE((*j)->save(row("berlin/2")));
+  EXPECT_EQ((*j)->rows_of("berlin")->back().account, "physics");
 }
 
 TEST_F(sqlite_journal_test, OpenRefusesASchemaFromANewerBuild) {

@@ -98,6 +98,10 @@ TEST(cli, every_other_command_builds_its_body) {
             7200);
   EXPECT_EQ(std::get<msg::commit_request>(build({"commit", "a/1"})).reservation_id, "a/1");
   EXPECT_TRUE(std::get<msg::commit_request>(build({"commit", "a/1"})).jobs.empty());
+  EXPECT_EQ(std::get<msg::elastic_request>(build({"hold", "--let", "now+2h", "--np", "2",
+                                                  "--dur-ref", "1h", "--account", "physics"}))
+                .account,
+            "physics");
   auto with_job = std::get<msg::commit_request>(build(
       {"commit", "a/1", "--np", "4", "--walltime", "30m", "--name", "sim", "--command", "run"}));
   ASSERT_EQ(with_job.jobs.size(), 1u);

@@ -160,6 +160,7 @@ class cluster_service {
     timestamp finished = time_infinity;  ///< when it reached a terminal state
     std::uint64_t serial = 0;            ///< n of the id "<cluster>/n": its key here
     std::vector<std::string> jobs = {};  ///< LRMS ids of the jobs bound to it
+    std::string account = {};            ///< charged in the LRMS; its jobs run under it
   };
 
   struct view {

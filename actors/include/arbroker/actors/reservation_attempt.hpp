@@ -63,7 +63,8 @@ struct attempt_terms {
   duration hold_seconds = 120;
   duration prepare_expiry = 30;
   bool local_jobs_preferred = true;
-  bool admin = false;  ///< may waive LJP where a site enforces it
+  bool admin = false;   ///< may waive LJP where a site enforces it
+  std::string account;  ///< to charge in the LRMS ("" = the user's default)
   /// Where commit decisions of several-part tries are made durable before phase two
   /// (presumed abort: without the record, a restarted node aborts the holds). Null: none.
   std::shared_ptr<reservation_journal> journal;

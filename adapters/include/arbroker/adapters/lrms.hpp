@@ -33,6 +33,7 @@ struct lrms_reservation {
   timestamp start = 0;
   timestamp end = 0;
   int np = 0;
+  std::string account = {};  ///< charged for it, where the LRMS says ("" otherwise)
   friend bool operator==(const lrms_reservation&, const lrms_reservation&) = default;
 };
 
@@ -56,6 +57,9 @@ struct reservation_spec {
   timestamp start = 0;
   duration length = 0;
   int np = 0;
+  /// Paper 003, Sec. 3.1: the account to charge ("" = the owner's default). Jobs bound to
+  /// the reservation run under it too (Slurm lets only jobs of its accounts in).
+  std::string account = {};
   friend bool operator==(const reservation_spec&, const reservation_spec&) = default;
 };
 
@@ -66,7 +70,8 @@ struct job_spec {
   int np = 0;
   duration walltime = 0;
   std::optional<std::string> reservation;
-  std::string command;  ///< for real LRMS; the simulated one ignores it
+  std::string command;       ///< for real LRMS; the simulated one ignores it
+  std::string account = {};  ///< to charge ("" = the owner's default)
 };
 
 enum class lrms_job_state { queued, running, completed, cancelled, failed };

@@ -66,6 +66,9 @@ struct elastic_request {
   double penalty = 1.25;  ///< c, for a benchmark a cluster does not publish
   std::vector<input_file> inputs;
   std::int64_t output_bytes = -1;  ///< -1: unknown (stage-out left out of the TTD)
+  /// Paper 003, Sec. 3.1: the account the reservation is charged to ("" = the user's
+  /// default); jobs bound to it run under it too. Letters, digits, '_', '-', '.'.
+  std::string account = {};
 
   friend bool operator==(const elastic_request&, const elastic_request&) = default;
 };
@@ -75,7 +78,7 @@ auto inspect(Inspector& f, elastic_request& x) {
   return f(x.user, x.est, x.let, x.np_min, x.np_max, x.dur_ref, x.pp_ref, x.np_ref, x.speedup,
            x.prefer, x.policy, x.esr, x.esr_threshold, x.tsn_max, x.tss_gap, x.mode, x.hold_seconds,
            x.os, x.features, x.clusters, x.local_jobs_preferred, x.admin, x.benchmarks, x.penalty,
-           x.inputs, x.output_bytes);
+           x.inputs, x.output_bytes, x.account);
 }
 
 /// How a request went, for metrics and the experiments of paper 000, Sec. 4.2.
@@ -144,6 +147,7 @@ struct coreservation_request {
   /// Sent for an admin (the API sets it from the caller): may waive LJP where the site
   /// enforces it (local_jobs_preferred.hpp).
   bool admin = false;
+  std::string account = {};  ///< charged for every part (as elastic_request::account)
 
   friend bool operator==(const coreservation_request&, const coreservation_request&) = default;
 };
@@ -151,7 +155,7 @@ struct coreservation_request {
 template <class Inspector>
 auto inspect(Inspector& f, coreservation_request& x) {
   return f(x.user, x.est, x.let, x.components, x.prefer, x.tsn_max, x.tss_gap, x.max_attempts,
-           x.local_jobs_preferred, x.admin);
+           x.local_jobs_preferred, x.admin, x.account);
 }
 
 struct coreservation_reply {

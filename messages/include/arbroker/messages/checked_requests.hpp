@@ -36,7 +36,8 @@ struct checked_elastic_request {
   duration hold_seconds = 0;  ///< mode hold only; 0: the broker's default
   gis_query where;            ///< which clusters may take it (user, np_min, os, ...)
   bool local_jobs_preferred = true;
-  bool admin = false;  ///< may waive LJP where a site enforces it
+  bool admin = false;   ///< may waive LJP where a site enforces it
+  std::string account;  ///< to charge ("" = the user's default)
 };
 
 /// A co-reservation request that passed check(): k components that start together, each
@@ -55,8 +56,9 @@ struct checked_coreservation_request {
   probe_limits slotting;
   int max_attempts = 8;  ///< >= 1
   bool local_jobs_preferred = true;
-  bool admin = false;  ///< may waive LJP where a site enforces it
-  gis_query where;     ///< user and the smallest np_min of the components
+  bool admin = false;   ///< may waive LJP where a site enforces it
+  std::string account;  ///< to charge ("" = the user's default)
+  gis_query where;      ///< user and the smallest np_min of the components
 };
 
 /// Checks an elastic request and puts it in the engine's terms. The error names the field:

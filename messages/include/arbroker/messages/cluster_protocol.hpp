@@ -194,6 +194,7 @@ struct prepare_request {
   bool admin = false;
   /// One participant needs no second phase: commit at once when the hold is granted.
   bool commit_at_once = false;
+  std::string account = {};  ///< to charge in the LRMS ("" = the owner's default)
 
   friend bool operator==(const prepare_request&, const prepare_request&) = default;
 };
@@ -201,7 +202,7 @@ struct prepare_request {
 template <class Inspector>
 auto inspect(Inspector& f, prepare_request& x) {
   return f(x.txn, x.owner, x.start, x.end, x.np, x.expiry, x.local_jobs_preferred, x.admin,
-           x.commit_at_once);
+           x.commit_at_once, x.account);
 }
 
 /// Who refused a prepare: the cluster service's admission check or the LRMS itself.
@@ -308,8 +309,9 @@ struct reservation_info {
   std::int32_t np = 0;
   reservation_state state = reservation_state::requested;
   std::int64_t expiry = 0;
-  std::int64_t admitted_after = 0;  ///< the T_wkl bound it was admitted against (0: none)
+  std::int64_t admitted_after = 0;  ///< the LJP bound it was admitted against (0: none)
   double cost = 0;
+  std::string account = {};  ///< charged for it (paper 003, Sec. 3.1); "" = the owner's default
 
   friend bool operator==(const reservation_info&, const reservation_info&) = default;
 };
@@ -317,7 +319,7 @@ struct reservation_info {
 template <class Inspector>
 auto inspect(Inspector& f, reservation_info& x) {
   return f(x.id, x.cluster, x.owner, x.start, x.end, x.np, x.state, x.expiry, x.admitted_after,
-           x.cost);
+           x.cost, x.account);
 }
 
 /// Owner-checked operations on one reservation. A reservation of another user answers

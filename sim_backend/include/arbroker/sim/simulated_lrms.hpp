@@ -193,6 +193,7 @@ class simulated_lrms final : public lrms {
     int used = 0;              // CPUs of its running bound jobs
     std::set<serial> running;  // bound jobs
     std::set<serial> queued;   // bound jobs; serials grow with submission, so FIFO order
+    std::string account = {};  // only its jobs may use it, as in Slurm ("" = any)
   };
 
   simulated_lrms(simulated_lrms_config config, availability_profile profile, batch_queue queue,

@@ -30,6 +30,7 @@ struct reservation_row {
   timestamp expiry = 0;  ///< of a hold (state accepted)
   timestamp admitted_after = 0;
   double cost = 0;
+  std::string account = {};  ///< charged in the LRMS (schema 3)
 
   friend bool operator==(const reservation_row&, const reservation_row&) = default;
 };
