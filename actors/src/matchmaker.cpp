@@ -11,12 +11,23 @@ const cluster_service_actor& matchmaker_state::service_of(const match_job& j,
 
 // -- the steps ---------------------------------------------------------------------------------
 
-// The selection window: every cluster the GIS found that can host the request at all, in
-// name order (the sequence FF and NF agree on); their advisors are asked in parallel.
-void matchmaker_state::start(const job_ptr& j,
-                             const std::vector<const directory_entry*>& clusters) {
-  j->stats.clusters = static_cast<std::int32_t>(clusters.size());
-  for (const auto* c : clusters) {  // the directory is in name order
+// The selection window (paper 002, Sec. 3.1): the clusters the GIS found that can host the
+// request at all, in name order (the sequence FF and NF agree on), or at most
+// cfg().selection_window of them from a start that moves on by one per request; their
+// advisors are asked in parallel.
+void matchmaker_state::start(const job_ptr& j, const std::vector<const directory_entry*>& found) {
+  j->stats.clusters = static_cast<std::int32_t>(found.size());
+  std::vector<const directory_entry*> clusters = found;
+  const auto limit = static_cast<std::size_t>(std::max(0, cfg().selection_window));
+  if (limit > 0 && clusters.size() > limit) {
+    const std::size_t first = window_start_++ % clusters.size();
+    std::rotate(clusters.begin(), clusters.begin() + static_cast<std::ptrdiff_t>(first),
+                clusters.end());
+    clusters.resize(limit);
+    std::sort(clusters.begin(), clusters.end(),
+              [](const auto* a, const auto* b) { return a->info.name < b->info.name; });
+  }
+  for (const auto* c : clusters) {
     delivery_terms delivery;
     auto adapted = adapt_to_cluster(j->req.job, *c, now(), delivery);
     if (!adapted) {

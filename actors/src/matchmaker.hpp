@@ -53,7 +53,8 @@ class matchmaker_state : public elastic_coordinator<matchmaker_state, match_job>
   void decide(const job_ptr& j);
 
   std::mt19937_64 rng_;
-  std::string next_fit_;  ///< NF: the cluster chosen last
+  std::string next_fit_;          ///< NF: the cluster chosen last
+  std::size_t window_start_ = 0;  ///< where the next selection window begins
 };
 
 }  // namespace arbroker

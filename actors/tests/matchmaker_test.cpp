@@ -109,6 +109,22 @@ TEST_F(matchmaker_test, EachPolicyRanksTheWindowAsThePaperDefinesIt) {
               0);
 }
 
+// Paper 002, Sec. 3.1: with a selection window of 3, the matchmaker is passed three of the
+// six clusters, a window that slides by one per request, in name order within.
+TEST_F(matchmaker_test, ASelectionWindowPassesOnlyPartOfTheClusters) {
+  auto windowed = broker_cfg;
+  windowed.selection_window = 3;
+  self->send_exit(broker, caf::exit_reason::user_shutdown);  // the fixture ends the new one
+  broker = spawn_broker(sys, windowed);
+  sched.run();
+  EXPECT_EQ(ranking("ff"), "abc");
+  EXPECT_EQ(ranking("ff"), "bcd");
+  EXPECT_EQ(ranking("imct"), "ced");  // completion 4 (c), 5 (e), 6 (d)
+  EXPECT_EQ(ranking("ff"), "def");
+  EXPECT_EQ(ranking("minu"), "afe");  // window {e, f, a}: .275 (a), .35 (f), .7 (e)
+  EXPECT_EQ(ranking("ff"), "abf");    // window {f, a, b}
+}
+
 TEST_F(matchmaker_test, FirstFitReservesOnTheFirstCluster) {
   expect_reserved_on("ff", "a", now + 2 * T, now + 3 * T);
 }

@@ -294,6 +294,7 @@ struct node::impl {
     bc.prepare_expiry = cfg.prepare_expiry;
     bc.request_timeout = cfg.request_timeout;
     bc.max_tries = cfg.max_tries;
+    bc.selection_window = cfg.selection_window;
     bc.journal = journal;
     broker = spawn_broker(*sys, bc);
     grid_jobs_config gc;

@@ -253,6 +253,8 @@ status validate(const node_config& cfg) {
     return bad("broker", "hold, prepare_expiry and request_timeout must be positive");
   if (cfg.esr_threshold > 1) return bad("broker.esr_threshold", "must be at most 1");
   if (cfg.max_tries < 1) return bad("broker.max_tries", "must be at least 1");
+  if (cfg.selection_window < 0)
+    return bad("broker.selection_window", "must be >= 0 (0: every cluster)");
   if (cfg.max_frame_bytes < 1024 || cfg.max_frame_bytes > (64u << 20))
     return bad("limits.max_frame_bytes", "must be in 1 KiB .. 64 MiB");
   if (cfg.max_in_flight < 1) return bad("limits.max_in_flight", "must be at least 1");
@@ -315,13 +317,15 @@ result<node_config> from_table(const toml::table& root) {
     cfg.threads = static_cast<std::size_t>(threads);
   }
   if (auto* b = root["broker"].as_table()) {
-    ARB_TRY(only_known_keys(
-        *b, "broker", {"esr_threshold", "hold", "prepare_expiry", "request_timeout", "max_tries"}));
+    ARB_TRY(only_known_keys(*b, "broker",
+                            {"esr_threshold", "hold", "prepare_expiry", "request_timeout",
+                             "max_tries", "selection_window"}));
     ARB_TRY(optional(*b, "broker", "esr_threshold", cfg.esr_threshold, as_number));
     ARB_TRY(optional(*b, "broker", "hold", cfg.hold_seconds, as_span));
     ARB_TRY(optional(*b, "broker", "prepare_expiry", cfg.prepare_expiry, as_span));
     ARB_TRY(optional(*b, "broker", "request_timeout", cfg.request_timeout, as_span));
     ARB_TRY(optional(*b, "broker", "max_tries", cfg.max_tries, as_int));
+    ARB_TRY(optional(*b, "broker", "selection_window", cfg.selection_window, as_int));
   }
   if (auto* g = root["grid_jobs"].as_table()) {
     ARB_TRY(only_known_keys(

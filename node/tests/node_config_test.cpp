@@ -20,6 +20,7 @@ hold = "5m"
 prepare_expiry = "20s"
 request_timeout = "1m"
 max_tries = 16
+selection_window = 4
 
 [limits]
 max_frame_bytes = 65536
@@ -74,6 +75,7 @@ TEST(node_config, ReadsEveryKey) {
   EXPECT_EQ(cfg->prepare_expiry, 20);
   EXPECT_EQ(cfg->request_timeout, 60);
   EXPECT_EQ(cfg->max_tries, 16);
+  EXPECT_EQ(cfg->selection_window, 4);
   EXPECT_EQ(cfg->max_frame_bytes, 65536u);
   EXPECT_EQ(cfg->max_in_flight, 8u);
   EXPECT_EQ(cfg->handshake_timeout, 3);
@@ -149,6 +151,7 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
   expect_error(one_cluster + "esr_static_h = \"0s\"\n", "cluster[0].esr_static_h");
   expect_error(one_cluster + "ljp = \"sometimes\"\n", "cluster[0].ljp: 'sometimes' is not one of");
   expect_error(one_cluster + "ljp_method = \"guess\"\n", "cluster[0].ljp_method");
+  expect_error("[broker]\nselection_window = -1\n" + one_cluster, "broker.selection_window");
   expect_error(one_cluster + "after_jobs = \"drop\"\n", "cluster[0].after_jobs");
   expect_error(one_cluster + "esr_history_interval = \"0s\"\n", "cluster[0].esr_history_interval");
 }

@@ -24,6 +24,11 @@ struct broker_config {
   /// The co-reservation coordinators' log of commit decisions (null: not kept).
   std::shared_ptr<reservation_journal> journal;
   std::uint64_t matchmaker_seed = 1;  ///< the matchmaker's RAN policy draws from this seed
+  /// Paper 002, Sec. 3.1: at most this many of the clusters that can host a request are
+  /// passed to the matchmaker (its selection window); 0: all. The window slides by one
+  /// cluster per request over the clusters in name order, so every cluster gets its turn
+  /// and no advisor is asked about every request.
+  int selection_window = 0;
   /// Candidates each cluster sends per probe, its best by the request's preferences; the
   /// rest are asked for only when the reserve tries get past them (0: all at once).
   int probe_keep = 4;

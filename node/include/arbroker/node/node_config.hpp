@@ -75,6 +75,7 @@ struct node_config {
   duration prepare_expiry = 30;
   duration request_timeout = 30;
   int max_tries = 64;
+  int selection_window = 0;  ///< paper 002: clusters passed to the matchmaker (0: all)
 
   // Grid jobs (actors/grid_jobs.hpp).
   duration job_poll_interval = 10;    ///< how often the LRMSs are asked about copies
