@@ -84,7 +84,7 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
     auto target =
         row.state == reservation_state::change_requested ? reservation_state::committed : row.state;
     if (target == reservation_state::accepted) {
-      if (plan.commit_txns.count(row.txn)) {
+      if (plan.commit_txns.count(decision_txn(row.txn))) {
         target = reservation_state::committed;  // the coordinator decided commit
         ++report.completed_holds;
       } else {

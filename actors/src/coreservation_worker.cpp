@@ -1,6 +1,7 @@
 #include "coreservation_worker.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "arbroker/core/preference.hpp"
@@ -11,21 +12,41 @@ namespace {
 
 using option = coreservation_job::option;
 
-// Chooses, for common start t, one option per component on pairwise distinct clusters,
-// in the order plan() sorted them (the most CPUs, then the cheapest). Backtracking over k
-// components.
-bool assign(const std::vector<std::vector<option>>& opts, timestamp t, std::size_t i,
-            std::set<std::size_t>& used, placement& out) {
+// Chooses, for common start t, one option per component, in the order plan() sorted them
+// (the most CPUs, then the cheapest). `cpus_left` starts as each probed cluster's size:
+// with `share` several components may go to one cluster as long as their CPUs add up to
+// no more than it has (whether they fit together then is its prepare's to say); without,
+// each cluster takes at most one. Backtracking over k components.
+bool assign(const std::vector<std::vector<option>>& opts, timestamp t, std::size_t i, bool share,
+            std::vector<int>& cpus_left, std::vector<bool>& used, placement& out) {
   if (i == opts.size()) return true;
   for (const auto& o : opts[i]) {
-    if (t < o.first || t > o.last || used.count(o.site)) continue;
-    used.insert(o.site);
+    if (t < o.first || t > o.last || cpus_left[o.site] < o.np || (!share && used[o.site])) continue;
+    const bool was_used = used[o.site];
+    cpus_left[o.site] -= o.np;
+    used[o.site] = true;
     out.push_back({o.site, {}, t + o.offset, t + o.offset + o.length, o.np});
-    if (assign(opts, t, i + 1, used, out)) return true;
+    if (assign(opts, t, i + 1, share, cpus_left, used, out)) return true;
     out.pop_back();
-    used.erase(o.site);
+    used[o.site] = was_used;
+    cpus_left[o.site] += o.np;
   }
   return false;
+}
+
+// A placement of every component at common start t: on distinct clusters if there is one,
+// else with several components on one cluster where its CPUs allow.
+std::optional<placement> place_at(const coreservation_job& j, timestamp t) {
+  std::vector<int> sizes;
+  for (const auto* s : j.sites)
+    sizes.push_back(s->info.cpus);
+  for (const bool share : {false, true}) {
+    std::vector<int> cpus_left = sizes;
+    std::vector<bool> used(sizes.size(), false);
+    placement chosen;
+    if (assign(j.options, t, 0, share, cpus_left, used, chosen)) return chosen;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -62,6 +83,15 @@ void coreservation_worker_state::settle(const job_ptr& j) {
     j->skip_until = std::max(j->skip_until, refused.busy_until - j->req.components[i].offset);
   }
   if (!attempt.failure().empty()) j->reasons = "; " + attempt.failure();
+  // The earliest start the refusals leave is tried next, if the windows allow it there and
+  // it is not among the starts already (paper 001's busy-time hint, used).
+  const timestamp t = j->skip_until;
+  const bool known =
+      std::any_of(j->starts.begin(), j->starts.end(), [t](const auto& s) { return s.first == t; });
+  if (t > 0 && !known)
+    if (auto p = place_at(*j, t))
+      j->starts.insert(j->starts.begin() + static_cast<std::ptrdiff_t>(j->next_start),
+                       {t, std::move(*p)});
   next_attempt(j);
 }
 
@@ -160,13 +190,12 @@ void coreservation_worker_state::plan(const job_ptr& j) {
   }
   std::vector<candidate> combined;
   for (const timestamp t : starts) {
-    placement chosen;
-    std::set<std::size_t> used;
-    if (!assign(j->options, t, 0, used, chosen)) continue;
+    auto chosen = place_at(*j, t);
+    if (!chosen) continue;
     candidate c{{}, t, t, 0, {}};
     double cost = 0;
-    for (std::size_t i = 0; i < chosen.size(); ++i) {
-      const auto& part = chosen[i];
+    for (std::size_t i = 0; i < chosen->size(); ++i) {
+      const auto& part = (*chosen)[i];
       c.end = std::max(c.end, part.end);
       c.np += part.np;
       // The window's price of a second at its first start, for the part's length: exact
@@ -179,7 +208,7 @@ void coreservation_worker_state::plan(const job_ptr& j) {
     }
     c.props.cost = cost;
     combined.push_back(c);
-    j->starts.emplace_back(t, std::move(chosen));
+    j->starts.emplace_back(t, std::move(*chosen));
   }
   auto order = preference_order(combined, j->req.prefer, combined.size());
   if (!order) return fail(j, order.err().code, order.err().message);

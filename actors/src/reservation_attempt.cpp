@@ -31,17 +31,27 @@ std::uint64_t reservation_attempt::send(calls& out, std::size_t part, kind what)
     case kind::prepare:
       break;  // built by try_placement, which knows the expiry
     case kind::commit:
-      c.request = msg::commit_txn_request{txn_};
+      c.request = msg::commit_txn_request{part_txn(part)};
       break;
     case kind::abort:
-      c.request = msg::abort_txn_request{txn_};
+      c.request = msg::abort_txn_request{part_txn(part)};
       break;
     case kind::release:
-      c.request = msg::release_txn_request{txn_};
+      c.request = msg::release_txn_request{part_txn(part)};
       break;
   }
   out.push_back(std::move(c));
   return id;
+}
+
+// A participant's prepare is idempotent per txn: parts that share a cluster each get their
+// own, "<txn>#<part>", which the commit decision for <txn> covers (decision_txn()).
+std::string reservation_attempt::part_txn(std::size_t part) const {
+  const auto& site = parts_[part].terms.site;
+  const bool shared = std::count_if(parts_.begin(), parts_.end(), [&](const part_outcome& o) {
+                        return o.terms.site == site;
+                      }) > 1;
+  return shared ? txn_ + "#" + std::to_string(part) : txn_;
 }
 
 reservation_attempt::calls reservation_attempt::try_placement(placement p, timestamp now) {
@@ -64,7 +74,7 @@ reservation_attempt::calls reservation_attempt::try_placement(placement p, times
   for (std::size_t i = 0; i < parts_.size(); ++i) {
     send(out, i, kind::prepare);
     const auto& t = parts_[i].terms;
-    out.back().request = msg::prepare_request{.txn = txn_,
+    out.back().request = msg::prepare_request{.txn = part_txn(i),
                                               .owner = terms_.user,
                                               .start = t.start,
                                               .end = t.end,
@@ -92,7 +102,7 @@ reservation_attempt::calls reservation_attempt::answer(std::uint64_t id,
     if (granted) send(out, i, kind::release);
     return out;
   }
-  part.prepared = r ? *r : gone_reply(txn_, part.terms.cluster);
+  part.prepared = r ? *r : gone_reply(part_txn(i), part.terms.cluster);
   part.answered = true;
   part.lost = !r;
   part.committed = granted && parts_.size() == 1 && !terms_.client_commits;

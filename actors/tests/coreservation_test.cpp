@@ -213,6 +213,42 @@ TEST_F(coreservation_test, PreferencesRankTheCommonStarts) {
   EXPECT_EQ(msg::check(req).err().code, errc::invalid_parameter);
 }
 
+// Several components may share a cluster (paper 002 has no rule against it): two parts of
+// 8 CPUs on "a" (16 CPUs), each with its own hold there; three of 8 cannot be.
+TEST_F(coreservation_test, SeveralComponentsOnOneClusterAsFarAsItsCpusGo) {
+  auto reply = ask<msg::coreservation_reply>(broker, request({component({"a"}), component({"a"})}));
+  ASSERT_TRUE(reply.error.ok()) << reply.error.message;
+  ASSERT_EQ(reply.parts.size(), 2u);
+  EXPECT_EQ(reply.parts[0].cluster, "a");
+  EXPECT_EQ(reply.parts[1].cluster, "a");
+  EXPECT_NE(reply.parts[0].id, reply.parts[1].id);
+  EXPECT_EQ(reply.parts[0].start, reply.parts[1].start);
+  EXPECT_EQ(lrms_reservations("a"), 2u);
+  for (const auto& p : reply.parts)
+    EXPECT_EQ(ask<msg::query_reply>(broker, msg::query_request{"alice", p.id}).info.state,
+              reservation_state::committed);
+
+  auto three = ask<msg::coreservation_reply>(
+      broker, request({component({"b"}), component({"b"}), component({"b"})}));
+  EXPECT_EQ(code(three.error), errc::infeasible) << three.error.message;
+  EXPECT_EQ(lrms_reservations("b"), 0u);
+}
+
+// Each part's window on "c" alone says 8 CPUs are free at the first hour; together they are
+// not (a block of 8 over [1 h, 3 h)): the cluster's prepare refuses the second, the try is
+// aborted, and the next common start after the block holds both.
+TEST_F(coreservation_test, PartsSharingAClusterMustFitThereTogether) {
+  auto block = elastic(3600, 2 * 3600, 8, 8, 2 * 3600, 8);
+  block.clusters = {"c"};
+  ASSERT_TRUE(ask<msg::elastic_reply>(broker, block).error.ok());
+  auto reply = ask<msg::coreservation_reply>(broker, request({component({"c"}), component({"c"})}));
+  ASSERT_TRUE(reply.error.ok()) << reply.error.message << " after " << reply.attempts;
+  EXPECT_GE(reply.attempts, 2);
+  for (const auto& p : reply.parts)
+    EXPECT_EQ(p.start, now + 3 * 3600);
+  EXPECT_EQ(lrms_reservations("c"), 3u);  // the block and the two parts
+}
+
 TEST_F(coreservation_test, ParticipantRefusesAllAreAborted) {
   add_standin(script::refuse);
   auto reply = ask<msg::coreservation_reply>(
@@ -283,7 +319,7 @@ TEST_F(coreservation_test, BadRequestsAreRefused) {
   r = request({component({}), component({})});
   r.components[1].np_min = 20;
   EXPECT_EQ(refused(r), errc::invalid_processor_range);
-  r = request({component({"a"}), component({"a"})});  // two parts, one cluster
+  r = request({component({"a"}), component({"a"}), component({"a"})});  // 24 CPUs on 16
   EXPECT_EQ(code(ask<msg::coreservation_reply>(broker, r).error), errc::infeasible);
   EXPECT_EQ(live_everywhere(), 0u);
 }

@@ -508,7 +508,8 @@ void define(CLI::App& app, options& o) {
   hold->add_option("--hold-for", o.hold_for, "how long the hold lasts (default: the node's)");
   elastic_options(named("whatif", "rank the candidates without reserving"));
 
-  auto* co = named("coreserve", "reserve components that start together on distinct clusters");
+  auto* co = named("coreserve",
+                   "reserve components that start together (on distinct clusters where possible)");
   window(co);
   co->add_option("--component,-c", o.components,
                  "np=4-8;dur=2h;np-ref=4;pp-ref=1500;speedup=amdahl:0.1;offset=10m;clusters=a,b")

@@ -25,6 +25,22 @@ TEST(recovery_plan, ADecidedTransactionWithEveryPartHeldOrCommittedIsCompleted) 
   EXPECT_TRUE(plan.compensate_ids.empty());
 }
 
+// Two parts on one cluster carry "<txn>#<part>"; the decision for <txn> covers both, and a
+// lost one among them compensates the others.
+TEST(recovery_plan, PartsOnOneClusterAnswerToTheirTransactionsDecision) {
+  EXPECT_EQ(decision_txn("co1.a2#1"), "co1.a2");
+  EXPECT_EQ(decision_txn("co1.a2"), "co1.a2");
+  auto plan =
+      plan_recovery({part("a/1", "co1.a2#0", rs::accepted), part("a/2", "co1.a2#1", rs::accepted),
+                     part("b/3", "co1.a2#2", rs::committed)},
+                    {"co1.a2"});
+  EXPECT_EQ(plan.commit_txns, std::set<std::string>{"co1.a2"});
+  plan = plan_recovery(
+      {part("a/1", "co1.a2#0", rs::expired), part("a/2", "co1.a2#1", rs::committed)}, {"co1.a2"});
+  EXPECT_TRUE(plan.commit_txns.empty());
+  EXPECT_EQ(plan.compensate_ids, std::set<std::string>{"a/2"});
+}
+
 TEST(recovery_plan, AnUndecidedTransactionIsNeitherCompletedNorCompensated) {
   // Presumed abort: the services abort its holds; nothing committed can exist for it.
   auto plan = plan_recovery(

@@ -125,6 +125,8 @@ class reservation_attempt {
   const std::vector<part_outcome>& parts() const noexcept { return parts_; }
   /// The transaction of the current or last try.
   const std::string& txn() const noexcept { return txn_; }
+  /// The txn part `part` of the current try carries to its cluster.
+  std::string part_txn(std::size_t part) const;
   /// When the holds of the current or last try expire unless committed.
   timestamp expiry() const noexcept { return expiry_; }
   /// Why the last try was refused, when no part's answer says it ("" otherwise): a journal

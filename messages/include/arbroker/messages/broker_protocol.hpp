@@ -133,7 +133,8 @@ auto inspect(Inspector& f, coreservation_component& x) {
   return f(x.np_min, x.np_max, x.dur_ref, x.pp_ref, x.np_ref, x.speedup, x.offset, x.clusters);
 }
 
-/// k components that must all start together (up to their offsets), on distinct clusters.
+/// k components that must all start together (up to their offsets): on distinct clusters
+/// where that is possible, else several on one cluster as far as its CPUs go.
 struct coreservation_request {
   std::string user;
   std::int64_t est = 0;

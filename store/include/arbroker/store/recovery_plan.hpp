@@ -21,6 +21,11 @@ struct recovery_plan {
   std::set<std::string> compensate_ids;
 };
 
+/// The transaction whose commit decision covers a part's own txn: a co-reservation with
+/// several parts on one cluster names them "<txn>#<part>" (a cluster's prepare is idempotent
+/// per txn), the others carry the transaction's txn itself.
+std::string decision_txn(const std::string& part_txn);
+
 /// Decides, from every cluster's rows and the logged commit decisions, which transactions
 /// are completed and which parts are compensated. Holds of any other transaction are
 /// aborted by the cluster services (no decision logged = abort).
