@@ -40,6 +40,19 @@ auto as_number = [](const config::field& f) { return config::number(f); };
 auto as_bool = [](const config::field& f) { return config::boolean(f); };
 auto as_span = [](const config::field& f) { return config::span_of(f); };
 
+// A key whose text names one value of an enum: `from` reads it, `choices` says the names.
+template <class E>
+status optional_choice(const toml::table& t, const std::string& path, const char* key, E& out,
+                       std::optional<E> (*from)(std::string_view) noexcept, const char* choices) {
+  if (!t.contains(key)) return {};
+  std::string text;
+  if (auto ok = optional(t, path, key, text, as_text); !ok) return ok;
+  auto v = from(text);
+  if (!v) return bad(path + "." + key, "'" + text + "' is not one of " + choices);
+  out = *v;
+  return {};
+}
+
 result<std::vector<std::string>> strings(const toml::table& t, const std::string& path,
                                          const char* key) {
   std::vector<std::string> out;
@@ -160,27 +173,10 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
   ARB_TRY(optional(t, path, "acc_r", c.acc_r, as_number));
   ARB_TRY(optional(t, path, "acc_w", c.acc_w, as_number));
   ARB_TRY(optional(t, path, "name_prefix", c.name_prefix, as_text));
-  if (t.contains("ljp")) {
-    std::string v;
-    ARB_TRY(optional(t, path, "ljp", v, as_text));
-    auto p = ljp_policy_from(v);
-    if (!p) return bad(path + ".ljp", "'" + v + "' is not one of enforce, default, off");
-    c.ljp = *p;
-  }
-  if (t.contains("ljp_method")) {
-    std::string v;
-    ARB_TRY(optional(t, path, "ljp_method", v, as_text));
-    auto m = ljp_method_from(v);
-    if (!m) return bad(path + ".ljp_method", "'" + v + "' is not one of ese, twkl");
-    c.ljp_check = *m;
-  }
-  if (t.contains("after_jobs")) {
-    std::string v;
-    ARB_TRY(optional(t, path, "after_jobs", v, as_text));
-    auto p = job_end_policy_from(v);
-    if (!p) return bad(path + ".after_jobs", "'" + v + "' is not one of keep, release");
-    c.after_jobs = *p;
-  }
+  ARB_TRY(optional_choice(t, path, "ljp", c.ljp, ljp_policy_from, "enforce, default, off"));
+  ARB_TRY(optional_choice(t, path, "ljp_method", c.ljp_check, ljp_method_from, "ese, twkl"));
+  ARB_TRY(
+      optional_choice(t, path, "after_jobs", c.after_jobs, job_end_policy_from, "keep, release"));
   auto cost = config::cost_of(t, path);
   if (!cost) return cost.err();
   c.cost = std::move(*cost);
