@@ -3,6 +3,7 @@
 // them, in the steps below.
 
 #include <algorithm>
+#include <optional>
 
 #include "arbroker/actors/cluster_service.hpp"
 #include "arbroker/core/esr_static.hpp"
@@ -35,7 +36,7 @@ msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp
   auto fit = check_and_price(*cands, passed, req, *rule, out.available);
   if (!fit) return failed(fit.err());
   if (auto ok = select_best(*fit, req, out.slots); !ok) return failed(ok.err());
-  if (req.want_windows) out.windows = feasible_windows(req, *rule);
+  if (req.want_windows) out.windows = feasible_windows(req, *rule, now);
   return out;
 }
 
@@ -58,17 +59,7 @@ std::vector<std::size_t> cluster_service::rate_and_filter(std::vector<candidate>
   for (std::size_t i = 0; i < cands.size(); ++i) {
     auto& c = cands[i];
     if (req.want_esr) {
-      switch (req.esr) {
-        case esr_method::static_:
-          c.props.esr = esr_static(c.start - now, cfg_.esr_static_h).value_or(0.0);
-          break;
-        case esr_method::history:
-          c.props.esr = history_.esr(c.start, c.end, c.np).value_or(0.0);
-          break;
-        case esr_method::load:
-          c.props.esr = esr_load(c.start, view_.t_wkl);
-          break;
-      }
+      c.props.esr = esr_of(req.esr, c.start, c.end, c.np, now);
       if (req.esr_threshold >= 0 && *c.props.esr < req.esr_threshold) continue;
     }
     passed.push_back(i);
@@ -154,6 +145,20 @@ status cluster_service::select_best(const std::vector<candidate>& fit,
   return {};
 }
 
+// Paper 000, Sec. 3.2.3: the estimated success rate of [start, end) x np by `method`.
+double cluster_service::esr_of(esr_method method, timestamp start, timestamp end, int np,
+                               timestamp now) const {
+  switch (method) {
+    case esr_method::static_:
+      return esr_static(start - now, cfg_.esr_static_h).value_or(0.0);
+    case esr_method::history:
+      return history_.esr(start, end, np).value_or(0.0);
+    case esr_method::load:
+      return esr_load(start, view_.t_wkl);
+  }
+  return 0.0;
+}
+
 msg::busy_hint_reply cluster_service::busy_hint(const msg::busy_hint_request& req, timestamp now) {
   msg::busy_hint_reply out;
   out.cluster = name();
@@ -176,8 +181,13 @@ msg::busy_hint_reply cluster_service::busy_hint(const msg::busy_hint_request& re
 
 // Per shape, the stretches of start times in the window at which it fits (co-reservations
 // intersect them across clusters), with the price of one second at each stretch's start.
+// With a success-rate threshold (want_esr), each stretch keeps only the starts whose esr
+// reaches it, looked at every tss_gap seconds (at most 4096 looks a stretch): the load
+// method's esr steps up once at T_wkl and the static one falls with the booking distance,
+// so for them the cut is exact to a step; the history method's is sampled.
 std::vector<msg::start_window> cluster_service::feasible_windows(const msg::probe_request& req,
-                                                                 const admission& rule) const {
+                                                                 const admission& rule,
+                                                                 timestamp now) const {
   std::vector<msg::start_window> out;
   const timestamp from = std::max(req.site.est, rule.not_before);
   for (const auto& shape : req.site.shapes) {
@@ -186,9 +196,30 @@ std::vector<msg::start_window> cluster_service::feasible_windows(const msg::prob
     auto win = rule.free->feasible_starts(from, lst, shape.dur, shape.np);
     if (!win) continue;
     for (const auto& w : *win) {
-      double per_second = 0;
-      if (auto c = cfg_.cost.cost(w.first, w.first + 1, shape.np, req.user)) per_second = *c;
-      out.push_back({shape.np, shape.dur, w.first, w.last, per_second});
+      auto add = [&](timestamp first, timestamp last) {
+        double per_second = 0;
+        if (auto c = cfg_.cost.cost(first, first + 1, shape.np, req.user)) per_second = *c;
+        out.push_back({shape.np, shape.dur, first, last, per_second});
+      };
+      if (!req.want_esr || req.esr_threshold < 0) {
+        add(w.first, w.last);
+        continue;
+      }
+      duration step = std::max<duration>(req.slotting.tss_gap, 1);
+      step = std::max<duration>(step, (w.last - w.first) / 4096 + 1);
+      std::optional<timestamp> run;  // first passing start of the current run
+      timestamp prev = w.first;
+      for (timestamp t = w.first;; t = std::min(t + step, w.last)) {
+        const bool pass = esr_of(req.esr, t, t + shape.dur, shape.np, now) >= req.esr_threshold;
+        if (pass && !run) run = t;
+        if (!pass && run) {
+          add(*run, prev);
+          run.reset();
+        }
+        prev = t;
+        if (t == w.last) break;
+      }
+      if (run) add(*run, w.last);
     }
   }
   return out;

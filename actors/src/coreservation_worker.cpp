@@ -129,8 +129,13 @@ void coreservation_worker_state::start(const job_ptr& j,
       p.user = j->req.user;
       p.site = std::move(*adapted);
       p.slotting = {1, j->req.slotting.tss_gap};  // only the windows matter here
-      p.want_cost = p.want_esr = false;
+      p.want_cost = false;
       p.want_windows = true;
+      // Paper 000's filter on every part: the windows keep only starts that pass it.
+      p.esr = j->req.esr;
+      p.esr_threshold =
+          j->req.esr_threshold >= 0 ? j->req.esr_threshold : cfg().default_esr_threshold;
+      p.want_esr = p.esr_threshold >= 0;
       p.local_jobs_preferred = j->req.local_jobs_preferred;
       p.admin = j->req.admin;
       batch.probes.push_back(std::move(p));

@@ -106,6 +106,31 @@ TEST_F(fixture, ProbeDropsWhatTheViewCannotFitAndWhatBypassesLocalJobs) {
   EXPECT_EQ(svc->probe(p, now).slots.size(), 16u);
 }
 
+// A co-reservation's windows with a success-rate threshold keep only the starts that pass:
+// the static method (1 - exp(-d / h), h = 5 h) reaches 0.5 at d = h ln 2 = 12477 s.
+TEST_F(fixture, WindowsKeepOnlyStartsWhoseSuccessRatePasses) {
+  msg::probe_request p;
+  p.user = "alice";
+  p.site.est = now;
+  p.site.let = now + 10 * 3600;
+  p.site.shapes = {{8, 3600}};
+  p.slotting = {1, 60};
+  p.want_windows = true;
+  auto all = svc->probe(p, now);
+  ASSERT_TRUE(all.error.ok()) << all.error.message;
+  ASSERT_EQ(all.windows.size(), 1u);
+  EXPECT_EQ(all.windows[0].first, now);
+  p.want_esr = true;
+  p.esr = esr_method::static_;
+  p.esr_threshold = 0.5;
+  auto sure = svc->probe(p, now);
+  ASSERT_TRUE(sure.error.ok()) << sure.error.message;
+  ASSERT_EQ(sure.windows.size(), 1u);
+  EXPECT_GE(sure.windows[0].first, now + 12477);
+  EXPECT_LT(sure.windows[0].first, now + 12477 + 60);  // to the 60-s step
+  EXPECT_EQ(sure.windows[0].last, all.windows[0].last);
+}
+
 TEST_F(fixture, ProbeForTheBestFewSendsTheHeadOfTheFullRanking) {
   // Part of the cluster is taken at different times, so that availability drops candidates
   // here and there; Amdahl speedup makes the cost differ by CPU count.

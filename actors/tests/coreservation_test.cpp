@@ -249,6 +249,28 @@ TEST_F(coreservation_test, PartsSharingAClusterMustFitThereTogether) {
   EXPECT_EQ(lrms_reservations("c"), 3u);  // the block and the two parts
 }
 
+// Paper 000's success-rate filter on every part: "a" runs 8 of its 16 CPUs for 3 h, so
+// T_wkl = now + 3 h (the running jobs' remaining time, weighted by their CPUs) and the load
+// method rates earlier starts 0. Without a threshold the parts start at the window's start
+// (the other 8 CPUs are free); with 1, at T_wkl.
+TEST_F(coreservation_test, ASuccessRateThresholdCutsThePartsWindows) {
+  ASSERT_TRUE(lrms.at("a")->submit_job({"local", "bob", 8, 3 * 3600, {}, ""}));
+  auto req = request({component({"a"}), component({"b"})});
+  auto any = ask<msg::coreservation_reply>(broker, req);
+  ASSERT_TRUE(any.error.ok()) << any.error.message;
+  EXPECT_EQ(any.parts[0].start, now + 3600);
+  for (const auto& p : any.parts)
+    ASSERT_TRUE(ask<msg::ack_reply>(broker, msg::cancel_request{"alice", p.id}).error.ok());
+  req.esr = esr_method::load;
+  req.esr_threshold = 1;
+  auto sure = ask<msg::coreservation_reply>(broker, req);
+  ASSERT_TRUE(sure.error.ok()) << sure.error.message;
+  EXPECT_EQ(sure.parts[0].start, now + 3 * 3600);
+  EXPECT_EQ(sure.parts[1].start, now + 3 * 3600);
+  req.esr_threshold = 2;
+  EXPECT_EQ(msg::check(req).err().code, errc::invalid_parameter);
+}
+
 TEST_F(coreservation_test, ParticipantRefusesAllAreAborted) {
   add_standin(script::refuse);
   auto reply = ask<msg::coreservation_reply>(

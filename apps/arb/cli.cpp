@@ -190,6 +190,10 @@ result<msg::coreservation_request> coreservation(const options& o, timestamp now
   r.max_attempts = o.max_attempts;
   r.local_jobs_preferred = !o.no_local_preference;
   r.account = o.account;
+  auto method = parse_esr_method(o.esr);
+  if (!method) return bad_option("esr", method.err().message);
+  r.esr = *method;
+  r.esr_threshold = o.esr_threshold;
   return r;
 }
 
@@ -517,6 +521,9 @@ void define(CLI::App& app, options& o) {
       ->allow_extra_args(false);
   co->add_option("--max-attempts", o.max_attempts, "common slots to try")->capture_default_str();
   co->add_option("--account", o.account, "account every part is charged to");
+  co->add_option("--esr", o.esr, "success-rate method of every part: static, history, load")
+      ->capture_default_str();
+  co->add_option("--esr-threshold", o.esr_threshold, "minimum success rate of every part (0..1)");
   slotting(co);
 
   auto* est = named("estimate", "earliest start of a job on each cluster");

@@ -54,6 +54,17 @@ status check_account(const std::string& account) {
   return {};
 }
 
+status check_esr(esr_method esr, double threshold) {
+  if (!is_enum_value<esr_method>(static_cast<std::uint8_t>(esr)))
+    return bad(errc::invalid_parameter, "esr",
+               "unknown method " + std::to_string(static_cast<int>(esr)));
+  if (!std::isfinite(threshold) || threshold > 1)
+    return bad(errc::invalid_parameter, "esr_threshold",
+               "must be in [0, 1], or negative for the broker's default; got " +
+                   std::to_string(threshold));
+  return {};
+}
+
 status check_slotting(std::int32_t tsn_max, std::int64_t tss_gap) {
   if (tsn_max < 1)
     return bad(errc::invalid_parameter, "tsn_max", std::to_string(tsn_max) + " is below 1");
@@ -82,14 +93,8 @@ result<checked_elastic_request> check(const elastic_request& r) {
     return bad(errc::invalid_parameter, "mode",
                "unknown mode " + std::to_string(static_cast<int>(r.mode)));
   out.mode = r.mode;
-  if (!is_enum_value<esr_method>(static_cast<std::uint8_t>(r.esr)))
-    return bad(errc::invalid_parameter, "esr",
-               "unknown method " + std::to_string(static_cast<int>(r.esr)));
+  if (auto ok = check_esr(r.esr, r.esr_threshold); !ok) return ok.err();
   out.esr = r.esr;
-  if (!std::isfinite(r.esr_threshold) || r.esr_threshold > 1)
-    return bad(errc::invalid_parameter, "esr_threshold",
-               "must be in [0, 1], or negative for the broker's default; got " +
-                   std::to_string(r.esr_threshold));
   out.esr_threshold = r.esr_threshold;
   if (auto ok = check_slotting(r.tsn_max, r.tss_gap); !ok) return ok.err();
   out.slotting = {r.tsn_max, r.tss_gap};
@@ -138,6 +143,9 @@ result<checked_coreservation_request> check(const coreservation_request& r) {
   out.prefer = r.prefer;
   out.slotting = {r.tsn_max, r.tss_gap};
   out.max_attempts = r.max_attempts;
+  if (auto ok = check_esr(r.esr, r.esr_threshold); !ok) return ok.err();
+  out.esr = r.esr;
+  out.esr_threshold = r.esr_threshold;
   out.local_jobs_preferred = r.local_jobs_preferred;
   out.admin = r.admin;
   if (auto ok = check_account(r.account); !ok) return ok.err();

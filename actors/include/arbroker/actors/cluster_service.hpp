@@ -206,7 +206,8 @@ class cluster_service {
   status select_best(const std::vector<candidate>& fit, const msg::probe_request& req,
                      std::vector<msg::slot>& slots) const;
   std::vector<msg::start_window> feasible_windows(const msg::probe_request& req,
-                                                  const admission& rule) const;
+                                                  const admission& rule, timestamp now) const;
+  double esr_of(esr_method method, timestamp start, timestamp end, int np, timestamp now) const;
 
   // The steps of prepare().
   bool admit(const msg::prepare_request& req, timestamp now, msg::prepare_reply& out);

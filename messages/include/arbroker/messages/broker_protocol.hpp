@@ -149,6 +149,11 @@ struct coreservation_request {
   /// enforces it (local_jobs_preferred.hpp).
   bool admin = false;
   std::string account = {};  ///< charged for every part (as elastic_request::account)
+  /// Paper 000's success-rate filter on every part: only common starts whose estimated
+  /// success rate by `esr` reaches the threshold on each part's cluster (< 0: the broker's
+  /// default).
+  esr_method esr = esr_method::load;
+  double esr_threshold = -1;
 
   friend bool operator==(const coreservation_request&, const coreservation_request&) = default;
 };
@@ -156,7 +161,7 @@ struct coreservation_request {
 template <class Inspector>
 auto inspect(Inspector& f, coreservation_request& x) {
   return f(x.user, x.est, x.let, x.components, x.prefer, x.tsn_max, x.tss_gap, x.max_attempts,
-           x.local_jobs_preferred, x.admin, x.account);
+           x.local_jobs_preferred, x.admin, x.account, x.esr, x.esr_threshold);
 }
 
 struct coreservation_reply {

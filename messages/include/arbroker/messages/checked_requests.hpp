@@ -55,6 +55,8 @@ struct checked_coreservation_request {
   preferences prefer;
   probe_limits slotting;
   int max_attempts = 8;  ///< >= 1
+  esr_method esr = esr_method::load;
+  double esr_threshold = -1;  ///< in [0, 1]; < 0: the broker's default
   bool local_jobs_preferred = true;
   bool admin = false;   ///< may waive LJP where a site enforces it
   std::string account;  ///< to charge ("" = the user's default)
