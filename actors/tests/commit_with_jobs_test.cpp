@@ -6,43 +6,25 @@
 
 #include "arbroker/actors/cluster_service.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
+#include "delegating_lrms.hpp"
 
 namespace arbroker {
 namespace {
 
 // A simulated LRMS whose submit number `fail_at` (0-based, counted from now on) fails.
-class failing_submits final : public lrms {
+class failing_submits final : public testing::delegating_lrms {
  public:
-  explicit failing_submits(std::unique_ptr<simulated_lrms> inner) : inner_(std::move(inner)) {}
+  using delegating_lrms::delegating_lrms;
   int fail_at = -1;
 
-  std::string_view kind() const noexcept override { return "simulated"; }
-  result<lrms_snapshot> snapshot() override { return inner_->snapshot(); }
-  result<std::string> create_reservation(const reservation_spec& s) override {
-    return inner_->create_reservation(s);
-  }
-  status delete_reservation(const std::string& id) override {
-    return inner_->delete_reservation(id);
-  }
-  result<std::string> modify_reservation(const std::string& id,
-                                         const reservation_spec& t) override {
-    return inner_->modify_reservation(id, t);
-  }
   result<std::string> submit_job(const job_spec& s) override {
     if (fail_at == 0) {
       fail_at = -1;
       return fail(errc::unreachable, "the batch system did not take it");
     }
     if (fail_at > 0) --fail_at;
-    return inner_->submit_job(s);
+    return delegating_lrms::submit_job(s);
   }
-  status cancel_job(const std::string& id) override { return inner_->cancel_job(id); }
-  result<lrms_job_state> job_status(const std::string& id) override {
-    return inner_->job_status(id);
-  }
-
- private:
-  std::unique_ptr<simulated_lrms> inner_;
 };
 
 struct commit_jobs_test : ::testing::Test {

@@ -6,38 +6,21 @@
 
 #include "arbroker/actors/cluster_service.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
+#include "delegating_lrms.hpp"
 
 namespace arbroker {
 namespace {
 
 // A simulated LRMS whose deletes fail while `down` is set.
-class flaky_deletes final : public lrms {
+class flaky_deletes final : public testing::delegating_lrms {
  public:
-  explicit flaky_deletes(std::unique_ptr<simulated_lrms> inner) : inner_(std::move(inner)) {}
+  using delegating_lrms::delegating_lrms;
   bool down = false;
-  simulated_lrms& inner() { return *inner_; }
 
-  std::string_view kind() const noexcept override { return "simulated"; }
-  result<lrms_snapshot> snapshot() override { return inner_->snapshot(); }
-  result<std::string> create_reservation(const reservation_spec& s) override {
-    return inner_->create_reservation(s);
-  }
   status delete_reservation(const std::string& id) override {
     if (down) return fail(errc::unreachable, "the LRMS does not answer");
-    return inner_->delete_reservation(id);
+    return delegating_lrms::delete_reservation(id);
   }
-  result<std::string> modify_reservation(const std::string& id,
-                                         const reservation_spec& t) override {
-    return inner_->modify_reservation(id, t);
-  }
-  result<std::string> submit_job(const job_spec& s) override { return inner_->submit_job(s); }
-  status cancel_job(const std::string& id) override { return inner_->cancel_job(id); }
-  result<lrms_job_state> job_status(const std::string& id) override {
-    return inner_->job_status(id);
-  }
-
- private:
-  std::unique_ptr<simulated_lrms> inner_;
 };
 
 struct undeleted_test : ::testing::Test {
