@@ -97,20 +97,21 @@ msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, tim
                                                         std::string(to_string(r.life.state())));
     return out;
   }
-  if (admit(req, now, out)) grant(req, now, out);
+  if (auto bound = admit(req, now, out)) grant(req, now, *bound, out);
   return out;
 }
 
 // The checks of a prepare, in order: the request itself, then the view (LJP, capacity).
-// False with `out` saying why when it is refused.
-bool cluster_service::admit(const msg::prepare_request& req, timestamp now,
-                            msg::prepare_reply& out) {
+// The LJP bound it was admitted against (0 without LJP), or nothing with `out` saying why
+// it is refused.
+std::optional<timestamp> cluster_service::admit(const msg::prepare_request& req, timestamp now,
+                                                msg::prepare_reply& out) {
   auto refuse = [&out](errc code, std::string why, msg::refusal by = msg::refusal::none,
-                       timestamp busy_until = -1) {
+                       timestamp busy_until = -1) -> std::optional<timestamp> {
     out.error = msg::wire(code, std::move(why));
     out.refused_by = by;
     out.busy_until = busy_until;
-    return false;
+    return std::nullopt;
   };
   if (req.txn.empty()) return refuse(errc::invalid_parameter, "prepare without a transaction id");
   if (req.owner.empty()) return refuse(errc::permission_denied, "prepare without an owner");
@@ -136,7 +137,7 @@ bool cluster_service::admit(const msg::prepare_request& req, timestamp now,
                       ": it would bypass waiting local jobs",
                   msg::refusal::service, rule->not_before);
   auto free = rule->free->min_free(req.start, req.end);
-  if (!free || *free >= req.np) return true;
+  if (!free || *free >= req.np) return rule->ljp ? rule->not_before : 0;
   if (rule->free != &*view_.profile && view_.profile->fits(req.start, req.end, req.np))
     // Paper 004, Sec. III-B: the CPUs are free now, but queued local jobs are planned on them.
     return refuse(errc::busy,
@@ -169,11 +170,6 @@ result<cluster_service::admission> cluster_service::admission_for(bool ljp, bool
   return admission{&*view_.planned, now, true};
 }
 
-timestamp cluster_service::admitted_after(bool ljp, bool admin, timestamp now) const {
-  auto rule = admission_for(ljp, admin, now);
-  return rule && rule->ljp ? rule->not_before : 0;
-}
-
 void cluster_service::view_add(timestamp start, timestamp end, int np) {
   if (!view_.profile) return;
   if (!view_.profile->add(start, end, np)) view_.taken = -time_infinity;
@@ -190,7 +186,7 @@ void cluster_service::view_remove(timestamp start, timestamp end, int np) {
 // An admitted prepare: the hold in the LRMS, durable in the journal before it is answered
 // for, then in the view. A plain reservation (commit_at_once) is committed at once.
 void cluster_service::grant(const msg::prepare_request& req, timestamp now,
-                            msg::prepare_reply& out) {
+                            timestamp admitted_after, msg::prepare_reply& out) {
   const std::uint64_t n = next_id_++;
   const std::string id = name() + "/" + std::to_string(n);
   auto lrms_id = lrms_->create_reservation(
@@ -204,10 +200,7 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
   }
   auto life = reservation_lifecycle::create(req.start, req.end);
   (void)life->accept(now, req.expiry);
-  record r{
-      id,           req.txn, req.owner, *lrms_id,
-      *life,        req.np,  0,         admitted_after(req.local_jobs_preferred, req.admin, now),
-      time_infinity};
+  record r{id, req.txn, req.owner, *lrms_id, *life, req.np, 0, admitted_after, time_infinity};
   r.account = req.account;
   if (auto c = cfg_.cost.cost(req.start, req.end, req.np, req.owner)) r.cost = *c;
   const auto state =
@@ -282,57 +275,6 @@ msg::ack_reply cluster_service::commit_txn(const msg::commit_txn_request& req, t
   auto* r = of_txn(req.txn);
   if (!r) return {msg::wire(errc::not_found, "unknown transaction '" + req.txn + "'")};
   return confirm(*r, now);
-}
-
-msg::query_reply cluster_service::commit(const msg::commit_request& req, timestamp now) {
-  auto* r = owned(req.reservation_id, req.user, now);
-  if (!r) return {{}, missing(req.reservation_id)};
-  if (req.jobs.empty()) return {info_of(*r), confirm(*r, now).error};
-  const auto state = r->life.state();
-  if (state != reservation_state::accepted && state != reservation_state::committed &&
-      state != reservation_state::active)
-    return {info_of(*r), illegal(*r, "cannot commit")};
-  // Every job checked before any is submitted.
-  for (std::size_t i = 0; i < req.jobs.size(); ++i) {
-    const auto& j = req.jobs[i];
-    const std::string which = "job " + std::to_string(i) + " ('" + j.name + "')";
-    if (j.np < 1 || j.np > r->np)
-      return {info_of(*r), msg::wire(errc::invalid_processor_range,
-                                     which + " of " + std::to_string(j.np) +
-                                         " CPUs in a reservation of " + std::to_string(r->np))};
-    if (j.walltime <= 0)
-      return {info_of(*r),
-              msg::wire(errc::invalid_duration, which + ": walltime " + std::to_string(j.walltime) +
-                                                    " s must be positive")};
-  }
-  msg::query_reply out;
-  auto undo = [&] {
-    for (const auto& id : out.jobs)
-      (void)lrms_->cancel_job(id);
-    out.jobs.clear();
-  };
-  for (std::size_t i = 0; i < req.jobs.size(); ++i) {
-    const auto& j = req.jobs[i];
-    auto id =
-        lrms_->submit_job({j.name, r->owner, j.np, j.walltime, r->lrms_id, j.command, r->account});
-    if (!id) {
-      undo();
-      out.info = info_of(*r);
-      out.error = msg::wire(id.err().code, "job " + std::to_string(i) + " ('" + j.name +
-                                               "') was not submitted, so none is and the "
-                                               "reservation is not committed: " +
-                                               id.err().message);
-      return out;
-    }
-    out.jobs.push_back(std::move(*id));
-  }
-  out.error = confirm(*r, now).error;
-  if (out.error.ok())
-    note_bound_jobs(*r, out.jobs, now);
-  else
-    undo();
-  out.info = info_of(*r);
-  return out;
 }
 
 // Phase two for one reservation: a hold becomes committed, durably before it is
@@ -564,28 +506,6 @@ msg::list_reply cluster_service::list(const msg::list_request& req, timestamp no
     return std::tie(a.start, a.id) < std::tie(b.start, b.id);
   });
   return out;
-}
-
-msg::bind_job_reply cluster_service::bind_job(const msg::bind_job_request& req, timestamp now) {
-  auto* r = owned(req.reservation_id, req.user, now);
-  if (!r) return {{}, missing(req.reservation_id)};
-  if (r->life.state() != reservation_state::committed &&
-      r->life.state() != reservation_state::active)
-    return {{}, illegal(*r, "jobs bind to committed reservations")};
-  if (req.np < 1 || req.np > r->np)
-    return {{},
-            msg::wire(errc::invalid_processor_range, "job of " + std::to_string(req.np) +
-                                                         " CPUs in a reservation of " +
-                                                         std::to_string(r->np))};
-  if (req.walltime <= 0)
-    return {{},
-            msg::wire(errc::invalid_duration,
-                      "walltime " + std::to_string(req.walltime) + " s must be positive")};
-  auto job = lrms_->submit_job(
-      {req.name, req.user, req.np, req.walltime, r->lrms_id, req.command, r->account});
-  if (!job) return {{}, msg::to_wire(job.err())};
-  note_bound_jobs(*r, {*job}, now);
-  return {*job, {}};
 }
 
 msg::estimate_reply cluster_service::estimate(const msg::estimate_request& req, timestamp now) {

@@ -1,4 +1,5 @@
-// What the jobs bound to a reservation do to it (paper 003, Sec. 3.1). Under the site's
+// Jobs bound to reservations: a client's bind, its commit with jobs (paper 001, Sec. 2.3:
+// all or nothing), and what the jobs do to the reservation (paper 003, Sec. 3.1). Under the site's
 // job_end_policy::release a reservation ends, and its CPUs go back, once every job bound
 // to it has ended ("allowing the user to run only the requested job"); under keep it lasts
 // its term and takes more jobs. The service learns that jobs ended from one LRMS snapshot
@@ -11,6 +12,80 @@
 #include "arbroker/actors/cluster_service.hpp"
 
 namespace arbroker {
+
+// A job that may run in `r`: no more CPUs than it holds, a positive walltime ("" if so).
+msg::wire_error cluster_service::unfit_job(const record& r, const std::string& which, int np,
+                                           duration walltime) const {
+  if (np < 1 || np > r.np)
+    return msg::wire(
+        errc::invalid_processor_range,
+        which + " of " + std::to_string(np) + " CPUs in a reservation of " + std::to_string(r.np));
+  if (walltime <= 0)
+    return msg::wire(errc::invalid_duration,
+                     which + ": walltime " + std::to_string(walltime) + " s must be positive");
+  return {};
+}
+
+// Into the LRMS reservation, under the reservation's owner and account.
+result<std::string> cluster_service::submit_bound(const record& r, const msg::job_terms& j) {
+  return lrms_->submit_job({j.name, r.owner, j.np, j.walltime, r.lrms_id, j.command, r.account});
+}
+
+msg::bind_job_reply cluster_service::bind_job(const msg::bind_job_request& req, timestamp now) {
+  auto* r = owned(req.reservation_id, req.user, now);
+  if (!r) return {{}, missing(req.reservation_id)};
+  if (r->life.state() != reservation_state::committed &&
+      r->life.state() != reservation_state::active)
+    return {{}, illegal(*r, "jobs bind to committed reservations")};
+  if (auto e = unfit_job(*r, "job", req.np, req.walltime); !e.ok()) return {{}, e};
+  auto job = submit_bound(*r, {req.name, req.np, req.walltime, req.command});
+  if (!job) return {{}, msg::to_wire(job.err())};
+  note_bound_jobs(*r, {*job}, now);
+  return {*job, {}};
+}
+
+msg::query_reply cluster_service::commit(const msg::commit_request& req, timestamp now) {
+  auto* r = owned(req.reservation_id, req.user, now);
+  if (!r) return {{}, missing(req.reservation_id)};
+  if (req.jobs.empty()) return {info_of(*r), confirm(*r, now).error};
+  const auto state = r->life.state();
+  if (state != reservation_state::accepted && state != reservation_state::committed &&
+      state != reservation_state::active)
+    return {info_of(*r), illegal(*r, "cannot commit")};
+  auto which = [&](std::size_t i) {
+    return "job " + std::to_string(i) + " ('" + req.jobs[i].name + "')";
+  };
+  // Every job checked before any is submitted.
+  for (std::size_t i = 0; i < req.jobs.size(); ++i)
+    if (auto e = unfit_job(*r, which(i), req.jobs[i].np, req.jobs[i].walltime); !e.ok())
+      return {info_of(*r), e};
+  msg::query_reply out;
+  auto undo = [&] {
+    for (const auto& id : out.jobs)
+      (void)lrms_->cancel_job(id);
+    out.jobs.clear();
+  };
+  for (std::size_t i = 0; i < req.jobs.size(); ++i) {
+    auto id = submit_bound(*r, req.jobs[i]);
+    if (!id) {
+      undo();
+      out.info = info_of(*r);
+      out.error = msg::wire(id.err().code, which(i) +
+                                               " was not submitted, so none is and the "
+                                               "reservation is not committed: " +
+                                               id.err().message);
+      return out;
+    }
+    out.jobs.push_back(std::move(*id));
+  }
+  out.error = confirm(*r, now).error;
+  if (out.error.ok())
+    note_bound_jobs(*r, out.jobs, now);
+  else
+    undo();
+  out.info = info_of(*r);
+  return out;
+}
 
 void cluster_service::note_bound_jobs(record& r, const std::vector<std::string>& ids,
                                       timestamp now) {

@@ -210,11 +210,11 @@ class cluster_service {
   double esr_of(esr_method method, timestamp start, timestamp end, int np, timestamp now) const;
 
   // The steps of prepare().
-  bool admit(const msg::prepare_request& req, timestamp now, msg::prepare_reply& out);
-  void grant(const msg::prepare_request& req, timestamp now, msg::prepare_reply& out);
+  std::optional<timestamp> admit(const msg::prepare_request& req, timestamp now,
+                                 msg::prepare_reply& out);
+  void grant(const msg::prepare_request& req, timestamp now, timestamp admitted_after,
+             msg::prepare_reply& out);
   timestamp busy_hint(const msg::prepare_request& req, const availability_profile& free) const;
-  /// The bound a hold admitted now is recorded with: T_wkl or now under LJP, 0 without.
-  timestamp admitted_after(bool ljp, bool admin, timestamp now) const;
 
   msg::ack_reply confirm(record& r, timestamp now);
   record* of_txn(const std::string& txn);
@@ -237,6 +237,9 @@ class cluster_service {
   static std::uint64_t number_in(std::string_view digits);
   void release(record& r, reservation_event e, timestamp now, bool persisted = false);
   // Jobs bound to reservations (reservation_jobs.cpp).
+  msg::wire_error unfit_job(const record& r, const std::string& which, int np,
+                            duration walltime) const;
+  result<std::string> submit_bound(const record& r, const msg::job_terms& j);
   void note_bound_jobs(record& r, const std::vector<std::string>& ids, timestamp now);
   void release_after_jobs(timestamp now);
   reservation_row row_of(const record& r, reservation_state state) const;
