@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "arbroker/core/enum_names.hpp"
+
 namespace arbroker {
 namespace {
 
@@ -12,19 +14,6 @@ constexpr std::array<std::string_view, 6> job_state_names = {"pending",   "queue
                                                              "completed", "failed", "cancelled"};
 constexpr std::array<std::string_view, 6> copy_state_names = {"submitting", "queued", "running",
                                                               "completed",  "failed", "cancelled"};
-
-template <class E, std::size_t N>
-std::string_view name_in(const std::array<std::string_view, N>& names, E v) noexcept {
-  const auto i = static_cast<std::size_t>(v);
-  return i < N ? names[i] : "unknown";
-}
-
-template <class E, std::size_t N>
-std::optional<E> value_in(const std::array<std::string_view, N>& names, std::string_view s) {
-  for (std::size_t i = 0; i < N; ++i)
-    if (names[i] == s) return static_cast<E>(i);
-  return std::nullopt;
-}
 
 copy_state ended_state(observed_state s) {
   switch (s) {

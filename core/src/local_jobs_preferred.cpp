@@ -1,33 +1,32 @@
 #include "arbroker/core/local_jobs_preferred.hpp"
 
+#include <array>
+
+#include "arbroker/core/enum_names.hpp"
+
 namespace arbroker {
+namespace {
+
+// In the enums' order.
+constexpr std::array<std::string_view, 3> policy_names = {"enforce", "default", "off"};
+constexpr std::array<std::string_view, 2> method_names = {"ese", "twkl"};
+
+}  // namespace
 
 std::string_view to_string(ljp_policy p) noexcept {
-  switch (p) {
-    case ljp_policy::enforce:
-      return "enforce";
-    case ljp_policy::by_default:
-      return "default";
-    case ljp_policy::off:
-      return "off";
-  }
-  return "?";
+  return name_in(policy_names, p);
 }
 
 std::string_view to_string(ljp_method m) noexcept {
-  return m == ljp_method::ese ? "ese" : "twkl";
+  return name_in(method_names, m);
 }
 
 std::optional<ljp_policy> ljp_policy_from(std::string_view s) noexcept {
-  for (auto p : {ljp_policy::enforce, ljp_policy::by_default, ljp_policy::off})
-    if (s == to_string(p)) return p;
-  return std::nullopt;
+  return value_in<ljp_policy>(policy_names, s);
 }
 
 std::optional<ljp_method> ljp_method_from(std::string_view s) noexcept {
-  for (auto m : {ljp_method::ese, ljp_method::twkl})
-    if (s == to_string(m)) return m;
-  return std::nullopt;
+  return value_in<ljp_method>(method_names, s);
 }
 
 result<bool> ljp_applies(ljp_policy policy, bool asked, bool admin) {
