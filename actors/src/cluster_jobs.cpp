@@ -149,8 +149,7 @@ msg::job_outlook_reply cluster_service::job_outlook(const msg::job_outlook_reque
   for (const auto& s : req.shapes) {
     std::int64_t start = -1;
     if (s.np >= 1 && s.np <= cfg_.info.cpus && s.walltime > 0) {
-      auto t = estimate_earliest_start(*plan, snap->now, snap->now, s.walltime, s.np,
-                                       ese_policy::local_jobs_preferred);
+      auto t = estimate_earliest_start(*plan, snap->now, snap->now, s.walltime, s.np);
       if (t) start = *t;
     }
     out.starts.push_back(start);

@@ -88,14 +88,12 @@ result<timestamp> estimate_earliest_start(const cluster_workload& w, timestamp n
   if (auto ok = check_job_shape(dur, np); !ok) return ok.err();
   auto plan = plan_workload(w, now, policy);
   if (!plan) return plan.err();
-  return estimate_earliest_start(*plan, now, ready, dur, np, policy, deadline);
+  return estimate_earliest_start(*plan, now, ready, dur, np, deadline);
 }
 
 result<timestamp> estimate_earliest_start(const workload_plan& plan, timestamp now, timestamp ready,
-                                          duration dur, int np, ese_policy policy,
-                                          timestamp deadline) {
+                                          duration dur, int np, timestamp deadline) {
   if (auto ok = check_job_shape(dur, np); !ok) return ok.err();
-  (void)policy;  // the plan already holds what blocks the reservation under it
   return plan.profile.earliest_start(std::max(ready, now), dur, np, deadline);
 }
 

@@ -97,8 +97,7 @@ result<match_advice> advise_match(const cluster_workload& w, timestamp now, cons
   }
   const workload_plan& placing = other ? *other : *before;
   for (const auto& s : job.shapes) {
-    auto start =
-        estimate_earliest_start(placing, now, job.ready, s.dur, s.np, policy, job.deadline);
+    auto start = estimate_earliest_start(placing, now, job.ready, s.dur, s.np, job.deadline);
     if (!start) {
       if (start.err().code == errc::infeasible) continue;
       return start.err();

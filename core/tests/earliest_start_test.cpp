@@ -76,8 +76,7 @@ TEST(EarliestStart, AHoldThatWouldPostponeAQueuedJobDoesNotFitTheVacancies) {
   EXPECT_FALSE(plan->profile.fits(209, 1100, 9));
   // The vacancy before the queued job takes 9 CPUs up to 1000, not longer.
   EXPECT_TRUE(plan->profile.fits(209, 1000, 9));
-  EXPECT_EQ(*estimate_earliest_start(*plan, 0, 209, 891, 9, ese_policy::local_jobs_preferred),
-            1100);
+  EXPECT_EQ(*estimate_earliest_start(*plan, 0, 209, 891, 9), 1100);
 }
 
 TEST(EarliestStart, OnePlanAnswersForSeveralShapes) {
@@ -87,15 +86,13 @@ TEST(EarliestStart, OnePlanAnswersForSeveralShapes) {
     ASSERT_TRUE(plan);
     for (int np : {1, 2, 4})
       for (duration dur : {5, 10, 40})
-        EXPECT_EQ(*estimate_earliest_start(*plan, 0, 0, dur, np, policy),
+        EXPECT_EQ(*estimate_earliest_start(*plan, 0, 0, dur, np),
                   *estimate_earliest_start(figure2(), 0, 0, dur, np, policy));
   }
   auto plan = plan_workload(figure2(), 0, ese_policy::reservations_first);
-  EXPECT_EQ(*estimate_earliest_start(*plan, 0, 0, 5, 4, ese_policy::reservations_first), 10);
-  EXPECT_EQ(estimate_earliest_start(*plan, 0, 0, 0, 4, ese_policy::reservations_first).err().code,
-            errc::invalid_duration);
-  EXPECT_EQ(estimate_earliest_start(*plan, 0, 0, 5, 0, ese_policy::reservations_first).err().code,
-            errc::invalid_processor_range);
+  EXPECT_EQ(*estimate_earliest_start(*plan, 0, 0, 5, 4), 10);
+  EXPECT_EQ(estimate_earliest_start(*plan, 0, 0, 0, 4).err().code, errc::invalid_duration);
+  EXPECT_EQ(estimate_earliest_start(*plan, 0, 0, 5, 0).err().code, errc::invalid_processor_range);
 }
 
 TEST(EarliestStart, ReadyTimeReservationsAndDeadline) {

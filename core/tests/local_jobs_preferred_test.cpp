@@ -88,7 +88,7 @@ RC_GTEST_PROP(LocalJobsPreferred, TheEarliestStartUnderLjpIsAdmittedByTheVacanci
   const duration dur = *rc::gen::inRange<duration>(1, 600);
   const int np = *rc::gen::inRange(1, w.cpus + 1);
   const timestamp ready = *rc::gen::inRange<timestamp>(0, 800);
-  auto t = estimate_earliest_start(*plan, 0, ready, dur, np, ese_policy::local_jobs_preferred);
+  auto t = estimate_earliest_start(*plan, 0, ready, dur, np);
   RC_ASSERT(bool(t));
   RC_ASSERT(*t >= ready);
   RC_ASSERT(plan->profile.fits(*t, *t + dur, np));

@@ -61,9 +61,9 @@ result<timestamp> estimate_earliest_start(const cluster_workload& w, timestamp n
                                           timestamp deadline = time_infinity);
 
 /// The same on a plan made by plan_workload(w, now, policy), for asking about several
-/// shapes of one job without planning the workload again for each.
+/// shapes of one job without planning the workload again for each: the plan already holds
+/// what blocks the job under its policy.
 result<timestamp> estimate_earliest_start(const workload_plan& plan, timestamp now, timestamp ready,
-                                          duration dur, int np, ese_policy policy,
-                                          timestamp deadline = time_infinity);
+                                          duration dur, int np, timestamp deadline = time_infinity);
 
 }  // namespace arbroker
