@@ -18,14 +18,14 @@ using option = coreservation_job::option;
 // no more than it has (whether they fit together then is its prepare's to say); without,
 // each cluster takes at most one. Backtracking over k components.
 bool assign(const std::vector<std::vector<option>>& opts, timestamp t, std::size_t i, bool share,
-            std::vector<int>& cpus_left, std::vector<bool>& used, placement& out) {
+            std::vector<int>& cpus_left, std::vector<bool>& used, std::vector<const option*>& out) {
   if (i == opts.size()) return true;
   for (const auto& o : opts[i]) {
     if (t < o.first || t > o.last || cpus_left[o.site] < o.np || (!share && used[o.site])) continue;
     const bool was_used = used[o.site];
     cpus_left[o.site] -= o.np;
     used[o.site] = true;
-    out.push_back({o.site, {}, t + o.offset, t + o.offset + o.length, o.np});
+    out.push_back(&o);
     if (assign(opts, t, i + 1, share, cpus_left, used, out)) return true;
     out.pop_back();
     used[o.site] = was_used;
@@ -34,17 +34,32 @@ bool assign(const std::vector<std::vector<option>>& opts, timestamp t, std::size
   return false;
 }
 
-// A placement of every component at common start t: on distinct clusters if there is one,
-// else with several components on one cluster where its CPUs allow.
-std::optional<placement> place_at(const coreservation_job& j, timestamp t) {
+// A placement of every component at common start t, and its price.
+struct placed {
+  placement parts;
+  /// The sum of each chosen window's price of a second at its first start times the part's
+  /// length: exact without day rates, an estimate across them (prepare answers the real
+  /// cost).
+  double cost = 0;
+};
+
+// On distinct clusters if there is a way, else with several components on one cluster
+// where its CPUs allow.
+std::optional<placed> place_at(const coreservation_job& j, timestamp t) {
   std::vector<int> sizes;
   for (const auto* s : j.sites)
     sizes.push_back(s->info.cpus);
   for (const bool share : {false, true}) {
     std::vector<int> cpus_left = sizes;
     std::vector<bool> used(sizes.size(), false);
-    placement chosen;
-    if (assign(j.options, t, 0, share, cpus_left, used, chosen)) return chosen;
+    std::vector<const option*> chosen;
+    if (!assign(j.options, t, 0, share, cpus_left, used, chosen)) continue;
+    placed out;
+    for (const auto* o : chosen) {
+      out.parts.push_back({o->site, {}, t + o->offset, t + o->offset + o->length, o->np});
+      out.cost += o->per_second * static_cast<double>(o->length);
+    }
+    return out;
   }
   return std::nullopt;
 }
@@ -91,7 +106,7 @@ void coreservation_worker_state::settle(const job_ptr& j) {
   if (t > 0 && !known)
     if (auto p = place_at(*j, t))
       j->starts.insert(j->starts.begin() + static_cast<std::ptrdiff_t>(j->next_start),
-                       {t, std::move(*p)});
+                       {t, std::move(p->parts)});
   next_attempt(j);
 }
 
@@ -198,22 +213,13 @@ void coreservation_worker_state::plan(const job_ptr& j) {
     auto chosen = place_at(*j, t);
     if (!chosen) continue;
     candidate c{{}, t, t, 0, {}};
-    double cost = 0;
-    for (std::size_t i = 0; i < chosen->size(); ++i) {
-      const auto& part = (*chosen)[i];
+    for (const auto& part : chosen->parts) {
       c.end = std::max(c.end, part.end);
       c.np += part.np;
-      // The window's price of a second at its first start, for the part's length: exact
-      // without day rates, an estimate across them (the prepare answers the real cost).
-      for (const auto& o : j->options[i])
-        if (o.site == part.site && o.np == part.np && t >= o.first && t <= o.last) {
-          cost += o.per_second * static_cast<double>(o.length);
-          break;
-        }
     }
-    c.props.cost = cost;
+    c.props.cost = chosen->cost;
     combined.push_back(c);
-    j->starts.emplace_back(t, std::move(*chosen));
+    j->starts.emplace_back(t, std::move(chosen->parts));
   }
   auto order = preference_order(combined, j->req.prefer, combined.size());
   if (!order) return fail(j, order.err().code, order.err().message);
