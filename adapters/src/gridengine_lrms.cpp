@@ -139,15 +139,8 @@ result<duration> gridengine_lrms::queue_time_limit(deadline until) {
   if (!names) return names.err();
   if (!names->ok()) return refused("qconf -sql", *names);
   duration longest = 0;
-  std::size_t pos = 0;
-  const std::string& out = names->out;
-  while (pos < out.size()) {
-    auto eol = out.find('\n', pos);
-    if (eol == std::string::npos) eol = out.size();
-    const std::string queue = out.substr(pos, eol - pos);
-    pos = eol + 1;
-    if (queue.empty()) continue;
-    auto q = run("qconf", {"-sq", queue}, until);
+  for (const auto queue : ge::lines_of(names->out)) {
+    auto q = run("qconf", {"-sq", std::string(queue)}, until);
     if (!q) return q.err();
     if (!q->ok()) return refused("qconf -sq", *q);
     auto h_rt = ge::parse_queue_h_rt(q->out);

@@ -157,18 +157,25 @@ result<std::vector<qrstat_entry>> parse_qrstat(std::string_view xml) {
   return out;
 }
 
+std::vector<std::string_view> lines_of(std::string_view out) {
+  std::vector<std::string_view> lines;
+  while (!out.empty()) {
+    const auto nl = out.find('\n');
+    std::string_view line = out.substr(0, nl);
+    out = nl == std::string_view::npos ? std::string_view() : out.substr(nl + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty()) lines.push_back(line);
+  }
+  return lines;
+}
+
 result<duration> parse_queue_h_rt(std::string_view qconf_sq) {
-  std::size_t pos = 0;
-  while (pos < qconf_sq.size()) {
-    auto eol = qconf_sq.find('\n', pos);
-    if (eol == std::string_view::npos) eol = qconf_sq.size();
-    std::string_view line = qconf_sq.substr(pos, eol - pos);
-    pos = eol + 1;
+  for (std::string_view line : lines_of(qconf_sq)) {
     if (line.substr(0, 5) != "h_rt " && line.substr(0, 5) != "h_rt\t") continue;
     line.remove_prefix(4);
     while (!line.empty() && (line.front() == ' ' || line.front() == '\t'))
       line.remove_prefix(1);
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\r'))
+    while (!line.empty() && line.back() == ' ')
       line.remove_suffix(1);
     auto d = parse_duration(line);
     if (!d) return fail(errc::invalid_parameter, "qconf -sq: h_rt '" + std::string(line) + "'");

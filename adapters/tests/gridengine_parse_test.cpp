@@ -41,6 +41,7 @@ TEST(GridEngineAnswers, QueueWalltimeLimit) {
   EXPECT_EQ(parse_queue_h_rt("h_rt\t3600\r\n").value(), 3600);
   EXPECT_EQ(parse_queue_h_rt("qname x\n").err().code, errc::invalid_parameter);
   EXPECT_EQ(parse_queue_h_rt("h_rt soon\n").err().code, errc::invalid_parameter);
+  EXPECT_EQ(lines_of("all.q\r\n\narb.q"), (std::vector<std::string_view>{"all.q", "arb.q"}));
 }
 
 TEST(GridEngineAnswers, GrantedAndSubmittedIds) {

@@ -39,6 +39,9 @@ struct qrstat_entry {
 };
 result<std::vector<qrstat_entry>> parse_qrstat(std::string_view xml);
 
+/// The lines of a client's output, without their line ends ('\r' too), empty ones left out.
+std::vector<std::string_view> lines_of(std::string_view out);
+
 /// A queue's h_rt from qconf -sq's output: the hard walltime limit of its jobs
 /// (time_infinity for INFINITY). invalid_parameter without an h_rt line or with a bad value.
 result<duration> parse_queue_h_rt(std::string_view qconf_sq);
