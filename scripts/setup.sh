@@ -23,6 +23,7 @@ packages=(
   zlib1g-dev                 # gzip'd SWF traces
   libpugixml-dev             # Grid Engine adapter: qstat/qrstat -xml
   gnuplot-nox                # arb-sim: experiment plots and Gantt charts (PNG)
+  python3                    # bench/easy_reference.py, the replay's yardstick (and its test)
 )
 
 missing=()

@@ -1,5 +1,7 @@
 // A long replay of a whole trace (performance runs): one cluster, every job, a share of them
 // turned into elastic requests through the broker.
+#include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 
@@ -14,6 +16,14 @@ namespace arbroker::simapp {
 status run_replay(const replay_config& c, const run_options& opt) {
   const auto dir = opt.out_dir / c.name;
   std::filesystem::create_directories(dir);
+  using clock = std::chrono::steady_clock;
+  auto seconds_since = [](clock::time_point t) {  // "0.123"
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f",
+                  std::chrono::duration<double>(clock::now() - t).count());
+    return std::string(text);
+  };
+  const auto t_read = clock::now();
   auto jobs = load_jobs(c.workload, c.cluster.cpus, opt.traces_dir, opt.strict);
   if (!jobs) return jobs.err();
   std::vector<std::size_t> picks;
@@ -35,8 +45,11 @@ status run_replay(const replay_config& c, const run_options& opt) {
           static_cast<std::size_t>(1000.0 * static_cast<double>(std::min(now, last) - first) /
                                    static_cast<double>(last - first)));
   };
+  const std::string read_s = seconds_since(t_read);
+  const auto t_replay = clock::now();
   auto out = sim::run_simulation(*scn, dopt);
   if (!out) return out.err();
+  const std::string replay_s = seconds_since(t_replay);
   bar.finish();
   auto s = sim::summarize(*out);
   std::ofstream os(dir / "summary.csv");
@@ -45,8 +58,8 @@ status run_replay(const replay_config& c, const run_options& opt) {
      << s.successes << ',' << out->steps << ',' << out->end_time << '\n';
   std::cout << c.name << ": " << s.jobs << " local jobs (mean wait " << s.mean_wait << " s), "
             << s.successes << " of " << s.requests << " reservations, " << out->steps
-            << " event instants; walltime rule " << sim::to_string(c.workload.walltime)
-            << "; output in " << dir.string() << '\n';
+            << " event instants; walltime rule " << sim::to_string(c.workload.walltime) << "; read "
+            << read_s << " s, replay " << replay_s << " s; output in " << dir.string() << '\n';
   return {};
 }
 

@@ -1,5 +1,6 @@
 #include "arbroker/sim/batch_queue.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -19,6 +20,35 @@ void must(const status& s) {
   std::fprintf(stderr, "batch_queue: broken capacity invariant: %s\n", to_string(s.err()).c_str());
   std::abort();
 }
+
+// The shapes (walltime, np) that did not fit during one EASY pass. Capacity only shrinks
+// within a pass, so a job at least as long and as wide as one of them cannot fit either and
+// needs no look at the profile. Kept as a staircase: np ascending, walltime descending.
+class refused_shapes {
+ public:
+  bool covers(duration walltime, int np) const {
+    // Among the shapes no wider than np, the widest is the shortest.
+    auto it = std::upper_bound(steps_.begin(), steps_.end(), np,
+                               [](int n, const step& s) { return n < s.np; });
+    return it != steps_.begin() && std::prev(it)->walltime <= walltime;
+  }
+  void add(duration walltime, int np) {
+    if (covers(walltime, np)) return;
+    auto first = std::lower_bound(steps_.begin(), steps_.end(), np,
+                                  [](const step& s, int n) { return s.np < n; });
+    auto last = first;  // the shapes the new one covers: wider and longer
+    while (last != steps_.end() && last->walltime >= walltime)
+      ++last;
+    steps_.insert(steps_.erase(first, last), step{np, walltime});
+  }
+
+ private:
+  struct step {
+    int np;
+    duration walltime;
+  };
+  std::vector<step> steps_;
+};
 
 }  // namespace
 
@@ -112,10 +142,12 @@ void batch_queue::start_jobs(timestamp t, availability_profile& committed,
 bool batch_queue::start_fcfs(timestamp t, availability_profile& committed,
                              const std::function<void(job_number)>& start) {
   bool started = false;
+  int free_now = committed.free_at(t);  // a cheap bound first: the head is usually too wide
   while (!order_.empty()) {
     auto it = order_.begin();
     const entry e = it->second;
-    if (!committed.add(t, span_end(t, e.walltime), e.np)) break;
+    if (e.np > free_now || !committed.add(t, span_end(t, e.walltime), e.np)) break;
+    free_now -= e.np;
     where_.erase(e.id);
     order_.erase(it);
     start(e.id);
@@ -131,16 +163,33 @@ void batch_queue::start_easy(timestamp t, availability_profile& committed,
                              const std::function<void(job_number)>& start) {
   const bool head_changed = start_fcfs(t, committed, start);
   if (order_.size() < 2) return;
-
-  const entry head = order_.begin()->second;
-  const auto shadow = committed.earliest_start(t, head.walltime, head.np);
-  // Without a shadow the head can never start (reservations hold the CPUs for ever).
-  if (shadow) must(committed.add(*shadow, span_end(*shadow, head.walltime), head.np));
   int free_now = committed.free_at(t);
+  if (free_now <= 0) return;  // a full machine: no shadow needed, nothing can start
+
+  // The head's shadow goes into the profile only once a job narrow enough to start needs
+  // the profile's answer; most passes have none.
+  const entry head = order_.begin()->second;
+  bool shadow_placed = false;
+  std::optional<timestamp> shadow;
+  auto place_shadow = [&] {
+    if (shadow_placed) return;
+    shadow_placed = true;
+    // Without a shadow the head can never start (reservations hold the CPUs for ever).
+    if (auto s = committed.earliest_start(t, head.walltime, head.np)) {
+      shadow = *s;
+      must(committed.add(*shadow, span_end(*shadow, head.walltime), head.np));
+    }
+  };
+  refused_shapes refused;
 
   auto try_start = [&](std::map<sequence, entry>::iterator it) {
     const entry e = it->second;
-    if (e.np > free_now || !committed.add(t, span_end(t, e.walltime), e.np)) return false;
+    if (e.np > free_now || refused.covers(e.walltime, e.np)) return false;
+    place_shadow();
+    if (!committed.add(t, span_end(t, e.walltime), e.np)) {
+      refused.add(e.walltime, e.np);
+      return false;
+    }
     free_now -= e.np;
     where_.erase(e.id);
     order_.erase(it);

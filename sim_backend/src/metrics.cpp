@@ -32,6 +32,11 @@ result<metrics_collector> metrics_collector::create(int total_cpus) {
   return metrics_collector(total_cpus);
 }
 
+void metrics_collector::reserve(std::size_t batch_jobs, std::size_t requests) {
+  batch_.reserve(batch_jobs);
+  requests_.reserve(requests);
+}
+
 status metrics_collector::batch_submitted(const std::string& job, timestamp t) {
   if (!batch_.try_emplace(job, batch_job{t, std::nullopt}).second)
     return fail(errc::invalid_parameter, "batch job '" + job + "' submitted twice");

@@ -11,6 +11,7 @@ result<metrics_collector> collect(const sim_output& out, const collect_filter& f
     if (!filter.cluster || *filter.cluster == static_cast<int>(c)) cpus += out.cluster_cpus[c];
   auto m = metrics_collector::create(std::max(cpus, 1));
   if (!m) return m.err();
+  m->reserve(out.jobs.size(), out.requests.size());
   auto in = [&](int cluster) { return !filter.cluster || *filter.cluster == cluster; };
   for (std::size_t i = 0; i < out.jobs.size(); ++i) {
     const auto& j = out.jobs[i];

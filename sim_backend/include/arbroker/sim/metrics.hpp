@@ -92,6 +92,9 @@ class metrics_collector {
   /// invalid_processor_range unless total_cpus >= 1 (all clusters together, for U).
   static result<metrics_collector> create(int total_cpus);
 
+  /// Room for this many batch jobs and requests (a whole trace's records at once).
+  void reserve(std::size_t batch_jobs, std::size_t requests);
+
   // Batch jobs (MWT).
   status batch_submitted(const std::string& job, timestamp t);
   /// The first start counts; later starts (a restarted job) are ignored.
