@@ -68,6 +68,7 @@ broker_impl_actor::behavior_type broker_state::make_behavior(broker_config cfg) 
       [this](msg::query_request& req) { return route<msg::query_reply>(std::move(req)); },
       [this](msg::bind_job_request& req) { return route<msg::bind_job_reply>(std::move(req)); },
       [this](msg::list_request& req) { return list_all(std::move(req)); },
+      [this](msg::coallocate_request& req) { return coallocate(std::move(req)); },
       [this](msg::request_no no, msg::elastic_reply& r) { on_answer(no, std::move(r)); },
       [this](msg::request_no no, msg::coreservation_reply& r) { on_answer(no, std::move(r)); },
       [this](timeout_atom) { on_deadline(); },

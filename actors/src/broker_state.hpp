@@ -50,6 +50,8 @@ class broker_state {
   template <class Reply, class Request>
   caf::result<Reply> route(Request req);
   caf::typed_response_promise<msg::list_reply> list_all(msg::list_request req);
+  /// The co-allocation step (coallocation.cpp).
+  caf::typed_response_promise<msg::coallocate_reply> coallocate(msg::coallocate_request req);
 
   self_pointer self_;
   broker_config cfg_;

@@ -491,7 +491,7 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
 msg::query_reply cluster_service::query(const msg::query_request& req, timestamp now) {
   auto* r = owned(req.reservation_id, req.user, now);
   if (!r) return {{}, missing(req.reservation_id)};
-  return {info_of(*r), {}};
+  return {info_of(*r), {}, r->jobs};  // with the jobs bound to it (commit, bind, coallocate)
 }
 
 msg::list_reply cluster_service::list(const msg::list_request& req, timestamp now) {

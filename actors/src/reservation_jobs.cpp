@@ -44,6 +44,21 @@ msg::bind_job_reply cluster_service::bind_job(const msg::bind_job_request& req, 
   return {*job, {}};
 }
 
+msg::ack_reply cluster_service::unbind_jobs(const msg::unbind_jobs_request& req, timestamp now) {
+  auto* r = owned(req.reservation_id, req.user, now);
+  if (!r) return {missing(req.reservation_id)};
+  msg::ack_reply out;
+  for (const auto& id : req.jobs) {
+    auto it = std::find(r->jobs.begin(), r->jobs.end(), id);
+    if (it == r->jobs.end()) continue;  // not its job: nothing to undo
+    if (auto ok = lrms_->cancel_job(id); !ok && out.error.ok()) out.error = msg::to_wire(ok.err());
+    r->jobs.erase(it);
+  }
+  if (r->jobs.empty()) watched_.erase(r->serial);  // after_jobs = release: nothing ran here
+  view_.taken = -time_infinity;
+  return out;
+}
+
 msg::query_reply cluster_service::commit(const msg::commit_request& req, timestamp now) {
   auto* r = owned(req.reservation_id, req.user, now);
   if (!r) return {{}, missing(req.reservation_id)};

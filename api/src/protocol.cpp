@@ -6,10 +6,10 @@ namespace arbroker::api {
 
 namespace {
 
-constexpr std::array<std::string_view, 15> operation_names = {
-    "elastic", "coreserve",   "estimate",   "commit",      "modify",
-    "cancel",  "query",       "list",       "bind_job",    "clusters",
-    "status",  "grid_submit", "grid_query", "grid_cancel", "grid_list"};
+constexpr std::array<std::string_view, 16> operation_names = {
+    "elastic",    "coreserve",   "estimate",  "commit",    "modify", "cancel",
+    "query",      "list",        "bind_job",  "clusters",  "status", "grid_submit",
+    "grid_query", "grid_cancel", "grid_list", "coallocate"};
 
 }  // namespace
 
@@ -72,6 +72,8 @@ response_body empty_response_body(operation op) {
       return msg::grid_job_reply{};
     case operation::grid_list:
       return msg::grid_list_reply{};
+    case operation::coallocate:
+      return msg::coallocate_reply{};
   }
   return std::monostate{};
 }

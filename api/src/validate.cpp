@@ -439,6 +439,35 @@ status validate(const msg::grid_list_request& r) {
   return check_text("grid_list.cluster", r.cluster, bounds::max_name, false);
 }
 
+status validate(const msg::coallocate_request& r) {
+  if (auto s = check_user("coallocate.user", r.user); !s) return s;
+  if (r.parts.empty() || r.parts.size() > bounds::max_coallocation_parts)
+    return bad(errc::invalid_parameter, "coallocate.parts",
+               std::to_string(r.parts.size()) + " parts; needs 1 to " +
+                   std::to_string(bounds::max_coallocation_parts));
+  for (std::size_t i = 0; i < r.parts.size(); ++i) {
+    const auto& p = r.parts[i];
+    const std::string at = "coallocate.parts[" + std::to_string(i) + "]";
+    if (auto s = check_reservation_id(at + ".reservation_id", p.reservation_id); !s) return s;
+    for (std::size_t k = 0; k < i; ++k)
+      if (r.parts[k].reservation_id == p.reservation_id)
+        return bad(errc::invalid_parameter, at + ".reservation_id",
+                   "'" + p.reservation_id + "' is part " + std::to_string(k) + " already");
+    if (p.jobs.empty() || p.jobs.size() > bounds::max_commit_jobs)
+      return bad(errc::invalid_parameter, at + ".jobs",
+                 std::to_string(p.jobs.size()) + " jobs; needs 1 to " +
+                     std::to_string(bounds::max_commit_jobs));
+    for (std::size_t j = 0; j < p.jobs.size(); ++j) {
+      const auto& job = p.jobs[j];
+      if (auto s = check_job_terms(at + ".jobs[" + std::to_string(j) + "]", job.name, job.np,
+                                   job.walltime, job.command);
+          !s)
+        return s;
+    }
+  }
+  return {};
+}
+
 status validate(const request_body& body) {
   return std::visit([](const auto& b) { return validate(b); }, body);
 }

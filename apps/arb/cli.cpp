@@ -381,6 +381,29 @@ result<api::request_body> build_request(const options& o, timestamp now) {
     }
     return api::request_body{std::move(r)};
   }
+  if (cmd == "coallocate") {
+    // One job per part, all or none (paper 002, Sec. 3); --np once for every part or once
+    // per part in order.
+    auto wall = duration_option("walltime", o.walltime);
+    if (!wall) return wall.err();
+    std::vector<std::int32_t> nps;
+    for (std::string_view rest = o.np; !rest.empty();) {
+      const auto comma = rest.find(',');
+      auto n = parse_number<std::int32_t>("np", rest.substr(0, comma));
+      if (!n) return n.err();
+      nps.push_back(*n);
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+    if (nps.size() != 1 && nps.size() != o.ids.size())
+      return bad_option("np", std::to_string(nps.size()) + " values for " +
+                                  std::to_string(o.ids.size()) +
+                                  " reservations; give one for all or one per reservation");
+    msg::coallocate_request r{body_user(o), {}};
+    for (std::size_t i = 0; i < o.ids.size(); ++i)
+      r.parts.push_back(
+          {o.ids[i], {{o.name, nps.size() == 1 ? nps[0] : nps[i], *wall, o.job_command}}});
+    return api::request_body{std::move(r)};
+  }
   if (cmd == "show") return api::request_body{msg::query_request{body_user(o), o.id}};
   if (cmd == "cancel") return api::request_body{msg::cancel_request{body_user(o), o.id}};
   if (cmd == "list") {
@@ -542,6 +565,15 @@ void define(CLI::App& app, options& o) {
   commit->add_option("--walltime", o.walltime, "the job's run time limit, e.g. 1h");
   commit->add_option("--name", o.name, "the job's name");
   commit->add_option("--command", o.job_command, "the job's command");
+  auto* coalloc = named("coallocate",
+                        "start a job in every part of a co-reservation, all or none (if one "
+                        "part's job cannot start, none is kept)");
+  coalloc->add_option("ids", o.ids, "the parts' reservation ids")->required();
+  coalloc->add_option("--np", o.np, "processors: one value for every part, or N1,N2,... per part")
+      ->required();
+  coalloc->add_option("--walltime", o.walltime, "the jobs' run time limit, e.g. 1h")->required();
+  coalloc->add_option("--name", o.name, "the jobs' name");
+  coalloc->add_option("--command", o.job_command, "the jobs' command");
   id_arg(named("show", "show one reservation"));
   id_arg(named("cancel", "cancel a reservation"));
   auto* list = named("list", "list your reservations");

@@ -72,6 +72,7 @@ struct options {
   std::string name;
   std::string job_command;
   bool all = false;
+  std::vector<std::string> ids;  ///< coallocate: the parts' reservation ids
   // Grid jobs (submit without --reservation, jobs, job show/cancel).
   std::string strategy = "single";
   int width = 3;

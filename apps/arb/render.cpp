@@ -210,6 +210,13 @@ struct body_renderer {
     return table(reservation_header, rows);
   }
   std::string text(const msg::bind_job_reply& r) const { return "job " + r.job_id + "\n"; }
+  std::string text(const msg::coallocate_reply& r) const {
+    std::string out;  // parts in the order of the reservation ids given
+    for (std::size_t i = 0; i < r.jobs.size(); ++i)
+      for (const auto& id : r.jobs[i])
+        out += "part " + std::to_string(i) + ": job " + id + "\n";
+    return out;
+  }
   std::string text(const api::cluster_list_reply& r) const {
     std::vector<row> rows;
     for (const auto& c : r.clusters) {
@@ -303,6 +310,7 @@ struct body_renderer {
     return json{{"reservations", to_json(r.reservations)}};
   }
   json data(const msg::bind_job_reply& r) const { return json{{"job_id", r.job_id}}; }
+  json data(const msg::coallocate_reply& r) const { return json{{"jobs", r.jobs}}; }
   json data(const api::cluster_list_reply& r) const {
     json a = json::array();
     for (const auto& c : r.clusters)

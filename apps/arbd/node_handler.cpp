@@ -101,6 +101,8 @@ void node_handler::handle(const api::caller& who, api::request req,
           node_.grid_cancel(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, msg::grid_list_request>) {
           node_.grid_list(std::move(body), relay);
+        } else if constexpr (std::is_same_v<T, msg::coallocate_request>) {
+          node_.coallocate(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, api::cluster_list_request>) {
           api::cluster_list_reply out;
           const auto infos = node_.clusters();

@@ -398,6 +398,9 @@ void node::list(msg::list_request r, callback<msg::list_reply> done) {
 void node::bind_job(msg::bind_job_request r, callback<msg::bind_job_reply> done) {
   impl_->ask(impl_->broker, std::move(r), std::move(done));
 }
+void node::coallocate(msg::coallocate_request r, callback<msg::coallocate_reply> done) {
+  impl_->ask(impl_->broker, std::move(r), std::move(done));
+}
 
 void node::grid_submit(msg::grid_submit_request r, callback<msg::grid_job_reply> done) {
   impl_->ask(impl_->grid_jobs, std::move(r), std::move(done));

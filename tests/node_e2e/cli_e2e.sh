@@ -94,6 +94,19 @@ check "an admin may waive it" 0 env ARB_USER=admin ARB_TOKEN=admin-secret "$arb"
 check "coreserve two components" 0 "$arb" -o json coreserve --est now+4h --let now+14h \
   -c 'np=8;dur=1h;np-ref=8;pp-ref=1500' -c 'np=16;dur=1h;np-ref=16;pp-ref=1500'
 contains "$out" '"ok": true' || fail "coreserve ok: $out"
+parts=($(grep -o '"id": *"[^"]*"' <<<"$out" | sed 's/.*"\([^"]*\)"$/\1/'))
+[ "${#parts[@]}" -eq 2 ] && pass "the co-reservation's two parts" || fail "parts: $out"
+# Paper 002's co-allocation step: one job per part, all or none.
+check "a co-allocation with a job too wide for one part is refused" 5 "$arb" coallocate \
+  "${parts[@]}" --np 8,64 --walltime 30m --command "sleep 1"
+contains "$out$(cat "$work/stderr")" "part 1" || fail "the error names part 1: $out"
+check "the refused co-allocation left no job on the first part" 0 "$arb" -o json show "${parts[0]}"
+contains "$out" '"jobs"' && fail "a job was kept on part 0: $out"
+check "co-allocate a job into both parts" 0 "$arb" -o json coallocate "${parts[@]}" \
+  --np 8,16 --walltime 30m --name e2e-co --command "sleep 1"
+contains "$out" '"jobs": [' || fail "coallocate returns the jobs by part: $out"
+check "the second part shows its job" 0 "$arb" -o json show "${parts[1]}"
+contains "$out" '"jobs": [' || fail "part 1 has its job: $out"
 
 check "modify" 0 "$arb" -o json modify "$hid" --start now+5h --duration 1h --np 8
 check "cancel" 0 "$arb" cancel "$id"

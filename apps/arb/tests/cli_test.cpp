@@ -106,6 +106,15 @@ TEST(cli, every_other_command_builds_its_body) {
       {"commit", "a/1", "--np", "4", "--walltime", "30m", "--name", "sim", "--command", "run"}));
   ASSERT_EQ(with_job.jobs.size(), 1u);
   EXPECT_EQ(with_job.jobs[0], (msg::job_terms{"sim", 4, 1800, "run"}));
+  auto co = std::get<msg::coallocate_request>(build(
+      {"coallocate", "a/1", "b/2", "--np", "8,4", "--walltime", "1h", "--command", "mpi.sh"}));
+  ASSERT_EQ(co.parts.size(), 2u);
+  EXPECT_EQ(co.parts[0].reservation_id, "a/1");
+  EXPECT_EQ(co.parts[1].jobs, (std::vector<msg::job_terms>{{"", 4, 3600, "mpi.sh"}}));
+  auto co_one_np = std::get<msg::coallocate_request>(
+      build({"coallocate", "a/1", "b/2", "c/3", "--np", "2", "--walltime", "10m"}));
+  ASSERT_EQ(co_one_np.parts.size(), 3u);
+  EXPECT_EQ(co_one_np.parts[2].jobs.at(0).np, 2);
   EXPECT_EQ(std::get<msg::query_request>(build({"show", "a/2"})).reservation_id, "a/2");
   EXPECT_EQ(std::get<msg::cancel_request>(build({"cancel", "a/3"})).reservation_id, "a/3");
   auto m = std::get<msg::modify_request>(
@@ -124,6 +133,13 @@ TEST(cli, every_other_command_builds_its_body) {
   EXPECT_TRUE(std::holds_alternative<api::cluster_list_request>(build({"clusters"})));
   EXPECT_EQ(std::get<api::status_request>(build({"status", "--cluster", "a"})).clusters,
             (std::vector<std::string>{"a"}));
+}
+
+TEST(cli, coallocate_needs_one_np_or_one_per_part) {
+  auto p = parse({"coallocate", "a/1", "b/2", "c/3", "--np", "8,4", "--walltime", "1h"});
+  auto body = build_request(p.o, now);
+  ASSERT_FALSE(body);
+  EXPECT_EQ(body.err().message.rfind("--np:", 0), 0u) << body.err().message;
 }
 
 TEST(cli, bad_values_name_the_option) {

@@ -113,6 +113,8 @@ class cluster_service {
   msg::query_reply query(const msg::query_request& req, timestamp now);
   msg::list_reply list(const msg::list_request& req, timestamp now);
   msg::bind_job_reply bind_job(const msg::bind_job_request& req, timestamp now);
+  /// Cancels jobs bound to a reservation and forgets them (a co-allocation undone).
+  msg::ack_reply unbind_jobs(const msg::unbind_jobs_request& req, timestamp now);
   msg::cluster_status status_report(const msg::cluster_status_request& req, timestamp now);
   msg::estimate_reply estimate(const msg::estimate_request& req, timestamp now);
 

@@ -12,6 +12,7 @@
 #include "arbroker/messages/broker_protocol.hpp"
 #include "arbroker/messages/checked_requests.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
+#include "arbroker/messages/coallocation_protocol.hpp"
 #include "arbroker/messages/gis_protocol.hpp"
 #include "arbroker/messages/grid_job_protocol.hpp"
 #include "arbroker/messages/job_protocol.hpp"
@@ -67,6 +68,8 @@ using cluster_service_actor = caf::typed_actor<
     caf::replies_to<msg::call_tag, msg::abort_txn_request>::with<msg::call_tag, msg::ack_reply>,
     caf::replies_to<msg::call_tag, msg::release_txn_request>::with<msg::call_tag, msg::ack_reply>,
     caf::replies_to<msg::estimate_request>::with<msg::estimate_reply>,
+    // The broker undoing a co-allocation's part (coallocation_protocol.hpp).
+    caf::replies_to<msg::unbind_jobs_request>::with<msg::ack_reply>,
     caf::replies_to<msg::cluster_status_request>::with<msg::cluster_status>,
     // The grid-job manager's (job_protocol.hpp): best-effort jobs in the cluster's queue.
     caf::replies_to<msg::job_submit_request>::with<msg::job_submit_reply>,
@@ -104,10 +107,11 @@ using gis_actor = caf::typed_actor<
 /// The grid reservation service as its clients see it: checked requests (check()) and
 /// operations on reservations by id. Every request is answered within the broker's request
 /// timeout, whatever happens to the actors working on it.
-using broker_actor =
-    caf::typed_actor<caf::replies_to<msg::checked_elastic_request>::with<msg::elastic_reply>,
-                     caf::replies_to<msg::checked_coreservation_request>::with<
-                         msg::coreservation_reply>>::extend_with<reservation_operations>;
+using broker_actor = caf::typed_actor<
+    caf::replies_to<msg::checked_elastic_request>::with<msg::elastic_reply>,
+    caf::replies_to<msg::checked_coreservation_request>::with<msg::coreservation_reply>,
+    caf::replies_to<msg::coallocate_request>::with<msg::coallocate_reply>>::
+    extend_with<reservation_operations>;
 
 /// A coordinator: runs many client requests at once, each handed over by the broker under
 /// its request number and answered under it; told by the broker when one's deadline passed.

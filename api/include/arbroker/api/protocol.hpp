@@ -13,6 +13,7 @@
 
 #include "arbroker/messages/broker_protocol.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
+#include "arbroker/messages/coallocation_protocol.hpp"
 #include "arbroker/messages/grid_job_protocol.hpp"
 #include "arbroker/messages/wire_error.hpp"
 
@@ -20,7 +21,8 @@ namespace arbroker::api {
 
 /// "ARB1" in ASCII: the first field of every hello.
 inline constexpr std::uint32_t protocol_magic = 0x41524231;
-inline constexpr std::uint16_t protocol_version = 5;  // 4: elastic hints; 5: admin (LJP waiver)
+// 4: elastic hints; 5: admin (LJP waiver); 6: coallocate
+inline constexpr std::uint16_t protocol_version = 6;
 
 /// First frame of a connection, client to server.
 struct hello {
@@ -155,6 +157,7 @@ enum class operation : std::uint8_t {
   grid_query = 13,   ///< msg::grid_query_request -> msg::grid_job_reply
   grid_cancel = 14,  ///< msg::grid_cancel_request -> msg::grid_job_reply
   grid_list = 15,    ///< msg::grid_list_request -> msg::grid_list_reply
+  coallocate = 16,   ///< msg::coallocate_request -> msg::coallocate_reply
 };
 
 /// "elastic", "coreserve", ...; "unknown" for a code outside the enum.
@@ -169,13 +172,14 @@ using request_body =
                  msg::commit_request, msg::modify_request, msg::cancel_request, msg::query_request,
                  msg::list_request, msg::bind_job_request, cluster_list_request, status_request,
                  msg::grid_submit_request, msg::grid_query_request, msg::grid_cancel_request,
-                 msg::grid_list_request>;
+                 msg::grid_list_request, msg::coallocate_request>;
 
 /// A reply body; monostate when a response carries no body (errors).
 using response_body =
     std::variant<std::monostate, msg::elastic_reply, msg::coreservation_reply, estimate_reply,
                  msg::query_reply, msg::ack_reply, msg::list_reply, msg::bind_job_reply,
-                 cluster_list_reply, status_reply, msg::grid_job_reply, msg::grid_list_reply>;
+                 cluster_list_reply, status_reply, msg::grid_job_reply, msg::grid_list_reply,
+                 msg::coallocate_reply>;
 
 operation operation_of(const request_body& body) noexcept;
 

@@ -13,6 +13,7 @@
 #include "arbroker/api/protocol.hpp"
 #include "arbroker/core/error.hpp"
 #include "arbroker/core/time.hpp"
+#include "arbroker/messages/checked_requests.hpp"
 
 namespace arbroker::api {
 
@@ -26,9 +27,11 @@ inline constexpr std::size_t max_speedup_points = 1024;  ///< speedup table
 inline constexpr std::int32_t max_np = 1'000'000;
 inline constexpr std::int32_t max_tsn = 1000;
 inline constexpr std::int32_t max_attempts = 1000;
-inline constexpr std::size_t max_benchmarks = 64;                 ///< of a grid job
-inline constexpr std::size_t max_files = 1024;                    ///< input files of a grid job
-inline constexpr std::size_t max_commit_jobs = 64;                ///< jobs committed with a hold
+inline constexpr std::size_t max_benchmarks = 64;   ///< of a grid job
+inline constexpr std::size_t max_files = 1024;      ///< input files of a grid job
+inline constexpr std::size_t max_commit_jobs = 64;  ///< jobs committed with a hold
+/// parts of a co-allocation: a co-reservation's components
+inline constexpr std::size_t max_coallocation_parts = msg::max_coreservation_components;
 inline constexpr std::int64_t max_bytes = std::int64_t{1} << 50;  ///< one file: 1 PiB
 /// 10 years: the longest window, duration or offset a request may name.
 inline constexpr duration max_span = 10 * 366 * seconds_per_day;
@@ -52,6 +55,7 @@ status validate(const msg::grid_submit_request& r);
 status validate(const msg::grid_query_request& r);
 status validate(const msg::grid_cancel_request& r);
 status validate(const msg::grid_list_request& r);
+status validate(const msg::coallocate_request& r);
 status validate(const request_body& body);
 
 /// Well-formed UTF-8 (no overlong forms, surrogates or code points above U+10FFFF).

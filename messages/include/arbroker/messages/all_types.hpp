@@ -7,6 +7,7 @@
 
 #include "arbroker/messages/broker_protocol.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
+#include "arbroker/messages/coallocation_protocol.hpp"
 #include "arbroker/messages/gis_protocol.hpp"
 #include "arbroker/messages/grid_job_protocol.hpp"
 #include "arbroker/messages/job_protocol.hpp"
@@ -47,6 +48,7 @@ inline constexpr auto all_types = std::make_tuple(
     named_type<list_request>{"arb.list_request"}, named_type<list_reply>{"arb.list_reply"},
     named_type<bind_job_request>{"arb.bind_job_request"},
     named_type<bind_job_reply>{"arb.bind_job_reply"},
+    named_type<unbind_jobs_request>{"arb.unbind_jobs_request"},
     named_type<cluster_status_request>{"arb.cluster_status_request"},
     named_type<estimate_request>{"arb.estimate_request"},
     named_type<estimate_reply>{"arb.estimate_reply"},
@@ -77,6 +79,9 @@ inline constexpr auto all_types = std::make_tuple(
     named_type<grid_query_request>{"arb.grid_query_request"},
     named_type<grid_cancel_request>{"arb.grid_cancel_request"},
     named_type<grid_list_request>{"arb.grid_list_request"},
-    named_type<grid_list_reply>{"arb.grid_list_reply"});
+    named_type<grid_list_reply>{"arb.grid_list_reply"},
+    named_type<coallocation_part>{"arb.coallocation_part"},
+    named_type<coallocate_request>{"arb.coallocate_request"},
+    named_type<coallocate_reply>{"arb.coallocate_reply"});
 
 }  // namespace arbroker::msg

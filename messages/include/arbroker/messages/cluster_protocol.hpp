@@ -365,7 +365,8 @@ auto inspect(Inspector& f, query_request& x) {
 struct query_reply {
   reservation_info info;
   wire_error error;
-  std::vector<std::string> jobs = {};  ///< a commit's jobs: their LRMS ids, in request order
+  /// A commit's jobs (their LRMS ids, in request order); a query's: every job bound to it.
+  std::vector<std::string> jobs = {};
   friend bool operator==(const query_reply&, const query_reply&) = default;
 };
 template <class Inspector>
@@ -416,6 +417,20 @@ struct bind_job_reply {
 template <class Inspector>
 auto inspect(Inspector& f, bind_job_reply& x) {
   return f(x.job_id, x.error);
+}
+
+/// Undoes a co-allocation's part (the broker's, coallocation_protocol.hpp): cancels jobs
+/// bound to the caller's reservation and forgets them; the reservation stays as it was. An
+/// id that is not one of its jobs is ignored. Answered with ack_reply.
+struct unbind_jobs_request {
+  std::string user;
+  std::string reservation_id;
+  std::vector<std::string> jobs;
+  friend bool operator==(const unbind_jobs_request&, const unbind_jobs_request&) = default;
+};
+template <class Inspector>
+auto inspect(Inspector& f, unbind_jobs_request& x) {
+  return f(x.user, x.reservation_id, x.jobs);
 }
 
 /// When a batch job of np CPUs and this walltime, submitted now, would start: arbroker's

@@ -14,6 +14,7 @@
 #include "arbroker/actors/cluster_service.hpp"
 #include "arbroker/messages/broker_protocol.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
+#include "arbroker/messages/coallocation_protocol.hpp"
 #include "arbroker/messages/grid_job_protocol.hpp"
 #include "arbroker/node/node_config.hpp"
 
@@ -65,6 +66,8 @@ class node {
   void grid_query(msg::grid_query_request r, callback<msg::grid_job_reply> done);
   void grid_cancel(msg::grid_cancel_request r, callback<msg::grid_job_reply> done);
   void grid_list(msg::grid_list_request r, callback<msg::grid_list_reply> done);
+  /// Starts jobs in every part of a co-reservation, all or nothing (paper 002, Sec. 3).
+  void coallocate(msg::coallocate_request r, callback<msg::coallocate_reply> done);
   /// Counters of the grid-job manager, for metrics (readable from any thread).
   const grid_job_counters& grid_counters() const noexcept;
   /// Earliest start of a batch job on each named cluster (all when `clusters` is empty);
@@ -99,6 +102,9 @@ class node {
   }
   msg::grid_list_reply grid_list(msg::grid_list_request r) {
     return wait(&node::grid_list, std::move(r));
+  }
+  msg::coallocate_reply coallocate(msg::coallocate_request r) {
+    return wait(&node::coallocate, std::move(r));
   }
 
   /// Refuses new requests, waits up to `grace` for the ones in flight to be answered (a
