@@ -256,7 +256,9 @@ void simulated_lrms::drop_reservation(serial rid, lrms_job_state outcome) {
 
 void simulated_lrms::retire(serial jid, lrms_job_state outcome) {
   jobs_.erase(jid);
-  finished_.emplace(jid, outcome);
+  if (finished_.size() <= jid)
+    finished_.resize(std::max<std::size_t>(jid + 1, 2 * finished_.size()));
+  finished_[jid] = outcome;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -420,15 +422,15 @@ result<std::string> simulated_lrms::submit_local_job(const job_spec& spec, durat
 result<std::string> simulated_lrms::submit(const job_spec& spec, duration actual_runtime,
                                            local_job_options options) {
   advance(clock_());
-  const std::string who = "job '" + spec.name + "'";
+  const auto who = [&spec] { return "job '" + spec.name + "'"; };  // only for errors
   if (spec.np < 1 || spec.np > cpus())
     return fail(
         errc::invalid_processor_range,
-        who + " asks for " + str(spec.np) + " CPUs; cluster '" + name_ + "' has " + str(cpus()));
+        who() + " asks for " + str(spec.np) + " CPUs; cluster '" + name_ + "' has " + str(cpus()));
   if (spec.walltime <= 0 || spec.walltime > time_infinity)
     return fail(errc::invalid_duration,
-                who + " walltime " + str(spec.walltime) + " s must be positive and finite");
-  if (spec.owner.empty()) return fail(errc::permission_denied, who + " has no owner");
+                who() + " walltime " + str(spec.walltime) + " s must be positive and finite");
+  if (spec.owner.empty()) return fail(errc::permission_denied, who() + " has no owner");
 
   std::optional<serial> rid;
   if (spec.reservation) {
@@ -436,20 +438,20 @@ result<std::string> simulated_lrms::submit(const job_spec& spec, duration actual
     rid = parse_id(rname, 'R');
     auto it = rid ? reservations_.find(*rid) : reservations_.end();
     if (it == reservations_.end())
-      return fail(errc::not_found, who + " names reservation '" + rname + "', which cluster '" +
+      return fail(errc::not_found, who() + " names reservation '" + rname + "', which cluster '" +
                                        name_ + "' does not hold");
     const reservation& r = it->second;
     if (!r.account.empty() && spec.account != r.account)
-      return fail(errc::permission_denied, who + " of account '" + spec.account +
+      return fail(errc::permission_denied, who() + " of account '" + spec.account +
                                                "' may not use reservation '" + rname +
                                                "' of account '" + r.account + "'");
     if (spec.np > r.np)
-      return fail(errc::invalid_processor_range, who + " asks for " + str(spec.np) +
+      return fail(errc::invalid_processor_range, who() + " asks for " + str(spec.np) +
                                                      " CPUs; reservation '" + rname + "' holds " +
                                                      str(r.np));
     const timestamp from = std::max(now_, r.start);
     if (spec.walltime > r.end - from)
-      return fail(errc::invalid_window, who + " walltime " + str(spec.walltime) + " s from " +
+      return fail(errc::invalid_window, who() + " walltime " + str(spec.walltime) + " s from " +
                                             str(from) + " passes the end " + str(r.end) +
                                             " of reservation '" + rname + "'");
   }
@@ -491,7 +493,7 @@ status simulated_lrms::cancel_job(const std::string& id) {
         start_queued_jobs(now_);
       return {};
     }
-    if (finished_.contains(*jid)) return {};  // already over: nothing to do, as scancel
+    if (*jid < finished_.size() && finished_[*jid]) return {};  // already over, as scancel
   }
   return fail(errc::not_found, "no job '" + id + "' on cluster '" + name_ + "'");
 }
@@ -501,7 +503,7 @@ result<lrms_job_state> simulated_lrms::job_status(const std::string& id) {
   if (const auto jid = parse_id(id, 'J')) {
     if (auto it = jobs_.find(*jid); it != jobs_.end())
       return it->second.started ? lrms_job_state::running : lrms_job_state::queued;
-    if (auto it = finished_.find(*jid); it != finished_.end()) return it->second;
+    if (*jid < finished_.size() && finished_[*jid]) return *finished_[*jid];
   }
   return fail(errc::not_found, "no job '" + id + "' on cluster '" + name_ + "'");
 }

@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <deque>
 #include <map>
@@ -53,7 +54,9 @@ result<scheduling_policy> policy_of(const std::string& key) {
 }
 
 std::uint64_t serial_of(const std::string& job_id) {
-  return std::stoull(job_id.substr(1));  // "J<n>"
+  std::uint64_t n = 0;  // "J<n>"
+  std::from_chars(job_id.data() + 1, job_id.data() + job_id.size(), n);
+  return n;
 }
 
 class virtual_grid {
@@ -395,7 +398,7 @@ class virtual_grid {
     bool forwarded = false;
     for (std::size_t ci = 0; ci < clusters_.size(); ++ci) {
       auto& c = clusters_[ci];
-      msg::lrms_job_events hook{c.lrms->name(), {}};
+      msg::lrms_job_events hook;  // named only when there is something to tell
       for (const auto& e : *c.events) {
         if (e.job >= c.owners.size() || c.owners[e.job].what == job_owner::kind::none) {
           if (grid_ && event_hooks_) hook.lrms_ids.push_back("J" + std::to_string(e.job));
@@ -427,6 +430,7 @@ class virtual_grid {
       }
       c.events->clear();
       if (!hook.lrms_ids.empty()) {
+        hook.cluster = c.lrms->name();
         self_->send(grid_, std::move(hook));
         forwarded = true;
       }

@@ -228,7 +228,8 @@ class simulated_lrms final : public lrms {
   timestamp now_;
 
   std::map<serial, job> jobs_;  // queued and running; ordered, so snapshot lists FIFO
-  std::unordered_map<serial, lrms_job_state> finished_;
+  // How each finished job ended, by serial (serials are dense: a vector, not a map).
+  std::vector<std::optional<lrms_job_state>> finished_;
   batch_queue queue_;  // queued unbound jobs and the policy that starts them
   std::function<void(const simulated_job_event&)> on_job_event_;
   std::uint64_t last_queued_order_ = 0;
