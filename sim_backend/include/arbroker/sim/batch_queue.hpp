@@ -43,7 +43,8 @@ namespace arbroker {
 /// Cost with q queued jobs and n change points in the profiles: push O(log n) (+ O(log n)
 /// planning for conservative); erase O(log q); start_jobs after only pushes O((p + 1) log n)
 /// for the p pushed jobs; after capacity was released, fcfs O((s + 1) log n) for s jobs
-/// started, easy O(q + (b + 1) log n) for b jobs that fit by their size, conservative
+/// started, easy O(q log r + (b + 1) log n) for b jobs that fit by their size and are not
+/// at least as long and wide as one of the r shapes already refused in the pass, conservative
 /// O(q log n) for the compression (not needed when the capacity released ends now: a job
 /// killed at its walltime, a reservation ending).
 class batch_queue {
