@@ -40,7 +40,7 @@ result<std::vector<sim::swf_job>> load_jobs(const workload_config& w, int cpus,
   auto trace = read_trace(traces_dir / w.trace, strict);
   if (!trace) return trace.err();
   auto limit = w.jobs > 0 ? w.jobs : std::numeric_limits<std::size_t>::max();
-  auto jobs = sim::sound_batch_jobs(trace->jobs, w.rule, limit);
+  auto jobs = sim::sound_batch_jobs(std::move(trace->jobs), w.rule, limit);
   if (w.jobs > 0 && jobs.size() < w.jobs)
     return fail(errc::invalid_parameter, w.trace + " has only " + std::to_string(jobs.size()) +
                                              " sound batch jobs, not " + std::to_string(w.jobs));

@@ -33,8 +33,16 @@ result<metrics_collector> metrics_collector::create(int total_cpus) {
 }
 
 void metrics_collector::reserve(std::size_t batch_jobs, std::size_t requests) {
-  batch_.reserve(batch_jobs);
+  whole_batch_.reserve(batch_jobs);
   requests_.reserve(requests);
+}
+
+status metrics_collector::batch_record(timestamp submitted, std::optional<timestamp> started) {
+  if (started && *started < submitted)
+    return fail(errc::invalid_parameter,
+                "a batch job starts at " + str(*started) + ", before its submit " + str(submitted));
+  whole_batch_.push_back({submitted, started});
+  return {};
 }
 
 status metrics_collector::batch_submitted(const std::string& job, timestamp t) {
@@ -153,12 +161,16 @@ result<metrics_summary> metrics_collector::summary(timestamp begin, timestamp en
   metrics_summary s;
 
   double wait = 0;
-  s.batch_jobs = batch_.size();
-  for (const auto& [id, j] : batch_) {
-    if (!j.started) continue;
+  s.batch_jobs = batch_.size() + whole_batch_.size();
+  auto count = [&](const batch_job& j) {
+    if (!j.started) return;
     wait += static_cast<double>(*j.started - j.submitted);
     ++s.batch_jobs_started;
-  }
+  };
+  for (const auto& [id, j] : batch_)
+    count(j);
+  for (const auto& j : whole_batch_)
+    count(j);
   s.mean_wait = mean(wait, s.batch_jobs_started);
 
   double offset = 0, work = 0, work_rejected = 0, response_od = 0, response_ar = 0;

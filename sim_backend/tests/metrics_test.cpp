@@ -25,6 +25,19 @@ TEST(Metrics, MeanWaitCountsFirstStartsOfStartedJobs) {
   EXPECT_DOUBLE_EQ(*s.mean_wait, 65.0);  // (100 + 30) / 2
 }
 
+TEST(Metrics, WholeBatchRecordsCountLikeKeyedOnes) {
+  auto m = make(10);
+  ASSERT_TRUE(m.batch_submitted("a", 0));
+  ASSERT_TRUE(m.batch_started("a", 100));         // waits 100
+  ASSERT_TRUE(m.batch_record(10, 40));            // waits 30
+  ASSERT_TRUE(m.batch_record(20, std::nullopt));  // never starts: not in the mean
+  EXPECT_FALSE(m.batch_record(50, 49));           // starts before its submit: refused
+  const auto s = *m.summary(0, 1000);
+  EXPECT_EQ(s.batch_jobs, 3u);
+  EXPECT_EQ(s.batch_jobs_started, 2u);
+  EXPECT_DOUBLE_EQ(*s.mean_wait, 65.0);
+}
+
 // Paper 002's request measures on four requests (work = np x runtime):
 //   r1 AR  4 CPUs x 100 = 400,  asked for 1000, granted 1300, completed 1450
 //   r2 AR  2 CPUs x  50 = 100,  asked for 2000, granted 2000, completed 2050

@@ -16,10 +16,8 @@ result<metrics_collector> collect(const sim_output& out, const collect_filter& f
   for (std::size_t i = 0; i < out.jobs.size(); ++i) {
     const auto& j = out.jobs[i];
     if (!in(j.cluster)) continue;
-    const auto key = "J" + std::to_string(i);
-    if (auto ok = m->batch_submitted(key, j.submit); !ok) return ok.err();
-    if (j.start >= 0)
-      if (auto ok = m->batch_started(key, j.start); !ok) return ok.err();
+    const auto start = j.start >= 0 ? std::optional<timestamp>(j.start) : std::nullopt;
+    if (auto ok = m->batch_record(j.submit, start); !ok) return ok.err();
   }
   for (const auto& b : out.busy)
     if (in(b.cluster) && b.to > b.from)

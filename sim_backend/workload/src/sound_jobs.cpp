@@ -19,4 +19,13 @@ std::vector<swf_job> sound_batch_jobs(std::span<const swf_job> jobs, soundness r
   return out;
 }
 
+std::vector<swf_job> sound_batch_jobs(std::vector<swf_job>&& jobs, soundness rule,
+                                      std::size_t limit) {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < jobs.size() && kept < limit; ++i)
+    if (is_sound_batch_job(jobs[i], rule)) jobs[kept++] = jobs[i];
+  jobs.resize(kept);
+  return std::move(jobs);
+}
+
 }  // namespace arbroker::sim

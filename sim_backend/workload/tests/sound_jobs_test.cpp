@@ -75,6 +75,9 @@ TEST(SoundJobs, SelectionKeepsOrderAndLimit) {
   auto first = sound_batch_jobs(jobs, soundness::loose, 3);
   ASSERT_EQ(first.size(), 3U);
   EXPECT_EQ(first.back().job_id, 4);
+  // Filtering in place gives the same jobs.
+  EXPECT_EQ(sound_batch_jobs(std::vector<swf_job>(jobs), soundness::loose), all);
+  EXPECT_EQ(sound_batch_jobs(std::vector<swf_job>(jobs), soundness::loose, 3), first);
 }
 
 // Counted independently in ../shared/traces/README.md.

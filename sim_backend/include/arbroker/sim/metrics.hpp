@@ -96,6 +96,9 @@ class metrics_collector {
   void reserve(std::size_t batch_jobs, std::size_t requests);
 
   // Batch jobs (MWT).
+  /// A batch job known whole, with its first start if it started: no key, no lookup (a
+  /// replay's records). invalid_parameter if it starts before its submit.
+  status batch_record(timestamp submitted, std::optional<timestamp> started);
   status batch_submitted(const std::string& job, timestamp t);
   /// The first start counts; later starts (a restarted job) are ignored.
   status batch_started(const std::string& job, timestamp t);
@@ -153,6 +156,7 @@ class metrics_collector {
 
   int total_cpus_;
   std::unordered_map<std::string, batch_job> batch_;
+  std::vector<batch_job> whole_batch_;  // batch_record(): without keys
   std::unordered_map<std::string, request> requests_;
   std::vector<segment> busy_;
   std::size_t estimates_ = 0;

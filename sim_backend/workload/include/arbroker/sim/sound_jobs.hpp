@@ -26,5 +26,8 @@ bool is_sound_batch_job(const swf_job& job, soundness rule) noexcept;
 /// The sound batch jobs among `jobs`, in order, at most `limit` of them.
 std::vector<swf_job> sound_batch_jobs(std::span<const swf_job> jobs, soundness rule,
                                       std::size_t limit = std::numeric_limits<std::size_t>::max());
+/// The same, filtering `jobs` in place (no copy of a whole trace).
+std::vector<swf_job> sound_batch_jobs(std::vector<swf_job>&& jobs, soundness rule,
+                                      std::size_t limit);
 
 }  // namespace arbroker::sim
