@@ -44,7 +44,7 @@ void answer(const coallocation_ptr& c, msg::wire_error error) {
   c->client.deliver(std::move(c->reply));
 }
 
-// Sends make(i) to the service of every part i with parts_in(i), hands each reply to
+// Sends make(i) to the service of every part i with parts_in[i], hands each reply to
 // on_reply(i, reply) (a lost reply becomes errors[i]), and calls done() after the last.
 template <class Reply, class Self, class Make, class OnReply, class Done>
 void each_part(Self* self, const coallocation_ptr& c, Make make, OnReply on_reply, Done done,
@@ -121,7 +121,7 @@ caf::typed_response_promise<msg::coallocate_reply> broker_state::coallocate(
             if (!c->errors[i].ok())
               left += "; " + c->part(i) + " may keep its jobs: " + c->errors[i].message;
           answer(c, {failure.code,
-                     failure.message + "; no part's jobs were submitted or kept" + left});
+                     failure.message + "; the jobs the other parts took were cancelled" + left});
         },
         bound);
   };
