@@ -34,6 +34,8 @@ trap 'rm -rf "$work"' EXIT
 # median and range of the numbers on stdin: "median (min-max)"
 stats() { sort -g | awk '{v[NR]=$1} END {m = NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.2f (%.2f-%.2f)", m, v[1], v[NR]}'; }
 median() { sort -g | awk '{v[NR]=$1} END {print NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+# ratio of the medians of two files of numbers
+ratio() { echo "$(median <"$work/$1") $(median <"$work/$2")" | awk '{printf "%.1f", $1 / $2}'; }
 # The wall time of a command (seconds) into $work/$1.wall, its output into $work/$1.out
 timed() {
   local tag=$1
@@ -87,7 +89,6 @@ EOF
     echo "$t: the mean waits differ: reference $mwt_ref s, engine $mwt_eng s" >&2
     status=1
   fi
-  ratio() { echo "$(median <"$work/$1") $(median <"$work/$2")" | awk '{printf "%.1f", $1 / $2}'; }
   printf "%-32s %8s %6s | %-20s %-20s %6s | %-20s %-20s %6s\n" "$t" "$jobs" "$mwt_ref" \
     "$(stats <"$work/rr")" "$(stats <"$work/er")" "$(ratio rr er)" \
     "$(stats <"$work/rp")" "$(stats <"$work/ep")" "$(ratio rp ep)"

@@ -61,7 +61,7 @@ void each_part(Self* self, const coallocation_ptr& c, Make make, OnReply on_repl
     };
     self->request(c->services[i], caf::infinite, make(i))
         .then(
-            [c, i, on_reply, finish](Reply& r) {
+            [i, on_reply, finish](Reply& r) {
               on_reply(i, r);
               finish();
             },

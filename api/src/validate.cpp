@@ -106,6 +106,16 @@ status check_job_terms(const std::string& prefix, const std::string& name, std::
   return {};
 }
 
+// Every job of a list (commit's, a co-allocation part's): fields "<prefix>[i].name", ...
+status check_job_list(const std::string& prefix, const std::vector<msg::job_terms>& jobs) {
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const auto& j = jobs[i];
+    const std::string at = prefix + "[" + std::to_string(i) + "]";
+    if (auto s = check_job_terms(at, j.name, j.np, j.walltime, j.command); !s) return s;
+  }
+  return {};
+}
+
 status check_np_range(std::string_view prefix, std::int32_t lo, std::int32_t hi) {
   const std::string p(prefix);
   if (auto s = check_np(p + ".np_min", lo); !s) return s;
@@ -249,12 +259,7 @@ status validate(const msg::commit_request& r) {
     return bad(errc::invalid_parameter, "commit.jobs",
                std::to_string(r.jobs.size()) + " jobs; at most " +
                    std::to_string(bounds::max_commit_jobs) + " in one commit");
-  for (std::size_t i = 0; i < r.jobs.size(); ++i) {
-    const auto& j = r.jobs[i];
-    const std::string at = "commit.jobs[" + std::to_string(i) + "]";
-    if (auto s = check_job_terms(at, j.name, j.np, j.walltime, j.command); !s) return s;
-  }
-  return {};
+  return check_job_list("commit.jobs", r.jobs);
 }
 
 status validate(const msg::modify_request& r) {
@@ -457,13 +462,7 @@ status validate(const msg::coallocate_request& r) {
       return bad(errc::invalid_parameter, at + ".jobs",
                  std::to_string(p.jobs.size()) + " jobs; needs 1 to " +
                      std::to_string(bounds::max_commit_jobs));
-    for (std::size_t j = 0; j < p.jobs.size(); ++j) {
-      const auto& job = p.jobs[j];
-      if (auto s = check_job_terms(at + ".jobs[" + std::to_string(j) + "]", job.name, job.np,
-                                   job.walltime, job.command);
-          !s)
-        return s;
-    }
+    if (auto s = check_job_list(at + ".jobs", p.jobs); !s) return s;
   }
   return {};
 }

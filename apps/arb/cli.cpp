@@ -387,12 +387,10 @@ result<api::request_body> build_request(const options& o, timestamp now) {
     auto wall = duration_option("walltime", o.walltime);
     if (!wall) return wall.err();
     std::vector<std::int32_t> nps;
-    for (std::string_view rest = o.np; !rest.empty();) {
-      const auto comma = rest.find(',');
-      auto n = parse_number<std::int32_t>("np", rest.substr(0, comma));
+    for (const auto& item : split(o.np, ',')) {
+      auto n = parse_number<std::int32_t>("np", item);
       if (!n) return n.err();
       nps.push_back(*n);
-      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
     }
     if (nps.size() != 1 && nps.size() != o.ids.size())
       return bad_option("np", std::to_string(nps.size()) + " values for " +

@@ -124,9 +124,11 @@ void batch_queue::committed_released(timestamp start, timestamp end, int np, tim
 void batch_queue::start_jobs(timestamp t, availability_profile& committed,
                              const std::function<void(job_number)>& start) {
   switch (policy_) {
-    case scheduling_policy::fcfs:
-      (void)start_fcfs(t, committed, start);
+    case scheduling_policy::fcfs: {
+      int free_now = committed.free_at(t);
+      (void)start_fcfs(t, committed, start, free_now);
       break;
+    }
     case scheduling_policy::easy:
       start_easy(t, committed, start);
       break;
@@ -139,10 +141,11 @@ void batch_queue::start_jobs(timestamp t, availability_profile& committed,
 }
 
 // Strict FCFS: the head starts when it fits; nothing passes it. True when any started.
+// free_now (the CPUs free at t, kept up to date here) is a cheap bound to try before the
+// profile: the head is usually too wide.
 bool batch_queue::start_fcfs(timestamp t, availability_profile& committed,
-                             const std::function<void(job_number)>& start) {
+                             const std::function<void(job_number)>& start, int& free_now) {
   bool started = false;
-  int free_now = committed.free_at(t);  // a cheap bound first: the head is usually too wide
   while (!order_.empty()) {
     auto it = order_.begin();
     const entry e = it->second;
@@ -161,9 +164,9 @@ bool batch_queue::start_fcfs(timestamp t, availability_profile& committed,
 // the last pass, nothing else changed, so only the pushed jobs are tried.
 void batch_queue::start_easy(timestamp t, availability_profile& committed,
                              const std::function<void(job_number)>& start) {
-  const bool head_changed = start_fcfs(t, committed, start);
-  if (order_.size() < 2) return;
   int free_now = committed.free_at(t);
+  const bool head_changed = start_fcfs(t, committed, start, free_now);
+  if (order_.size() < 2) return;
   if (free_now <= 0) return;  // a full machine: no shadow needed, nothing can start
 
   // The head's shadow goes into the profile only once a job narrow enough to start needs

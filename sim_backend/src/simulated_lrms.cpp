@@ -256,8 +256,7 @@ void simulated_lrms::drop_reservation(serial rid, lrms_job_state outcome) {
 
 void simulated_lrms::retire(serial jid, lrms_job_state outcome) {
   jobs_.erase(jid);
-  if (finished_.size() <= jid)
-    finished_.resize(std::max<std::size_t>(jid + 1, 2 * finished_.size()));
+  if (finished_.size() <= jid) finished_.resize(jid + 1);  // amortized: vector grows geometrically
   finished_[jid] = outcome;
 }
 

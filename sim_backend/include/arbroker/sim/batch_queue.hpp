@@ -103,7 +103,7 @@ class batch_queue {
       : policy_(policy), schedule_(std::move(schedule)) {}
 
   bool start_fcfs(timestamp t, availability_profile& committed,
-                  const std::function<void(job_number)>& start);
+                  const std::function<void(job_number)>& start, int& free_now);
   void start_easy(timestamp t, availability_profile& committed,
                   const std::function<void(job_number)>& start);
   void start_conservative(timestamp t, availability_profile& committed,

@@ -92,7 +92,7 @@ class metrics_collector {
   /// invalid_processor_range unless total_cpus >= 1 (all clusters together, for U).
   static result<metrics_collector> create(int total_cpus);
 
-  /// Room for this many batch jobs and requests (a whole trace's records at once).
+  /// Room for this many batch_record() jobs and requests (a whole run's records at once).
   void reserve(std::size_t batch_jobs, std::size_t requests);
 
   // Batch jobs (MWT).
