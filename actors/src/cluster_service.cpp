@@ -91,6 +91,7 @@ msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, tim
         r.life.state() == reservation_state::committed) {
       out.reservation_id = r.id;
       out.cost = r.cost;
+      out.movable = r.deadline != 0;
       return out;
     }
     out.error = msg::wire(errc::illegal_transition, "transaction '" + req.txn + "' is already " +
@@ -119,6 +120,10 @@ std::optional<timestamp> cluster_service::admit(const msg::prepare_request& req,
     return refuse(errc::invalid_window, "hold [" + ts(req.start) + ", " + ts(req.end) +
                                             ") must be non-empty and not start before now (" +
                                             ts(now) + ")");
+  if (req.deadline != 0 && (req.earliest > req.start || req.deadline < req.end))
+    return refuse(errc::invalid_window, "hold [" + ts(req.start) + ", " + ts(req.end) +
+                                            ") is not within its window [" + ts(req.earliest) +
+                                            ", " + ts(req.deadline) + "]");
   if (req.np < 1 || req.np > cfg_.info.cpus)
     return refuse(errc::invalid_processor_range, "hold of " + std::to_string(req.np) +
                                                      " CPUs on a cluster of " +
@@ -136,6 +141,14 @@ std::optional<timestamp> cluster_service::admit(const msg::prepare_request& req,
                   "start " + ts(req.start) + " is before T_wkl " + ts(view_.t_wkl) +
                       ": it would bypass waiting local jobs",
                   msg::refusal::service, rule->not_before);
+  if (cfg_.laxity && !movable_.empty()) {
+    // Paper 002: the accepted reservations move within their windows to make room; the
+    // hold is then checked on the view as the moves left it.
+    make_room(req, *rule->free, now);
+    if (auto ok = refresh(now); !ok) return refuse(ok.err().code, ok.err().message);
+    rule = admission_for(req.local_jobs_preferred, req.admin, now);
+    if (!rule) return refuse(rule.err().code, rule.err().message, msg::refusal::service);
+  }
   auto free = rule->free->min_free(req.start, req.end);
   if (!free || *free >= req.np) return rule->ljp ? rule->not_before : 0;
   if (rule->free != &*view_.profile && view_.profile->fits(req.start, req.end, req.np))
@@ -202,6 +215,10 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
   (void)life->accept(now, req.expiry);
   record r{id, req.txn, req.owner, *lrms_id, *life, req.np, 0, admitted_after, time_infinity};
   r.account = req.account;
+  if (cfg_.laxity && req.deadline != 0) {
+    r.earliest = req.earliest;
+    r.deadline = req.deadline;
+  }
   if (auto c = cfg_.cost.cost(req.start, req.end, req.np, req.owner)) r.cost = *c;
   const auto state =
       req.commit_at_once ? reservation_state::committed : reservation_state::accepted;
@@ -214,11 +231,13 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
   view_add(req.start, req.end, req.np);
   out.reservation_id = id;
   out.cost = r.cost;
+  out.movable = r.deadline != 0;
   r.serial = n;
   auto& rec = records_.emplace(n, std::move(r)).first->second;
   by_txn_.emplace(req.txn, n);
   expiries_.emplace(req.expiry, n);
   timeline_.emplace(req.end, n);
+  if (rec.deadline != 0) movable_.insert(n);
   ++events_.holds_created;
   if (req.commit_at_once) {
     ++events_.commits;
@@ -263,6 +282,9 @@ void cluster_service::release(record& r, reservation_event e, timestamp now, boo
   view_remove(std::max(r.life.start(), now), r.life.end(), r.np);
   expiries_.erase({r.life.expiry(), r.serial});
   timeline_.erase({r.life.end(), r.serial});
+  movable_.erase(r.serial);
+  // On a laxity cluster CPUs freed before their time let the others move forward.
+  if (cfg_.laxity && r.life.end() > now) pull_due_ = true;
   (void)r.life.apply(e, now);
   // Best effort: a hold the store still shows is aborted on recovery anyway.
   if (!persisted) (void)persist(r, r.life.state());
@@ -378,7 +400,9 @@ msg::reservation_info cluster_service::info_of(const record& r) const {
           held ? r.life.expiry() : 0,  // only a hold has an expiry
           r.admitted_after,
           r.cost,
-          r.account};
+          r.account,
+          r.deadline != 0 ? r.earliest : 0,
+          r.deadline};
 }
 
 msg::ack_reply cluster_service::cancel(const msg::cancel_request& req, timestamp now) {
@@ -483,6 +507,9 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
   timeline_.emplace(req.end, r->serial);
   r->lrms_id = *new_id;
   r->np = req.np;
+  // Terms its owner chose are kept as they are: no longer moved within a window.
+  r->deadline = 0;
+  movable_.erase(r->serial);
   r->admitted_after = rule->ljp ? rule->not_before : 0;
   if (auto c = cfg_.cost.cost(req.start, req.end, req.np, r->owner)) r->cost = *c;
   return {info_of(*r), {}};
@@ -585,6 +612,7 @@ msg::cluster_status cluster_service::status_report(const msg::cluster_status_req
   out.aborts = events_.aborts;
   out.expiries = events_.expiries;
   out.cancels = events_.cancels;
+  out.moves = events_.moves;
   out.undeleted = static_cast<std::int32_t>(undeleted_.size());
   return out;
 }
@@ -625,6 +653,7 @@ void cluster_service::sweep(timestamp now) {
     if (is_terminal(r.life.state())) {
       r.finished = now;
       finished_.emplace(now, n);
+      movable_.erase(n);
     }
   }
   while (!finished_.empty() && finished_.begin()->first + cfg_.retention <= now) {
@@ -637,6 +666,7 @@ void cluster_service::sweep(timestamp now) {
     records_.erase(it);
     if (cfg_.journal) (void)cfg_.journal->forget(id);
   }
+  if (pull_due_) pull_forward_moves(now);
 }
 
 std::optional<timestamp> cluster_service::next_expiry() const {

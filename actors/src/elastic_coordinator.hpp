@@ -107,6 +107,10 @@ class elastic_coordinator
                      hold ? attempt.expiry() : 0,
                      0,
                      p.prepared.cost};
+    if (p.prepared.movable) {  // paper 002: it runs within this window, where it is now planned
+      r.reservation.earliest = p.terms.earliest;
+      r.reservation.deadline = p.terms.deadline;
+    }
     r.stats = j.stats;
     return r;
   }

@@ -83,7 +83,9 @@ reservation_attempt::calls reservation_attempt::try_placement(placement p, times
                                               .local_jobs_preferred = terms_.local_jobs_preferred,
                                               .admin = terms_.admin,
                                               .commit_at_once = at_once,
-                                              .account = terms_.account};
+                                              .account = terms_.account,
+                                              .earliest = t.earliest,
+                                              .deadline = t.deadline};
   }
   return out;
 }

@@ -69,6 +69,7 @@ class engine_fixture : public ::testing::Test {
     c.info.pp = pp;
     c.info.bunch = bunch;
     c.refresh = 0;
+    c.laxity = laxity;
     c.cost = *cost_model::create(unit_cost, 3600, {}, 0);
     if (describe) describe(c.info);
     auto svc = cluster_service::create(c, std::move(*l));
@@ -180,6 +181,7 @@ class engine_fixture : public ::testing::Test {
   gis_actor gis;
   broker_actor broker;
   broker_config broker_cfg;
+  bool laxity = false;  ///< clusters added from now on move movable reservations (paper 002)
   std::map<std::string, cluster_service_actor> services;
   std::map<std::string, simulated_lrms*> lrms;  // owned by the services
 };

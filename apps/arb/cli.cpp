@@ -159,6 +159,7 @@ result<msg::elastic_request> elastic(const options& o, timestamp now, msg::reque
   r.clusters = o.clusters;
   r.local_jobs_preferred = !o.no_local_preference;
   r.account = o.account;
+  r.movable = o.movable;
   return r;
 }
 
@@ -513,6 +514,9 @@ void define(CLI::App& app, options& o) {
     sub->add_option("--os", o.os, "required operating system");
     sub->add_option("--account", o.account,
                     "account the reservation (and its jobs) is charged to (paper 003)");
+    sub->add_flag("--movable", o.movable,
+                  "run within [est, let]: a cluster with laxity may move the reservation there "
+                  "until it starts (paper 002); arb show tells the current start");
     sub->add_option("--feature", o.features, "required feature (repeatable)")
         ->allow_extra_args(false);
     sub->add_option("--cluster", o.clusters, "allowed cluster (repeatable; default any)")

@@ -61,6 +61,7 @@ struct options {
   std::vector<std::string> features;
   std::vector<std::string> clusters;
   bool no_local_preference = false;
+  bool movable = false;  ///< paper 002: the cluster may move it within [est, let]
   std::vector<std::string> components;
   int max_attempts = 8;
   // Single reservations and jobs.

@@ -85,6 +85,10 @@ json to_json(const msg::reservation_info& r) {
          {"cost", r.cost}};
   if (r.expiry > 0) j["expiry"] = r.expiry;
   if (!r.account.empty()) j["account"] = r.account;
+  if (r.deadline != 0) {  // movable: it runs within [earliest, deadline]
+    j["earliest"] = r.earliest;
+    j["deadline"] = r.deadline;
+  }
   return j;
 }
 
@@ -196,6 +200,9 @@ struct body_renderer {
   std::string text(const msg::query_reply& r) const {
     // `arb show` also answers in paper 001's terms (queryReservation): not started, ...
     std::string jobs = r.info.account.empty() ? "" : "account: " + r.info.account + "\n";
+    if (r.info.deadline != 0)  // paper 002: the cluster may still move it within its window
+      jobs += "movable: runs within [" + when(r.info.earliest) + ", " + when(r.info.deadline) +
+              "], now planned as shown\n";
     for (const auto& id : r.jobs)
       jobs += "job " + id + "\n";
     return table(reservation_header, {reservation_row(r.info)}) +

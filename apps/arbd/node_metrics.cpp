@@ -49,6 +49,9 @@ node_metrics::node_metrics(metrics::registry& reg)
       cancels_(must(reg.add_counter("arb_cancels_total",
                                     "Reservations cancelled or terminated by their owner.",
                                     {"cluster"}))),
+      moves_(must(reg.add_counter("arb_reservation_moves_total",
+                                  "Reservations the cluster moved within their windows (laxity).",
+                                  {"cluster"}))),
       grid_jobs_(must(reg.add_gauge("arb_grid_jobs", "Grid jobs by strategy and state.",
                                     {"strategy", "state"}))),
       grid_events_(must(reg.add_counter(
@@ -94,6 +97,7 @@ void node_metrics::update(const std::vector<msg::cluster_status>& statuses) {
     grow(aborts_.with({c}), s.aborts, last.aborts);
     grow(expiries_.with({c}), s.expiries, last.expiries);
     grow(cancels_.with({c}), s.cancels, last.cancels);
+    grow(moves_.with({c}), s.moves, last.moves);
     last = s;
     last.reservations.clear();  // only the counters are needed
     last.lrms_reservations.clear();

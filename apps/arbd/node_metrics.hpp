@@ -59,6 +59,7 @@ class node_metrics {
   metrics::family<metrics::counter> aborts_;
   metrics::family<metrics::counter> expiries_;
   metrics::family<metrics::counter> cancels_;
+  metrics::family<metrics::counter> moves_;
   std::map<std::string, msg::cluster_status> last_;  // per cluster, for increments
   metrics::family<metrics::gauge> grid_jobs_;
   metrics::family<metrics::counter> grid_events_;

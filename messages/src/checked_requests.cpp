@@ -109,6 +109,7 @@ result<checked_elastic_request> check(const elastic_request& r) {
   out.admin = r.admin;
   if (auto ok = check_account(r.account); !ok) return ok.err();
   out.account = r.account;
+  out.movable = r.movable;
   auto hints = hints_of(r.benchmarks, r.penalty, r.inputs, r.output_bytes);
   if (!hints) return hints.err();
   out.job.hints = std::move(*hints);

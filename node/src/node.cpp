@@ -253,6 +253,7 @@ struct node::impl {
       sc.ljp = c.ljp;
       sc.ljp_check = c.ljp_check;
       sc.after_jobs = c.after_jobs;
+      sc.laxity = c.laxity;
       sc.name_prefix = c.name_prefix;
       sc.journal = journal;
       auto svc = cluster_service::create(sc, std::move(*backend));

@@ -106,7 +106,8 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
                            "max_walltime",
                            "ljp",
                            "ljp_method",
-                           "after_jobs"}));
+                           "after_jobs",
+                           "laxity"}));
   cluster_entry c;
   auto name = config::text(at(t, path, "name"));
   if (!name) return name.err();
@@ -177,6 +178,7 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
   ARB_TRY(optional_choice(t, path, "ljp_method", c.ljp_check, ljp_method_from, "ese, twkl"));
   ARB_TRY(
       optional_choice(t, path, "after_jobs", c.after_jobs, job_end_policy_from, "keep, release"));
+  ARB_TRY(optional(t, path, "laxity", c.laxity, as_bool));
   auto cost = config::cost_of(t, path);
   if (!cost) return cost.err();
   c.cost = std::move(*cost);

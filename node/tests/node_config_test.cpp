@@ -54,6 +54,7 @@ max_walltime = "2d"
 ljp = "default"
 ljp_method = "twkl"
 after_jobs = "release"
+laxity = true
 
 [[cluster]]
 name = "hpc"
@@ -98,6 +99,7 @@ TEST(node_config, ReadsEveryKey) {
   EXPECT_EQ(b.ljp, ljp_policy::by_default);
   EXPECT_EQ(b.ljp_check, ljp_method::twkl);
   EXPECT_EQ(b.after_jobs, job_end_policy::release);
+  EXPECT_TRUE(b.laxity);
   // 4 CPUs from 01:00 to 02:00 UTC is 02:00-03:00 in Berlin: night rate.
   EXPECT_DOUBLE_EQ(*b.cost.cost(3600, 7200, 4, "x"), 4 * 1.2 * 0.5);
   const auto& h = cfg->clusters[1];
@@ -109,6 +111,7 @@ TEST(node_config, ReadsEveryKey) {
   EXPECT_EQ(h.ljp, ljp_policy::enforce);
   EXPECT_EQ(h.ljp_check, ljp_method::ese);
   EXPECT_EQ(h.after_jobs, job_end_policy::keep);
+  EXPECT_FALSE(h.laxity);
 }
 
 void expect_error(const std::string& toml, const std::string& fragment) {
@@ -153,6 +156,7 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
   expect_error(one_cluster + "ljp_method = \"guess\"\n", "cluster[0].ljp_method");
   expect_error("[broker]\nselection_window = -1\n" + one_cluster, "broker.selection_window");
   expect_error(one_cluster + "after_jobs = \"drop\"\n", "cluster[0].after_jobs");
+  expect_error(one_cluster + "laxity = \"yes\"\n", "cluster[0].laxity");
   expect_error(one_cluster + "esr_history_interval = \"0s\"\n", "cluster[0].esr_history_interval");
 }
 

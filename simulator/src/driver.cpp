@@ -278,6 +278,7 @@ class virtual_grid {
     c.load.acc_w = spec.acc_w;
     c.ljp = spec.ljp;
     c.ljp_check = spec.ljp_check;
+    c.laxity = spec.laxity;
     auto svc = cluster_service::create(c, std::move(*l));
     if (!svc) return svc.err();
     auto handle =

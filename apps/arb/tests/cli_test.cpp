@@ -102,6 +102,13 @@ TEST(cli, every_other_command_builds_its_body) {
                                                   "--dur-ref", "1h", "--account", "physics"}))
                 .account,
             "physics");
+  // Paper 002's deadline form: the reservation may move within [est, let].
+  EXPECT_TRUE(std::get<msg::elastic_request>(build({"reserve", "--let", "now+8h", "--np", "2",
+                                                    "--dur-ref", "1h", "--movable"}))
+                  .movable);
+  EXPECT_FALSE(std::get<msg::elastic_request>(
+                   build({"reserve", "--let", "now+8h", "--np", "2", "--dur-ref", "1h"}))
+                   .movable);
   auto with_job = std::get<msg::commit_request>(build(
       {"commit", "a/1", "--np", "4", "--walltime", "30m", "--name", "sim", "--command", "run"}));
   ASSERT_EQ(with_job.jobs.size(), 1u);

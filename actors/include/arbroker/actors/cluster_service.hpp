@@ -15,6 +15,7 @@
 #include "arbroker/core/esr_history.hpp"
 #include "arbroker/core/esr_load.hpp"
 #include "arbroker/core/job_end_policy.hpp"
+#include "arbroker/core/laxity_plan.hpp"
 #include "arbroker/core/local_jobs_preferred.hpp"
 #include "arbroker/core/reservation_state.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
@@ -39,6 +40,10 @@ struct cluster_service_config {
   ljp_method ljp_check = ljp_method::ese;
   /// Paper 003, Sec. 3.1: release a reservation when its jobs have ended, or keep it.
   job_end_policy after_jobs = job_end_policy::keep;
+  /// Paper 002's RLC scheduler: committed reservations that came with a window (movable
+  /// requests) are moved within it, earliest deadline first, to admit new ones, and pulled
+  /// forward when others end early (laxity_scheduler.cpp). false: every reservation is rigid.
+  bool laxity = false;
   duration history_delta = 3600;  ///< sampling interval of the esr history
   std::string name_prefix = "arb-";
   /// Where reservations are made durable before they are answered for (null: nowhere, as
@@ -163,6 +168,10 @@ class cluster_service {
     std::uint64_t serial = 0;            ///< n of the id "<cluster>/n": its key here
     std::vector<std::string> jobs = {};  ///< LRMS ids of the jobs bound to it
     std::string account = {};            ///< charged in the LRMS; its jobs run under it
+    /// Paper 002: a committed reservation with deadline > 0 may be moved within [earliest,
+    /// deadline] until it starts (laxity clusters only); 0: rigid.
+    timestamp earliest = 0;
+    timestamp deadline = 0;
   };
 
   struct view {
@@ -244,6 +253,31 @@ class cluster_service {
   result<std::string> submit_bound(const record& r, const msg::job_terms& j);
   void note_bound_jobs(record& r, const std::vector<std::string>& ids, timestamp now);
   void release_after_jobs(timestamp now);
+  // The RLC scheduler of paper 002 (laxity_scheduler.cpp).
+  struct laxity_view {
+    std::vector<laxity_job> jobs;  ///< the movable reservations, key = serial
+    availability_profile fixed;    ///< `base` without them
+  };
+  /// The reservations that may still move, and `base` without their spans.
+  laxity_view movable(const availability_profile& base, timestamp now) const;
+  /// Moves the reservations of `jobs` to `starts` on the LRMS (make-before-break, as
+  /// modify) and in the records, view and journal; a move the LRMS refuses is tried again
+  /// after the others. False when some could not be moved (those keep their terms, which
+  /// are still valid: every applied move is within its window and the LRMS's capacity).
+  bool apply_moves(const std::vector<laxity_job>& jobs, const std::vector<timestamp>& starts,
+                   timestamp now);
+  /// One reservation to `start` (same length), LRMS first, then journal, records and view.
+  bool move(record& r, timestamp start, timestamp now);
+  /// Prepare on a laxity cluster: re-plans the movable reservations around the new hold
+  /// (pinned at its terms) and moves them; admit() then checks the hold on the new view.
+  void make_room(const msg::prepare_request& req, const availability_profile& free, timestamp now);
+  /// After reservations ended early: pull the movable ones forward.
+  void pull_forward_moves(timestamp now);
+  /// The match advisor on a laxity cluster: the EDF placement of the job and its zeta over
+  /// the movable reservations (match_advisor.cpp falls back to this).
+  void advise_with_laxity(timestamp ready, timestamp deadline, const std::vector<job_shape>& shapes,
+                          const availability_profile& free, timestamp now,
+                          msg::advice_reply& out) const;
   reservation_row row_of(const record& r, reservation_state state) const;
   status persist(const record& r, reservation_state state);
   void adopt(record r, timestamp now);
@@ -254,7 +288,7 @@ class cluster_service {
   view view_;
   std::uint64_t next_id_ = 1;
   struct {
-    std::int64_t holds_created = 0, commits = 0, aborts = 0, expiries = 0, cancels = 0;
+    std::int64_t holds_created = 0, commits = 0, aborts = 0, expiries = 0, cancels = 0, moves = 0;
   } events_;  // for status reports (metrics)
   // Records and their indices by serial (the n of "<cluster>/n"), not by id string: the
   // service touches them several times per request.
@@ -263,6 +297,7 @@ class cluster_service {
   std::set<std::pair<timestamp, std::uint64_t>> expiries_;  // pending holds: (expiry, serial)
   std::set<std::pair<timestamp, std::uint64_t>> finished_;  // terminal: (finished, serial)
   std::set<std::pair<timestamp, std::uint64_t>> timeline_;  // committed: (next start/end, serial)
+  std::set<std::uint64_t> movable_;  // laxity clusters: reservations with a window, by serial
   /// Reservations the service let go of that the LRMS did not delete (unreachable, in use):
   /// LRMS id -> their end. Every sweep tries again until the LRMS deletes them, forgets them,
   /// or they end on their own; until then they still hold CPUs there.
@@ -271,6 +306,8 @@ class cluster_service {
   /// snapshot for all) at `jobs_look_at_` and every refresh interval after.
   std::set<std::uint64_t> watched_;
   timestamp jobs_look_at_ = time_infinity;
+  /// A reservation ended early on a laxity cluster: the next sweep pulls the others forward.
+  bool pull_due_ = false;
   /// The LRMS workload the match advisor last read, reused for at most cfg_.refresh (as the
   /// view is): reading it is most of an advice's cost (match_advisor.cpp).
   struct advisor_view {

@@ -45,6 +45,10 @@ struct placement_part {
   timestamp start = 0;
   timestamp end = 0;
   int np = 0;
+  /// Paper 002: deadline > 0 lets a cluster with laxity move the part within [earliest,
+  /// deadline] once it is committed (0: rigid).
+  timestamp earliest = 0;
+  timestamp deadline = 0;
 };
 
 /// One way to place a whole request: one part per component.

@@ -69,6 +69,10 @@ struct elastic_request {
   /// Paper 003, Sec. 3.1: the account the reservation is charged to ("" = the user's
   /// default); jobs bound to it run under it too. Letters, digits, '_', '-', '.'.
   std::string account = {};
+  /// Paper 002's deadline form: the reservation runs for its duration somewhere within
+  /// [est, let], and a cluster with laxity may move it there until it starts (clients are
+  /// told the current start). false: the granted terms are fixed.
+  bool movable = false;
 
   friend bool operator==(const elastic_request&, const elastic_request&) = default;
 };
@@ -78,7 +82,7 @@ auto inspect(Inspector& f, elastic_request& x) {
   return f(x.user, x.est, x.let, x.np_min, x.np_max, x.dur_ref, x.pp_ref, x.np_ref, x.speedup,
            x.prefer, x.policy, x.esr, x.esr_threshold, x.tsn_max, x.tss_gap, x.mode, x.hold_seconds,
            x.os, x.features, x.clusters, x.local_jobs_preferred, x.admin, x.benchmarks, x.penalty,
-           x.inputs, x.output_bytes, x.account);
+           x.inputs, x.output_bytes, x.account, x.movable);
 }
 
 /// How a request went, for metrics and the experiments of paper 000, Sec. 4.2.

@@ -36,8 +36,9 @@ struct checked_elastic_request {
   duration hold_seconds = 0;  ///< mode hold only; 0: the broker's default
   gis_query where;            ///< which clusters may take it (user, np_min, os, ...)
   bool local_jobs_preferred = true;
-  bool admin = false;   ///< may waive LJP where a site enforces it
-  std::string account;  ///< to charge ("" = the user's default)
+  bool admin = false;    ///< may waive LJP where a site enforces it
+  std::string account;   ///< to charge ("" = the user's default)
+  bool movable = false;  ///< paper 002: a cluster with laxity may move it within [est, let]
 };
 
 /// A co-reservation request that passed check(): k components that start together, each

@@ -195,6 +195,10 @@ struct prepare_request {
   /// One participant needs no second phase: commit at once when the hold is granted.
   bool commit_at_once = false;
   std::string account = {};  ///< to charge in the LRMS ("" = the owner's default)
+  /// Paper 002: with deadline > 0 a cluster with laxity may move the reservation later
+  /// within [earliest, deadline] (earliest <= start, end <= deadline); 0: rigid terms.
+  std::int64_t earliest = 0;
+  std::int64_t deadline = 0;
 
   friend bool operator==(const prepare_request&, const prepare_request&) = default;
 };
@@ -202,7 +206,7 @@ struct prepare_request {
 template <class Inspector>
 auto inspect(Inspector& f, prepare_request& x) {
   return f(x.txn, x.owner, x.start, x.end, x.np, x.expiry, x.local_jobs_preferred, x.admin,
-           x.commit_at_once, x.account);
+           x.commit_at_once, x.account, x.earliest, x.deadline);
 }
 
 /// Who refused a prepare: the cluster service's admission check or the LRMS itself.
@@ -217,13 +221,15 @@ struct prepare_reply {
   refusal refused_by = refusal::none;
   wire_error error;
   double cost = 0;  ///< of the held terms, under the cluster's cost model
+  /// The cluster (one with laxity) may move it within the prepare's [earliest, deadline].
+  bool movable = false;
 
   friend bool operator==(const prepare_reply&, const prepare_reply&) = default;
 };
 
 template <class Inspector>
 auto inspect(Inspector& f, prepare_reply& x) {
-  return f(x.txn, x.reservation_id, x.busy_until, x.refused_by, x.error, x.cost);
+  return f(x.txn, x.reservation_id, x.busy_until, x.refused_by, x.error, x.cost, x.movable);
 }
 
 /// Phase two of a coordinator's transaction: confirms every hold `txn` made. Refused for a
@@ -312,6 +318,10 @@ struct reservation_info {
   std::int64_t admitted_after = 0;  ///< the LJP bound it was admitted against (0: none)
   double cost = 0;
   std::string account = {};  ///< charged for it (paper 003, Sec. 3.1); "" = the owner's default
+  /// A reservation the cluster may still move (paper 002): it runs within [earliest,
+  /// deadline], [start, end) being where it is planned now. deadline 0: its terms are fixed.
+  std::int64_t earliest = 0;
+  std::int64_t deadline = 0;
 
   friend bool operator==(const reservation_info&, const reservation_info&) = default;
 };
@@ -319,7 +329,7 @@ struct reservation_info {
 template <class Inspector>
 auto inspect(Inspector& f, reservation_info& x) {
   return f(x.id, x.cluster, x.owner, x.start, x.end, x.np, x.state, x.expiry, x.admitted_after,
-           x.cost, x.account);
+           x.cost, x.account, x.earliest, x.deadline);
 }
 
 /// Owner-checked operations on one reservation. A reservation of another user answers
@@ -498,6 +508,7 @@ struct cluster_status {
   std::vector<reservation_info> lrms_running_bound;
   /// Reservations the service let go of that the LRMS has not deleted yet (it retries).
   std::int32_t undeleted = 0;
+  std::int64_t moves = 0;  ///< reservations moved within their windows (laxity clusters)
   friend bool operator==(const cluster_status&, const cluster_status&) = default;
 };
 template <class Inspector>
@@ -505,7 +516,7 @@ auto inspect(Inspector& f, cluster_status& x) {
   return f(x.cluster, x.now, x.cpus, x.holds, x.committed, x.running_jobs, x.queued_jobs,
            x.reservations, x.lrms_reservations, x.lrms_running, x.holds_created, x.commits,
            x.aborts, x.expiries, x.cancels, x.reserved_cpus, x.error, x.lrms_queued,
-           x.lrms_running_bound, x.undeleted);
+           x.lrms_running_bound, x.undeleted, x.moves);
 }
 
 }  // namespace arbroker::msg

@@ -52,6 +52,8 @@ struct cluster_entry {
   /// Paper 003, Sec. 3.1: "keep" a reservation for its term (more jobs may be bound) or
   /// "release" it once the jobs bound to it have ended.
   job_end_policy after_jobs = job_end_policy::keep;
+  /// Paper 002: move movable reservations within their windows (EDF plan) to admit more.
+  bool laxity = false;
   std::string name_prefix = "arb-";              ///< of the LRMS reservations arbroker makes
   std::vector<simulated_job> local_jobs;         ///< simulated only
   std::string slurm_conf;                        ///< slurm only: path of slurm.conf

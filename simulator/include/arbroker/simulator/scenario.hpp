@@ -32,6 +32,8 @@ struct cluster_spec {
   /// request decide and checks paper 000's T_wkl, as the recorded experiments did.
   ljp_policy ljp = ljp_policy::by_default;
   ljp_method ljp_check = ljp_method::twkl;
+  /// Paper 002's RLC scheduler: movable reservations are moved within their windows.
+  bool laxity = false;
 };
 
 /// A batch job submitted straight to a cluster's LRMS (not through the broker).

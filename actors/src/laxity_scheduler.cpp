@@ -1,0 +1,129 @@
+// The RLC scheduler of paper 002 (Sec. 3, 4, 5.3) in a cluster reservation service with
+// `laxity = true`: committed reservations that came with a window are kept in an
+// earliest-deadline-first plan (core/laxity_plan.hpp) and moved on the LRMS when the plan
+// changes, make-before-break, as an owner's modify is. Holds and started reservations never
+// move. The match advisor reports where a new job would go in that plan and how far it
+// pushes the accepted ones (zeta, eq. 3.3), which is what MLI ranks by.
+
+#include <algorithm>
+
+#include "arbroker/actors/cluster_service.hpp"
+
+namespace arbroker {
+
+cluster_service::laxity_view cluster_service::movable(const availability_profile& base,
+                                                      timestamp now) const {
+  laxity_view out{{}, base};
+  for (std::uint64_t n : movable_) {
+    const record& r = records_.at(n);
+    if (r.life.state() != reservation_state::committed || r.life.start() <= now) continue;
+    // A span the base does not hold (a stale view) stays where it is, as if rigid.
+    if (!out.fixed.remove(r.life.start(), r.life.end(), r.np)) continue;
+    out.jobs.push_back(
+        {n, r.earliest, r.life.end() - r.life.start(), r.deadline, r.np, r.life.start()});
+  }
+  return out;
+}
+
+bool cluster_service::move(record& r, timestamp start, timestamp now) {
+  const duration length = r.life.end() - r.life.start();
+  auto new_id = lrms_->modify_reservation(
+      r.lrms_id, {lrms_name(r.serial), r.owner, start, length, r.np, r.account});
+  if (!new_id) return false;
+  const reservation_spec old_terms{
+      lrms_name(r.serial), r.owner, r.life.start(), length, r.np, r.account};
+  record moved = r;
+  moved.lrms_id = *new_id;
+  (void)moved.life.apply(reservation_event::request_change, now);
+  (void)moved.life.change_terms(now, start, start + length);
+  if (auto ok = persist(moved, reservation_state::committed); !ok) {
+    // Not durable: back to the old terms (they were free a moment ago).
+    if (auto back = lrms_->modify_reservation(*new_id, old_terms)) r.lrms_id = *back;
+    view_.taken = -time_infinity;
+    return false;
+  }
+  view_remove(r.life.start(), r.life.end(), r.np);
+  view_add(start, start + length, r.np);
+  timeline_.erase({r.life.end(), r.serial});
+  timeline_.emplace(start + length, r.serial);
+  r.lrms_id = moved.lrms_id;
+  r.life = moved.life;
+  ++events_.moves;
+  return true;
+}
+
+bool cluster_service::apply_moves(const std::vector<laxity_job>& jobs,
+                                  const std::vector<timestamp>& starts, timestamp now) {
+  std::vector<std::size_t> pending;
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    if (starts[i] != jobs[i].start) pending.push_back(i);
+  // Make-before-break needs each new span free while the others are still where they were:
+  // moves forward first (earliest first), then moves back (latest first); a move the LRMS
+  // refuses is tried again after the others made room.
+  std::sort(pending.begin(), pending.end(), [&](std::size_t a, std::size_t b) {
+    const bool fa = starts[a] < jobs[a].start, fb = starts[b] < jobs[b].start;
+    if (fa != fb) return fa;
+    return fa ? starts[a] < starts[b] : starts[a] > starts[b];
+  });
+  for (bool progress = true; progress && !pending.empty();) {
+    progress = false;
+    for (auto it = pending.begin(); it != pending.end();) {
+      if (move(records_.at(jobs[*it].key), starts[*it], now)) {
+        it = pending.erase(it);
+        progress = true;
+      } else {
+        ++it;
+      }
+    }
+  }
+  return pending.empty();
+}
+
+void cluster_service::make_room(const msg::prepare_request& req, const availability_profile& free,
+                                timestamp now) {
+  auto lv = movable(free, now);
+  if (lv.jobs.empty()) return;
+  // The new hold is pinned at its terms: the plan around it is the one the advisor showed
+  // (advise_with_laxity placed it at this start in the same EDF order).
+  const laxity_job pinned{0, req.start, req.end - req.start, req.end, req.np, req.start};
+  auto plan = admit_with_laxity(lv.fixed, lv.jobs, pinned, now);
+  if (!plan) return;  // no plan takes it: admit() refuses it on the view as it is
+  (void)apply_moves(lv.jobs, plan->starts, now);
+}
+
+void cluster_service::pull_forward_moves(timestamp now) {
+  pull_due_ = false;
+  if (!refresh(now)) return;
+  // Under LJP's `ese` the queued local jobs keep their planned starts here too.
+  const auto& base = view_.planned ? *view_.planned : *view_.profile;
+  auto lv = movable(base, now);
+  if (lv.jobs.empty()) return;
+  auto starts = pull_forward(lv.fixed, lv.jobs, now);
+  if (starts) (void)apply_moves(lv.jobs, *starts, now);
+}
+
+void cluster_service::advise_with_laxity(timestamp ready, timestamp deadline,
+                                         const std::vector<job_shape>& shapes,
+                                         const availability_profile& free, timestamp now,
+                                         msg::advice_reply& out) const {
+  out.meets_qos = false;
+  out.zeta = 0;
+  const auto lv = movable(free, now);
+  for (const auto& shape : shapes) {
+    if (shape.np < 1 || shape.np > cfg_.info.cpus || shape.dur <= 0 || ready > deadline - shape.dur)
+      continue;
+    // Key 0: serials start at 1.
+    const laxity_job job{0, ready, shape.dur, deadline, shape.np, 0};
+    auto a = admit_with_laxity(lv.fixed, lv.jobs, job, now);
+    if (!a) continue;
+    const timestamp end = a->start + shape.dur;
+    if (out.meets_qos && (end > out.end || (end == out.end && shape.np >= out.np))) continue;
+    out.meets_qos = true;
+    out.np = shape.np;
+    out.start = a->start;
+    out.end = end;
+    out.zeta = a->zeta;
+  }
+}
+
+}  // namespace arbroker
