@@ -286,6 +286,7 @@ paper002_config paper002(const toml::table& root, std::string name) {
   c.clusters = get<int>(g, "grid", "clusters", c.clusters);
   c.cpus = get<int>(g, "grid", "cpus", c.cpus);
   c.scheduler = get(g, "grid", "scheduler", c.scheduler);
+  c.laxity = get(g, "grid", "laxity", c.laxity);
   if (c.clusters < 1 || c.cpus < 1) bad("grid", "clusters >= 1 and cpus >= 1 are needed");
   const auto& w = table(root, "", "workload");
   c.jobs = get<std::size_t>(w, "workload", "jobs", c.jobs);

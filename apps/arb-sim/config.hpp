@@ -160,6 +160,9 @@ struct paper002_config {
   int clusters = 4;
   int cpus = 64;
   std::string scheduler = "easy";
+  /// The clusters' RLC scheduler (paper 002): reservations are movable within their
+  /// windows and the clusters move them (false: every reservation is rigid).
+  bool laxity = false;
   std::size_t jobs = 1000;      ///< Lublin-Feitelson jobs per repetition
   std::size_t repetitions = 5;  ///< seeds seed, seed + 1, ...
   std::uint64_t seed = 1;

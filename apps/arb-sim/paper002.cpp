@@ -65,8 +65,10 @@ sim::scenario scenario_of(const paper002_config& c, const std::vector<job_draw>&
                           const point& p) {
   sim::scenario s;
   for (int k = 0; k < c.clusters; ++k)
-    s.clusters.push_back(
-        {.name = "c" + std::to_string(k), .cpus = c.cpus, .scheduler = c.scheduler});
+    s.clusters.push_back({.name = "c" + std::to_string(k),
+                          .cpus = c.cpus,
+                          .scheduler = c.scheduler,
+                          .laxity = c.laxity});
   for (const auto& d : jobs) {
     const auto& j = d.job;
     const bool ar = d.ar_draw < p.par;
@@ -91,6 +93,7 @@ sim::scenario scenario_of(const paper002_config& c, const std::vector<job_draw>&
     q.esr_threshold = -1;
     q.tsn_max = 8;
     q.tss_gap = 600;
+    q.movable = c.laxity;  // the paper's ARs: (t, e, d), placed and moved by the clusters
     s.requests.push_back({j.job_id, j.submit_time, std::move(q), sim::bound_job{run, false}, !ar});
   }
   return s;
