@@ -33,7 +33,7 @@ msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp
   if (!rule) return failed(rule.err());
   const auto passed = rate_and_filter(*cands, req, now);
   out.above_threshold = static_cast<std::int32_t>(passed.size());
-  auto fit = check_and_price(*cands, passed, req, *rule, out.available);
+  auto fit = check_and_price(*cands, passed, req, *rule, out.available, now);
   if (!fit) return failed(fit.err());
   if (auto ok = select_best(*fit, req, out.slots); !ok) return failed(ok.err());
   if (req.want_windows) out.windows = feasible_windows(req, *rule, now);
@@ -75,11 +75,9 @@ std::vector<std::size_t> cluster_service::rate_and_filter(std::vector<candidate>
 // rest is fetched by a refill). `available` is set to those that fit plus those left
 // unchecked, so that it exceeds what is sent whenever more may fit. The result keeps the
 // generation order.
-result<std::vector<candidate>> cluster_service::check_and_price(std::vector<candidate>& cands,
-                                                                std::vector<std::size_t> passed,
-                                                                const msg::probe_request& req,
-                                                                const admission& rule,
-                                                                std::int32_t& available) const {
+result<std::vector<candidate>> cluster_service::check_and_price(
+    std::vector<candidate>& cands, std::vector<std::size_t> passed, const msg::probe_request& req,
+    const admission& rule, std::int32_t& available, timestamp now) const {
   const preferences prefix = slot_prefix(req.prefer);
   const bool lazy = req.keep > 0 && !prefix.empty();
   std::vector<slot_key> keys;  // by index into cands: the prefix as numbers
@@ -92,6 +90,16 @@ result<std::vector<candidate>> cluster_service::check_and_price(std::vector<cand
     });
   }
   const auto& profile = *rule.free;
+  // Paper 002: on a laxity cluster a slot that does not fit as things are may still be had
+  // by moving accepted reservations within their windows, as prepare would (make_room).
+  std::optional<laxity_view> lax;
+  auto fits_with_moves = [&](const candidate& c) {
+    if (!cfg_.laxity || movable_.empty()) return false;
+    if (!lax) lax = movable(profile, now);
+    if (lax->jobs.empty()) return false;
+    const laxity_job pinned{0, c.start, c.end - c.start, c.end, c.np, c.start};
+    return static_cast<bool>(admit_with_laxity(lax->fixed, lax->jobs, pinned, now));
+  };
   std::vector<std::size_t> fit_index;  // into cands, of the candidates that fit
   std::size_t checked = 0;
   for (; checked < passed.size(); ++checked) {
@@ -101,7 +109,7 @@ result<std::vector<candidate>> cluster_service::check_and_price(std::vector<cand
       break;  // this one and all after it are worse than keep fitting ones
     if (req.check_availability) {
       if (c.start < rule.not_before) continue;
-      if (!profile.fits(c.start, c.end, c.np)) continue;
+      if (!profile.fits(c.start, c.end, c.np) && !fits_with_moves(c)) continue;
     }
     if (req.want_cost) {  // priced last: only what may be returned
       auto cost = cfg_.cost.cost(c.start, c.end, c.np, req.user);

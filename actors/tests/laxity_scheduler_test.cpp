@@ -158,6 +158,29 @@ TEST_F(laxity_test, TheAdvisorReportsWhereTheJobGoesAndWhatItCostsTheOthers) {
   EXPECT_FALSE(r.meets_qos);
 }
 
+// A probe offers what prepare would admit: slots that need accepted reservations moved.
+TEST_F(laxity_test, AProbeOffersSlotsThatMoveOthers) {
+  auto probe = [this] {
+    msg::probe_request p;
+    p.user = "bob";
+    p.site = {now, now + 4200, {{64, 3600}}};
+    p.slotting = {4, 200};
+    p.local_jobs_preferred = false;
+    return svc->probe(p, now);
+  };
+  ASSERT_TRUE(reserve(now + 600, 3600, 64, now, now + 20'000).error.ok());
+  auto offered = probe();
+  ASSERT_TRUE(offered.error.ok()) << offered.error.message;
+  ASSERT_FALSE(offered.slots.empty());
+  const auto& s = offered.slots.front();
+  EXPECT_TRUE(reserve(s.start, s.end - s.start, s.np).error.ok());
+  make(false);  // a rigid cluster has nothing to offer by now + 4200
+  ASSERT_TRUE(reserve(now + 600, 3600, 64, now, now + 20'000).error.ok());
+  offered = probe();
+  ASSERT_TRUE(offered.error.ok());
+  EXPECT_TRUE(offered.slots.empty());
+}
+
 TEST_F(laxity_test, AnEarlyEndPullsTheOthersForward) {
   auto first = reserve(now, 3600, 64);
   ASSERT_TRUE(first.error.ok());

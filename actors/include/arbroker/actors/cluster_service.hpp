@@ -212,8 +212,8 @@ class cluster_service {
   result<std::vector<candidate>> check_and_price(std::vector<candidate>& cands,
                                                  std::vector<std::size_t> passed,
                                                  const msg::probe_request& req,
-                                                 const admission& rule,
-                                                 std::int32_t& available) const;
+                                                 const admission& rule, std::int32_t& available,
+                                                 timestamp now) const;
   status select_best(const std::vector<candidate>& fit, const msg::probe_request& req,
                      std::vector<msg::slot>& slots) const;
   std::vector<msg::start_window> feasible_windows(const msg::probe_request& req,
