@@ -51,6 +51,7 @@ void cluster_service::adopt(record r, timestamp now) {
     timeline_.emplace(r.life.end(), n);
   }
   if (!r.txn.empty()) by_txn_.emplace(r.txn, n);
+  if (r.deadline != 0 && !is_terminal(r.life.state())) movable_.insert(n);
   records_.emplace(n, std::move(r));
 }
 
@@ -125,6 +126,12 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
     record r{row.id, row.txn,  row.owner,          lrms_id,      std::move(*life),
              np,     row.cost, row.admitted_after, time_infinity};
     r.account = row.account;
+    // A movable one stays movable where the cluster moves reservations and its terms are
+    // still within its window.
+    if (cfg_.laxity && row.deadline != 0 && row.earliest <= start && end <= row.deadline) {
+      r.earliest = row.earliest;
+      r.deadline = row.deadline;
+    }
     const bool changed = target != row.state || lrms_id != row.lrms_id || start != row.start ||
                          end != row.end || np != row.np;
     if (changed) {

@@ -263,7 +263,9 @@ reservation_row cluster_service::row_of(const record& r, reservation_state state
           state == reservation_state::accepted ? r.life.expiry() : 0,
           r.admitted_after,
           r.cost,
-          r.account};
+          r.account,
+          r.earliest,
+          r.deadline};
 }
 
 status cluster_service::persist(const record& r, reservation_state state) {

@@ -10,6 +10,7 @@
 
 #include "arbroker/actors/cluster_service.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
+#include "arbroker/store/recovery_plan.hpp"
 
 namespace arbroker {
 namespace {
@@ -26,7 +27,10 @@ struct rows_journal : reservation_journal {
     return {};
   }
   result<std::vector<reservation_row>> rows_of(const std::string&) override {
-    return std::vector<reservation_row>{};
+    std::vector<reservation_row> out;
+    for (const auto& [id, r] : rows)
+      out.push_back(r);
+    return out;
   }
   status log_commit(const std::string&) override { return {}; }
   status forget_commit(const std::string&) override { return {}; }
@@ -190,6 +194,22 @@ TEST_F(laxity_test, AnEarlyEndPullsTheOthersForward) {
   ASSERT_TRUE(svc->cancel({"alice", first.reservation_id}, now).error.ok());
   EXPECT_EQ(info(waiting.reservation_id).start, now);
   EXPECT_EQ(in_lrms(waiting.reservation_id)->start, now);
+}
+
+// The window is journaled: after a restart (a new service on an LRMS that lost everything)
+// the reservation is recreated where it was and can still be moved within its window.
+TEST_F(laxity_test, ARestartKeepsTheWindow) {
+  auto a = reserve(now + 600, 3600, 64, now, now + 20'000);
+  ASSERT_TRUE(a.error.ok());
+  EXPECT_EQ(journal->rows.at(a.reservation_id).deadline, now + 20'000);
+  auto rows = *journal->rows_of("c1");
+  make(true);
+  recovery_report report;
+  ASSERT_TRUE(svc->recover(rows, plan_recovery(rows, {}), now, report));
+  EXPECT_EQ(report.recreated, 1);
+  EXPECT_EQ(info(a.reservation_id).deadline, now + 20'000);
+  ASSERT_TRUE(reserve(now + 600, 3600, 64).error.ok());  // moves it
+  EXPECT_EQ(info(a.reservation_id).start, now + 4200);
 }
 
 TEST_F(laxity_test, AnOwnersChangeFixesTheTerms) {

@@ -6,7 +6,7 @@ namespace arbroker {
 namespace {
 
 // Bumped whenever the tables change; open() refuses a database from a newer build.
-constexpr int schema_version = 3;  // 2: grid_jobs; 3: reservations.account
+constexpr int schema_version = 4;  // 2: grid_jobs; 3: reservations.account; 4: laxity window
 
 constexpr const char* schema = R"sql(
 CREATE TABLE IF NOT EXISTS reservations (
@@ -23,7 +23,9 @@ CREATE TABLE IF NOT EXISTS reservations (
   expiry INTEGER NOT NULL,
   admitted_after INTEGER NOT NULL,
   cost REAL NOT NULL,
-  account TEXT NOT NULL DEFAULT ''
+  account TEXT NOT NULL DEFAULT '',
+  earliest INTEGER NOT NULL DEFAULT 0,
+  deadline INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS reservations_by_cluster ON reservations(cluster, seq);
 CREATE TABLE IF NOT EXISTS commit_decisions (txn TEXT PRIMARY KEY);
@@ -125,6 +127,17 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
         !ok)
       return ok.err();
   }
+  // Before schema 4 no reservation had a window it may move within (paper 002): 0, rigid.
+  if (version > 0 && version < 4) {
+    if (auto ok = exec("ALTER TABLE reservations ADD COLUMN earliest INTEGER NOT NULL DEFAULT 0",
+                       "cannot add reservations.earliest");
+        !ok)
+      return ok.err();
+    if (auto ok = exec("ALTER TABLE reservations ADD COLUMN deadline INTEGER NOT NULL DEFAULT 0",
+                       "cannot add reservations.deadline");
+        !ok)
+      return ok.err();
+  }
   if (auto ok = exec(("PRAGMA user_version=" + std::to_string(schema_version)).c_str(),
                      "cannot set schema version");
       !ok)
@@ -134,12 +147,13 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
   const std::pair<sqlite3_stmt**, const char*> stmts[] = {
       {&s.save,
        "INSERT OR REPLACE INTO reservations (id, cluster, seq, owner, txn, lrms_id, start, "
-       "\"end\", np, state, expiry, admitted_after, cost, account) VALUES "
-       "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"},
+       "\"end\", np, state, expiry, admitted_after, cost, account, earliest, deadline) VALUES "
+       "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"},
       {&s.forget, "DELETE FROM reservations WHERE id = ?1"},
       {&s.rows_of,
        "SELECT id, cluster, owner, txn, lrms_id, start, \"end\", np, state, expiry, "
-       "admitted_after, cost, account FROM reservations WHERE cluster = ?1 ORDER BY seq"},
+       "admitted_after, cost, account, earliest, deadline FROM reservations WHERE cluster = ?1 "
+       "ORDER BY seq"},
       {&s.log_commit, "INSERT OR IGNORE INTO commit_decisions (txn) VALUES (?1)"},
       {&s.forget_commit, "DELETE FROM commit_decisions WHERE txn = ?1"},
       {&s.commits, "SELECT txn FROM commit_decisions ORDER BY txn"},
@@ -188,6 +202,8 @@ status sqlite_journal::save(const reservation_row& r) {
   sqlite3_bind_int64(st, 12, r.admitted_after);
   sqlite3_bind_double(st, 13, r.cost);
   bind_text(st, 14, r.account);
+  sqlite3_bind_int64(st, 15, r.earliest);
+  sqlite3_bind_int64(st, 16, r.deadline);
   return run(st, ("cannot save reservation " + r.id).c_str());
 }
 
@@ -218,6 +234,8 @@ result<std::vector<reservation_row>> sqlite_journal::rows_of(const std::string& 
     r.admitted_after = sqlite3_column_int64(st, 10);
     r.cost = sqlite3_column_double(st, 11);
     r.account = column_text(st, 12);
+    r.earliest = sqlite3_column_int64(st, 13);
+    r.deadline = sqlite3_column_int64(st, 14);
     if (state < 0 || state > static_cast<int>(reservation_state::expired)) {
       sqlite3_reset(st);
       sqlite3_clear_bindings(st);

@@ -43,6 +43,8 @@ reservation_row row(std::string id, reservation_state s = reservation_state::com
   r.admitted_after = 900;
   r.cost = 12.5;
   r.account = "physics";
+  r.earliest = 500;  // movable within [500, 9000] (paper 002)
+  r.deadline = 9000;
   return r;
 }
 
@@ -149,8 +151,8 @@ TEST_F(sqlite_journal_test, OpenRefusesAFileThatIsNotADatabaseAndLeavesItAlone) 
   EXPECT_EQ(back, text);
 }
 
-// A store written by the build before accounts (schema 2) opens, gains the column, and keeps
-// its rows (their account empty).
+// A store written by the build before accounts (schema 2) opens, gains the columns of
+// schemas 3 and 4, and keeps its rows (their account empty, their terms rigid).
 TEST_F(sqlite_journal_test, AStoreOfSchemaTwoIsUpgradedInPlace) {
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(db().c_str(), &raw), SQLITE_OK);
@@ -171,9 +173,11 @@ TEST_F(sqlite_journal_test, AStoreOfSchemaTwoIsUpgradedInPlace) {
   ASSERT_EQ(rows->size(), 1u);
   auto old = row("berlin/1");
   old.account = "";
+  old.earliest = old.deadline = 0;
   EXPECT_EQ((*rows)[0], old);
   ASSERT_TRUE((*j)->save(row("berlin/2")));
   EXPECT_EQ((*j)->rows_of("berlin")->back().account, "physics");
+  EXPECT_EQ((*j)->rows_of("berlin")->back().deadline, 9000);
 }
 
 TEST_F(sqlite_journal_test, OpenRefusesASchemaFromANewerBuild) {

@@ -31,6 +31,9 @@ struct reservation_row {
   timestamp admitted_after = 0;
   double cost = 0;
   std::string account = {};  ///< charged in the LRMS (schema 3)
+  /// Paper 002: the window a laxity cluster may move it within (schema 4); deadline 0: rigid.
+  timestamp earliest = 0;
+  timestamp deadline = 0;
 
   friend bool operator==(const reservation_row&, const reservation_row&) = default;
 };
