@@ -6,9 +6,12 @@
 
 #include "arbroker/core/site_adaptation.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
+#include "memory_journal.hpp"
 
 namespace arbroker {
 namespace {
+
+using testing::memory_journal;
 
 using msg::wire_error;
 
@@ -355,32 +358,6 @@ TEST_F(fixture, BadRequestsGetTypedErrorsAndChangeNothing) {
   auto st = svc->status_report({}, now);
   EXPECT_EQ(st.holds + st.committed, 0);
 }
-
-// A journal in memory that can be told to fail, to see what the service writes and when.
-struct memory_journal : reservation_journal {
-  std::map<std::string, reservation_row> rows;
-  std::vector<reservation_state> written;  // every state saved, in order
-  bool broken = false;
-  status save(const reservation_row& r) override {
-    if (broken) return fail(errc::storage_failure, "disk full");
-    rows[r.id] = r;
-    written.push_back(r.state);
-    return {};
-  }
-  status forget(const std::string& id) override {
-    rows.erase(id);
-    return {};
-  }
-  result<std::vector<reservation_row>> rows_of(const std::string&) override {
-    std::vector<reservation_row> out;
-    for (auto& [id, r] : rows)
-      out.push_back(r);
-    return out;
-  }
-  status log_commit(const std::string&) override { return {}; }
-  status forget_commit(const std::string&) override { return {}; }
-  result<std::vector<std::string>> commits() override { return std::vector<std::string>{}; }
-};
 
 TEST_F(fixture, EveryAnsweredChangeIsWrittenBeforeTheAnswer) {
   auto j = std::make_shared<memory_journal>();

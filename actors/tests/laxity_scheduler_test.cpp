@@ -11,37 +11,18 @@
 #include "arbroker/actors/cluster_service.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
 #include "arbroker/store/recovery_plan.hpp"
+#include "memory_journal.hpp"
 
 namespace arbroker {
 namespace {
 
-// Every state the service writes, by reservation id.
-struct rows_journal : reservation_journal {
-  std::map<std::string, reservation_row> rows;
-  status save(const reservation_row& r) override {
-    rows[r.id] = r;
-    return {};
-  }
-  status forget(const std::string& id) override {
-    rows.erase(id);
-    return {};
-  }
-  result<std::vector<reservation_row>> rows_of(const std::string&) override {
-    std::vector<reservation_row> out;
-    for (const auto& [id, r] : rows)
-      out.push_back(r);
-    return out;
-  }
-  status log_commit(const std::string&) override { return {}; }
-  status forget_commit(const std::string&) override { return {}; }
-  result<std::vector<std::string>> commits() override { return std::vector<std::string>{}; }
-};
+using testing::memory_journal;
 
 struct laxity_test : ::testing::Test {
   timestamp now = 1'000'000;
   simulated_lrms* lrms = nullptr;  // owned by the service
   std::unique_ptr<cluster_service> svc;
-  std::shared_ptr<rows_journal> journal = std::make_shared<rows_journal>();
+  std::shared_ptr<memory_journal> journal = std::make_shared<memory_journal>();
   int txns = 0;
 
   void SetUp() override { make(true); }
