@@ -340,6 +340,7 @@ struct body_renderer {
                        {"committed", c.committed},
                        {"running_jobs", c.running_jobs},
                        {"queued_jobs", c.queued_jobs},
+                       {"moves", c.moves},
                        {"reservations", to_json(c.reservations)}});
     return json{{"clusters", a}};
   }
