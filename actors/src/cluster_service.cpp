@@ -491,6 +491,7 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
     record changed = *r;
     changed.lrms_id = *new_id;
     changed.np = req.np;
+    changed.earliest = changed.deadline = 0;  // rigid from now on (below)
     (void)changed.life.change_terms(now, req.start, req.end);
     if (auto c = cfg_.cost.cost(req.start, req.end, req.np, r->owner)) changed.cost = *c;
     if (auto ok = persist(changed, reservation_state::committed); !ok) {

@@ -199,6 +199,7 @@ TEST_F(laxity_test, AnOwnersChangeFixesTheTerms) {
   auto m = svc->modify({"alice", a.reservation_id, now + 1200, now + 4800, 32, false}, now);
   ASSERT_TRUE(m.error.ok()) << m.error.message;
   EXPECT_EQ(m.info.deadline, 0);
+  EXPECT_EQ(journal->rows.at(a.reservation_id).deadline, 0);  // rigid after a restart too
   EXPECT_EQ(reserve(now + 1200, 3600, 64).error.code, static_cast<std::uint8_t>(errc::busy));
 }
 
