@@ -676,6 +676,7 @@ std::optional<timestamp> cluster_service::next_expiry() const {
   std::optional<timestamp> next;
   if (!expiries_.empty()) next = expiries_.begin()->first;
   if (!watched_.empty() && (!next || jobs_look_at_ < *next)) next = jobs_look_at_;
+  if (pull_due_) next = 0;  // laxity: reservations wait to be pulled forward, at once
   return next;
 }
 

@@ -150,8 +150,9 @@ class cluster_service {
   status recover(const std::vector<reservation_row>& rows, const recovery_plan& plan, timestamp now,
                  recovery_report& report);
 
-  /// The earliest pending hold expiry (or look at bound jobs, see reservation_jobs.cpp),
-  /// for the actor's timer.
+  /// The earliest pending hold expiry (or look at bound jobs, see reservation_jobs.cpp; or a
+  /// time already past when a laxity cluster has reservations to pull forward), for the
+  /// actor's timer.
   std::optional<timestamp> next_expiry() const;
 
  private:
