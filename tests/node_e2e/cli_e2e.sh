@@ -6,17 +6,7 @@
 set -u
 arbd=$1 arb=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
-fails=0
-pass() { echo "ok   - $1"; }
-fail() { echo "FAIL - $1"; fails=$((fails + 1)); }
-check() {  # check NAME EXPECTED_EXIT COMMAND...
-  local name=$1 want=$2; shift 2
-  out=$("$@" 2>"$work/stderr") ; rc=$?
-  if [ "$rc" -eq "$want" ]; then pass "$name"; else
-    fail "$name (exit $rc, wanted $want): $out $(cat "$work/stderr")"; fi
-}
-contains() { case "$1" in *"$2"*) return 0 ;; *) return 1 ;; esac; }
-json_field() { sed -n "s/.*\"$2\": *\"\([^\"]*\)\".*/\1/p" <<<"$1" | head -n1; }
+. "$(dirname "$0")/checks.sh"
 
 start_arbd() {
   coproc ARBD { exec "$arbd" --data-dir "$work/data" --listen 127.0.0.1:0 \

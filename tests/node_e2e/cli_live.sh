@@ -7,10 +7,7 @@
 set -u
 arbd=$1 arb=$2 config=$3 work=$4 slurm_run=$5
 rm -rf "$work" && mkdir -p "$work"
-fails=0
-pass() { echo "ok   - $1"; }
-fail() { echo "FAIL - $1"; fails=$((fails + 1)); }
-json_field() { sed -n "s/.*\"$2\": *\"\([^\"]*\)\".*/\1/p" <<<"$1" | head -n1; }
+. "$(dirname "$0")/checks.sh"
 export SGE_ROOT=/var/lib/gridengine SGE_CELL=default
 
 coproc ARBD { exec "$arbd" --config "$config" --data-dir "$work/data" --listen 127.0.0.1:0 \

@@ -7,18 +7,7 @@
 set -u
 arbd=$1 arb=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
-fails=0
-pass() { echo "ok   - $1"; }
-fail() { echo "FAIL - $1"; fails=$((fails + 1)); }
-check() {  # check NAME EXPECTED_EXIT COMMAND...
-  local name=$1 want=$2; shift 2
-  out=$("$@" 2>"$work/stderr") ; rc=$?
-  if [ "$rc" -eq "$want" ]; then pass "$name"; else
-    fail "$name (exit $rc, wanted $want): $out $(cat "$work/stderr")"; fi
-}
-contains() { case "$1" in *"$2"*) return 0 ;; *) return 1 ;; esac; }
-json_text() { sed -n "s/.*\"$2\": *\"\([^\"]*\)\".*/\1/p" <<<"$1" | head -n1; }
-json_number() { sed -n "s/.*\"$2\": *\([0-9-]*\).*/\1/p" <<<"$1" | head -n1; }
+. "$(dirname "$0")/checks.sh"
 
 cat >"$work/node.toml" <<'TOML'
 [node]
@@ -52,7 +41,7 @@ job=(--np 8 --np-ref 8 --pp-ref 1000 --dur-ref 1h)
 
 check "alice reserves a movable hour within 10 h" 0 env ARB_USER=alice ARB_TOKEN=alice-secret \
   "$arb" -o json reserve --movable --est now+10m --let now+10h "${job[@]}"
-id=$(json_text "$out" id)
+id=$(json_field "$out" id)
 first=$(json_number "$out" start)
 deadline=$(json_number "$out" deadline)
 [ -n "$id" ] && [ -n "$first" ] && pass "it is granted ($id at $first)" || fail "no grant: $out"
