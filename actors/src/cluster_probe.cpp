@@ -97,8 +97,8 @@ result<std::vector<candidate>> cluster_service::check_and_price(
     if (!cfg_.laxity || movable_.empty()) return false;
     if (!lax) lax = movable(profile, now);
     if (lax->jobs.empty()) return false;
-    const laxity_job pinned{0, c.start, c.end - c.start, c.end, c.np, c.start};
-    return static_cast<bool>(admit_with_laxity(lax->fixed, lax->jobs, pinned, now));
+    return static_cast<bool>(
+        admit_with_laxity(lax->fixed, lax->jobs, pinned_job(c.start, c.end, c.np), now));
   };
   std::vector<std::size_t> fit_index;  // into cands, of the candidates that fit
   std::size_t checked = 0;

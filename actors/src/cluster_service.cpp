@@ -141,10 +141,9 @@ std::optional<timestamp> cluster_service::admit(const msg::prepare_request& req,
                   "start " + ts(req.start) + " is before T_wkl " + ts(view_.t_wkl) +
                       ": it would bypass waiting local jobs",
                   msg::refusal::service, rule->not_before);
-  if (cfg_.laxity && !movable_.empty()) {
-    // Paper 002: the accepted reservations move within their windows to make room; the
-    // hold is then checked on the view as the moves left it.
-    make_room(req, *rule->free, now);
+  if (cfg_.laxity && !movable_.empty() && make_room(req, *rule->free, now)) {
+    // Paper 002: accepted reservations moved within their windows to make room; the hold
+    // is checked on the view as the moves left it (its plan of the queue made again).
     if (auto ok = refresh(now); !ok) return refuse(ok.err().code, ok.err().message);
     rule = admission_for(req.local_jobs_preferred, req.admin, now);
     if (!rule) return refuse(rule.err().code, rule.err().message, msg::refusal::service);
@@ -475,47 +474,43 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
                                         "local jobs preferred)")};
   }
   (void)r->life.apply(reservation_event::request_change, now);
-  auto new_id = lrms_->modify_reservation(r->lrms_id, {lrms_name(r->serial), r->owner, req.start,
-                                                       req.end - req.start, req.np, r->account});
-  if (!new_id) {
-    (void)r->life.apply(reservation_event::change_refused, now);
-    return {info_of(*r), msg::to_wire(new_id.err())};
-  }
-  const reservation_spec old_terms{lrms_name(r->serial),
-                                   r->owner,
-                                   r->life.start(),
-                                   r->life.end() - r->life.start(),
-                                   r->np,
-                                   r->account};
-  if (cfg_.journal) {
-    record changed = *r;
-    changed.lrms_id = *new_id;
-    changed.np = req.np;
-    changed.earliest = changed.deadline = 0;  // rigid from now on (below)
-    (void)changed.life.change_terms(now, req.start, req.end);
-    if (auto c = cfg_.cost.cost(req.start, req.end, req.np, r->owner)) changed.cost = *c;
-    if (auto ok = persist(changed, reservation_state::committed); !ok) {
-      // Not durable: put the old terms back (make-before-break again) and refuse.
-      auto back = lrms_->modify_reservation(*new_id, old_terms);
-      if (back) r->lrms_id = *back;
-      view_.taken = -time_infinity;
-      (void)r->life.apply(reservation_event::change_refused, now);
-      return {info_of(*r), msg::to_wire(ok.err())};
-    }
-  }
-  view_remove(std::max(r->life.start(), now), r->life.end(), r->np);
-  view_add(req.start, req.end, req.np);
-  timeline_.erase({r->life.end(), r->serial});
-  (void)r->life.change_terms(now, req.start, req.end);
-  timeline_.emplace(req.end, r->serial);
-  r->lrms_id = *new_id;
-  r->np = req.np;
+  record changed = *r;
+  (void)changed.life.change_terms(now, req.start, req.end);
+  changed.np = req.np;
   // Terms its owner chose are kept as they are: no longer moved within a window.
-  r->deadline = 0;
+  changed.earliest = changed.deadline = 0;
+  changed.admitted_after = rule->ljp ? rule->not_before : 0;
+  if (auto c = cfg_.cost.cost(req.start, req.end, req.np, r->owner)) changed.cost = *c;
+  if (auto ok = replace_terms(*r, std::move(changed), now); !ok) {
+    (void)r->life.apply(reservation_event::change_refused, now);
+    return {info_of(*r), msg::to_wire(ok.err())};
+  }
   movable_.erase(r->serial);
-  r->admitted_after = rule->ljp ? rule->not_before : 0;
-  if (auto c = cfg_.cost.cost(req.start, req.end, req.np, r->owner)) r->cost = *c;
   return {info_of(*r), {}};
+}
+
+// Puts `r` on the terms of `changed` (its lifecycle already on them): the LRMS first
+// (make-before-break), durable next (if not, the old terms go back into the LRMS), then the
+// view, the timeline and the record. On error `r` keeps its terms.
+status cluster_service::replace_terms(record& r, record changed, timestamp now) {
+  const auto spec_of = [this](const record& x) {
+    return reservation_spec{lrms_name(x.serial),           x.owner, x.life.start(),
+                            x.life.end() - x.life.start(), x.np,    x.account};
+  };
+  auto new_id = lrms_->modify_reservation(r.lrms_id, spec_of(changed));
+  if (!new_id) return new_id.err();
+  changed.lrms_id = *new_id;
+  if (auto ok = persist(changed, reservation_state::committed); !ok) {
+    if (auto back = lrms_->modify_reservation(*new_id, spec_of(r))) r.lrms_id = *back;
+    view_.taken = -time_infinity;
+    return ok;
+  }
+  view_remove(std::max(r.life.start(), now), r.life.end(), r.np);
+  view_add(changed.life.start(), changed.life.end(), changed.np);
+  timeline_.erase({r.life.end(), r.serial});
+  timeline_.emplace(changed.life.end(), r.serial);
+  r = std::move(changed);
+  return {};
 }
 
 msg::query_reply cluster_service::query(const msg::query_request& req, timestamp now) {

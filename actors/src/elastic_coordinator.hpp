@@ -88,6 +88,17 @@ class elastic_coordinator
 
   void on_granted(const Job&) {}
 
+ protected:
+  /// Tries one cluster's placement. A movable request (paper 002) lets the cluster move it
+  /// within the window the request was adapted to there.
+  void try_part(const job_ptr& j, placement_part part, const site_request& adapted) {
+    if (j->req.movable) {
+      part.earliest = std::min(adapted.est, part.start);
+      part.deadline = std::max(adapted.let, part.end);
+    }
+    this->run(j, j->attempt.try_placement({std::move(part)}, this->now()));
+  }
+
  private:
   Derived& derived() { return static_cast<Derived&>(*this); }
 

@@ -316,13 +316,7 @@ void elastic_worker_state::try_next(const job_ptr& j) {
   const candidate& c = j->candidates[i];
   j->tried.push_back(c);
   const std::size_t site = j->origins[i].site;
-  placement_part part{site, std::string(c.site), c.start, c.end, c.np};
-  if (j->req.movable) {
-    // Paper 002: the cluster may move it within the window it was adapted to.
-    part.earliest = std::min(j->sites[site].adapted.est, c.start);
-    part.deadline = std::max(j->sites[site].adapted.let, c.end);
-  }
-  run(j, j->attempt.try_placement({std::move(part)}, now()));
+  try_part(j, {site, std::string(c.site), c.start, c.end, c.np}, j->sites[site].adapted);
 }
 
 // Paper 001's busy-time hint: the clusters whose probes had nothing to offer say when they

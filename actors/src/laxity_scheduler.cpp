@@ -26,34 +26,16 @@ cluster_service::laxity_view cluster_service::movable(const availability_profile
 }
 
 bool cluster_service::move(record& r, timestamp start, timestamp now) {
-  const duration length = r.life.end() - r.life.start();
-  auto new_id = lrms_->modify_reservation(
-      r.lrms_id, {lrms_name(r.serial), r.owner, start, length, r.np, r.account});
-  if (!new_id) return false;
-  const reservation_spec old_terms{
-      lrms_name(r.serial), r.owner, r.life.start(), length, r.np, r.account};
   record moved = r;
-  moved.lrms_id = *new_id;
   (void)moved.life.apply(reservation_event::request_change, now);
-  (void)moved.life.change_terms(now, start, start + length);
-  if (auto ok = persist(moved, reservation_state::committed); !ok) {
-    // Not durable: back to the old terms (they were free a moment ago).
-    if (auto back = lrms_->modify_reservation(*new_id, old_terms)) r.lrms_id = *back;
-    view_.taken = -time_infinity;
-    return false;
-  }
-  view_remove(r.life.start(), r.life.end(), r.np);
-  view_add(start, start + length, r.np);
-  timeline_.erase({r.life.end(), r.serial});
-  timeline_.emplace(start + length, r.serial);
-  r.lrms_id = moved.lrms_id;
-  r.life = moved.life;
+  (void)moved.life.change_terms(now, start, start + (r.life.end() - r.life.start()));
+  if (!replace_terms(r, std::move(moved), now)) return false;
   ++events_.moves;
   return true;
 }
 
-bool cluster_service::apply_moves(const std::vector<laxity_job>& jobs,
-                                  const std::vector<timestamp>& starts, timestamp now) {
+std::size_t cluster_service::apply_moves(const std::vector<laxity_job>& jobs,
+                                         const std::vector<timestamp>& starts, timestamp now) {
   std::vector<std::size_t> pending;
   for (std::size_t i = 0; i < jobs.size(); ++i)
     if (starts[i] != jobs[i].start) pending.push_back(i);
@@ -65,30 +47,31 @@ bool cluster_service::apply_moves(const std::vector<laxity_job>& jobs,
     if (fa != fb) return fa;
     return fa ? starts[a] < starts[b] : starts[a] > starts[b];
   });
+  std::size_t moved = 0;
   for (bool progress = true; progress && !pending.empty();) {
     progress = false;
     for (auto it = pending.begin(); it != pending.end();) {
       if (move(records_.at(jobs[*it].key), starts[*it], now)) {
         it = pending.erase(it);
         progress = true;
+        ++moved;
       } else {
         ++it;
       }
     }
   }
-  return pending.empty();
+  return moved;
 }
 
-void cluster_service::make_room(const msg::prepare_request& req, const availability_profile& free,
+bool cluster_service::make_room(const msg::prepare_request& req, const availability_profile& free,
                                 timestamp now) {
   auto lv = movable(free, now);
-  if (lv.jobs.empty()) return;
+  if (lv.jobs.empty()) return false;
   // The new hold is pinned at its terms: the plan around it is the one the advisor showed
   // (advise_with_laxity placed it at this start in the same EDF order).
-  const laxity_job pinned{0, req.start, req.end - req.start, req.end, req.np, req.start};
-  auto plan = admit_with_laxity(lv.fixed, lv.jobs, pinned, now);
-  if (!plan) return;  // no plan takes it: admit() refuses it on the view as it is
-  (void)apply_moves(lv.jobs, plan->starts, now);
+  auto plan = admit_with_laxity(lv.fixed, lv.jobs, pinned_job(req.start, req.end, req.np), now);
+  if (!plan) return false;  // no plan takes it: admit() refuses it on the view as it is
+  return apply_moves(lv.jobs, plan->starts, now) > 0;
 }
 
 void cluster_service::pull_forward_moves(timestamp now) {

@@ -120,13 +120,7 @@ void matchmaker_state::try_next(const job_ptr& j) {
                     std::to_string(j->attempt.tries()) + " clusters tried refused the reservation");
   const std::size_t i = j->order[j->next++];
   const auto& a = j->advice[i];
-  placement_part part{i, a.cluster, a.start, a.end, a.np};
-  if (j->req.movable) {
-    // Paper 002: the cluster may move it within the window it was adapted to.
-    part.earliest = std::min(j->adapted[i].est, a.start);
-    part.deadline = std::max(j->adapted[i].let, a.end);
-  }
-  run(j, j->attempt.try_placement({std::move(part)}, now()));
+  try_part(j, {i, a.cluster, a.start, a.end, a.np}, j->adapted[i]);
 }
 
 }  // namespace arbroker

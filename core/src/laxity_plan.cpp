@@ -65,6 +65,15 @@ result<std::vector<timestamp>> edf_into(availability_profile& p, std::span<const
   return starts;
 }
 
+// Books the accepted jobs where the current plan has them.
+status book_current(availability_profile& p, std::span<const laxity_job> accepted) {
+  for (const auto& a : accepted)
+    if (auto ok = p.add(a.start, a.start + a.runtime, a.np); !ok)
+      return fail(errc::invalid_parameter,
+                  name_of(a) + " does not fit where the current plan has it: " + ok.err().message);
+  return {};
+}
+
 }  // namespace
 
 result<std::vector<timestamp>> plan_edf(const availability_profile& fixed,
@@ -95,10 +104,7 @@ result<laxity_admission> admit_with_laxity(const availability_profile& fixed,
   }
   // EDF is a heuristic: the current plan may still take the job where EDF found no room.
   auto p = fixed;
-  for (const auto& a : accepted)
-    if (auto ok = p.add(a.start, a.start + a.runtime, a.np); !ok)
-      return fail(errc::invalid_parameter,
-                  name_of(a) + " does not fit where the current plan has it: " + ok.err().message);
+  if (auto ok = book_current(p, accepted); !ok) return ok.err();
   auto s = place(p, job, now);
   if (!s) return s.err();
   out.start = *s;
@@ -111,13 +117,10 @@ result<std::vector<timestamp>> pull_forward(const availability_profile& fixed,
                                             std::span<const laxity_job> accepted, timestamp now) {
   if (auto ok = check(accepted); !ok) return ok.err();
   auto p = fixed;
+  if (auto ok = book_current(p, accepted); !ok) return ok.err();
   std::vector<timestamp> starts;
-  for (const auto& a : accepted) {
-    if (auto ok = p.add(a.start, a.start + a.runtime, a.np); !ok)
-      return fail(errc::invalid_parameter,
-                  name_of(a) + " does not fit where the current plan has it: " + ok.err().message);
+  for (const auto& a : accepted)
     starts.push_back(a.start);
-  }
   std::vector<std::size_t> order(accepted.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::sort(order.begin(), order.end(), [&accepted](std::size_t a, std::size_t b) {

@@ -235,6 +235,10 @@ class cluster_service {
   msg::wire_error illegal(const record& r, const std::string& what) const;
   /// The owner ends it before its end (cancelled, or terminated while active).
   msg::ack_reply end_early(record& r, reservation_state to, reservation_event e, timestamp now);
+  /// New terms for a committed reservation (`changed`: `r` with its lifecycle on them): in
+  /// the LRMS make-before-break, then durable, then in the view and the record. Used by an
+  /// owner's modify and by the laxity scheduler's moves.
+  status replace_terms(record& r, record changed, timestamp now);
   msg::ack_reply withdraw(record& r, timestamp now);
   /// The name in the LRMS of the reservation "<cluster>/<serial>": the prefix and serial.
   std::string lrms_name(std::uint64_t serial) const;
@@ -263,15 +267,16 @@ class cluster_service {
   laxity_view movable(const availability_profile& base, timestamp now) const;
   /// Moves the reservations of `jobs` to `starts` on the LRMS (make-before-break, as
   /// modify) and in the records, view and journal; a move the LRMS refuses is tried again
-  /// after the others. False when some could not be moved (those keep their terms, which
-  /// are still valid: every applied move is within its window and the LRMS's capacity).
-  bool apply_moves(const std::vector<laxity_job>& jobs, const std::vector<timestamp>& starts,
-                   timestamp now);
-  /// One reservation to `start` (same length), LRMS first, then journal, records and view.
+  /// after the others. How many moved (those that did not keep their terms, which are
+  /// still valid: every applied move is within its window and the LRMS's capacity).
+  std::size_t apply_moves(const std::vector<laxity_job>& jobs, const std::vector<timestamp>& starts,
+                          timestamp now);
+  /// One reservation to `start` (same length), by replace_terms.
   bool move(record& r, timestamp start, timestamp now);
   /// Prepare on a laxity cluster: re-plans the movable reservations around the new hold
-  /// (pinned at its terms) and moves them; admit() then checks the hold on the new view.
-  void make_room(const msg::prepare_request& req, const availability_profile& free, timestamp now);
+  /// (pinned at its terms) and moves them; true when any moved (admit() then checks the
+  /// hold on the new view).
+  bool make_room(const msg::prepare_request& req, const availability_profile& free, timestamp now);
   /// After reservations ended early: pull the movable ones forward.
   void pull_forward_moves(timestamp now);
   /// The match advisor on a laxity cluster: the EDF placement of the job and its zeta over

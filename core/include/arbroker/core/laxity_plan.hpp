@@ -29,6 +29,12 @@ struct laxity_job {
   friend bool operator==(const laxity_job&, const laxity_job&) = default;
 };
 
+/// A job that must run exactly over [start, end): no laxity (key 0). Admitting it with
+/// admit_with_laxity() asks what the movable ones must do to make room for these terms.
+inline laxity_job pinned_job(timestamp start, timestamp end, int np) {
+  return {0, start, end - start, end, np, start};
+}
+
 /// The EDF plan of `jobs` on top of `fixed` (what never moves: running work, started or
 /// rigid reservations, and whatever else the caller keeps there): jobs in order of deadline,
 /// then earliest start, then key, each placed at its earliest fit at or after max(t, now)
