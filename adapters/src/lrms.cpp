@@ -4,6 +4,12 @@
 
 namespace arbroker {
 
+status lrms::extend_reservation(const std::string& id, timestamp new_end) {
+  return fail(errc::infeasible, std::string(kind()) + " cannot extend reservation " + id + " to " +
+                                    std::to_string(new_end) +
+                                    " in place, nor the time limits of its running jobs");
+}
+
 std::string_view to_string(lrms_job_state s) noexcept {
   switch (s) {
     case lrms_job_state::queued:

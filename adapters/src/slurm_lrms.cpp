@@ -578,6 +578,61 @@ result<std::string> slurm_lrms::modify_reservation(const std::string& id,
   return e;
 }
 
+status slurm_lrms::extend_reservation(const std::string& id, timestamp new_end) {
+  if (!id.starts_with(options_.prefix))
+    return fail(errc::permission_denied, "reservation " + id + " is not arbroker's (prefix " +
+                                             options_.prefix + "); not extending it");
+  return on_slurm_thread<void>(
+      cluster_, options_.call_timeout, "extending reservation " + id, [id, new_end]() -> status {
+        auto all = load_reservations();
+        if (!all) return all.err();
+        auto it = std::find_if(all->begin(), all->end(),
+                               [&](const lrms_reservation& r) { return r.id == id; });
+        if (it == all->end()) return fail(errc::not_found, "no reservation " + id);
+        if (new_end <= it->end)
+          return fail(errc::invalid_window, "extending reservation " + id + " to " +
+                                                std::to_string(new_end) + ": it ends at " +
+                                                std::to_string(it->end) + " already");
+        resv_desc_msg_t desc;
+        slurm_init_resv_desc_msg(&desc);
+        std::string name = id;
+        desc.name = name.data();
+        desc.end_time = static_cast<time_t>(new_end);
+        if (slurm_update_reservation(&desc) != SLURM_SUCCESS)
+          return last_slurm_error("extending reservation " + id);
+        // Slurm ends a job at its time limit (and one in a reservation at the reservation's
+        // end): each job running in it may now run until new_end.
+        job_info_msg_t* raw = nullptr;
+        if (slurm_load_jobs(0, &raw, SHOW_ALL) != SLURM_SUCCESS)
+          return last_slurm_error("extending the jobs of reservation " + id);
+        jobs_ptr jobs(raw);
+        for (uint32_t i = 0; i < jobs->record_count; ++i) {
+          const slurm_job_info_t& j = jobs->job_array[i];
+          if (to_state(j.job_state) != lrms_job_state::running || !j.resv_name || id != j.resv_name)
+            continue;
+          const timestamp started = j.start_time;
+          const duration needed = new_end - started;
+          const auto minutes = static_cast<uint32_t>((needed + 59) / 60);
+          const duration limit = limit_seconds(j.time_limit);
+          // One whose own limit ends before the old end, or covers the new one, stays as is.
+          if (limit >= needed || started + limit < it->end) continue;
+          job_desc_msg_t update;
+          slurm_init_job_desc_msg(&update);
+          update.job_id = j.job_id;
+          update.time_limit = minutes;
+          if (slurm_update_job(&update) != SLURM_SUCCESS) {
+            auto e = last_slurm_error("raising the time limit of job " + std::to_string(j.job_id) +
+                                      " in reservation " + id);
+            desc.end_time = static_cast<time_t>(it->end);  // back to its old end
+            if (slurm_update_reservation(&desc) != SLURM_SUCCESS)
+              e.message += "; and putting the reservation's end back failed too";
+            return e;
+          }
+        }
+        return {};
+      });
+}
+
 result<std::string> slurm_lrms::submit_job(const job_spec& spec) {
   if (spec.np < 1)
     return fail(errc::invalid_processor_range,

@@ -215,6 +215,21 @@ TEST_F(GridEngine, FailedModifyLeavesTheOldReservation) {
   EXPECT_NE(find(listed, b), nullptr);
 }
 
+// Paper 002's overrun quantum needs an in-place extension, which Grid Engine does not have:
+// the service is told so (infeasible) and the reservation is left as it was.
+TEST_F(GridEngine, CannotExtendAReservationInPlace) {
+  const timestamp start = now() + 3600;
+  const std::string ar = create(spec("ext", start, 600, 2));
+  ASSERT_FALSE(ar.empty());
+  auto extended = ge_.extend_reservation(ar, start + 1200);
+  ASSERT_FALSE(extended);
+  EXPECT_EQ(extended.err().code, errc::infeasible);
+  EXPECT_NE(extended.err().message.find("gridengine"), std::string::npos) << extended.err().message;
+  const auto* r = find(reservations(), ar);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->end, start + 600);
+}
+
 TEST_F(GridEngine, ModifyRefusesToDropBoundJobs) {
   const std::string ar = create(spec("bound", now() + 3600, 600, 2));
   ASSERT_FALSE(ar.empty());

@@ -219,4 +219,19 @@ status reservation_lifecycle::change_terms(timestamp now, timestamp start, times
   return {};
 }
 
+status reservation_lifecycle::extend(timestamp now, timestamp new_end) {
+  advance(now);
+  if (state_ != reservation_state::committed && state_ != reservation_state::active)
+    return fail(errc::illegal_transition,
+                "only a committed or active reservation can be extended, not a " +
+                    std::string(to_string(state_)) + " one");
+  if (end_ <= now || new_end <= end_)
+    return fail(errc::invalid_window, "new end " + std::to_string(new_end) +
+                                          " must be after the end " + std::to_string(end_) +
+                                          ", which must be after now (" + std::to_string(now) +
+                                          ")");
+  end_ = new_end;
+  return {};
+}
+
 }  // namespace arbroker

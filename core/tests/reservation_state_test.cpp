@@ -116,6 +116,26 @@ TEST(ReservationLifecycle, ChangeKeepsOrReplacesTerms) {
   EXPECT_EQ(r.state(), st::committed);  // the old start time no longer applies
 }
 
+TEST(ReservationLifecycle, AnOverrunExtendsAnActiveReservationInPlace) {
+  auto r = *reservation_lifecycle::create(1000, 2000);
+  ASSERT_TRUE(r.accept(0, 10));
+  auto hold = r;
+  EXPECT_EQ(hold.extend(5, 3000).err().code, errc::illegal_transition);  // a hold: no
+  ASSERT_TRUE(r.apply(ev::commit, 1));
+  ASSERT_TRUE(r.extend(1900, 2300));  // active at 1900: it stays active, 300 s longer
+  EXPECT_EQ(r.state(), st::active);
+  EXPECT_EQ(r.start(), 1000);
+  EXPECT_EQ(r.end(), 2300);
+  EXPECT_EQ(r.extend(2000, 2300).err().code, errc::invalid_window);  // not later
+  EXPECT_EQ(r.extend(2000, 2200).err().code, errc::invalid_window);  // earlier
+  EXPECT_EQ(r.end(), 2300);
+  r.advance(2299);
+  EXPECT_EQ(r.state(), st::active);
+  r.advance(2300);
+  EXPECT_EQ(r.state(), st::completed);
+  EXPECT_EQ(r.extend(2300, 2600).err().code, errc::illegal_transition);  // over
+}
+
 TEST(ReservationLifecycle, CancelBeforeStartTerminateWhileActive) {
   auto r = *reservation_lifecycle::create(1000, 2000);
   ASSERT_TRUE(r.accept(0, 10));

@@ -398,6 +398,34 @@ result<std::string> simulated_lrms::modify_reservation(const std::string& id,
   return reservation_id(rid);
 }
 
+status simulated_lrms::extend_reservation(const std::string& id, timestamp new_end) {
+  advance(clock_());
+  const auto rid = parse_id(id, 'R');
+  auto it = rid ? reservations_.find(*rid) : reservations_.end();
+  if (it == reservations_.end())
+    return fail(errc::not_found, "no reservation '" + id + "' on cluster '" + name_ + "'");
+  reservation& r = it->second;
+  if (new_end <= r.end || new_end > time_infinity)
+    return fail(errc::invalid_window, "reservation '" + id + "' ends at " + str(r.end) +
+                                          "; cannot extend it to " + str(new_end));
+  if (auto added = profile_.add(r.end, new_end, r.np); !added)
+    return refusal(added.err(), r.end, new_end, r.np);
+  queue_.committed_added(r.end, new_end, r.np);
+  events_.erase({r.end, event_kind::reservation_end, *rid});
+  const timestamp old_end = r.end;
+  r.end = new_end;
+  events_.insert({new_end, event_kind::reservation_end, *rid});
+  for (serial jid : r.running) {
+    job& j = jobs_.at(jid);
+    if (*j.started + j.walltime < old_end) continue;  // its own limit stops it before
+    events_.erase({*j.started + std::min(j.runtime, j.walltime), event_kind::job_end, jid});
+    j.walltime = new_end - *j.started;
+    events_.insert({*j.started + std::min(j.runtime, j.walltime), event_kind::job_end, jid});
+  }
+  start_queued_jobs(now_);  // conservative plans made again may start now
+  return {};
+}
+
 // ---------------------------------------------------------------------------------------
 // Jobs.
 

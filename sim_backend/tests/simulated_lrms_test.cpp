@@ -183,6 +183,56 @@ TEST(SimulatedLrms, BoundJobEndingWithItsReservationCompletes) {
   EXPECT_EQ(state(*c, j), lrms_job_state::completed);
 }
 
+// Paper 002, Sec. 5.3: an overrunning job gets a quantum when its reservation is extended
+// in place; the CPUs after the old end must be free.
+TEST(SimulatedLrms, ExtendingAReservationLetsItsRunningJobsRunOn) {
+  cluster c(8);
+  const auto r = *c->create_reservation(rsv(100, 100, 4));         // [100, 200) x 4
+  const auto other = *c->create_reservation(rsv(250, 50, 6));      // [250, 300) x 6
+  const auto overrun = *c->submit_local_job(job(3, 100, r), 130);  // needs until 230
+  const auto short_one = *c->submit_local_job(job(1, 10, r), 5);   // [100, 105)
+  c.at(150);
+  EXPECT_EQ(started(*c, overrun), 100);
+  EXPECT_EQ(c->extend_reservation(r, 200).err().code, errc::invalid_window);  // not later
+  EXPECT_EQ(c->extend_reservation("R99", 300).err().code, errc::not_found);
+  // [200, 300) would overlap `other` (4 + 6 > 8): busy, and nothing changed.
+  const auto busy = c->extend_reservation(r, 300);
+  ASSERT_FALSE(busy);
+  EXPECT_EQ(busy.err().code, errc::busy);
+  EXPECT_EQ(c->snapshot()->reservations.front().end, 200);
+  EXPECT_TRUE(consistent(*c));
+  // [200, 250) is free: the reservation keeps its id and ends at 250; the job runs on.
+  ASSERT_TRUE(c->extend_reservation(r, 250));
+  auto snap = *c->snapshot();
+  ASSERT_EQ(snap.reservations.size(), 2u);
+  EXPECT_EQ(snap.reservations.front().id, r);
+  EXPECT_EQ(snap.reservations.front().end, 250);
+  EXPECT_EQ(snap.running.front().walltime, 150);  // raised to run until 250
+  EXPECT_EQ(state(*c, short_one), lrms_job_state::completed);
+  EXPECT_EQ(c->profile().free_at(220), 4);  // the quantum holds the reservation's CPUs
+  EXPECT_TRUE(consistent(*c));
+  c.at(229);
+  EXPECT_EQ(state(*c, overrun), lrms_job_state::running);
+  c.at(230);
+  EXPECT_EQ(state(*c, overrun), lrms_job_state::completed);  // not killed at 200
+  EXPECT_EQ(c->snapshot()->reservations.size(), 2u);         // r lasts until 250
+  c.at(250);
+  EXPECT_EQ(c->snapshot()->reservations.size(), 1u);
+  EXPECT_EQ(c->snapshot()->reservations.front().id, other);
+  EXPECT_TRUE(consistent(*c));
+}
+
+TEST(SimulatedLrms, AJobPastItsQuantumIsStillKilledAtTheNewEnd) {
+  cluster c(4);
+  const auto r = *c->create_reservation(rsv(0, 100, 4));
+  const auto j = *c->submit_local_job(job(4, 100, r), 500);
+  c.at(90);
+  ASSERT_TRUE(c->extend_reservation(r, 150));
+  c.at(150);
+  EXPECT_EQ(state(*c, j), lrms_job_state::failed);
+  EXPECT_TRUE(c->snapshot()->reservations.empty());
+}
+
 TEST(SimulatedLrms, DeleteCancelsBoundJobsAndFreesCapacity) {
   cluster c(8);
   const auto r = *c->create_reservation(rsv(0, 100, 6));

@@ -352,6 +352,41 @@ TEST_F(SlurmLive, JobBoundToAReservationRunsInsideIt) {
   EXPECT_TRUE(wait_until([&] { return bool(s_.delete_reservation(*id)); }, 20s));
 }
 
+// Paper 002's overrun quantum: the reservation ends later in place (same name, no successor)
+// and the running job's time limit follows it, so Slurm does not end the job at the old end.
+TEST_F(SlurmLive, ExtendLetsTheRunningJobRunPastTheOldEnd) {
+  auto id = s_.create_reservation({"ext", "root", now() + 2, 180, 4});
+  ASSERT_TRUE(id) << to_string(id.err());
+  auto job = s_.submit_job(sleeper(4, 3, *id));  // its limit ends with the reservation
+  ASSERT_TRUE(job) << to_string(job.err());
+  ASSERT_EQ(wait_state(s_, *job, lrms_job_state::running), lrms_job_state::running);
+  auto before = s_.snapshot();
+  ASSERT_TRUE(before);
+  const auto* r = find_reservation(*before, *id);
+  ASSERT_NE(r, nullptr);
+  const timestamp old_end = r->end;
+
+  auto earlier = s_.extend_reservation(*id, old_end - 10);
+  ASSERT_FALSE(earlier);
+  EXPECT_EQ(earlier.err().code, errc::invalid_window);
+  auto unknown = s_.extend_reservation(prefix + "no-such", old_end + 600);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.err().code, errc::not_found);
+
+  ASSERT_TRUE(s_.extend_reservation(*id, old_end + 600));
+  auto after = s_.snapshot();
+  ASSERT_TRUE(after);
+  r = find_reservation(*after, *id);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->end, old_end + 600);
+  EXPECT_EQ(s_.owned_reservations()->size(), 1u);  // in place
+  const auto* j = find_job(after->running, *job);
+  ASSERT_NE(j, nullptr);
+  ASSERT_TRUE(j->started);
+  EXPECT_GE(*j->started + j->walltime, old_end + 600);  // whole minutes, at least to the end
+  EXPECT_LT(*j->started + j->walltime, old_end + 600 + 60);
+}
+
 TEST_F(SlurmLive, JobRunsToCompletion) {
   auto job = s_.submit_job({"arbt-true", "root", 1, 60, {}, "exit 0"});
   ASSERT_TRUE(job);

@@ -57,6 +57,8 @@ class gridengine_lrms final : public lrms {
   status delete_reservation(const std::string& id) override;
   result<std::string> modify_reservation(const std::string& id,
                                          const reservation_spec& new_terms) override;
+  // extend_reservation: lrms's default, infeasible: qrsub reservations cannot be altered and
+  // a running job's h_rt cannot be raised, so an overrunning job ends with its reservation.
   result<std::string> submit_job(const job_spec& spec) override;
   status cancel_job(const std::string& id) override;
   result<lrms_job_state> job_status(const std::string& id) override;

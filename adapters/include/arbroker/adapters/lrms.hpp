@@ -105,6 +105,14 @@ class lrms {
   virtual result<std::string> modify_reservation(const std::string& id,
                                                  const reservation_spec& new_terms) = 0;
 
+  /// Paper 002, Sec. 5.3 (overruns): lets reservation `id` end at `new_end` instead, in place
+  /// (same id, started or not), and lets the jobs running in it run until then (their time
+  /// limits raised to new_end - their start). The caller has checked that the CPUs are free
+  /// over [end, new_end); an LRMS that checks too says busy. infeasible where the LRMS cannot
+  /// (the default: Grid Engine changes neither an advance reservation nor a running job's
+  /// h_rt), not_found for an unknown or ended reservation, invalid_window unless new_end is
+  /// after its end.
+  virtual status extend_reservation(const std::string& id, timestamp new_end);
   virtual result<std::string> submit_job(const job_spec& spec) = 0;
   virtual status cancel_job(const std::string& id) = 0;
   virtual result<lrms_job_state> job_status(const std::string& id) = 0;

@@ -56,6 +56,10 @@ class slurm_lrms final : public lrms {
   status delete_reservation(const std::string& id) override;
   result<std::string> modify_reservation(const std::string& id,
                                          const reservation_spec& new_terms) override;
+  /// In place (`scontrol update ReservationName=... EndTime=...`, then each running job's
+  /// TimeLimit, in whole minutes): raising a time limit needs an operator (SlurmUser, root or
+  /// an AdminLevel=Operator account). Slurm does not check the CPUs for the longer span.
+  status extend_reservation(const std::string& id, timestamp new_end) override;
   result<std::string> submit_job(const job_spec& spec) override;
   status cancel_job(const std::string& id) override;
   result<lrms_job_state> job_status(const std::string& id) override;

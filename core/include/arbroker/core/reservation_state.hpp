@@ -95,6 +95,11 @@ class reservation_lifecycle {
   /// A granted change: new terms while change_requested. invalid_window unless start < end.
   status change_terms(timestamp now, timestamp start, timestamp end);
 
+  /// Paper 002, Sec. 5.3: the site lets a committed or active reservation whose jobs overrun
+  /// end later, in place (no change request, the state stays). invalid_window unless
+  /// new_end > end > now; illegal_transition in any other state.
+  status extend(timestamp now, timestamp new_end);
+
  private:
   reservation_lifecycle(timestamp start, timestamp end) : start_(start), end_(end) {}
   reservation_state state_ = reservation_state::requested;

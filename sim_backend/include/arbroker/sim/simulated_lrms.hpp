@@ -115,6 +115,14 @@ class simulated_lrms final : public lrms {
   result<std::string> modify_reservation(const std::string& id,
                                          const reservation_spec& new_terms) override;
 
+  /// Moves the end of a reservation later, in place, and raises the walltimes of the jobs
+  /// running in it to run until then (paper 002's overrun quantum; a job whose own walltime
+  /// ends before the old end keeps it). busy when running jobs and other reservations leave
+  /// fewer than its CPUs somewhere in [end, new_end); not_found
+  /// for an unknown (or ended) id; invalid_window unless end < new_end <= time_infinity.
+  /// O(k log n) for k running bound jobs.
+  status extend_reservation(const std::string& id, timestamp new_end) override;
+
   /// Submits a job that runs for its whole walltime; ids are "J1", "J2", ...
   /// invalid_processor_range: np outside [1, cpus], or above the reservation's np;
   /// invalid_duration: walltime <= 0 or above time_infinity; permission_denied: empty owner;
