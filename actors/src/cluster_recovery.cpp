@@ -52,7 +52,8 @@ void cluster_service::adopt(record r, timestamp now) {
   }
   if (!r.txn.empty()) by_txn_.emplace(r.txn, n);
   if (r.deadline != 0 && !is_terminal(r.life.state())) movable_.insert(n);
-  records_.emplace(n, std::move(r));
+  const auto& rec = records_.emplace(n, std::move(r)).first->second;
+  if (!is_terminal(rec.life.state())) watch_overrun(rec);
 }
 
 status cluster_service::recover(const std::vector<reservation_row>& rows, const recovery_plan& plan,

@@ -26,6 +26,10 @@ result<std::unique_ptr<cluster_service>> cluster_service::create(cluster_service
     return fail(errc::invalid_parameter, "cluster '" + i.name +
                                              "': refresh and retention must be >= 0 and "
                                              "max_hold > 0");
+  if (cfg.overrun_quantum < 0 || cfg.overrun_notice < 1 || cfg.overrun_max < 0)
+    return fail(errc::invalid_parameter,
+                "cluster '" + i.name +
+                    "': overrun_quantum and overrun_max must be >= 0 and overrun_notice >= 1 s");
   auto h = history::create(cfg.history_delta, 24 * 14);
   if (!h) return h.err();
   return std::unique_ptr<cluster_service>(
@@ -141,7 +145,7 @@ std::optional<timestamp> cluster_service::admit(const msg::prepare_request& req,
                   "start " + ts(req.start) + " is before T_wkl " + ts(view_.t_wkl) +
                       ": it would bypass waiting local jobs",
                   msg::refusal::service, rule->not_before);
-  if (cfg_.laxity && !movable_.empty() && make_room(req, *rule->free, now)) {
+  if (cfg_.laxity && !movable_.empty() && make_room(req.start, req.end, req.np, *rule->free, now)) {
     // Paper 002: accepted reservations moved within their windows to make room; the hold
     // is checked on the view as the moves left it (its plan of the queue made again).
     if (auto ok = refresh(now); !ok) return refuse(ok.err().code, ok.err().message);
@@ -236,6 +240,7 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
   by_txn_.emplace(req.txn, n);
   expiries_.emplace(req.expiry, n);
   timeline_.emplace(req.end, n);
+  watch_overrun(rec);
   if (rec.deadline != 0) movable_.insert(n);
   ++events_.holds_created;
   if (req.commit_at_once) {
@@ -510,6 +515,7 @@ status cluster_service::replace_terms(record& r, record changed, timestamp now) 
   timeline_.erase({r.life.end(), r.serial});
   timeline_.emplace(changed.life.end(), r.serial);
   r = std::move(changed);
+  watch_overrun(r);
   return {};
 }
 
@@ -611,6 +617,8 @@ msg::cluster_status cluster_service::status_report(const msg::cluster_status_req
   out.expiries = events_.expiries;
   out.cancels = events_.cancels;
   out.moves = events_.moves;
+  out.overruns = events_.overruns;
+  out.overruns_refused = events_.overruns_refused;
   out.undeleted = static_cast<std::int32_t>(undeleted_.size());
   return out;
 }
@@ -634,6 +642,7 @@ void cluster_service::retry_deletes(timestamp now) {
 void cluster_service::sweep(timestamp now) {
   if (!undeleted_.empty()) retry_deletes(now);
   release_after_jobs(now);
+  handle_overruns(now);
   while (!expiries_.empty() && expiries_.begin()->first <= now) {
     const std::uint64_t n = expiries_.begin()->second;
     expiries_.erase(expiries_.begin());
@@ -671,6 +680,8 @@ std::optional<timestamp> cluster_service::next_expiry() const {
   std::optional<timestamp> next;
   if (!expiries_.empty()) next = expiries_.begin()->first;
   if (!watched_.empty() && (!next || jobs_look_at_ < *next)) next = jobs_look_at_;
+  if (!overrun_checks_.empty() && (!next || overrun_checks_.begin()->first < *next))
+    next = overrun_checks_.begin()->first;
   if (pull_due_) next = 0;  // laxity: reservations wait to be pulled forward, at once
   return next;
 }

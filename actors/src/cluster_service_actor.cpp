@@ -57,6 +57,7 @@ class cluster_service_state {
     service_ = std::move(service);
     clock_ = std::move(clock);
     ignore_stray_messages(self_);
+    arm();  // what recovery left due (overrun looks of active reservations) needs no message
     auto& svc = *service_;
     return {
         // Coordinators, tagged.

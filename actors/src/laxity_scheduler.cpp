@@ -63,13 +63,13 @@ std::size_t cluster_service::apply_moves(const std::vector<laxity_job>& jobs,
   return moved;
 }
 
-bool cluster_service::make_room(const msg::prepare_request& req, const availability_profile& free,
-                                timestamp now) {
+bool cluster_service::make_room(timestamp start, timestamp end, int np,
+                                const availability_profile& free, timestamp now) {
   auto lv = movable(free, now);
   if (lv.jobs.empty()) return false;
-  // The new hold is pinned at its terms: the plan around it is the one the advisor showed
-  // (advise_with_laxity placed it at this start in the same EDF order).
-  auto plan = admit_with_laxity(lv.fixed, lv.jobs, pinned_job(req.start, req.end, req.np), now);
+  // The new span is pinned at its terms: for a hold, the plan around it is the one the advisor
+  // showed (advise_with_laxity placed it at this start in the same EDF order).
+  auto plan = admit_with_laxity(lv.fixed, lv.jobs, pinned_job(start, end, np), now);
   if (!plan) return false;  // no plan takes it: admit() refuses it on the view as it is
   return apply_moves(lv.jobs, plan->starts, now) > 0;
 }

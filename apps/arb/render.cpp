@@ -341,6 +341,8 @@ struct body_renderer {
                        {"running_jobs", c.running_jobs},
                        {"queued_jobs", c.queued_jobs},
                        {"moves", c.moves},
+                       {"overruns", c.overruns},
+                       {"overruns_refused", c.overruns_refused},
                        {"reservations", to_json(c.reservations)}});
     return json{{"clusters", a}};
   }

@@ -52,6 +52,10 @@ node_metrics::node_metrics(metrics::registry& reg)
       moves_(must(reg.add_counter("arb_reservation_moves_total",
                                   "Reservations the cluster moved within their windows (laxity).",
                                   {"cluster"}))),
+      overruns_(must(reg.add_counter(
+          "arb_reservation_overruns_total",
+          "Overrun quanta: granted (the jobs ran on) or refused (they ended with the reservation).",
+          {"cluster", "outcome"}))),
       grid_jobs_(must(reg.add_gauge("arb_grid_jobs", "Grid jobs by strategy and state.",
                                     {"strategy", "state"}))),
       grid_events_(must(reg.add_counter(
@@ -98,6 +102,8 @@ void node_metrics::update(const std::vector<msg::cluster_status>& statuses) {
     grow(expiries_.with({c}), s.expiries, last.expiries);
     grow(cancels_.with({c}), s.cancels, last.cancels);
     grow(moves_.with({c}), s.moves, last.moves);
+    grow(overruns_.with({c, "granted"}), s.overruns, last.overruns);
+    grow(overruns_.with({c, "refused"}), s.overruns_refused, last.overruns_refused);
     last = s;
     last.reservations.clear();  // only the counters are needed
     last.lrms_reservations.clear();

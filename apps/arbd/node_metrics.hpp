@@ -60,6 +60,7 @@ class node_metrics {
   metrics::family<metrics::counter> expiries_;
   metrics::family<metrics::counter> cancels_;
   metrics::family<metrics::counter> moves_;
+  metrics::family<metrics::counter> overruns_;
   std::map<std::string, msg::cluster_status> last_;  // per cluster, for increments
   metrics::family<metrics::gauge> grid_jobs_;
   metrics::family<metrics::counter> grid_events_;

@@ -254,6 +254,9 @@ struct node::impl {
       sc.ljp_check = c.ljp_check;
       sc.after_jobs = c.after_jobs;
       sc.laxity = c.laxity;
+      sc.overrun_quantum = c.overrun_quantum;
+      sc.overrun_notice = c.overrun_notice;
+      sc.overrun_max = c.overrun_max;
       sc.name_prefix = c.name_prefix;
       sc.journal = journal;
       auto svc = cluster_service::create(sc, std::move(*backend));

@@ -107,7 +107,10 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
                            "ljp",
                            "ljp_method",
                            "after_jobs",
-                           "laxity"}));
+                           "laxity",
+                           "overrun_quantum",
+                           "overrun_notice",
+                           "overrun_max"}));
   cluster_entry c;
   auto name = config::text(at(t, path, "name"));
   if (!name) return name.err();
@@ -179,6 +182,12 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
   ARB_TRY(
       optional_choice(t, path, "after_jobs", c.after_jobs, job_end_policy_from, "keep, release"));
   ARB_TRY(optional(t, path, "laxity", c.laxity, as_bool));
+  ARB_TRY(optional(t, path, "overrun_quantum", c.overrun_quantum, as_span));
+  ARB_TRY(optional(t, path, "overrun_notice", c.overrun_notice, as_span));
+  ARB_TRY(optional(t, path, "overrun_max", c.overrun_max, as_int));
+  if (c.overrun_quantum < 0) return bad(path + ".overrun_quantum", "expected a duration >= 0");
+  if (c.overrun_notice < 1) return bad(path + ".overrun_notice", "expected a duration >= 1 s");
+  if (c.overrun_max < 0) return bad(path + ".overrun_max", "expected a count >= 0");
   auto cost = config::cost_of(t, path);
   if (!cost) return cost.err();
   c.cost = std::move(*cost);

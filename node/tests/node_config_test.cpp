@@ -55,6 +55,9 @@ ljp = "default"
 ljp_method = "twkl"
 after_jobs = "release"
 laxity = true
+overrun_quantum = "10m"
+overrun_notice = "2m"
+overrun_max = 3
 
 [[cluster]]
 name = "hpc"
@@ -100,6 +103,9 @@ TEST(node_config, ReadsEveryKey) {
   EXPECT_EQ(b.ljp_check, ljp_method::twkl);
   EXPECT_EQ(b.after_jobs, job_end_policy::release);
   EXPECT_TRUE(b.laxity);
+  EXPECT_EQ(b.overrun_quantum, 600);
+  EXPECT_EQ(b.overrun_notice, 120);
+  EXPECT_EQ(b.overrun_max, 3);
   // 4 CPUs from 01:00 to 02:00 UTC is 02:00-03:00 in Berlin: night rate.
   EXPECT_DOUBLE_EQ(*b.cost.cost(3600, 7200, 4, "x"), 4 * 1.2 * 0.5);
   const auto& h = cfg->clusters[1];
@@ -112,6 +118,9 @@ TEST(node_config, ReadsEveryKey) {
   EXPECT_EQ(h.ljp_check, ljp_method::ese);
   EXPECT_EQ(h.after_jobs, job_end_policy::keep);
   EXPECT_FALSE(h.laxity);
+  EXPECT_EQ(h.overrun_quantum, 0);  // overruns are not granted unless the site says so
+  EXPECT_EQ(h.overrun_notice, 60);
+  EXPECT_EQ(h.overrun_max, 4);
 }
 
 void expect_error(const std::string& toml, const std::string& fragment) {
@@ -157,6 +166,9 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
   expect_error("[broker]\nselection_window = -1\n" + one_cluster, "broker.selection_window");
   expect_error(one_cluster + "after_jobs = \"drop\"\n", "cluster[0].after_jobs");
   expect_error(one_cluster + "laxity = \"yes\"\n", "cluster[0].laxity");
+  expect_error(one_cluster + "overrun_quantum = \"-5m\"\n", "cluster[0].overrun_quantum");
+  expect_error(one_cluster + "overrun_notice = \"0s\"\n", "cluster[0].overrun_notice");
+  expect_error(one_cluster + "overrun_max = -1\n", "cluster[0].overrun_max");
   expect_error(one_cluster + "esr_history_interval = \"0s\"\n", "cluster[0].esr_history_interval");
 }
 

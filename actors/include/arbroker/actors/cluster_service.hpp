@@ -44,6 +44,14 @@ struct cluster_service_config {
   /// requests) are moved within it, earliest deadline first, to admit new ones, and pulled
   /// forward when others end early (laxity_scheduler.cpp). false: every reservation is rigid.
   bool laxity = false;
+  /// Paper 002, Sec. 5.3 (overruns.cpp): jobs still running `overrun_notice` before their
+  /// reservation ends (whoever submitted them into it) get `overrun_quantum` more time, at
+  /// most `overrun_max` times per reservation, when the CPUs are free for it under the site's
+  /// LJP rule (on a laxity cluster movable reservations may move for it); otherwise they end
+  /// with the reservation. 0: off.
+  duration overrun_quantum = 0;
+  duration overrun_notice = 60;
+  int overrun_max = 4;
   duration history_delta = 3600;  ///< sampling interval of the esr history
   std::string name_prefix = "arb-";
   /// Where reservations are made durable before they are answered for (null: nowhere, as
@@ -150,9 +158,9 @@ class cluster_service {
   status recover(const std::vector<reservation_row>& rows, const recovery_plan& plan, timestamp now,
                  recovery_report& report);
 
-  /// The earliest pending hold expiry (or look at bound jobs, see reservation_jobs.cpp; or a
-  /// time already past when a laxity cluster has reservations to pull forward), for the
-  /// actor's timer.
+  /// The earliest pending hold expiry (or look at bound jobs, see reservation_jobs.cpp, or
+  /// for overrunning ones, overruns.cpp; or a time already past when a laxity cluster has
+  /// reservations to pull forward), for the actor's timer.
   std::optional<timestamp> next_expiry() const;
 
  private:
@@ -173,6 +181,7 @@ class cluster_service {
     /// deadline] until it starts (laxity clusters only); 0: rigid.
     timestamp earliest = 0;
     timestamp deadline = 0;
+    int overruns = 0;  ///< overrun quanta granted to it
   };
 
   struct view {
@@ -276,7 +285,8 @@ class cluster_service {
   /// Prepare on a laxity cluster: re-plans the movable reservations around the new hold
   /// (pinned at its terms) and moves them; true when any moved (admit() then checks the
   /// hold on the new view).
-  bool make_room(const msg::prepare_request& req, const availability_profile& free, timestamp now);
+  bool make_room(timestamp start, timestamp end, int np, const availability_profile& free,
+                 timestamp now);
   /// After reservations ended early: pull the movable ones forward.
   void pull_forward_moves(timestamp now);
   /// The match advisor on a laxity cluster: the EDF placement of the job and its zeta over
@@ -284,6 +294,14 @@ class cluster_service {
   void advise_with_laxity(timestamp ready, timestamp deadline, const std::vector<job_shape>& shapes,
                           const availability_profile& free, timestamp now,
                           msg::advice_reply& out) const;
+  // Overruns (overruns.cpp).
+  /// Looks at `r` again `overrun_notice` before its (current) end, if overruns are on.
+  void watch_overrun(const record& r);
+  /// The reservations whose look is due: a quantum more for those with jobs still running.
+  void handle_overruns(timestamp now);
+  /// One quantum after r's end, if the CPUs are free for it (the LJP rule, laxity moves):
+  /// in the LRMS in place, then in the record, view, timeline and journal.
+  bool extend_for_overrun(record& r, timestamp now);
   reservation_row row_of(const record& r, reservation_state state) const;
   status persist(const record& r, reservation_state state);
   void adopt(record r, timestamp now);
@@ -294,7 +312,8 @@ class cluster_service {
   view view_;
   std::uint64_t next_id_ = 1;
   struct {
-    std::int64_t holds_created = 0, commits = 0, aborts = 0, expiries = 0, cancels = 0, moves = 0;
+    std::int64_t holds_created = 0, commits = 0, aborts = 0, expiries = 0, cancels = 0, moves = 0,
+                 overruns = 0, overruns_refused = 0;
   } events_;  // for status reports (metrics)
   // Records and their indices by serial (the n of "<cluster>/n"), not by id string: the
   // service touches them several times per request.
@@ -304,6 +323,9 @@ class cluster_service {
   std::set<std::pair<timestamp, std::uint64_t>> finished_;  // terminal: (finished, serial)
   std::set<std::pair<timestamp, std::uint64_t>> timeline_;  // committed: (next start/end, serial)
   std::set<std::uint64_t> movable_;  // laxity clusters: reservations with a window, by serial
+  /// When to look for overrunning jobs: (end - overrun_notice, serial). An entry whose
+  /// reservation has since moved or ended is dropped when it comes due.
+  std::set<std::pair<timestamp, std::uint64_t>> overrun_checks_;
   /// Reservations the service let go of that the LRMS did not delete (unreachable, in use):
   /// LRMS id -> their end. Every sweep tries again until the LRMS deletes them, forgets them,
   /// or they end on their own; until then they still hold CPUs there.

@@ -509,6 +509,10 @@ struct cluster_status {
   /// Reservations the service let go of that the LRMS has not deleted yet (it retries).
   std::int32_t undeleted = 0;
   std::int64_t moves = 0;  ///< reservations moved within their windows (laxity clusters)
+  /// Paper 002, Sec. 5.3: quanta granted to reservations whose jobs overran their end, and
+  /// overruns that could not be granted (the jobs ended at the reservation's end).
+  std::int64_t overruns = 0;
+  std::int64_t overruns_refused = 0;
   friend bool operator==(const cluster_status&, const cluster_status&) = default;
 };
 template <class Inspector>
@@ -516,7 +520,7 @@ auto inspect(Inspector& f, cluster_status& x) {
   return f(x.cluster, x.now, x.cpus, x.holds, x.committed, x.running_jobs, x.queued_jobs,
            x.reservations, x.lrms_reservations, x.lrms_running, x.holds_created, x.commits,
            x.aborts, x.expiries, x.cancels, x.reserved_cpus, x.error, x.lrms_queued,
-           x.lrms_running_bound, x.undeleted, x.moves);
+           x.lrms_running_bound, x.undeleted, x.moves, x.overruns, x.overruns_refused);
 }
 
 }  // namespace arbroker::msg

@@ -54,6 +54,12 @@ struct cluster_entry {
   job_end_policy after_jobs = job_end_policy::keep;
   /// Paper 002: move movable reservations within their windows (EDF plan) to admit more.
   bool laxity = false;
+  /// Paper 002, Sec. 5.3: jobs still running overrun_notice before their reservation ends
+  /// get overrun_quantum more, at most overrun_max times, where the CPUs are free (not on
+  /// Grid Engine); 0: off.
+  duration overrun_quantum = 0;
+  duration overrun_notice = 60;
+  int overrun_max = 4;
   std::string name_prefix = "arb-";              ///< of the LRMS reservations arbroker makes
   std::vector<simulated_job> local_jobs;         ///< simulated only
   std::string slurm_conf;                        ///< slurm only: path of slurm.conf

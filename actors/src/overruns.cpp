@@ -1,0 +1,99 @@
+// Jobs that overrun their reservation (paper 002, Sec. 5.3): "if a job takes longer to finish
+// than its estimated runtime, the schedulability analysis is triggered to see if a small
+// quantum of time can be allocated to the job without violating the QoS constraints of the
+// other jobs in schedule ... more than one quanta if doing so does not result in violation
+// ... Otherwise, the job is aborted."
+//
+// The LRMS ends a job at its reservation's end, so the service looks `overrun_notice` before
+// it: jobs still running there whose own time limit does not stop them first (whoever
+// submitted them into the reservation) get one `overrun_quantum` after the end, checked as a
+// new pinned span would be (the site's LJP rule; on a laxity cluster the movable reservations
+// may move within their windows for it). The LRMS extends the reservation in place and
+// raises the jobs' time limits (lrms::extend_reservation; Grid Engine cannot, so there the
+// jobs end with the reservation). One look per quantum, at most overrun_max quanta. A job
+// that would have ended within the notice gets a quantum it does not need: the service
+// cannot tell it from one that overruns before the LRMS would kill it.
+
+#include <algorithm>
+
+#include "arbroker/actors/cluster_service.hpp"
+
+namespace arbroker {
+
+void cluster_service::watch_overrun(const record& r) {
+  if (cfg_.overrun_quantum <= 0) return;
+  overrun_checks_.emplace(r.life.end() - cfg_.overrun_notice, r.serial);
+}
+
+void cluster_service::handle_overruns(timestamp now) {
+  std::optional<lrms_snapshot> snap;  // one for every look due now
+  while (!overrun_checks_.empty() && overrun_checks_.begin()->first <= now) {
+    const auto [at, n] = *overrun_checks_.begin();
+    overrun_checks_.erase(overrun_checks_.begin());
+    auto it = records_.find(n);
+    if (it == records_.end()) continue;
+    record& r = it->second;
+    r.life.advance(now);
+    // Only a look for its current end counts: one moved, extended or ended has another.
+    const timestamp end = r.life.end();
+    if (at < end - cfg_.overrun_notice || at >= end) continue;
+    if (r.life.state() == reservation_state::committed && at < r.life.start()) {
+      // Shorter than the notice: look when it starts instead.
+      overrun_checks_.emplace(r.life.start(), n);
+      continue;
+    }
+    if (r.life.state() != reservation_state::active) continue;
+    if (!snap) {
+      auto s = lrms_->snapshot();
+      if (!s) {  // the LRMS did not answer: look again in a second, while there is time
+        if (now + 1 < end) overrun_checks_.emplace(now + 1, n);
+        continue;
+      }
+      snap = std::move(*s);
+    }
+    const bool overrunning =
+        std::any_of(snap->running.begin(), snap->running.end(), [&](const lrms_job& j) {
+          return j.reservation == r.lrms_id && j.started && *j.started + j.walltime >= end;
+        });
+    if (!overrunning) continue;
+    if (r.overruns < cfg_.overrun_max && extend_for_overrun(r, now)) {
+      ++events_.overruns;
+      snap.reset();  // the LRMS changed
+    } else {
+      ++events_.overruns_refused;
+    }
+  }
+}
+
+bool cluster_service::extend_for_overrun(record& r, timestamp now) {
+  const timestamp from = r.life.end(), to = from + cfg_.overrun_quantum;
+  if (!refresh(now)) return false;
+  // The quantum is admitted as a new span asking for LJP would be (a site that keeps local
+  // jobs preferred does not postpone them for an overrun either).
+  auto rule = admission_for(true, false, now);
+  if (!rule || from < rule->not_before) return false;
+  if (cfg_.laxity && !movable_.empty() && !rule->free->fits(from, to, r.np) &&
+      make_room(from, to, r.np, *rule->free, now)) {
+    if (!refresh(now)) return false;
+    rule = admission_for(true, false, now);
+    if (!rule) return false;
+  }
+  if (!rule->free->fits(from, to, r.np)) return false;
+  if (!lrms_->extend_reservation(r.lrms_id, to)) {
+    view_.taken = -time_infinity;  // the LRMS knows better: read it again
+    return false;
+  }
+  (void)r.life.extend(now, to);
+  if (auto c = cfg_.cost.cost(from, to, r.np, r.owner)) r.cost += *c;
+  ++r.overruns;
+  // Best effort: the LRMS has the new end; a journal without it recovers the old end, and
+  // the LRMS ends the reservation at the new one all the same.
+  (void)persist(r, reservation_state::committed);
+  view_add(from, to, r.np);
+  timeline_.erase({from, r.serial});
+  timeline_.emplace(to, r.serial);
+  watch_overrun(r);
+  return true;
+}
+
+}  // namespace arbroker

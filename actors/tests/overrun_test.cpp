@@ -1,0 +1,250 @@
+// Paper 002, Sec. 5.3, in a cluster service: jobs still running `overrun_notice` before their
+// reservation ends get a quantum more where the CPUs are free (under the site's LJP rule; on
+// a laxity cluster movable reservations move for it), at most overrun_max times; otherwise
+// they end with their reservation.
+
+#include <gtest/gtest.h>
+
+#include <tuple>
+#include <vector>
+
+#include "arbroker/actors/cluster_service.hpp"
+#include "arbroker/sim/simulated_lrms.hpp"
+#include "memory_journal.hpp"
+
+namespace arbroker {
+namespace {
+
+using testing::memory_journal;
+
+constexpr duration quantum = 600;
+constexpr duration notice = 60;
+
+struct overrun_options {
+  duration quantum = 600;  // the tests' `quantum`
+  int max = 4;
+  bool laxity = false;
+  ljp_policy ljp = ljp_policy::off;
+};
+
+struct overrun_test : ::testing::Test {
+  timestamp now = 1'000'000;
+  simulated_lrms* lrms = nullptr;  // owned by the service
+  std::unique_ptr<cluster_service> svc;
+  std::shared_ptr<memory_journal> journal = std::make_shared<memory_journal>();
+  int txns = 0;
+
+  void SetUp() override { make({}); }
+
+  void make(overrun_options o) {
+    auto l = simulated_lrms::create({"c1", 64, {1, {}}, [this] { return now; }});
+    ASSERT_TRUE(l);
+    lrms = l->get();
+    cluster_service_config cfg;
+    cfg.info.name = "c1";
+    cfg.info.cpus = 64;
+    cfg.refresh = 0;
+    cfg.ljp = o.ljp;
+    cfg.laxity = o.laxity;
+    cfg.overrun_quantum = o.quantum;
+    cfg.overrun_notice = notice;
+    cfg.overrun_max = o.max;
+    cfg.journal = journal;
+    auto s = cluster_service::create(std::move(cfg), std::move(*l));
+    ASSERT_TRUE(s);
+    svc = std::move(*s);
+  }
+
+  // A committed reservation of np CPUs over [start, start + len), movable within
+  // [earliest, deadline] when deadline > 0.
+  std::string reserve(timestamp start, duration len, int np, timestamp earliest = 0,
+                      timestamp deadline = 0) {
+    auto r = svc->prepare({.txn = "t" + std::to_string(++txns),
+                           .owner = "alice",
+                           .start = start,
+                           .end = start + len,
+                           .np = np,
+                           .expiry = now + 60,
+                           .local_jobs_preferred = true,
+                           .commit_at_once = true,
+                           .earliest = earliest,
+                           .deadline = deadline},
+                          now);
+    EXPECT_TRUE(r.error.ok()) << r.error.message;
+    return r.reservation_id;
+  }
+
+  msg::reservation_info info(const std::string& id) { return svc->query({"alice", id}, now).info; }
+
+  // The LRMS's copy of a reservation (by arbroker's name for it).
+  std::optional<lrms_reservation> in_lrms(const std::string& id) {
+    const std::string name = "arb-" + id.substr(id.find('/') + 1);
+    auto snap = lrms->snapshot();
+    if (!snap) return std::nullopt;
+    for (const auto& r : snap->reservations)
+      if (r.name == name) return r;
+    return std::nullopt;
+  }
+
+  // A job its user submitted straight into the reservation (as `sbatch --reservation`),
+  // with a walltime to the reservation's end and a real runtime of `runs`.
+  std::string job_in(const std::string& id, int np, duration runs) {
+    const auto r = in_lrms(id);
+    EXPECT_TRUE(r);
+    auto j = lrms->submit_local_job(
+        {"overrunner", "alice", np, r->end - std::max(now, r->start), r->id, "", ""}, runs);
+    EXPECT_TRUE(j) << to_string(j.err());
+    return *j;
+  }
+
+  lrms_job_state job_state(const std::string& job) { return *lrms->job_status(job); }
+
+  // The service's timer fires (the actor calls sweep at next_expiry).
+  void fire_at(timestamp t) {
+    ASSERT_EQ(svc->next_expiry(), t);
+    now = t;
+    svc->sweep(now);
+  }
+};
+
+TEST_F(overrun_test, AnOverrunningJobGetsAQuantumAndFinishes) {
+  const timestamp start = now + 100, end = start + 3600;
+  const auto id = reserve(start, 3600, 32);
+  now = start;
+  const auto job = job_in(id, 32, 3600 + 400);  // 400 s more than it said
+  const double cost = info(id).cost;
+  fire_at(end - notice);
+  const auto extended = info(id);
+  EXPECT_EQ(extended.end, end + quantum);
+  EXPECT_EQ(extended.state, reservation_state::active);
+  EXPECT_EQ(in_lrms(id)->end, end + quantum);          // in place: same LRMS id
+  EXPECT_EQ(journal->rows.at(id).end, end + quantum);  // and durable
+  EXPECT_GT(extended.cost, cost);                      // the quantum is charged
+  EXPECT_EQ(svc->status_report({}, now).overruns, 1);
+  now = end;
+  svc->sweep(now);
+  EXPECT_EQ(job_state(job), lrms_job_state::running);  // not killed at the old end
+  now = start + 4000;
+  EXPECT_EQ(job_state(job), lrms_job_state::completed);
+  // The next look finds nothing running: no second quantum; the reservation ends on time.
+  fire_at(end + quantum - notice);
+  EXPECT_EQ(info(id).end, end + quantum);
+  EXPECT_EQ(svc->status_report({}, now).overruns, 1);
+  EXPECT_EQ(svc->status_report({}, now).overruns_refused, 0);
+  now = end + quantum;
+  EXPECT_EQ(info(id).state, reservation_state::completed);
+}
+
+TEST_F(overrun_test, AJobThatEndsInTimeGetsNothing) {
+  const timestamp start = now + 100, end = start + 3600;
+  const auto id = reserve(start, 3600, 32);
+  now = start;
+  const auto job = job_in(id, 32, 3000);
+  fire_at(end - notice);
+  EXPECT_EQ(job_state(job), lrms_job_state::completed);
+  EXPECT_EQ(info(id).end, end);
+  EXPECT_EQ(svc->status_report({}, now).overruns, 0);
+  EXPECT_EQ(svc->next_expiry(), std::nullopt);
+}
+
+TEST_F(overrun_test, NoQuantumWhereAnotherReservationFollows) {
+  const timestamp start = now + 100, end = start + 3600;
+  const auto id = reserve(start, 3600, 64);
+  const auto next = reserve(end, 3600, 64);
+  now = start;
+  const auto job = job_in(id, 64, 3600 + 400);
+  fire_at(end - notice);
+  EXPECT_EQ(info(id).end, end);
+  EXPECT_EQ(info(next).start, end);  // rigid: it keeps its terms
+  EXPECT_EQ(svc->status_report({}, now).overruns_refused, 1);
+  now = end;
+  EXPECT_EQ(job_state(job), lrms_job_state::failed);  // aborted, as the paper says
+}
+
+TEST_F(overrun_test, OnALaxityClusterAMovableReservationMakesRoom) {
+  make({.laxity = true});
+  const timestamp start = now + 100, end = start + 3600;
+  const auto id = reserve(start, 3600, 64);
+  const auto next = reserve(end, 3600, 64, now, end + 20'000);  // movable
+  now = start;
+  const auto job = job_in(id, 64, 3600 + 400);
+  fire_at(end - notice);
+  EXPECT_EQ(info(id).end, end + quantum);
+  const auto moved = info(next);
+  EXPECT_EQ(moved.start, end + quantum);  // pushed back within its window
+  EXPECT_LE(moved.end, moved.deadline);
+  EXPECT_EQ(in_lrms(next)->start, end + quantum);
+  const auto s = svc->status_report({}, now);
+  EXPECT_EQ(s.overruns, 1);
+  EXPECT_EQ(s.moves, 1);
+  now = start + 4000;
+  EXPECT_EQ(job_state(job), lrms_job_state::completed);
+}
+
+TEST_F(overrun_test, AtMostOverrunMaxQuanta) {
+  make({.max = 2});
+  const timestamp start = now + 100, end = start + 3600;
+  const auto id = reserve(start, 3600, 16);
+  now = start;
+  const auto job = job_in(id, 16, 10 * 3600);
+  fire_at(end - notice);
+  fire_at(end + quantum - notice);
+  EXPECT_EQ(info(id).end, end + 2 * quantum);
+  fire_at(end + 2 * quantum - notice);  // a third: refused
+  EXPECT_EQ(info(id).end, end + 2 * quantum);
+  const auto s = svc->status_report({}, now);
+  EXPECT_EQ(s.overruns, 2);
+  EXPECT_EQ(s.overruns_refused, 1);
+  now = end + 2 * quantum;
+  EXPECT_EQ(job_state(job), lrms_job_state::failed);
+}
+
+TEST_F(overrun_test, LocalJobsPreferredKeepsQueuedJobsFromBeingPostponed) {
+  make({.ljp = ljp_policy::enforce});
+  const timestamp start = now + 100, end = start + 3600;
+  const auto id = reserve(start, 3600, 64);
+  now = start;
+  const auto job = job_in(id, 64, 3600 + 400);
+  // A local job waits for the whole cluster: its planned start is the reservation's end.
+  const auto local = *lrms->submit_job({"local", "bob", 64, 3600, {}, "", ""});
+  fire_at(end - notice);
+  EXPECT_EQ(info(id).end, end);
+  EXPECT_EQ(svc->status_report({}, now).overruns_refused, 1);
+  now = end;
+  EXPECT_EQ(job_state(job), lrms_job_state::failed);
+  EXPECT_EQ(job_state(local), lrms_job_state::running);  // started when it was planned to
+}
+
+TEST_F(overrun_test, OffUnlessAQuantumIsConfigured) {
+  make({.quantum = 0});
+  const timestamp start = now + 100, end = start + 3600;
+  const auto id = reserve(start, 3600, 32);
+  now = start;
+  const auto job = job_in(id, 32, 3600 + 400);
+  EXPECT_EQ(svc->next_expiry(), std::nullopt);
+  now = end;
+  svc->sweep(now);
+  EXPECT_EQ(job_state(job), lrms_job_state::failed);
+  EXPECT_EQ(info(id).state, reservation_state::completed);
+}
+
+TEST_F(overrun_test, BadSettingsAreRefused) {
+  const std::vector<std::tuple<duration, duration, int>> bad = {
+      {-1, 60, 4}, {600, 0, 4}, {600, 60, -1}};
+  for (auto [q, n, m] : bad) {
+    auto l = simulated_lrms::create({"c1", 64, {1, {}}, [this] { return now; }});
+    cluster_service_config cfg;
+    cfg.info.name = "c1";
+    cfg.info.cpus = 64;
+    cfg.overrun_quantum = q;
+    cfg.overrun_notice = n;
+    cfg.overrun_max = m;
+    auto s = cluster_service::create(std::move(cfg), std::move(*l));
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.err().code, errc::invalid_parameter);
+    EXPECT_NE(s.err().message.find("overrun"), std::string::npos) << s.err().message;
+  }
+}
+
+}  // namespace
+}  // namespace arbroker
