@@ -8,68 +8,17 @@
 #include <map>
 #include <random>
 
-#include "arbroker/actors/cluster_service.hpp"
-#include "arbroker/sim/simulated_lrms.hpp"
 #include "arbroker/store/recovery_plan.hpp"
-#include "memory_journal.hpp"
+#include "simulated_service.hpp"
 
 namespace arbroker {
 namespace {
 
-using testing::memory_journal;
-
-struct laxity_test : ::testing::Test {
-  timestamp now = 1'000'000;
-  simulated_lrms* lrms = nullptr;  // owned by the service
-  std::unique_ptr<cluster_service> svc;
-  std::shared_ptr<memory_journal> journal = std::make_shared<memory_journal>();
-  int txns = 0;
-
+// Laxity on (make(true)) or off.
+struct laxity_test : testing::simulated_service {
   void SetUp() override { make(true); }
-
   void make(bool laxity) {
-    auto l = simulated_lrms::create({"c1", 64, {1, {}}, [this] { return now; }});
-    ASSERT_TRUE(l);
-    lrms = l->get();
-    cluster_service_config cfg;
-    cfg.info.name = "c1";
-    cfg.info.cpus = 64;
-    cfg.refresh = 0;
-    cfg.ljp = ljp_policy::off;
-    cfg.laxity = laxity;
-    cfg.journal = journal;
-    auto s = cluster_service::create(std::move(cfg), std::move(*l));
-    ASSERT_TRUE(s);
-    svc = std::move(*s);
-  }
-
-  // A committed reservation of np CPUs over [start, start + len), movable within
-  // [earliest, deadline] when deadline > 0. Its id, or the refusal's message.
-  msg::prepare_reply reserve(timestamp start, duration len, int np, timestamp earliest = 0,
-                             timestamp deadline = 0) {
-    return svc->prepare({.txn = "t" + std::to_string(++txns),
-                         .owner = "alice",
-                         .start = start,
-                         .end = start + len,
-                         .np = np,
-                         .expiry = now + 60,
-                         .local_jobs_preferred = false,
-                         .commit_at_once = true,
-                         .earliest = earliest,
-                         .deadline = deadline},
-                        now);
-  }
-
-  msg::reservation_info info(const std::string& id) { return svc->query({"alice", id}, now).info; }
-
-  // The LRMS's copy of a reservation (by arbroker's name for it).
-  std::optional<lrms_reservation> in_lrms(const std::string& id) {
-    const std::string name = "arb-" + id.substr(id.find('/') + 1);
-    auto snap = lrms->snapshot();
-    if (!snap) return std::nullopt;
-    for (const auto& r : snap->reservations)
-      if (r.name == name) return r;
-    return std::nullopt;
+    simulated_service::make([laxity](cluster_service_config& c) { c.laxity = laxity; });
   }
 };
 

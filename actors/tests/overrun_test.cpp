@@ -8,14 +8,10 @@
 #include <tuple>
 #include <vector>
 
-#include "arbroker/actors/cluster_service.hpp"
-#include "arbroker/sim/simulated_lrms.hpp"
-#include "memory_journal.hpp"
+#include "simulated_service.hpp"
 
 namespace arbroker {
 namespace {
-
-using testing::memory_journal;
 
 constexpr duration quantum = 600;
 constexpr duration notice = 60;
@@ -27,63 +23,25 @@ struct overrun_options {
   ljp_policy ljp = ljp_policy::off;
 };
 
-struct overrun_test : ::testing::Test {
-  timestamp now = 1'000'000;
-  simulated_lrms* lrms = nullptr;  // owned by the service
-  std::unique_ptr<cluster_service> svc;
-  std::shared_ptr<memory_journal> journal = std::make_shared<memory_journal>();
-  int txns = 0;
-
+struct overrun_test : testing::simulated_service {
   void SetUp() override { make({}); }
 
   void make(overrun_options o) {
-    auto l = simulated_lrms::create({"c1", 64, {1, {}}, [this] { return now; }});
-    ASSERT_TRUE(l);
-    lrms = l->get();
-    cluster_service_config cfg;
-    cfg.info.name = "c1";
-    cfg.info.cpus = 64;
-    cfg.refresh = 0;
-    cfg.ljp = o.ljp;
-    cfg.laxity = o.laxity;
-    cfg.overrun_quantum = o.quantum;
-    cfg.overrun_notice = notice;
-    cfg.overrun_max = o.max;
-    cfg.journal = journal;
-    auto s = cluster_service::create(std::move(cfg), std::move(*l));
-    ASSERT_TRUE(s);
-    svc = std::move(*s);
+    simulated_service::make([o](cluster_service_config& c) {
+      c.ljp = o.ljp;
+      c.laxity = o.laxity;
+      c.overrun_quantum = o.quantum;
+      c.overrun_notice = notice;
+      c.overrun_max = o.max;
+    });
   }
 
-  // A committed reservation of np CPUs over [start, start + len), movable within
-  // [earliest, deadline] when deadline > 0.
-  std::string reserve(timestamp start, duration len, int np, timestamp earliest = 0,
-                      timestamp deadline = 0) {
-    auto r = svc->prepare({.txn = "t" + std::to_string(++txns),
-                           .owner = "alice",
-                           .start = start,
-                           .end = start + len,
-                           .np = np,
-                           .expiry = now + 60,
-                           .local_jobs_preferred = true,
-                           .commit_at_once = true,
-                           .earliest = earliest,
-                           .deadline = deadline},
-                          now);
+  // A granted reservation's id (see simulated_service::reserve).
+  std::string reserved(timestamp start, duration len, int np, timestamp earliest = 0,
+                       timestamp deadline = 0) {
+    auto r = reserve(start, len, np, earliest, deadline);
     EXPECT_TRUE(r.error.ok()) << r.error.message;
     return r.reservation_id;
-  }
-
-  msg::reservation_info info(const std::string& id) { return svc->query({"alice", id}, now).info; }
-
-  // The LRMS's copy of a reservation (by arbroker's name for it).
-  std::optional<lrms_reservation> in_lrms(const std::string& id) {
-    const std::string name = "arb-" + id.substr(id.find('/') + 1);
-    auto snap = lrms->snapshot();
-    if (!snap) return std::nullopt;
-    for (const auto& r : snap->reservations)
-      if (r.name == name) return r;
-    return std::nullopt;
   }
 
   // A job its user submitted straight into the reservation (as `sbatch --reservation`),
@@ -109,7 +67,7 @@ struct overrun_test : ::testing::Test {
 
 TEST_F(overrun_test, AnOverrunningJobGetsAQuantumAndFinishes) {
   const timestamp start = now + 100, end = start + 3600;
-  const auto id = reserve(start, 3600, 32);
+  const auto id = reserved(start, 3600, 32);
   now = start;
   const auto job = job_in(id, 32, 3600 + 400);  // 400 s more than it said
   const double cost = info(id).cost;
@@ -137,7 +95,7 @@ TEST_F(overrun_test, AnOverrunningJobGetsAQuantumAndFinishes) {
 
 TEST_F(overrun_test, AJobThatEndsInTimeGetsNothing) {
   const timestamp start = now + 100, end = start + 3600;
-  const auto id = reserve(start, 3600, 32);
+  const auto id = reserved(start, 3600, 32);
   now = start;
   const auto job = job_in(id, 32, 3000);
   fire_at(end - notice);
@@ -149,8 +107,8 @@ TEST_F(overrun_test, AJobThatEndsInTimeGetsNothing) {
 
 TEST_F(overrun_test, NoQuantumWhereAnotherReservationFollows) {
   const timestamp start = now + 100, end = start + 3600;
-  const auto id = reserve(start, 3600, 64);
-  const auto next = reserve(end, 3600, 64);
+  const auto id = reserved(start, 3600, 64);
+  const auto next = reserved(end, 3600, 64);
   now = start;
   const auto job = job_in(id, 64, 3600 + 400);
   fire_at(end - notice);
@@ -164,8 +122,8 @@ TEST_F(overrun_test, NoQuantumWhereAnotherReservationFollows) {
 TEST_F(overrun_test, OnALaxityClusterAMovableReservationMakesRoom) {
   make({.laxity = true});
   const timestamp start = now + 100, end = start + 3600;
-  const auto id = reserve(start, 3600, 64);
-  const auto next = reserve(end, 3600, 64, now, end + 20'000);  // movable
+  const auto id = reserved(start, 3600, 64);
+  const auto next = reserved(end, 3600, 64, now, end + 20'000);  // movable
   now = start;
   const auto job = job_in(id, 64, 3600 + 400);
   fire_at(end - notice);
@@ -184,7 +142,7 @@ TEST_F(overrun_test, OnALaxityClusterAMovableReservationMakesRoom) {
 TEST_F(overrun_test, AtMostOverrunMaxQuanta) {
   make({.max = 2});
   const timestamp start = now + 100, end = start + 3600;
-  const auto id = reserve(start, 3600, 16);
+  const auto id = reserved(start, 3600, 16);
   now = start;
   const auto job = job_in(id, 16, 10 * 3600);
   fire_at(end - notice);
@@ -202,7 +160,7 @@ TEST_F(overrun_test, AtMostOverrunMaxQuanta) {
 TEST_F(overrun_test, LocalJobsPreferredKeepsQueuedJobsFromBeingPostponed) {
   make({.ljp = ljp_policy::enforce});
   const timestamp start = now + 100, end = start + 3600;
-  const auto id = reserve(start, 3600, 64);
+  const auto id = reserved(start, 3600, 64);
   now = start;
   const auto job = job_in(id, 64, 3600 + 400);
   // A local job waits for the whole cluster: its planned start is the reservation's end.
@@ -218,7 +176,7 @@ TEST_F(overrun_test, LocalJobsPreferredKeepsQueuedJobsFromBeingPostponed) {
 TEST_F(overrun_test, OffUnlessAQuantumIsConfigured) {
   make({.quantum = 0});
   const timestamp start = now + 100, end = start + 3600;
-  const auto id = reserve(start, 3600, 32);
+  const auto id = reserved(start, 3600, 32);
   now = start;
   const auto job = job_in(id, 32, 3600 + 400);
   EXPECT_EQ(svc->next_expiry(), std::nullopt);

@@ -1,5 +1,6 @@
 # Shared by the node_e2e scripts (sourced): test-anything output and small JSON readers.
-# The caller sets `work` (its scratch directory) before using check.
+# The caller sets `work` (its scratch directory) before using check, and `arbd` before
+# start_arbd.
 fails=0
 pass() { echo "ok   - $1"; }
 fail() { echo "FAIL - $1"; fails=$((fails + 1)); }
@@ -12,3 +13,17 @@ check() {  # check NAME EXPECTED_EXIT COMMAND...: runs it, output in $out
 contains() { case "$1" in *"$2"*) return 0 ;; *) return 1 ;; esac; }
 json_field() { sed -n "s/.*\"$2\": *\"\([^\"]*\)\".*/\1/p" <<<"$1" | head -n1; }
 json_number() { sed -n "s/.*\"$2\": *\([0-9-]*\).*/\1/p" <<<"$1" | head -n1; }
+# The real arbd on loopback ports of its choice, its data in $work/data, with the extra
+# arguments given (e.g. --config FILE); sets arbd_pid, port, mport and ARB_SERVER.
+start_arbd() {
+  coproc ARBD { exec "$arbd" --data-dir "$work/data" --listen 127.0.0.1:0 \
+    --metrics 127.0.0.1:0 --log-level warn "$@" 2>>"$work/arbd.log"; }
+  arbd_pid=$ARBD_PID
+  read -r word port mport <&"${ARBD[0]}"   # "ready <api port> <metrics port>"
+  [ "${word:-}" = ready ] || { echo "arbd did not start:"; cat "$work/arbd.log"; exit 1; }
+  export ARB_SERVER=127.0.0.1:$port
+}
+# Stops it as an operator would (SIGTERM); its exit code in stopped_rc.
+stop_arbd() {
+  kill -TERM "$arbd_pid"; wait "$arbd_pid"; stopped_rc=$?
+}

@@ -8,18 +8,6 @@ arbd=$1 arb=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 . "$(dirname "$0")/checks.sh"
 
-start_arbd() {
-  coproc ARBD { exec "$arbd" --data-dir "$work/data" --listen 127.0.0.1:0 \
-    --metrics 127.0.0.1:0 --log-level warn 2>>"$work/arbd.log"; }
-  arbd_pid=$ARBD_PID
-  read -r word port mport <&"${ARBD[0]}"   # "ready <api port> <metrics port>"
-  [ "${word:-}" = ready ] || { echo "arbd did not start:"; cat "$work/arbd.log"; exit 1; }
-  export ARB_SERVER=127.0.0.1:$port
-}
-stop_arbd() {
-  kill -TERM "$arbd_pid"; wait "$arbd_pid"; stopped_rc=$?
-}
-
 start_arbd
 export ARB_USER=alice ARB_TOKEN=alice-secret
 

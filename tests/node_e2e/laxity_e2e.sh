@@ -26,17 +26,7 @@ ljp = "off"
 laxity = true
 TOML
 
-start_arbd() {
-  coproc ARBD { exec "$arbd" --config "$work/node.toml" --data-dir "$work/data" \
-    --listen 127.0.0.1:0 --metrics 127.0.0.1:0 --log-level warn 2>>"$work/arbd.log"; }
-  arbd_pid=$ARBD_PID
-  read -r word port mport <&"${ARBD[0]}"   # "ready <api port> <metrics port>"
-  [ "${word:-}" = ready ] || { echo "arbd did not start:"; cat "$work/arbd.log"; exit 1; }
-  export ARB_SERVER=127.0.0.1:$port
-}
-stop_arbd() { kill -TERM "$arbd_pid"; wait "$arbd_pid"; }
-
-start_arbd
+start_arbd --config "$work/node.toml"
 job=(--np 8 --np-ref 8 --pp-ref 1000 --dur-ref 1h)
 
 check "alice reserves a movable hour within 10 h" 0 env ARB_USER=alice ARB_TOKEN=alice-secret \
@@ -65,7 +55,7 @@ check "status" 0 env ARB_USER=alice ARB_TOKEN=alice-secret "$arb" -o json status
 [ "$(json_number "$out" moves)" = 1 ] && pass "status counts the move" || fail "status: $out"
 
 stop_arbd
-start_arbd
+start_arbd --config "$work/node.toml"
 check "after a restart" 0 env ARB_USER=alice ARB_TOKEN=alice-secret "$arb" -o json show "$id"
 [ "$(json_number "$out" start)" = "$moved" ] && [ "$(json_number "$out" deadline)" = "$deadline" ] \
   && pass "its terms and window survive a restart" || fail "after restart: $out"

@@ -26,18 +26,9 @@ overrun_notice = "2s"
 overrun_max = 1
 TOML
 
-start_arbd() {
-  coproc ARBD { exec "$arbd" --config "$work/node.toml" --data-dir "$work/data" \
-    --listen 127.0.0.1:0 --metrics 127.0.0.1:0 --poll 1 --log-level warn 2>>"$work/arbd.log"; }
-  arbd_pid=$ARBD_PID
-  read -r word port mport <&"${ARBD[0]}"   # "ready <api port> <metrics port>"
-  [ "${word:-}" = ready ] || { echo "arbd did not start:"; cat "$work/arbd.log"; exit 1; }
-  export ARB_SERVER=127.0.0.1:$port
-}
-stop_arbd() { kill -TERM "$arbd_pid"; wait "$arbd_pid"; }
 as_alice() { env ARB_USER=alice ARB_TOKEN=alice-secret "$arb" "$@"; }
 
-start_arbd
+start_arbd --config "$work/node.toml" --poll 1
 check "alice reserves the cluster for 5 s" 0 as_alice -o json reserve --est now --let now+5m \
   --np 4 --np-ref 4 --pp-ref 1000 --dur-ref 5s
 id=$(json_field "$out" id)
@@ -71,7 +62,7 @@ contains "$metrics" "$granted" && pass "/metrics counts it" \
   || fail "metrics: $(grep overrun <<<"$metrics")"
 
 stop_arbd
-start_arbd
+start_arbd --config "$work/node.toml" --poll 1
 check "after a restart" 0 as_alice -o json show "$id"
 [ "$(json_number "$out" end)" = "$extended" ] && pass "the new end survives a restart" \
   || fail "after restart: $out"
