@@ -97,8 +97,7 @@ availability_profile::index availability_profile::remove_min(index n, index& min
 }
 
 availability_profile::index availability_profile::rebalance(index n) {
-  pull(n);
-  const int balance = height(nodes_[n].left) - height(nodes_[n].right);
+  const int balance = pull(n);
   if (balance > 1) {
     const index l = nodes_[n].left;
     if (height(nodes_[l].left) < height(nodes_[l].right)) nodes_[n].left = rotate_left(l);
@@ -130,19 +129,21 @@ availability_profile::index availability_profile::rotate_right(index n) {
   return l;
 }
 
-// Recomputes the augmentation of n from its children.
-void availability_profile::pull(index n) {
+// Recomputes the augmentation of n from its children; returns n's balance (left height
+// minus right height), which rebalance needs and pull has at hand.
+int availability_profile::pull(index n) {
   node& x = nodes_[n];
   level at_self = x.delta;
   level max_prefix = 0;
   level min_prefix = 0;
-  int height = 0;
+  int left_height = 0;
+  int right_height = 0;
   if (x.left != nil) {
     const node& l = nodes_[x.left];
     at_self += l.sum;
     max_prefix = std::max(l.max_prefix, at_self);
     min_prefix = std::min(l.min_prefix, at_self);
-    height = l.height;
+    left_height = l.height;
   } else {
     max_prefix = at_self;
     min_prefix = at_self;
@@ -153,12 +154,13 @@ void availability_profile::pull(index n) {
     max_prefix = std::max(max_prefix, at_self + r.max_prefix);
     min_prefix = std::min(min_prefix, at_self + r.min_prefix);
     sum += r.sum;
-    height = std::max(height, r.height);
+    right_height = r.height;
   }
   x.sum = sum;
   x.max_prefix = max_prefix;
   x.min_prefix = min_prefix;
-  x.height = height + 1;
+  x.height = 1 + std::max(left_height, right_height);
+  return left_height - right_height;
 }
 
 availability_profile::index availability_profile::new_node(timestamp key, level delta) {
@@ -176,8 +178,7 @@ availability_profile::index availability_profile::new_node(timestamp key, level 
 }
 
 void availability_profile::free_node(index n) {
-  nodes_[n] = node{};
-  free_list_.push_back(n);
+  free_list_.push_back(n);  // new_node sets every field when it takes the slot again
   --size_;
 }
 

@@ -131,7 +131,7 @@ class availability_profile {
   index rebalance(index n);
   index rotate_left(index n);
   index rotate_right(index n);
-  void pull(index n);
+  int pull(index n);
   int height(index n) const noexcept { return n == nil ? 0 : nodes_[n].height; }
   index new_node(timestamp key, level delta);
   void free_node(index n);
