@@ -1,5 +1,6 @@
 #include "arbroker/sim/swf.hpp"
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <istream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <system_error>
 
@@ -322,6 +324,26 @@ result<std::string> read_plain(std::FILE* f, const std::filesystem::path& path) 
   return data;
 }
 
+// The whole gzip file decompressed at once by libdeflate (about twice as fast as zlib's
+// stream), given the size the trailer tells; nothing when libdeflate cannot do it alone (a
+// file of several gzip members, a damaged or truncated one): then zlib reads the file and
+// says what is wrong.
+std::optional<std::string> inflate_whole(std::FILE* f, std::size_t compressed, std::size_t size) {
+  std::string in(compressed, '\0');
+  std::rewind(f);
+  if (std::fread(in.data(), 1, in.size(), f) != in.size()) return std::nullopt;
+  std::string out(size, '\0');
+  libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+  if (d == nullptr) return std::nullopt;
+  std::size_t used_in = 0;
+  std::size_t used_out = 0;
+  const auto rc = libdeflate_gzip_decompress_ex(d, in.data(), in.size(), out.data(), out.size(),
+                                                &used_in, &used_out);
+  libdeflate_free_decompressor(d);
+  if (rc != LIBDEFLATE_SUCCESS || used_in != in.size() || used_out != size) return std::nullopt;
+  return out;
+}
+
 result<std::string> read_gzip(std::FILE* f, const std::filesystem::path& path) {
   // The gzip trailer holds the uncompressed size modulo 2^32: a good first guess for the
   // buffer, unless the file is damaged (a truncated file ends in arbitrary bytes), so it is
@@ -335,7 +357,11 @@ result<std::string> read_gzip(std::FILE* f, const std::filesystem::path& path) {
               (static_cast<std::size_t>(t[2]) << 16) | (static_cast<std::size_t>(t[3]) << 24);
     }
     const auto limit = 64 * static_cast<std::size_t>(std::max(compressed, 0L));
-    if (guess > limit) guess = limit / 8;
+    if (guess > limit) {
+      guess = limit / 8;
+    } else if (auto whole = inflate_whole(f, static_cast<std::size_t>(compressed), guess)) {
+      return std::move(*whole);
+    }
   }
   gzFile gz = gzopen(path.c_str(), "rb");
   if (gz == nullptr)
