@@ -120,12 +120,13 @@ void batch_queue::start_jobs(timestamp t, availability_profile& committed,
                              const std::function<void(job_number)>& start) {
   switch (policy_) {
     case scheduling_policy::fcfs: {
+      if (order_.empty()) break;  // nothing to start: no need for the CPUs free now
       int free_now = committed.free_at(t);
       (void)start_fcfs(t, committed, start, free_now);
       break;
     }
     case scheduling_policy::easy:
-      start_easy(t, committed, start);
+      if (!order_.empty()) start_easy(t, committed, start);
       break;
     case scheduling_policy::conservative:
       start_conservative(t, committed, start);
