@@ -21,6 +21,7 @@ packages=(
   librapidcheck-dev          # property tests
   libbenchmark-dev           # benchmarks
   zlib1g-dev                 # gzip'd SWF traces
+  libdeflate-dev             # gzip'd SWF traces, read whole (faster than zlib)
   libpugixml-dev             # Grid Engine adapter: qstat/qrstat -xml
   gnuplot-nox                # arb-sim: experiment plots and Gantt charts (PNG)
   python3                    # bench/easy_reference.py, the replay's yardstick (and its test)

@@ -2,6 +2,8 @@
 #include "trace_reader.hpp"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 
 #include "arbroker/sim/elastic.hpp"
 #include "arbroker/sim/lublin.hpp"
@@ -10,8 +12,12 @@
 namespace arbroker::simapp {
 namespace {
 
+// "u<user id>" ("u" when unknown), built in place: one short string per job of a trace.
 std::string owner_of(const sim::swf_job& j) {
-  return j.user_id >= 0 ? "u" + std::to_string(j.user_id) : "u";
+  std::array<char, 24> text{'u'};
+  char* end = text.data() + 1;
+  if (j.user_id >= 0) end = std::to_chars(end, text.data() + text.size(), j.user_id).ptr;
+  return std::string(text.data(), end);
 }
 
 // The walltime and run time by the experiment's rule (sim/walltime_rule.hpp).

@@ -40,25 +40,37 @@ status availability_profile::remove(timestamp start, timestamp end, int np) {
 }
 
 void availability_profile::apply(timestamp start, timestamp end, level delta) {
-  root_ = update(root_, start, delta);
-  root_ = update(root_, end, -delta);
+  update(start, delta);
+  update(end, -delta);
 }
 
-// Adds delta to the change point at key (creating it, or erasing it if its delta becomes 0)
-// in the subtree rooted at n; returns the new root of that subtree, rebalanced.
-availability_profile::index availability_profile::update(index n, timestamp key, level delta) {
-  if (n == nil) return new_node(key, delta);
-  if (key < nodes_[n].key) {
-    const index child = update(nodes_[n].left, key, delta);
-    nodes_[n].left = child;
-  } else if (key > nodes_[n].key) {
-    const index child = update(nodes_[n].right, key, delta);
-    nodes_[n].right = child;
+// Adds delta to the change point at key (creating it, or erasing it if its delta becomes 0),
+// then rebalances the path back up to the root. Iterative: the path is at most 45 nodes
+// deep (an AVL tree of 2^31 nodes), and these updates are the profile's hottest code.
+void availability_profile::update(timestamp key, level delta) {
+  std::array<index, 64> path;  // NOLINT: filled up to depth before it is read
+  int depth = 0;
+  index n = root_;
+  while (n != nil && nodes_[n].key != key) {
+    path[depth++] = n;
+    n = key < nodes_[n].key ? nodes_[n].left : nodes_[n].right;
+  }
+  index sub;  // the new root of the subtree where key is
+  if (n == nil) {
+    sub = new_node(key, delta);
   } else {
     nodes_[n].delta += delta;
-    if (nodes_[n].delta == 0) return erase_node(n);
+    sub = nodes_[n].delta == 0 ? erase_node(n) : rebalance(n);
   }
-  return rebalance(n);
+  while (depth > 0) {
+    const index parent = path[--depth];
+    if (key < nodes_[parent].key)
+      nodes_[parent].left = sub;
+    else
+      nodes_[parent].right = sub;
+    sub = rebalance(parent);
+  }
+  root_ = sub;
 }
 
 availability_profile::index availability_profile::erase_node(index n) {
@@ -85,8 +97,7 @@ availability_profile::index availability_profile::remove_min(index n, index& min
 }
 
 availability_profile::index availability_profile::rebalance(index n) {
-  pull(n);
-  const int balance = height(nodes_[n].left) - height(nodes_[n].right);
+  const int balance = pull(n);
   if (balance > 1) {
     const index l = nodes_[n].left;
     if (height(nodes_[l].left) < height(nodes_[l].right)) nodes_[n].left = rotate_left(l);
@@ -118,24 +129,38 @@ availability_profile::index availability_profile::rotate_right(index n) {
   return l;
 }
 
-// Recomputes the augmentation of n from its children.
-void availability_profile::pull(index n) {
+// Recomputes the augmentation of n from its children; returns n's balance (left height
+// minus right height), which rebalance needs and pull has at hand.
+int availability_profile::pull(index n) {
   node& x = nodes_[n];
-  const node* l = x.left == nil ? nullptr : &nodes_[x.left];
-  const node* r = x.right == nil ? nullptr : &nodes_[x.right];
-  const level at_self = (l ? l->sum : 0) + x.delta;
-  x.max_prefix = at_self;
-  x.min_prefix = at_self;
-  if (l) {
-    x.max_prefix = std::max(x.max_prefix, l->max_prefix);
-    x.min_prefix = std::min(x.min_prefix, l->min_prefix);
+  level at_self = x.delta;
+  level max_prefix = 0;
+  level min_prefix = 0;
+  int left_height = 0;
+  int right_height = 0;
+  if (x.left != nil) {
+    const node& l = nodes_[x.left];
+    at_self += l.sum;
+    max_prefix = std::max(l.max_prefix, at_self);
+    min_prefix = std::min(l.min_prefix, at_self);
+    left_height = l.height;
+  } else {
+    max_prefix = at_self;
+    min_prefix = at_self;
   }
-  if (r) {
-    x.max_prefix = std::max(x.max_prefix, at_self + r->max_prefix);
-    x.min_prefix = std::min(x.min_prefix, at_self + r->min_prefix);
+  level sum = at_self;
+  if (x.right != nil) {
+    const node& r = nodes_[x.right];
+    max_prefix = std::max(max_prefix, at_self + r.max_prefix);
+    min_prefix = std::min(min_prefix, at_self + r.min_prefix);
+    sum += r.sum;
+    right_height = r.height;
   }
-  x.sum = at_self + (r ? r->sum : 0);
-  x.height = 1 + std::max(l ? l->height : 0, r ? r->height : 0);
+  x.sum = sum;
+  x.max_prefix = max_prefix;
+  x.min_prefix = min_prefix;
+  x.height = 1 + std::max(left_height, right_height);
+  return left_height - right_height;
 }
 
 availability_profile::index availability_profile::new_node(timestamp key, level delta) {
@@ -153,8 +178,7 @@ availability_profile::index availability_profile::new_node(timestamp key, level 
 }
 
 void availability_profile::free_node(index n) {
-  nodes_[n] = node{};
-  free_list_.push_back(n);
+  free_list_.push_back(n);  // new_node sets every field when it takes the slot again
   --size_;
 }
 
@@ -177,43 +201,77 @@ availability_profile::level availability_profile::used_at(timestamp t) const {
   return used;
 }
 
-// Summary of the keys k of subtree n with lo < k < hi. check_lo / check_hi say whether the
-// bound can still cut the subtree; once neither can, the node's own augmentation answers.
-// Visits O(height) nodes: two root-to-leaf paths.
-availability_profile::summary availability_profile::range(index n, timestamp lo, timestamp hi,
-                                                          bool check_lo, bool check_hi) const {
-  if (n == nil) return {};
-  const node& x = nodes_[n];
-  if (!check_lo && !check_hi) return {false, x.sum, x.max_prefix, x.min_prefix};
-  if (check_lo && x.key <= lo) return range(x.right, lo, hi, true, check_hi);
-  if (check_hi && x.key >= hi) return range(x.left, lo, hi, check_lo, true);
-  summary out = range(x.left, lo, hi, check_lo, false);
-  const auto append = [&out](const summary& s) {
-    if (s.empty) return;
-    if (out.empty) {
-      out = s;
-      return;
-    }
-    out.max_prefix = std::max(out.max_prefix, out.sum + s.max_prefix);
-    out.min_prefix = std::min(out.min_prefix, out.sum + s.min_prefix);
-    out.sum += s.sum;
+// used(a) and the extremes of used at the change points in (a, b), in one descent: down to
+// the first key inside (a, b), where the search paths of a and b part, then down each path.
+// Prefix sums are absolute, so the subtrees and keys the two paths pass over can be taken
+// in any order. Visits O(height) nodes.
+availability_profile::window_levels availability_profile::window(timestamp a, timestamp b) const {
+  window_levels w;
+  const auto see = [&w](level lo, level hi) {
+    w.max_inside = w.any_inside ? std::max(w.max_inside, hi) : hi;
+    w.min_inside = w.any_inside ? std::min(w.min_inside, lo) : lo;
+    w.any_inside = true;
   };
-  append({false, x.delta, x.delta, x.delta});
-  append(range(x.right, lo, hi, false, check_hi));
-  return out;
+  level base = 0;  // sum of the deltas before the subtree of n
+  index n = root_;
+  while (n != nil) {
+    const node& x = nodes_[n];
+    if (x.key <= a) {
+      base += sum_of(x.left) + x.delta;
+      n = x.right;
+    } else if (x.key >= b) {
+      n = x.left;
+    } else {
+      break;
+    }
+  }
+  if (n == nil) {
+    w.at_a = base;
+    return w;
+  }
+  const node& split = nodes_[n];
+  const level at_split = base + sum_of(split.left) + split.delta;
+  see(at_split, at_split);
+  // The path of a in the left subtree: keys after a with their right subtrees; used(a).
+  for (index m = split.left; m != nil;) {
+    const node& x = nodes_[m];
+    if (x.key <= a) {
+      base += sum_of(x.left) + x.delta;
+      m = x.right;
+      continue;
+    }
+    const level at = base + sum_of(x.left) + x.delta;
+    see(at, at);
+    if (x.right != nil) see(at + nodes_[x.right].min_prefix, at + nodes_[x.right].max_prefix);
+    m = x.left;
+  }
+  w.at_a = base;
+  // The path of b in the right subtree: keys before b with their left subtrees.
+  level right_base = at_split;
+  for (index m = split.right; m != nil;) {
+    const node& x = nodes_[m];
+    if (x.key >= b) {
+      m = x.left;
+      continue;
+    }
+    if (x.left != nil)
+      see(right_base + nodes_[x.left].min_prefix, right_base + nodes_[x.left].max_prefix);
+    right_base += sum_of(x.left) + x.delta;
+    see(right_base, right_base);
+    m = x.right;
+  }
+  return w;
 }
 
 // Maximum of used over [a, b): used(a), and used at every change point in (a, b).
 availability_profile::level availability_profile::max_used(timestamp a, timestamp b) const {
-  const level at_a = used_at(a);
-  const summary inside = range(root_, a, b, true, true);
-  return inside.empty ? at_a : std::max(at_a, at_a + inside.max_prefix);
+  const window_levels w = window(a, b);
+  return w.any_inside ? std::max(w.at_a, w.max_inside) : w.at_a;
 }
 
 availability_profile::level availability_profile::min_used(timestamp a, timestamp b) const {
-  const level at_a = used_at(a);
-  const summary inside = range(root_, a, b, true, true);
-  return inside.empty ? at_a : std::min(at_a, at_a + inside.min_prefix);
+  const window_levels w = window(a, b);
+  return w.any_inside ? std::min(w.at_a, w.min_inside) : w.at_a;
 }
 
 // Whether subtree n, whose keys are preceded by deltas summing to base, has a key k at which
@@ -317,11 +375,7 @@ int availability_profile::free_at(timestamp t) const {
 
 bool availability_profile::fits(timestamp a, timestamp b, int np) const {
   if (a >= b) return false;
-  const level limit = total_ - np;
-  const level at_a = used_at(a);
-  if (at_a > limit) return false;
-  const summary inside = range(root_, a, b, true, true);
-  return inside.empty || at_a + inside.max_prefix <= limit;
+  return max_used(a, b) <= total_ - np;
 }
 
 result<int> availability_profile::min_free(timestamp a, timestamp b) const {

@@ -91,11 +91,6 @@ std::optional<timestamp> batch_queue::planned_start(job_number id) const {
   return order_.at(w->second).plan;
 }
 
-std::optional<timestamp> batch_queue::next_planned_start() const {
-  if (by_plan_.empty()) return std::nullopt;
-  return by_plan_.begin()->first;
-}
-
 void batch_queue::committed_added(timestamp start, timestamp end, int np) {
   // EASY: the reservation may push the head's shadow later and so open room for backfilling.
   if (policy_ == scheduling_policy::easy) released_ = true;
@@ -125,12 +120,13 @@ void batch_queue::start_jobs(timestamp t, availability_profile& committed,
                              const std::function<void(job_number)>& start) {
   switch (policy_) {
     case scheduling_policy::fcfs: {
+      if (order_.empty()) break;  // nothing to start: no need for the CPUs free now
       int free_now = committed.free_at(t);
       (void)start_fcfs(t, committed, start, free_now);
       break;
     }
     case scheduling_policy::easy:
-      start_easy(t, committed, start);
+      if (!order_.empty()) start_easy(t, committed, start);
       break;
     case scheduling_policy::conservative:
       start_conservative(t, committed, start);
@@ -169,30 +165,37 @@ void batch_queue::start_easy(timestamp t, availability_profile& committed,
   if (order_.size() < 2) return;
   if (free_now <= 0) return;  // a full machine: no shadow needed, nothing can start
 
-  // The head's shadow goes into the profile only once a job narrow enough to start needs
-  // the profile's answer; most passes have none.
+  // The head's shadow is found only once a job narrow enough to start needs it; most passes
+  // have none. It stays out of the profile: a job fits beside it when it fits the committed
+  // capacity over its whole span and, where it overlaps the shadow, with the head's CPUs
+  // too. That is the answer the profile would give with the shadow added, without adding and
+  // removing it in every pass.
   const entry head = order_.begin()->second;
-  bool shadow_placed = false;
-  std::optional<timestamp> shadow;
-  auto place_shadow = [&] {
-    if (shadow_placed) return;
-    shadow_placed = true;
-    // Without a shadow the head can never start (reservations hold the CPUs for ever).
-    if (auto s = committed.earliest_start(t, head.walltime, head.np)) {
-      shadow = *s;
-      must(committed.add(*shadow, span_end(*shadow, head.walltime), head.np));
+  bool shadow_found = false;
+  std::optional<timestamp> shadow;  // none: the head can never start (reservations hold on)
+  auto fits_beside_shadow = [&](timestamp end, int np) {
+    if (!shadow_found) {
+      shadow_found = true;
+      if (auto s = committed.earliest_start(t, head.walltime, head.np)) shadow = *s;
     }
+    if (!committed.fits(t, end, np)) return false;
+    if (!shadow) return true;
+    const timestamp from = std::max(t, *shadow);
+    const timestamp to = std::min(end, span_end(*shadow, head.walltime));
+    if (from >= to) return true;
+    return np <= committed.total() - head.np && committed.fits(from, to, np + head.np);
   };
   refused_shapes refused;
 
   auto try_start = [&](std::map<sequence, entry>::iterator it) {
     const entry e = it->second;
     if (e.np > free_now || refused.covers(e.walltime, e.np)) return false;
-    place_shadow();
-    if (!committed.add(t, span_end(t, e.walltime), e.np)) {
+    const timestamp end = span_end(t, e.walltime);
+    if (!fits_beside_shadow(end, e.np)) {
       refused.add(e.walltime, e.np);
       return false;
     }
+    must(committed.add(t, end, e.np));
     free_now -= e.np;
     where_.erase(e.id);
     order_.erase(it);
@@ -213,7 +216,6 @@ void batch_queue::start_easy(timestamp t, availability_profile& committed,
       try_start(order_.find(w->second));
     }
   }
-  if (shadow) must(committed.remove(*shadow, span_end(*shadow, head.walltime), head.np));
 }
 
 // Conservative: jobs start at their plans; released capacity first lets plans move earlier.

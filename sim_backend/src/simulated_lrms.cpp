@@ -99,9 +99,61 @@ void simulated_lrms::advance_to(timestamp t) {
 }
 
 std::optional<timestamp> simulated_lrms::next_event_time() const {
+  drop_stale_top();
   std::optional<timestamp> next = queue_.next_planned_start();
-  if (!events_.empty() && (!next || events_.begin()->time < *next)) next = events_.begin()->time;
+  if (!events_.empty() && (!next || events_.front().time < *next)) next = events_.front().time;
   return next;
+}
+
+// The heap is ordered by std::greater: the earliest event (then by kind, then id) on top.
+void simulated_lrms::schedule(const event& e) {
+  events_.push_back(e);
+  std::push_heap(events_.begin(), events_.end(), std::greater<>{});
+}
+
+// The event will not happen. Events at or before now_ have been taken from the heap already
+// (advance() takes every event up to now_ before any change), so only a later one is left
+// behind, stale.
+void simulated_lrms::forget(const event& e) {
+  if (e.time > now_) ++stale_events_;
+}
+
+// Whether a pending event still applies: its job still runs to that end, or its reservation
+// still starts or ends then. Ids are never reused, so a stale event cannot come back to life
+// (only an identical live one can be scheduled again, and handling one makes the other stale).
+bool simulated_lrms::is_live(const event& e) const {
+  switch (e.kind) {
+    case event_kind::job_end: {
+      auto it = jobs_.find(e.id);
+      if (it == jobs_.end() || !it->second.started) return false;
+      const job& j = it->second;
+      return *j.started + std::min(j.runtime, j.walltime) == e.time;
+    }
+    case event_kind::reservation_end: {
+      auto it = reservations_.find(e.id);
+      return it != reservations_.end() && it->second.end == e.time;
+    }
+    case event_kind::reservation_start: {
+      auto it = reservations_.find(e.id);
+      return it != reservations_.end() && it->second.start == e.time;
+    }
+  }
+  return false;
+}
+
+void simulated_lrms::drop_stale_top() const {
+  if (stale_events_ == 0) return;
+  if (stale_events_ > 64 && 2 * stale_events_ > events_.size()) {
+    std::erase_if(events_, [this](const event& e) { return !is_live(e); });
+    std::make_heap(events_.begin(), events_.end(), std::greater<>{});
+    stale_events_ = 0;
+    return;
+  }
+  while (stale_events_ > 0 && !events_.empty() && !is_live(events_.front())) {
+    std::pop_heap(events_.begin(), events_.end(), std::greater<>{});
+    events_.pop_back();
+    --stale_events_;
+  }
 }
 
 void simulated_lrms::advance(timestamp t) {
@@ -112,10 +164,14 @@ void simulated_lrms::advance(timestamp t) {
   for (auto next = next_event_time(); next && *next <= t; next = next_event_time()) {
     const timestamp at = *next;
     now_ = std::max(now_, at);
-    while (!events_.empty() && events_.begin()->time == at) {
-      const event e = *events_.begin();
-      events_.erase(events_.begin());
-      handle(e);
+    while (!events_.empty() && events_.front().time == at) {
+      std::pop_heap(events_.begin(), events_.end(), std::greater<>{});
+      const event e = events_.back();
+      events_.pop_back();
+      if (is_live(e))
+        handle(e);
+      else if (stale_events_ > 0)
+        --stale_events_;
     }
     start_queued_jobs(now_);
   }
@@ -169,7 +225,7 @@ void simulated_lrms::start_bound_jobs(serial rid, timestamp t) {
 void simulated_lrms::start(serial jid, job& j, timestamp t) {
   j.started = t;
   // A job runs its actual runtime, but no longer than its walltime.
-  events_.insert({t + std::min(j.runtime, j.walltime), event_kind::job_end, jid});
+  schedule({t + std::min(j.runtime, j.walltime), event_kind::job_end, jid});
   emit(simulated_job_event::kind::started, jid, j);
 }
 
@@ -188,7 +244,7 @@ void simulated_lrms::release(timestamp start, timestamp end, int np) {
 // tail, unbound (its reservation, if any, is over or its walltime is used up).
 void simulated_lrms::pause(serial jid, job& j) {
   const timestamp started = *j.started;
-  events_.erase({started + std::min(j.runtime, j.walltime), event_kind::job_end, jid});
+  forget({started + std::min(j.runtime, j.walltime), event_kind::job_end, jid});
   emit(simulated_job_event::kind::paused, jid, j);
   if (j.reservation) {
     reservation& r = reservations_.at(*j.reservation);
@@ -206,7 +262,7 @@ void simulated_lrms::pause(serial jid, job& j) {
 
 void simulated_lrms::end_running(serial jid, lrms_job_state outcome) {
   const job& j = jobs_.at(jid);
-  events_.erase({*j.started + std::min(j.runtime, j.walltime), event_kind::job_end, jid});
+  forget({*j.started + std::min(j.runtime, j.walltime), event_kind::job_end, jid});
   if (j.reservation) {
     reservation& r = reservations_.at(*j.reservation);
     r.used -= j.np;
@@ -240,7 +296,7 @@ void simulated_lrms::drop_reservation(serial rid, lrms_job_state outcome) {
       pause(jid, j);
       continue;
     }
-    events_.erase({*j.started + std::min(j.runtime, j.walltime), event_kind::job_end, jid});
+    forget({*j.started + std::min(j.runtime, j.walltime), event_kind::job_end, jid});
     emit(simulated_job_event::kind::ended, jid, j, outcome);
     retire(jid, outcome);
   }
@@ -249,8 +305,8 @@ void simulated_lrms::drop_reservation(serial rid, lrms_job_state outcome) {
     retire(jid, outcome);
   }
   release(r.start, r.end, r.np);
-  events_.erase({r.start, event_kind::reservation_start, rid});
-  events_.erase({r.end, event_kind::reservation_end, rid});
+  forget({r.start, event_kind::reservation_start, rid});
+  forget({r.end, event_kind::reservation_end, rid});
   reservations_.erase(it);
 }
 
@@ -315,8 +371,8 @@ result<std::string> simulated_lrms::create_reservation(const reservation_spec& s
   r.end = end;
   r.np = spec.np;
   r.account = spec.account;
-  events_.insert({end, event_kind::reservation_end, rid});
-  if (spec.start > now_) events_.insert({spec.start, event_kind::reservation_start, rid});
+  schedule({end, event_kind::reservation_end, rid});
+  if (spec.start > now_) schedule({spec.start, event_kind::reservation_start, rid});
   start_queued_jobs(now_);  // conservative plans made again may start now
   return reservation_id(rid);
 }
@@ -383,15 +439,15 @@ result<std::string> simulated_lrms::modify_reservation(const std::string& id,
   reservation fresh{
       new_terms.name,         new_terms.owner,       new_terms.start,  end, new_terms.np, old.used,
       std::move(old.running), std::move(old.queued), new_terms.account};
-  events_.erase({old.start, event_kind::reservation_start, *old_rid});
-  events_.erase({old.end, event_kind::reservation_end, *old_rid});
+  forget({old.start, event_kind::reservation_start, *old_rid});
+  forget({old.end, event_kind::reservation_end, *old_rid});
   reservations_.erase(it);
   for (serial jid : fresh.running)
     jobs_.at(jid).reservation = rid;
   for (serial jid : fresh.queued)
     jobs_.at(jid).reservation = rid;
-  events_.insert({end, event_kind::reservation_end, rid});
-  if (new_terms.start > now_) events_.insert({new_terms.start, event_kind::reservation_start, rid});
+  schedule({end, event_kind::reservation_end, rid});
+  if (new_terms.start > now_) schedule({new_terms.start, event_kind::reservation_start, rid});
   reservations_.emplace(rid, std::move(fresh));
   start_bound_jobs(rid, now_);  // it may have grown
   start_queued_jobs(now_);      // or shrunk
@@ -430,24 +486,37 @@ status simulated_lrms::extend_reservation(const std::string& id, timestamp new_e
 // Jobs.
 
 result<std::string> simulated_lrms::submit_job(const job_spec& spec) {
-  return submit(spec, spec.walltime, {});
+  auto jid = submit(spec, spec.walltime, {});
+  if (!jid) return std::move(jid).err();
+  return job_id(*jid);
 }
 
 result<std::string> simulated_lrms::submit_local_job(const job_spec& spec, duration actual_runtime,
                                                      local_job_options options) {
+  auto jid = submit_local_job_serial(spec, actual_runtime, options);
+  if (!jid) return std::move(jid).err();
+  return job_id(*jid);
+}
+
+result<std::uint64_t> simulated_lrms::submit_local_job_serial(const job_spec& spec,
+                                                              duration actual_runtime,
+                                                              local_job_options options) {
   if (actual_runtime <= 0)
     return fail(errc::invalid_duration, "job '" + spec.name + "' actual runtime " +
                                             str(actual_runtime) + " s must be positive");
-  // Runtimes were measured on a machine of speed 1; this one takes r / speed (whole seconds).
-  const double scaled = std::ceil(static_cast<double>(actual_runtime) / cpu_speed_);
-  const duration here = scaled >= static_cast<double>(time_infinity)
-                            ? time_infinity
-                            : std::max<duration>(1, static_cast<duration>(scaled));
-  return submit(spec, here, options);
+  return submit(spec, scaled_runtime(actual_runtime), options);
 }
 
-result<std::string> simulated_lrms::submit(const job_spec& spec, duration actual_runtime,
-                                           local_job_options options) {
+// Runtimes were measured on a machine of speed 1; this one takes r / speed (whole seconds).
+duration simulated_lrms::scaled_runtime(duration actual_runtime) const {
+  const double scaled = std::ceil(static_cast<double>(actual_runtime) / cpu_speed_);
+  return scaled >= static_cast<double>(time_infinity)
+             ? time_infinity
+             : std::max<duration>(1, static_cast<duration>(scaled));
+}
+
+result<simulated_lrms::serial> simulated_lrms::submit(const job_spec& spec, duration actual_runtime,
+                                                      local_job_options options) {
   advance(clock_());
   const auto who = [&spec] { return "job '" + spec.name + "'"; };  // only for errors
   if (spec.np < 1 || spec.np > cpus())
@@ -501,7 +570,7 @@ result<std::string> simulated_lrms::submit(const job_spec& spec, duration actual
     queue_.push(jid, spec.np, spec.walltime, now_);
     start_queued_jobs(now_);
   }
-  return job_id(jid);
+  return jid;
 }
 
 status simulated_lrms::cancel_job(const std::string& id) {
@@ -556,13 +625,18 @@ result<lrms_snapshot> simulated_lrms::snapshot() {
   s.now = now_;
   s.cpus = cpus();
   s.sizes = sizes_;
+  std::vector<serial> running;                           // by serial: submission order
   std::vector<std::pair<std::uint64_t, serial>> queued;  // (place in the queue, job)
   for (const auto& [jid, j] : jobs_) {
     if (j.started)
-      s.running.push_back(report(jid, j));
+      running.push_back(jid);
     else
       queued.emplace_back(j.queued_order, jid);
   }
+  std::sort(running.begin(), running.end());
+  s.running.reserve(running.size());
+  for (serial jid : running)
+    s.running.push_back(report(jid, jobs_.at(jid)));
   std::sort(queued.begin(), queued.end());
   s.queued.reserve(queued.size());
   for (const auto& [place, jid] : queued)

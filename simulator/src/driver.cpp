@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <chrono>
 #include <deque>
@@ -124,6 +125,7 @@ class virtual_grid {
     std::size_t next_job = 0, next_req = 0, next_grid = 0;
     const std::size_t arrivals = s.jobs.size() + s.requests.size() + s.grid_jobs.size();
     out.grid_jobs.resize(s.grid_jobs.size());
+    out.busy.reserve(s.jobs.size() + s.requests.size());  // one run per job, but for pauses
     for (const auto& c : s.clusters)
       out.cluster_cpus.push_back(c.cpus);
 
@@ -245,8 +247,10 @@ class virtual_grid {
     std::vector<std::size_t> idx(xs.size());
     for (std::size_t i = 0; i < idx.size(); ++i)
       idx[i] = i;
-    std::stable_sort(idx.begin(), idx.end(),
-                     [&](std::size_t a, std::size_t b) { return xs[a].submit < xs[b].submit; });
+    // Traces come in submit order: then the identity is the order, and no sort is needed.
+    const auto earlier = [&](std::size_t a, std::size_t b) { return xs[a].submit < xs[b].submit; };
+    if (!std::is_sorted(idx.begin(), idx.end(), earlier))
+      std::stable_sort(idx.begin(), idx.end(), earlier);
     return idx;
   }
 
@@ -298,14 +302,17 @@ class virtual_grid {
 
   status submit(const local_job& j, std::size_t index) {
     auto& c = clusters_[static_cast<std::size_t>(j.cluster)];
+    // "job<id>", built in place: short enough for the string's own buffer, no allocation.
+    std::array<char, 24> name{'j', 'o', 'b'};
+    const auto [name_end, ec] = std::to_chars(name.data() + 3, name.data() + name.size(), j.id);
     job_spec spec;
-    spec.name = "job" + std::to_string(j.id);
+    spec.name = std::string(name.data(), name_end);
     spec.owner = j.owner;
     spec.np = j.np;
     spec.walltime = j.walltime;
-    auto id = c.lrms->submit_local_job(spec, j.runtime, {.restartable = j.restartable});
-    if (!id) return fail(id.err().code, "job " + std::to_string(j.id) + ": " + id.err().message);
-    own(c, *id, {job_owner::kind::local, index});
+    auto n = c.lrms->submit_local_job_serial(spec, j.runtime, {.restartable = j.restartable});
+    if (!n) return fail(n.err().code, "job " + std::to_string(j.id) + ": " + n.err().message);
+    own(c, *n, {job_owner::kind::local, index});
     return {};
   }
 
@@ -336,12 +343,11 @@ class virtual_grid {
     auto id = it->lrms->submit_local_job(spec, b.runtime, {.restartable = b.restartable});
     if (!id)
       return fail(id.err().code, "request " + std::to_string(rec.id) + ": " + id.err().message);
-    own(*it, *id, {job_owner::kind::bound, index});
+    own(*it, serial_of(*id), {job_owner::kind::bound, index});
     return {};
   }
 
-  static void own(cluster_slot& c, const std::string& job_id, job_owner who) {
-    auto n = serial_of(job_id);
+  static void own(cluster_slot& c, std::uint64_t n, job_owner who) {
     if (c.owners.size() <= n) {
       c.owners.resize(n + 1);
       c.running_since.resize(n + 1, -1);

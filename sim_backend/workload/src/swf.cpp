@@ -1,5 +1,6 @@
 #include "arbroker/sim/swf.hpp"
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <istream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <system_error>
 
@@ -38,8 +40,10 @@ constexpr bool is_real_field(int i) {
   return i == 5 || i == 6 || i == 9;
 }
 
+// ' ', '\t', '\v', '\f', '\r' (not '\n', which ends the line): one compare for the usual
+// ' ' and a range check for the rest, as this runs for every character of a trace.
 bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+  return c == ' ' || (c >= '\t' && c <= '\r' && c != '\n');
 }
 
 const char* skip_space(const char* p, const char* end) {
@@ -54,6 +58,19 @@ const char* skip_token(const char* p, const char* end) {
   return p;
 }
 
+// The number of lines, counted with memchr (vectorized), not char by char: a whole trace
+// is scanned.
+std::size_t count_lines(std::string_view text) {
+  std::size_t lines = 1;
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  while ((p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p))))) {
+    ++lines;
+    ++p;
+  }
+  return lines;
+}
+
 // A token for an error message, shortened if it is long.
 std::string quoted(std::string_view token) {
   constexpr std::size_t max_shown = 40;
@@ -66,6 +83,17 @@ std::string quoted(std::string_view token) {
   }
   out += "'";
   return out;
+}
+
+// A real field is nearly always written as an integer ("-1", "1024"): parsed as one, it
+// has the same value as parsed as a double, and parsing an integer is much cheaper.
+// The token starting at p ends at the first space or at end; on success tok_end is its end.
+bool is_whole(const char* p, const char* end, std::int64_t& v, const char*& tok_end) {
+  auto [ptr, ec] = std::from_chars(p, end, v);
+  if (ec != std::errc{} || (ptr != end && !is_space(*ptr))) return false;
+  if (v == 0 && *p == '-') return false;  // "-0" is a double's -0.0
+  tok_end = ptr;
+  return true;
 }
 
 std::string_view trim(std::string_view s) {
@@ -83,7 +111,7 @@ class parser {
   result<swf_trace> parse(std::string_view text) {
     swf_trace trace;
     // One slot per line: never regrows, and overshoots only by the header lines.
-    trace.jobs.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
+    trace.jobs.reserve(count_lines(text));
     const char* p = text.data();
     const char* const end = p + text.size();
     while (p < end) {
@@ -149,35 +177,45 @@ class parser {
     for (; n < swf_field_count; ++n) {
       p = skip_space(p, end);
       if (p == end) break;
-      const char* tok_end = skip_token(p, end);
-      std::string_view tok(p, tok_end - p);
+      // The number's own characters end the token when it is well formed, so the token is
+      // not scanned twice; only a refused one is measured, for its message.
+      const auto token = [p, end] { return std::string_view(p, skip_token(p, end) - p); };
+      const auto at_token_end = [end](const char* q) { return q == end || is_space(*q); };
+      const char* tok_end = nullptr;
       double value = 0;
-      if (is_real_field(n)) {
+      std::int64_t whole = 0;
+      if (is_real_field(n) && !is_whole(p, end, whole, tok_end)) {
         double d = 0;
-        auto [ptr, ec] = std::from_chars(p, tok_end, d);
+        auto [ptr, ec] = std::from_chars(p, end, d);
         if (ec == std::errc::result_out_of_range)
           return reject(field_label(n) + " is not a number",
-                        field_label(n) + ": " + quoted(tok) + " is out of range");
-        if (ec != std::errc{} || ptr != tok_end || !std::isfinite(d))
+                        field_label(n) + ": " + quoted(token()) + " is out of range");
+        if (ec != std::errc{} || !at_token_end(ptr) || !std::isfinite(d))
           return reject(field_label(n) + " is not a number",
-                        field_label(n) + ": " + quoted(tok) + " is not a number");
+                        field_label(n) + ": " + quoted(token()) + " is not a number");
         dv[static_cast<std::size_t>(n)] = d;
         value = d;
+        tok_end = ptr;
+      } else if (is_real_field(n)) {
+        dv[static_cast<std::size_t>(n)] = static_cast<double>(whole);
+        value = static_cast<double>(whole);
       } else {
         std::int64_t v = 0;
-        auto [ptr, ec] = std::from_chars(p, tok_end, v);
+        auto [ptr, ec] = std::from_chars(p, end, v);
         if (ec == std::errc::result_out_of_range)
           return reject(field_label(n) + " is not a number",
-                        field_label(n) + ": " + quoted(tok) + " is out of range");
-        if (ec != std::errc{} || ptr != tok_end)
+                        field_label(n) + ": " + quoted(token()) + " is out of range");
+        if (ec != std::errc{} || !at_token_end(ptr))
           return reject(field_label(n) + " is not a number",
-                        field_label(n) + ": " + quoted(tok) + " is not an integer");
+                        field_label(n) + ": " + quoted(token()) + " is not an integer");
         iv[static_cast<std::size_t>(n)] = v;
         value = static_cast<double>(v);
+        tok_end = ptr;
       }
       if (value < 0.0 && value != -1.0)
-        return reject(field_label(n) + " is negative", field_label(n) + " is " + std::string(tok) +
-                                                           "; only -1 (unknown) may be negative");
+        return reject(
+            field_label(n) + " is negative",
+            field_label(n) + " is " + std::string(token()) + "; only -1 (unknown) may be negative");
       p = tok_end;
     }
     if (n < swf_field_count) {
@@ -286,6 +324,26 @@ result<std::string> read_plain(std::FILE* f, const std::filesystem::path& path) 
   return data;
 }
 
+// The whole gzip file decompressed at once by libdeflate (about twice as fast as zlib's
+// stream), given the size the trailer tells; nothing when libdeflate cannot do it alone (a
+// file of several gzip members, a damaged or truncated one): then zlib reads the file and
+// says what is wrong.
+std::optional<std::string> inflate_whole(std::FILE* f, std::size_t compressed, std::size_t size) {
+  std::string in(compressed, '\0');
+  std::rewind(f);
+  if (std::fread(in.data(), 1, in.size(), f) != in.size()) return std::nullopt;
+  std::string out(size, '\0');
+  libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+  if (d == nullptr) return std::nullopt;
+  std::size_t used_in = 0;
+  std::size_t used_out = 0;
+  const auto rc = libdeflate_gzip_decompress_ex(d, in.data(), in.size(), out.data(), out.size(),
+                                                &used_in, &used_out);
+  libdeflate_free_decompressor(d);
+  if (rc != LIBDEFLATE_SUCCESS || used_in != in.size() || used_out != size) return std::nullopt;
+  return out;
+}
+
 result<std::string> read_gzip(std::FILE* f, const std::filesystem::path& path) {
   // The gzip trailer holds the uncompressed size modulo 2^32: a good first guess for the
   // buffer, unless the file is damaged (a truncated file ends in arbitrary bytes), so it is
@@ -299,7 +357,11 @@ result<std::string> read_gzip(std::FILE* f, const std::filesystem::path& path) {
               (static_cast<std::size_t>(t[2]) << 16) | (static_cast<std::size_t>(t[3]) << 24);
     }
     const auto limit = 64 * static_cast<std::size_t>(std::max(compressed, 0L));
-    if (guess > limit) guess = limit / 8;
+    if (guess > limit) {
+      guess = limit / 8;
+    } else if (auto whole = inflate_whole(f, static_cast<std::size_t>(compressed), guess)) {
+      return std::move(*whole);
+    }
   }
   gzFile gz = gzopen(path.c_str(), "rb");
   if (gz == nullptr)

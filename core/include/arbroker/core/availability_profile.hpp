@@ -62,8 +62,8 @@ class availability_profile {
   /// Minimum of free CPUs over [a, b); invalid_window if a >= b.
   result<int> min_free(timestamp a, timestamp b) const;
 
-  /// Whether np CPUs are free over all of [a, b): min_free(a, b) >= np, but a start that is
-  /// busy already answers without the search of (a, b). False for an empty window.
+  /// Whether np CPUs are free over all of [a, b): min_free(a, b) >= np, without building an
+  /// error for a refusal (for callers that try many windows). False for an empty window.
   bool fits(timestamp a, timestamp b, int np) const;
 
   /// Earliest s >= t0 such that np CPUs are free over [s, s + dur) and s + dur <= deadline.
@@ -100,19 +100,19 @@ class availability_profile {
     int height = 1;
   };
 
-  /// Sum and extreme prefix sums of a run of consecutive keys (empty if no key).
-  struct summary {
-    bool empty = true;
-    level sum = 0;
-    level max_prefix = 0;
-    level min_prefix = 0;
+  /// used(a) and, if there are change points in (a, b), the extremes of used at them.
+  struct window_levels {
+    level at_a = 0;
+    bool any_inside = false;
+    level max_inside = 0;
+    level min_inside = 0;
   };
 
   explicit availability_profile(int total_cpus) : total_(total_cpus) {}
 
   // Queries.
   level used_at(timestamp t) const;
-  summary range(index n, timestamp lo, timestamp hi, bool check_lo, bool check_hi) const;
+  window_levels window(timestamp a, timestamp b) const;
   level max_used(timestamp a, timestamp b) const;
   level min_used(timestamp a, timestamp b) const;
   bool may_hit(index n, level base, level threshold, bool above) const;
@@ -125,13 +125,13 @@ class availability_profile {
 
   // Updates (AVL).
   void apply(timestamp start, timestamp end, level delta);
-  index update(index n, timestamp key, level delta);
+  void update(timestamp key, level delta);
   index erase_node(index n);
   index remove_min(index n, index& min_node);
   index rebalance(index n);
   index rotate_left(index n);
   index rotate_right(index n);
-  void pull(index n);
+  int pull(index n);
   int height(index n) const noexcept { return n == nil ? 0 : nodes_[n].height; }
   index new_node(timestamp key, level delta);
   void free_node(index n);

@@ -74,7 +74,10 @@ class batch_queue {
   std::optional<timestamp> planned_start(job_number id) const;
 
   /// Conservative only: the earliest planned start, a time at which start_jobs must run.
-  std::optional<timestamp> next_planned_start() const;
+  std::optional<timestamp> next_planned_start() const {
+    if (by_plan_.empty()) return std::nullopt;
+    return by_plan_.begin()->first;
+  }
 
   /// The owner added [start, end) x np to the committed capacity (a reservation).
   void committed_added(timestamp start, timestamp end, int np);

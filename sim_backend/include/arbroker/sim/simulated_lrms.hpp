@@ -136,6 +136,11 @@ class simulated_lrms final : public lrms {
   result<std::string> submit_local_job(const job_spec& spec, duration actual_runtime,
                                        local_job_options options = {});
 
+  /// As submit_local_job, but returns the job's number n (its id is "J<n>", and events name
+  /// it by n): for an engine that keeps its jobs by number and submits many.
+  result<std::uint64_t> submit_local_job_serial(const job_spec& spec, duration actual_runtime,
+                                                local_job_options options = {});
+
   /// Cancels a queued or running job. not_found for an unknown id; a job that has already
   /// finished is left as it is and the call succeeds (as scancel does).
   status cancel_job(const std::string& id) override;
@@ -208,6 +213,10 @@ class simulated_lrms final : public lrms {
                  timestamp now);
 
   void advance(timestamp t);
+  void schedule(const event& e);
+  void forget(const event& e);
+  bool is_live(const event& e) const;
+  void drop_stale_top() const;
   void handle(const event& e);
   void start_queued_jobs(timestamp t);
   void start_bound_jobs(serial rid, timestamp t);
@@ -222,8 +231,8 @@ class simulated_lrms final : public lrms {
             lrms_job_state outcome = lrms_job_state::running) const;
 
   status check_terms(const reservation_spec& s, timestamp earliest_start) const;
-  result<std::string> submit(const job_spec& spec, duration actual_runtime,
-                             local_job_options options);
+  result<serial> submit(const job_spec& spec, duration actual_runtime, local_job_options options);
+  duration scaled_runtime(duration actual_runtime) const;
   error refusal(const error& e, timestamp start, timestamp end, int np) const;
   lrms_job report(serial jid, const job& j) const;
 
@@ -235,14 +244,20 @@ class simulated_lrms final : public lrms {
   availability_profile profile_;
   timestamp now_;
 
-  std::map<serial, job> jobs_;  // queued and running; ordered, so snapshot lists FIFO
+  std::unordered_map<serial, job> jobs_;  // queued and running (snapshot sorts them)
   // How each finished job ended, by serial (serials are dense: a vector, not a map).
   std::vector<std::optional<lrms_job_state>> finished_;
   batch_queue queue_;  // queued unbound jobs and the policy that starts them
   std::function<void(const simulated_job_event&)> on_job_event_;
   std::uint64_t last_queued_order_ = 0;
   std::unordered_map<serial, reservation> reservations_;
-  std::set<event> events_;
+  // Pending events in a binary heap, earliest first. An event that no longer applies (its
+  // job was cancelled or paused, its reservation deleted or moved) stays in the heap and is
+  // skipped when it comes up; once such stale events outnumber the live ones the heap is
+  // rebuilt without them, so it holds at most about twice the live events. Mutable:
+  // next_event_time() drops stale events from the top.
+  mutable std::vector<event> events_;
+  mutable std::size_t stale_events_ = 0;
   serial last_job_ = 0;
   serial last_reservation_ = 0;
 };
