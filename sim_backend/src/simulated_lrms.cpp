@@ -467,16 +467,19 @@ status simulated_lrms::extend_reservation(const std::string& id, timestamp new_e
   if (auto added = profile_.add(r.end, new_end, r.np); !added)
     return refusal(added.err(), r.end, new_end, r.np);
   queue_.committed_added(r.end, new_end, r.np);
-  events_.erase({r.end, event_kind::reservation_end, *rid});
+  forget({r.end, event_kind::reservation_end, *rid});
   const timestamp old_end = r.end;
   r.end = new_end;
-  events_.insert({new_end, event_kind::reservation_end, *rid});
+  schedule({new_end, event_kind::reservation_end, *rid});
   for (serial jid : r.running) {
     job& j = jobs_.at(jid);
     if (*j.started + j.walltime < old_end) continue;  // its own limit stops it before
-    events_.erase({*j.started + std::min(j.runtime, j.walltime), event_kind::job_end, jid});
+    const timestamp before = *j.started + std::min(j.runtime, j.walltime);
     j.walltime = new_end - *j.started;
-    events_.insert({*j.started + std::min(j.runtime, j.walltime), event_kind::job_end, jid});
+    const timestamp after = *j.started + std::min(j.runtime, j.walltime);
+    if (after == before) continue;  // it ends on its own then anyway
+    forget({before, event_kind::job_end, jid});
+    schedule({after, event_kind::job_end, jid});
   }
   start_queued_jobs(now_);  // conservative plans made again may start now
   return {};
