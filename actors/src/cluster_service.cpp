@@ -145,13 +145,10 @@ std::optional<timestamp> cluster_service::admit(const msg::prepare_request& req,
                   "start " + ts(req.start) + " is before T_wkl " + ts(view_.t_wkl) +
                       ": it would bypass waiting local jobs",
                   msg::refusal::service, rule->not_before);
-  if (cfg_.laxity && !movable_.empty() && make_room(req.start, req.end, req.np, *rule->free, now)) {
-    // Paper 002: accepted reservations moved within their windows to make room; the hold
-    // is checked on the view as the moves left it (its plan of the queue made again).
-    if (auto ok = refresh(now); !ok) return refuse(ok.err().code, ok.err().message);
-    rule = admission_for(req.local_jobs_preferred, req.admin, now);
-    if (!rule) return refuse(rule.err().code, rule.err().message, msg::refusal::service);
-  }
+  // Paper 002: accepted reservations moved within their windows to make room. (Only reading
+  // the LRMS again can fail here: the rule's inputs passed admission_for above.)
+  rule = with_room(req.start, req.end, req.np, *rule, req.local_jobs_preferred, req.admin, now);
+  if (!rule) return refuse(rule.err().code, rule.err().message);
   auto free = rule->free->min_free(req.start, req.end);
   if (!free || *free >= req.np) return rule->ljp ? rule->not_before : 0;
   if (rule->free != &*view_.profile && view_.profile->fits(req.start, req.end, req.np))

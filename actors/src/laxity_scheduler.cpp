@@ -74,6 +74,15 @@ bool cluster_service::make_room(timestamp start, timestamp end, int np,
   return apply_moves(lv.jobs, plan->starts, now) > 0;
 }
 
+result<cluster_service::admission> cluster_service::with_room(timestamp start, timestamp end,
+                                                              int np, admission rule, bool ljp,
+                                                              bool admin, timestamp now) {
+  if (!cfg_.laxity || movable_.empty() || !make_room(start, end, np, *rule.free, now)) return rule;
+  // Reservations moved: the view changed (and the plan of the queue is made again).
+  if (auto ok = refresh(now); !ok) return ok.err();
+  return admission_for(ljp, admin, now);
+}
+
 void cluster_service::pull_forward_moves(timestamp now) {
   pull_due_ = false;
   if (!refresh(now)) return;

@@ -72,13 +72,10 @@ bool cluster_service::extend_for_overrun(record& r, timestamp now) {
   // jobs preferred does not postpone them for an overrun either).
   auto rule = admission_for(true, false, now);
   if (!rule || from < rule->not_before) return false;
-  if (cfg_.laxity && !movable_.empty() && !rule->free->fits(from, to, r.np) &&
-      make_room(from, to, r.np, *rule->free, now)) {
-    if (!refresh(now)) return false;
-    rule = admission_for(true, false, now);
-    if (!rule) return false;
+  if (!rule->free->fits(from, to, r.np)) {  // movable reservations may make room for it
+    rule = with_room(from, to, r.np, *rule, true, false, now);
+    if (!rule || !rule->free->fits(from, to, r.np)) return false;
   }
-  if (!rule->free->fits(from, to, r.np)) return false;
   if (!lrms_->extend_reservation(r.lrms_id, to)) {
     view_.taken = -time_infinity;  // the LRMS knows better: read it again
     return false;

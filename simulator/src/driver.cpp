@@ -3,7 +3,6 @@
 #include <caf/all.hpp>
 
 #include <algorithm>
-#include <array>
 #include <charconv>
 #include <chrono>
 #include <deque>
@@ -302,11 +301,9 @@ class virtual_grid {
 
   status submit(const local_job& j, std::size_t index) {
     auto& c = clusters_[static_cast<std::size_t>(j.cluster)];
-    // "job<id>", built in place: short enough for the string's own buffer, no allocation.
-    std::array<char, 24> name{'j', 'o', 'b'};
-    const auto [name_end, ec] = std::to_chars(name.data() + 3, name.data() + name.size(), j.id);
     job_spec spec;
-    spec.name = std::string(name.data(), name_end);
+    spec.name = "job";  // "job<id>" fits the string's own buffer: no allocation
+    spec.name += std::to_string(j.id);
     spec.owner = j.owner;
     spec.np = j.np;
     spec.walltime = j.walltime;

@@ -287,6 +287,11 @@ class cluster_service {
   /// hold on the new view).
   bool make_room(timestamp start, timestamp end, int np, const availability_profile& free,
                  timestamp now);
+  /// A new span pinned at [start, end) on a laxity cluster (a hold, an overrun quantum): the
+  /// movable reservations re-planned around it and moved (make_room); the rule to check the
+  /// span against afterwards, on the view as the moves left it (`rule` when nothing moved).
+  result<admission> with_room(timestamp start, timestamp end, int np, admission rule, bool ljp,
+                              bool admin, timestamp now);
   /// After reservations ended early: pull the movable ones forward.
   void pull_forward_moves(timestamp now);
   /// The match advisor on a laxity cluster: the EDF placement of the job and its zeta over
