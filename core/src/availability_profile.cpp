@@ -24,7 +24,8 @@ result<availability_profile> availability_profile::create(int total_cpus) {
 status availability_profile::add(timestamp start, timestamp end, int np) {
   if (auto ok = detail::check_allocation("availability_profile::add", start, end, np); !ok)
     return ok.err();
-  const level free = total_ - max_used(start, end);
+  // Only the part after the origin is checked: the past is forgotten (advance_origin).
+  const level free = end > origin_ ? total_ - max_used(start, end) : total_;
   if (free < np) return detail::over_capacity("availability_profile::add", start, end, np, free);
   apply(start, end, np);
   return {};
@@ -33,7 +34,7 @@ status availability_profile::add(timestamp start, timestamp end, int np) {
 status availability_profile::remove(timestamp start, timestamp end, int np) {
   if (auto ok = detail::check_allocation("availability_profile::remove", start, end, np); !ok)
     return ok.err();
-  const level used = min_used(start, end);
+  const level used = end > origin_ ? min_used(start, end) : np;
   if (used < np) return detail::not_allocated("availability_profile::remove", start, end, np, used);
   apply(start, end, -np);
   return {};
@@ -48,6 +49,10 @@ void availability_profile::apply(timestamp start, timestamp end, level delta) {
 // then rebalances the path back up to the root. Iterative: the path is at most 45 nodes
 // deep (an AVL tree of 2^31 nodes), and these updates are the profile's hottest code.
 void availability_profile::update(timestamp key, level delta) {
+  if (key <= origin_) {  // the past: counted from the origin on, as a change of the base level
+    base_ += delta;
+    return;
+  }
   std::array<index, 64> path;  // NOLINT: filled up to depth before it is read
   int depth = 0;
   index n = root_;
@@ -71,6 +76,22 @@ void availability_profile::update(timestamp key, level delta) {
     sub = rebalance(parent);
   }
   root_ = sub;
+}
+
+// Folds the change points at or before t into the base level: they are the past.
+void availability_profile::advance_origin(timestamp t) {
+  if (t <= origin_) return;
+  origin_ = t;
+  while (root_ != nil) {
+    index first = root_;
+    while (nodes_[first].left != nil)
+      first = nodes_[first].left;
+    if (nodes_[first].key > t) return;
+    base_ += nodes_[first].delta;
+    index removed = nil;
+    root_ = remove_min(root_, removed);
+    free_node(removed);
+  }
 }
 
 availability_profile::index availability_profile::erase_node(index n) {
@@ -185,9 +206,9 @@ void availability_profile::free_node(index n) {
 // ---------------------------------------------------------------------------------------
 // Queries
 
-// Sum of the deltas at keys <= t.
+// The base level and the deltas at keys <= t.
 availability_profile::level availability_profile::used_at(timestamp t) const {
-  level used = 0;
+  level used = base_;
   index n = root_;
   while (n != nil) {
     const node& x = nodes_[n];
@@ -212,7 +233,7 @@ availability_profile::window_levels availability_profile::window(timestamp a, ti
     w.min_inside = w.any_inside ? std::min(w.min_inside, lo) : lo;
     w.any_inside = true;
   };
-  level base = 0;  // sum of the deltas before the subtree of n
+  level base = base_;  // the base level and the deltas before the subtree of n
   index n = root_;
   while (n != nil) {
     const node& x = nodes_[n];
@@ -297,7 +318,7 @@ class availability_profile::cursor {
   level seek(timestamp t) {
     depth_ = 0;
     current_ = nil;
-    level base = 0;
+    level base = p_.base_;
     index n = p_.root_;
     while (n != nil) {
       const node& x = p_.nodes_[n];
@@ -427,7 +448,7 @@ std::optional<timestamp> availability_profile::next_candidate(cursor& c, duratio
   const auto g = c.next(threshold, false);
   if (!g) return std::nullopt;
   const timestamp window_end = detail::saturating_add(*g, dur);
-  const auto last = last_busy_before(root_, window_end, 0, threshold);
+  const auto last = last_busy_before(root_, window_end, base_, threshold);
   if (!last || *last < *g) return g;
   c.seek(*last);
   return c.next(threshold, false);

@@ -13,7 +13,7 @@ result<linear_profile> linear_profile::create(int total_cpus) {
 
 // Minimum and maximum of used CPUs over [a, b), by one scan from the first change point.
 linear_profile::extremes linear_profile::used_over(timestamp a, timestamp b) const {
-  int used = 0;
+  int used = base_;
   auto it = deltas_.begin();
   for (; it != deltas_.end() && it->first <= a; ++it)
     used += it->second;
@@ -29,6 +29,10 @@ linear_profile::extremes linear_profile::used_over(timestamp a, timestamp b) con
 // Adds delta at key; a change point whose delta becomes 0 is erased. Each stored delta is
 // a difference of two used levels of a consistent profile, so it lies in [-total, total].
 void linear_profile::bump(timestamp key, int delta) {
+  if (key <= origin_) {
+    base_ += delta;
+    return;
+  }
   const auto [it, inserted] = deltas_.try_emplace(key, 0);
   it->second += delta;
   if (it->second == 0) deltas_.erase(it);
@@ -37,7 +41,7 @@ void linear_profile::bump(timestamp key, int delta) {
 status linear_profile::add(timestamp start, timestamp end, int np) {
   if (auto ok = detail::check_allocation("linear_profile::add", start, end, np); !ok)
     return ok.err();
-  const int free = total_ - used_over(start, end).max_used;
+  const int free = end > origin_ ? total_ - used_over(start, end).max_used : total_;
   if (free < np) return detail::over_capacity("linear_profile::add", start, end, np, free);
   bump(start, np);
   bump(end, -np);
@@ -47,7 +51,7 @@ status linear_profile::add(timestamp start, timestamp end, int np) {
 status linear_profile::remove(timestamp start, timestamp end, int np) {
   if (auto ok = detail::check_allocation("linear_profile::remove", start, end, np); !ok)
     return ok.err();
-  const int used = used_over(start, end).min_used;
+  const int used = end > origin_ ? used_over(start, end).min_used : np;
   if (used < np) return detail::not_allocated("linear_profile::remove", start, end, np, used);
   bump(start, -np);
   bump(end, np);
@@ -55,10 +59,19 @@ status linear_profile::remove(timestamp start, timestamp end, int np) {
 }
 
 int linear_profile::free_at(timestamp t) const {
-  int used = 0;
+  int used = base_;
   for (auto it = deltas_.begin(); it != deltas_.end() && it->first <= t; ++it)
     used += it->second;
   return total_ - used;
+}
+
+void linear_profile::advance_origin(timestamp t) {
+  if (t <= origin_) return;
+  origin_ = t;
+  while (!deltas_.empty() && deltas_.begin()->first <= t) {
+    base_ += deltas_.begin()->second;
+    deltas_.erase(deltas_.begin());
+  }
 }
 
 result<int> linear_profile::min_free(timestamp a, timestamp b) const {
@@ -76,7 +89,7 @@ result<timestamp> linear_profile::earliest_start(timestamp t0, duration dur, int
   if (auto ok = detail::check_request(who, dur, np); !ok) return ok.err();
   if (np > total_) return detail::too_many_cpus(who, np, total_);
   const int threshold = total_ - np;
-  int used = 0;
+  int used = base_;
   auto it = deltas_.begin();
   for (; it != deltas_.end() && it->first <= t0; ++it)
     used += it->second;
@@ -111,7 +124,7 @@ result<std::vector<start_interval>> linear_profile::feasible_starts(timestamp fr
   std::vector<start_interval> out;
   if (np > total_) return out;
   const int threshold = total_ - np;
-  int used = 0;
+  int used = base_;
   auto it = deltas_.begin();
   for (; it != deltas_.end() && it->first <= from; ++it)
     used += it->second;

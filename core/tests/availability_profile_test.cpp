@@ -550,5 +550,94 @@ TEST(AvailabilityProfileProperty, AgreesWithLinearOnLargeProfiles) {
   EXPECT_GT(tree.change_points(), 1000u);  // the trees really were large
 }
 
+// A clock that only moves forward (advance_origin): updates may start before the origin and
+// count from it on; every query is at or after it. The tree, the linear reference and the
+// brute-force array (which clips every update to the origin) must agree, and the past must
+// cost no change points.
+TEST(AvailabilityProfileProperty, ForgettingThePastKeepsTheFuture) {
+  constexpr timestamp horizon = 96;
+  for (std::uint64_t seed : {11u, 12u, 13u, 14u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937_64 rng(seed);
+    auto uniform = [&rng](std::int64_t a, std::int64_t b) {
+      return std::uniform_int_distribution<std::int64_t>(a, b)(rng);
+    };
+    const int total = static_cast<int>(uniform(1, 12));
+    auto tree = availability_profile::create(total).value();
+    auto linear = linear_profile::create(total).value();
+    brute_profile brute(total, 0, horizon + 40);
+    std::vector<allocation> live;
+    timestamp origin = 0;
+    for (int op = 0; op < 2000 && origin < horizon; ++op) {
+      const std::string where = "op " + std::to_string(op) + " origin " + std::to_string(origin);
+      if (uniform(0, 4) == 0) {
+        origin += uniform(0, 3);
+        tree.advance_origin(origin);
+        linear.advance_origin(origin);
+        ASSERT_EQ(tree.origin(), origin);
+      }
+      const timestamp from = std::max<timestamp>(0, origin - 4);
+      if (uniform(0, 1) == 0 || live.empty()) {  // add, sometimes from before the origin
+        const timestamp a = uniform(from, horizon - 1);
+        const timestamp b = std::max(a, origin) + uniform(1, 12);
+        const int np = static_cast<int>(uniform(1, total));
+        const auto st = tree.add(a, b, np);
+        expect_same(st, linear.add(a, b, np), where + " add");
+        EXPECT_EQ(st.has_value(), brute.max_used(std::max(a, origin), b) + np <= total) << where;
+        if (st) {
+          brute.apply(std::max(a, origin), b, np);
+          live.push_back({a, b, np});
+        }
+      } else {  // remove a live allocation, or a slice of one that ends after the origin
+        const auto i =
+            static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(live.size()) - 1));
+        allocation x = live[i];
+        if (uniform(0, 3) == 0 && x.end > origin) {
+          x.start = uniform(x.start, x.end - 1);
+          x.end = uniform(std::max(x.start, origin) + 1, x.end);
+          x.np = static_cast<int>(uniform(1, x.np));
+        } else {
+          live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+        const auto st = tree.remove(x.start, x.end, x.np);
+        expect_same(st, linear.remove(x.start, x.end, x.np), where + " remove");
+        // An allocation wholly in the past is gone already: removing it changes nothing.
+        EXPECT_EQ(st.has_value(),
+                  x.end <= origin || brute.min_used(std::max(x.start, origin), x.end) >= x.np)
+            << where;
+        if (st && x.end > origin) brute.apply(std::max(x.start, origin), x.end, -x.np);
+      }
+      if (HasFailure()) return;
+      ASSERT_EQ(tree.change_points(), linear.change_points()) << where;
+      for (timestamp t = origin; t <= horizon + 20; ++t) {
+        ASSERT_EQ(tree.free_at(t), total - brute.used_at(t)) << where << " t=" << t;
+        ASSERT_EQ(linear.free_at(t), total - brute.used_at(t)) << where << " t=" << t;
+      }
+      const timestamp x = uniform(origin, horizon + 20), y = x + uniform(1, 20);
+      expect_same(tree.min_free(x, y), linear.min_free(x, y), where + " min_free");
+      EXPECT_EQ(*tree.min_free(x, y), total - brute.max_used(x, y)) << where;
+      const timestamp t0 = origin + uniform(0, 20);
+      const duration dur = uniform(1, 30);
+      const int np = static_cast<int>(uniform(1, total));
+      const auto s = tree.earliest_start(t0, dur, np);
+      expect_same(s, linear.earliest_start(t0, dur, np), where + " earliest_start");
+      ASSERT_TRUE(s) << where << ": " << s.err().message << " free at t0 " << tree.free_at(t0)
+                     << " brute " << total - brute.used_at(t0) << " total " << total;
+      EXPECT_TRUE(brute.fits(*s, dur, np)) << where;
+      for (timestamp c = t0; c < *s; ++c)
+        ASSERT_FALSE(brute.fits(c, dur, np)) << where << " " << c << " fits before " << *s;
+      expect_same(tree.feasible_starts(t0, t0 + 30, dur, np),
+                  linear.feasible_starts(t0, t0 + 30, dur, np), where + " feasible_starts");
+      if (HasFailure()) return;
+      // Only the change points after the origin are kept: exactly the times after it at
+      // which the level changes.
+      std::size_t changes = 0;
+      for (timestamp t = origin + 1; t < horizon + 40; ++t)
+        changes += brute.used_at(t) != brute.used_at(t - 1) ? 1 : 0;
+      ASSERT_EQ(tree.change_points(), changes) << where;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace arbroker

@@ -164,6 +164,7 @@ void simulated_lrms::advance(timestamp t) {
   for (auto next = next_event_time(); next && *next <= t; next = next_event_time()) {
     const timestamp at = *next;
     now_ = std::max(now_, at);
+    profile_.advance_origin(now_);  // nothing asks about the past: it costs no change points
     while (!events_.empty() && events_.front().time == at) {
       std::pop_heap(events_.begin(), events_.end(), std::greater<>{});
       const event e = events_.back();
@@ -176,6 +177,7 @@ void simulated_lrms::advance(timestamp t) {
     start_queued_jobs(now_);
   }
   now_ = std::max(now_, t);
+  profile_.advance_origin(now_);
 }
 
 void simulated_lrms::handle(const event& e) {

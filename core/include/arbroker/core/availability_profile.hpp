@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -82,6 +83,19 @@ class availability_profile {
   /// Number of stored change points (times at which the number of used CPUs changes).
   std::size_t change_points() const noexcept { return size_; }
 
+  /// Forgets the past, for an owner whose clock only moves forward and that never asks
+  /// about the past (the simulated LRMS): the profile keeps only the change points after t,
+  /// those at or before t fold into a base level. Afterwards every query about a time before
+  /// the origin is answered as at the origin, and an update counts from the origin on (its
+  /// capacity check too; one wholly before the origin changes nothing): an allocation that
+  /// started in the past costs one change point (its end), not two, and its removal touches
+  /// only that one. A t at or before the current origin changes nothing.
+  /// O((k + 1) log n) for the k change points folded.
+  void advance_origin(timestamp t);
+
+  /// The latest t given to advance_origin (the lowest timestamp if none).
+  timestamp origin() const noexcept { return origin_; }
+
  private:
   using index = std::int32_t;
   static constexpr index nil = -1;
@@ -137,6 +151,8 @@ class availability_profile {
   void free_node(index n);
 
   int total_;
+  timestamp origin_ = std::numeric_limits<timestamp>::min();
+  level base_ = 0;  // used CPUs at the origin, before the first change point of the tree
   index root_ = nil;
   std::size_t size_ = 0;
   std::vector<node> nodes_;       // node pool; indices stay valid across reallocation

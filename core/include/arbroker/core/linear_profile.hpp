@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <map>
 #include <vector>
 
@@ -28,6 +29,8 @@ class linear_profile {
   result<std::vector<start_interval>> feasible_starts(timestamp from, timestamp latest_start,
                                                       duration dur, int np) const;
   std::size_t change_points() const noexcept { return deltas_.size(); }
+  void advance_origin(timestamp t);
+  timestamp origin() const noexcept { return origin_; }
 
  private:
   struct extremes {
@@ -40,6 +43,8 @@ class linear_profile {
   void bump(timestamp key, int delta);
 
   int total_;
+  timestamp origin_ = std::numeric_limits<timestamp>::min();
+  int base_ = 0;                     // used CPUs at the origin (see advance_origin)
   std::map<timestamp, int> deltas_;  // change of used CPUs at each change point; never 0
 };
 
