@@ -37,6 +37,10 @@ status run_replay(const replay_config& c, const run_options& opt) {
   if (scn->jobs.empty() && scn->requests.empty()) return fail(errc::invalid_parameter, "no jobs");
   // Progress by simulated time, from the first to the last submit.
   const timestamp first = jobs->front().submit_time, last = jobs->back().submit_time;
+  // The trace's records are done with: their memory serves the replay's tables (first
+  // touches of fresh pages cost more than the simulation of a short trace; see
+  // docs/performance.md).
+  std::vector<sim::swf_job>().swap(*jobs);
   progress_bar bar(c.name + " (simulated time)", 1000, opt.progress);
   sim::driver_options dopt;
   dopt.progress = [&](timestamp now, std::size_t, std::size_t) {

@@ -208,6 +208,7 @@ void availability_profile::free_node(index n) {
 
 // The base level and the deltas at keys <= t.
 availability_profile::level availability_profile::used_at(timestamp t) const {
+  if (t <= origin_) return base_;  // every change point of the tree lies after the origin
   level used = base_;
   index n = root_;
   while (n != nil) {
@@ -286,6 +287,10 @@ availability_profile::window_levels availability_profile::window(timestamp a, ti
 
 // Maximum of used over [a, b): used(a), and used at every change point in (a, b).
 availability_profile::level availability_profile::max_used(timestamp a, timestamp b) const {
+  // From the origin on, with no change point that raises the level above the base (no
+  // allocation starts later: a replay without reservations), the level at the origin is
+  // the maximum of every window that starts there: O(1).
+  if (a <= origin_ && (root_ == nil || nodes_[root_].max_prefix <= 0)) return base_;
   const window_levels w = window(a, b);
   return w.any_inside ? std::max(w.at_a, w.max_inside) : w.at_a;
 }

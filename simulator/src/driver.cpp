@@ -127,6 +127,15 @@ class virtual_grid {
     out.busy.reserve(s.jobs.size() + s.requests.size());  // one run per job, but for pauses
     for (const auto& c : s.clusters)
       out.cluster_cpus.push_back(c.cpus);
+    // The tables by job serial, sized once: a cluster's serials count its local jobs and
+    // the jobs bound to reservations (grid jobs' copies and requeues add a few).
+    std::vector<std::size_t> serials(clusters_.size(), s.requests.size() + 1);
+    for (const auto& j : s.jobs)
+      ++serials[static_cast<std::size_t>(j.cluster)];
+    for (std::size_t c = 0; c < clusters_.size(); ++c) {
+      clusters_[c].owners.reserve(serials[c]);
+      clusters_[c].running_since.reserve(serials[c]);
+    }
 
     now_ = std::min({s.jobs.empty() ? time_infinity : s.jobs[job_order.front()].submit,
                      s.requests.empty() ? time_infinity : s.requests[req_order.front()].submit,
