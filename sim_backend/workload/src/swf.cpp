@@ -94,13 +94,13 @@ bool short_integer(const char* p, const char* end, std::int64_t& v, const char*&
   const bool negative = p < end && *p == '-';
   const char* q = p + (negative ? 1 : 0);
   const char* const first_digit = q;
-  std::int64_t x = 0;
-  while (q < end && q - first_digit < 18 && static_cast<unsigned char>(*q - '0') < 10) {
-    x = x * 10 + (*q - '0');
+  std::uint64_t x = 0;  // unsigned: a longer number wraps harmlessly before it is refused
+  while (q < end && static_cast<unsigned char>(*q - '0') < 10) {
+    x = x * 10 + static_cast<unsigned char>(*q - '0');
     ++q;
   }
-  if (q == first_digit || (q < end && !is_space(*q))) return false;
-  v = negative ? -x : x;
+  if (q == first_digit || q - first_digit > 18 || (q < end && !is_space(*q))) return false;
+  v = negative ? -static_cast<std::int64_t>(x) : static_cast<std::int64_t>(x);
   tok_end = q;
   return true;
 }
@@ -148,7 +148,9 @@ class parser {
           if (auto s = header_line(line, trace.header); !s) return s.err();
         } else {
           swf_job job;
-          if (auto s = record(q, eol, job); s) {
+          if (usual_record(q, eol, job)) {
+            trace.jobs.push_back(job);
+          } else if (auto s = record(q, eol, job); s) {
             trace.jobs.push_back(job);
           } else if (!options_.skip_bad_records) {
             return s.err();
@@ -189,6 +191,40 @@ class parser {
   error reject(std::string reason, const std::string& what) {
     reason_ = std::move(reason);
     return bad(what);
+  }
+
+  // The usual record, read in one go: 18 short integers (the real fields written as
+  // integers too), none negative but -1, a known job number and submit time. False for
+  // anything else, which record() then reads field by field and judges.
+  static bool usual_record(const char* p, const char* end, swf_job& job) {
+    std::array<std::int64_t, swf_field_count> v;  // NOLINT: all set before they are read
+    for (auto& field : v) {
+      p = skip_space(p, end);
+      const char* tok_end = nullptr;
+      if (p == end || !short_integer(p, end, field, tok_end)) return false;
+      if (field < -1 || (field == 0 && *p == '-')) return false;  // "-0" is a real's -0.0
+      p = tok_end;
+    }
+    if (skip_space(p, end) != end || v[0] < 0 || v[1] < 0) return false;
+    job = swf_job{v[0],
+                  v[1],
+                  v[2],
+                  v[3],
+                  v[4],
+                  static_cast<double>(v[5]),
+                  static_cast<double>(v[6]),
+                  v[7],
+                  v[8],
+                  static_cast<double>(v[9]),
+                  v[10],
+                  v[11],
+                  v[12],
+                  v[13],
+                  v[14],
+                  v[15],
+                  v[16],
+                  v[17]};
+    return true;
   }
 
   status record(const char* p, const char* end, swf_job& job) {
