@@ -134,7 +134,7 @@ def main():
     t2 = time.monotonic()
     span = max(last - first, 1)
     print(f"reference EASY: {a.trace}: {cpus} CPUs, {jobs} jobs, walltime rule "
-          f"{a.walltime_rule}{', loose' if a.loose else ''}: read {t1 - t0:.2f} s, replay {t2 - t1:.2f} s, "
+          f"{a.walltime_rule}{', loose' if a.loose else ''}: read {t1 - t0:.3f} s, replay {t2 - t1:.3f} s, "
           f"MWT {mwt:.0f} s, U {busy / (span * cpus):.3f}")
 
 

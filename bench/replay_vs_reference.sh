@@ -23,6 +23,9 @@ traces=("$@")
 if ((${#traces[@]} == 0)); then
   for f in "$traces_dir"/*.swf "$traces_dir"/*.swf.gz; do [[ -e $f ]] && traces+=("$(basename "$f")"); done
 fi
+# The interpreter itself, not a wrapper in front of it (pyenv's shim adds about 0.4 s to every
+# start, which would flatter the engine's process ratio).
+python=$(python3 -c 'import sys; print(sys.executable)')
 sim=$build/apps/arb-sim
 stress=$build/apps/arb-stress
 for exe in "$sim" "$stress"; do
@@ -32,7 +35,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # median and range of the numbers on stdin: "median (min-max)"
-stats() { sort -g | awk '{v[NR]=$1} END {m = NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.2f (%.2f-%.2f)", m, v[1], v[NR]}'; }
+stats() { sort -g | awk '{v[NR]=$1} END {m = NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.3f (%.3f-%.3f)", m, v[1], v[NR]}'; }
 median() { sort -g | awk '{v[NR]=$1} END {print NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 # ratio of the medians of two files of numbers
 ratio() { echo "$(median <"$work/$1") $(median <"$work/$2")" | awk '{printf "%.1f", $1 / $2}'; }
@@ -47,7 +50,7 @@ timed() {
   echo "$t0 $t1" | awk '{printf "%.3f\n", $2 - $1}' >"$work/$tag.wall"
 }
 
-printf "%-32s %8s %6s | %-20s %-20s %6s | %-20s %-20s %6s\n" trace jobs MWT \
+printf "%-32s %8s %6s | %-23s %-23s %6s | %-23s %-23s %6s\n" trace jobs MWT \
   "reference replay s" "engine replay s" ratio "reference process s" "engine process s" ratio
 status=0
 for t in "${traces[@]}"; do
@@ -75,7 +78,7 @@ EOF
   : >"$work/cal" >"$work/rr" >"$work/er" >"$work/rp" >"$work/ep"
   for ((i = 0; i < runs; ++i)); do
     "$stress" --calibrate-only --calibrate-seconds 1 | awk '/calibration:/ {print $2}' >>"$work/cal"
-    timed ref python3 "$here/bench/easy_reference.py" --loose "$traces_dir/$t"
+    timed ref "$python" "$here/bench/easy_reference.py" --loose "$traces_dir/$t"
     timed eng env ARB_TRACES_DIR="$traces_dir" "$sim" --no-plots --no-progress -o "$work/out" "$work/run.toml"
     sed -n 's/.*, replay \([0-9.]*\) s,.*/\1/p' "$work/ref.out" >>"$work/rr"
     sed -n 's/.* replay \([0-9.]*\) s;.*/\1/p' "$work/eng.out" >>"$work/er"
@@ -89,7 +92,7 @@ EOF
     echo "$t: the mean waits differ: reference $mwt_ref s, engine $mwt_eng s" >&2
     status=1
   fi
-  printf "%-32s %8s %6s | %-20s %-20s %6s | %-20s %-20s %6s\n" "$t" "$jobs" "$mwt_ref" \
+  printf "%-32s %8s %6s | %-23s %-23s %6s | %-23s %-23s %6s\n" "$t" "$jobs" "$mwt_ref" \
     "$(stats <"$work/rr")" "$(stats <"$work/er")" "$(ratio rr er)" \
     "$(stats <"$work/rp")" "$(stats <"$work/ep")" "$(ratio rp ep)"
   printf "%-32s calibration %s CAF round trips/s\n" "" \
