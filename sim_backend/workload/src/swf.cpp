@@ -1,6 +1,10 @@
 #include "arbroker/sim/swf.hpp"
 
+#include <fcntl.h>
 #include <libdeflate.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -16,6 +20,7 @@
 #include <optional>
 #include <ostream>
 #include <system_error>
+#include <utility>
 
 namespace arbroker::sim {
 
@@ -357,69 +362,111 @@ class parser {
 // ---------------------------------------------------------------------------------------
 // Files
 
+std::string path_text(const std::filesystem::path& path) {
+  return "'" + path.string() + "'";
+}
+
+// The bytes of a file for as long as this lives: a regular file mapped read-only (the page
+// cache's own pages, neither copied nor cleared: first touches of fresh memory cost more
+// than parsing a short trace on a VM; docs/performance.md), anything else (a pipe) read.
+class file_bytes {
+ public:
+  file_bytes() = default;
+  file_bytes(const file_bytes&) = delete;
+  file_bytes& operator=(const file_bytes&) = delete;
+  file_bytes(file_bytes&& o) noexcept
+      : map_(std::exchange(o.map_, nullptr)),
+        map_size_(std::exchange(o.map_size_, 0)),
+        read_(std::move(o.read_)) {}
+  ~file_bytes() {
+    if (map_ != nullptr) ::munmap(map_, map_size_);
+  }
+
+  static result<file_bytes> open(const std::filesystem::path& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      return fail(errc::not_found, "cannot open " + path_text(path) + ": " + std::strerror(errno));
+    file_bytes f;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+      const auto size = static_cast<std::size_t>(st.st_size);
+      void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      if (p != MAP_FAILED) {
+        f.map_ = p;
+        f.map_size_ = size;
+        ::close(fd);
+        return f;
+      }
+    }
+    std::array<char, 1 << 16> buf{};
+    for (;;) {
+      const ssize_t got = ::read(fd, buf.data(), buf.size());
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) {
+        const int e = errno;
+        ::close(fd);
+        return fail(errc::invalid_parameter,
+                    "cannot read " + path_text(path) + ": " + std::strerror(e));
+      }
+      if (got == 0) break;
+      f.read_.append(buf.data(), static_cast<std::size_t>(got));
+    }
+    ::close(fd);
+    return f;
+  }
+
+  std::string_view bytes() const noexcept {
+    return map_ != nullptr ? std::string_view(static_cast<const char*>(map_), map_size_)
+                           : std::string_view(read_);
+  }
+
+ private:
+  void* map_ = nullptr;
+  std::size_t map_size_ = 0;
+  std::string read_;  // a file that is not mapped
+};
+
 struct file_closer {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
 using file_ptr = std::unique_ptr<std::FILE, file_closer>;
 
-std::string path_text(const std::filesystem::path& path) {
-  return "'" + path.string() + "'";
-}
-
-result<std::string> read_plain(std::FILE* f, const std::filesystem::path& path) {
-  std::string data;
-  if (std::fseek(f, 0, SEEK_END) == 0) {
-    const long size = std::ftell(f);
-    if (size > 0) data.reserve(static_cast<std::size_t>(size));
-    std::rewind(f);
-  }
-  std::array<char, 1 << 16> buf{};
-  for (;;) {
-    const std::size_t got = std::fread(buf.data(), 1, buf.size(), f);
-    data.append(buf.data(), got);
-    if (got < buf.size()) break;
-  }
-  if (std::ferror(f))
-    return fail(errc::invalid_parameter, "cannot read " + path_text(path) + ": read error");
-  return data;
+bool is_gzip(std::string_view bytes) {
+  return bytes.size() >= 2 && bytes[0] == '\x1f' && bytes[1] == '\x8b';
 }
 
 // The whole gzip file decompressed at once by libdeflate (about twice as fast as zlib's
 // stream), given the size the trailer tells; nothing when libdeflate cannot do it alone (a
 // file of several gzip members, a damaged or truncated one): then zlib reads the file and
 // says what is wrong.
-std::optional<std::string> inflate_whole(std::FILE* f, std::size_t compressed, std::size_t size) {
-  std::string in(compressed, '\0');
-  std::rewind(f);
-  if (std::fread(in.data(), 1, in.size(), f) != in.size()) return std::nullopt;
+std::optional<std::string> inflate_whole(std::string_view compressed, std::size_t size) {
   std::string out(size, '\0');
   libdeflate_decompressor* d = libdeflate_alloc_decompressor();
   if (d == nullptr) return std::nullopt;
   std::size_t used_in = 0;
   std::size_t used_out = 0;
-  const auto rc = libdeflate_gzip_decompress_ex(d, in.data(), in.size(), out.data(), out.size(),
-                                                &used_in, &used_out);
+  const auto rc = libdeflate_gzip_decompress_ex(d, compressed.data(), compressed.size(), out.data(),
+                                                out.size(), &used_in, &used_out);
   libdeflate_free_decompressor(d);
-  if (rc != LIBDEFLATE_SUCCESS || used_in != in.size() || used_out != size) return std::nullopt;
+  if (rc != LIBDEFLATE_SUCCESS || used_in != compressed.size() || used_out != size)
+    return std::nullopt;
   return out;
 }
 
-result<std::string> read_gzip(std::FILE* f, const std::filesystem::path& path) {
+result<std::string> read_gzip(std::string_view compressed, const std::filesystem::path& path) {
   // The gzip trailer holds the uncompressed size modulo 2^32: a good first guess for the
   // buffer, unless the file is damaged (a truncated file ends in arbitrary bytes), so it is
   // trusted only up to 64 times the compressed size (SWF text compresses about 6:1).
   std::size_t guess = 0;
-  if (std::fseek(f, -4, SEEK_END) == 0) {
-    const long compressed = std::ftell(f) + 4;
-    std::array<unsigned char, 4> t{};
-    if (std::fread(t.data(), 1, 4, f) == 4) {
-      guess = static_cast<std::size_t>(t[0]) | (static_cast<std::size_t>(t[1]) << 8) |
-              (static_cast<std::size_t>(t[2]) << 16) | (static_cast<std::size_t>(t[3]) << 24);
-    }
-    const auto limit = 64 * static_cast<std::size_t>(std::max(compressed, 0L));
+  if (compressed.size() >= 4) {
+    const auto* t =
+        reinterpret_cast<const unsigned char*>(compressed.data() + compressed.size() - 4);
+    guess = static_cast<std::size_t>(t[0]) | (static_cast<std::size_t>(t[1]) << 8) |
+            (static_cast<std::size_t>(t[2]) << 16) | (static_cast<std::size_t>(t[3]) << 24);
+    const std::size_t limit = 64 * compressed.size();
     if (guess > limit) {
       guess = limit / 8;
-    } else if (auto whole = inflate_whole(f, static_cast<std::size_t>(compressed), guess)) {
+    } else if (auto whole = inflate_whole(compressed, guess)) {
       return std::move(*whole);
     }
   }
@@ -452,17 +499,6 @@ result<std::string> read_gzip(std::FILE* f, const std::filesystem::path& path) {
   }
   data.resize(used);
   return data;
-}
-
-result<std::string> slurp(const std::filesystem::path& path) {
-  file_ptr f(std::fopen(path.c_str(), "rb"));
-  if (!f)
-    return fail(errc::not_found, "cannot open " + path_text(path) + ": " + std::strerror(errno));
-  std::array<unsigned char, 2> magic{};
-  const std::size_t got = std::fread(magic.data(), 1, 2, f.get());
-  if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) return read_gzip(f.get(), path);
-  std::rewind(f.get());
-  return read_plain(f.get(), path);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -504,9 +540,13 @@ result<swf_trace> read_swf_stream(std::istream& in, std::string_view name) {
 }
 
 result<swf_trace> read_swf(const std::filesystem::path& path, swf_read_options options) {
-  auto text = slurp(path);
-  if (!text) return std::move(text).err();
   const std::string name = path.string();
+  auto file = file_bytes::open(path);
+  if (!file) return std::move(file).err();
+  const std::string_view bytes = file->bytes();
+  if (!is_gzip(bytes)) return read_swf_string(bytes, name, options);
+  auto text = read_gzip(bytes, path);
+  if (!text) return std::move(text).err();
   return read_swf_string(*text, name, options);
 }
 

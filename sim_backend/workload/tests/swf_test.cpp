@@ -6,7 +6,9 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "trace_files.hpp"
@@ -276,6 +278,31 @@ TEST_F(SwfFiles, PlainAndGzipRoundTrip) {
   std::ifstream gz(dir_ / "t.swf.gz", std::ios::binary);
   EXPECT_EQ(gz.get(), 0x1f);
   EXPECT_EQ(gz.get(), 0x8b);
+}
+
+// A regular file is mapped, anything else (here a pipe) read: both give the same trace, and
+// an empty file is an empty trace.
+TEST_F(SwfFiles, PipesAndEmptyFilesAreReadToo) {
+  auto t = read_swf_string(snippet);
+  ASSERT_TRUE(t);
+  for (const char* name : {"t.swf", "t.swf.gz"}) {
+    ASSERT_TRUE(write_swf(dir_ / name, *t)) << name;
+    const auto fifo = dir_ / (std::string(name) + ".fifo");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::thread writer([&] {
+      std::ifstream in(dir_ / name, std::ios::binary);
+      std::ofstream out(fifo, std::ios::binary);  // blocks until the reader opens the pipe
+      out << in.rdbuf();
+    });
+    auto back = read_swf(fifo);
+    writer.join();
+    ASSERT_TRUE(back) << name << ": " << to_string(back.err());
+    EXPECT_EQ(*back, *t) << name;
+  }
+  std::ofstream(dir_ / "empty.swf").close();
+  auto empty = read_swf(dir_ / "empty.swf");
+  ASSERT_TRUE(empty) << to_string(empty.err());
+  EXPECT_TRUE(empty->jobs.empty());
 }
 
 TEST_F(SwfFiles, CompressionIsToldByContentNotName) {
