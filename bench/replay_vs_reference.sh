@@ -31,6 +31,7 @@ stress=$build/apps/arb-stress
 for exe in "$sim" "$stress"; do
   [[ -x $exe ]] || { echo "missing $exe: run scripts/build.sh" >&2; exit 2; }
 done
+export ARB_TRACES_DIR=$traces_dir  # arb-sim finds the trace there
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -39,15 +40,17 @@ stats() { sort -g | awk '{v[NR]=$1} END {m = NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[N
 median() { sort -g | awk '{v[NR]=$1} END {print NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 # ratio of the medians of two files of numbers
 ratio() { echo "$(median <"$work/$1") $(median <"$work/$2")" | awk '{printf "%.1f", $1 / $2}'; }
-# The wall time of a command (seconds) into $work/$1.wall, its output into $work/$1.out
+# The wall time of a command (seconds) into $work/$1.wall, its output into $work/$1.out. The
+# clock is bash's own (no `date` process around the command, which would add its start-up to
+# both programs' times and so flatten the ratio).
 timed() {
   local tag=$1
   shift
   local t0 t1
-  t0=$(date +%s.%N)
+  t0=$EPOCHREALTIME
   "$@" >"$work/$tag.out"
-  t1=$(date +%s.%N)
-  echo "$t0 $t1" | awk '{printf "%.3f\n", $2 - $1}' >"$work/$tag.wall"
+  t1=$EPOCHREALTIME
+  echo "$t0 $t1" | awk '{printf "%.4f\n", $2 - $1}' >"$work/$tag.wall"
 }
 
 printf "%-32s %8s %6s | %-23s %-23s %6s | %-23s %-23s %6s\n" trace jobs MWT \
@@ -79,7 +82,7 @@ EOF
   for ((i = 0; i < runs; ++i)); do
     "$stress" --calibrate-only --calibrate-seconds 1 | awk '/calibration:/ {print $2}' >>"$work/cal"
     timed ref "$python" "$here/bench/easy_reference.py" --loose "$traces_dir/$t"
-    timed eng env ARB_TRACES_DIR="$traces_dir" "$sim" --no-plots --no-progress -o "$work/out" "$work/run.toml"
+    timed eng "$sim" --no-plots --no-progress -o "$work/out" "$work/run.toml"
     sed -n 's/.*, replay \([0-9.]*\) s,.*/\1/p' "$work/ref.out" >>"$work/rr"
     sed -n 's/.* replay \([0-9.]*\) s;.*/\1/p' "$work/eng.out" >>"$work/er"
     cat "$work/ref.wall" >>"$work/rp"
