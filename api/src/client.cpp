@@ -148,7 +148,8 @@ result<response> client::call(request_body body) {
       close();
       return r.err();
     }
-    // id 0: the server's answer to a stream it could not read; it closes after it.
+    // id 0: the server's answer to a frame it could not read as a request (this call's:
+    // it is the only one in flight).
     if (r->id == req.id || r->id == 0) return r;
   }
 }

@@ -15,11 +15,13 @@ constexpr std::size_t max_depth = 12;
 
 /// Unpacks one msgpack object that must span all of `bytes`. Sizes the unpacker may
 /// allocate for are bounded by the payload itself (every element takes at least a byte).
+/// Maps and ext values unpack too: the readers refuse them where a message has a struct,
+/// so that a request gets its own error rather than a refused envelope.
 result<msgpack::object_handle> unpack_bounded(std::string_view bytes) {
   msgpack::object_handle oh;
   std::size_t off = 0;
   const std::size_t n = bytes.size();
-  msgpack::unpack_limit limit(n, 0, n, n, 0, max_depth);
+  msgpack::unpack_limit limit(n, n, n, n, n, max_depth);
   try {
     oh = msgpack::unpack(bytes.data(), n, off, nullptr, nullptr, limit);
   } catch (const std::exception& e) {
@@ -69,6 +71,47 @@ bool read_u8(const msgpack::object& o, std::uint8_t& out) {
   if (o.type != msgpack::type::POSITIVE_INTEGER || o.via.u64 > 255) return false;
   out = static_cast<std::uint8_t>(o.via.u64);
   return true;
+}
+
+// The id and operation code at the head of a request envelope [id, op, body] whose whole
+// payload does not unpack (a truncated or malformed element in the body): msgpack-c's event
+// parser reads the first two elements and stops there, so the error can name the request.
+struct envelope_head : msgpack::null_visitor {
+  std::optional<std::uint64_t> id;
+  std::optional<std::uint8_t> op;
+  int depth = 0;
+  std::size_t item = 0;  // of the top-level array
+
+  bool start_array(std::uint32_t) {
+    ++depth;
+    return true;
+  }
+  bool end_array() {
+    --depth;
+    return true;
+  }
+  bool end_array_item() {
+    return depth != 1 || ++item < 2;  // stop after the op
+  }
+  bool visit_positive_integer(std::uint64_t v) {
+    if (depth == 1 && item == 0) id = v;
+    if (depth == 1 && item == 1 && v <= 255) op = static_cast<std::uint8_t>(v);
+    return true;
+  }
+  bool start_map(std::uint32_t) { return depth > 0; }  // a top-level map is no envelope
+  void parse_error(std::size_t, std::size_t) {}
+  void insufficient_bytes(std::size_t, std::size_t) {}
+};
+
+void read_envelope_head(std::string_view payload, decoded_request& out) {
+  envelope_head head;
+  std::size_t off = 0;
+  try {
+    msgpack::parse(payload.data(), payload.size(), off, head);
+  } catch (const std::exception&) {  // a size the parser refuses: nothing more to learn
+  }
+  out.id = head.id;
+  out.op_code = head.op;
 }
 
 }  // namespace
@@ -139,6 +182,7 @@ decoded_request decode_request(std::string_view payload) {
   decoded_request out;
   auto oh = unpack_bounded(payload);
   if (!oh) {
+    read_envelope_head(payload, out);
     out.value = oh.err();
     return out;
   }

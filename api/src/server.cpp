@@ -208,11 +208,12 @@ class connection : public std::enable_shared_from_this<connection> {
   void on_request(const std::string& payload) {
     auto decoded = decode_request(payload);
     if (!decoded.value) {
-      if (!decoded.id) return fail_stream(decoded.value.err());
+      // The frame was whole, so the stream is still in step: answer (by the request's id
+      // when its envelope has one, else with id 0) and read on.
       srv_->count(&server_counters::requests_refused);
       auto op = decoded.op_code ? to_operation(*decoded.op_code) : std::nullopt;
-      return send_response(
-          error_response(*decoded.id, op.value_or(operation::elastic), decoded.value.err()));
+      return send_response(error_response(decoded.id.value_or(0), op.value_or(operation::elastic),
+                                          decoded.value.err()));
     }
     const auto arrived = clock::now();
     request req = std::move(*decoded.value);
@@ -223,6 +224,10 @@ class connection : public std::enable_shared_from_this<connection> {
       report(op, static_cast<std::uint8_t>(e.code), arrived);
       send_response(error_response(id, op, e));
     };
+    if (id == 0)  // its answer would read as one about an unreadable frame
+      return refuse(fail(errc::invalid_parameter,
+                         "request id 0 is reserved for answers about unreadable frames; "
+                         "number requests from 1"));
     if (draining_ || srv_->detached())
       return refuse(fail(errc::unreachable, "the server is shutting down"));
     if (in_flight_ >= limits_.max_in_flight)

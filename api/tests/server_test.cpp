@@ -198,7 +198,9 @@ TEST(server, a_silent_client_is_closed_at_the_handshake_deadline) {
   EXPECT_FALSE(c.read_frame());
 }
 
-TEST(server, a_corrupt_stream_closes_only_that_connection) {
+// A frame that is whole but holds no request: answered with id 0, and the connection reads
+// on (the frame boundary is intact); other connections never notice.
+TEST(server, a_payload_that_is_no_request_is_answered_and_the_connection_stays) {
   echo_handler h;
   fixture f(h);
   auto good = f.connect("bob");
@@ -210,11 +212,50 @@ TEST(server, a_corrupt_stream_closes_only_that_connection) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->id, 0u);
   EXPECT_EQ(r->code, static_cast<std::uint8_t>(errc::invalid_parameter));
-  EXPECT_FALSE(bad->read_frame());  // closed
+  auto again = bad->call(msg::list_request{});
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->ok());
 
   auto ok = good->call(msg::list_request{});
   ASSERT_TRUE(ok);
   EXPECT_TRUE(ok->ok());
+}
+
+// A body the decoder cannot read is answered by the request's own id, and the connection
+// stays: a map where a struct belongs, a value cut short inside the frame, request id 0.
+TEST(server, a_malformed_body_gets_an_error_for_its_own_id) {
+  echo_handler h;
+  fixture f(h);
+  auto c = f.connect();
+  const struct {
+    std::string payload;
+    std::uint64_t id;
+    std::string says;
+  } cases[] = {
+      {std::string("\x93\x07\x08\x81\xa1"
+                   "a\x01",
+                   7),
+       7, "request.body (list)"},  // [7, list, {a: 1}]
+      {std::string("\x93\x09\x08\xaa"
+                   "abc",
+                   7),
+       9, "malformed msgpack"},  // a 10-byte str, 3 there
+      {encode_request(request{0, msg::list_request{}}), 0, "request id 0 is reserved"},
+  };
+  for (const auto& k : cases) {
+    ASSERT_TRUE(c->send_bytes(make_frame(k.payload)));
+    auto frame = c->read_frame();
+    ASSERT_TRUE(frame) << k.says;
+    auto r = decode_response(*frame);
+    ASSERT_TRUE(r) << k.says;
+    EXPECT_EQ(r->id, k.id) << k.says;
+    EXPECT_EQ(r->op, operation::list) << k.says;
+    EXPECT_EQ(r->code, static_cast<std::uint8_t>(errc::invalid_parameter)) << k.says;
+    EXPECT_NE(r->message.find(k.says), std::string::npos) << r->message;
+  }
+  auto good = c->call(msg::list_request{});  // the same connection still works
+  ASSERT_TRUE(good);
+  EXPECT_TRUE(good->ok());
 }
 
 TEST(server, an_oversized_frame_gets_an_error_and_closes) {
