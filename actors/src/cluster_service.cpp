@@ -549,7 +549,12 @@ msg::estimate_reply cluster_service::estimate(const msg::estimate_request& req, 
                           "walltime " + std::to_string(req.walltime) + " s must be positive");
     return out;
   }
-  if (req.np > cfg_.info.cpus) return out;  // never starts here
+  if (req.np > cfg_.info.cpus) {  // never starts here: say why, not just "no start"
+    out.error = msg::wire(errc::invalid_processor_range,
+                          "cluster '" + name() + "' has " + std::to_string(cfg_.info.cpus) +
+                              " CPUs; a job of " + std::to_string(req.np) + " never starts here");
+    return out;
+  }
   auto snap = lrms_->snapshot();
   if (!snap) {
     out.error = msg::to_wire(snap.err());

@@ -444,7 +444,11 @@ TEST_F(fixture, EstimateHonoursQueuedLocalJobsAndReservations) {
   EXPECT_EQ(e.start, now + 7200);
   // 40 CPUs for an hour do not fit beside the reservation: after it, at +3h.
   EXPECT_EQ(svc->estimate({.np = 40, .walltime = 3600}, now).start, now + 3 * 3600);
-  EXPECT_EQ(svc->estimate({.np = 65, .walltime = 60}, now).start, -1);  // larger than the cluster
+  const auto too_wide = svc->estimate({.np = 65, .walltime = 60}, now);  // wider than the cluster
+  EXPECT_EQ(too_wide.start, -1);
+  EXPECT_EQ(too_wide.error.code, static_cast<std::uint8_t>(errc::invalid_processor_range));
+  EXPECT_NE(too_wide.error.message.find("has 64 CPUs"), std::string::npos)
+      << too_wide.error.message;
   EXPECT_EQ(svc->estimate({.np = 0, .walltime = 60}, now).error.code,
             static_cast<std::uint8_t>(errc::invalid_processor_range));
   EXPECT_EQ(svc->estimate({.np = 8, .walltime = 0}, now).error.code,
