@@ -14,6 +14,7 @@ packages=(
   libtomlplusplus-dev        # configuration files
   libcli11-dev               # command lines
   nlohmann-json3-dev         # the CLI's JSON output
+  libutfcpp-dev              # UTF-8 checks of the text in requests
   clang libclang-rt-14-dev   # the API's libFuzzer target
   libsqlite3-dev             # embedded store
   libjemalloc-dev            # allocator of the executables (messages cross threads)

@@ -1,7 +1,9 @@
 #include "arbroker/api/codec.hpp"
 
+#include <utf8cpp/utf8.h>
 #include <msgpack.hpp>
 
+#include <iterator>
 #include <limits>
 
 #include "arbroker/messages/msgpack_codec.hpp"
@@ -82,23 +84,16 @@ struct envelope_head : msgpack::null_visitor {
   int depth = 0;
   std::size_t item = 0;  // of the top-level array
 
-  bool start_array(std::uint32_t) {
-    ++depth;
-    return true;
-  }
-  bool end_array() {
-    --depth;
-    return true;
-  }
-  bool end_array_item() {
-    return depth != 1 || ++item < 2;  // stop after the op
-  }
+  // Only the top-level array is entered: an array or map where the id or op belongs means
+  // there is none (and nothing deeper is walked, however the payload nests).
+  bool start_array(std::uint32_t) { return depth++ == 0; }
+  bool start_map(std::uint32_t) { return false; }
+  bool end_array_item() { return ++item < 2; }  // stop after the op
   bool visit_positive_integer(std::uint64_t v) {
-    if (depth == 1 && item == 0) id = v;
+    if (depth == 1 && item == 0) id = v;  // (depth 0: a bare number, no envelope)
     if (depth == 1 && item == 1 && v <= 255) op = static_cast<std::uint8_t>(v);
     return true;
   }
-  bool start_map(std::uint32_t) { return depth > 0; }  // a top-level map is no envelope
   void parse_error(std::size_t, std::size_t) {}
   void insufficient_bytes(std::size_t, std::size_t) {}
 };
@@ -235,7 +230,14 @@ std::string encode_response(const response& r) {
   pk.pack(r.id);
   pk.pack(static_cast<std::uint8_t>(r.op));
   pk.pack(r.code);
-  pk.pack(r.message);
+  // A message may quote what it refuses; a msgpack str must be UTF-8 for strict decoders.
+  if (utf8::is_valid(r.message.begin(), r.message.end())) {
+    pk.pack(r.message);
+  } else {
+    std::string clean;
+    utf8::replace_invalid(r.message.begin(), r.message.end(), std::back_inserter(clean));
+    pk.pack(clean);
+  }
   std::visit(
       [&pk](const auto& body) {
         if constexpr (std::is_same_v<std::decay_t<decltype(body)>, std::monostate>)

@@ -123,7 +123,8 @@ class connection : public std::enable_shared_from_this<connection> {
   void start(bool over_capacity) {
     asio::dispatch(exec_, [self = shared_from_this(), over_capacity] {
       if (over_capacity) {
-        self->refuse_handshake(errc::busy, "too many connections");
+        self->refuse_handshake(errc::busy, "too many connections (limit " +
+                                               std::to_string(self->limits_.max_connections) + ")");
         return;
       }
       self->handshake_timer_.expires_after(self->limits_.handshake_timeout);

@@ -1,5 +1,7 @@
 #include "arbroker/api/validate.hpp"
 
+#include <utf8cpp/utf8.h>
+
 #include <cmath>
 #include <string>
 
@@ -29,6 +31,7 @@ status check_text(std::string_view field, std::string_view s, std::size_t max, b
   if (s.size() > max)
     return bad(errc::invalid_parameter, field,
                "too long (" + std::to_string(s.size()) + " > " + std::to_string(max) + ")");
+  if (!valid_utf8(s)) return bad(errc::invalid_parameter, field, "is not valid UTF-8");
   if (!printable(s)) return bad(errc::invalid_parameter, field, "contains control characters");
   return {};
 }
@@ -306,35 +309,7 @@ status validate(const status_request& r) {
 }
 
 bool valid_utf8(std::string_view s) noexcept {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t n = 0;
-    std::uint32_t cp = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    if ((c & 0xe0) == 0xc0) {
-      n = 1, cp = c & 0x1f;
-    } else if ((c & 0xf0) == 0xe0) {
-      n = 2, cp = c & 0x0f;
-    } else if ((c & 0xf8) == 0xf0) {
-      n = 3, cp = c & 0x07;
-    } else {
-      return false;
-    }
-    for (std::size_t k = 1; k <= n; ++k) {
-      if (i + k >= s.size()) return false;
-      const auto d = static_cast<unsigned char>(s[i + k]);
-      if ((d & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (d & 0x3f);
-    }
-    static constexpr std::uint32_t least[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-    i += n + 1;
-  }
-  return true;
+  return utf8::is_valid(s.begin(), s.end());
 }
 
 namespace {

@@ -136,6 +136,33 @@ TEST(codec, garbage_has_no_id) {
   }
 }
 
+// A payload that does not unpack still names its request when its envelope's head is whole;
+// anything else has no id.
+TEST(codec, a_broken_body_keeps_the_id_of_a_whole_head) {
+  auto cut =
+      decode_request(std::string("\x93\x09\x08\xaa"
+                                 "abc",
+                                 7));  // a str cut short
+  EXPECT_FALSE(cut.value);
+  EXPECT_EQ(cut.id, 9u);
+  EXPECT_EQ(cut.op_code, 8);
+  for (std::string bytes : {std::string("\x05\xc1"), std::string("\x93\x91\x01\x08\xc1"),
+                            std::string("\x93\x81\x01\x01\x08\xc1"), std::string(1000, '\x91')}) {
+    auto d = decode_request(bytes);
+    EXPECT_FALSE(d.value);
+    EXPECT_FALSE(d.id);
+  }
+}
+
+// Error messages may quote refused bytes; the response still carries UTF-8 only.
+TEST(codec, a_message_with_invalid_utf8_is_sent_with_replacement_characters) {
+  response r{3, operation::query, static_cast<std::uint8_t>(errc::not_found),
+             "no reservation '\xff\xfe'", std::monostate{}};
+  auto back = decode_response(encode_response(r));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->message, "no reservation '\xef\xbf\xbd\xef\xbf\xbd'");
+}
+
 TEST(codec, claimed_sizes_beyond_the_payload_are_refused_without_allocating) {
   // An array header claiming 2^32-1 elements in a 5-byte payload.
   std::string huge_array("\xdd\xff\xff\xff\xff", 5);

@@ -196,6 +196,24 @@ TEST(validate, other_operations_reject_nonsense) {
   EXPECT_EQ(first_field(status_request{std::vector<std::string>(257, "c")}), "status.clusters");
 }
 
+// Text in a request must be UTF-8 (strict msgpack clients cannot decode anything else), and
+// the refusal does not echo the bytes.
+TEST(validate, text_must_be_valid_utf8) {
+  const std::string bad_id = "\xff\xfe\xfd";
+  auto s = validate(msg::query_request{"alice", bad_id});
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.err().code, errc::invalid_parameter);
+  EXPECT_EQ(s.err().message, "query.reservation_id: is not valid UTF-8");
+  EXPECT_FALSE(validate(msg::commit_request{"alice", "a/1", {{"j\xff\xfe", 1, 60, ""}}}));
+  EXPECT_TRUE(validate(msg::commit_request{"alice", "a/1", {{"j\xc3\xb6" "b", 1, 60, ""}}}));  // "jöb"
+  EXPECT_TRUE(valid_utf8("plain ascii"));
+  EXPECT_TRUE(valid_utf8("\xe2\x82\xac \xf0\x9f\x98\x80"));  // euro sign, an emoji
+  EXPECT_FALSE(valid_utf8("\xc0\xaf"));                      // overlong '/'
+  EXPECT_FALSE(valid_utf8("\xed\xa0\x80"));                  // a surrogate
+  EXPECT_FALSE(valid_utf8("\xf4\x90\x80\x80"));              // above U+10FFFF
+  EXPECT_FALSE(valid_utf8("\xe2\x82"));                      // cut short
+}
+
 TEST(apply_caller, fills_in_and_guards_the_user) {
   caller alice{"alice", false};
   request_body body = msg::cancel_request{"", "a/1"};

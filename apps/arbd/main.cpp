@@ -92,6 +92,7 @@ int run(const options& o) {
     sc.tokens[u.name] = {u.token, u.admin};
   sc.limits.max_frame = cfg->max_frame_bytes;
   sc.limits.max_in_flight = cfg->max_in_flight;
+  sc.limits.max_connections = cfg->max_connections;
   sc.limits.handshake_timeout = std::chrono::seconds(cfg->handshake_timeout);
   std::optional<api::threaded_server> server;
   try {

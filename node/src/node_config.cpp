@@ -265,6 +265,7 @@ status validate(const node_config& cfg) {
   if (cfg.max_frame_bytes < 1024 || cfg.max_frame_bytes > (64u << 20))
     return bad("limits.max_frame_bytes", "must be in 1 KiB .. 64 MiB");
   if (cfg.max_in_flight < 1) return bad("limits.max_in_flight", "must be at least 1");
+  if (cfg.max_connections < 1) return bad("limits.max_connections", "must be at least 1");
   if (cfg.handshake_timeout <= 0 || cfg.shutdown_grace < 0)
     return bad("limits", "handshake_timeout must be positive and shutdown_grace >= 0");
   std::set<std::string> users;
@@ -343,15 +344,20 @@ result<node_config> from_table(const toml::table& root) {
     ARB_TRY(optional(*g, "grid_jobs", "max_migrations", cfg.default_max_migrations, as_int));
   }
   if (auto* l = root["limits"].as_table()) {
-    ARB_TRY(only_known_keys(
-        *l, "limits", {"max_frame_bytes", "max_in_flight", "handshake_timeout", "shutdown_grace"}));
+    ARB_TRY(only_known_keys(*l, "limits",
+                            {"max_frame_bytes", "max_in_flight", "max_connections",
+                             "handshake_timeout", "shutdown_grace"}));
     int frame = static_cast<int>(cfg.max_frame_bytes);
     int in_flight = static_cast<int>(cfg.max_in_flight);
+    int connections = static_cast<int>(cfg.max_connections);
     ARB_TRY(optional(*l, "limits", "max_frame_bytes", frame, as_int));
     ARB_TRY(optional(*l, "limits", "max_in_flight", in_flight, as_int));
-    if (frame < 0 || in_flight < 0) return bad("limits", "sizes must not be negative");
+    ARB_TRY(optional(*l, "limits", "max_connections", connections, as_int));
+    if (frame < 0 || in_flight < 0 || connections < 0)
+      return bad("limits", "sizes must not be negative");
     cfg.max_frame_bytes = static_cast<std::size_t>(frame);
     cfg.max_in_flight = static_cast<std::size_t>(in_flight);
+    cfg.max_connections = static_cast<std::size_t>(connections);
     ARB_TRY(optional(*l, "limits", "handshake_timeout", cfg.handshake_timeout, as_span));
     ARB_TRY(optional(*l, "limits", "shutdown_grace", cfg.shutdown_grace, as_span));
   }

@@ -25,6 +25,7 @@ selection_window = 4
 [limits]
 max_frame_bytes = 65536
 max_in_flight = 8
+max_connections = 200
 handshake_timeout = "3s"
 shutdown_grace = "15s"
 
@@ -82,6 +83,7 @@ TEST(node_config, ReadsEveryKey) {
   EXPECT_EQ(cfg->selection_window, 4);
   EXPECT_EQ(cfg->max_frame_bytes, 65536u);
   EXPECT_EQ(cfg->max_in_flight, 8u);
+  EXPECT_EQ(cfg->max_connections, 200u);
   EXPECT_EQ(cfg->handshake_timeout, 3);
   EXPECT_EQ(cfg->shutdown_grace, 15);
   ASSERT_EQ(cfg->users.size(), 2u);
@@ -170,6 +172,7 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
   expect_error(one_cluster + "overrun_notice = \"0s\"\n", "cluster[0].overrun_notice");
   expect_error(one_cluster + "overrun_max = -1\n", "cluster[0].overrun_max");
   expect_error(one_cluster + "esr_history_interval = \"0s\"\n", "cluster[0].esr_history_interval");
+  expect_error("[limits]\nmax_connections = 0\n" + one_cluster, "limits.max_connections");
 }
 
 TEST(node_config, TheShippedExampleIsValid) {

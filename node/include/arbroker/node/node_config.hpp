@@ -94,6 +94,7 @@ struct node_config {
   // Network limits per connection.
   std::size_t max_frame_bytes = 1 << 20;
   std::size_t max_in_flight = 64;
+  std::size_t max_connections = 1024;  ///< further connections are refused (`busy`) and closed
   duration handshake_timeout = 10;
   duration shutdown_grace = 10;  ///< in-flight requests may finish this long on SIGTERM
 
