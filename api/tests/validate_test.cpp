@@ -205,7 +205,11 @@ TEST(validate, text_must_be_valid_utf8) {
   EXPECT_EQ(s.err().code, errc::invalid_parameter);
   EXPECT_EQ(s.err().message, "query.reservation_id: is not valid UTF-8");
   EXPECT_FALSE(validate(msg::commit_request{"alice", "a/1", {{"j\xff\xfe", 1, 60, ""}}}));
-  EXPECT_TRUE(validate(msg::commit_request{"alice", "a/1", {{"j\xc3\xb6" "b", 1, 60, ""}}}));  // "jöb"
+  EXPECT_TRUE(validate(msg::commit_request{"alice",
+                                           "a/1",
+                                           {{"j\xc3\xb6"
+                                             "b",
+                                             1, 60, ""}}}));  // "jöb"
   EXPECT_TRUE(valid_utf8("plain ascii"));
   EXPECT_TRUE(valid_utf8("\xe2\x82\xac \xf0\x9f\x98\x80"));  // euro sign, an emoji
   EXPECT_FALSE(valid_utf8("\xc0\xaf"));                      // overlong '/'

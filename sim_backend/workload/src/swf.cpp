@@ -92,9 +92,10 @@ std::string quoted(std::string_view token) {
 
 // The fields of a trace are short integers ("-1", "1024"). libstdc++ 12's from_chars spends
 // about 85 instructions on each (it guards every digit against overflow, and a trace has 18
-// fields a line); an optional '-' and at most 18 digits cannot overflow, so they are read
-// here directly. Anything else (no digit, 19 digits or more, a '.', an 'e') is left to
-// from_chars, which decides and explains. On success tok_end is the end of the token.
+// fields a line); an optional '-' and at most 18 digits cannot overflow, so the usual record
+// is read with this. Anything else (no digit, 19 digits or more, a '.', an 'e') makes the
+// record go field by field through from_chars, which decides and explains. On success
+// tok_end is the end of the token.
 bool short_integer(const char* p, const char* end, std::int64_t& v, const char*& tok_end) {
   const bool negative = p < end && *p == '-';
   const char* q = p + (negative ? 1 : 0);
@@ -114,7 +115,6 @@ bool short_integer(const char* p, const char* end, std::int64_t& v, const char*&
 // has the same value as parsed as a double, and parsing an integer is much cheaper.
 // The token starting at p ends at the first space or at end; on success tok_end is its end.
 bool is_whole(const char* p, const char* end, std::int64_t& v, const char*& tok_end) {
-  if (short_integer(p, end, v, tok_end)) return v != 0 || *p != '-';  // "-0" is -0.0
   auto [ptr, ec] = std::from_chars(p, end, v);
   if (ec != std::errc{} || (ptr != end && !is_space(*ptr))) return false;
   if (v == 0 && *p == '-') return false;  // "-0" is a double's -0.0
@@ -198,37 +198,37 @@ class parser {
     return bad(what);
   }
 
-  // The usual record, read in one go: 18 short integers (the real fields written as
-  // integers too), none negative but -1, a known job number and submit time. False for
-  // anything else, which record() then reads field by field and judges.
+  // A sound record, read in one go: 18 numbers, short integers (the real fields 6, 7 and
+  // 10 may also be fractional), none negative but -1, a known job number and submit time.
+  // False for anything else, which record() then reads field by field and judges (the same
+  // values for every record both accept).
   static bool usual_record(const char* p, const char* end, swf_job& job) {
     std::array<std::int64_t, swf_field_count> v;  // NOLINT: all set before they are read
-    for (auto& field : v) {
+    std::array<double, swf_field_count> real{};   // the real fields as read
+    for (int n = 0; n < swf_field_count; ++n) {
+      auto& field = v[static_cast<std::size_t>(n)];
       p = skip_space(p, end);
+      if (p == end) return false;
       const char* tok_end = nullptr;
-      if (p == end || !short_integer(p, end, field, tok_end)) return false;
-      if (field < -1 || (field == 0 && *p == '-')) return false;  // "-0" is a real's -0.0
+      if (short_integer(p, end, field, tok_end) && (field != 0 || *p != '-')) {
+        if (field < -1) return false;
+        real[static_cast<std::size_t>(n)] = static_cast<double>(field);
+      } else if (is_real_field(n)) {  // "12.5", "-0" (a double's -0.0), "1e3"
+        double d = 0;
+        auto [ptr, ec] = std::from_chars(p, end, d);
+        if (ec != std::errc{} || (ptr != end && !is_space(*ptr)) || !std::isfinite(d) ||
+            (d < 0.0 && d != -1.0))
+          return false;
+        real[static_cast<std::size_t>(n)] = d;
+        tok_end = ptr;
+      } else {
+        return false;
+      }
       p = tok_end;
     }
     if (skip_space(p, end) != end || v[0] < 0 || v[1] < 0) return false;
-    job = swf_job{v[0],
-                  v[1],
-                  v[2],
-                  v[3],
-                  v[4],
-                  static_cast<double>(v[5]),
-                  static_cast<double>(v[6]),
-                  v[7],
-                  v[8],
-                  static_cast<double>(v[9]),
-                  v[10],
-                  v[11],
-                  v[12],
-                  v[13],
-                  v[14],
-                  v[15],
-                  v[16],
-                  v[17]};
+    job = swf_job{v[0],    v[1],  v[2],  v[3],  v[4],  real[5], real[6], v[7],  v[8],
+                  real[9], v[10], v[11], v[12], v[13], v[14],   v[15],   v[16], v[17]};
     return true;
   }
 
@@ -261,9 +261,6 @@ class parser {
       } else if (is_real_field(n)) {
         dv[static_cast<std::size_t>(n)] = static_cast<double>(whole);
         value = static_cast<double>(whole);
-      } else if (std::int64_t short_v = 0; short_integer(p, end, short_v, tok_end)) {
-        iv[static_cast<std::size_t>(n)] = short_v;
-        value = static_cast<double>(short_v);
       } else {
         std::int64_t v = 0;
         auto [ptr, ec] = std::from_chars(p, end, v);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -263,6 +264,24 @@ class SwfFiles : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::filesystem::path dir_;
 };
+
+// A record is read in one go when it is sound and field by field otherwise (a 19-digit
+// job number here); both give the same values, real fields included ("2.5e1", "-0" as -0.0,
+// "3.25").
+TEST(Swf, RecordsReadTheSameWhicheverWay) {
+  const std::string tail = " 0 -1 10 1 2.5e1 -0 1 -1 3.25 1 -1 -1 -1 -1 -1 -1 -1\n";
+  auto t = read_swf_string("1" + tail + "0000000000000000001" + tail);
+  ASSERT_TRUE(t) << to_string(t.err());
+  ASSERT_EQ(t->jobs.size(), 2U);
+  EXPECT_EQ(t->jobs[0], t->jobs[1]);
+  const swf_job& j = t->jobs[0];
+  EXPECT_EQ(j.job_id, 1);
+  EXPECT_EQ(j.avg_cpu_time, 25.0);
+  EXPECT_EQ(j.used_memory, 0.0);
+  EXPECT_TRUE(std::signbit(j.used_memory));
+  EXPECT_EQ(j.requested_memory, 3.25);
+  EXPECT_EQ(j.run_time, 10);
+}
 
 TEST_F(SwfFiles, PlainAndGzipRoundTrip) {
   auto t = read_swf_string(snippet);
