@@ -23,7 +23,8 @@ fi
 export ARB_SERVER=127.0.0.1:$port ARB_USER=alice ARB_TOKEN=alice-secret
 show() { echo; echo "\$ arb $*"; "$arb" "$@" || true; }
 show clusters
-show reserve --est now+1h --let now+12h --np 4-32 --dur-ref 2h --pp-ref 1500 --np-ref 8 \
+show reserve --est now+1h --let now+12h --np 8 --runtime 2h
+show reserve --est now+1h --let now+12h --np 4-32 --runtime 2h --pp-ref 1500 --np-ref 8 \
   --speedup amdahl:0.01 --prefer end,cost
 show coreserve --est now+2h --let now+14h -c 'np=8;dur=1h;np-ref=8;pp-ref=1500' \
   -c 'np=16;dur=1h;np-ref=16;pp-ref=1500'

@@ -79,11 +79,13 @@ void matchmaker_state::decide(const job_ptr& j) {
     r.completion = a.end;
     r.zeta = a.zeta;
     r.utilization = a.utilization;
-    r.relative_speed = info.pp / j->req.job.pp_ref;
+    // pp_ref 0: the run time is for each cluster's own CPUs, as if all were equally fast.
+    const bool scaled = j->req.job.pp_ref > 0;
+    r.relative_speed = scaled ? info.pp / j->req.job.pp_ref : 1.0;
     // SED knows only the sum of the jobs' cores ({} when idle); W_max is the cluster's
     // published limit, else the longest walltime now in its queue.
     r.machine = {info.name,
-                 {info.pp},
+                 {scaled ? info.pp : 1.0},
                  info.cpus,
                  msg::sed_max_walltime(info, a.longest_walltime),
                  a.busy_cores > 0 ? std::vector<int>{a.busy_cores} : std::vector<int>{},
@@ -95,7 +97,8 @@ void matchmaker_state::decide(const job_ptr& j) {
     reports.push_back(std::move(r));
   }
   j->stats.above_threshold = j->stats.candidates;
-  const sed_application app{j->req.job.pp_ref, j->req.job.dur_ref, {}};
+  const double pp_ref = j->req.job.pp_ref > 0 ? j->req.job.pp_ref : 1.0;  // 0: each its own
+  const sed_application app{pp_ref, j->req.job.dur_ref, {}};
   auto order = match_order(reports, *j->req.policy, app, next_fit_, rng_);
   if (!order) return fail(j, order.err().code, order.err().message + j->reasons);
   j->order = std::move(*order);

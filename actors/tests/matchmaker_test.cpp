@@ -109,6 +109,28 @@ TEST_F(matchmaker_test, EachPolicyRanksTheWindowAsThePaperDefinesIt) {
               0);
 }
 
+// Issue 16: a request naming no reference power (pp_ref 0) runs its time on every cluster's
+// own CPUs: f, four times faster, gets T like the others (not T / 4), and SED's run term is 1
+// everywhere, so f (no queue) still leads and c (wait 3) beats a, b, e (4) and d (5).
+TEST_F(matchmaker_test, WithoutAReferencePowerEveryClusterGetsTheSameRunTime) {
+  auto r = job("sed", msg::request_mode::whatif);
+  r.pp_ref = 0;
+  auto reply = ask<msg::elastic_reply>(broker, r);
+  ASSERT_TRUE(reply.error.ok()) << reply.error.message;
+  std::string order;
+  for (const auto& s : reply.ranked) {
+    order += s.cluster;
+    EXPECT_EQ(s.end - s.start, T) << s.cluster;
+  }
+  EXPECT_EQ(order, "fcabed");
+  r.pp_ref = 1000;  // named: f's slot is a quarter as long
+  reply = ask<msg::elastic_reply>(broker, r);
+  ASSERT_TRUE(reply.error.ok()) << reply.error.message;
+  ASSERT_FALSE(reply.ranked.empty());
+  EXPECT_EQ(reply.ranked.front().cluster, "f");
+  EXPECT_EQ(reply.ranked.front().end - reply.ranked.front().start, T / 4);
+}
+
 // Paper 002, Sec. 3.1: with a selection window of 3, the matchmaker is passed three of the
 // six clusters, a window that slides by one per request, in name order within.
 TEST_F(matchmaker_test, ASelectionWindowPassesOnlyPartOfTheClusters) {

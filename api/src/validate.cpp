@@ -133,10 +133,13 @@ status check_job_shape(std::string_view prefix, std::int64_t dur_ref, double pp_
                        std::int32_t np_ref, const msg::speedup_spec& sp) {
   const std::string p(prefix);
   if (auto s = check_positive_duration(p + ".dur_ref", dur_ref); !s) return s;
-  if (!detail::positive_finite(pp_ref) || pp_ref > 1e12)
-    return bad(errc::invalid_parameter, p + ".pp_ref",
-               "must be a finite number in (0, 1e12], got " + number_text(pp_ref));
-  if (auto s = check_np(p + ".np_ref", np_ref); !s) return s;
+  // 0 for either: the cluster's power, np_min (what a request that names no reference means).
+  if (pp_ref != 0 && (!detail::positive_finite(pp_ref) || pp_ref > 1e12))
+    return bad(
+        errc::invalid_parameter, p + ".pp_ref",
+        "must be 0 (the cluster's) or a finite number in (0, 1e12], got " + number_text(pp_ref));
+  if (np_ref != 0)
+    if (auto s = check_np(p + ".np_ref", np_ref); !s) return s;
   if (sp.table_n.size() > bounds::max_speedup_points ||
       sp.table_speedup.size() > bounds::max_speedup_points)
     return bad(errc::invalid_speedup_model, p + ".speedup",

@@ -55,7 +55,7 @@ TEST(validate, elastic_rejections_name_the_field) {
       {"inf pp_ref", [](auto& r) { r.pp_ref = inf; }, errc::invalid_parameter, "elastic.pp_ref"},
       {"negative pp_ref", [](auto& r) { r.pp_ref = -1; }, errc::invalid_parameter,
        "elastic.pp_ref"},
-      {"zero np_ref", [](auto& r) { r.np_ref = 0; }, errc::invalid_processor_range,
+      {"negative np_ref", [](auto& r) { r.np_ref = -1; }, errc::invalid_processor_range,
        "elastic.np_ref"},
       {"NaN seq", [](auto& r) { r.speedup.p1 = nan; }, errc::invalid_speedup_model,
        "elastic.speedup"},
@@ -135,6 +135,19 @@ TEST(validate, elastic_rejections_name_the_field) {
     EXPECT_EQ(s.err().code, c.code) << c.name << ": " << s.err().message;
     EXPECT_EQ(s.err().message.rfind(c.field + ":", 0), 0u) << c.name << ": " << s.err().message;
   }
+}
+
+TEST(validate, a_reference_left_at_zero_means_the_clusters_own) {
+  auto r = valid_elastic();
+  r.pp_ref = 0;  // each cluster's power
+  r.np_ref = 0;  // np_min
+  EXPECT_TRUE(validate(r));
+  EXPECT_EQ(msg::elastic_request{}.pp_ref, 0);  // and both are the defaults
+  EXPECT_EQ(msg::elastic_request{}.np_ref, 0);
+  auto co = valid_coreserve();
+  co.components[0].pp_ref = 0;
+  co.components[0].np_ref = 0;
+  EXPECT_TRUE(validate(co));
 }
 
 TEST(validate, coreservation_rejections_name_the_component) {

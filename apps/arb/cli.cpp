@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "arbroker/api/client.hpp"
+#include "arbroker/core/number_text.hpp"
 #include "arbroker/core/speedup.hpp"
 #include "arbroker/core/success_rate.hpp"
 #include "arbroker/core/time_format.hpp"
@@ -119,11 +120,13 @@ result<msg::elastic_request> elastic(const options& o, timestamp now, msg::reque
   r.np_max = np->second;
   if (auto ok = runtime_hints(o, r); !ok) return ok.err();
   if (!o.dur_ref.empty()) {
-    auto dur = duration_option("dur-ref", o.dur_ref);
+    auto dur = duration_option("runtime", o.dur_ref);
     if (!dur) return dur.err();
     r.dur_ref = *dur;
   } else if (r.benchmarks.empty()) {
-    return bad_option("dur-ref", "required (or --benchmark)");
+    return bad_option("runtime",
+                      "required (e.g. 2h: the run time on the lower end of --np, "
+                      "or --benchmark)");
   } else {
     // The benchmarks give the run time on every cluster; dur_ref is only the request's shape.
     for (const auto& b : r.benchmarks)
@@ -236,7 +239,7 @@ result<msg::coreservation_component> parse_component(std::string_view spec) {
       c.np_min = np->first;
       c.np_max = np->second;
       has_np = true;
-    } else if (key == "dur" || key == "dur-ref") {
+    } else if (key == "dur" || key == "runtime" || key == "dur-ref") {
       auto d = duration_option("component dur", value);
       if (!d) return d.err();
       c.dur_ref = *d;
@@ -500,11 +503,13 @@ void define(CLI::App& app, options& o) {
   auto elastic_options = [&](CLI::App* sub) {
     window(sub);
     sub->add_option("--np", o.np, "processors: N or MIN-MAX")->required();
-    sub->add_option("--dur-ref", o.dur_ref,
-                    "duration on np-ref reference CPUs (2h, 90m); optional with --benchmark");
-    sub->add_option("--pp-ref", o.pp_ref, "processor power of the reference CPUs")
-        ->capture_default_str();
-    sub->add_option("--np-ref", o.np_ref, "reference processor count")->capture_default_str();
+    sub->add_option("--runtime,--dur-ref", o.dur_ref,
+                    "run time on --np-ref CPUs of power --pp-ref (2h, 90m); each cluster gets "
+                    "it adapted to its CPUs; optional with --benchmark");
+    sub->add_option("--pp-ref", o.pp_ref,
+                    "processor power --runtime is for (default: each cluster's own, no scaling)");
+    sub->add_option("--np-ref", o.np_ref,
+                    "CPU count --runtime is for (default: the lower end of --np)");
     sub->add_option("--speedup", o.speedup, "amdahl:SEQ, downey:A:SIGMA or table:N=S,...")
         ->capture_default_str();
     sub->add_option("--policy", o.policy, "matchmaking policy instead of preferences");
@@ -662,6 +667,22 @@ int exit_code_of(const api::response& r) {
   }
 }
 
+// Under the table of what each cluster grants, the run time asked for in the user's terms:
+// eq. 5 adapts it to each CPU count, and --pp-ref scales it to each cluster's CPUs.
+std::string asked_runtime(const options& o) {
+  if (o.command != "reserve" && o.command != "hold" && o.command != "whatif") return "";
+  auto np = parse_np_range(o.np);
+  auto dur = duration_option("runtime", o.dur_ref);
+  if (!np) return "";
+  const std::string runtime = o.dur_ref.empty() ? "the benchmarks' run time"
+                              : dur             ? format_duration(*dur)
+                                                : o.dur_ref;
+  const std::string power =
+      o.pp_ref > 0 ? "of power " + detail::number_text(o.pp_ref) : "of each cluster's power";
+  return "asked: " + runtime + " on " + std::to_string(o.np_ref > 0 ? o.np_ref : np->first) +
+         " CPUs " + power + "; DURATION and NP: what each cluster grants\n";
+}
+
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         const std::function<timestamp()>& clock) {
   CLI::App app;
@@ -706,7 +727,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     return exit_code_of_transport(r.err());
   }
   if (r->ok() || o.output == "json")
-    out << render(*r, o.output);
+    out << render(*r, o.output) << (r->ok() && o.output == "table" ? asked_runtime(o) : "");
   else
     err << render(*r, o.output);
   return exit_code_of(*r);

@@ -45,9 +45,9 @@ struct options {
   std::string ready;     ///< estimate: not before
   std::string deadline;  ///< estimate: ending by
   std::string np;        ///< "8" or "4-32"
-  std::string dur_ref;
-  double pp_ref = 1;
-  int np_ref = 1;
+  std::string dur_ref;   ///< --runtime: on np_ref CPUs of power pp_ref
+  double pp_ref = 0;     ///< 0: each cluster's own power
+  int np_ref = 0;        ///< 0: the lower end of --np
   std::string speedup = "amdahl:0";
   std::string prefer;
   std::string policy;

@@ -21,6 +21,11 @@ std::string when(std::int64_t t) {
   return t < 0 ? "-" : format_time(t);
 }
 
+// How long a slot or reservation is held: what the request's run time became there.
+std::string length(std::int64_t start, std::int64_t end) {
+  return start < 0 || end < start ? "-" : format_duration(end - start);
+}
+
 std::string state_name(reservation_state s) {
   return std::string(to_string(s));
 }
@@ -58,13 +63,15 @@ std::string table(const row& header, const std::vector<row>& rows) {
   return os.str();
 }
 
-const row reservation_header = {"ID", "CLUSTER", "OWNER", "START", "END", "NP", "STATE", "COST"};
+const row reservation_header = {"ID",       "CLUSTER", "OWNER", "START", "END",
+                                "DURATION", "NP",      "STATE", "COST"};
 row reservation_row(const msg::reservation_info& r) {
   return {r.id,
           r.cluster,
           r.owner,
           when(r.start),
           when(r.end),
+          length(r.start, r.end),
           std::to_string(r.np),
           state_name(r.state),
           number(r.cost)};
@@ -75,13 +82,10 @@ json to_json(const msg::wire_error& e) {
 }
 
 json to_json(const msg::reservation_info& r) {
-  json j{{"id", r.id},
-         {"cluster", r.cluster},
-         {"owner", r.owner},
-         {"start", r.start},
-         {"end", r.end},
-         {"np", r.np},
-         {"state", state_name(r.state)},
+  json j{{"id", r.id},       {"cluster", r.cluster},
+         {"owner", r.owner}, {"start", r.start},
+         {"end", r.end},     {"duration", r.end - r.start},
+         {"np", r.np},       {"state", state_name(r.state)},
          {"cost", r.cost}};
   if (r.expiry > 0) j["expiry"] = r.expiry;
   if (!r.account.empty()) j["account"] = r.account;
@@ -100,7 +104,11 @@ json to_json(const std::vector<msg::reservation_info>& rs) {
 }
 
 json to_json(const msg::slot& s) {
-  json j{{"cluster", s.cluster}, {"start", s.start}, {"end", s.end}, {"np", s.np}};
+  json j{{"cluster", s.cluster},
+         {"start", s.start},
+         {"end", s.end},
+         {"duration", s.end - s.start},
+         {"np", s.np}};
   if (s.flags & msg::slot::has_cost) j["cost"] = s.cost;
   if (s.flags & msg::slot::has_esr) j["esr"] = s.esr;
   return j;
@@ -173,10 +181,11 @@ struct body_renderer {
       for (std::size_t i = 0; i < r.ranked.size(); ++i) {
         const auto& s = r.ranked[i];
         rows.push_back({std::to_string(i + 1), s.cluster, when(s.start), when(s.end),
-                        std::to_string(s.np), s.flags & msg::slot::has_cost ? number(s.cost) : "-",
+                        length(s.start, s.end), std::to_string(s.np),
+                        s.flags & msg::slot::has_cost ? number(s.cost) : "-",
                         s.flags & msg::slot::has_esr ? number(s.esr) : "-"});
       }
-      return table({"RANK", "CLUSTER", "START", "END", "NP", "COST", "ESR"}, rows);
+      return table({"RANK", "CLUSTER", "START", "END", "DURATION", "NP", "COST", "ESR"}, rows);
     }
     std::string text = table(reservation_header, {reservation_row(r.reservation)});
     if (r.reservation.state == reservation_state::accepted && r.reservation.expiry > 0)

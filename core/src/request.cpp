@@ -14,16 +14,20 @@ status validate(const elastic_request& r) {
   if (r.np_min > r.np_max)
     return fail(errc::invalid_processor_range, "np_min " + std::to_string(r.np_min) +
                                                    " exceeds np_max " + std::to_string(r.np_max));
-  if (r.np_ref < 1)
+  if (r.np_ref < 0)
     return fail(errc::invalid_processor_range,
-                "np_ref " + std::to_string(r.np_ref) + " must be at least 1");
+                "np_ref " + std::to_string(r.np_ref) + " must be at least 1 (or 0: np_min)");
   if (r.dur_ref <= 0)
     return fail(errc::invalid_duration,
                 "reference duration " + std::to_string(r.dur_ref) + " s must be positive");
-  if (!(r.pp_ref > 0.0) || !std::isfinite(r.pp_ref))
-    return fail(errc::invalid_parameter,
-                "reference processor power " + std::to_string(r.pp_ref) + " must be positive");
+  if (!(r.pp_ref >= 0.0) || !std::isfinite(r.pp_ref))
+    return fail(errc::invalid_parameter, "reference processor power " + std::to_string(r.pp_ref) +
+                                             " must be positive (or 0: the cluster's)");
   return {};
+}
+
+int reference_np(const elastic_request& r) {
+  return r.np_ref > 0 ? r.np_ref : r.np_min;
 }
 
 status validate(const site_description& s) {

@@ -111,20 +111,22 @@ result<site_request> adapt_to_site(const elastic_request& req, const site_descri
   if (req.np_min > site.cpus)
     return fail(errc::infeasible, "site '" + site.name + "' has " + std::to_string(site.cpus) +
                                       " CPUs, fewer than np_min " + std::to_string(req.np_min));
-  auto dur_new = scale_duration_to_site(req.dur_ref, req.pp_ref, site.pp);
+  // pp_ref 0: the duration is for this site's processors already.
+  auto dur_new =
+      scale_duration_to_site(req.dur_ref, req.pp_ref > 0 ? req.pp_ref : site.pp, site.pp);
   if (!dur_new) return dur_new.err();
 
   // Sec. 3.2.1: the reference form on this site's processors.
   int np_min = req.np_min;
-  int np_ref = req.np_ref;
+  int np_ref = reference_np(req);
   duration dur_ref = *dur_new;
   const duration dur_max = req.let - req.est;
   if (dur_ref > dur_max) {
-    auto n = adapt_np_min(req.sp, req.np_min, req.np_max, req.np_ref, dur_ref, dur_max, site.cpus);
+    auto n = adapt_np_min(req.sp, req.np_min, req.np_max, np_ref, dur_ref, dur_max, site.cpus);
     if (!n) return fail(n.err().code, "site '" + site.name + "': " + n.err().message);
     if (*n != np_min) {
       // Sec. 3.2.2: if np_min changed, np_ref follows it (and the duration with it).
-      auto dur = adapt_duration(req.sp, dur_ref, req.np_ref, *n);
+      auto dur = adapt_duration(req.sp, dur_ref, np_ref, *n);
       if (!dur) return dur.err();
       np_min = np_ref = *n;
       dur_ref = *dur;

@@ -155,13 +155,45 @@ TEST(AdaptToSite, ValidatesRequestAndSite) {
   bad.dur_ref = -1;
   EXPECT_EQ(adapt_to_site(bad, site(64, 1)).err().code, errc::invalid_duration);
   bad = r;
-  bad.pp_ref = 0;
+  bad.pp_ref = -1;
   EXPECT_EQ(adapt_to_site(bad, site(64, 1)).err().code, errc::invalid_parameter);
+  bad = r;
+  bad.np_ref = -1;
+  EXPECT_EQ(adapt_to_site(bad, site(64, 1)).err().code, errc::invalid_processor_range);
   EXPECT_EQ(adapt_to_site(r, site(0, 1)).err().code, errc::invalid_processor_range);
   EXPECT_EQ(adapt_to_site(r, site(64, 0)).err().code, errc::invalid_parameter);
   auto s = site(64, 1);
   s.sizes.bunch = 0;
   EXPECT_EQ(adapt_to_site(r, s).err().code, errc::invalid_processor_range);
+}
+
+// Issue 16: "--np 8 --runtime 2h" must mean 2 hours on 8 CPUs of the cluster, not 2 hours on
+// one CPU of power 1 scaled to the site (which made 1-second reservations).
+TEST(AdaptToSite, ARequestNamingNoReferenceGetsItsRunTimeOnEveryCluster) {
+  elastic_request r;  // pp_ref and np_ref left at their defaults
+  r.est = 0;
+  r.let = 86400;
+  r.np_min = r.np_max = 8;
+  r.dur_ref = 7200;
+  for (double pp : {1.0, 1500.0, 3000.0}) {
+    auto out = adapt_to_site(r, site(64, pp));
+    ASSERT_TRUE(out) << to_string(out.err());
+    EXPECT_EQ(out->shapes, (std::vector<job_shape>{{8, 7200}})) << pp;
+  }
+  // A range: the run time is for its lower end, shorter on more CPUs (eq. 5, Amdahl 0.1).
+  r.np_max = 16;
+  r.sp = *speedup_model::amdahl(0.1);
+  auto out = adapt_to_site(r, site(64, 1500));
+  ASSERT_TRUE(out) << to_string(out.err());
+  EXPECT_EQ(out->shapes.front(), (job_shape{8, 7200}));
+  EXPECT_EQ(out->shapes.back().dur, *adapt_duration(r.sp, 7200, 8, 16));
+  EXPECT_LT(out->shapes.back().dur, 7200);
+  // Naming the reference still scales: 2 h on CPUs of power 1500 take 1 h on power 3000.
+  r.np_max = 8;
+  r.pp_ref = 1500;
+  out = adapt_to_site(r, site(64, 3000));
+  ASSERT_TRUE(out) << to_string(out.err());
+  EXPECT_EQ(out->shapes, (std::vector<job_shape>{{8, 3600}}));
 }
 
 }  // namespace

@@ -20,6 +20,19 @@ contains "$out" '"ok": true' || fail "reserve says ok: $out"
 id=$(json_field "$out" id)
 [ -n "$id" ] && pass "reserve returns an id ($id)" || fail "no id in: $out"
 
+# Issue 16: --runtime 2h with no reference means 2 hours on the CPUs asked for, on every
+# cluster of the demo grid (powers 1000-2000), not 2 h of one CPU of power 1 scaled down.
+check "reserve 8 CPUs for 2h (json)" 0 "$arb" -o json reserve --est now+1h --let now+12h \
+  --np 8 --runtime 2h
+[ "$(json_number "$out" duration)" = 7200 ] && [ "$(json_number "$out" np)" = 8 ] \
+  && pass "granted 8 CPUs for 7200 s" || fail "8 CPUs for 2h: $out"
+check "whatif 8 CPUs for 2h (table)" 0 "$arb" whatif --est now+1h --let now+12h --np 8 --runtime 2h
+contains "$out" "DURATION" && contains "$out" " 2h " \
+  && contains "$out" "asked: 2h on 8 CPUs of each cluster's power" \
+  || fail "the table shows each cluster's duration and what was asked: $out"
+[ "$(grep -c '^[0-9].* 2h ' <<<"$out")" -eq "$(grep -c '^[0-9]' <<<"$out")" ] \
+  && pass "every cluster grants 2h" || fail "a cluster changed the run time: $out"
+
 check "list shows it" 0 "$arb" -o json list
 contains "$out" "\"$id\"" || fail "list contains $id: $out"
 check "show it as a table" 0 "$arb" show "$id"

@@ -63,6 +63,26 @@ TEST(cli, reserve_builds_the_elastic_request_of_the_readme) {
   EXPECT_EQ(r.user, "");  // the server fills in the caller
 }
 
+// Issue 16: "--np 8 --runtime 2h" is 2 hours on 8 CPUs of whichever cluster runs it; the
+// reference is left to the node (0 = np_min, each cluster's power), not set to one CPU of
+// power 1, which made 1-second reservations.
+TEST(cli, runtime_alone_means_that_long_on_the_cpus_asked_for) {
+  auto body = build({"reserve", "--let", "now+12h", "--np", "8", "--runtime", "2h"});
+  auto& r = std::get<msg::elastic_request>(body);
+  EXPECT_EQ(r.dur_ref, 7200);
+  EXPECT_EQ(r.np_ref, 0);
+  EXPECT_EQ(r.pp_ref, 0);
+  auto co = build({"coreserve", "--let", "now+12h", "-c", "np=8;runtime=1h"});
+  const auto& part = std::get<msg::coreservation_request>(co).components.at(0);
+  EXPECT_EQ(part.dur_ref, 3600);
+  EXPECT_EQ(part.np_ref, 0);
+  EXPECT_EQ(part.pp_ref, 0);
+  auto p = parse({"reserve", "--let", "now+1h", "--np", "4"});
+  auto missing = build_request(p.o, now);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.err().message.find("--runtime"), std::string::npos) << missing.err().message;
+}
+
 TEST(cli, hold_and_whatif_set_the_mode) {
   auto hold = std::get<msg::elastic_request>(build({"hold", "--let", "2026-11-23T00:00:00Z", "--np",
                                                     "8", "--dur-ref", "1h", "--hold-for", "10m"}));
@@ -194,6 +214,9 @@ TEST(cli, renders_a_list_as_an_aligned_table) {
   EXPECT_NE(second.find("accepted"), std::string::npos);
   // Columns line up: START begins at the same offset in every line.
   EXPECT_EQ(header.find("START"), first.find("2026-11-22T12:00:00Z"));
+  // How long each is held, under DURATION.
+  ASSERT_NE(header.find("DURATION"), std::string::npos) << header;
+  EXPECT_EQ(first.substr(header.find("DURATION"), 3), "1h ") << first;
 }
 
 TEST(cli, renders_json_for_scripts) {
@@ -205,6 +228,7 @@ TEST(cli, renders_json_for_scripts) {
   EXPECT_EQ(j["result"]["reservations"][1]["start"], now + 60);
   EXPECT_EQ(j["result"]["reservations"][1]["state"], "accepted");
   EXPECT_EQ(j["result"]["reservations"][1]["expiry"], now + 600);
+  EXPECT_EQ(j["result"]["reservations"][0]["duration"], 3600);
 
   auto err = api::error_response(3, api::operation::cancel, fail(errc::not_found, "no a/9"));
   auto e = nlohmann::json::parse(render(err, "json"));
@@ -221,10 +245,12 @@ TEST(cli, renders_whatif_candidates_ranked) {
   std::string text = render(api::response{1, api::operation::elastic, 0, "", reply}, "table");
   EXPECT_NE(text.find("RANK"), std::string::npos);
   EXPECT_NE(text.find("1     a"), std::string::npos) << text;
+  EXPECT_NE(text.find("DURATION"), std::string::npos) << text;
   auto j = nlohmann::json::parse(
       render(api::response{1, api::operation::elastic, 0, "", reply}, "json"));
   EXPECT_EQ(j["result"]["ranked"][0]["esr"], 0.9);
   EXPECT_FALSE(j["result"]["ranked"][1].contains("cost"));
+  EXPECT_EQ(j["result"]["ranked"][1]["duration"], 60);
 }
 
 TEST(cli, a_hold_says_until_when) {

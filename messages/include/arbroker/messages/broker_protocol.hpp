@@ -41,8 +41,8 @@ struct elastic_request {
   std::int32_t np_min = 1;
   std::int32_t np_max = 1;
   std::int64_t dur_ref = 0;
-  double pp_ref = 1;
-  std::int32_t np_ref = 1;
+  double pp_ref = 0;        ///< 0: the power of the cluster it runs on (no scaling)
+  std::int32_t np_ref = 0;  ///< 0: np_min
   speedup_spec speedup;
   preferences prefer = default_preferences();  ///< most important first, e.g. end, cost, -esr
   std::string policy;  ///< matchmaking policy instead of preferences ("" = none), e.g. "mli"
@@ -123,8 +123,8 @@ struct coreservation_component {
   std::int32_t np_min = 1;
   std::int32_t np_max = 1;
   std::int64_t dur_ref = 0;
-  double pp_ref = 1;
-  std::int32_t np_ref = 1;
+  double pp_ref = 0;        ///< 0: the power of the cluster it runs on (no scaling)
+  std::int32_t np_ref = 0;  ///< 0: np_min
   speedup_spec speedup;
   std::int64_t offset = 0;
   std::vector<std::string> clusters;  ///< allowed clusters (empty = any)
