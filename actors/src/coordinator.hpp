@@ -245,9 +245,43 @@ class coordinator_state {
     guarded(j, [&] {
       if (!directory_.error.empty()) return fail(j, errc::unreachable, directory_.error);
       j->clusters = directory_.clusters;
-      derived().start(j, fit(*j->clusters, j->req.where));
+      auto clusters = fit(*j->clusters, j->req.where);
+      if (auto ok = leave_out_short_holds(clusters, hold_length(j->req)); !ok)
+        return fail(j, ok.err().code, ok.err().message);
+      derived().start(j, std::move(clusters));
     });
     return rp;
+  }
+
+  /// How long a prepare for `r` holds its CPUs: the client's hold in mode hold, else until
+  /// the broker commits (its prepare expiry), as reservation_attempt sets the expiry.
+  duration hold_length(const msg::checked_elastic_request& r) const {
+    if (r.mode != msg::request_mode::hold) return cfg_.prepare_expiry;
+    return r.hold_seconds > 0 ? r.hold_seconds : cfg_.hold_seconds;
+  }
+  duration hold_length(const msg::checked_coreservation_request&) const {
+    return cfg_.prepare_expiry;
+  }
+
+  /// A cluster refuses a prepare that holds longer than its published max_hold: such a
+  /// cluster is no candidate, and when that leaves none, the request gets a clear error
+  /// (issue 16: it used to be "busy" after every try was refused).
+  static status leave_out_short_holds(std::vector<const directory_entry*>& clusters,
+                                      duration hold) {
+    std::string limits;
+    const auto before = clusters.size();
+    std::erase_if(clusters, [&](const directory_entry* e) {
+      if (e->info.max_hold <= 0 || hold <= e->info.max_hold) return false;
+      limits += (limits.empty() ? "" : ", ") + e->info.name + " " +
+                std::to_string(e->info.max_hold) + " s";
+      return true;
+    });
+    if (before == 0 || !clusters.empty()) return {};
+    return arbroker::fail(errc::invalid_parameter,
+                          "a hold of " + std::to_string(hold) +
+                              " s is longer than any cluster for this request "
+                              "grants (max_hold: " +
+                              limits + ")");
   }
 
   template <class ReplyType>

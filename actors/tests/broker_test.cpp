@@ -126,6 +126,36 @@ TEST_F(broker_test, HoldThenClientCommitsByReservationId) {
   EXPECT_EQ(lrms_reservations(held.reservation.cluster), 1u);
 }
 
+// Issue 16: a hold longer than a cluster grants (its published max_hold) is not tried there;
+// when no cluster for the request grants it, the error says so (it was "busy" after every
+// try was refused), and nothing is held.
+TEST_F(broker_test, AHoldLongerThanAClusterGrantsGoesElsewhereOrIsRefusedClearly) {
+  add_cluster("brief", 64, 4000, 4, 0.1, [](msg::cluster_info& i) { i.max_hold = 300; });
+  add_cluster("patient", 64, 500, 4, 5.0, [](msg::cluster_info& i) { i.max_hold = 3600; });
+  auto req = elastic(3600, 4 * 3600, 4, 16, 3600, 8);
+  req.mode = msg::request_mode::hold;
+  req.hold_seconds = 1200;
+  req.clusters = {"brief"};
+  auto refused = ask<msg::elastic_reply>(broker, req);
+  EXPECT_EQ(code(refused.error), errc::invalid_parameter);
+  EXPECT_NE(refused.error.message.find("a hold of 1200 s"), std::string::npos)
+      << refused.error.message;
+  EXPECT_NE(refused.error.message.find("max_hold: brief 300 s"), std::string::npos)
+      << refused.error.message;
+  EXPECT_EQ(lrms_reservations("brief"), 0u);
+  // The fastest and cheapest cluster cannot hold it that long: the hold goes to the other.
+  req.clusters = {"brief", "patient"};
+  auto held = ask<msg::elastic_reply>(broker, req);
+  ASSERT_TRUE(held.error.ok()) << held.error.message;
+  EXPECT_EQ(held.reservation.cluster, "patient");
+  EXPECT_EQ(held.reservation.expiry, now + 1200);
+  // Within both limits the faster one wins, as without them.
+  req.hold_seconds = 300;
+  held = ask<msg::elastic_reply>(broker, req);
+  ASSERT_TRUE(held.error.ok()) << held.error.message;
+  EXPECT_EQ(held.reservation.cluster, "brief");
+}
+
 TEST_F(broker_test, UncommittedHoldExpiresByItselfOnTime) {
   auto req = elastic(3600, 4 * 3600, 4, 16, 3600, 8);
   req.mode = msg::request_mode::hold;

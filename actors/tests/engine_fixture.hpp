@@ -72,6 +72,7 @@ class engine_fixture : public ::testing::Test {
     c.laxity = laxity;
     c.cost = *cost_model::create(unit_cost, 3600, {}, 0);
     if (describe) describe(c.info);
+    if (c.info.max_hold > 0) c.max_hold = c.info.max_hold;  // what it publishes it grants
     auto svc = cluster_service::create(c, std::move(*l));
     ASSERT_TRUE(svc);
     auto handle =

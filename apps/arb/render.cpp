@@ -240,9 +240,11 @@ struct body_renderer {
       for (const auto& f : c.features)
         features += (features.empty() ? "" : ",") + f;
       rows.push_back({c.name, c.lrms, std::to_string(c.cpus), number(c.pp),
-                      c.max_walltime > 0 ? format_duration(c.max_walltime) : "-", c.os, features});
+                      c.max_walltime > 0 ? format_duration(c.max_walltime) : "-",
+                      c.max_hold > 0 ? format_duration(c.max_hold) : "-", c.os, features});
     }
-    return table({"CLUSTER", "LRMS", "CPUS", "PP", "MAX WALLTIME", "OS", "FEATURES"}, rows);
+    return table({"CLUSTER", "LRMS", "CPUS", "PP", "MAX WALLTIME", "MAX HOLD", "OS", "FEATURES"},
+                 rows);
   }
   std::string text(const api::status_reply& r) const {
     std::vector<row> rows;
@@ -335,6 +337,7 @@ struct body_renderer {
                        {"cpus", c.cpus},
                        {"pp", c.pp},
                        {"max_walltime", c.max_walltime},
+                       {"max_hold", c.max_hold},
                        {"os", c.os},
                        {"features", c.features}});
     return json{{"clusters", a}};

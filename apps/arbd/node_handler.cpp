@@ -110,7 +110,7 @@ void node_handler::handle(const api::caller& who, api::request req,
           for (std::size_t i = 0; i < infos.size(); ++i) {
             const auto& c = infos[i];
             out.clusters.push_back({c.name, lrms_label(entries[i].kind), c.cpus, c.pp, c.os,
-                                    c.features, c.max_walltime});
+                                    c.features, c.max_walltime, c.max_hold});
           }
           answer(respond(std::move(out), {}));
         } else if constexpr (std::is_same_v<T, api::status_request>) {

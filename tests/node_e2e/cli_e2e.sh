@@ -65,6 +65,9 @@ check "whatif reserves nothing" 0 "$arb" -o json whatif --est now+2h --let now+8
 
 check "hold" 0 "$arb" -o json hold --est now+3h --let now+9h --np 8 --dur-ref 1h --hold-for 5m
 hid=$(json_field "$out" id)
+check "a hold longer than the clusters grant is invalid" 5 "$arb" hold --est now+3h \
+  --let now+9h --np 8 --runtime 1h --hold-for 2h
+contains "$(cat "$work/stderr")" "max_hold" || fail "the error names max_hold: $(cat "$work/stderr")"
 check "commit the hold" 0 "$arb" -o json commit "$hid"
 contains "$out" committed || fail "commit returns the committed reservation: $out"
 check "hold another" 0 "$arb" -o json hold --est now+3h --let now+9h --np 8 --dur-ref 1h \

@@ -103,11 +103,12 @@ struct cluster_summary {
   std::string os;
   std::vector<std::string> features;
   std::int64_t max_walltime = 0;  ///< the longest walltime it allows a job (0: none known)
+  std::int64_t max_hold = 0;      ///< the longest hold it grants (seconds; 0: not published)
   friend bool operator==(const cluster_summary&, const cluster_summary&) = default;
 };
 template <class Inspector>
 auto inspect(Inspector& f, cluster_summary& x) {
-  return f(x.name, x.lrms, x.cpus, x.pp, x.os, x.features, x.max_walltime);
+  return f(x.name, x.lrms, x.cpus, x.pp, x.os, x.features, x.max_walltime, x.max_hold);
 }
 
 struct cluster_list_reply {

@@ -32,6 +32,9 @@ struct cluster_info {
   /// The longest run time the LRMS allows a job (seconds; 0: not published). Paper 004's
   /// eq. 4 takes it as W_max; without it the longest walltime now in the queue stands in.
   std::int64_t max_walltime = 0;
+  /// The longest hold its reservation service grants a prepare (seconds; 0: not published):
+  /// a request that needs a longer one is not sent there.
+  std::int64_t max_hold = 0;
 
   friend bool operator==(const cluster_info&, const cluster_info&) = default;
 };
@@ -45,7 +48,7 @@ inline std::int64_t sed_max_walltime(const cluster_info& c, std::int64_t longest
 template <class Inspector>
 auto inspect(Inspector& f, cluster_info& x) {
   return f(x.name, x.cpus, x.pp, x.bunch, x.counts, x.tz_offset, x.os, x.features, x.allowed_users,
-           x.benchmark_names, x.benchmark_results, x.bandwidth, x.max_walltime);
+           x.benchmark_names, x.benchmark_results, x.bandwidth, x.max_walltime, x.max_hold);
 }
 
 /// The cluster as the core's site adaptation sees it.
