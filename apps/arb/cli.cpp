@@ -9,6 +9,7 @@
 #include "arbroker/core/success_rate.hpp"
 #include "arbroker/core/time_format.hpp"
 #include "arbroker/messages/speedup_spec.hpp"
+#include "version.hpp"
 
 namespace arbroker::cli {
 
@@ -465,6 +466,8 @@ result<api::request_body> build_request(const options& o, timestamp now) {
 void define(CLI::App& app, options& o) {
   app.description("arb: talk to an arbroker node (advance reservations across clusters)");
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("arb, arbroker ") + build_version() +
+                                        ", protocol " + std::to_string(api::protocol_version));
   app.add_option("--server,-s", o.server, "broker address host:port")
       ->envname("ARB_SERVER")
       ->capture_default_str();

@@ -16,6 +16,7 @@
 #include "arbroker/node/node.hpp"
 #include "node_handler.hpp"
 #include "node_metrics.hpp"
+#include "version.hpp"
 
 namespace arbroker {
 namespace {
@@ -121,8 +122,9 @@ int run(const options& o) {
   std::string names;
   for (const auto& c : (*n)->clusters())
     names += (names.empty() ? "" : ",") + c.name;
-  spdlog::info("event=ready node={} listen={}:{} metrics_port={} clusters={}", cfg->name,
-               bound.address().to_string(), bound.port(), metrics_port, names);
+  spdlog::info("event=ready node={} version=\"{}\" listen={}:{} metrics_port={} clusters={}",
+               cfg->name, build_version(), bound.address().to_string(), bound.port(), metrics_port,
+               names);
   // For scripts and tests: one line on stdout once serving (logs go to stderr).
   std::printf("ready %u %d\n", static_cast<unsigned>(bound.port()), metrics_port);
   std::fflush(stdout);
@@ -152,6 +154,9 @@ int run(const options& o) {
 
 int main(int argc, char** argv) {
   CLI::App app{"arbd: the arbroker broker node"};
+  app.set_version_flag("--version", std::string("arbd, arbroker ") + arbroker::build_version() +
+                                        ", protocol " +
+                                        std::to_string(arbroker::api::protocol_version));
   arbroker::options o;
   app.add_option("-c,--config", o.config, "node configuration (TOML); none: the demo grid")
       ->check(CLI::ExistingFile);

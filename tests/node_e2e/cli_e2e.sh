@@ -8,6 +8,12 @@ arbd=$1 arb=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 . "$(dirname "$0")/checks.sh"
 
+check "arbd --version" 0 "$arbd" --version
+contains "$out" "arbd, arbroker " && contains "$out" ", protocol " || fail "arbd's version: $out"
+check "arb --version" 0 "$arb" --version
+[ "${out/arb, /arbd, }" = "$("$arbd" --version)" ] && pass "arb and arbd name the same build" \
+  || fail "arb's version: $out"
+
 start_arbd
 export ARB_USER=alice ARB_TOKEN=alice-secret
 

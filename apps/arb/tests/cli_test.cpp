@@ -1,4 +1,5 @@
 #include "cli.hpp"
+#include "version.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -345,7 +346,17 @@ TEST(cli, help_exits_zero) {
   EXPECT_EQ(run_arb({"--help"}).code, exit_code::ok);
   auto help = run_arb({"reserve", "--help"});
   EXPECT_EQ(help.code, exit_code::ok);
+  EXPECT_NE(help.out.find("--runtime"), std::string::npos);
   EXPECT_NE(help.out.find("--dur-ref"), std::string::npos);
+}
+
+TEST(cli, version_names_the_build_and_the_protocol) {
+  auto v = run_arb({"--version"});  // no subcommand needed
+  EXPECT_EQ(v.code, exit_code::ok);
+  EXPECT_EQ(v.out.rfind("arb, arbroker ", 0), 0u) << v.out;
+  EXPECT_NE(v.out.find(build_version()), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("protocol " + std::to_string(api::protocol_version)), std::string::npos)
+      << v.out;
 }
 
 }  // namespace
