@@ -42,7 +42,7 @@ std::string operation_label(const api::request_body& body) {
 
 void node_handler::handle(const api::caller& who, api::request req,
                           std::function<void(api::response)> done) {
-  (void)who;  // the server already made every body act for the caller
+  // The server already made every body act for the caller; status is filtered here.
   auto answer = [this, done = std::move(done), label = operation_label(req.body),
                  t0 = clock_type::now()](api::response r) {
     if (metrics_) {
@@ -114,12 +114,20 @@ void node_handler::handle(const api::caller& who, api::request req,
           }
           answer(respond(std::move(out), {}));
         } else if constexpr (std::is_same_v<T, api::status_request>) {
-          node_.status([answer, wanted = body.clusters](std::vector<msg::cluster_status> all) {
+          node_.status([answer, who, wanted = body.clusters](std::vector<msg::cluster_status> all) {
             api::status_reply out;
-            for (auto& s : all)
-              if (wanted.empty() ||
-                  std::find(wanted.begin(), wanted.end(), s.cluster) != wanted.end())
-                out.clusters.push_back(std::move(s));
+            for (auto& s : all) {
+              if (!wanted.empty() &&
+                  std::find(wanted.begin(), wanted.end(), s.cluster) == wanted.end())
+                continue;
+              // A user sees only their own reservations (another's looks exactly like a
+              // missing one, as in list and show); the counts stay the cluster's.
+              if (!who.admin)
+                std::erase_if(s.reservations, [&who](const msg::reservation_info& r) {
+                  return r.owner != who.user;
+                });
+              out.clusters.push_back(std::move(s));
+            }
             msg::wire_error e;
             if (out.clusters.size() < wanted.size())
               e = msg::wire(errc::not_found, "some of the named clusters do not exist");

@@ -39,6 +39,14 @@ contains "$out" "DURATION" && contains "$out" " 2h " \
 [ "$(grep -c '^[0-9].* 2h ' <<<"$out")" -eq "$(grep -c '^[0-9]' <<<"$out")" ] \
   && pass "every cluster grants 2h" || fail "a cluster changed the run time: $out"
 
+check "status shows it to its owner" 0 "$arb" -o json status
+contains "$out" "\"$id\"" || fail "alice's status lists $id: $out"
+check "status to another user" 0 env ARB_USER=bob ARB_TOKEN=bob-secret "$arb" -o json status
+contains "$out" '"owner": "alice"' && fail "bob's status shows alice's reservations: $out" \
+  || pass "bob's status shows none of alice's reservations"
+check "status to an admin" 0 env ARB_USER=admin ARB_TOKEN=admin-secret "$arb" -o json status
+contains "$out" "\"$id\"" || fail "the admin's status lists $id: $out"
+
 check "list shows it" 0 "$arb" -o json list
 contains "$out" "\"$id\"" || fail "list contains $id: $out"
 check "show it as a table" 0 "$arb" show "$id"
