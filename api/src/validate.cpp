@@ -457,13 +457,20 @@ status apply_caller(const caller& who, request_body& body) {
         if constexpr (requires { b.user; }) {
           if (b.user.empty()) {
             // An admin's empty user asks for everyone's reservations (list) or reaches any
-            // grid job.
-            const bool list_all =
+            // reservation or grid job by its id, as scontrol and mrsvctl do (the service
+            // takes an empty user as any owner; jobs still run as the reservation's owner).
+            const bool any_owner =
                 who.admin && (std::holds_alternative<msg::list_request>(body) ||
+                              std::holds_alternative<msg::query_request>(body) ||
+                              std::holds_alternative<msg::cancel_request>(body) ||
+                              std::holds_alternative<msg::commit_request>(body) ||
+                              std::holds_alternative<msg::modify_request>(body) ||
+                              std::holds_alternative<msg::bind_job_request>(body) ||
+                              std::holds_alternative<msg::coallocate_request>(body) ||
                               std::holds_alternative<msg::grid_query_request>(body) ||
                               std::holds_alternative<msg::grid_cancel_request>(body) ||
                               std::holds_alternative<msg::grid_list_request>(body));
-            if (!list_all) b.user = who.user;
+            if (!any_owner) b.user = who.user;
           } else if (b.user != who.user && !who.admin) {
             return fail(errc::permission_denied,
                         std::string(to_string(operation_of(body))) +

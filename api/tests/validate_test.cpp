@@ -254,6 +254,35 @@ TEST(apply_caller, fills_in_and_guards_the_user) {
   ASSERT_TRUE(apply_caller(alice, body));
   EXPECT_EQ(std::get<msg::list_request>(body).user, "alice");
 
+  // An admin reaches any reservation by its id (an empty user is any owner); a user's
+  // empty user is always the user.
+  for (request_body by_id :
+       {request_body{msg::query_request{"", "a/1"}}, request_body{msg::cancel_request{"", "a/1"}},
+        request_body{msg::commit_request{"", "a/1", {}}},
+        request_body{msg::modify_request{"", "a/1", 1, 2, 1}}}) {
+    auto as_root = by_id;
+    ASSERT_TRUE(apply_caller(root, as_root));
+    std::visit(
+        [](const auto& b) {
+          if constexpr (requires { b.user; }) {
+            EXPECT_EQ(b.user, "");
+          }
+        },
+        as_root);
+    ASSERT_TRUE(apply_caller(alice, by_id));
+    std::visit(
+        [](const auto& b) {
+          if constexpr (requires { b.user; }) {
+            EXPECT_EQ(b.user, "alice");
+          }
+        },
+        by_id);
+  }
+  // Who a new reservation is for is never left open.
+  body = msg::elastic_request{};
+  ASSERT_TRUE(apply_caller(root, body));
+  EXPECT_EQ(std::get<msg::elastic_request>(body).user, "root");
+
   body = cluster_list_request{};
   EXPECT_TRUE(apply_caller(alice, body));
 }

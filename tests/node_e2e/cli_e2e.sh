@@ -63,6 +63,17 @@ check "unknown user" 4 env ARB_USER=mallory "$arb" clusters
 check "acting for another user needs admin" 8 "$arb" --for bob list
 check "an admin may list everyone's" 0 env ARB_USER=admin ARB_TOKEN=admin-secret "$arb" -o json list --all
 contains "$out" "\"$id\"" || fail "admin list contains $id"
+# An admin acts on any reservation by its id, without naming the owner (scontrol, mrsvctl).
+check "an admin shows alice's reservation by id" 0 env ARB_USER=admin ARB_TOKEN=admin-secret \
+  "$arb" -o json show "$id"
+contains "$out" '"owner": "alice"' || fail "the admin sees alice's $id: $out"
+check "alice reserves another" 0 "$arb" -o json reserve --est now+2h --let now+12h --np 4 \
+  --runtime 30m
+id_x=$(json_field "$out" id)
+check "an admin cancels it by id" 0 env ARB_USER=admin ARB_TOKEN=admin-secret "$arb" cancel "$id_x"
+check "alice sees it cancelled" 0 "$arb" -o json show "$id_x"
+contains "$out" '"state": "cancelled"' || fail "cancelled by the admin: $out"
+check "a user still cannot reach it" 6 env ARB_USER=bob ARB_TOKEN=bob-secret "$arb" show "$id_x"
 
 check "bad window is refused as invalid" 5 "$arb" reserve --est now+5h --let now+1h --np 4 --dur-ref 1h
 check "unparsable duration is a usage error" 2 "$arb" reserve --let now+5h --np 4 --dur-ref soon
