@@ -412,6 +412,9 @@ msg::reservation_info cluster_service::info_of(const record& r) const {
 msg::ack_reply cluster_service::cancel(const msg::cancel_request& req, timestamp now) {
   auto* r = owned(req.reservation_id, req.user, now);
   if (!r) return {missing(req.reservation_id)};
+  // A client hears that a second cancel changed nothing (a coordinator's release, through
+  // withdraw, may come twice).
+  if (r->life.state() == reservation_state::cancelled) return {illegal(*r, "nothing to cancel")};
   return withdraw(*r, now);
 }
 

@@ -126,6 +126,37 @@ TEST_F(broker_test, HoldThenClientCommitsByReservationId) {
   EXPECT_EQ(lrms_reservations(held.reservation.cluster), 1u);
 }
 
+// Issue 16: a second commit or cancel changed nothing and says so (both used to succeed
+// silently), with the state the reservation is in; the first one's effect stands.
+TEST_F(broker_test, ASecondCommitOrCancelSaysItChangedNothing) {
+  auto req = elastic(3600, 4 * 3600, 4, 16, 3600, 8);
+  req.mode = msg::request_mode::hold;
+  req.hold_seconds = 60;
+  auto held = ask<msg::elastic_reply>(broker, req);
+  ASSERT_TRUE(held.error.ok()) << held.error.message;
+  const auto id = held.reservation.id;
+  const auto cluster = held.reservation.cluster;
+  ASSERT_TRUE(ask<msg::query_reply>(broker, msg::commit_request{"alice", id, {}}).error.ok());
+  auto again = ask<msg::query_reply>(broker, msg::commit_request{"alice", id, {}});
+  EXPECT_EQ(code(again.error), errc::illegal_transition);
+  EXPECT_NE(again.error.message.find("is committed: committed already"), std::string::npos)
+      << again.error.message;
+  EXPECT_EQ(again.info.state, reservation_state::committed);
+  EXPECT_EQ(lrms_reservations(cluster), 1u);
+
+  ASSERT_TRUE(ask<msg::ack_reply>(broker, msg::cancel_request{"alice", id}).error.ok());
+  EXPECT_EQ(lrms_reservations(cluster), 0u);
+  auto twice = ask<msg::ack_reply>(broker, msg::cancel_request{"alice", id});
+  EXPECT_EQ(code(twice.error), errc::illegal_transition);
+  EXPECT_NE(twice.error.message.find("is cancelled: nothing to cancel"), std::string::npos)
+      << twice.error.message;
+  auto after = ask<msg::query_reply>(broker, msg::query_request{"alice", id});
+  EXPECT_EQ(after.info.state, reservation_state::cancelled);
+  // A commit of a cancelled one is refused as before.
+  auto late = ask<msg::query_reply>(broker, msg::commit_request{"alice", id, {}});
+  EXPECT_EQ(code(late.error), errc::illegal_transition);
+}
+
 // Issue 16: a hold longer than a cluster grants (its published max_hold) is not tried there;
 // when no cluster for the request grants it, the error says so (it was "busy" after every
 // try was refused), and nothing is held.

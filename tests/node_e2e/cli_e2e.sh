@@ -131,6 +131,10 @@ check "modify" 0 "$arb" -o json modify "$hid" --start now+5h --duration 1h --np 
 check "cancel" 0 "$arb" cancel "$id"
 check "show after cancel" 0 "$arb" -o json show "$id"
 contains "$out" cancelled || fail "cancelled: $out"
+check "cancel it twice is refused" 5 "$arb" cancel "$id"
+contains "$(cat "$work/stderr")" "nothing to cancel" || fail "says why: $(cat "$work/stderr")"
+check "commit a committed one again is refused" 5 "$arb" commit "$hid"
+contains "$(cat "$work/stderr")" "committed already" || fail "says why: $(cat "$work/stderr")"
 
 # Grid jobs of every strategy on the demo grid.
 for strategy in single flood adaptive reserve; do
