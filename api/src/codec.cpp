@@ -259,9 +259,9 @@ result<response> decode_response(std::string_view payload) {
   response r;
   std::uint8_t op_code = 0;
   if (!read_u64(f[0], r.id)) return fail(errc::invalid_parameter, "response.id: not a u64");
-  if (!read_u8(f[1], op_code) || !to_operation(op_code))
+  if (!read_u8(f[1], op_code) || (op_code != 0 && !to_operation(op_code)))
     return fail(errc::invalid_parameter, "response.op: unknown operation");
-  r.op = *to_operation(op_code);
+  r.op = op_code == 0 ? operation::none : *to_operation(op_code);
   if (!read_u8(f[2], r.code)) return fail(errc::invalid_parameter, "response.code: not a u8");
   if (f[3].type != msgpack::type::STR)
     return fail(errc::invalid_parameter, "response.message: expected a string");

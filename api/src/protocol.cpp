@@ -14,6 +14,7 @@ constexpr std::array<std::string_view, 16> operation_names = {
 }  // namespace
 
 std::string_view to_string(operation op) noexcept {
+  if (op == operation::none) return "none";
   auto i = static_cast<std::size_t>(op);
   if (i < 1 || i > operation_names.size()) return "unknown";
   return operation_names[i - 1];
@@ -46,6 +47,8 @@ request_body empty_request_body(operation op) {
 
 response_body empty_response_body(operation op) {
   switch (op) {
+    case operation::none:
+      return std::monostate{};
     case operation::elastic:
       return msg::elastic_reply{};
     case operation::coreserve:
@@ -76,6 +79,15 @@ response_body empty_response_body(operation op) {
       return msg::coallocate_reply{};
   }
   return std::monostate{};
+}
+
+bool carries_detail(const response_body& body) noexcept {
+  if (std::holds_alternative<msg::elastic_reply>(body) ||
+      std::holds_alternative<msg::coreservation_reply>(body))
+    return true;
+  if (auto* q = std::get_if<msg::query_reply>(&body)) return !q->info.id.empty();
+  if (auto* g = std::get_if<msg::grid_job_reply>(&body)) return !g->job.id.empty();
+  return false;
 }
 
 bool reply_matches(operation op, const response_body& body) noexcept {

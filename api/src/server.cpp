@@ -213,7 +213,7 @@ class connection : public std::enable_shared_from_this<connection> {
       // when its envelope has one, else with id 0) and read on.
       srv_->count(&server_counters::requests_refused);
       auto op = decoded.op_code ? to_operation(*decoded.op_code) : std::nullopt;
-      return send_response(error_response(decoded.id.value_or(0), op.value_or(operation::elastic),
+      return send_response(error_response(decoded.id.value_or(0), op.value_or(operation::none),
                                           decoded.value.err()));
     }
     const auto arrived = clock::now();
@@ -267,6 +267,7 @@ class connection : public std::enable_shared_from_this<connection> {
     if (!reply_matches(op, r.body))
       r = error_response(id, op,
                          fail(errc::internal, "the handler answered with the wrong body type"));
+    if (r.code != 0 && !carries_detail(r.body)) r.body = std::monostate{};  // nil: nothing more
     report(op, r.code, arrived);
     send_response(r);
     if (draining_ && in_flight_ == 0) close_after_flush();
@@ -285,7 +286,7 @@ class connection : public std::enable_shared_from_this<connection> {
 
   void fail_stream(const error& e) {
     srv_->count(&server_counters::connections_dropped);
-    send_response(error_response(0, operation::elastic, e));
+    send_response(error_response(0, operation::none, e));
     close_after_flush();
   }
 

@@ -211,6 +211,17 @@ TEST(server, a_payload_that_is_no_request_is_answered_and_the_connection_stays) 
   auto r = decode_response(*frame);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->id, 0u);
+  EXPECT_EQ(r->op, operation::none);  // no request, no operation (version 9)
+  EXPECT_EQ(r->code, static_cast<std::uint8_t>(errc::invalid_parameter));
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(r->body));
+  // A request of an unknown op: an error for its id, naming no operation.
+  ASSERT_TRUE(bad->send_bytes(make_frame(std::string("\x93\x05\x63\x90", 4))));  // [5, 99, []]
+  frame = bad->read_frame();
+  ASSERT_TRUE(frame);
+  r = decode_response(*frame);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->id, 5u);
+  EXPECT_EQ(r->op, operation::none);
   EXPECT_EQ(r->code, static_cast<std::uint8_t>(errc::invalid_parameter));
   auto again = bad->call(msg::list_request{});
   ASSERT_TRUE(again);
@@ -455,6 +466,46 @@ class faulty_handler : public request_handler {
     done(r);
   }
 };
+
+/// Refuses every request the way the engine does: its reply type with the error inside, and
+/// for a query the reservation as it stands.
+class refusing_handler : public request_handler {
+ public:
+  void handle(const caller&, request req, std::function<void(response)> done) override {
+    response r;
+    r.code = static_cast<std::uint8_t>(errc::illegal_transition);
+    r.message = "no";
+    r.body = empty_response_body(req.op());
+    if (auto* q = std::get_if<msg::query_reply>(&r.body)) q->info.id = "a/1";
+    done(r);
+  }
+};
+
+// Version 9: an error reply's body is nil unless it says more than the code and message.
+TEST(server, error_replies_carry_a_body_only_when_it_says_more) {
+  refusing_handler h;
+  fixture f(h);
+  auto c = f.connect();
+  auto cancel = c->call(msg::cancel_request{"", "a/1"});
+  ASSERT_TRUE(cancel);
+  EXPECT_EQ(cancel->code, static_cast<std::uint8_t>(errc::illegal_transition));
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(cancel->body));
+  auto list = c->call(msg::list_request{});
+  ASSERT_TRUE(list);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(list->body));
+  auto query = c->call(msg::query_request{"", "a/1"});  // the reservation as it stands
+  ASSERT_TRUE(query);
+  ASSERT_TRUE(std::holds_alternative<msg::query_reply>(query->body));
+  EXPECT_EQ(std::get<msg::query_reply>(query->body).info.id, "a/1");
+  msg::elastic_request e;
+  e.est = 0;
+  e.let = 100;
+  e.dur_ref = 10;
+  auto elastic = c->call(e);  // statistics and the earliest alternative
+  ASSERT_TRUE(elastic);
+  EXPECT_EQ(elastic->code, static_cast<std::uint8_t>(errc::illegal_transition));
+  EXPECT_TRUE(std::holds_alternative<msg::elastic_reply>(elastic->body));
+}
 
 TEST(server, a_throwing_or_confused_handler_yields_an_error_response) {
   faulty_handler h;

@@ -143,6 +143,9 @@ auto inspect(Inspector& f, status_reply& x) {
 
 /// Operation codes on the wire; each names its request body and its reply body.
 enum class operation : std::uint8_t {
+  /// Responses only: the answer (id 0) to a frame that is no readable request, or to a
+  /// request of an unknown op (version 9; before, such answers named op 1).
+  none = 0,
   elastic = 1,       ///< msg::elastic_request (mode reserve/hold/whatif) -> msg::elastic_reply
   coreserve = 2,     ///< msg::coreservation_request -> msg::coreservation_reply
   estimate = 3,      ///< estimate_request -> estimate_reply
@@ -192,6 +195,12 @@ response_body empty_response_body(operation op);
 
 /// True when `body` is monostate or the reply type of `op`.
 bool reply_matches(operation op, const response_body& body) noexcept;
+
+/// Whether an error reply's body says more than its code and message: a refused elastic
+/// request's earliest alternative and statistics, a co-reservation's attempts, the
+/// reservation or grid job a refused transition left as it was. Any other error reply is
+/// sent with a nil body (docs/protocol.md).
+bool carries_detail(const response_body& body) noexcept;
 
 struct request {
   std::uint64_t id = 0;
