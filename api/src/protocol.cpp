@@ -81,6 +81,44 @@ response_body empty_response_body(operation op) {
   return std::monostate{};
 }
 
+std::string subject_of(const request_body& body) {
+  return std::visit(
+      [](const auto& b) -> std::string {
+        using T = std::decay_t<decltype(b)>;
+        if constexpr (requires { b.reservation_id; }) {
+          return b.reservation_id;
+        } else if constexpr (std::is_same_v<T, msg::coallocate_request>) {
+          std::string ids;
+          for (const auto& p : b.parts)
+            ids += (ids.empty() ? "" : ",") + p.reservation_id;
+          return ids;
+        } else if constexpr (std::is_same_v<T, msg::grid_query_request> ||
+                             std::is_same_v<T, msg::grid_cancel_request>) {
+          return b.id;
+        } else {
+          return {};
+        }
+      },
+      body);
+}
+
+std::string subject_of(const response_body& body) {
+  auto joined = [](const auto& items, auto id_of) {
+    std::string out;
+    for (const auto& x : items)
+      out += (out.empty() ? "" : ",") + id_of(x);
+    return out;
+  };
+  if (auto* e = std::get_if<msg::elastic_reply>(&body)) return e->reservation.id;
+  if (auto* c = std::get_if<msg::coreservation_reply>(&body))
+    return joined(c->parts, [](const msg::reservation_info& p) { return p.id; });
+  if (auto* g = std::get_if<msg::grid_job_reply>(&body)) return g->job.id;
+  if (auto* b = std::get_if<msg::bind_job_reply>(&body)) return b->job_id;
+  if (auto* q = std::get_if<msg::query_reply>(&body))
+    return joined(q->jobs, [](const std::string& j) { return j; });
+  return {};
+}
+
 bool carries_detail(const response_body& body) noexcept {
   if (std::holds_alternative<msg::elastic_reply>(body) ||
       std::holds_alternative<msg::coreservation_reply>(body))

@@ -118,7 +118,11 @@ class connection : public std::enable_shared_from_this<connection> {
         exec_(socket_.get_executor()),
         handshake_timer_(exec_),
         linger_timer_(exec_),
-        decoder_(std::min(limits_.max_frame, max_hello_frame)) {}
+        decoder_(std::min(limits_.max_frame, max_hello_frame)) {
+    error_code ec;
+    const auto remote = socket_.remote_endpoint(ec);
+    if (!ec) peer_ = remote.address().to_string() + ":" + std::to_string(remote.port());
+  }
 
   void start(bool over_capacity) {
     asio::dispatch(exec_, [self = shared_from_this(), over_capacity] {
@@ -186,6 +190,7 @@ class connection : public std::enable_shared_from_this<connection> {
   void on_hello(const std::string& payload) {
     auto h = decode_hello(payload);
     if (!h) return refuse_handshake(errc::invalid_parameter, h.err().message);
+    hello_user_ = h->user;
     if (h->magic != protocol_magic)
       return refuse_handshake(errc::invalid_parameter, "not an arbroker client (bad magic)");
     if (h->version != protocol_version)
@@ -220,9 +225,11 @@ class connection : public std::enable_shared_from_this<connection> {
     request req = std::move(*decoded.value);
     const std::uint64_t id = req.id;
     const operation op = req.op();
+    // What it is about, for the audit hook only (a copy per request otherwise).
+    std::string subject = srv_->config().events.on_request_done ? subject_of(req.body) : "";
     auto refuse = [&](const error& e) {
       srv_->count(&server_counters::requests_refused);
-      report(op, static_cast<std::uint8_t>(e.code), arrived);
+      report(id, op, static_cast<std::uint8_t>(e.code), e.message, subject, arrived);
       send_response(error_response(id, op, e));
     };
     if (id == 0)  // its answer would read as one about an unreadable frame
@@ -240,16 +247,16 @@ class connection : public std::enable_shared_from_this<connection> {
     ++in_flight_;
     srv_->count(&server_counters::requests_dispatched);
     auto answered = std::make_shared<std::atomic<bool>>(false);
-    auto done = [weak = weak_from_this(), channel = channel_, id, op, answered,
-                 arrived](response r) {
+    auto done = [weak = weak_from_this(), channel = channel_, id, op, answered, arrived,
+                 subject](response r) {
       if (answered->exchange(true)) return;  // exactly once, whatever the handler does
       std::shared_ptr<connection> self;      // released after the lock: it may be the last
       std::lock_guard lock(channel->mu);
       if (!channel->open) return;
       self = weak.lock();
       if (!self) return;
-      asio::post(self->exec_, [self, id, op, arrived, r = std::move(r)]() mutable {
-        self->finish(id, op, std::move(r), arrived);
+      asio::post(self->exec_, [self, id, op, arrived, subject, r = std::move(r)]() mutable {
+        self->finish(id, op, std::move(r), arrived, std::move(subject));
       });
     };
     try {
@@ -259,7 +266,8 @@ class connection : public std::enable_shared_from_this<connection> {
     }
   }
 
-  void finish(std::uint64_t id, operation op, response r, clock::time_point arrived) {
+  void finish(std::uint64_t id, operation op, response r, clock::time_point arrived,
+              std::string subject) {
     --in_flight_;
     if (closed_) return;
     r.id = id;
@@ -268,17 +276,30 @@ class connection : public std::enable_shared_from_this<connection> {
       r = error_response(id, op,
                          fail(errc::internal, "the handler answered with the wrong body type"));
     if (r.code != 0 && !carries_detail(r.body)) r.body = std::monostate{};  // nil: nothing more
-    report(op, r.code, arrived);
+    if (srv_->config().events.on_request_done) {
+      // The reservation it named, and what the reply made (granted ids, bound jobs).
+      auto made = subject_of(r.body);
+      if (!made.empty() && made != subject) subject += (subject.empty() ? "" : "->") + made;
+    }
+    report(id, op, r.code, r.message, subject, arrived);
     send_response(r);
     if (draining_ && in_flight_ == 0) close_after_flush();
   }
 
-  void report(operation op, std::uint8_t code, clock::time_point arrived) {
-    if (const auto& f = srv_->config().events.on_response) f(op, code, clock::now() - arrived);
+  void report(std::uint64_t id, operation op, std::uint8_t code, const std::string& message,
+              std::string subject, clock::time_point arrived) {
+    const auto latency = clock::now() - arrived;
+    const auto& events = srv_->config().events;
+    if (events.on_response) events.on_response(op, code, latency);
+    if (events.on_request_done)
+      events.on_request_done(request_record{who_.user, peer_, id, op, std::move(subject), code,
+                                            code == 0 ? std::string() : message, latency});
   }
 
   void refuse_handshake(errc code, std::string message) {
     srv_->count(&server_counters::handshakes_refused);
+    if (const auto& f = srv_->config().events.on_login_refused)
+      f(login_refusal{hello_user_, peer_, code, message});
     send(encode_welcome(
         welcome{protocol_version, srv_->config().node_name, msg::wire(code, std::move(message))}));
     close_after_flush();
@@ -363,6 +384,8 @@ class connection : public std::enable_shared_from_this<connection> {
   bool closed_ = false;
   bool draining_ = false;
   caller who_;
+  std::string peer_;        ///< address:port, for the audit hooks
+  std::string hello_user_;  ///< who the hello claimed to be, for refusals
   std::size_t in_flight_ = 0;
   std::shared_ptr<reply_channel> channel_ = std::make_shared<reply_channel>();
 };

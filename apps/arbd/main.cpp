@@ -14,6 +14,7 @@
 #include "arbroker/api/server.hpp"
 #include "arbroker/metrics/http_endpoint.hpp"
 #include "arbroker/node/node.hpp"
+#include "audit_log.hpp"
 #include "node_handler.hpp"
 #include "node_metrics.hpp"
 #include "version.hpp"
@@ -95,6 +96,7 @@ int run(const options& o) {
   sc.limits.max_in_flight = cfg->max_in_flight;
   sc.limits.max_connections = cfg->max_connections;
   sc.limits.handshake_timeout = std::chrono::seconds(cfg->handshake_timeout);
+  if (cfg->audit) install_audit_log(sc.events);
   std::optional<api::threaded_server> server;
   try {
     server.emplace(sc, handler, 1);

@@ -312,13 +312,14 @@ result<node_config> from_table(const toml::table& root) {
   node_config cfg;
   ARB_TRY(only_known_keys(root, "", {"node", "broker", "grid_jobs", "limits", "user", "cluster"}));
   if (auto* n = root["node"].as_table()) {
-    ARB_TRY(only_known_keys(*n, "node",
-                            {"name", "listen", "metrics", "data_dir", "log_level", "threads"}));
+    ARB_TRY(only_known_keys(
+        *n, "node", {"name", "listen", "metrics", "data_dir", "log_level", "audit", "threads"}));
     ARB_TRY(optional(*n, "node", "name", cfg.name, as_text));
     ARB_TRY(optional(*n, "node", "listen", cfg.listen, as_text));
     ARB_TRY(optional(*n, "node", "metrics", cfg.metrics_listen, as_text));
     ARB_TRY(optional(*n, "node", "data_dir", cfg.data_dir, as_text));
     ARB_TRY(optional(*n, "node", "log_level", cfg.log_level, as_text));
+    ARB_TRY(optional(*n, "node", "audit", cfg.audit, as_bool));
     int threads = static_cast<int>(cfg.threads);
     ARB_TRY(optional(*n, "node", "threads", threads, as_int));
     if (threads < 1) return bad("node.threads", "must be in 1..64");

@@ -131,6 +131,11 @@ check "modify" 0 "$arb" -o json modify "$hid" --start now+5h --duration 1h --np 
 check "cancel" 0 "$arb" cancel "$id"
 check "show after cancel" 0 "$arb" -o json show "$id"
 contains "$out" cancelled || fail "cancelled: $out"
+# The audit trail (written although arbd logs at warn): the cancel, and the refused login.
+grep -q "event=request user=\"alice\" peer=127.0.0.1:[0-9]* op=cancel id=[0-9]* subject=\"$id\" outcome=ok" \
+  "$work/arbd.log" && pass "the cancel is in the audit log" || fail "no audit line: $(tail -n 5 "$work/arbd.log")"
+grep -q 'event=login_refused user="mallory" .*code=permission_denied' "$work/arbd.log" \
+  && pass "the refused login is in the audit log" || fail "no login_refused line"
 check "cancel it twice is refused" 5 "$arb" cancel "$id"
 contains "$(cat "$work/stderr")" "nothing to cancel" || fail "says why: $(cat "$work/stderr")"
 check "commit a committed one again is refused" 5 "$arb" commit "$hid"

@@ -196,6 +196,14 @@ response_body empty_response_body(operation op);
 /// True when `body` is monostate or the reply type of `op`.
 bool reply_matches(operation op, const response_body& body) noexcept;
 
+/// What a request names (the reservation or grid job id of an operation on one; the ids of
+/// a co-allocation's parts, comma-separated), or "".
+std::string subject_of(const request_body& body);
+
+/// What a reply made or names (a granted reservation, a co-reservation's parts, a grid job,
+/// bound jobs), or "".
+std::string subject_of(const response_body& body);
+
 /// Whether an error reply's body says more than its code and message: a refused elastic
 /// request's earliest alternative and statistics, a co-reservation's attempts, the
 /// reservation or grid job a refused transition left as it was. Any other error reply is

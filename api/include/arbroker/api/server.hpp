@@ -41,11 +41,34 @@ struct server_limits {
 
 /// Hooks for metrics. They run on the server's threads, concurrently: keep them short and
 /// thread-safe.
+/// One answered request, as an audit log wants it.
+struct request_record {
+  std::string user;  ///< the authenticated caller
+  std::string peer;  ///< the client's address:port
+  std::uint64_t id = 0;
+  operation op = operation::none;
+  std::string subject;  ///< the reservation(s) or grid job it named or made; "" if none
+  std::uint8_t code = 0;
+  std::string message;  ///< the error's; empty on success
+  std::chrono::steady_clock::duration latency{};
+};
+
+/// A connection refused at its hello (bad credentials, version, magic, deadline, limit).
+struct login_refusal {
+  std::string user;  ///< as the hello claimed it; empty when there was none
+  std::string peer;
+  errc code = errc::permission_denied;
+  std::string reason;
+};
+
 struct server_events {
   /// Every answered request (refusals included): its operation, the code sent (0 = ok) and
   /// the time from its arrival to its response.
   std::function<void(operation, std::uint8_t code, std::chrono::steady_clock::duration)>
       on_response;
+  /// The same, with who asked and about what (called on the connection's strand).
+  std::function<void(const request_record&)> on_request_done;
+  std::function<void(const login_refusal&)> on_login_refused;
 };
 
 struct server_config {

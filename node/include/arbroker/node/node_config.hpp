@@ -75,7 +75,8 @@ struct node_config {
   std::string metrics_listen = "127.0.0.1:9464";  ///< Prometheus /metrics ("" = off)
   std::string data_dir = "arbd-data";             ///< SQLite store ("" = keep nothing)
   std::string log_level = "info";                 ///< trace, debug, info, warn, error, off
-  std::size_t threads = 2;                        ///< CAF worker threads
+  bool audit = true;        ///< one log line per request and per refused login, at any log level
+  std::size_t threads = 2;  ///< CAF worker threads
 
   // Broker defaults.
   double esr_threshold = -1;  ///< applied when a request gives none (< 0: no filter)

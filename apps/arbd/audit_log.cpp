@@ -1,0 +1,55 @@
+#include "audit_log.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+namespace arbroker {
+
+std::string log_quoted(std::string_view text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c > 0x7e) {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+void install_audit_log(api::server_events& events) {
+  auto base = spdlog::default_logger();
+  auto audit =
+      std::make_shared<spdlog::logger>("audit", base->sinks().begin(), base->sinks().end());
+  audit->set_level(spdlog::get_level() == spdlog::level::off ? spdlog::level::off
+                                                             : spdlog::level::info);
+  events.on_request_done = [audit](const api::request_record& r) {
+    const double ms = std::chrono::duration<double, std::milli>(r.latency).count();
+    const auto outcome =
+        r.code == 0 ? std::string_view("ok") : to_string(static_cast<errc>(r.code));
+    if (r.code == 0)
+      audit->info(
+          "event=request user={} peer={} op={} id={} subject={} outcome=ok latency_ms={:.3f}",
+          log_quoted(r.user), r.peer, api::to_string(r.op), r.id, log_quoted(r.subject), ms);
+    else
+      audit->info(
+          "event=request user={} peer={} op={} id={} subject={} outcome={} latency_ms={:.3f} "
+          "message={}",
+          log_quoted(r.user), r.peer, api::to_string(r.op), r.id, log_quoted(r.subject), outcome,
+          ms, log_quoted(r.message));
+  };
+  events.on_login_refused = [audit](const api::login_refusal& r) {
+    audit->warn("event=login_refused user={} peer={} code={} reason={}", log_quoted(r.user), r.peer,
+                to_string(r.code), log_quoted(r.reason));
+  };
+}
+
+}  // namespace arbroker

@@ -1,0 +1,22 @@
+#pragma once
+
+// The node's audit trail: one structured line per answered request and per refused login,
+// from the API server's hooks (api::server_events), on a logger of its own so that it is
+// written at any log level but "off".
+
+#include <string>
+#include <string_view>
+
+#include "arbroker/api/server.hpp"
+
+namespace arbroker {
+
+/// Hooks that log every answered request and refused login to spdlog's logger "audit"
+/// (created on the default logger's sinks).
+void install_audit_log(api::server_events& events);
+
+/// `text` in double quotes for a log line: quotes and backslashes escaped, bytes outside
+/// printable ASCII as \xNN (a user name or id may be anything a client sent).
+std::string log_quoted(std::string_view text);
+
+}  // namespace arbroker

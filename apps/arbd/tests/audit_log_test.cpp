@@ -1,0 +1,82 @@
+// The audit trail's lines, as an operator greps them.
+
+#include "audit_log.hpp"
+
+#include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <sstream>
+
+namespace arbroker {
+namespace {
+
+TEST(audit_log, quotes_what_a_client_sent) {
+  EXPECT_EQ(log_quoted("alice"), "\"alice\"");
+  EXPECT_EQ(log_quoted(""), "\"\"");
+  EXPECT_EQ(log_quoted("a\"b\\c"), "\"a\\\"b\\\\c\"");
+  // A forged line break or invalid UTF-8 cannot start a line of its own.
+  EXPECT_EQ(log_quoted("x\nevent=request\xff"), "\"x\\x0aevent=request\\xff\"");
+}
+
+struct audit_fixture : testing::Test {
+  void SetUp() override {
+    previous = spdlog::default_logger();
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(out);
+    sink->set_pattern("%l %v");
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("test", sink));
+    spdlog::set_level(spdlog::level::warn);  // the audit trail ignores the level ...
+    install_audit_log(events);
+  }
+  void TearDown() override { spdlog::set_default_logger(previous); }
+
+  std::ostringstream out;
+  api::server_events events;
+  std::shared_ptr<spdlog::logger> previous;
+};
+
+TEST_F(audit_fixture, one_line_per_request_and_refused_login) {
+  ASSERT_TRUE(events.on_request_done);
+  ASSERT_TRUE(events.on_login_refused);
+  events.on_request_done(api::request_record{"alice", "127.0.0.1:5000", 7, api::operation::cancel,
+                                             "berlin/2", 0, "", std::chrono::microseconds(1500)});
+  events.on_request_done(api::request_record{"bob", "127.0.0.1:5001", 8, api::operation::query,
+                                             "berlin/2", static_cast<std::uint8_t>(errc::not_found),
+                                             "no reservation 'berlin/2'",
+                                             std::chrono::microseconds(250)});
+  events.on_login_refused(
+      api::login_refusal{"mallory", "127.0.0.1:5002", errc::permission_denied, "wrong token"});
+  std::istringstream lines(out.str());
+  std::string ok, refused, login, extra;
+  std::getline(lines, ok);
+  std::getline(lines, refused);
+  std::getline(lines, login);
+  EXPECT_FALSE(std::getline(lines, extra)) << out.str();  // one line each
+  EXPECT_EQ(ok,
+            "info event=request user=\"alice\" peer=127.0.0.1:5000 op=cancel id=7 "
+            "subject=\"berlin/2\" outcome=ok latency_ms=1.500");
+  EXPECT_EQ(refused,
+            "info event=request user=\"bob\" peer=127.0.0.1:5001 op=query id=8 "
+            "subject=\"berlin/2\" outcome=not_found latency_ms=0.250 "
+            "message=\"no reservation 'berlin/2'\"");
+  EXPECT_EQ(login,
+            "warning event=login_refused user=\"mallory\" peer=127.0.0.1:5002 "
+            "code=permission_denied reason=\"wrong token\"");
+}
+
+TEST(audit_log, is_silent_when_logging_is_off) {
+  auto previous = spdlog::default_logger();
+  std::ostringstream out;
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(out);
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("test", sink));
+  spdlog::set_level(spdlog::level::off);
+  api::server_events events;
+  install_audit_log(events);
+  events.on_login_refused(api::login_refusal{"x", "", errc::timeout, "late"});
+  EXPECT_EQ(out.str(), "");
+  spdlog::set_default_logger(previous);
+  spdlog::set_level(spdlog::level::info);
+}
+
+}  // namespace
+}  // namespace arbroker
