@@ -413,6 +413,9 @@ result<api::request_body> build_request(const options& o, timestamp now) {
     if (o.all && !o.as_user.empty()) return bad_option("all", "cannot be combined with --for");
     // An admin's empty user lists everyone's; without --all ask for one user explicitly.
     std::string user = o.all ? "" : (o.as_user.empty() ? o.user : o.as_user);
+    msg::list_reply none;  // the view's options are checked before anything is sent
+    if (auto ok = apply_list_view(o.list, now, none); !ok) return ok.err();
+    if (auto ok = render_list(o.list, none); !ok) return ok.err();
     return api::request_body{msg::list_request{user}};
   }
   if (cmd == "modify") {
@@ -588,6 +591,24 @@ void define(CLI::App& app, options& o) {
   id_arg(named("cancel", "cancel a reservation"));
   auto* list = named("list", "list your reservations");
   list->add_flag("--all", o.all, "every user's reservations (admins only)");
+  list->add_option("--state", o.list.states,
+                   "only this state (repeatable; default: live ones: accepted, committed, "
+                   "change_requested, active)")
+      ->allow_extra_args(false);
+  list->add_flag("--history", o.list.history, "also completed, cancelled, expired, ... ones");
+  list->add_option("--cluster", o.list.clusters, "only this cluster (repeatable)")
+      ->allow_extra_args(false);
+  list->add_option("--owner", o.list.owners, "only this owner's (repeatable; with --all)")
+      ->allow_extra_args(false);
+  list->add_option("--from", o.list.from, "only those ending after T");
+  list->add_option("--to", o.list.to, "only those starting before T");
+  list->add_option("--sort", o.list.sort, "field to sort by, -field descending")
+      ->capture_default_str();
+  list->add_option("--format", o.list.format,
+                   "fields to show, e.g. id,start,duration,np (id, cluster, owner, start, end, "
+                   "duration, np, state, cost, expiry, account)");
+  list->add_flag("--noheader", o.list.noheader, "no header line");
+  list->add_flag("--parsable", o.list.parsable, "fields separated by '|', no padding");
   auto* modify = named("modify", "change a committed reservation's terms");
   id_arg(modify);
   modify->add_option("--start", o.start, "new start")->required();
@@ -728,6 +749,13 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
   if (!r) {
     (o.output == "json" ? out : err) << render_error(r.err(), o.output);
     return exit_code_of_transport(r.err());
+  }
+  if (auto* l = std::get_if<msg::list_reply>(&r->body); l && r->ok()) {
+    (void)apply_list_view(o.list, clock(), *l);  // checked in build_request
+    if (o.output == "table") {
+      out << *render_list(o.list, *l);
+      return exit_code::ok;
+    }
   }
   if (r->ok() || o.output == "json")
     out << render(*r, o.output) << (r->ok() && o.output == "table" ? asked_runtime(o) : "");

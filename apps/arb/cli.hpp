@@ -13,6 +13,7 @@
 #include "arbroker/api/protocol.hpp"
 #include "arbroker/core/error.hpp"
 #include "arbroker/core/time.hpp"
+#include "list_view.hpp"
 
 namespace arbroker::cli {
 
@@ -73,6 +74,7 @@ struct options {
   std::string name;
   std::string job_command;
   bool all = false;
+  list_view list;                ///< arb list: filters, order, format
   std::vector<std::string> ids;  ///< coallocate: the parts' reservation ids
   // Grid jobs (submit without --reservation, jobs, job show/cancel).
   std::string strategy = "single";

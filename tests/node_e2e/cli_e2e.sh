@@ -136,6 +136,11 @@ grep -q "event=request user=\"alice\" peer=127.0.0.1:[0-9]* op=cancel id=[0-9]* 
   "$work/arbd.log" && pass "the cancel is in the audit log" || fail "no audit line: $(tail -n 5 "$work/arbd.log")"
 grep -q 'event=login_refused user="mallory" .*code=permission_denied' "$work/arbd.log" \
   && pass "the refused login is in the audit log" || fail "no login_refused line"
+check "list shows live ones only" 0 "$arb" list --noheader --format id,state
+contains "$out" "$id" && fail "a cancelled one in the default list: $out" || pass "the cancelled one is not live"
+check "list --history, parsable" 0 "$arb" list --history --noheader --parsable --format id,state
+contains "$out" "$id|cancelled" || fail "history shows $id cancelled: $out"
+check "a list option that does not parse is a usage error" 2 "$arb" list --sort size
 check "cancel it twice is refused" 5 "$arb" cancel "$id"
 contains "$(cat "$work/stderr")" "nothing to cancel" || fail "says why: $(cat "$work/stderr")"
 check "commit a committed one again is refused" 5 "$arb" commit "$hid"
