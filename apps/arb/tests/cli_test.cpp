@@ -350,6 +350,23 @@ TEST(cli, help_exits_zero) {
   EXPECT_NE(help.out.find("--dur-ref"), std::string::npos);
 }
 
+TEST(cli, typos_get_a_suggestion) {
+  auto command = run_arb({"reserv", "--np", "4"});
+  EXPECT_EQ(command.code, exit_code::usage);
+  EXPECT_NE(command.err.find("unknown command 'reserv'; did you mean 'reserve'?"),
+            std::string::npos)
+      << command.err;
+  auto option = run_arb({"reserve", "--nq", "4", "--let", "now+1h"});
+  EXPECT_EQ(option.code, exit_code::usage);
+  EXPECT_NE(option.err.find("unknown option '--nq'; did you mean '--np'?"), std::string::npos)
+      << option.err;
+  auto nested = run_arb({"-s", "127.0.0.1:1", "job", "shw", "x"});  // -s takes a value
+  EXPECT_NE(nested.err.find("unknown command 'shw'; did you mean 'show'?"), std::string::npos)
+      << nested.err;
+  auto far = run_arb({"frobnicate"});
+  EXPECT_NE(far.err.find("unknown command 'frobnicate'\n"), std::string::npos) << far.err;
+}
+
 TEST(cli, version_names_the_build_and_the_protocol) {
   auto v = run_arb({"--version"});  // no subcommand needed
   EXPECT_EQ(v.code, exit_code::ok);
