@@ -82,6 +82,16 @@ class server::impl : public std::enable_shared_from_this<server::impl> {
 
   const server_config& config() const noexcept { return config_; }
   request_handler& handler() noexcept { return handler_; }
+  /// The credentials now in force (config_.tokens until set_tokens replaces them).
+  std::shared_ptr<const token_table> tokens() const {
+    std::lock_guard lock(mu_);
+    return tokens_;
+  }
+  void set_tokens(token_table t) {
+    auto fresh = std::make_shared<const token_table>(std::move(t));
+    std::lock_guard lock(mu_);
+    tokens_ = std::move(fresh);
+  }
   tcp::endpoint local_endpoint() const { return local_; }
   server_counters counters() const {
     std::lock_guard lock(mu_);
@@ -94,6 +104,7 @@ class server::impl : public std::enable_shared_from_this<server::impl> {
 
   asio::io_context& io_;
   server_config config_;
+  std::shared_ptr<const token_table> tokens_ = std::make_shared<const token_table>(config_.tokens);
   request_handler& handler_;
   tcp::acceptor acceptor_;
   asio::steady_timer stop_timer_;
@@ -197,7 +208,8 @@ class connection : public std::enable_shared_from_this<connection> {
       return refuse_handshake(errc::invalid_parameter,
                               "unsupported protocol version " + std::to_string(h->version) +
                                   " (this server speaks " + std::to_string(protocol_version) + ")");
-    const auto& tokens = srv_->config().tokens;
+    const auto table = srv_->tokens();  // a reload replaces the table, never this copy
+    const auto& tokens = *table;
     auto it = tokens.find(h->user);
     // Same answer for an unknown user and a wrong token.
     const std::string_view expected = it == tokens.end() ? std::string_view{} : it->second.token;
@@ -522,6 +534,10 @@ void server::stop(std::chrono::milliseconds deadline, std::function<void()> on_s
 
 server_counters server::counters() const {
   return impl_->counters();
+}
+
+void server::set_tokens(token_table tokens) {
+  impl_->set_tokens(std::move(tokens));
 }
 
 threaded_server::threaded_server(server_config config, request_handler& handler,

@@ -25,12 +25,21 @@ std::string log_quoted(std::string_view text) {
   return out + "\"";
 }
 
+namespace {
+std::shared_ptr<spdlog::logger> installed;  // set once at start-up, before any thread reads it
+}  // namespace
+
+void audit_note(const std::string& line) {
+  (installed ? installed : spdlog::default_logger())->info("{}", line);
+}
+
 void install_audit_log(api::server_events& events) {
   auto base = spdlog::default_logger();
   auto audit =
       std::make_shared<spdlog::logger>("audit", base->sinks().begin(), base->sinks().end());
   audit->set_level(spdlog::get_level() == spdlog::level::off ? spdlog::level::off
                                                              : spdlog::level::info);
+  installed = audit;
   events.on_request_done = [audit](const api::request_record& r) {
     const double ms = std::chrono::duration<double, std::milli>(r.latency).count();
     const auto outcome =

@@ -15,6 +15,10 @@ namespace arbroker {
 /// (created on the default logger's sinks).
 void install_audit_log(api::server_events& events);
 
+/// Writes one line to the audit trail (`event=... `), or to the default logger at info when
+/// no audit trail is installed: what operators must be able to trace (a credentials reload).
+void audit_note(const std::string& line);
+
 /// `text` in double quotes for a log line: quotes and backslashes escaped, bytes outside
 /// printable ASCII as \xNN (a user name or id may be anything a client sent).
 std::string log_quoted(std::string_view text);

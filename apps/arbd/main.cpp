@@ -31,12 +31,39 @@ struct options {
 
 // The signals arbd stops on are blocked in every thread (set before any thread starts) and
 // taken by sigwait() in main: no handler runs at an arbitrary point.
+// TERM and INT stop the node; HUP reloads its users and tokens.
 sigset_t stop_signals() {
   sigset_t s;
   sigemptyset(&s);
   sigaddset(&s, SIGTERM);
   sigaddset(&s, SIGINT);
+  sigaddset(&s, SIGHUP);
   return s;
+}
+
+api::token_table tokens_of(const node_config& cfg) {
+  api::token_table t;
+  for (const auto& u : cfg.users)
+    t[u.name] = {u.token, u.admin};
+  return t;
+}
+
+// SIGHUP: the config file read again, its users and tokens put in force for new logins; the
+// rest of it needs a restart. A file that does not load changes nothing.
+void reload_users(const options& o, api::threaded_server& server) {
+  if (o.config.empty()) {
+    spdlog::warn("event=reload_skipped reason=\"no --config: the demo grid's users are fixed\"");
+    return;
+  }
+  auto fresh = load_node_config(o.config);
+  if (!fresh) {
+    spdlog::warn("event=reload_failed config={} error=\"{}\" (the old users stay)", o.config,
+                 to_string(fresh.err()));
+    return;
+  }
+  server.set_tokens(tokens_of(*fresh));
+  audit_note("event=reloaded config=" + log_quoted(o.config) +
+             " users=" + std::to_string(fresh->users.size()));
 }
 
 int run(const options& o) {
@@ -90,8 +117,7 @@ int run(const options& o) {
     return 2;
   }
   sc.endpoint = {addr, ep->second};
-  for (const auto& u : cfg->users)
-    sc.tokens[u.name] = {u.token, u.admin};
+  sc.tokens = tokens_of(*cfg);
   sc.limits.max_frame = cfg->max_frame_bytes;
   sc.limits.max_in_flight = cfg->max_in_flight;
   sc.limits.max_connections = cfg->max_connections;
@@ -139,7 +165,8 @@ int run(const options& o) {
 
   auto sigs = stop_signals();
   int sig = 0;
-  sigwait(&sigs, &sig);
+  while (sigwait(&sigs, &sig) == 0 && sig == SIGHUP)
+    reload_users(o, *server);
   spdlog::info("event=stopping signal={} in_flight={}", sig == SIGTERM ? "TERM" : "INT",
                (*n)->in_flight());
   const auto grace = std::chrono::seconds(cfg->shutdown_grace);

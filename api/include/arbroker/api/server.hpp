@@ -113,6 +113,10 @@ class server {
 
   server_counters counters() const;
 
+  /// Replaces the users and tokens (a reload): new logins are checked against `tokens`;
+  /// connections already logged in stay as they are. Thread-safe.
+  void set_tokens(token_table tokens);
+
   class impl;
 
  private:
@@ -127,6 +131,7 @@ class threaded_server {
 
   boost::asio::ip::tcp::endpoint local_endpoint() const { return server_.local_endpoint(); }
   server_counters counters() const { return server_.counters(); }
+  void set_tokens(token_table tokens) { server_.set_tokens(std::move(tokens)); }
 
   /// Graceful stop (see server::stop); blocks until closed and the threads have ended.
   void stop(std::chrono::milliseconds deadline);
