@@ -4,12 +4,14 @@
 #include <charconv>
 
 #include "arbroker/core/earliest_start.hpp"
+#include "arbroker/core/time_format.hpp"
 
 namespace arbroker {
 namespace {
 
+// Times in messages as users write them (ISO 8601 UTC), not epoch seconds.
 std::string ts(timestamp t) {
-  return std::to_string(t);
+  return format_time(t);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "arbroker/core/enum_bounds.hpp"
 #include "arbroker/core/number_text.hpp"
 #include "arbroker/core/preference.hpp"
+#include "arbroker/core/time_format.hpp"
 #include "arbroker/messages/checked_requests.hpp"
 
 namespace arbroker::api {
@@ -71,9 +72,8 @@ status check_window(std::string_view prefix, std::int64_t est, std::int64_t let)
   if (auto s = check_time(p + ".est", est); !s) return s;
   if (auto s = check_time(p + ".let", let); !s) return s;
   if (est >= let)
-    return bad(
-        errc::invalid_window, p + ".let",
-        "must be after est (est " + std::to_string(est) + ", let " + std::to_string(let) + ")");
+    return bad(errc::invalid_window, p + ".let",
+               "must be after est (est " + format_time(est) + ", let " + format_time(let) + ")");
   if (let - est > bounds::max_span)
     return bad(errc::invalid_window, p + ".let",
                "window longer than " + std::to_string(bounds::max_span) + " s");

@@ -2,12 +2,14 @@
 
 #include <cmath>
 
+#include "arbroker/core/time_format.hpp"
+
 namespace arbroker {
 
 status validate(const elastic_request& r) {
   if (r.est >= r.let)
-    return fail(errc::invalid_window, "earliest start " + std::to_string(r.est) +
-                                          " must be before latest end " + std::to_string(r.let));
+    return fail(errc::invalid_window, "earliest start " + format_time(r.est) +
+                                          " must be before latest end " + format_time(r.let));
   if (r.np_min < 1)
     return fail(errc::invalid_processor_range,
                 "np_min " + std::to_string(r.np_min) + " must be at least 1");
