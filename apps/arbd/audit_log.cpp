@@ -39,6 +39,7 @@ void install_audit_log(api::server_events& events) {
       std::make_shared<spdlog::logger>("audit", base->sinks().begin(), base->sinks().end());
   audit->set_level(spdlog::get_level() == spdlog::level::off ? spdlog::level::off
                                                              : spdlog::level::info);
+  audit->flush_on(base->flush_level());  // as the node's own lines (a log file flushes each)
   installed = audit;
   events.on_request_done = [audit](const api::request_record& r) {
     const double ms = std::chrono::duration<double, std::milli>(r.latency).count();

@@ -15,6 +15,7 @@
 #include "arbroker/metrics/http_endpoint.hpp"
 #include "arbroker/node/node.hpp"
 #include "audit_log.hpp"
+#include "log_file.hpp"
 #include "node_handler.hpp"
 #include "node_metrics.hpp"
 #include "version.hpp"
@@ -26,8 +27,12 @@ struct options {
   std::string config;
   std::optional<std::string> listen, metrics, data_dir, log_level;
   std::string ready_file;
+  std::string log_file;  ///< "" = stderr
   int poll_seconds = 5;
 };
+
+// The log file, when there is one: reopened on SIGHUP.
+std::shared_ptr<reopenable_file_sink> log_file_sink;
 
 // The signals arbd stops on are blocked in every thread (set before any thread starts) and
 // taken by sigwait() in main: no handler runs at an arbitrary point.
@@ -50,6 +55,15 @@ api::token_table tokens_of(const node_config& cfg) {
 
 // SIGHUP: the config file read again, its users and tokens put in force for new logins; the
 // rest of it needs a restart. A file that does not load changes nothing.
+void reopen_log_file() {
+  if (!log_file_sink) return;
+  try {
+    log_file_sink->reopen();
+  } catch (const std::exception& e) {  // the old file stays in use
+    spdlog::error("event=log_reopen_failed error=\"{}\"", e.what());
+  }
+}
+
 void reload_users(const options& o, api::threaded_server& server) {
   if (o.config.empty()) {
     spdlog::warn("event=reload_skipped reason=\"no --config: the demo grid's users are fixed\"");
@@ -165,8 +179,10 @@ int run(const options& o) {
 
   auto sigs = stop_signals();
   int sig = 0;
-  while (sigwait(&sigs, &sig) == 0 && sig == SIGHUP)
+  while (sigwait(&sigs, &sig) == 0 && sig == SIGHUP) {
+    reopen_log_file();
     reload_users(o, *server);
+  }
   spdlog::info("event=stopping signal={} in_flight={}", sig == SIGTERM ? "TERM" : "INT",
                (*n)->in_flight());
   const auto grace = std::chrono::seconds(cfg->shutdown_grace);
@@ -194,6 +210,8 @@ int main(int argc, char** argv) {
   auto* m = app.add_option("--metrics", metrics, "/metrics address host:port, \"\" = off");
   auto* d = app.add_option("--data-dir", data_dir, "data directory, \"\" = keep nothing");
   auto* v = app.add_option("--log-level", log_level, "trace, debug, info, warn, error, off");
+  app.add_option("--log-file", o.log_file,
+                 "append logs (and the audit trail) here instead of stderr; reopened on SIGHUP");
   app.add_option("--ready-file", o.ready_file,
                  "write \"<api port> <metrics port>\" here once serving");
   app.add_option("--poll", o.poll_seconds, "seconds between cluster status polls for /metrics")
@@ -207,7 +225,19 @@ int main(int argc, char** argv) {
   // Before any thread exists, so that every thread inherits the mask.
   auto sigs = arbroker::stop_signals();
   pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
-  spdlog::set_default_logger(spdlog::stderr_color_mt("arbd"));
+  if (o.log_file.empty()) {
+    spdlog::set_default_logger(spdlog::stderr_color_mt("arbd"));
+  } else {
+    try {
+      arbroker::log_file_sink = std::make_shared<arbroker::reopenable_file_sink>(o.log_file);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "arbd: --log-file: %s\n", e.what());
+      return 2;
+    }
+    auto logger = std::make_shared<spdlog::logger>("arbd", arbroker::log_file_sink);
+    logger->flush_on(spdlog::level::trace);  // every line reaches the file at once
+    spdlog::set_default_logger(logger);
+  }
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %l %v");
   return arbroker::run(o);
 }
