@@ -5,9 +5,12 @@
 # ARB_RUN_ONCE=1 stops it after the demonstration. Extra arguments go to arbd.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-scripts/build.sh
+scripts/setup.sh --demo  # no test frameworks, no batch systems
 build_dir=${ARB_BUILD_DIR:-build}
+# Only the node and its client; without the tests' packages unless a full build is there.
+lean=(-DARB_BUILD_TESTS=OFF -DARB_BUILD_BENCH=OFF)
+grep -qs "ARB_BUILD_TESTS:BOOL=ON" "$build_dir/CMakeCache.txt" && lean=()
+ARB_TARGETS="arbd arb" scripts/build.sh "${lean[@]}"
 arbd=$build_dir/apps/arbd
 arb=$build_dir/apps/arb
 

@@ -2,11 +2,16 @@
 # Installs every Debian 12 package arbroker needs to build, test and run, including the
 # batch systems its adapters are tested against. Idempotent and fast when everything is
 # present; run as root on a fresh machine (it runs `apt-get update` before installing).
+# `setup.sh --demo` installs only what building and running the node needs (scripts/run.sh):
+# no test frameworks, no batch systems.
 set -euo pipefail
 here=$(dirname "$0")
+demo=false
+[[ ${1:-} == --demo ]] && demo=true
 
+# Building arbd and arb.
 packages=(
-  build-essential cmake ninja-build pkg-config clang-format
+  build-essential cmake ninja-build pkg-config
   libcaf-dev                 # actor framework (0.17.6)
   libboost-dev libboost-system-dev libasio-dev
   libmsgpack-cxx-dev         # wire format
@@ -15,15 +20,19 @@ packages=(
   libcli11-dev               # command lines
   nlohmann-json3-dev         # the CLI's JSON output
   libutfcpp-dev              # UTF-8 checks of the text in requests
-  clang libclang-rt-14-dev   # the API's libFuzzer target
   libsqlite3-dev             # embedded store
   libjemalloc-dev            # allocator of the executables (messages cross threads)
-  libgtest-dev libgmock-dev  # tests
-  librapidcheck-dev          # property tests
-  libbenchmark-dev           # benchmarks
   zlib1g-dev                 # gzip'd SWF traces
   libdeflate-dev             # gzip'd SWF traces, read whole (faster than zlib)
   libpugixml-dev             # Grid Engine adapter: qstat/qrstat -xml
+)
+# Testing, benchmarking and the experiments' plots besides.
+$demo || packages+=(
+  clang-format
+  clang libclang-rt-14-dev   # the API's libFuzzer target
+  libgtest-dev libgmock-dev  # tests
+  librapidcheck-dev          # property tests
+  libbenchmark-dev           # benchmarks
   gnuplot-nox                # arb-sim: experiment plots and Gantt charts (PNG)
   python3                    # bench/easy_reference.py, the replay's yardstick (and its test)
 )
@@ -48,5 +57,6 @@ fi
 
 # The batch systems of the adapters' integration tests (their daemons are started by the
 # tests' ctest fixtures, on loopback, never here).
+$demo && exit 0
 "$here/slurm/install.sh"
 if [[ $(id -u) -eq 0 ]]; then "$here/gridengine/install.sh"; fi

@@ -3,6 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-scripts/build.sh
+scripts/build.sh -DARB_BUILD_TESTS=ON -DARB_BUILD_BENCH=ON  # after run.sh's lean build too
 build_dir=${ARB_BUILD_DIR:-build}
 ctest --test-dir "$build_dir" --output-on-failure -j "${ARB_JOBS:-$(nproc)}" "$@"
