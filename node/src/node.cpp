@@ -246,6 +246,7 @@ struct node::impl {
       sc.cost = c.cost;
       sc.refresh = c.refresh;
       sc.max_hold = c.max_hold;
+      sc.retention = c.retention;
       sc.info.max_hold = c.max_hold;  // published: the broker sends no longer hold there
       sc.esr_static_h = c.esr_static_h;
       sc.history_delta = c.esr_history_interval;

@@ -73,44 +73,17 @@ result<std::vector<std::string>> strings(const toml::table& t, const std::string
   }
 
 result<cluster_entry> read_cluster(const toml::table& t, const std::string& path) {
-  ARB_TRY(only_known_keys(t, path,
-                          {"name",
-                           "kind",
-                           "cpus",
-                           "pp",
-                           "bunch",
-                           "counts",
-                           "tz_offset",
-                           "os",
-                           "features",
-                           "allowed_users",
-                           "refresh",
-                           "max_hold",
-                           "name_prefix",
-                           "base_unit_cost",
-                           "base_unit",
-                           "day_rates",
-                           "agreements",
-                           "local_jobs",
-                           "slurm_conf",
-                           "partition",
-                           "sge_root",
-                           "sge_cell",
-                           "pe",
-                           "benchmarks",
-                           "bandwidth",
-                           "esr_static_h",
-                           "esr_history_interval",
-                           "acc_r",
-                           "acc_w",
-                           "max_walltime",
-                           "ljp",
-                           "ljp_method",
-                           "after_jobs",
-                           "laxity",
-                           "overrun_quantum",
-                           "overrun_notice",
-                           "overrun_max"}));
+  ARB_TRY(only_known_keys(
+      t, path, {"name",           "kind",          "cpus",           "pp",
+                "bunch",          "counts",        "tz_offset",      "os",
+                "features",       "allowed_users", "refresh",        "max_hold",
+                "retention",      "name_prefix",   "base_unit_cost", "base_unit",
+                "day_rates",      "agreements",    "local_jobs",     "slurm_conf",
+                "partition",      "sge_root",      "sge_cell",       "pe",
+                "benchmarks",     "bandwidth",     "esr_static_h",   "esr_history_interval",
+                "acc_r",          "acc_w",         "max_walltime",   "ljp",
+                "ljp_method",     "after_jobs",    "laxity",         "overrun_quantum",
+                "overrun_notice", "overrun_max"}));
   cluster_entry c;
   auto name = config::text(at(t, path, "name"));
   if (!name) return name.err();
@@ -172,6 +145,7 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
     return bad(path + ".bandwidth", "expected bytes per second >= 0");
   ARB_TRY(optional(t, path, "refresh", c.refresh, as_span));
   ARB_TRY(optional(t, path, "max_hold", c.max_hold, as_span));
+  ARB_TRY(optional(t, path, "retention", c.retention, as_span));
   ARB_TRY(optional(t, path, "esr_static_h", c.esr_static_h, as_span));
   ARB_TRY(optional(t, path, "esr_history_interval", c.esr_history_interval, as_span));
   ARB_TRY(optional(t, path, "acc_r", c.acc_r, as_number));
@@ -296,6 +270,7 @@ status validate(const node_config& cfg) {
     if (c.info.bunch < 1) return bad(p + ".bunch", "must be at least 1");
     if (c.refresh < 0 || c.max_hold <= 0)
       return bad(p, "refresh must be >= 0 and max_hold positive");
+    if (c.retention < 0) return bad(p + ".retention", "must not be negative");
     if (c.esr_static_h <= 0) return bad(p + ".esr_static_h", "must be positive");
     if (c.info.max_walltime < 0) return bad(p + ".max_walltime", "must not be negative");
     if (c.esr_history_interval <= 0) return bad(p + ".esr_history_interval", "must be positive");

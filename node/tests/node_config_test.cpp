@@ -49,6 +49,7 @@ day_rates = [{ from = "0h", to = "6h", factor = 0.5 }]
 local_jobs = [{ np = 16, walltime = "2h", runtime = "90m" }]
 esr_static_h = "4h"
 esr_history_interval = "30m"
+retention = "10m"
 acc_r = 0.5
 acc_w = 0.25
 max_walltime = "2d"
@@ -98,6 +99,8 @@ TEST(node_config, ReadsEveryKey) {
   EXPECT_EQ(b.local_jobs[0].runtime, 5400);
   EXPECT_EQ(b.esr_static_h, 4 * 3600);
   EXPECT_EQ(b.esr_history_interval, 1800);
+  EXPECT_EQ(b.retention, 600);
+  EXPECT_EQ(cfg->clusters[1].retention, 3600);  // the default
   EXPECT_DOUBLE_EQ(b.acc_r, 0.5);
   EXPECT_DOUBLE_EQ(b.acc_w, 0.25);
   EXPECT_EQ(b.info.max_walltime, 2 * 86400);
@@ -171,6 +174,8 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
   expect_error(one_cluster + "overrun_quantum = \"-5m\"\n", "cluster[0].overrun_quantum");
   expect_error(one_cluster + "overrun_notice = \"0s\"\n", "cluster[0].overrun_notice");
   expect_error(one_cluster + "overrun_max = -1\n", "cluster[0].overrun_max");
+  expect_error(one_cluster + "retention = \"-1m\"\n", "cluster[0].retention");
+  expect_error("[node]\naudit = \"loud\"\n" + one_cluster, "node.audit");
   expect_error(one_cluster + "esr_history_interval = \"0s\"\n", "cluster[0].esr_history_interval");
   expect_error("[limits]\nmax_connections = 0\n" + one_cluster, "limits.max_connections");
 }

@@ -38,6 +38,7 @@ struct cluster_entry {
   cost_model cost = *cost_model::create(1.0, 3600, {}, 0);
   duration refresh = 1;  ///< the service's view of the LRMS is at most this old
   duration max_hold = 600;
+  duration retention = 3600;  ///< finished reservations stay in memory (show, list) this long
   /// Estimated success rates (paper 000 Sec. 3.2.3): the static method's h, the history
   /// method's sampling interval, the load method's accuracies (its T_wkl).
   duration esr_static_h = 18000;
