@@ -68,6 +68,9 @@ void matchmaker_state::on_advice(const job_ptr& j, std::size_t i, msg::advice_re
 
 // Every advisor answered: order the window by the policy.
 void matchmaker_state::decide(const job_ptr& j) {
+  // pp_ref 0: the run time is for each cluster's own CPUs, as if all were equally fast.
+  const bool scaled = j->req.job.pp_ref > 0;
+  const double pp_ref = scaled ? j->req.job.pp_ref : 1.0;
   std::vector<match_report> reports;
   for (std::size_t i = 0; i < j->window.size(); ++i) {
     const auto& info = j->window[i]->info;
@@ -79,9 +82,7 @@ void matchmaker_state::decide(const job_ptr& j) {
     r.completion = a.end;
     r.zeta = a.zeta;
     r.utilization = a.utilization;
-    // pp_ref 0: the run time is for each cluster's own CPUs, as if all were equally fast.
-    const bool scaled = j->req.job.pp_ref > 0;
-    r.relative_speed = scaled ? info.pp / j->req.job.pp_ref : 1.0;
+    r.relative_speed = scaled ? info.pp / pp_ref : 1.0;
     // SED knows only the sum of the jobs' cores ({} when idle); W_max is the cluster's
     // published limit, else the longest walltime now in its queue.
     r.machine = {info.name,
@@ -97,7 +98,6 @@ void matchmaker_state::decide(const job_ptr& j) {
     reports.push_back(std::move(r));
   }
   j->stats.above_threshold = j->stats.candidates;
-  const double pp_ref = j->req.job.pp_ref > 0 ? j->req.job.pp_ref : 1.0;  // 0: each its own
   const sed_application app{pp_ref, j->req.job.dur_ref, {}};
   auto order = match_order(reports, *j->req.policy, app, next_fit_, rng_);
   if (!order) return fail(j, order.err().code, order.err().message + j->reasons);

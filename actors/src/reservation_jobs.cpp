@@ -62,15 +62,14 @@ msg::ack_reply cluster_service::unbind_jobs(const msg::unbind_jobs_request& req,
 msg::query_reply cluster_service::commit(const msg::commit_request& req, timestamp now) {
   auto* r = owned(req.reservation_id, req.user, now);
   if (!r) return {{}, missing(req.reservation_id)};
+  const auto state = r->life.state();
   if (req.jobs.empty()) {
     // A client's second commit changed nothing, and says so (2PC's commit_txn stays
     // idempotent: it goes through confirm alone).
-    const auto state = r->life.state();
     if (state == reservation_state::committed || state == reservation_state::active)
       return {info_of(*r), illegal(*r, "committed already, nothing to commit")};
     return {info_of(*r), confirm(*r, now).error};
   }
-  const auto state = r->life.state();
   if (state != reservation_state::accepted && state != reservation_state::committed &&
       state != reservation_state::active)
     return {info_of(*r), illegal(*r, "cannot commit")};

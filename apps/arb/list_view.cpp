@@ -6,6 +6,7 @@
 
 #include "arbroker/core/reservation_state.hpp"
 #include "arbroker/core/time_format.hpp"
+#include "cells.hpp"
 
 namespace arbroker::cli {
 namespace {
@@ -21,29 +22,6 @@ std::string joined(const std::vector<std::string>& names) {
   return out;
 }
 
-std::string number(double v) {
-  std::ostringstream os;
-  os.precision(6);
-  os << v;
-  return os.str();
-}
-
-// One field of a reservation as text; "" for an unknown field (checked before).
-std::string field_text(const msg::reservation_info& r, const std::string& f) {
-  if (f == "id") return r.id;
-  if (f == "cluster") return r.cluster;
-  if (f == "owner") return r.owner;
-  if (f == "start") return r.start < 0 ? "-" : format_time(r.start);
-  if (f == "end") return r.end < 0 ? "-" : format_time(r.end);
-  if (f == "duration") return r.end < r.start ? "-" : format_duration(r.end - r.start);
-  if (f == "np") return std::to_string(r.np);
-  if (f == "state") return std::string(to_string(r.state));
-  if (f == "cost") return number(r.cost);
-  if (f == "expiry") return r.expiry > 0 ? format_time(r.expiry) : "-";
-  if (f == "account") return r.account.empty() ? "-" : r.account;
-  return {};
-}
-
 // Orders two reservations by one field (numbers as numbers, times as times).
 bool less_by(const std::string& f, const msg::reservation_info& a, const msg::reservation_info& b) {
   if (f == "start") return a.start < b.start;
@@ -53,7 +31,7 @@ bool less_by(const std::string& f, const msg::reservation_info& a, const msg::re
   if (f == "cost") return a.cost < b.cost;
   if (f == "expiry") return a.expiry < b.expiry;
   if (f == "state") return a.state < b.state;
-  return field_text(a, f) < field_text(b, f);
+  return reservation_field(a, f) < reservation_field(b, f);
 }
 
 bool known_field(const std::string& f) {
@@ -71,6 +49,36 @@ std::vector<std::string> split_fields(const std::string& text) {
 }
 
 }  // namespace
+
+std::string reservation_field(const msg::reservation_info& r, const std::string& f) {
+  if (f == "id") return r.id;
+  if (f == "cluster") return r.cluster;
+  if (f == "owner") return r.owner;
+  if (f == "start") return when(r.start);
+  if (f == "end") return when(r.end);
+  if (f == "duration") return length(r.start, r.end);
+  if (f == "np") return std::to_string(r.np);
+  if (f == "state") return std::string(to_string(r.state));
+  if (f == "cost") return number(r.cost);
+  if (f == "expiry") return r.expiry > 0 ? when(r.expiry) : "-";
+  if (f == "account") return r.account.empty() ? "-" : r.account;
+  return {};
+}
+
+const std::vector<std::string>& default_list_fields() {
+  static const std::vector<std::string> fields = {"id",       "cluster", "owner", "start", "end",
+                                                  "duration", "np",      "state", "cost"};
+  return fields;
+}
+
+std::vector<std::string> list_header(const std::vector<std::string>& fields) {
+  std::vector<std::string> out;
+  for (auto h : fields) {
+    std::transform(h.begin(), h.end(), h.begin(), [](unsigned char c) { return std::toupper(c); });
+    out.push_back(std::move(h));
+  }
+  return out;
+}
 
 const std::vector<std::string>& list_fields() {
   static const std::vector<std::string> fields = {"id",   "cluster",  "owner",  "start",
@@ -151,7 +159,7 @@ result<std::string> render_list(const list_view& v, const msg::list_reply& reply
   for (const auto& r : reply.reservations) {
     rows.emplace_back();
     for (const auto& f : fields)
-      rows.back().push_back(field_text(r, f));
+      rows.back().push_back(reservation_field(r, f));
   }
   std::vector<std::size_t> width(fields.size(), 0);
   for (const auto& row : rows)

@@ -28,6 +28,15 @@ struct list_view {
 /// The fields --format and --sort know, in the default table's order.
 const std::vector<std::string>& list_fields();
 
+/// The columns of the default table (every table of reservations arb prints).
+const std::vector<std::string>& default_list_fields();
+
+/// One field of a reservation as its table shows it; "" for an unknown field.
+std::string reservation_field(const msg::reservation_info& r, const std::string& field);
+
+/// The header of those fields: their names in capitals.
+std::vector<std::string> list_header(const std::vector<std::string>& fields);
+
 /// Filters and sorts `reply` in place; invalid_parameter naming the option for a bad state,
 /// field or time.
 status apply_list_view(const list_view& v, timestamp now, msg::list_reply& reply);

@@ -8,7 +8,9 @@
 #include "arbroker/core/number_text.hpp"
 #include "arbroker/core/reservation_state.hpp"
 #include "arbroker/core/time_format.hpp"
+#include "cells.hpp"
 #include "cli.hpp"
+#include "list_view.hpp"
 
 namespace arbroker::cli {
 
@@ -17,28 +19,12 @@ namespace {
 using json = nlohmann::ordered_json;
 using row = std::vector<std::string>;
 
-std::string when(std::int64_t t) {
-  return t < 0 ? "-" : format_time(t);
-}
-
-// How long a slot or reservation is held: what the request's run time became there.
-std::string length(std::int64_t start, std::int64_t end) {
-  return start < 0 || end < start ? "-" : format_duration(end - start);
-}
-
 std::string state_name(reservation_state s) {
   return std::string(to_string(s));
 }
 
 std::string code_name(std::uint8_t code) {
   return std::string(to_string(static_cast<errc>(code)));
-}
-
-std::string number(double v) {
-  std::ostringstream os;
-  os.precision(6);
-  os << v;
-  return os.str();
 }
 
 std::string table(const row& header, const std::vector<row>& rows) {
@@ -63,18 +49,13 @@ std::string table(const row& header, const std::vector<row>& rows) {
   return os.str();
 }
 
-const row reservation_header = {"ID",       "CLUSTER", "OWNER", "START", "END",
-                                "DURATION", "NP",      "STATE", "COST"};
+// The default columns of `arb list`, in every table of reservations.
+const row reservation_header = list_header(default_list_fields());
 row reservation_row(const msg::reservation_info& r) {
-  return {r.id,
-          r.cluster,
-          r.owner,
-          when(r.start),
-          when(r.end),
-          length(r.start, r.end),
-          std::to_string(r.np),
-          state_name(r.state),
-          number(r.cost)};
+  row out;
+  for (const auto& f : default_list_fields())
+    out.push_back(reservation_field(r, f));
+  return out;
 }
 
 json to_json(const msg::wire_error& e) {

@@ -45,16 +45,12 @@ void install_audit_log(api::server_events& events) {
     const double ms = std::chrono::duration<double, std::milli>(r.latency).count();
     const auto outcome =
         r.code == 0 ? std::string_view("ok") : to_string(static_cast<errc>(r.code));
-    if (r.code == 0)
-      audit->info(
-          "event=request user={} peer={} op={} id={} subject={} outcome=ok latency_ms={:.3f}",
-          log_quoted(r.user), r.peer, api::to_string(r.op), r.id, log_quoted(r.subject), ms);
-    else
-      audit->info(
-          "event=request user={} peer={} op={} id={} subject={} outcome={} latency_ms={:.3f} "
-          "message={}",
-          log_quoted(r.user), r.peer, api::to_string(r.op), r.id, log_quoted(r.subject), outcome,
-          ms, log_quoted(r.message));
+    // A refusal also says why.
+    const std::string why = r.code == 0 ? "" : " message=" + log_quoted(r.message);
+    audit->info(
+        "event=request user={} peer={} op={} id={} subject={} outcome={} latency_ms={:.3f}{}",
+        log_quoted(r.user), r.peer, api::to_string(r.op), r.id, log_quoted(r.subject), outcome, ms,
+        why);
   };
   events.on_login_refused = [audit](const api::login_refusal& r) {
     audit->warn("event=login_refused user={} peer={} code={} reason={}", log_quoted(r.user), r.peer,
