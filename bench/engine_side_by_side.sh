@@ -8,6 +8,11 @@
 #
 #   bench/engine_side_by_side.sh OLD_ARB_STRESS NEW_ARB_STRESS [RUNS=5] [WORKLOAD...]
 #
+# OLD_ARGS and NEW_ARGS (environment) add options to one side; the word STORE in them becomes
+# a fresh file for each run. The journal's durability, FULL against NORMAL, on one binary:
+#   OLD_ARGS="--store STORE --store-sync normal" NEW_ARGS="--store STORE --store-sync full" \
+#     bench/engine_side_by_side.sh build/apps/arb-stress build/apps/arb-stress 5 elastic200
+#
 # Workloads: elastic200 elastic10k elastic10k_shared filling coreserve200 coreserve50 mli
 # mixed (default: the first six, the targets' rows). The commands are those of
 # docs/performance.md.
@@ -50,6 +55,12 @@ for w in "${workloads[@]}"; do
       cal=$("$new" --calibrate-only --calibrate-seconds 1 | awk '/calibration:/ {print $2}')
       extra=()
       "$bin" --help | grep -q -- --calibrate-seconds && extra=(--calibrate-seconds 0)
+      side_args=${which^^}_ARGS
+      read -r -a side <<<"${!side_args:-}"
+      for k in "${!side[@]}"; do
+        if [[ ${side[$k]} == STORE ]]; then side[$k]="$tmp/store-$w-$i-$which.db"; fi
+      done
+      extra+=("${side[@]}")
       out=$("$bin" "${a[@]}" "${extra[@]}" 2>&1) || true
       thr=$(awk '/^throughput:/ {print $(NF-1)}' <<<"$out")
       p99=$(awk '$1 == "all" {print $5}' <<<"$out")
@@ -59,6 +70,7 @@ for w in "${workloads[@]}"; do
         echo "$out" | tail -20 >&2
         exit 1
       fi
+      rm -f "$tmp"/store-*
       echo "$thr" >>"$tmp/$w.$which.thr"
       echo "$p99" >>"$tmp/$w.$which.p99"
       echo "$cal" >>"$tmp/$w.$which.cal"

@@ -21,6 +21,7 @@
 #include "arbroker/core/matchmaking.hpp"
 #include "arbroker/messages/caf_types.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
+#include "arbroker/store/sqlite_journal.hpp"
 #include "audit.hpp"
 #include "auditor.hpp"
 #include "calibration.hpp"
@@ -43,7 +44,8 @@ struct cluster {
 
 // Builds cluster i: sizes and speeds vary, some local work is running and queued.
 result<cluster> make_cluster(caf::actor_system& sys, const gis_actor& gis, int i,
-                             const stress_options& o, timestamp now) {
+                             const stress_options& o, timestamp now,
+                             std::shared_ptr<reservation_journal> journal) {
   static constexpr int cpus[] = {64, 128, 256, 96};
   static constexpr double pp[] = {1000, 1500, 2000, 1200};
   const std::string name = "c" + std::to_string(i);
@@ -64,6 +66,7 @@ result<cluster> make_cluster(caf::actor_system& sys, const gis_actor& gis, int i
   c.refresh = 1;
   c.max_hold = 600;
   c.retention = 3600;
+  c.journal = std::move(journal);
   c.cost = *cost_model::create(1.0 + 0.25 * (i % 5), 3600, {{0, 6 * 3600, 0.5}}, 0);
   auto svc = cluster_service::create(std::move(c), std::move(*l));
   if (!svc) return svc.err();
@@ -105,11 +108,22 @@ int run(const stress_options& o) {
   caf::scoped_actor self{sys};
   const timestamp now = wall_clock()();
 
+  std::shared_ptr<sqlite_journal> journal;
+  if (!o.store.empty()) {
+    auto j = sqlite_journal::open(o.store,
+                                  {o.store_sync_full ? durability::full : durability::normal, ""});
+    if (!j) {
+      fmt::print(stderr, "arb-stress: --store: {}\n", j.err().message);
+      return 2;
+    }
+    journal = std::move(*j);
+    fmt::print("store: {} (synchronous={})\n", o.store, o.store_sync_full ? "FULL" : "NORMAL");
+  }
   auto gis = spawn_gis(sys);
   std::vector<cluster> clusters;
   std::vector<std::string> names;
   for (int i = 0; i < o.clusters; ++i) {
-    auto c = make_cluster(sys, gis, i, o, now);
+    auto c = make_cluster(sys, gis, i, o, now, journal);
     if (!c) {
       fmt::print(stderr, "arb-stress: cluster {}: {}\n", i, to_string(c.err()));
       return 2;
@@ -125,6 +139,7 @@ int run(const stress_options& o) {
   bc.elastic_workers = o.elastic_workers;
   bc.coreservation_workers = o.coreservation_workers;
   bc.probe_keep = o.probe_keep;
+  bc.journal = journal;
   auto broker = spawn_broker(sys, bc);
   // The grid-job manager: copies are polled every second, adaptive jobs every two.
   grid_jobs_config gc;
@@ -369,6 +384,11 @@ int main(int argc, char** argv) {
   app.add_option("--calibrate-seconds", o.calibrate_seconds,
                  "first measure the machine (CAF round trips/s) this long; 0: skip")
       ->check(CLI::Range(0.0, 60.0));
+  app.add_option("--store", o.store,
+                 "journal to this SQLite file, as a node does (a fresh file: remove it first)");
+  std::string store_sync = "full";
+  app.add_option("--store-sync", store_sync, "durability of the journal's writes")
+      ->check(CLI::IsMember({"full", "normal"}));
   app.add_flag("--calibrate-only", o.calibrate_only, "measure the machine, then stop");
   app.add_option("--policy", o.policy,
                  "elastic requests use this matchmaking policy instead of preferences: "
@@ -382,6 +402,7 @@ int main(int argc, char** argv) {
                  "weights reserve,hold,coreserve,cancel,modify,whatif[,gridflood,gridadapt] "
                  "(default 50,10,15,10,5,10,0,0)");
   CLI11_PARSE(app, argc, argv);
+  o.store_sync_full = store_sync == "full";
   if (o.np_min > o.np_max) {
     fmt::print(stderr, "arb-stress: --np-min {} exceeds --np-max {}\n", o.np_min, o.np_max);
     return 2;

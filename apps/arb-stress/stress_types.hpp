@@ -64,11 +64,13 @@ struct stress_options {
   int probe_keep = 4;             ///< candidates per cluster and probe (broker_config)
   int clients_per_actor = 1;      ///< logical clients run by one client actor
   int audit_interval_ms = 200;
-  int idle_seconds = 0;
+  int idle_seconds = 0;          ///< after the run, measure the idle engine's CPU use for this long
   double calibrate_seconds = 1;  ///< the machine's CAF round trips are measured this long first
   bool calibrate_only = false;
-  int spread_hours = 4;  ///< earliest starts fall within this many hours (contention)  ///< after
-                         ///< the run, measure the idle engine's CPU use for this long
+  int spread_hours = 4;  ///< earliest starts fall within this many hours (contention)
+  /// The journal the services and the broker write to, as a node's (empty: none, in memory).
+  std::string store;
+  bool store_sync_full = true;  ///< durability::full (false: normal)
 };
 
 /// One planned operation. Cancel and modify act on the client's own earlier bookings (the

@@ -202,7 +202,8 @@ struct node::impl {
     auto l = directory_lock::take(cfg.data_dir);
     if (!l) return l.err();
     lock.emplace(std::move(*l));
-    auto j = sqlite_journal::open((std::filesystem::path(cfg.data_dir) / "arbroker.db").string());
+    auto j = sqlite_journal::open(
+        store_file(cfg), {cfg.durability == "normal" ? durability::normal : durability::full, ""});
     if (!j) return j.err();
     std::shared_ptr<sqlite_journal> store(std::move(*j));
     journal = store;

@@ -1,5 +1,6 @@
 #include "arbroker/node/node_config.hpp"
 
+#include <filesystem>
 #include <set>
 
 #include "arbroker/config/toml_fields.hpp"
@@ -219,6 +220,11 @@ result<std::pair<std::string, unsigned short>> parse_endpoint(const std::string&
   return std::pair{host, static_cast<unsigned short>(p)};
 }
 
+std::string store_file(const node_config& cfg) {
+  if (cfg.data_dir.empty()) return {};
+  return (std::filesystem::path(cfg.data_dir) / "arbroker.db").string();
+}
+
 status validate(const node_config& cfg) {
   if (cfg.name.empty()) return fail(errc::invalid_parameter, "node.name: must not be empty");
   if (auto ok = parse_endpoint(cfg.listen); !ok) return bad("node.listen", ok.err().message);
@@ -230,6 +236,8 @@ status validate(const node_config& cfg) {
     return bad("node.log_level",
                "'" + cfg.log_level + "' is not one of trace, debug, info, warn, error, off");
   if (cfg.threads < 1 || cfg.threads > 64) return bad("node.threads", "must be in 1..64");
+  if (cfg.durability != "full" && cfg.durability != "normal")
+    return bad("node.durability", "'" + cfg.durability + "' is not one of full, normal");
   if (cfg.hold_seconds <= 0 || cfg.prepare_expiry <= 0 || cfg.request_timeout <= 0)
     return bad("broker", "hold, prepare_expiry and request_timeout must be positive");
   if (cfg.esr_threshold > 1) return bad("broker.esr_threshold", "must be at most 1");
@@ -288,11 +296,13 @@ result<node_config> from_table(const toml::table& root) {
   ARB_TRY(only_known_keys(root, "", {"node", "broker", "grid_jobs", "limits", "user", "cluster"}));
   if (auto* n = root["node"].as_table()) {
     ARB_TRY(only_known_keys(
-        *n, "node", {"name", "listen", "metrics", "data_dir", "log_level", "audit", "threads"}));
+        *n, "node",
+        {"name", "listen", "metrics", "data_dir", "durability", "log_level", "audit", "threads"}));
     ARB_TRY(optional(*n, "node", "name", cfg.name, as_text));
     ARB_TRY(optional(*n, "node", "listen", cfg.listen, as_text));
     ARB_TRY(optional(*n, "node", "metrics", cfg.metrics_listen, as_text));
     ARB_TRY(optional(*n, "node", "data_dir", cfg.data_dir, as_text));
+    ARB_TRY(optional(*n, "node", "durability", cfg.durability, as_text));
     ARB_TRY(optional(*n, "node", "log_level", cfg.log_level, as_text));
     ARB_TRY(optional(*n, "node", "audit", cfg.audit, as_bool));
     int threads = static_cast<int>(cfg.threads);

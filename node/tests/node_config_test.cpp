@@ -11,6 +11,7 @@ name = "zib"
 listen = "0.0.0.0:7000"
 metrics = ""
 data_dir = "/var/lib/arbroker"
+durability = "normal"
 log_level = "debug"
 threads = 2
 
@@ -76,6 +77,8 @@ TEST(node_config, ReadsEveryKey) {
   EXPECT_EQ(cfg->listen, "0.0.0.0:7000");
   EXPECT_EQ(cfg->metrics_listen, "");
   EXPECT_EQ(cfg->log_level, "debug");
+  EXPECT_EQ(cfg->durability, "normal");
+  EXPECT_EQ(node_config{}.durability, "full");  // the default: on disk before any answer
   EXPECT_DOUBLE_EQ(cfg->esr_threshold, 0.85);
   EXPECT_EQ(cfg->hold_seconds, 300);
   EXPECT_EQ(cfg->prepare_expiry, 20);
@@ -176,6 +179,8 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
   expect_error(one_cluster + "overrun_max = -1\n", "cluster[0].overrun_max");
   expect_error(one_cluster + "retention = \"-1m\"\n", "cluster[0].retention");
   expect_error("[node]\naudit = \"loud\"\n" + one_cluster, "node.audit");
+  expect_error("[node]\ndurability = \"fast\"\n" + one_cluster,
+               "node.durability: 'fast' is not one of full, normal");
   expect_error(one_cluster + "esr_history_interval = \"0s\"\n", "cluster[0].esr_history_interval");
   expect_error("[limits]\nmax_connections = 0\n" + one_cluster, "limits.max_connections");
 }

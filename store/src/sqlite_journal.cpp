@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <condition_variable>
+
 namespace arbroker {
 namespace {
 
@@ -76,18 +78,32 @@ struct sqlite_journal::statements {
   sqlite3_stmt* commits = nullptr;
   sqlite3_stmt* save_grid_job = nullptr;
   sqlite3_stmt* grid_jobs = nullptr;
+  sqlite3_stmt* begin = nullptr;
+  sqlite3_stmt* commit = nullptr;
+  sqlite3_stmt* rollback = nullptr;
 
   ~statements() {
-    for (auto* s :
-         {save, forget, rows_of, log_commit, forget_commit, commits, save_grid_job, grid_jobs})
+    for (auto* s : {save, forget, rows_of, log_commit, forget_commit, commits, save_grid_job,
+                    grid_jobs, begin, commit, rollback})
       sqlite3_finalize(s);
   }
 };
 
-result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& path) {
+/// A write waiting in the queue; lives on its caller's stack until the caller returns.
+struct sqlite_journal::writer {
+  explicit writer(const std::function<status()>& o) : op(&o) {}
+  const std::function<status()>* op;
+  status outcome = {};
+  bool done = false;  ///< committed (or failed) by a leader
+  std::condition_variable wake;
+};
+
+result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& path,
+                                                             journal_options options) {
   sqlite3* db = nullptr;
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(path.c_str(), &db, flags,
+                      options.vfs.empty() ? nullptr : options.vfs.c_str()) != SQLITE_OK) {
     auto e = sql_error(db, path, "cannot open");
     sqlite3_close(db);
     return e;
@@ -118,7 +134,10 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
   if (path != ":memory:") {
     if (auto ok = exec("PRAGMA journal_mode=WAL", "cannot enable WAL"); !ok) return ok.err();
   }
-  if (auto ok = exec("PRAGMA synchronous=NORMAL", "cannot set synchronous"); !ok) return ok.err();
+  // FULL syncs the WAL at every commit; NORMAL only at checkpoints.
+  const char* sync =
+      options.sync == durability::full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL";
+  if (auto ok = exec(sync, "cannot set synchronous"); !ok) return ok.err();
   if (auto ok = exec(schema, "cannot create tables"); !ok) return ok.err();
   // A store of schema 1 or 2 has its reservations without an account: add the column.
   if (version > 0 && version < 3) {
@@ -161,6 +180,10 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
        "INSERT OR REPLACE INTO grid_jobs (id, seq, owner, active, body) VALUES "
        "(?1, ?2, ?3, ?4, ?5)"},
       {&s.grid_jobs, "SELECT id, owner, active, body FROM grid_jobs ORDER BY seq"},
+      // IMMEDIATE: the write lock at once, so a commit never fails for a reader's upgrade.
+      {&s.begin, "BEGIN IMMEDIATE"},
+      {&s.commit, "COMMIT"},
+      {&s.rollback, "ROLLBACK"},
   };
   for (const auto& [slot, sql] : stmts) {
     if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, slot, nullptr) != SQLITE_OK)
@@ -185,36 +208,92 @@ status sqlite_journal::run(sqlite3_stmt* st, const char* what) {
   return {};
 }
 
+status sqlite_journal::write(const std::function<status()>& op) {
+  writer w{op};
+  std::unique_lock lock{queue_mu_};
+  queue_.push_back(&w);
+  w.wake.wait(lock, [&] { return w.done || queue_.front() == &w; });
+  if (w.done) return w.outcome;
+  // The leader: every write queued by now shares this transaction and its sync. Writes that
+  // arrive meanwhile queue behind it and form the next group.
+  const std::vector<writer*> group(queue_.begin(), queue_.end());
+  lock.unlock();
+  commit_group(group);
+  lock.lock();
+  queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(group.size()));
+  ++transactions_;
+  for (auto* g : group) {
+    g->done = true;
+    if (g != &w) g->wake.notify_one();
+  }
+  if (!queue_.empty()) queue_.front()->wake.notify_one();  // the next leader
+  return w.outcome;
+}
+
+void sqlite_journal::commit_group(const std::vector<writer*>& group) {
+  std::lock_guard db{db_mu_};
+  auto fail_all = [&](const error& e) {
+    for (auto* g : group)
+      g->outcome = e;
+  };
+  if (auto ok = run(st_->begin, "cannot begin a transaction"); !ok) return fail_all(ok.err());
+  for (auto* g : group) {
+    g->outcome = (*g->op)();
+    // A statement can fail alone (the others still commit), but some errors (a full disk,
+    // an I/O error) make SQLite roll the whole transaction back: then nothing of it holds.
+    if (sqlite3_get_autocommit(db_)) {
+      return fail_all(g->outcome ? sql_error(db_, path_, "transaction rolled back")
+                                 : g->outcome.err());
+    }
+  }
+  if (auto ok = run(st_->commit, "cannot commit"); !ok) {
+    (void)run(st_->rollback, "cannot roll back");
+    fail_all(ok.err());
+  }
+}
+
+std::size_t sqlite_journal::waiting_writes() const {
+  std::lock_guard lock{queue_mu_};
+  return queue_.empty() ? 0 : queue_.size() - 1;
+}
+
+std::uint64_t sqlite_journal::write_transactions() const {
+  std::lock_guard lock{queue_mu_};
+  return transactions_;
+}
+
 status sqlite_journal::save(const reservation_row& r) {
-  std::lock_guard lock{mu_};
-  auto* st = st_->save;
-  bind_text(st, 1, r.id);
-  bind_text(st, 2, r.cluster);
-  sqlite3_bind_int64(st, 3, seq_of(r.id));
-  bind_text(st, 4, r.owner);
-  bind_text(st, 5, r.txn);
-  bind_text(st, 6, r.lrms_id);
-  sqlite3_bind_int64(st, 7, r.start);
-  sqlite3_bind_int64(st, 8, r.end);
-  sqlite3_bind_int(st, 9, r.np);
-  sqlite3_bind_int(st, 10, static_cast<int>(r.state));
-  sqlite3_bind_int64(st, 11, r.expiry);
-  sqlite3_bind_int64(st, 12, r.admitted_after);
-  sqlite3_bind_double(st, 13, r.cost);
-  bind_text(st, 14, r.account);
-  sqlite3_bind_int64(st, 15, r.earliest);
-  sqlite3_bind_int64(st, 16, r.deadline);
-  return run(st, ("cannot save reservation " + r.id).c_str());
+  return write([&] {
+    auto* st = st_->save;
+    bind_text(st, 1, r.id);
+    bind_text(st, 2, r.cluster);
+    sqlite3_bind_int64(st, 3, seq_of(r.id));
+    bind_text(st, 4, r.owner);
+    bind_text(st, 5, r.txn);
+    bind_text(st, 6, r.lrms_id);
+    sqlite3_bind_int64(st, 7, r.start);
+    sqlite3_bind_int64(st, 8, r.end);
+    sqlite3_bind_int(st, 9, r.np);
+    sqlite3_bind_int(st, 10, static_cast<int>(r.state));
+    sqlite3_bind_int64(st, 11, r.expiry);
+    sqlite3_bind_int64(st, 12, r.admitted_after);
+    sqlite3_bind_double(st, 13, r.cost);
+    bind_text(st, 14, r.account);
+    sqlite3_bind_int64(st, 15, r.earliest);
+    sqlite3_bind_int64(st, 16, r.deadline);
+    return run(st, ("cannot save reservation " + r.id).c_str());
+  });
 }
 
 status sqlite_journal::forget(const std::string& id) {
-  std::lock_guard lock{mu_};
-  bind_text(st_->forget, 1, id);
-  return run(st_->forget, "cannot forget a reservation");
+  return write([&] {
+    bind_text(st_->forget, 1, id);
+    return run(st_->forget, "cannot forget a reservation");
+  });
 }
 
 result<std::vector<reservation_row>> sqlite_journal::rows_of(const std::string& cluster) {
-  std::lock_guard lock{mu_};
+  std::lock_guard lock{db_mu_};
   auto* st = st_->rows_of;
   bind_text(st, 1, cluster);
   std::vector<reservation_row> out;
@@ -252,19 +331,21 @@ result<std::vector<reservation_row>> sqlite_journal::rows_of(const std::string& 
 }
 
 status sqlite_journal::log_commit(const std::string& txn) {
-  std::lock_guard lock{mu_};
-  bind_text(st_->log_commit, 1, txn);
-  return run(st_->log_commit, "cannot log a commit decision");
+  return write([&] {
+    bind_text(st_->log_commit, 1, txn);
+    return run(st_->log_commit, "cannot log a commit decision");
+  });
 }
 
 status sqlite_journal::forget_commit(const std::string& txn) {
-  std::lock_guard lock{mu_};
-  bind_text(st_->forget_commit, 1, txn);
-  return run(st_->forget_commit, "cannot forget a commit decision");
+  return write([&] {
+    bind_text(st_->forget_commit, 1, txn);
+    return run(st_->forget_commit, "cannot forget a commit decision");
+  });
 }
 
 result<std::vector<std::string>> sqlite_journal::commits() {
-  std::lock_guard lock{mu_};
+  std::lock_guard lock{db_mu_};
   auto* st = st_->commits;
   std::vector<std::string> out;
   int rc;
@@ -276,18 +357,19 @@ result<std::vector<std::string>> sqlite_journal::commits() {
 }
 
 status sqlite_journal::save_grid_job(const grid_job_row& r) {
-  std::lock_guard lock{mu_};
-  auto* st = st_->save_grid_job;
-  bind_text(st, 1, r.id);
-  sqlite3_bind_int64(st, 2, seq_of(r.id.substr(r.id.rfind('/') + 2)));  // "<node>/g<n>"
-  bind_text(st, 3, r.owner);
-  sqlite3_bind_int(st, 4, r.active ? 1 : 0);
-  sqlite3_bind_blob(st, 5, r.body.data(), static_cast<int>(r.body.size()), SQLITE_TRANSIENT);
-  return run(st, ("cannot save grid job " + r.id).c_str());
+  return write([&] {
+    auto* st = st_->save_grid_job;
+    bind_text(st, 1, r.id);
+    sqlite3_bind_int64(st, 2, seq_of(r.id.substr(r.id.rfind('/') + 2)));  // "<node>/g<n>"
+    bind_text(st, 3, r.owner);
+    sqlite3_bind_int(st, 4, r.active ? 1 : 0);
+    sqlite3_bind_blob(st, 5, r.body.data(), static_cast<int>(r.body.size()), SQLITE_TRANSIENT);
+    return run(st, ("cannot save grid job " + r.id).c_str());
+  });
 }
 
 result<std::vector<grid_job_row>> sqlite_journal::grid_jobs() {
-  std::lock_guard lock{mu_};
+  std::lock_guard lock{db_mu_};
   auto* st = st_->grid_jobs;
   std::vector<grid_job_row> out;
   int rc;

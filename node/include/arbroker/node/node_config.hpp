@@ -75,7 +75,10 @@ struct node_config {
   std::string listen = "127.0.0.1:7400";          ///< network API
   std::string metrics_listen = "127.0.0.1:9464";  ///< Prometheus /metrics ("" = off)
   std::string data_dir = "arbd-data";             ///< SQLite store ("" = keep nothing)
-  std::string log_level = "info";                 ///< trace, debug, info, warn, error, off
+  /// "full": every acknowledgement is on disk (survives a power cut); "normal": in the OS
+  /// (survives kill -9 only). See sqlite_journal.hpp.
+  std::string durability = "full";
+  std::string log_level = "info";  ///< trace, debug, info, warn, error, off
   bool audit = true;        ///< one log line per request and per refused login, at any log level
   std::size_t threads = 2;  ///< CAF worker threads
 
@@ -114,6 +117,9 @@ node_config default_node_config();
 /// non-empty tokens, addresses of the form host:port).
 result<node_config> load_node_config(const std::string& path);
 result<node_config> parse_node_config(std::string_view toml_text, const std::string& origin);
+
+/// The store's database file in `cfg.data_dir` ("" when nothing persists).
+std::string store_file(const node_config& cfg);
 
 /// Checks a configuration built in code the same way.
 status validate(const node_config& cfg);

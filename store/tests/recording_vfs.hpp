@@ -1,0 +1,163 @@
+#pragma once
+
+// An SQLite VFS for tests that forwards everything to the system's VFS and records, per file,
+// how many writes have not been synced yet and how many syncs there were: what a power cut
+// would lose at any moment. A hook runs inside every sync (to hold a sync while other writers
+// queue). Register once with `recording_vfs::instance()`; open databases with
+// `recording_vfs::name`.
+
+#include <sqlite3.h>
+
+#include <cstring>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace arbroker::testing {
+
+class recording_vfs {
+ public:
+  static constexpr const char* name = "arb-recording";
+
+  struct file_counts {
+    int unsynced_writes = 0;  ///< xWrite calls since the last xSync
+    int syncs = 0;
+  };
+
+  static recording_vfs& instance() {
+    static recording_vfs v;
+    return v;
+  }
+
+  /// Counts of the file whose path ends with `suffix` (e.g. "arb.db-wal"); zeros if none.
+  file_counts counts(const std::string& suffix) const {
+    std::lock_guard lock{mu_};
+    for (const auto& [path, c] : files_)
+      if (path.size() >= suffix.size() &&
+          path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
+        return c;
+    return {};
+  }
+
+  /// Runs inside every sync, before the real one, with the file's path (nullptr: nothing).
+  void on_sync(std::function<void(const std::string&)> hook) {
+    std::lock_guard lock{mu_};
+    hook_ = std::move(hook);
+  }
+
+ private:
+  struct file {
+    sqlite3_file base;  // must be first: SQLite sees this
+    std::string* path;  // owned, deleted on close
+    sqlite3_file* real() { return reinterpret_cast<sqlite3_file*>(this + 1); }
+  };
+
+  recording_vfs() {
+    real_ = sqlite3_vfs_find(nullptr);
+    std::memcpy(&vfs_, real_, sizeof vfs_);
+    vfs_.zName = name;
+    vfs_.pNext = nullptr;
+    vfs_.szOsFile = static_cast<int>(sizeof(file)) + real_->szOsFile;
+    vfs_.xOpen = &open;
+    sqlite3_vfs_register(&vfs_, 0);
+  }
+
+  static file* self(sqlite3_file* f) { return reinterpret_cast<file*>(f); }
+  static sqlite3_file* real(sqlite3_file* f) { return self(f)->real(); }
+
+  static int open(sqlite3_vfs*, const char* path, sqlite3_file* f, int flags, int* out_flags) {
+    auto& v = instance();
+    auto* sf = self(f);
+    sf->base.pMethods = nullptr;
+    sf->path = nullptr;
+    const int rc = v.real_->xOpen(v.real_, path, sf->real(), flags, out_flags);
+    if (rc != SQLITE_OK) return rc;
+    sf->path = new std::string(path ? path : "");
+    v.methods_.iVersion = sf->real()->pMethods->iVersion;
+    sf->base.pMethods = &v.methods_;
+    return SQLITE_OK;
+  }
+
+  void record(sqlite3_file* f, bool sync) {
+    std::function<void(const std::string&)> hook;
+    {
+      std::lock_guard lock{mu_};
+      auto& c = files_[*self(f)->path];
+      if (sync) {
+        c.unsynced_writes = 0;
+        ++c.syncs;
+        hook = hook_;
+      } else {
+        ++c.unsynced_writes;
+      }
+    }
+    if (hook) hook(*self(f)->path);
+  }
+
+  // Every method forwards to the real file; xWrite and xSync also record.
+  static sqlite3_io_methods make_methods() {
+    sqlite3_io_methods m{};
+    m.xClose = [](sqlite3_file* f) {
+      const int rc = real(f)->pMethods->xClose(real(f));
+      delete self(f)->path;
+      return rc;
+    };
+    m.xRead = [](sqlite3_file* f, void* p, int n, sqlite3_int64 o) {
+      return real(f)->pMethods->xRead(real(f), p, n, o);
+    };
+    m.xWrite = [](sqlite3_file* f, const void* p, int n, sqlite3_int64 o) {
+      const int rc = real(f)->pMethods->xWrite(real(f), p, n, o);
+      instance().record(f, false);
+      return rc;
+    };
+    m.xTruncate = [](sqlite3_file* f, sqlite3_int64 s) {
+      return real(f)->pMethods->xTruncate(real(f), s);
+    };
+    m.xSync = [](sqlite3_file* f, int flags) {
+      // Recorded before the real sync: a reply that leaves during it would see the write as
+      // synced, but the writer is still inside the sync, so no reply can leave.
+      instance().record(f, true);
+      return real(f)->pMethods->xSync(real(f), flags);
+    };
+    m.xFileSize = [](sqlite3_file* f, sqlite3_int64* s) {
+      return real(f)->pMethods->xFileSize(real(f), s);
+    };
+    m.xLock = [](sqlite3_file* f, int l) { return real(f)->pMethods->xLock(real(f), l); };
+    m.xUnlock = [](sqlite3_file* f, int l) { return real(f)->pMethods->xUnlock(real(f), l); };
+    m.xCheckReservedLock = [](sqlite3_file* f, int* r) {
+      return real(f)->pMethods->xCheckReservedLock(real(f), r);
+    };
+    m.xFileControl = [](sqlite3_file* f, int op, void* a) {
+      return real(f)->pMethods->xFileControl(real(f), op, a);
+    };
+    m.xSectorSize = [](sqlite3_file* f) { return real(f)->pMethods->xSectorSize(real(f)); };
+    m.xDeviceCharacteristics = [](sqlite3_file* f) {
+      return real(f)->pMethods->xDeviceCharacteristics(real(f));
+    };
+    m.xShmMap = [](sqlite3_file* f, int i, int sz, int ext, void volatile** p) {
+      return real(f)->pMethods->xShmMap(real(f), i, sz, ext, p);
+    };
+    m.xShmLock = [](sqlite3_file* f, int o, int n, int fl) {
+      return real(f)->pMethods->xShmLock(real(f), o, n, fl);
+    };
+    m.xShmBarrier = [](sqlite3_file* f) { real(f)->pMethods->xShmBarrier(real(f)); };
+    m.xShmUnmap = [](sqlite3_file* f, int d) { return real(f)->pMethods->xShmUnmap(real(f), d); };
+    m.xFetch = [](sqlite3_file* f, sqlite3_int64 o, int n, void** p) {
+      return real(f)->pMethods->xFetch(real(f), o, n, p);
+    };
+    m.xUnfetch = [](sqlite3_file* f, sqlite3_int64 o, void* p) {
+      return real(f)->pMethods->xUnfetch(real(f), o, p);
+    };
+    return m;
+  }
+
+  sqlite3_vfs* real_ = nullptr;
+  sqlite3_vfs vfs_{};
+  sqlite3_io_methods methods_ = make_methods();
+  mutable std::mutex mu_;
+  std::map<std::string, file_counts> files_;
+  std::function<void(const std::string&)> hook_;
+};
+
+}  // namespace arbroker::testing
