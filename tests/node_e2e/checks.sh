@@ -16,7 +16,7 @@ json_number() { sed -n "s/.*\"$2\": *\([0-9-]*\).*/\1/p" <<<"$1" | head -n1; }
 # The real arbd on loopback ports of its choice, its data in $work/data, with the extra
 # arguments given (e.g. --config FILE); sets arbd_pid, port, mport and ARB_SERVER.
 start_arbd() {
-  coproc ARBD { exec "$arbd" --data-dir "$work/data" --listen 127.0.0.1:0 \
+  coproc ARBD { exec "$arbd" --data-dir "${data_dir:-$work/data}" --listen 127.0.0.1:0 \
     --metrics 127.0.0.1:0 --log-level warn "$@" 2>>"$work/arbd.log"; }
   arbd_pid=$ARBD_PID
   read -r word port mport <&"${ARBD[0]}"   # "ready <api port> <metrics port>"

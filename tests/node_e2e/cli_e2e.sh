@@ -232,6 +232,12 @@ check "list before shutdown" 0 "$arb" -o json list
 before=$(grep -o '"id": "[^"]*"' <<<"$out" | sort)
 check "jobs before shutdown" 0 "$arb" -o json jobs
 jobs_before=$(grep -o '"id": "[^"]*/g[0-9]*"' <<<"$out" | sort)
+# An online backup while the node serves; restored at the end.
+check "arbd --backup while the node runs" 0 "$arbd" --backup "$work/backup.db" --data-dir "$work/data"
+contains "$out" "reservations" && contains "$out" "integrity ok" && pass "the backup checks itself" \
+  || fail "backup: $out"
+check "arbd --backup onto an existing file" 4 "$arbd" --backup "$work/backup.db" --data-dir "$work/data"
+contains "$(cat "$work/stderr")" "exists" && pass "a backup never overwrites" || fail "backup over a file: $(cat "$work/stderr")"
 stop_arbd
 [ "$stopped_rc" -eq 0 ] && pass "SIGTERM: clean exit" || fail "SIGTERM: exit $stopped_rc"
 grep -q "event=stopped" "$work/arbd.log" 2>/dev/null || true
@@ -245,6 +251,15 @@ check "jobs after restart" 0 "$arb" -o json jobs
 jobs_after=$(grep -o '"id": "[^"]*/g[0-9]*"' <<<"$out" | sort)
 [ -n "$jobs_before" ] && [ "$jobs_before" = "$jobs_after" ] && pass "grid jobs survive a restart" \
   || fail "grid jobs before/after restart differ: $jobs_before // $jobs_after"
+stop_arbd
+
+# A node started from the backup alone has what the node had when it was taken.
+mkdir -p "$work/restored" && cp "$work/backup.db" "$work/restored/arbroker.db"
+data_dir=$work/restored start_arbd
+check "list after a restore" 0 "$arb" -o json list
+restored=$(grep -o '"id": "[^"]*"' <<<"$out" | sort)
+[ "$before" = "$restored" ] && pass "a restored backup has every reservation" \
+  || fail "backup vs. live differ: $before // $restored"
 stop_arbd
 
 echo "$fails failure(s)"
