@@ -273,7 +273,10 @@ reservation_row cluster_service::row_of(const record& r, reservation_state state
 
 status cluster_service::persist(const record& r, reservation_state state) {
   if (!cfg_.journal) return {};
-  return cfg_.journal->save(row_of(r, state));
+  auto ticket = cfg_.journal->save_pipelined(row_of(r, state));
+  if (!ticket) return ticket.err();
+  unsynced_ = std::max(unsynced_, *ticket);
+  return {};
 }
 
 void cluster_service::release(record& r, reservation_event e, timestamp now, bool persisted) {

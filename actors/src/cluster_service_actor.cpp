@@ -1,6 +1,8 @@
 #include "arbroker/actors/cluster_service_actor.hpp"
 
 #include <exception>
+#include <functional>
+#include <map>
 
 #include "arbroker/actors/deadline_timer.hpp"
 
@@ -18,8 +20,11 @@ auto guarded(F&& body) -> decltype(body()) {
   }
 }
 
-/// The actor's interface: the service's, and its own expiry timer.
-using service_impl_actor = cluster_service_actor::extend<caf::reacts_to<expire_atom>>;
+/// The actor's interface: the service's, its own expiry timer, and the journal's word that
+/// writes are durable (the ticket, and why not when they never will be).
+using service_impl_actor =
+    cluster_service_actor::extend<caf::reacts_to<expire_atom>,
+                                  caf::reacts_to<durable_atom, write_ticket, std::string>>;
 
 class cluster_service_state {
  public:
@@ -30,25 +35,62 @@ class cluster_service_state {
 
  private:  // (the handlers' makers come first: make_behavior deduces their types)
   // The handler of a coordinator's call: the service's answer goes back with the call's tag.
-  // A hold a call made is due to expire some time: the timer is armed after each.
+  // A hold a call made is due to expire some time: the timer is armed after each. An answer
+  // for rows the service wrote leaves once they are durable (write, then answer).
   template <class Request, class Reply>
   auto call(Reply (cluster_service::*op)(const Request&, timestamp)) {
     return [this, op](msg::call_tag t, const Request& r) -> caf::result<msg::call_tag, Reply> {
       auto reply = guarded([&] { return (*service_.*op)(r, now()); });
       arm();
-      return {t, std::move(reply)};
+      const write_ticket ticket = service_->take_unsynced();
+      if (ticket == 0) return {t, std::move(reply)};
+      auto rp = self_->template make_response_promise<msg::call_tag, Reply>();
+      after_sync(ticket, [rp, t, reply = std::move(reply)](const status& ok) mutable {
+        if (ok)
+          rp.deliver(t, std::move(reply));
+        else
+          rp.deliver(t, msg::error_reply<Reply>(errc::storage_failure, ok.err().message));
+      });
+      return rp;
     };
   }
 
   // The handler of a client's operation (a bound job may be due to be looked at: the timer
-  // is armed after each as well).
+  // is armed after each as well), answered as a call is.
   template <class Request, class Reply>
   auto serve(Reply (cluster_service::*op)(const Request&, timestamp)) {
-    return [this, op](const Request& r) {
+    return [this, op](const Request& r) -> caf::result<Reply> {
       auto reply = guarded([&] { return (*service_.*op)(r, now()); });
       arm();
-      return reply;
+      const write_ticket ticket = service_->take_unsynced();
+      if (ticket == 0) return reply;
+      auto rp = self_->template make_response_promise<Reply>();
+      after_sync(ticket, [rp, reply = std::move(reply)](const status& ok) mutable {
+        if (ok)
+          rp.deliver(std::move(reply));
+        else
+          rp.deliver(msg::error_reply<Reply>(errc::storage_failure, ok.err().message));
+      });
+      return rp;
     };
+  }
+
+  // Keeps an answer until the journal says the writes up to `ticket` are durable. The
+  // journal calls back on its own thread; the word comes here as a message.
+  void after_sync(write_ticket ticket, std::function<void(const status&)> deliver) {
+    awaiting_.emplace(ticket, std::move(deliver));
+    service_->journal()->when_durable(
+        ticket, [me = caf::actor_cast<service_impl_actor>(self_), ticket](status ok) {
+          caf::anon_send(me, durable_atom::value, ticket, ok ? std::string() : ok.err().message);
+        });
+  }
+
+  void synced(write_ticket ticket, const std::string& failure) {
+    const status ok = failure.empty() ? status{} : status{error{errc::storage_failure, failure}};
+    const auto end = awaiting_.upper_bound(ticket);
+    for (auto it = awaiting_.begin(); it != end; ++it)
+      it->second(ok);
+    awaiting_.erase(awaiting_.begin(), end);
   }
 
  public:
@@ -91,7 +133,11 @@ class cluster_service_state {
           } catch (const std::exception&) {
             // Nothing to answer; the next message or timer sweeps again.
           }
+          (void)svc.take_unsynced();  // expiries answer nobody: no reply waits for them
           arm();
+        },
+        [this](durable_atom, write_ticket ticket, const std::string& failure) {
+          synced(ticket, failure);
         },
     };
   }
@@ -110,6 +156,8 @@ class cluster_service_state {
 
   self_pointer self_;
   std::shared_ptr<cluster_service> service_;
+  /// Answers waiting for the journal, by the ticket of the last write they depend on.
+  std::multimap<write_ticket, std::function<void(const status&)>> awaiting_;
   clock_fn clock_;
   earliest_timer timer_;
 };

@@ -117,7 +117,7 @@ int run(const stress_options& o) {
       return 2;
     }
     journal = std::move(*j);
-    fmt::print("store: {} (synchronous={})\n", o.store, o.store_sync_full ? "FULL" : "NORMAL");
+    fmt::print("store: {} (durability {})\n", o.store, o.store_sync_full ? "full" : "normal");
   }
   auto gis = spawn_gis(sys);
   std::vector<cluster> clusters;

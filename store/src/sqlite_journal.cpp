@@ -2,8 +2,6 @@
 
 #include <sqlite3.h>
 
-#include <condition_variable>
-
 namespace arbroker {
 namespace {
 
@@ -78,24 +76,12 @@ struct sqlite_journal::statements {
   sqlite3_stmt* commits = nullptr;
   sqlite3_stmt* save_grid_job = nullptr;
   sqlite3_stmt* grid_jobs = nullptr;
-  sqlite3_stmt* begin = nullptr;
-  sqlite3_stmt* commit = nullptr;
-  sqlite3_stmt* rollback = nullptr;
 
   ~statements() {
-    for (auto* s : {save, forget, rows_of, log_commit, forget_commit, commits, save_grid_job,
-                    grid_jobs, begin, commit, rollback})
+    for (auto* s :
+         {save, forget, rows_of, log_commit, forget_commit, commits, save_grid_job, grid_jobs})
       sqlite3_finalize(s);
   }
-};
-
-/// A write waiting in the queue; lives on its caller's stack until the caller returns.
-struct sqlite_journal::writer {
-  explicit writer(const std::function<status()>& o) : op(&o) {}
-  const std::function<status()>* op;
-  status outcome = {};
-  bool done = false;  ///< committed (or failed) by a leader
-  std::condition_variable wake;
 };
 
 result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& path,
@@ -108,7 +94,7 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
     sqlite3_close(db);
     return e;
   }
-  std::unique_ptr<sqlite_journal> j{new sqlite_journal(path, db)};
+  std::unique_ptr<sqlite_journal> j{new sqlite_journal(path, db, options.sync)};
   sqlite3_busy_timeout(db, 5000);
   auto exec = [&](const char* sql, const char* what) -> status {
     char* msg = nullptr;
@@ -134,10 +120,9 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
   if (path != ":memory:") {
     if (auto ok = exec("PRAGMA journal_mode=WAL", "cannot enable WAL"); !ok) return ok.err();
   }
-  // FULL syncs the WAL at every commit; NORMAL only at checkpoints.
-  const char* sync =
-      options.sync == durability::full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL";
-  if (auto ok = exec(sync, "cannot set synchronous"); !ok) return ok.err();
+  // Commits reach the OS only (crash-consistent); under durability::full the syncer makes
+  // them durable before anyone answers for them, one sync for many commits.
+  if (auto ok = exec("PRAGMA synchronous=NORMAL", "cannot set synchronous"); !ok) return ok.err();
   if (auto ok = exec(schema, "cannot create tables"); !ok) return ok.err();
   // A store of schema 1 or 2 has its reservations without an account: add the column.
   if (version > 0 && version < 3) {
@@ -180,10 +165,6 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
        "INSERT OR REPLACE INTO grid_jobs (id, seq, owner, active, body) VALUES "
        "(?1, ?2, ?3, ?4, ?5)"},
       {&s.grid_jobs, "SELECT id, owner, active, body FROM grid_jobs ORDER BY seq"},
-      // IMMEDIATE: the write lock at once, so a commit never fails for a reader's upgrade.
-      {&s.begin, "BEGIN IMMEDIATE"},
-      {&s.commit, "COMMIT"},
-      {&s.rollback, "ROLLBACK"},
   };
   for (const auto& [slot, sql] : stmts) {
     if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, slot, nullptr) != SQLITE_OK)
@@ -192,11 +173,19 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
   return j;
 }
 
-sqlite_journal::sqlite_journal(std::string path, sqlite3* db)
-    : path_(std::move(path)), db_(db), st_(std::make_unique<statements>()) {}
+sqlite_journal::sqlite_journal(std::string path, sqlite3* db, durability sync)
+    : path_(std::move(path)), db_(db), st_(std::make_unique<statements>()), sync_(sync) {
+  writer_ = std::thread([this] { write_loop(); });
+}
 
 sqlite_journal::~sqlite_journal() {
-  st_.reset();  // statements before the connection
+  {
+    std::lock_guard lock{mu_};
+    stopping_ = true;
+  }
+  work_.notify_one();
+  writer_.join();  // after the queue is written (and synced)
+  st_.reset();     // statements before the connection
   sqlite3_close(db_);
 }
 
@@ -208,62 +197,183 @@ status sqlite_journal::run(sqlite3_stmt* st, const char* what) {
   return {};
 }
 
-status sqlite_journal::write(const std::function<status()>& op) {
-  writer w{op};
-  std::unique_lock lock{queue_mu_};
-  queue_.push_back(&w);
-  w.wake.wait(lock, [&] { return w.done || queue_.front() == &w; });
-  if (w.done) return w.outcome;
-  // The leader: every write queued by now shares this transaction and its sync. Writes that
-  // arrive meanwhile queue behind it and form the next group.
-  const std::vector<writer*> group(queue_.begin(), queue_.end());
-  lock.unlock();
-  commit_group(group);
-  lock.lock();
-  queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(group.size()));
-  ++transactions_;
-  for (auto* g : group) {
-    g->done = true;
-    if (g != &w) g->wake.notify_one();
-  }
-  if (!queue_.empty()) queue_.front()->wake.notify_one();  // the next leader
-  return w.outcome;
+result<write_ticket> sqlite_journal::enqueue(std::function<status()> op) {
+  std::unique_lock lock{mu_};
+  // Backpressure: a disk slower than the writers makes them wait here, not memory grow.
+  room_.wait(lock, [&] { return queue_.size() < max_queued || broken_ || stopping_; });
+  if (broken_) return *broken_;
+  if (stopping_) return error{errc::storage_failure, "store " + path_ + ": closing"};
+  const write_ticket t = ++enqueued_;
+  queue_.push_back({t, std::move(op)});
+  work_.notify_one();
+  return t;
 }
 
-void sqlite_journal::commit_group(const std::vector<writer*>& group) {
-  std::lock_guard db{db_mu_};
-  auto fail_all = [&](const error& e) {
-    for (auto* g : group)
-      g->outcome = e;
-  };
-  if (auto ok = run(st_->begin, "cannot begin a transaction"); !ok) return fail_all(ok.err());
-  for (auto* g : group) {
-    g->outcome = (*g->op)();
-    // A statement can fail alone (the others still commit), but some errors (a full disk,
-    // an I/O error) make SQLite roll the whole transaction back: then nothing of it holds.
-    if (sqlite3_get_autocommit(db_)) {
-      return fail_all(g->outcome ? sql_error(db_, path_, "transaction rolled back")
-                                 : g->outcome.err());
+write_ticket sqlite_journal::durable_locked() const {
+  return sync_ == durability::full ? synced_ : committed_;
+}
+
+status sqlite_journal::wait_durable(write_ticket ticket) {
+  std::unique_lock lock{mu_};
+  if (ticket > wanted_) {
+    wanted_ = ticket;
+    work_.notify_one();
+  }
+  ++blocked_;
+  done_.wait(lock, [&] { return durable_locked() >= ticket || broken_; });
+  --blocked_;
+  if (durable_locked() >= ticket) return {};
+  return *broken_;
+}
+
+void sqlite_journal::when_durable(write_ticket ticket, std::function<void(status)> done) {
+  status now_known;
+  {
+    std::lock_guard lock{mu_};
+    if (durable_locked() < ticket && !broken_) {
+      callbacks_.emplace(ticket, std::move(done));
+      if (ticket > wanted_) {
+        wanted_ = ticket;
+        work_.notify_one();
+      }
+      return;
+    }
+    if (durable_locked() < ticket) now_known = *broken_;
+  }
+  done(now_known);
+}
+
+status sqlite_journal::flush() {
+  write_ticket last;
+  {
+    std::lock_guard lock{mu_};
+    last = enqueued_;
+  }
+  std::unique_lock lock{mu_};
+  done_.wait(lock, [&] { return committed_ >= last || broken_; });
+  if (committed_ >= last) return {};
+  return *broken_;
+}
+
+status sqlite_journal::commit_batch(std::vector<queued_write>& batch) {
+  if (auto ok = exec_simple("BEGIN IMMEDIATE"); !ok) return ok;
+  for (auto& w : batch) {
+    if (auto ok = w.op(); !ok) {
+      (void)exec_simple("ROLLBACK");
+      return ok;
     }
   }
-  if (auto ok = run(st_->commit, "cannot commit"); !ok) {
-    (void)run(st_->rollback, "cannot roll back");
-    fail_all(ok.err());
+  if (auto ok = exec_simple("COMMIT"); !ok) {
+    (void)exec_simple("ROLLBACK");
+    return ok;
   }
+  return {};
 }
 
-std::size_t sqlite_journal::waiting_writes() const {
-  std::lock_guard lock{queue_mu_};
-  return queue_.empty() ? 0 : queue_.size() - 1;
+status sqlite_journal::exec_simple(const char* sql) {
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) != SQLITE_OK)
+    return sql_error(db_, path_, std::string("cannot ") + sql);
+  return {};
 }
 
-std::uint64_t sqlite_journal::write_transactions() const {
-  std::lock_guard lock{queue_mu_};
-  return transactions_;
+status sqlite_journal::sync_wal() {
+  // The WAL (SQLite's journal file of this connection); not open yet: nothing was written.
+  sqlite3_file* wal = nullptr;
+  if (sqlite3_file_control(db_, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) != SQLITE_OK || !wal ||
+      !wal->pMethods)
+    return {};
+  if (wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL) != SQLITE_OK)
+    return error{errc::storage_failure, "store " + path_ + ": cannot sync the write-ahead log"};
+  return {};
+}
+
+void sqlite_journal::write_loop() {
+  std::unique_lock lock{mu_};
+  for (;;) {
+    const auto sync_wanted = [&] {
+      return sync_ == durability::full && wanted_ > synced_ && committed_ > synced_;
+    };
+    work_.wait(lock, [&] { return stopping_ || broken_ || !queue_.empty() || sync_wanted(); });
+    if (broken_ || (stopping_ && queue_.empty() && !sync_wanted())) break;
+    // Everything queued by now is one transaction; writes that arrive meanwhile, the next.
+    std::vector<queued_write> batch;
+    batch.reserve(queue_.size());
+    for (auto& w : queue_)
+      batch.push_back(std::move(w));
+    queue_.clear();
+    room_.notify_all();
+    const write_ticket last = batch.empty() ? committed_ : batch.back().ticket;
+    // Under full, the sync covers every commit so far: whoever waits, and the batch too
+    // when nobody does yet (its answers will be asked for soon).
+    const bool sync = sync_ == durability::full && (!batch.empty() || sync_wanted());
+    lock.unlock();
+    status ok;
+    {
+      std::lock_guard db{db_mu_};
+      if (!batch.empty()) ok = commit_batch(batch);
+      if (ok && sync) ok = sync_wal();
+    }
+    batch.clear();
+    lock.lock();
+    if (!ok) {
+      broken_ = ok.err();  // never retried: after a failed sync the OS may have dropped pages
+    } else {
+      committed_ = last;
+      if (sync) {
+        synced_ = last;
+        ++syncs_;
+      }
+    }
+    // Callbacks run outside the lock (they may send messages); none may call the journal.
+    std::vector<std::pair<std::function<void(status)>, status>> ready;
+    const write_ticket durable = durable_locked();
+    for (auto it = callbacks_.begin(); it != callbacks_.end();) {
+      if (it->first <= durable)
+        ready.emplace_back(std::move(it->second), status{});
+      else if (broken_)
+        ready.emplace_back(std::move(it->second), status{*broken_});
+      else
+        break;
+      it = callbacks_.erase(it);
+    }
+    done_.notify_all();
+    room_.notify_all();
+    lock.unlock();
+    for (auto& [cb, result] : ready)
+      cb(result);
+    lock.lock();
+  }
+  // Broken: nothing more is written; whoever still waits learns why.
+  std::vector<std::function<void(status)>> left;
+  for (auto& [t, cb] : callbacks_)
+    left.push_back(std::move(cb));
+  callbacks_.clear();
+  const status why = broken_ ? status{*broken_} : status{};
+  done_.notify_all();
+  room_.notify_all();
+  lock.unlock();
+  for (auto& cb : left)
+    cb(why);
+}
+
+std::size_t sqlite_journal::waiting_for_sync() const {
+  std::lock_guard lock{mu_};
+  return blocked_ + callbacks_.size();
+}
+
+std::uint64_t sqlite_journal::syncs() const {
+  std::lock_guard lock{mu_};
+  return syncs_;
 }
 
 status sqlite_journal::save(const reservation_row& r) {
-  return write([&] {
+  auto t = save_pipelined(r);
+  if (!t) return t.err();
+  return wait_durable(*t);
+}
+
+result<write_ticket> sqlite_journal::save_pipelined(const reservation_row& row) {
+  return enqueue([this, r = row] {
     auto* st = st_->save;
     bind_text(st, 1, r.id);
     bind_text(st, 2, r.cluster);
@@ -286,13 +396,15 @@ status sqlite_journal::save(const reservation_row& r) {
 }
 
 status sqlite_journal::forget(const std::string& id) {
-  return write([&] {
+  auto t = enqueue([this, id] {
     bind_text(st_->forget, 1, id);
     return run(st_->forget, "cannot forget a reservation");
   });
+  return t ? status{} : status{t.err()};  // durable with a later sync
 }
 
 result<std::vector<reservation_row>> sqlite_journal::rows_of(const std::string& cluster) {
+  if (auto ok = flush(); !ok) return ok.err();  // what was written before is read
   std::lock_guard lock{db_mu_};
   auto* st = st_->rows_of;
   bind_text(st, 1, cluster);
@@ -331,20 +443,24 @@ result<std::vector<reservation_row>> sqlite_journal::rows_of(const std::string& 
 }
 
 status sqlite_journal::log_commit(const std::string& txn) {
-  return write([&] {
+  auto t = enqueue([this, txn] {
     bind_text(st_->log_commit, 1, txn);
     return run(st_->log_commit, "cannot log a commit decision");
   });
+  if (!t) return t.err();
+  return wait_durable(*t);
 }
 
 status sqlite_journal::forget_commit(const std::string& txn) {
-  return write([&] {
+  auto t = enqueue([this, txn] {
     bind_text(st_->forget_commit, 1, txn);
     return run(st_->forget_commit, "cannot forget a commit decision");
   });
+  return t ? status{} : status{t.err()};  // durable with a later sync
 }
 
 result<std::vector<std::string>> sqlite_journal::commits() {
+  if (auto ok = flush(); !ok) return ok.err();
   std::lock_guard lock{db_mu_};
   auto* st = st_->commits;
   std::vector<std::string> out;
@@ -356,8 +472,8 @@ result<std::vector<std::string>> sqlite_journal::commits() {
   return out;
 }
 
-status sqlite_journal::save_grid_job(const grid_job_row& r) {
-  return write([&] {
+status sqlite_journal::save_grid_job(const grid_job_row& row) {
+  auto t = enqueue([this, r = row] {
     auto* st = st_->save_grid_job;
     bind_text(st, 1, r.id);
     sqlite3_bind_int64(st, 2, seq_of(r.id.substr(r.id.rfind('/') + 2)));  // "<node>/g<n>"
@@ -366,9 +482,12 @@ status sqlite_journal::save_grid_job(const grid_job_row& r) {
     sqlite3_bind_blob(st, 5, r.body.data(), static_cast<int>(r.body.size()), SQLITE_TRANSIENT);
     return run(st, ("cannot save grid job " + r.id).c_str());
   });
+  if (!t) return t.err();
+  return wait_durable(*t);
 }
 
 result<std::vector<grid_job_row>> sqlite_journal::grid_jobs() {
+  if (auto ok = flush(); !ok) return ok.err();
   std::lock_guard lock{db_mu_};
   auto* st = st_->grid_jobs;
   std::vector<grid_job_row> out;

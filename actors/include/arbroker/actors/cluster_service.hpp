@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "arbroker/adapters/lrms.hpp"
@@ -162,6 +163,14 @@ class cluster_service {
   /// for overrunning ones, overruns.cpp; or a time already past when a laxity cluster has
   /// reservations to pull forward), for the actor's timer.
   std::optional<timestamp> next_expiry() const;
+
+  /// Rows are written pipelined (reservation_journal::save_pipelined): the ticket of the
+  /// latest write not yet known durable, 0 when there is none, and forgotten here. Whoever
+  /// answers for what the service just did answers only once the journal says this ticket
+  /// is durable (the actor defers its reply).
+  write_ticket take_unsynced() { return std::exchange(unsynced_, write_ticket{0}); }
+  /// The journal the tickets belong to (nullptr: none).
+  reservation_journal* journal() const { return cfg_.journal.get(); }
 
  private:
   struct record {
@@ -341,6 +350,7 @@ class cluster_service {
   timestamp jobs_look_at_ = time_infinity;
   /// A reservation ended early on a laxity cluster: the next sweep pulls the others forward.
   bool pull_due_ = false;
+  write_ticket unsynced_ = 0;  ///< see take_unsynced()
   /// The LRMS workload the match advisor last read, reused for at most cfg_.refresh (as the
   /// view is): reading it is most of an advice's cost (match_advisor.cpp).
   struct advisor_view {

@@ -28,6 +28,9 @@ namespace arbroker {
 
 /// A cluster service's timer: holds are due to expire.
 using expire_atom = caf::atom_constant<caf::atom("expire")>;
+/// The journal to a cluster service: its writes up to a ticket are durable (or, with a
+/// message, never will be); the replies that waited for them may go.
+using durable_atom = caf::atom_constant<caf::atom("durable")>;
 /// A cluster announces itself to the GIS.
 using register_atom = caf::atom_constant<caf::atom("register")>;
 /// A deadline passed: the broker's timer, and the broker telling a coordinator.

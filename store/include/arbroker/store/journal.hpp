@@ -5,6 +5,8 @@
 // co-reservation coordinator logs its commit decision before it sends a commit. Everything
 // else (views, candidates, workers) is rebuilt from these and from the LRMS on restart.
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,15 +40,36 @@ struct reservation_row {
   friend bool operator==(const reservation_row&, const reservation_row&) = default;
 };
 
+/// Names a write of a journal: it is durable once the journal says so (0: durable already).
+using write_ticket = std::uint64_t;
+
 /// The durable store of a broker node. Implementations are safe to call from several
-/// threads at once (one cluster service per actor) and make a write durable against a
-/// process crash before they return.
+/// threads at once (one cluster service per actor). `save` and `log_commit` are durable when
+/// they return; `forget` and `forget_commit` need not be (a row that comes back after a
+/// crash is one recovery settles again).
 class reservation_journal {
  public:
   virtual ~reservation_journal() = default;
 
   /// Inserts or replaces the row with this id.
   virtual status save(const reservation_row& row) = 0;
+
+  /// The pipelined form of save(): returns once the row is written, possibly before it is
+  /// durable, with the ticket to wait for. Whoever answers for the row answers only after
+  /// `when_durable(ticket)` called back, so a thread is not held for the disk. Default:
+  /// save(), durable at once.
+  virtual result<write_ticket> save_pipelined(const reservation_row& row) {
+    if (auto ok = save(row); !ok) return ok.err();
+    return write_ticket{0};
+  }
+
+  /// Calls `done` once every write up to `ticket` is durable (ok) or can never be (why), at
+  /// once or later on another thread; `done` must not call back into the journal. Default:
+  /// at once.
+  virtual void when_durable(write_ticket ticket, std::function<void(status)> done) {
+    (void)ticket;
+    done({});
+  }
 
   /// Forgets a row (a finished reservation past its retention time). Unknown ids are fine.
   virtual status forget(const std::string& id) = 0;

@@ -1,11 +1,16 @@
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "arbroker/store/journal.hpp"
 
@@ -14,11 +19,11 @@ struct sqlite3_stmt;
 
 namespace arbroker {
 
-/// How far a write has gone when the journal returns (SQLite's `synchronous`).
+/// How far a write has gone when the journal answers for it (SQLite's `synchronous`).
 enum class durability {
-  /// On disk: the WAL is synced before a write returns, so an acknowledged reservation and a
-  /// logged commit decision survive an OS crash or a power cut. Concurrent writers share one
-  /// sync (group commit).
+  /// On disk: the WAL is synced before a write counts as done, so an acknowledged reservation
+  /// and a logged commit decision survive an OS crash or a power cut. One sync covers every
+  /// write made before it (group commit).
   full,
   /// In the OS: survives a crash of the process (kill -9); after an OS crash or a power cut the
   /// last transactions may be lost, and recovery then deletes their LRMS reservations.
@@ -32,10 +37,15 @@ struct journal_options {
 };
 
 /// The journal (reservations, commit decisions, grid jobs) in one SQLite database file in WAL
-/// mode. One connection. Writes are queued and run in order by one writer at a time (the
-/// leader), which takes every write queued behind it into the same transaction: one commit,
-/// one sync, however many threads wrote (LevelDB's writer queue). A write returns when its
-/// transaction has committed, i.e. when it is as durable as `journal_options::sync` says.
+/// mode, on one connection, written by one writer thread: writes are queued (each with a
+/// ticket), and the writer commits everything queued at once as one transaction
+/// (`synchronous=NORMAL`: crash-consistent, in the OS), then under durability::full syncs the
+/// WAL. The blocking writes (`save`, `log_commit`, `save_grid_job`) wait until their ticket is
+/// durable; `save_pipelined` returns at once with the ticket for `when_durable`. One sync
+/// covers every write committed before it, however many threads wrote (group commit), and no
+/// caller thread runs SQLite for a write. A failed commit or sync is never retried (after a
+/// failed fsync the OS may have dropped the pages): the journal is then broken and every
+/// waiting and later write fails. Reads first wait for the writes queued before them.
 class sqlite_journal final : public reservation_journal, public grid_job_journal {
  public:
   /// Opens or creates the database at `path` (":memory:" for tests). Errors name the file
@@ -44,11 +54,14 @@ class sqlite_journal final : public reservation_journal, public grid_job_journal
   static result<std::unique_ptr<sqlite_journal>> open(const std::string& path,
                                                       journal_options options = {});
 
+  /// Syncs what is still waiting, then closes.
   ~sqlite_journal() override;
   sqlite_journal(const sqlite_journal&) = delete;
   sqlite_journal& operator=(const sqlite_journal&) = delete;
 
   status save(const reservation_row& row) override;
+  result<write_ticket> save_pipelined(const reservation_row& row) override;
+  void when_durable(write_ticket ticket, std::function<void(status)> done) override;
   status forget(const std::string& id) override;
   result<std::vector<reservation_row>> rows_of(const std::string& cluster) override;
   status log_commit(const std::string& txn) override;
@@ -57,30 +70,58 @@ class sqlite_journal final : public reservation_journal, public grid_job_journal
   status save_grid_job(const grid_job_row& row) override;
   result<std::vector<grid_job_row>> grid_jobs() override;
 
-  /// Writes queued behind the one being committed (for tests of the group commit).
-  std::size_t waiting_writes() const;
-  /// Transactions committed by writes so far (one per group).
-  std::uint64_t write_transactions() const;
+  /// Writers and callbacks waiting for a sync (for tests of the group commit).
+  std::size_t waiting_for_sync() const;
+  /// Syncs of the WAL made so far.
+  std::uint64_t syncs() const;
 
  private:
   struct statements;
-  struct writer;
-  sqlite_journal(std::string path, sqlite3* db);
-  /// Runs one statement of a write inside the leader's transaction.
+  struct queued_write {
+    write_ticket ticket;
+    std::function<status()> op;  ///< binds and runs statements; owns its data
+  };
+  static constexpr std::size_t max_queued = 16384;
+
+  sqlite_journal(std::string path, sqlite3* db, durability sync);
+  /// Runs one statement of a write (on the writer thread).
   status run(sqlite3_stmt* st, const char* what);
-  /// Queues `op` (binds and runs statements on the connection) and returns its outcome once
-  /// the transaction holding it has committed.
-  status write(const std::function<status()>& op);
-  /// The leader's part: one transaction over `group`, each write's outcome in its writer.
-  void commit_group(const std::vector<writer*>& group);
+  status exec_simple(const char* sql);
+  /// Queues a write for the writer thread; its ticket.
+  result<write_ticket> enqueue(std::function<status()> op);
+  /// Blocks until every write up to `ticket` is durable.
+  status wait_durable(write_ticket ticket);
+  /// Blocks until everything queued so far is committed (before a read).
+  status flush();
+  /// The writer thread: one transaction per batch of queued writes, then under full a sync
+  /// of the WAL when anyone waits; tickets, waiters and callbacks follow.
+  void write_loop();
+  status commit_batch(std::vector<queued_write>& batch);
+  status sync_wal();
+  /// What counts as durable (synced under full, committed under normal); under mu_.
+  write_ticket durable_locked() const;
 
   std::string path_;
   sqlite3* db_;
   std::unique_ptr<statements> st_;
-  mutable std::mutex queue_mu_;  ///< guards queue_ and the writers' outcomes
-  std::deque<writer*> queue_;    ///< front: the leader or the next one
-  std::uint64_t transactions_ = 0;
-  std::mutex db_mu_;  ///< the connection: the leader's transaction, or one read
+  const durability sync_;
+  std::mutex db_mu_;  ///< the connection: the writer's batches, or a read
+
+  mutable std::mutex mu_;         ///< everything below
+  std::condition_variable work_;  ///< to the writer: queued writes, a wanted sync, or stop
+  std::condition_variable done_;  ///< to the waiters: committed_/synced_ moved, or broken
+  std::condition_variable room_;  ///< to the writers: the queue has room
+  std::deque<queued_write> queue_;
+  write_ticket enqueued_ = 0;   ///< the last ticket handed out
+  write_ticket committed_ = 0;  ///< every write up to this one is in the OS
+  write_ticket synced_ = 0;     ///< ... and up to this one on disk (full)
+  write_ticket wanted_ = 0;     ///< the highest ticket anyone waits for
+  std::uint64_t syncs_ = 0;
+  std::size_t blocked_ = 0;  ///< writers blocked in wait_durable
+  std::optional<error> broken_;
+  std::multimap<write_ticket, std::function<void(status)>> callbacks_;
+  bool stopping_ = false;
+  std::thread writer_;  ///< last: started once everything above exists
 };
 
 }  // namespace arbroker
