@@ -35,6 +35,7 @@ $demo || packages+=(
   libbenchmark-dev           # benchmarks
   gnuplot-nox                # arb-sim: experiment plots and Gantt charts (PNG)
   python3                    # bench/easy_reference.py, the replay's yardstick (and its test)
+  systemd                    # systemd-analyze verify of configs/systemd/arbd.service (install test)
 )
 
 missing=()

@@ -30,6 +30,7 @@ struct options {
   std::string ready_file;
   std::string log_file;  ///< "" = stderr
   std::string backup;    ///< copy the store here and stop ("" = serve)
+  bool check = false;    ///< check the configuration and stop
   int poll_seconds = 5;
 };
 
@@ -116,6 +117,14 @@ int run(const options& o) {
   if (auto ok = validate(*cfg); !ok) {
     spdlog::error("config: {}", ok.err().message);
     return 2;
+  }
+  if (o.check) {
+    std::printf(
+        "configuration ok: node %s, %zu clusters, %zu users, listen %s, data_dir %s, "
+        "durability %s\n",
+        cfg->name.c_str(), cfg->clusters.size(), cfg->users.size(), cfg->listen.c_str(),
+        cfg->data_dir.empty() ? "(none)" : cfg->data_dir.c_str(), cfg->durability.c_str());
+    return 0;
   }
   if (!o.backup.empty()) return backup(*cfg, o.backup);
   spdlog::set_level(spdlog::level::from_str(cfg->log_level));
@@ -237,6 +246,9 @@ int main(int argc, char** argv) {
                  "append logs (and the audit trail) here instead of stderr; reopened on SIGHUP");
   app.add_option("--ready-file", o.ready_file,
                  "write \"<api port> <metrics port>\" here once serving");
+  app.add_flag("--check", o.check,
+               "read and check the configuration (as a start would), print a summary, and exit: "
+               "0 fine, 2 not");
   app.add_option("--backup", o.backup,
                  "copy the store of --data-dir (or the config's) to this new file while the node "
                  "runs or not, check it, and exit");
