@@ -272,10 +272,14 @@ reservation_row cluster_service::row_of(const record& r, reservation_state state
 }
 
 status cluster_service::persist(const record& r, reservation_state state) {
-  if (!cfg_.journal) return {};
-  auto ticket = cfg_.journal->save_pipelined(row_of(r, state));
-  if (!ticket) return ticket.err();
-  unsynced_ = std::max(unsynced_, *ticket);
+  if (!cfg_.journal && !cfg_.on_change) return {};
+  const auto row = row_of(r, state);
+  if (cfg_.journal) {
+    auto ticket = cfg_.journal->save_pipelined(row);
+    if (!ticket) return ticket.err();
+    unsynced_ = std::max(unsynced_, *ticket);
+  }
+  if (cfg_.on_change) cfg_.on_change(row);
   return {};
 }
 

@@ -24,7 +24,8 @@ struct fixture : ::testing::Test {
   void SetUp() override { make(); }
 
   void make(duration refresh = 0, std::shared_ptr<reservation_journal> journal = nullptr,
-            ljp_policy ljp = ljp_policy::enforce, ljp_method check = ljp_method::ese) {
+            ljp_policy ljp = ljp_policy::enforce, ljp_method check = ljp_method::ese,
+            std::function<void(const reservation_row&)> on_change = nullptr) {
     auto l = simulated_lrms::create({"c1", 64, {8, {}}, [this] { return now; }});
     ASSERT_TRUE(l) << to_string(l.err());
     lrms = l->get();
@@ -38,6 +39,7 @@ struct fixture : ::testing::Test {
     cfg.journal = std::move(journal);
     cfg.ljp = ljp;
     cfg.ljp_check = check;
+    cfg.on_change = std::move(on_change);
     auto s = cluster_service::create(std::move(cfg), std::move(*l));
     ASSERT_TRUE(s) << to_string(s.err());
     svc = std::move(*s);
@@ -378,6 +380,38 @@ TEST_F(fixture, EveryAnsweredChangeIsWrittenBeforeTheAnswer) {
   EXPECT_EQ(j->rows.at(q.reservation_id).state, rs::expired);
   EXPECT_EQ(j->written, (std::vector<rs>{rs::accepted, rs::committed, rs::cancelled, rs::accepted,
                                          rs::expired}));
+}
+
+// The audit trail's source: every recorded change, with or without a store, and none that
+// the store refused.
+TEST_F(fixture, EveryRecordedChangeIsToldOnceAndARefusedOneIsNot) {
+  for (bool with_store : {false, true}) {
+    SCOPED_TRACE(with_store ? "with a store" : "without a store");
+    auto j = with_store ? std::make_shared<memory_journal>() : nullptr;
+    std::vector<std::pair<std::string, reservation_state>> told;
+    make(0, j, ljp_policy::enforce, ljp_method::ese,
+         [&](const reservation_row& r) { told.emplace_back(r.id, r.state); });
+    using rs = reservation_state;
+    auto p = svc->prepare(hold("t1", now + 600, 3600, 8), now);
+    ASSERT_TRUE(p.error.ok());
+    ASSERT_TRUE(svc->commit_txn({"t1"}, now).error.ok());
+    ASSERT_TRUE(svc->cancel({"alice", p.reservation_id}, now).error.ok());
+    auto q = svc->prepare(hold("t2", now + 600, 3600, 8), now);
+    ASSERT_TRUE(q.error.ok());
+    svc->sweep(now + 61);
+    const std::vector<std::pair<std::string, rs>> want{{p.reservation_id, rs::accepted},
+                                                       {p.reservation_id, rs::committed},
+                                                       {p.reservation_id, rs::cancelled},
+                                                       {q.reservation_id, rs::accepted},
+                                                       {q.reservation_id, rs::expired}};
+    EXPECT_EQ(told, want);
+    if (j) {
+      told.clear();
+      j->broken = true;
+      EXPECT_FALSE(svc->prepare(hold("t3", now + 600, 3600, 8), now).error.ok());
+      EXPECT_TRUE(told.empty()) << "a change the store refused was reported";
+    }
+  }
 }
 
 TEST_F(fixture, AStoreThatCannotWriteRefusesAndChangesNothing) {

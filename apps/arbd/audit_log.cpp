@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "arbroker/core/time_format.hpp"
+
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -26,8 +28,19 @@ std::string log_quoted(std::string_view text) {
 }
 
 namespace {
-std::shared_ptr<spdlog::logger> installed;  // set once at start-up, before any thread reads it
+// Set once at start-up, before the engine starts; read by engine threads.
+std::shared_ptr<spdlog::logger> installed;
 }  // namespace
+
+void audit_reservation(const reservation_row& r) {
+  if (!installed) return;
+  installed->info(
+      "event=reservation id={} cluster={} owner={} state={} start={} end={} np={} cost={:.2f} "
+      "txn={} lrms_id={}",
+      log_quoted(r.id), log_quoted(r.cluster), log_quoted(r.owner), to_string(r.state),
+      format_time(r.start), format_time(r.end), r.np, r.cost, log_quoted(r.txn),
+      log_quoted(r.lrms_id));
+}
 
 void audit_note(const std::string& line) {
   (installed ? installed : spdlog::default_logger())->info("{}", line);

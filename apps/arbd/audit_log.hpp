@@ -8,12 +8,18 @@
 #include <string_view>
 
 #include "arbroker/api/server.hpp"
+#include "arbroker/store/journal.hpp"
 
 namespace arbroker {
 
 /// Hooks that log every answered request and refused login to spdlog's logger "audit"
 /// (created on the default logger's sinks).
 void install_audit_log(api::server_events& events);
+
+/// One line per recorded change of a reservation (node_hooks::reservation_changed):
+/// `event=reservation id= cluster= owner= state= start= end= np= cost= txn= lrms_id=`, recovery's
+/// included. Quiet until install_audit_log() has run.
+void audit_reservation(const reservation_row& row);
 
 /// Writes one line to the audit trail (`event=... `), or to the default logger at info when
 /// no audit trail is installed: what operators must be able to trace (a credentials reload).

@@ -133,7 +133,14 @@ int run(const options& o) {
         "no --config: starting the embedded demo grid with the documented demo tokens "
         "(alice-secret, bob-secret, admin-secret); loopback only");
 
-  auto n = node::start(*cfg);
+  // The audit trail first: the engine tells it every reservation change from its start.
+  api::server_events events;
+  node_hooks hooks;
+  if (cfg->audit) {
+    install_audit_log(events);
+    hooks.reservation_changed = audit_reservation;
+  }
+  auto n = node::start(*cfg, hooks);
   if (!n) {
     spdlog::error("start: {}", to_string(n.err()));
     return 3;
@@ -168,7 +175,7 @@ int run(const options& o) {
   sc.limits.max_in_flight = cfg->max_in_flight;
   sc.limits.max_connections = cfg->max_connections;
   sc.limits.handshake_timeout = std::chrono::seconds(cfg->handshake_timeout);
-  if (cfg->audit) install_audit_log(sc.events);
+  sc.events = events;
   std::optional<api::threaded_server> server;
   try {
     server.emplace(sc, handler, 1);

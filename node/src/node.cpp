@@ -97,6 +97,7 @@ void add(recovery_report& sum, const recovery_report& r) {
 
 struct node::impl {
   node_config cfg;
+  node_hooks hooks;
   std::optional<directory_lock> lock;
   std::shared_ptr<reservation_journal> journal;
   std::shared_ptr<grid_job_journal> grid_journal;  // the same store
@@ -262,6 +263,7 @@ struct node::impl {
       sc.overrun_max = c.overrun_max;
       sc.name_prefix = c.name_prefix;
       sc.journal = journal;
+      sc.on_change = hooks.reservation_changed;
       auto svc = cluster_service::create(sc, std::move(*backend));
       if (!svc) return error{svc.err().code, c.info.name + ": " + svc.err().message};
       recovery_report rep;
@@ -346,10 +348,11 @@ struct node::impl {
   }
 };
 
-result<std::unique_ptr<node>> node::start(node_config cfg) {
+result<std::unique_ptr<node>> node::start(node_config cfg, node_hooks hooks) {
   if (auto ok = validate(cfg); !ok) return ok.err();
   auto p = std::make_unique<impl>();
   p->cfg = std::move(cfg);
+  p->hooks = std::move(hooks);
   if (auto ok = p->start(); !ok) {
     p->stop_engine();
     return ok.err();

@@ -136,6 +136,10 @@ grep -q "event=request user=\"alice\" peer=127.0.0.1:[0-9]* op=cancel id=[0-9]* 
   "$work/arbd.log" && pass "the cancel is in the audit log" || fail "no audit line: $(tail -n 5 "$work/arbd.log")"
 grep -q 'event=login_refused user="mallory" .*code=permission_denied' "$work/arbd.log" \
   && pass "the refused login is in the audit log" || fail "no login_refused line"
+# ... and the reservation's own changes, in order: granted, then cancelled.
+states=$(grep "event=reservation id=\"$id\" " "$work/arbd.log" | sed -n 's/.* state=\([a-z]*\) .*/\1/p' | tr '\n' ' ')
+[[ $states == *committed*cancelled* ]] && pass "its state changes are in the audit log: $states" \
+  || fail "state changes of $id: '$states'"
 check "list shows live ones only" 0 "$arb" list --noheader --format id,state
 contains "$out" "$id" && fail "a cancelled one in the default list: $out" || pass "the cancelled one is not live"
 check "list --history, parsable" 0 "$arb" list --history --noheader --parsable --format id,state

@@ -64,6 +64,33 @@ TEST_F(audit_fixture, one_line_per_request_and_refused_login) {
             "code=permission_denied reason=\"wrong token\"");
 }
 
+TEST_F(audit_fixture, one_line_per_reservation_change) {
+  reservation_row r;
+  r.id = "berlin/7";
+  r.cluster = "berlin";
+  r.owner = "al\"ice";
+  r.txn = "w3-12";
+  r.lrms_id = "arb-7";
+  r.start = 1795420800;  // 2026-11-23T08:00:00Z
+  r.end = r.start + 7200;
+  r.np = 8;
+  r.state = reservation_state::committed;
+  r.cost = 12.5;
+  audit_reservation(r);
+  r.state = reservation_state::cancelled;
+  audit_reservation(r);
+  std::istringstream lines(out.str());
+  std::string committed, cancelled, extra;
+  std::getline(lines, committed);
+  std::getline(lines, cancelled);
+  EXPECT_FALSE(std::getline(lines, extra)) << out.str();
+  EXPECT_EQ(committed,
+            "info event=reservation id=\"berlin/7\" cluster=\"berlin\" owner=\"al\\\"ice\" "
+            "state=committed start=2026-11-23T08:00:00Z end=2026-11-23T10:00:00Z np=8 cost=12.50 "
+            "txn=\"w3-12\" lrms_id=\"arb-7\"");
+  EXPECT_NE(cancelled.find("state=cancelled"), std::string::npos) << cancelled;
+}
+
 TEST(audit_log, is_silent_when_logging_is_off) {
   auto previous = spdlog::default_logger();
   std::ostringstream out;

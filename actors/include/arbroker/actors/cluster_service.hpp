@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -58,6 +59,10 @@ struct cluster_service_config {
   /// Where reservations are made durable before they are answered for (null: nowhere, as
   /// in the stress tool and the simulator).
   std::shared_ptr<reservation_journal> journal;
+  /// Told every change of a reservation the service records (a hold granted, committed,
+  /// cancelled, released, expired, its terms changed), with the row as written, on the
+  /// service's thread: an audit trail (must be quick and thread-safe; null: nobody).
+  std::function<void(const reservation_row&)> on_change;
 };
 
 /// What cluster_service::recover() found and did.

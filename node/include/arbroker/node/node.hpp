@@ -29,6 +29,13 @@ struct node_recovery {
 
 struct grid_job_counters;
 
+/// What a node tells its host while it runs (all optional; called on engine threads, so
+/// quick and thread-safe).
+struct node_hooks {
+  /// Every recorded change of a reservation (cluster_service_config::on_change).
+  std::function<void(const reservation_row&)> reservation_changed;
+};
+
 class node {
  public:
   template <class Reply>
@@ -37,7 +44,7 @@ class node {
   /// Opens (or creates) the store in cfg.data_dir, recovers it against the clusters' LRMSs,
   /// then starts the engine. Fails with a specific error for a bad config, a store that
   /// cannot be opened or is in use by another node, or an LRMS that cannot be read.
-  static result<std::unique_ptr<node>> start(node_config cfg);
+  static result<std::unique_ptr<node>> start(node_config cfg, node_hooks hooks = {});
 
   /// Stops the engine (after shutdown(), if it was not called).
   ~node();
