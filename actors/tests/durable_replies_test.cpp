@@ -8,7 +8,6 @@
 
 #include <caf/all.hpp>
 
-#include <condition_variable>
 #include <filesystem>
 
 #include "arbroker/actors/cluster_service_actor.hpp"
@@ -41,27 +40,7 @@ TEST(durable_replies, AHoldIsAnsweredOnlyOnceItsRowIsOnDiskAndReadsDoNotWaitForI
     std::shared_ptr<sqlite_journal> journal = std::move(*j);  // outlives the actor system
 
     // Every sync of the WAL from here on waits until the test lets it go.
-    std::mutex mu;
-    std::condition_variable cv;
-    bool in_sync = false, release = false;
-    vfs.on_sync([&](const std::string& path) {
-      if (path != wal_path) return;
-      std::unique_lock lock{mu};
-      in_sync = true;
-      cv.notify_all();
-      cv.wait(lock, [&] { return release; });
-    });
-    struct let_go {
-      std::function<void()> f;
-      ~let_go() { f(); }
-    } guard{[&] {
-      {
-        std::lock_guard lock{mu};
-        release = true;
-      }
-      cv.notify_all();
-      vfs.on_sync(nullptr);
-    }};
+    testing::sync_gate gate{wal_path};
 
     engine_config cfg;
     caf::actor_system sys{cfg};
@@ -95,14 +74,8 @@ TEST(durable_replies, AHoldIsAnsweredOnlyOnceItsRowIsOnDiskAndReadsDoNotWaitForI
     self->receive([&](const msg::query_reply& q) { EXPECT_FALSE(q.error.ok()); },
                   [&](msg::call_tag, const msg::prepare_reply&) { prepare_first = true; });
     EXPECT_FALSE(prepare_first) << "the hold was answered before its row was synced";
-    {
-      // A deadline, not a delay: a service that never asks for a sync would hang here.
-      std::unique_lock lock{mu};
-      ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return in_sync; }))
-          << "nobody synced the hold's row";
-      release = true;
-    }
-    cv.notify_all();
+    ASSERT_TRUE(gate.wait_held()) << "nobody synced the hold's row";
+    gate.open();
     if (!prepare_first) {
       self->receive([&](msg::call_tag tag, const msg::prepare_reply& r) {
         EXPECT_EQ(tag, msg::call_tag{1});

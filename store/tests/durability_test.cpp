@@ -102,26 +102,9 @@ TEST_F(durability_test, APipelinedWriteIsAnsweredForOnlyAfterTheSyncThatCoversIt
   auto j = open(durability::full);
   ASSERT_TRUE(j);
   // Every sync of the WAL from here on waits until the test lets it go.
+  testing::sync_gate gate{(dir_ / "arb.db-wal").string()};
   std::mutex mu;
   std::condition_variable cv;
-  bool in_sync = false, release = false;
-  const std::string wal_path = (dir_ / "arb.db-wal").string();
-  vfs_->on_sync([&](const std::string& path) {
-    if (path != wal_path) return;
-    std::unique_lock lock{mu};
-    in_sync = true;
-    cv.notify_all();
-    cv.wait(lock, [&] { return release; });
-  });
-  // Whatever happens below, the held sync goes on before the journal closes.
-  struct let_go {
-    std::function<void()> f;
-    ~let_go() { f(); }
-  } guard{[&] {
-    std::lock_guard lock{mu};
-    release = true;
-    cv.notify_all();
-  }};
   int answered = 0;
   int unsynced_at_answer = -1;
   auto answer = [&](status ok) {
@@ -137,12 +120,7 @@ TEST_F(durability_test, APipelinedWriteIsAnsweredForOnlyAfterTheSyncThatCoversIt
   auto first = j->save_pipelined(row("berlin/1"));
   ASSERT_TRUE(first);
   j->when_durable(*first, answer);
-  {
-    // A deadline, not a delay: a journal that never syncs would otherwise hang the test.
-    std::unique_lock lock{mu};
-    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return in_sync; }))
-        << "nobody synced the WAL for a waiting write";
-  }
+  ASSERT_TRUE(gate.wait_held()) << "nobody synced the WAL for a waiting write";
   // ... while twenty more queue behind it.
   constexpr int more = 20;
   for (int i = 2; i <= 1 + more; ++i) {
@@ -154,8 +132,10 @@ TEST_F(durability_test, APipelinedWriteIsAnsweredForOnlyAfterTheSyncThatCoversIt
     std::unique_lock lock{mu};
     EXPECT_EQ(answered, 0) << "answered while the sync was still running";
     EXPECT_EQ(j->waiting_for_sync(), std::size_t{1 + more});
-    release = true;
-    cv.notify_all();
+  }
+  gate.open();
+  {
+    std::unique_lock lock{mu};
     ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return answered == 1 + more; }));
   }
   EXPECT_EQ(unsynced_at_answer, 0);

@@ -8,9 +8,12 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -158,6 +161,51 @@ class recording_vfs {
   mutable std::mutex mu_;
   std::map<std::string, file_counts> files_;
   std::function<void(const std::string&)> hook_;
+};
+
+/// Holds every sync of one file, from construction until open(), and tells when one waits
+/// there: what a disk slow to sync looks like to the code above it. Opens when destroyed,
+/// whatever happened.
+class sync_gate {
+ public:
+  explicit sync_gate(std::string path) : state_(std::make_shared<state>()) {
+    recording_vfs::instance().on_sync([s = state_, path = std::move(path)](const std::string& p) {
+      if (p != path) return;
+      std::unique_lock lock{s->mu};
+      s->held = true;
+      s->cv.notify_all();
+      s->cv.wait(lock, [&] { return s->open; });
+    });
+  }
+  ~sync_gate() {
+    open();
+    recording_vfs::instance().on_sync(nullptr);
+  }
+  sync_gate(const sync_gate&) = delete;
+  sync_gate& operator=(const sync_gate&) = delete;
+
+  /// Whether a sync reached the gate within `limit` (a deadline, not a delay: code that
+  /// never syncs would otherwise hang the test).
+  bool wait_held(std::chrono::seconds limit = std::chrono::seconds(30)) {
+    std::unique_lock lock{state_->mu};
+    return state_->cv.wait_for(lock, limit, [&] { return state_->held; });
+  }
+  void open() {
+    {
+      std::lock_guard lock{state_->mu};
+      state_->open = true;
+    }
+    state_->cv.notify_all();
+  }
+
+ private:
+  struct state {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool held = false;
+    bool open = false;
+  };
+  std::shared_ptr<state> state_;  // shared with the hook, which may outlive this
 };
 
 }  // namespace arbroker::testing
