@@ -44,16 +44,16 @@ result<reservation_lifecycle> restored_lifecycle(timestamp start, timestamp end,
 
 void cluster_service::adopt(record r, timestamp now) {
   const std::uint64_t n = r.serial = serial_of(r.id);
-  if (is_terminal(r.life.state())) {
-    r.finished = now;
-    finished_.emplace(now, n);
-  } else {
-    timeline_.emplace(r.life.end(), n);
-  }
+  const bool finished = is_terminal(r.life.state());
+  if (!finished) timeline_.emplace(r.life.end(), n);
   if (!r.txn.empty()) by_txn_.emplace(r.txn, n);
-  if (r.deadline != 0 && !is_terminal(r.life.state())) movable_.insert(n);
-  const auto& rec = records_.emplace(n, std::move(r)).first->second;
-  if (!is_terminal(rec.life.state())) watch_overrun(rec);
+  if (r.deadline != 0 && !finished) movable_.insert(n);
+  auto& rec = records_.emplace(n, std::move(r)).first->second;
+  index_record(rec);
+  if (finished)
+    mark_finished(rec, now);
+  else
+    watch_overrun(rec);
 }
 
 status cluster_service::recover(const std::vector<reservation_row>& rows, const recovery_plan& plan,

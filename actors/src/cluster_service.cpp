@@ -236,6 +236,7 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
   out.movable = r.deadline != 0;
   r.serial = n;
   auto& rec = records_.emplace(n, std::move(r)).first->second;
+  index_record(rec);
   by_txn_.emplace(req.txn, n);
   expiries_.emplace(req.expiry, n);
   timeline_.emplace(req.end, n);
@@ -300,8 +301,18 @@ void cluster_service::release(record& r, reservation_event e, timestamp now, boo
   (void)r.life.apply(e, now);
   // Best effort: a hold the store still shows is aborted on recovery anyway.
   if (!persisted) (void)persist(r, r.life.state());
+  mark_finished(r, now);
+}
+
+void cluster_service::index_record(const record& r) {
+  by_owner_[r.owner].insert(r.serial);
+  if (!is_terminal(r.life.state())) live_.insert(r.serial);
+}
+
+void cluster_service::mark_finished(record& r, timestamp now) {
   r.finished = now;
   finished_.emplace(now, r.serial);
+  live_.erase(r.serial);
 }
 
 msg::ack_reply cluster_service::commit_txn(const msg::commit_txn_request& req, timestamp now) {
@@ -538,10 +549,16 @@ msg::query_reply cluster_service::query(const msg::query_request& req, timestamp
 msg::list_reply cluster_service::list(const msg::list_request& req, timestamp now) {
   sweep(now);
   msg::list_reply out;
-  for (auto& [id, r] : records_) {
-    if (!req.user.empty() && r.owner != req.user) continue;
+  auto add = [&](record& r) {
     r.life.advance(now);
     out.reservations.push_back(info_of(r));
+  };
+  if (req.user.empty()) {
+    for (auto& [n, r] : records_)
+      add(r);
+  } else if (auto o = by_owner_.find(req.user); o != by_owner_.end()) {
+    for (const auto n : o->second)
+      add(records_.at(n));
   }
   std::sort(out.reservations.begin(), out.reservations.end(), [](const auto& a, const auto& b) {
     return std::tie(a.start, a.id) < std::tie(b.start, b.id);
@@ -616,7 +633,8 @@ msg::cluster_status cluster_service::status_report(const msg::cluster_status_req
   }
   out.running_jobs = view_.running;
   out.queued_jobs = view_.queued;
-  for (auto& [id, r] : records_) {
+  for (const auto n : live_) {  // what has finished holds nothing
+    auto& r = records_.at(n);
     r.life.advance(now);
     if (!holds_capacity(r.life.state())) continue;
     if (r.life.state() == reservation_state::accepted)
@@ -673,8 +691,7 @@ void cluster_service::sweep(timestamp now) {
     auto& r = records_.at(n);
     r.life.advance(now);
     if (is_terminal(r.life.state())) {
-      r.finished = now;
-      finished_.emplace(now, n);
+      mark_finished(r, now);
       movable_.erase(n);
     }
   }
@@ -685,6 +702,10 @@ void cluster_service::sweep(timestamp now) {
     if (it == records_.end()) continue;
     const std::string id = it->second.id;
     by_txn_.erase(it->second.txn);
+    if (auto o = by_owner_.find(it->second.owner); o != by_owner_.end()) {
+      o->second.erase(n);
+      if (o->second.empty()) by_owner_.erase(o);
+    }
     records_.erase(it);
     if (cfg_.journal) (void)cfg_.journal->forget(id);
   }

@@ -382,6 +382,48 @@ TEST_F(fixture, EveryAnsweredChangeIsWrittenBeforeTheAnswer) {
                                          rs::expired}));
 }
 
+// list and status read indexes (by owner; what has not finished): they must still answer
+// exactly what a walk over every record would, as reservations finish and are forgotten.
+TEST_F(fixture, ListAndStatusStayExactAsReservationsFinishAndAreForgotten) {
+  make();
+  auto ids = [&](const std::string& user) {
+    std::vector<std::pair<std::string, reservation_state>> out;
+    for (const auto& r : svc->list({user}, now).reservations)
+      out.emplace_back(r.id, r.state);
+    return out;
+  };
+  using rs = reservation_state;
+  auto a1 = svc->prepare(hold("a1", now + 600, 3600, 8), now);         // committed
+  auto a2 = svc->prepare(hold("a2", now + 100, 200, 8), now);          // completes
+  auto b1 = svc->prepare(hold("b1", now + 600, 3600, 8, "bob"), now);  // cancelled
+  auto a3 = svc->prepare(hold("a3", now + 900, 3600, 8), now);         // expires
+  for (const auto* p : {&a1, &a2, &b1, &a3})
+    ASSERT_TRUE(p->error.ok()) << p->error.message;
+  ASSERT_TRUE(svc->commit_txn({"a1"}, now).error.ok());
+  ASSERT_TRUE(svc->commit_txn({"a2"}, now).error.ok());
+  ASSERT_TRUE(svc->commit_txn({"b1"}, now).error.ok());
+  ASSERT_TRUE(svc->cancel({"bob", b1.reservation_id}, now).error.ok());
+  now += 301;  // a2 has run; a3's hold expired
+  auto st = svc->status_report({}, now);
+  EXPECT_EQ(st.holds, 0);
+  EXPECT_EQ(st.committed, 1);
+  ASSERT_EQ(st.reservations.size(), 1u);
+  EXPECT_EQ(st.reservations[0].id, a1.reservation_id);
+  EXPECT_EQ(ids("alice"),
+            (std::vector<std::pair<std::string, rs>>{{a2.reservation_id, rs::completed},
+                                                     {a1.reservation_id, rs::committed},
+                                                     {a3.reservation_id, rs::expired}}));
+  EXPECT_EQ(ids("bob"),
+            (std::vector<std::pair<std::string, rs>>{{b1.reservation_id, rs::cancelled}}));
+  EXPECT_TRUE(ids("carol").empty());
+  EXPECT_EQ(svc->list({}, now).reservations.size(), 4u);  // everyone's (an admin)
+  now += 4000;  // past the default retention (1 h) of the finished ones; a1 has completed
+  EXPECT_EQ(ids("bob").size(), 0u);
+  EXPECT_EQ(ids("alice"),
+            (std::vector<std::pair<std::string, rs>>{{a1.reservation_id, rs::completed}}));
+  EXPECT_EQ(svc->status_report({}, now).committed, 0);
+}
+
 // The audit trail's source: every recorded change, with or without a store, and none that
 // the store refused.
 TEST_F(fixture, EveryRecordedChangeIsToldOnceAndARefusedOneIsNot) {

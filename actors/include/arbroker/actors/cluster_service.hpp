@@ -337,9 +337,17 @@ class cluster_service {
   // Records and their indices by serial (the n of "<cluster>/n"), not by id string: the
   // service touches them several times per request.
   std::unordered_map<std::uint64_t, record> records_;
-  std::unordered_map<std::string, std::uint64_t> by_txn_;   // txn -> serial
+  std::unordered_map<std::string, std::uint64_t> by_txn_;  // txn -> serial
+  /// Indexes of records_, so that a call touches only what it answers about, however long
+  /// the history kept for `retention`: every record by owner (list for one user), and the
+  /// serials of those not finished (status; holds and reservations still to run).
+  std::unordered_map<std::string, std::set<std::uint64_t>> by_owner_;
+  std::set<std::uint64_t> live_;
   std::set<std::pair<timestamp, std::uint64_t>> expiries_;  // pending holds: (expiry, serial)
   std::set<std::pair<timestamp, std::uint64_t>> finished_;  // terminal: (finished, serial)
+  /// Files a new record under its indexes, and takes it off the live ones when it finishes.
+  void index_record(const record& r);
+  void mark_finished(record& r, timestamp now);
   std::set<std::pair<timestamp, std::uint64_t>> timeline_;  // committed: (next start/end, serial)
   std::set<std::uint64_t> movable_;  // laxity clusters: reservations with a window, by serial
   /// When to look for overrunning jobs: (end - overrun_notice, serial). An entry whose
