@@ -244,12 +244,8 @@ void sqlite_journal::when_durable(write_ticket ticket, std::function<void(status
 }
 
 status sqlite_journal::flush() {
-  write_ticket last;
-  {
-    std::lock_guard lock{mu_};
-    last = enqueued_;
-  }
   std::unique_lock lock{mu_};
+  const write_ticket last = enqueued_;
   done_.wait(lock, [&] { return committed_ >= last || broken_; });
   if (committed_ >= last) return {};
   return *broken_;
@@ -316,7 +312,9 @@ void sqlite_journal::write_loop() {
     batch.clear();
     lock.lock();
     if (!ok) {
-      broken_ = ok.err();  // never retried: after a failed sync the OS may have dropped pages
+      // Never retried: after a failed sync the OS may have dropped pages, and a failed
+      // commit leaves the engine ahead of the store. A restart recovers from the disk.
+      broken_ = ok.err();
     } else {
       committed_ = last;
       if (sync) {

@@ -146,6 +146,31 @@ TEST_F(durability_test, APipelinedWriteIsAnsweredForOnlyAfterTheSyncThatCoversIt
   EXPECT_TRUE(at_once);
 }
 
+// A failed sync is never retried (the OS may have dropped the pages): the write that waited
+// for it fails, and so does every later one, even once the disk seems fine again.
+TEST_F(durability_test, AFailedSyncBreaksTheJournalForGood) {
+  auto j = open(durability::full);
+  ASSERT_TRUE(j);
+  ASSERT_TRUE(j->save(row("berlin/1")));
+  struct heal {
+    ~heal() { recording_vfs::instance().fail_syncs(false); }
+  } healed_at_exit;
+  vfs_->fail_syncs(true);
+  auto lost = j->save(row("berlin/2"));
+  ASSERT_FALSE(lost);
+  EXPECT_EQ(lost.err().code, errc::storage_failure);
+  EXPECT_NE(lost.err().message.find("cannot sync"), std::string::npos) << lost.err().message;
+  vfs_->fail_syncs(false);
+  auto later = j->save(row("berlin/3"));
+  ASSERT_FALSE(later);
+  EXPECT_EQ(later.err().code, errc::storage_failure);
+  auto t = j->save_pipelined(row("berlin/4"));
+  EXPECT_FALSE(t);
+  bool told = false;
+  j->when_durable(1'000'000, [&](status ok) { told = !ok.has_value(); });
+  EXPECT_TRUE(told) << "a waiter on a broken journal hears it at once";
+}
+
 TEST_F(durability_test, ConcurrentBlockingWritersAllReturnSynced) {
   auto j = open(durability::full);
   ASSERT_TRUE(j);

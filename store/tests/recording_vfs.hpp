@@ -43,6 +43,12 @@ class recording_vfs {
     return {};
   }
 
+  /// While set, every sync fails (SQLITE_IOERR_FSYNC) without reaching the disk: a dying disk.
+  void fail_syncs(bool fail) {
+    std::lock_guard lock{mu_};
+    fail_syncs_ = fail;
+  }
+
   /// Runs inside every sync, before the real one, with the file's path (nullptr: nothing).
   void on_sync(std::function<void(const std::string&)> hook) {
     std::lock_guard lock{mu_};
@@ -82,10 +88,12 @@ class recording_vfs {
     return SQLITE_OK;
   }
 
-  void record(sqlite3_file* f, bool sync) {
+  // Records a write or a sync; false: the sync is to fail.
+  bool record(sqlite3_file* f, bool sync) {
     std::function<void(const std::string&)> hook;
     {
       std::lock_guard lock{mu_};
+      if (sync && fail_syncs_) return false;
       auto& c = files_[*self(f)->path];
       if (sync) {
         c.unsynced_writes = 0;
@@ -96,6 +104,7 @@ class recording_vfs {
       }
     }
     if (hook) hook(*self(f)->path);
+    return true;
   }
 
   // Every method forwards to the real file; xWrite and xSync also record.
@@ -120,7 +129,7 @@ class recording_vfs {
     m.xSync = [](sqlite3_file* f, int flags) {
       // Recorded before the real sync: a reply that leaves during it would see the write as
       // synced, but the writer is still inside the sync, so no reply can leave.
-      instance().record(f, true);
+      if (!instance().record(f, true)) return SQLITE_IOERR_FSYNC;
       return real(f)->pMethods->xSync(real(f), flags);
     };
     m.xFileSize = [](sqlite3_file* f, sqlite3_int64* s) {
@@ -161,6 +170,7 @@ class recording_vfs {
   mutable std::mutex mu_;
   std::map<std::string, file_counts> files_;
   std::function<void(const std::string&)> hook_;
+  bool fail_syncs_ = false;
 };
 
 /// Holds every sync of one file, from construction until open(), and tells when one waits
