@@ -35,44 +35,41 @@ class cluster_service_state {
 
  private:  // (the handlers' makers come first: make_behavior deduces their types)
   // The handler of a coordinator's call: the service's answer goes back with the call's tag.
-  // A hold a call made is due to expire some time: the timer is armed after each. An answer
-  // for rows the service wrote leaves once they are durable (write, then answer).
+  // A hold a call made is due to expire some time: the timer is armed after each.
   template <class Request, class Reply>
   auto call(Reply (cluster_service::*op)(const Request&, timestamp)) {
     return [this, op](msg::call_tag t, const Request& r) -> caf::result<msg::call_tag, Reply> {
       auto reply = guarded([&] { return (*service_.*op)(r, now()); });
       arm();
-      const write_ticket ticket = service_->take_unsynced();
-      if (ticket == 0) return {t, std::move(reply)};
-      auto rp = self_->template make_response_promise<msg::call_tag, Reply>();
-      after_sync(ticket, [rp, t, reply = std::move(reply)](const status& ok) mutable {
-        if (ok)
-          rp.deliver(t, std::move(reply));
-        else
-          rp.deliver(t, msg::error_reply<Reply>(errc::storage_failure, ok.err().message));
-      });
-      return rp;
+      return when_written(std::move(reply), t);
     };
   }
 
   // The handler of a client's operation (a bound job may be due to be looked at: the timer
-  // is armed after each as well), answered as a call is.
+  // is armed after each as well).
   template <class Request, class Reply>
   auto serve(Reply (cluster_service::*op)(const Request&, timestamp)) {
     return [this, op](const Request& r) -> caf::result<Reply> {
       auto reply = guarded([&] { return (*service_.*op)(r, now()); });
       arm();
-      const write_ticket ticket = service_->take_unsynced();
-      if (ticket == 0) return reply;
-      auto rp = self_->template make_response_promise<Reply>();
-      after_sync(ticket, [rp, reply = std::move(reply)](const status& ok) mutable {
-        if (ok)
-          rp.deliver(std::move(reply));
-        else
-          rp.deliver(msg::error_reply<Reply>(errc::storage_failure, ok.err().message));
-      });
-      return rp;
+      return when_written(std::move(reply));
     };
+  }
+
+  // The service's answer (after `tag...`, a call's tag): at once when it wrote nothing for
+  // it, else once what it wrote is durable (write, then answer), or a storage failure.
+  template <class Reply, class... Tag>
+  caf::result<Tag..., Reply> when_written(Reply reply, Tag... tag) {
+    const write_ticket ticket = service_->take_unsynced();
+    if (ticket == 0) return {tag..., std::move(reply)};
+    auto rp = self_->template make_response_promise<Tag..., Reply>();
+    after_sync(ticket, [rp, tag..., reply = std::move(reply)](const status& ok) mutable {
+      if (ok)
+        rp.deliver(tag..., std::move(reply));
+      else
+        rp.deliver(tag..., msg::error_reply<Reply>(errc::storage_failure, ok.err().message));
+    });
+    return rp;
   }
 
   // Keeps an answer until the journal says the writes up to `ticket` are durable. The

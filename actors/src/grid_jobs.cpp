@@ -66,6 +66,11 @@ struct reserve_hold {
 
 /// How long the holds of the reserve flow may stay undecided.
 constexpr duration hold_expiry = 60;
+/// A reserve-flow reservation lasts the job's walltime and this much more: a reservation
+/// that starts at once has begun by the time its job is submitted into it, and a batch
+/// system refuses a job that would run past the reservation's end (Grid Engine: "the job
+/// duration exceeds the end time of the advance reservation").
+constexpr duration submit_slack = 60;
 
 class grid_jobs_state {
  public:
@@ -412,7 +417,7 @@ class grid_jobs_state {
     q.txn = t.job.id;
     q.owner = t.job.owner;
     q.start = h.start;
-    q.end = h.start + h.at.walltime;
+    q.end = h.start + h.at.walltime + submit_slack;
     q.np = sizes->front();
     q.expiry = now() + hold_expiry;
     txn(h.at.cluster, std::move(q), std::move(answered));
