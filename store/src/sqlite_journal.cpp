@@ -76,10 +76,13 @@ struct sqlite_journal::statements {
   sqlite3_stmt* commits = nullptr;
   sqlite3_stmt* save_grid_job = nullptr;
   sqlite3_stmt* grid_jobs = nullptr;
+  sqlite3_stmt* begin = nullptr;  // the writer's batches
+  sqlite3_stmt* commit = nullptr;
+  sqlite3_stmt* rollback = nullptr;
 
   ~statements() {
-    for (auto* s :
-         {save, forget, rows_of, log_commit, forget_commit, commits, save_grid_job, grid_jobs})
+    for (auto* s : {save, forget, rows_of, log_commit, forget_commit, commits, save_grid_job,
+                    grid_jobs, begin, commit, rollback})
       sqlite3_finalize(s);
   }
 };
@@ -165,6 +168,10 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
        "INSERT OR REPLACE INTO grid_jobs (id, seq, owner, active, body) VALUES "
        "(?1, ?2, ?3, ?4, ?5)"},
       {&s.grid_jobs, "SELECT id, owner, active, body FROM grid_jobs ORDER BY seq"},
+      // IMMEDIATE: the write lock at once, so a commit never fails for a reader's upgrade.
+      {&s.begin, "BEGIN IMMEDIATE"},
+      {&s.commit, "COMMIT"},
+      {&s.rollback, "ROLLBACK"},
   };
   for (const auto& [slot, sql] : stmts) {
     if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, slot, nullptr) != SQLITE_OK)
@@ -189,11 +196,12 @@ sqlite_journal::~sqlite_journal() {
   sqlite3_close(db_);
 }
 
-status sqlite_journal::run(sqlite3_stmt* st, const char* what) {
+status sqlite_journal::run(sqlite3_stmt* st, const char* what, const std::string& subject) {
   const int rc = sqlite3_step(st);
   sqlite3_reset(st);
   sqlite3_clear_bindings(st);
-  if (rc != SQLITE_DONE) return sql_error(db_, path_, what);
+  if (rc != SQLITE_DONE)
+    return sql_error(db_, path_, subject.empty() ? what : std::string(what) + " " + subject);
   return {};
 }
 
@@ -215,10 +223,6 @@ write_ticket sqlite_journal::durable_locked() const {
 
 status sqlite_journal::wait_durable(write_ticket ticket) {
   std::unique_lock lock{mu_};
-  if (ticket > wanted_) {
-    wanted_ = ticket;
-    work_.notify_one();
-  }
   ++blocked_;
   done_.wait(lock, [&] { return durable_locked() >= ticket || broken_; });
   --blocked_;
@@ -232,10 +236,6 @@ void sqlite_journal::when_durable(write_ticket ticket, std::function<void(status
     std::lock_guard lock{mu_};
     if (durable_locked() < ticket && !broken_) {
       callbacks_.emplace(ticket, std::move(done));
-      if (ticket > wanted_) {
-        wanted_ = ticket;
-        work_.notify_one();
-      }
       return;
     }
     if (durable_locked() < ticket) now_known = *broken_;
@@ -252,23 +252,17 @@ status sqlite_journal::flush() {
 }
 
 status sqlite_journal::commit_batch(std::vector<queued_write>& batch) {
-  if (auto ok = exec_simple("BEGIN IMMEDIATE"); !ok) return ok;
+  if (auto ok = run(st_->begin, "cannot begin a transaction"); !ok) return ok;
   for (auto& w : batch) {
     if (auto ok = w.op(); !ok) {
-      (void)exec_simple("ROLLBACK");
+      (void)run(st_->rollback, "cannot roll back");
       return ok;
     }
   }
-  if (auto ok = exec_simple("COMMIT"); !ok) {
-    (void)exec_simple("ROLLBACK");
+  if (auto ok = run(st_->commit, "cannot commit"); !ok) {
+    (void)run(st_->rollback, "cannot roll back");
     return ok;
   }
-  return {};
-}
-
-status sqlite_journal::exec_simple(const char* sql) {
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) != SQLITE_OK)
-    return sql_error(db_, path_, std::string("cannot ") + sql);
   return {};
 }
 
@@ -286,27 +280,20 @@ status sqlite_journal::sync_wal() {
 void sqlite_journal::write_loop() {
   std::unique_lock lock{mu_};
   for (;;) {
-    const auto sync_wanted = [&] {
-      return sync_ == durability::full && wanted_ > synced_ && committed_ > synced_;
-    };
-    work_.wait(lock, [&] { return stopping_ || broken_ || !queue_.empty() || sync_wanted(); });
-    if (broken_ || (stopping_ && queue_.empty() && !sync_wanted())) break;
-    // Everything queued by now is one transaction; writes that arrive meanwhile, the next.
+    work_.wait(lock, [&] { return stopping_ || broken_ || !queue_.empty(); });
+    if (broken_ || (stopping_ && queue_.empty())) break;
+    // Everything queued by now is one transaction and, under full, one sync; writes that
+    // arrive meanwhile, the next.
     std::vector<queued_write> batch;
-    batch.reserve(queue_.size());
-    for (auto& w : queue_)
-      batch.push_back(std::move(w));
-    queue_.clear();
+    batch.swap(queue_);
     room_.notify_all();
-    const write_ticket last = batch.empty() ? committed_ : batch.back().ticket;
-    // Under full, the sync covers every commit so far: whoever waits, and the batch too
-    // when nobody does yet (its answers will be asked for soon).
-    const bool sync = sync_ == durability::full && (!batch.empty() || sync_wanted());
+    const write_ticket last = batch.back().ticket;
+    const bool sync = sync_ == durability::full;
     lock.unlock();
     status ok;
     {
       std::lock_guard db{db_mu_};
-      if (!batch.empty()) ok = commit_batch(batch);
+      ok = commit_batch(batch);
       if (ok && sync) ok = sync_wal();
     }
     batch.clear();
@@ -364,6 +351,17 @@ std::uint64_t sqlite_journal::syncs() const {
   return syncs_;
 }
 
+status sqlite_journal::write_and_wait(std::function<status()> op) {
+  auto t = enqueue(std::move(op));
+  if (!t) return t.err();
+  return wait_durable(*t);
+}
+
+status sqlite_journal::write_later(std::function<status()> op) {
+  auto t = enqueue(std::move(op));
+  return t ? status{} : status{t.err()};
+}
+
 status sqlite_journal::save(const reservation_row& r) {
   auto t = save_pipelined(r);
   if (!t) return t.err();
@@ -389,16 +387,15 @@ result<write_ticket> sqlite_journal::save_pipelined(const reservation_row& row) 
     bind_text(st, 14, r.account);
     sqlite3_bind_int64(st, 15, r.earliest);
     sqlite3_bind_int64(st, 16, r.deadline);
-    return run(st, ("cannot save reservation " + r.id).c_str());
+    return run(st, "cannot save reservation", r.id);
   });
 }
 
 status sqlite_journal::forget(const std::string& id) {
-  auto t = enqueue([this, id] {
+  return write_later([this, id] {
     bind_text(st_->forget, 1, id);
     return run(st_->forget, "cannot forget a reservation");
   });
-  return t ? status{} : status{t.err()};  // durable with a later sync
 }
 
 result<std::vector<reservation_row>> sqlite_journal::rows_of(const std::string& cluster) {
@@ -441,20 +438,17 @@ result<std::vector<reservation_row>> sqlite_journal::rows_of(const std::string& 
 }
 
 status sqlite_journal::log_commit(const std::string& txn) {
-  auto t = enqueue([this, txn] {
+  return write_and_wait([this, txn] {
     bind_text(st_->log_commit, 1, txn);
     return run(st_->log_commit, "cannot log a commit decision");
   });
-  if (!t) return t.err();
-  return wait_durable(*t);
 }
 
 status sqlite_journal::forget_commit(const std::string& txn) {
-  auto t = enqueue([this, txn] {
+  return write_later([this, txn] {
     bind_text(st_->forget_commit, 1, txn);
     return run(st_->forget_commit, "cannot forget a commit decision");
   });
-  return t ? status{} : status{t.err()};  // durable with a later sync
 }
 
 result<std::vector<std::string>> sqlite_journal::commits() {
@@ -471,17 +465,15 @@ result<std::vector<std::string>> sqlite_journal::commits() {
 }
 
 status sqlite_journal::save_grid_job(const grid_job_row& row) {
-  auto t = enqueue([this, r = row] {
+  return write_and_wait([this, r = row] {
     auto* st = st_->save_grid_job;
     bind_text(st, 1, r.id);
     sqlite3_bind_int64(st, 2, seq_of(r.id.substr(r.id.rfind('/') + 2)));  // "<node>/g<n>"
     bind_text(st, 3, r.owner);
     sqlite3_bind_int(st, 4, r.active ? 1 : 0);
     sqlite3_bind_blob(st, 5, r.body.data(), static_cast<int>(r.body.size()), SQLITE_TRANSIENT);
-    return run(st, ("cannot save grid job " + r.id).c_str());
+    return run(st, "cannot save grid job", r.id);
   });
-  if (!t) return t.err();
-  return wait_durable(*t);
 }
 
 result<std::vector<grid_job_row>> sqlite_journal::grid_jobs() {

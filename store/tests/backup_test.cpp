@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "arbroker/store/sqlite_journal.hpp"
+#include "scratch_dir.hpp"
 
 namespace arbroker {
 namespace {
@@ -19,16 +20,9 @@ namespace fs = std::filesystem;
 
 class backup_test : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("arb-backup-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string path(const char* name) const { return (dir_ / name).string(); }
-  fs::path dir_;
+  testing::scratch_dir scratch_{"arb-backup"};
+  const fs::path& dir_ = scratch_.path();
 };
 
 reservation_row row(int n) {

@@ -11,6 +11,7 @@
 
 #include "arbroker/store/sqlite_journal.hpp"
 #include "recording_vfs.hpp"
+#include "scratch_dir.hpp"
 
 namespace arbroker {
 namespace {
@@ -20,18 +21,8 @@ using testing::recording_vfs;
 
 class durability_test : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("arb-durability-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    vfs_ = &recording_vfs::instance();
-  }
-  void TearDown() override {
-    vfs_->on_sync(nullptr);
-    fs::remove_all(dir_);
-  }
+  void SetUp() override { vfs_ = &recording_vfs::instance(); }
+  void TearDown() override { vfs_->on_sync(nullptr); }
   std::unique_ptr<sqlite_journal> open(durability d) {
     auto j = sqlite_journal::open((dir_ / "arb.db").string(), {d, recording_vfs::name});
     EXPECT_TRUE(j) << j.err().message;
@@ -39,7 +30,8 @@ class durability_test : public ::testing::Test {
   }
   // The WAL of this test's database: where a commit's rows are written.
   recording_vfs::file_counts wal() const { return vfs_->counts((dir_ / "arb.db-wal").string()); }
-  fs::path dir_;
+  testing::scratch_dir scratch_{"arb-durability"};
+  const fs::path& dir_ = scratch_.path();
   recording_vfs* vfs_ = nullptr;
 };
 

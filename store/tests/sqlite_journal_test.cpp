@@ -1,4 +1,5 @@
 #include "arbroker/store/sqlite_journal.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -16,16 +17,9 @@ namespace fs = std::filesystem;
 
 class sqlite_journal_test : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("arb-store-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string db() const { return (dir_ / "arb.db").string(); }
-  fs::path dir_;
+  testing::scratch_dir scratch_{"arb-store"};
+  const fs::path& dir_ = scratch_.path();
 };
 
 reservation_row row(std::string id, reservation_state s = reservation_state::committed) {

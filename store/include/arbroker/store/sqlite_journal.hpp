@@ -2,7 +2,6 @@
 
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -84,17 +83,21 @@ class sqlite_journal final : public reservation_journal, public grid_job_journal
   static constexpr std::size_t max_queued = 16384;
 
   sqlite_journal(std::string path, sqlite3* db, durability sync);
-  /// Runs one statement of a write (on the writer thread).
-  status run(sqlite3_stmt* st, const char* what);
-  status exec_simple(const char* sql);
+  /// Runs one statement of a write (on the writer thread); an error says `what` and, when
+  /// given, `subject` (composed only then: this runs for every row).
+  status run(sqlite3_stmt* st, const char* what, const std::string& subject = {});
   /// Queues a write for the writer thread; its ticket.
   result<write_ticket> enqueue(std::function<status()> op);
+  /// Queues a write and returns once it is durable (or cannot be).
+  status write_and_wait(std::function<status()> op);
+  /// Queues a write that needs no durability of its own (it goes with the next sync).
+  status write_later(std::function<status()> op);
   /// Blocks until every write up to `ticket` is durable.
   status wait_durable(write_ticket ticket);
   /// Blocks until everything queued so far is committed (before a read).
   status flush();
-  /// The writer thread: one transaction per batch of queued writes, then under full a sync
-  /// of the WAL when anyone waits; tickets, waiters and callbacks follow.
+  /// The writer thread: one transaction per batch of queued writes, then under full one
+  /// sync of the WAL; tickets, waiters and callbacks follow.
   void write_loop();
   status commit_batch(std::vector<queued_write>& batch);
   status sync_wal();
@@ -108,14 +111,13 @@ class sqlite_journal final : public reservation_journal, public grid_job_journal
   std::mutex db_mu_;  ///< the connection: the writer's batches, or a read
 
   mutable std::mutex mu_;         ///< everything below
-  std::condition_variable work_;  ///< to the writer: queued writes, a wanted sync, or stop
+  std::condition_variable work_;  ///< to the writer: queued writes, or stop
   std::condition_variable done_;  ///< to the waiters: committed_/synced_ moved, or broken
   std::condition_variable room_;  ///< to the writers: the queue has room
-  std::deque<queued_write> queue_;
+  std::vector<queued_write> queue_;
   write_ticket enqueued_ = 0;   ///< the last ticket handed out
   write_ticket committed_ = 0;  ///< every write up to this one is in the OS
   write_ticket synced_ = 0;     ///< ... and up to this one on disk (full)
-  write_ticket wanted_ = 0;     ///< the highest ticket anyone waits for
   std::uint64_t syncs_ = 0;
   std::size_t blocked_ = 0;  ///< writers blocked in wait_durable
   std::optional<error> broken_;
