@@ -71,6 +71,9 @@ constexpr duration hold_expiry = 60;
 /// system refuses a job that would run past the reservation's end (Grid Engine: "the job
 /// duration exceeds the end time of the advance reservation").
 constexpr duration submit_slack = 60;
+/// ... and starts at least this far ahead: a hold for "now" is in the past by the time the
+/// batch system sees it once the clock has ticked ("reservation start ... is in the past").
+constexpr duration start_lead = 5;
 
 class grid_jobs_state {
  public:
@@ -381,7 +384,7 @@ class grid_jobs_state {
     auto rd = std::make_shared<reserve_round>();
     for (auto& o : ok) {
       reserve_hold h;
-      h.start = std::max(o.start, now() + o.terms.stage_in);
+      h.start = std::max(o.start, now() + o.terms.stage_in + start_lead);
       h.at = std::move(o);
       rd->holds.push_back(std::move(h));
     }
