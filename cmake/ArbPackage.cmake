@@ -25,6 +25,7 @@ set(_arb_package_of_SQLite "SQLite3")
 set(_arb_package_of_OpenSSL "OpenSSL")
 set(_arb_package_of_CLI11 "CLI11")
 set(_arb_package_of_utf8cpp "utf8cpp CONFIG")
+set(_arb_package_of_prometheus-cpp "prometheus-cpp CONFIG")
 
 # The find_dependency() lines for the imported targets that `targets` link (sorted, unique).
 function(_arb_package_dependencies out targets)

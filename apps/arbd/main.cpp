@@ -12,7 +12,8 @@
 #include <optional>
 
 #include "arbroker/api/server.hpp"
-#include "arbroker/metrics/http_endpoint.hpp"
+#include "arbroker/metrics/process_collector.hpp"
+#include "arbroker/metrics/scrape_endpoint.hpp"
 #include "arbroker/node/node.hpp"
 #include "arbroker/store/backup.hpp"
 #include "audit_log.hpp"
@@ -133,13 +134,17 @@ int run(const options& o) {
         "no --config: starting the embedded demo grid with the documented demo tokens "
         "(alice-secret, bob-secret, admin-secret); loopback only");
 
-  // The audit trail first: the engine tells it every reservation change from its start.
+  // The audit trail and the metrics first: the engine tells them every reservation change
+  // and every LRMS call from its start (recovery included).
   api::server_events events;
   node_hooks hooks;
   if (cfg->audit) {
     install_audit_log(events);
     hooks.reservation_changed = audit_reservation;
   }
+  auto reg = std::make_shared<prometheus::Registry>();
+  node_metrics nm{*reg, build_version()};
+  hooks.lrms_observer = [&nm](const std::string& cluster) { return nm.lrms_observer(cluster); };
   auto n = node::start(*cfg, hooks);
   if (!n) {
     spdlog::error("start: {}", to_string(n.err()));
@@ -156,8 +161,6 @@ int run(const options& o) {
   if (rc.lost > 0)
     spdlog::warn("event=lost count={}: committed reservations no longer in their LRMS", rc.lost);
 
-  metrics::registry reg;
-  node_metrics nm{reg};
   node_handler handler{**n, &nm};
 
   api::server_config sc;
@@ -183,10 +186,12 @@ int run(const options& o) {
     spdlog::error("listen on {}: {}", cfg->listen, e.what());
     return 3;
   }
-  std::unique_ptr<metrics::http_endpoint> scrape;
+  std::unique_ptr<metrics::scrape_endpoint> scrape;
   if (!cfg->metrics_listen.empty()) {
     auto mep = parse_endpoint(cfg->metrics_listen);
-    auto started = metrics::http_endpoint::start(reg, {.address = mep->first, .port = mep->second});
+    auto started =
+        metrics::scrape_endpoint::start({reg, std::make_shared<metrics::process_collector>()},
+                                        {.address = mep->first, .port = mep->second});
     if (!started) {
       spdlog::error("metrics on {}: {}", cfg->metrics_listen, started.err().message);
       return 3;
@@ -224,11 +229,13 @@ int run(const options& o) {
   }
   spdlog::info("event=stopping signal={} in_flight={}", sig == SIGTERM ? "TERM" : "INT",
                (*n)->in_flight());
+  // civetweb takes up to 2 s to stop (its listener polls with that timeout): meanwhile.
+  std::thread close_scrape([&scrape] { scrape.reset(); });
   const auto grace = std::chrono::seconds(cfg->shutdown_grace);
   server->stop(std::chrono::duration_cast<std::chrono::milliseconds>(grace));
   nm.stop();  // while the engine still answers the poller's last status request
   const auto left = (*n)->shutdown(cfg->shutdown_grace);
-  if (scrape) scrape->stop();
+  close_scrape.join();
   spdlog::info("event=stopped unanswered={}", left);
   return 0;
 }

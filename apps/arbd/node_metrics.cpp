@@ -1,69 +1,106 @@
 #include "node_metrics.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "arbroker/actors/grid_jobs.hpp"
+#include "arbroker/metrics/latency_buckets.hpp"
 #include "arbroker/node/node.hpp"
 
 namespace arbroker {
 namespace {
 
-// Registration can only fail for a bad name, which is a bug here, not an input.
-template <class F>
-F must(result<F> r) {
-  if (!r) throw std::logic_error(to_string(r.err()));
-  return std::move(*r);
+using prometheus::Counter;
+using prometheus::Gauge;
+using prometheus::Histogram;
+
+template <class T, class B>
+prometheus::Family<T>& family(B builder, prometheus::Registry& reg, const char* name,
+                              const char* help) {
+  return builder.Name(name).Help(help).Register(reg);
+}
+prometheus::Family<Counter>& counter(prometheus::Registry& reg, const char* name,
+                                     const char* help) {
+  return family<Counter>(prometheus::BuildCounter(), reg, name, help);
+}
+prometheus::Family<Gauge>& gauge(prometheus::Registry& reg, const char* name, const char* help) {
+  return family<Gauge>(prometheus::BuildGauge(), reg, name, help);
+}
+prometheus::Family<Histogram>& histogram(prometheus::Registry& reg, const char* name,
+                                         const char* help) {
+  return family<Histogram>(prometheus::BuildHistogram(), reg, name, help);
+}
+
+// A cumulative count polled from elsewhere, applied to a counter as its growth.
+void grow(Counter& c, std::int64_t now, std::int64_t before) {
+  if (now > before) c.Increment(static_cast<double>(now - before));
 }
 
 }  // namespace
 
-node_metrics::node_metrics(metrics::registry& reg)
-    : reg_(reg),
-      requests_(must(reg.add_counter("arb_requests_total",
-                                     "API requests answered, by operation and outcome.",
-                                     {"operation", "outcome"}))),
-      latency_(must(reg.add_histogram("arb_request_duration_seconds",
-                                      "From request received to reply sent.",
-                                      metrics::latency_buckets(), {"operation"}))),
-      auth_failures_(&must(reg.add_counter("arb_handshakes_refused_total",
-                                           "Handshakes refused (bad credentials or version).", {}))
-                          .get()),
-      connections_(&must(reg.add_gauge("arb_connections", "Open API connections.", {})).get()),
-      holds_(must(
-          reg.add_gauge("arb_holds", "Holds in place (accepted, not committed).", {"cluster"}))),
-      reserved_(must(reg.add_gauge("arb_reserved_cpus", "CPUs of reservations active right now.",
-                                   {"cluster"}))),
-      undeleted_(must(reg.add_gauge(
-          "arb_undeleted_lrms_reservations",
-          "Reservations released by the node that the LRMS has not deleted yet (retried).",
-          {"cluster"}))),
-      committed_(must(reg.add_gauge("arb_committed_reservations",
-                                    "Committed or active reservations.", {"cluster"}))),
-      cpus_(must(reg.add_gauge("arb_cluster_cpus", "CPUs of the cluster.", {"cluster"}))),
-      created_(must(reg.add_counter("arb_holds_created_total",
-                                    "Holds made (direct reservations included).", {"cluster"}))),
-      commits_(must(reg.add_counter("arb_commits_total", "Holds committed.", {"cluster"}))),
-      aborts_(must(reg.add_counter("arb_aborts_total", "Holds aborted.", {"cluster"}))),
-      expiries_(must(reg.add_counter("arb_hold_expiries_total",
-                                     "Holds removed because they expired.", {"cluster"}))),
-      cancels_(must(reg.add_counter("arb_cancels_total",
-                                    "Reservations cancelled or terminated by their owner.",
-                                    {"cluster"}))),
-      moves_(must(reg.add_counter("arb_reservation_moves_total",
-                                  "Reservations the cluster moved within their windows (laxity).",
-                                  {"cluster"}))),
-      overruns_(must(reg.add_counter(
-          "arb_reservation_overruns_total",
-          "Overrun quanta: granted (the jobs ran on) or refused (they ended with the reservation).",
-          {"cluster", "outcome"}))),
-      grid_jobs_(must(reg.add_gauge("arb_grid_jobs", "Grid jobs by strategy and state.",
-                                    {"strategy", "state"}))),
-      grid_events_(must(reg.add_counter(
-          "arb_grid_job_events_total",
-          "Grid-job manager events: submitted, refused, copies_submitted, copies_cancelled, "
-          "duplicate_starts, migrations, migration_gain_seconds, lrms_calls, "
-          "lrms_call_microseconds (their summed latency).",
-          {"event"}))) {}
+node_metrics::node_metrics(prometheus::Registry& reg, const std::string& version)
+    : requests_(
+          counter(reg, "arb_requests_total", "API requests answered, by operation and outcome.")),
+      latency_(
+          histogram(reg, "arb_request_duration_seconds", "From request received to reply sent.")),
+      auth_failures_(counter(reg, "arb_handshakes_refused_total",
+                             "Handshakes refused (bad credentials or version).")
+                         .Add({})),
+      connections_(gauge(reg, "arb_connections", "Open API connections.").Add({})),
+      holds_(gauge(reg, "arb_holds", "Holds in place (accepted, not committed).")),
+      reserved_(gauge(reg, "arb_reserved_cpus", "CPUs of reservations active right now.")),
+      undeleted_(
+          gauge(reg, "arb_undeleted_lrms_reservations",
+                "Reservations released by the node that the LRMS has not deleted yet (retried).")),
+      committed_(gauge(reg, "arb_committed_reservations", "Committed or active reservations.")),
+      cpus_(gauge(reg, "arb_cluster_cpus", "CPUs of the cluster.")),
+      created_(
+          counter(reg, "arb_holds_created_total", "Holds made (direct reservations included).")),
+      commits_(counter(reg, "arb_commits_total", "Holds committed.")),
+      aborts_(counter(reg, "arb_aborts_total", "Holds aborted.")),
+      expiries_(counter(reg, "arb_hold_expiries_total", "Holds removed because they expired.")),
+      cancels_(counter(reg, "arb_cancels_total",
+                       "Reservations cancelled or terminated by their owner.")),
+      moves_(counter(reg, "arb_reservation_moves_total",
+                     "Reservations the cluster moved within their windows (laxity).")),
+      overruns_(counter(reg, "arb_reservation_overruns_total",
+                        "Overrun quanta: granted (the jobs ran on) or refused (they ended with "
+                        "the reservation).")),
+      lrms_latency_(histogram(reg, "arb_lrms_call_duration_seconds",
+                              "Time spent in calls to the cluster's batch system, by call.")),
+      lrms_failures_(counter(reg, "arb_lrms_call_failures_total",
+                             "Calls to the cluster's batch system that returned an error.")),
+      grid_jobs_(gauge(reg, "arb_grid_jobs", "Grid jobs by strategy and state.")),
+      grid_events_(counter(reg, "arb_grid_job_events_total",
+                           "Grid-job manager events: submitted, refused, copies_submitted, "
+                           "copies_cancelled, duplicate_starts, migrations, "
+                           "migration_gain_seconds, lrms_calls, lrms_call_microseconds (their "
+                           "summed latency).")) {
+  gauge(reg, "arb_build_info", "The running arbd's version (the value is always 1).")
+      .Add({{"version", version}})
+      .Set(1);
+}
+
+lrms_call_observer node_metrics::lrms_observer(const std::string& cluster) {
+  // Resolved once per cluster, so that a call costs one histogram update (and a failure one
+  // counter increment), not a label lookup.
+  struct per_call {
+    Histogram* latency;
+    Counter* failures;
+  };
+  std::array<per_call, lrms_call_count> calls{};
+  for (std::size_t i = 0; i < lrms_call_count; ++i) {
+    const prometheus::Labels labels{{"cluster", cluster},
+                                    {"call", std::string(to_string(static_cast<lrms_call>(i)))}};
+    calls[i] = {&lrms_latency_.Add(labels, metrics::latency_buckets()),
+                &lrms_failures_.Add(labels)};
+  }
+  return [calls](lrms_call c, std::chrono::nanoseconds took, bool ok) {
+    const auto& m = calls[static_cast<std::size_t>(c)];
+    m.latency->Observe(std::chrono::duration<double>(took).count());
+    if (!ok) m.failures->Increment();
+  };
+}
 
 node_metrics::~node_metrics() {
   stop();
@@ -71,39 +108,51 @@ node_metrics::~node_metrics() {
 
 void node_metrics::answered(const std::string& operation, const std::string& outcome,
                             double seconds) {
-  requests_.with({operation, outcome}).inc();
-  latency_.with({operation}).observe(seconds);
+  // Family::Add builds a metric before it looks the labels up: look up ours first.
+  Counter* count = nullptr;
+  Histogram* latency = nullptr;
+  {
+    std::lock_guard lock{answered_mu_};
+    auto& c = answered_count_[{operation, outcome}];
+    if (!c) c = &requests_.Add({{"operation", operation}, {"outcome", outcome}});
+    auto& h = answered_latency_[operation];
+    if (!h) h = &latency_.Add({{"operation", operation}}, metrics::latency_buckets());
+    count = c;
+    latency = h;
+  }
+  count->Increment();
+  latency->Observe(seconds);
 }
 
 void node_metrics::server_counts(std::size_t open_connections, std::size_t handshakes_refused) {
   std::lock_guard lock{mu_};
-  connections_->set(static_cast<double>(open_connections));
-  if (handshakes_refused > refused_seen_) auth_failures_->inc(handshakes_refused - refused_seen_);
+  connections_.Set(static_cast<double>(open_connections));
+  if (handshakes_refused > refused_seen_)
+    auth_failures_.Increment(static_cast<double>(handshakes_refused - refused_seen_));
   refused_seen_ = std::max(refused_seen_, handshakes_refused);
 }
 
 void node_metrics::update(const std::vector<msg::cluster_status>& statuses) {
   std::lock_guard lock{mu_};
-  auto grow = [](metrics::counter& c, std::int64_t now, std::int64_t before) {
-    if (now > before) c.inc(static_cast<std::uint64_t>(now - before));
-  };
   for (const auto& s : statuses) {
     if (!s.error.ok() && s.cluster.empty()) continue;
-    const std::string_view c = s.cluster;
-    holds_.with({c}).set(s.holds);
-    committed_.with({c}).set(s.committed);
-    reserved_.with({c}).set(s.reserved_cpus);
-    undeleted_.with({c}).set(s.undeleted);
-    cpus_.with({c}).set(s.cpus);
+    const prometheus::Labels c{{"cluster", s.cluster}};
+    holds_.Add(c).Set(s.holds);
+    committed_.Add(c).Set(s.committed);
+    reserved_.Add(c).Set(s.reserved_cpus);
+    undeleted_.Add(c).Set(s.undeleted);
+    cpus_.Add(c).Set(s.cpus);
     auto& last = last_[s.cluster];
-    grow(created_.with({c}), s.holds_created, last.holds_created);
-    grow(commits_.with({c}), s.commits, last.commits);
-    grow(aborts_.with({c}), s.aborts, last.aborts);
-    grow(expiries_.with({c}), s.expiries, last.expiries);
-    grow(cancels_.with({c}), s.cancels, last.cancels);
-    grow(moves_.with({c}), s.moves, last.moves);
-    grow(overruns_.with({c, "granted"}), s.overruns, last.overruns);
-    grow(overruns_.with({c, "refused"}), s.overruns_refused, last.overruns_refused);
+    grow(created_.Add(c), s.holds_created, last.holds_created);
+    grow(commits_.Add(c), s.commits, last.commits);
+    grow(aborts_.Add(c), s.aborts, last.aborts);
+    grow(expiries_.Add(c), s.expiries, last.expiries);
+    grow(cancels_.Add(c), s.cancels, last.cancels);
+    grow(moves_.Add(c), s.moves, last.moves);
+    grow(overruns_.Add({{"cluster", s.cluster}, {"outcome", "granted"}}), s.overruns,
+         last.overruns);
+    grow(overruns_.Add({{"cluster", s.cluster}, {"outcome", "refused"}}), s.overruns_refused,
+         last.overruns_refused);
     last = s;
     last.reservations.clear();  // only the counters are needed
     last.lrms_reservations.clear();
@@ -118,9 +167,9 @@ void node_metrics::update(const grid_job_counters& g) {
   for (std::size_t s = 0; s < 4; ++s)
     for (std::size_t k = 0; k < 6; ++k)
       grid_jobs_
-          .with(
-              {to_string(static_cast<grid_strategy>(s)), to_string(static_cast<grid_job_state>(k))})
-          .set(static_cast<double>(g.jobs[s][k].load()));
+          .Add({{"strategy", std::string(to_string(static_cast<grid_strategy>(s)))},
+                {"state", std::string(to_string(static_cast<grid_job_state>(k)))}})
+          .Set(static_cast<double>(g.jobs[s][k].load()));
   const std::pair<const char*, const std::atomic<std::int64_t>*> events[] = {
       {"submitted", &g.submitted},
       {"refused", &g.refused},
@@ -134,8 +183,8 @@ void node_metrics::update(const grid_job_counters& g) {
   for (const auto& [name, value] : events) {
     const auto v = value->load();
     auto& seen = grid_seen_[name];
-    auto& counter = grid_events_.with({name});  // listed from the start, at 0
-    if (v > seen) counter.inc(static_cast<std::uint64_t>(v - seen));
+    auto& c = grid_events_.Add({{"event", name}});  // listed from the start, at 0
+    grow(c, v, seen);
     seen = std::max(seen, v);
   }
 }

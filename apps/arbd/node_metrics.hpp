@@ -3,19 +3,27 @@
 // What arbd exports at /metrics: API requests by operation and outcome with latencies, and
 // per cluster the holds, reserved CPUs and the hold/commit/abort/expiry/cancel counts that
 // the cluster services report in their status (polled, so a scrape never waits for the
-// engine). Names follow metrics/README.md.
+// engine), the LRMS calls' latency per cluster and call, build_info and the process.
+// Names follow metrics/README.md. Everything is registered in a prometheus-cpp registry.
 
 #include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include "arbroker/adapters/timed_lrms.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
-#include "arbroker/metrics/registry.hpp"
 
 namespace arbroker {
 
@@ -24,7 +32,12 @@ struct grid_job_counters;
 
 class node_metrics {
  public:
-  explicit node_metrics(metrics::registry& reg);
+  /// Registers the node's families in `reg`, with arb_build_info{version=...} = 1.
+  node_metrics(prometheus::Registry& reg, const std::string& version);
+
+  /// An observer for the LRMS of `cluster` (node_hooks::lrms_observer): one histogram per
+  /// call, arb_lrms_call_duration_seconds, and arb_lrms_call_failures_total.
+  lrms_call_observer lrms_observer(const std::string& cluster);
 
   /// One API request answered: its operation label, errc name or "ok", and latency.
   void answered(const std::string& operation, const std::string& outcome, double seconds);
@@ -43,27 +56,34 @@ class node_metrics {
   ~node_metrics();
 
  private:
-  metrics::registry& reg_;
-  metrics::family<metrics::counter> requests_;
-  metrics::family<metrics::histogram> latency_;
-  metrics::counter* auth_failures_;
-  metrics::gauge* connections_;
+  using counters = prometheus::Family<prometheus::Counter>;
+  using gauges = prometheus::Family<prometheus::Gauge>;
+  using histograms = prometheus::Family<prometheus::Histogram>;
+  counters& requests_;
+  histograms& latency_;
+  std::mutex answered_mu_;
+  std::map<std::pair<std::string, std::string>, prometheus::Counter*> answered_count_;
+  std::map<std::string, prometheus::Histogram*> answered_latency_;
+  prometheus::Counter& auth_failures_;
+  prometheus::Gauge& connections_;
   std::size_t refused_seen_ = 0;
-  metrics::family<metrics::gauge> holds_;
-  metrics::family<metrics::gauge> reserved_;
-  metrics::family<metrics::gauge> undeleted_;
-  metrics::family<metrics::gauge> committed_;
-  metrics::family<metrics::gauge> cpus_;
-  metrics::family<metrics::counter> created_;
-  metrics::family<metrics::counter> commits_;
-  metrics::family<metrics::counter> aborts_;
-  metrics::family<metrics::counter> expiries_;
-  metrics::family<metrics::counter> cancels_;
-  metrics::family<metrics::counter> moves_;
-  metrics::family<metrics::counter> overruns_;
+  gauges& holds_;
+  gauges& reserved_;
+  gauges& undeleted_;
+  gauges& committed_;
+  gauges& cpus_;
+  counters& created_;
+  counters& commits_;
+  counters& aborts_;
+  counters& expiries_;
+  counters& cancels_;
+  counters& moves_;
+  counters& overruns_;
+  histograms& lrms_latency_;
+  counters& lrms_failures_;
   std::map<std::string, msg::cluster_status> last_;  // per cluster, for increments
-  metrics::family<metrics::gauge> grid_jobs_;
-  metrics::family<metrics::counter> grid_events_;
+  gauges& grid_jobs_;
+  counters& grid_events_;
   std::map<std::string, std::int64_t> grid_seen_;  // per event, for increments
 
   std::mutex mu_;

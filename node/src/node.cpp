@@ -16,6 +16,7 @@
 #include "arbroker/actors/grid_jobs.hpp"
 #include "arbroker/adapters/gridengine_lrms.hpp"
 #include "arbroker/adapters/slurm_lrms.hpp"
+#include "arbroker/adapters/timed_lrms.hpp"
 #include "arbroker/messages/checked_requests.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
 #include "arbroker/store/recovery_plan.hpp"
@@ -236,6 +237,9 @@ struct node::impl {
       auto backend = make_lrms(c);
       if (!backend) return error{backend.err().code, c.info.name + ": " + backend.err().message};
       auto* sim = dynamic_cast<simulated_lrms*>(backend->get());
+      if (hooks.lrms_observer)
+        *backend =
+            std::make_unique<timed_lrms>(std::move(*backend), hooks.lrms_observer(c.info.name));
       cluster_service_config sc;
       sc.info = c.info;
       if (c.kind != cluster_kind::simulated) {

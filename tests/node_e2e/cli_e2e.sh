@@ -231,6 +231,10 @@ contains "$metrics" 'arb_requests_total{operation="reserve",outcome="ok"}' \
   && pass "metrics count requests" || fail "metrics: $metrics"
 contains "$metrics" 'arb_grid_job_events_total{event="submitted"}' \
   && pass "metrics count grid jobs" || fail "grid metrics: $metrics"
+grep -Eq '^arb_lrms_call_duration_seconds_count\{call="create_reservation",cluster="[^"]+"\} [1-9]' <<<"$metrics" \
+  && pass "metrics time LRMS calls" || fail "LRMS metrics: $(grep lrms <<<"$metrics")"
+grep -Eq '^process_resident_memory_bytes [1-9]' <<<"$metrics" && grep -q '^arb_build_info{version="' <<<"$metrics" \
+  && pass "metrics: process and build_info" || fail "process metrics: $(grep -E 'process|build' <<<"$metrics")"
 
 check "list before shutdown" 0 "$arb" -o json list
 before=$(grep -o '"id": "[^"]*"' <<<"$out" | sort)

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "arbroker/actors/cluster_service.hpp"
+#include "arbroker/adapters/timed_lrms.hpp"
 #include "arbroker/messages/broker_protocol.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
 #include "arbroker/messages/coallocation_protocol.hpp"
@@ -34,6 +35,9 @@ struct grid_job_counters;
 struct node_hooks {
   /// Every recorded change of a reservation (cluster_service_config::on_change).
   std::function<void(const reservation_row&)> reservation_changed;
+  /// If set, called once per cluster at start; every call to that cluster's LRMS is then
+  /// reported to the observer it returns (timed_lrms).
+  std::function<lrms_call_observer(const std::string& cluster)> lrms_observer;
 };
 
 class node {
