@@ -26,6 +26,7 @@ set(_arb_package_of_OpenSSL "OpenSSL")
 set(_arb_package_of_CLI11 "CLI11")
 set(_arb_package_of_utf8cpp "utf8cpp CONFIG")
 set(_arb_package_of_prometheus-cpp "prometheus-cpp CONFIG")
+set(_arb_package_of_Sodium "Sodium")  # through the installed FindSodium.cmake
 
 # The find_dependency() lines for the imported targets that `targets` link (sorted, unique).
 function(_arb_package_dependencies out targets)
@@ -100,5 +101,6 @@ function(arb_install_package)
   install(FILES ${PROJECT_BINARY_DIR}/arbrokerConfig.cmake
     ${PROJECT_BINARY_DIR}/arbrokerConfigVersion.cmake
     ${PROJECT_SOURCE_DIR}/cmake/FindCAF.cmake
+    ${PROJECT_SOURCE_DIR}/cmake/FindSodium.cmake
     DESTINATION ${ARB_PACKAGE_DIR})
 endfunction()

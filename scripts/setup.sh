@@ -21,6 +21,7 @@ packages=(
   nlohmann-json3-dev         # the CLI's JSON output
   libutfcpp-dev              # UTF-8 checks of the text in requests
   libsqlite3-dev             # embedded store
+  libsodium-dev              # argon2id token hashes
   prometheus-cpp-dev         # /metrics: registry, text format, pull endpoint (civetweb)
   libjemalloc-dev            # allocator of the executables (messages cross threads)
   zlib1g-dev                 # gzip'd SWF traces

@@ -3,6 +3,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/write.hpp>
 
 #include <array>
@@ -11,6 +12,7 @@
 #include <future>
 #include <mutex>
 
+#include "arbroker/api/token_hash.hpp"
 #include "arbroker/api/validate.hpp"
 
 namespace arbroker::api {
@@ -32,6 +34,13 @@ bool same_secret(std::string_view a, std::string_view b) noexcept {
     diff |= static_cast<unsigned char>(x ^ y);
   }
   return diff == 0;
+}
+
+/// The one thread that checks hashed tokens, for every server of the process. Never destroyed:
+/// a check in progress holds a connection, which holds its server.
+asio::thread_pool& token_checker() {
+  static auto* pool = new asio::thread_pool(1);
+  return *pool;
 }
 
 }  // namespace
@@ -91,7 +100,9 @@ class server::impl : public std::enable_shared_from_this<server::impl> {
     auto fresh = std::make_shared<const token_table>(std::move(t));
     std::lock_guard lock(mu_);
     tokens_ = std::move(fresh);
+    verified_.clear();
   }
+  verified_tokens& verified() noexcept { return verified_; }
   tcp::endpoint local_endpoint() const { return local_; }
   server_counters counters() const {
     std::lock_guard lock(mu_);
@@ -105,6 +116,7 @@ class server::impl : public std::enable_shared_from_this<server::impl> {
   asio::io_context& io_;
   server_config config_;
   std::shared_ptr<const token_table> tokens_ = std::make_shared<const token_table>(config_.tokens);
+  verified_tokens verified_;
   request_handler& handler_;
   tcp::acceptor acceptor_;
   asio::steady_timer stop_timer_;
@@ -179,7 +191,13 @@ class connection : public std::enable_shared_from_this<connection> {
     if (closed_ || closing_) return;
     if (ec) return close_now(false);
     decoder_.feed(std::string_view(read_buffer_.data(), n));
-    while (!closing_) {
+    process_frames();
+  }
+
+  /// The frames decoded so far; then reads on, unless a hashed token is being checked (the
+  /// frames after a hello wait for its outcome, and so does reading).
+  void process_frames() {
+    while (!closing_ && !checking_token_) {
       auto frame = decoder_.next();
       if (!frame) {
         // The stream cannot be trusted past a bad length: answer if we can, then close.
@@ -195,7 +213,7 @@ class connection : public std::enable_shared_from_this<connection> {
       else
         on_request(**frame);
     }
-    read();
+    if (!checking_token_) read();
   }
 
   void on_hello(const std::string& payload) {
@@ -209,16 +227,40 @@ class connection : public std::enable_shared_from_this<connection> {
                               "unsupported protocol version " + std::to_string(h->version) +
                                   " (this server speaks " + std::to_string(protocol_version) + ")");
     const auto table = srv_->tokens();  // a reload replaces the table, never this copy
-    const auto& tokens = *table;
-    auto it = tokens.find(h->user);
-    // Same answer for an unknown user and a wrong token.
-    const std::string_view expected = it == tokens.end() ? std::string_view{} : it->second.token;
-    if (it == tokens.end() || expected.empty() || !same_secret(h->token, expected))
-      return refuse_handshake(errc::permission_denied, "unknown user or wrong token");
+    auto it = table->find(h->user);
+    if (it == table->end()) return refuse_login();
+    const credential& cred = it->second;
+    if (!cred.token.empty()) {
+      if (!same_secret(h->token, cred.token)) return refuse_login();
+      return log_in(h->user, cred.admin);
+    }
+    if (cred.token_hash.empty()) return refuse_login();
+    if (srv_->verified().known(cred.token_hash, h->token)) return log_in(h->user, cred.admin);
+    // argon2id takes ~0.1 s: off the I/O threads, one check at a time, so that wrong tokens
+    // cannot stall other clients (the handshake deadline still runs meanwhile).
+    checking_token_ = true;
+    asio::post(token_checker(), [self = shared_from_this(), hash = cred.token_hash,
+                                 token = std::move(h->token), user = h->user, admin = cred.admin] {
+      const bool ok = token_matches(hash, token);
+      if (ok) self->srv_->verified().remember(hash, token);
+      asio::post(self->exec_, [self, ok, user, admin] {
+        self->checking_token_ = false;
+        if (self->closing_ || self->closed_) return;
+        if (!ok) return self->refuse_login();
+        self->log_in(user, admin);
+        self->process_frames();
+      });
+    });
+  }
+
+  /// Same answer for an unknown user and a wrong token.
+  void refuse_login() { refuse_handshake(errc::permission_denied, "unknown user or wrong token"); }
+
+  void log_in(const std::string& user, bool admin) {
     handshake_timer_.cancel();
     authenticated_ = true;
     decoder_.set_max_frame(limits_.max_frame);
-    who_ = caller{h->user, it->second.admin};
+    who_ = caller{user, admin};
     send(encode_welcome(welcome{protocol_version, srv_->config().node_name, {}}));
     if (draining_) close_after_flush();
   }
@@ -392,6 +434,7 @@ class connection : public std::enable_shared_from_this<connection> {
   std::size_t write_queue_bytes_ = 0;
   bool writing_ = false;
   bool authenticated_ = false;
+  bool checking_token_ = false;  ///< a hashed token is being checked off the strand
   bool closing_ = false;
   bool closed_ = false;
   bool draining_ = false;

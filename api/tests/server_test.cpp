@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "arbroker/api/client.hpp"
+#include "arbroker/api/token_hash.hpp"
 
 namespace arbroker::api {
 namespace {
@@ -144,6 +145,55 @@ TEST(server, refuses_wrong_tokens_and_unknown_users_alike) {
   auto empty = c.connect("127.0.0.1", f.port, "alice", "");
   EXPECT_FALSE(empty);
   EXPECT_GE(f.srv.counters().handshakes_refused, 3u);
+}
+
+// A token stored as an argon2id hash: the right one logs in (again from the cache of checked
+// tokens), a wrong one is refused like any other, and frames sent right behind the hello wait
+// for the check instead of being read as a second hello.
+TEST(server, checks_hashed_tokens_off_the_io_threads) {
+  echo_handler h;
+  auto config = test_config();
+  auto hash = hash_token("carol-token");
+  ASSERT_TRUE(hash);
+  config.tokens["carol"] = {"", false, *hash};
+  fixture f(h, config);
+  for (int i = 0; i < 2; ++i) {
+    auto c = f.connect("carol");
+    ASSERT_TRUE(c->connected());
+    auto r = c->call(msg::list_request{});
+    ASSERT_TRUE(r && r->ok());
+    EXPECT_EQ(std::get<msg::list_reply>(r->body).reservations.at(0).owner, "carol");
+  }
+  client wrong(client_options{5s});
+  auto refused = wrong.connect("127.0.0.1", f.port, "carol", "carol-tokeN");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.err().code, errc::permission_denied);
+  EXPECT_NE(refused.err().message.find("unknown user or wrong token"), std::string::npos);
+
+  client pipelined(client_options{5s});
+  ASSERT_TRUE(pipelined.open("127.0.0.1", f.port));
+  ASSERT_TRUE(pipelined.send_bytes(
+      make_frame(encode_hello({protocol_magic, protocol_version, "carol", "carol-token"})) +
+      make_frame(encode_request(request{7, msg::list_request{}}))));
+  auto w = decode_welcome(*pipelined.read_frame());
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->error.code, 0);
+  auto frame = pipelined.read_frame();
+  ASSERT_TRUE(frame);
+  auto r = decode_response(*frame);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->id, 7u);
+  EXPECT_TRUE(r->ok()) << r->message;
+
+  // A reload with another hash: the old token no longer opens, though it was checked before.
+  auto other = hash_token("carol-new-token");
+  ASSERT_TRUE(other);
+  auto table = test_config().tokens;
+  table["carol"] = {"", false, *other};
+  f.srv.set_tokens(table);
+  client after(client_options{5s});
+  EXPECT_FALSE(after.connect("127.0.0.1", f.port, "carol", "carol-token"));
+  EXPECT_TRUE(after.connect("127.0.0.1", f.port, "carol", "carol-new-token"));
 }
 
 TEST(server, refuses_another_protocol_version) {

@@ -9,9 +9,11 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <optional>
 
 #include "arbroker/api/server.hpp"
+#include "arbroker/api/token_hash.hpp"
 #include "arbroker/metrics/process_collector.hpp"
 #include "arbroker/metrics/scrape_endpoint.hpp"
 #include "arbroker/node/node.hpp"
@@ -29,9 +31,10 @@ struct options {
   std::string config;
   std::optional<std::string> listen, metrics, data_dir, log_level;
   std::string ready_file;
-  std::string log_file;  ///< "" = stderr
-  std::string backup;    ///< copy the store here and stop ("" = serve)
-  bool check = false;    ///< check the configuration and stop
+  std::string log_file;     ///< "" = stderr
+  std::string backup;       ///< copy the store here and stop ("" = serve)
+  bool check = false;       ///< check the configuration and stop
+  bool hash_token = false;  ///< print the hash of the token on stdin and stop
   int poll_seconds = 5;
 };
 
@@ -50,11 +53,37 @@ sigset_t stop_signals() {
   return s;
 }
 
-api::token_table tokens_of(const node_config& cfg) {
+// The users' credentials for the API server; a token_hash libsodium cannot read is an error.
+result<api::token_table> tokens_of(const node_config& cfg) {
   api::token_table t;
-  for (const auto& u : cfg.users)
-    t[u.name] = {u.token, u.admin};
+  for (std::size_t i = 0; i < cfg.users.size(); ++i) {
+    const auto& u = cfg.users[i];
+    if (!u.token_hash.empty() && !api::is_token_hash(u.token_hash))
+      return fail(errc::invalid_parameter, "user[" + std::to_string(i) +
+                                               "].token_hash: not an argon2id hash libsodium " +
+                                               "can read (make one with `arbd --hash-token`)");
+    t[u.name] = {u.token, u.admin, u.token_hash};
+  }
   return t;
+}
+
+// arbd --hash-token: the argon2id hash of the token on stdin (never on the command line,
+// where ps and the shell's history would show it), for a [[user]]'s token_hash.
+int hash_token_from_stdin() {
+  std::string token;
+  std::getline(std::cin, token);
+  if (!token.empty() && token.back() == '\r') token.pop_back();
+  if (token.size() < 8) {
+    std::fprintf(stderr, "arbd: --hash-token: give a token of at least 8 characters on stdin\n");
+    return 2;
+  }
+  auto h = api::hash_token(token);
+  if (!h) {
+    std::fprintf(stderr, "arbd: --hash-token: %s\n", h.err().message.c_str());
+    return 4;
+  }
+  std::printf("%s\n", h->c_str());
+  return 0;
 }
 
 // SIGHUP: the config file read again, its users and tokens put in force for new logins; the
@@ -79,7 +108,13 @@ void reload_users(const options& o, api::threaded_server& server) {
                  to_string(fresh.err()));
     return;
   }
-  server.set_tokens(tokens_of(*fresh));
+  auto tokens = tokens_of(*fresh);
+  if (!tokens) {
+    spdlog::warn("event=reload_failed config={} error=\"{}\" (the old users stay)", o.config,
+                 tokens.err().message);
+    return;
+  }
+  server.set_tokens(std::move(*tokens));
   audit_note("event=reloaded config=" + log_quoted(o.config) +
              " users=" + std::to_string(fresh->users.size()));
 }
@@ -117,6 +152,10 @@ int run(const options& o) {
   if (o.log_level) cfg->log_level = *o.log_level;
   if (auto ok = validate(*cfg); !ok) {
     spdlog::error("config: {}", ok.err().message);
+    return 2;
+  }
+  if (auto t = tokens_of(*cfg); !t) {
+    spdlog::error("config: {}", t.err().message);
     return 2;
   }
   if (o.check) {
@@ -173,7 +212,12 @@ int run(const options& o) {
     return 2;
   }
   sc.endpoint = {addr, ep->second};
-  sc.tokens = tokens_of(*cfg);
+  auto tokens = tokens_of(*cfg);
+  if (!tokens) {
+    spdlog::error("config: {}", tokens.err().message);
+    return 2;
+  }
+  sc.tokens = std::move(*tokens);
   sc.limits.max_frame = cfg->max_frame_bytes;
   sc.limits.max_in_flight = cfg->max_in_flight;
   sc.limits.max_connections = cfg->max_connections;
@@ -266,9 +310,13 @@ int main(int argc, char** argv) {
   app.add_option("--backup", o.backup,
                  "copy the store of --data-dir (or the config's) to this new file while the node "
                  "runs or not, check it, and exit");
+  app.add_flag("--hash-token", o.hash_token,
+               "read a token on stdin, print its argon2id hash for a [[user]]'s token_hash, and "
+               "exit");
   app.add_option("--poll", o.poll_seconds, "seconds between cluster status polls for /metrics")
       ->check(CLI::Range(1, 3600));
   CLI11_PARSE(app, argc, argv);
+  if (o.hash_token) return arbroker::hash_token_from_stdin();
   if (*l) o.listen = listen;
   if (*m) o.metrics = metrics;
   if (*d) o.data_dir = data_dir;

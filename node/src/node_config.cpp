@@ -255,7 +255,14 @@ status validate(const node_config& cfg) {
     const auto& u = cfg.users[i];
     const std::string p = "user[" + std::to_string(i) + "]";
     if (u.name.empty() || u.name.size() > 64) return bad(p + ".name", "must be 1..64 characters");
-    if (u.token.size() < 8) return bad(p + ".token", "must be at least 8 characters");
+    if (!u.token.empty() && !u.token_hash.empty())
+      return bad(p, "give token or token_hash, not both");
+    if (u.token_hash.empty() && u.token.size() < 8)
+      return bad(p + ".token", "must be at least 8 characters (or give token_hash)");
+    // The full check is libsodium's, when the API server takes the table (arbd).
+    if (!u.token_hash.empty() && u.token_hash.rfind("$argon2id$", 0) != 0)
+      return bad(p + ".token_hash",
+                 "must be an argon2id hash ('$argon2id$...', as `arbd --hash-token` prints)");
     if (!users.insert(u.name).second) return bad(p + ".name", "'" + u.name + "' appears twice");
   }
   if (cfg.clusters.empty()) return bad("cluster", "a node needs at least one cluster");
@@ -353,15 +360,16 @@ result<node_config> from_table(const toml::table& root) {
     for (std::size_t i = 0; i < arr->size(); ++i) {
       const std::string p = "user[" + std::to_string(i) + "]";
       auto* u = arr->get(i)->as_table();
-      if (!u) return bad(p, "expected a table {name, token, admin}");
-      ARB_TRY(only_known_keys(*u, p, {"name", "token", "admin"}));
+      if (!u) return bad(p, "expected a table {name, token or token_hash, admin}");
+      ARB_TRY(only_known_keys(*u, p, {"name", "token", "token_hash", "admin"}));
       user_entry e;
       auto name = config::text(at(*u, p, "name"));
       if (!name) return name.err();
       e.name = *name;
-      auto token = config::text(at(*u, p, "token"));
-      if (!token) return token.err();
-      e.token = *token;
+      if (!u->contains("token") && !u->contains("token_hash"))
+        return bad(p, "needs token or token_hash");
+      ARB_TRY(optional(*u, p, "token", e.token, as_text));
+      ARB_TRY(optional(*u, p, "token_hash", e.token_hash, as_text));
       ARB_TRY(optional(*u, p, "admin", e.admin, as_bool));
       cfg.users.push_back(std::move(e));
     }

@@ -36,7 +36,7 @@ token = "a-long-secret"
 
 [[user]]
 name = "ops"
-token = "another-secret"
+token_hash = "$argon2id$v=19$m=65536,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g"
 admin = true
 
 [[cluster]]
@@ -93,6 +93,9 @@ TEST(node_config, ReadsEveryKey) {
   ASSERT_EQ(cfg->users.size(), 2u);
   EXPECT_FALSE(cfg->users[0].admin);
   EXPECT_TRUE(cfg->users[1].admin);
+  EXPECT_EQ(cfg->users[0].token, "a-long-secret");
+  EXPECT_EQ(cfg->users[1].token, "");
+  EXPECT_EQ(cfg->users[1].token_hash.rfind("$argon2id$v=19$m=65536,t=2,p=1$c2Fsd", 0), 0u);
   ASSERT_EQ(cfg->clusters.size(), 2u);
   const auto& b = cfg->clusters[0];
   EXPECT_EQ(b.kind, cluster_kind::simulated);
@@ -154,6 +157,12 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
       "\"12345678\"\n" +
           one_cluster,
       "user[1].name: 'a' appears twice");
+  expect_error("[[user]]\nname = \"a\"\n" + one_cluster, "user[0]: needs token or token_hash");
+  expect_error(
+      "[[user]]\nname = \"a\"\ntoken = \"12345678\"\ntoken_hash = \"$argon2id$x\"\n" + one_cluster,
+      "user[0]: give token or token_hash, not both");
+  expect_error("[[user]]\nname = \"a\"\ntoken_hash = \"12345678\"\n" + one_cluster,
+               "user[0].token_hash: must be an argon2id hash");
   expect_error("", "at least one cluster");
   expect_error(one_cluster + one_cluster, "cluster[1].name: 'c' appears twice");
   expect_error("[[cluster]]\nname = \"a/b\"\ncpus = 8\n", "cluster[0].name");

@@ -9,12 +9,16 @@ arbd=$1 arb=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 . "$(dirname "$0")/checks.sh"
 
-write_config() {  # the users given as name:token pairs, one simulated cluster
+write_config() {  # the users as name:token or name=token_hash, one simulated cluster
   {
     echo '[node]'
     echo 'name = "reload-e2e"'
     for u in "$@"; do
-      printf '[[user]]\nname = "%s"\ntoken = "%s"\n' "${u%%:*}" "${u#*:}"
+      if [[ $u == *=* ]]; then
+        printf '[[user]]\nname = "%s"\ntoken_hash = "%s"\n' "${u%%=*}" "${u#*=}"
+      else
+        printf '[[user]]\nname = "%s"\ntoken = "%s"\n' "${u%%:*}" "${u#*:}"
+      fi
     done
     printf '[[cluster]]\nname = "c1"\ncpus = 8\n'
   } >"$work/node.toml.new"
@@ -52,9 +56,26 @@ check "bob, removed, is refused" 4 as bob:bob-secret
 check "alice's old token is refused" 4 as alice:alice-secret
 check "alice's new token works" 0 as alice:alice-new
 
+# Hashed tokens: made by arbd --hash-token from stdin, checked by libsodium.
+dave_hash=$(printf 'dave-secret-token\n' | "$arbd" --hash-token)
+[[ $dave_hash == '$argon2id$'* ]] && pass "arbd --hash-token prints an argon2id hash" \
+  || fail "hash: $dave_hash"
+check "--hash-token refuses a short token" 2 sh -c "echo short | '$arbd' --hash-token"
+write_config alice:alice-new "dave=$dave_hash"
+reload 2 "event=reloaded" && pass "reloaded with a hashed token" || fail "no second reload"
+grep -q 'dave-secret-token' "$work/node.toml" && fail "the config holds dave's token" \
+  || pass "the config holds only dave's hash"
+check "dave logs in with his hashed token" 0 as dave:dave-secret-token
+check "and again (checked before)" 0 as dave:dave-secret-token
+check "dave's wrong token is refused" 4 as dave:dave-wrong-token
+write_config alice:alice-new 'dave=$argon2id$v=19$m=65536,t=2,p=1$bm90aGluZw$bm90aGluZw'
+check "arbd --check refuses a hash libsodium cannot read" 2 "$arbd" --check --config "$work/node.toml"
+reload 1 "event=reload_failed" && pass "... and a reload with it is refused" || fail "no reload_failed line"
+check "which changes nothing" 0 as dave:dave-secret-token
+
 echo 'this is not [toml' >"$work/node.toml"
-reload 1 "event=reload_failed" && pass "a broken file is reported" || fail "no reload_failed line"
-check "and changes nothing" 0 as carol:carol-secret
+reload 2 "event=reload_failed" && pass "a broken file is reported" || fail "no reload_failed line"
+check "and changes nothing" 0 as dave:dave-secret-token
 
 stop_arbd
 [ "$stopped_rc" -eq 0 ] && pass "arbd stops cleanly" || fail "arbd exit $stopped_rc"

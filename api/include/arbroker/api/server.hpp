@@ -23,8 +23,9 @@
 namespace arbroker::api {
 
 struct credential {
-  std::string token;
+  std::string token;  ///< in clear (tests, the demo); when empty, token_hash is checked
   bool admin = false;
+  std::string token_hash = {};  ///< argon2id (token_hash.hpp), checked on a thread of its own
 };
 
 /// user -> credential.

@@ -18,8 +18,9 @@ namespace arbroker {
 /// A client of the node and its secret. Admins may act on every user's reservations.
 struct user_entry {
   std::string name;
-  std::string token;
+  std::string token;  ///< in clear; or, better, token_hash (exactly one of the two)
   bool admin = false;
+  std::string token_hash = {};  ///< argon2id, as `arbd --hash-token` prints it
 };
 
 enum class cluster_kind { simulated, slurm, gridengine };
