@@ -2,10 +2,13 @@
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/read.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/asio/write.hpp>
 
 #include <array>
 #include <charconv>
+
+#include "stream.hpp"
 
 namespace arbroker::api {
 
@@ -13,21 +16,35 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 using boost::system::error_code;
 
+namespace {
+
+// Why a TLS handshake failed, in words: the certificate check's verdict when there was one.
+std::string tls_reason(detail::tls_stream& s, const error_code& ec) {
+  const long v = ::SSL_get_verify_result(s.native_handle());
+  if (v != X509_V_OK)
+    return std::string("the server's certificate: ") + ::X509_verify_cert_error_string(v);
+  return ec.message();
+}
+
+}  // namespace
+
 client::client(client_options options)
-    : options_(options), socket_(io_), decoder_(options.max_frame) {}
+    : options_(std::move(options)), decoder_(options_.max_frame) {}
 
 client::~client() {
   close();
 }
 
 bool client::connected() const noexcept {
-  return socket_.is_open();
+  return stream_ && stream_->socket().is_open();
 }
 
 void client::close() {
-  error_code ignored;
-  socket_.shutdown(tcp::socket::shutdown_both, ignored);
-  socket_.close(ignored);
+  if (stream_) {
+    error_code ignored;
+    stream_->socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_->socket().close(ignored);
+  }
   decoder_ = frame_decoder(options_.max_frame);
 }
 
@@ -45,29 +62,51 @@ status client::run_until(const bool& done) {
 
 status client::open(const std::string& host, std::uint16_t port) {
   close();
+  stream_ = options_.tls ? std::make_unique<detail::stream>(tcp::socket(io_), *options_.tls)
+                         : std::make_unique<detail::stream>(tcp::socket(io_));
   tcp::resolver resolver(io_);
   bool done = false;
   error_code result_ec;
-  resolver.async_resolve(
-      host, std::to_string(port), [&](error_code ec, tcp::resolver::results_type endpoints) {
-        if (ec) {
-          result_ec = ec;
-          done = true;
-          return;
-        }
-        asio::async_connect(socket_, endpoints, [&](error_code ec2, const tcp::endpoint&) {
-          result_ec = ec2;
-          done = true;
-        });
-      });
+  resolver.async_resolve(host, std::to_string(port),
+                         [&](error_code ec, tcp::resolver::results_type endpoints) {
+                           if (ec) {
+                             result_ec = ec;
+                             done = true;
+                             return;
+                           }
+                           asio::async_connect(stream_->socket(), endpoints,
+                                               [&](error_code ec2, const tcp::endpoint&) {
+                                                 result_ec = ec2;
+                                                 done = true;
+                                               });
+                         });
   if (auto s = run_until(done); !s) return s;
+  const std::string where = host + ":" + std::to_string(port);
   if (result_ec) {
     close();
-    return fail(errc::unreachable, "cannot connect to " + host + ":" + std::to_string(port) + ": " +
-                                       result_ec.message());
+    return fail(errc::unreachable, "cannot connect to " + where + ": " + result_ec.message());
   }
   error_code ignored;
-  socket_.set_option(tcp::no_delay(true), ignored);
+  stream_->socket().set_option(tcp::no_delay(true), ignored);
+  if (auto* tls = stream_->tls()) {
+    const std::string& name = options_.tls_name.empty() ? host : options_.tls_name;
+    // SNI for a DNS name; the certificate must name the host (or address) either way.
+    error_code ip_ec;
+    asio::ip::make_address(name, ip_ec);
+    if (ip_ec) ::SSL_set_tlsext_host_name(tls->native_handle(), name.c_str());
+    tls->set_verify_callback(asio::ssl::host_name_verification(name));
+    done = false;
+    tls->async_handshake(asio::ssl::stream_base::client, [&](error_code ec) {
+      result_ec = ec;
+      done = true;
+    });
+    if (auto s = run_until(done); !s) return s;
+    if (result_ec) {
+      close();
+      return fail(errc::permission_denied,
+                  "TLS with " + where + " failed: " + tls_reason(*tls, result_ec));
+    }
+  }
   return {};
 }
 
@@ -96,11 +135,10 @@ status client::send_bytes(std::string_view bytes) {
   if (!connected()) return fail(errc::unreachable, "not connected");
   bool done = false;
   error_code result_ec;
-  asio::async_write(socket_, asio::buffer(bytes.data(), bytes.size()),
-                    [&](error_code ec, std::size_t) {
-                      result_ec = ec;
-                      done = true;
-                    });
+  stream_->async_write(asio::buffer(bytes.data(), bytes.size()), [&](error_code ec, std::size_t) {
+    result_ec = ec;
+    done = true;
+  });
   if (auto s = run_until(done); !s) return s;
   if (result_ec) {
     close();
@@ -122,7 +160,7 @@ result<std::string> client::read_frame() {
     bool done = false;
     error_code result_ec;
     std::size_t got = 0;
-    socket_.async_read_some(asio::buffer(buf), [&](error_code ec, std::size_t n) {
+    stream_->async_read_some(asio::buffer(buf), [&](error_code ec, std::size_t n) {
       result_ec = ec;
       got = n;
       done = true;
@@ -130,6 +168,10 @@ result<std::string> client::read_frame() {
     if (auto s = run_until(done); !s) return s.err();
     if (result_ec) {
       close();
+      // Under TLS 1.3 a refused client certificate shows here, after the handshake.
+      if (result_ec.category() == asio::error::get_ssl_category())
+        return fail(errc::permission_denied, "TLS refused by the server (" + result_ec.message() +
+                                                 "): a client certificate it accepts is needed");
       return fail(errc::unreachable,
                   "connection closed by the server (" + result_ec.message() + ")");
     }

@@ -1,6 +1,9 @@
 #include "arbroker/api/server.hpp"
 
+#include <openssl/x509.h>
+
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
@@ -12,8 +15,10 @@
 #include <future>
 #include <mutex>
 
+#include "arbroker/api/tls.hpp"
 #include "arbroker/api/token_hash.hpp"
 #include "arbroker/api/validate.hpp"
+#include "stream.hpp"
 
 namespace arbroker::api {
 
@@ -41,6 +46,24 @@ bool same_secret(std::string_view a, std::string_view b) noexcept {
 asio::thread_pool& token_checker() {
   static auto* pool = new asio::thread_pool(1);
   return *pool;
+}
+
+/// The common name in the subject of the peer's (verified) certificate; "" without one.
+std::string peer_common_name(detail::tls_stream& s) {
+  X509* cert = ::SSL_get_peer_certificate(s.native_handle());
+  if (!cert) return {};
+  std::string out;
+  X509_NAME* subject = ::X509_get_subject_name(cert);
+  const int at = subject ? ::X509_NAME_get_index_by_NID(subject, NID_commonName, -1) : -1;
+  if (at >= 0) {
+    ASN1_STRING* data = ::X509_NAME_ENTRY_get_data(::X509_NAME_get_entry(subject, at));
+    unsigned char* utf8 = nullptr;
+    const int n = ::ASN1_STRING_to_UTF8(&utf8, data);
+    if (n > 0) out.assign(reinterpret_cast<char*>(utf8), static_cast<std::size_t>(n));
+    ::OPENSSL_free(utf8);
+  }
+  ::X509_free(cert);
+  return out;
 }
 
 }  // namespace
@@ -137,29 +160,36 @@ class connection : public std::enable_shared_from_this<connection> {
   connection(std::shared_ptr<server::impl> srv, tcp::socket socket)
       : srv_(std::move(srv)),
         limits_(srv_->config().limits),
-        socket_(std::move(socket)),
-        exec_(socket_.get_executor()),
+        stream_(srv_->config().tls ? detail::stream(std::move(socket), *srv_->config().tls)
+                                   : detail::stream(std::move(socket))),
+        exec_(stream_.socket().get_executor()),
         handshake_timer_(exec_),
         linger_timer_(exec_),
-        decoder_(std::min(limits_.max_frame, max_hello_frame)) {
+        decoder_(std::min(limits_.max_frame, max_hello_frame)),
+        stream_ready_(stream_.tls() == nullptr) {
     error_code ec;
-    const auto remote = socket_.remote_endpoint(ec);
+    const auto remote = stream_.socket().remote_endpoint(ec);
     if (!ec) peer_ = remote.address().to_string() + ":" + std::to_string(remote.port());
   }
 
   void start(bool over_capacity) {
     asio::dispatch(exec_, [self = shared_from_this(), over_capacity] {
-      if (over_capacity) {
-        self->refuse_handshake(errc::busy, "too many connections (limit " +
-                                               std::to_string(self->limits_.max_connections) + ")");
-        return;
-      }
+      // One deadline for the TLS handshake and the hello together.
       self->handshake_timer_.expires_after(self->limits_.handshake_timeout);
       self->handshake_timer_.async_wait([self](error_code ec) {
-        if (ec || self->authenticated_ || self->closing_) return;
+        if (ec || self->authenticated_ || self->closing_ || self->closed_) return;
+        if (!self->stream_ready_) return self->refuse_tls("no TLS handshake within the deadline");
         self->refuse_handshake(errc::timeout, "no hello within the handshake deadline");
       });
-      self->read();
+      auto* tls = self->stream_.tls();
+      if (!tls) return self->begin(over_capacity);
+      tls->async_handshake(asio::ssl::stream_base::server, [self, over_capacity](error_code ec) {
+        if (self->closing_ || self->closed_) return;
+        if (ec) return self->refuse_tls("TLS handshake failed: " + ec.message());
+        self->stream_ready_ = true;
+        self->peer_name_ = peer_common_name(*self->stream_.tls());
+        self->begin(over_capacity);
+      });
     });
   }
 
@@ -180,9 +210,24 @@ class connection : public std::enable_shared_from_this<connection> {
   }
 
  private:
+  void begin(bool over_capacity) {
+    if (over_capacity)
+      return refuse_handshake(errc::busy, "too many connections (limit " +
+                                              std::to_string(limits_.max_connections) + ")");
+    read();
+  }
+
+  /// No TLS channel to answer on: a refused login, then closed.
+  void refuse_tls(std::string reason) {
+    srv_->count(&server_counters::handshakes_refused);
+    if (const auto& f = srv_->config().events.on_login_refused)
+      f(login_refusal{"", peer_, errc::permission_denied, std::move(reason)});
+    close_now(true);
+  }
+
   void read() {
     if (closing_ || closed_) return;
-    socket_.async_read_some(
+    stream_.async_read_some(
         asio::buffer(read_buffer_),
         [self = shared_from_this()](error_code ec, std::size_t n) { self->on_read(ec, n); });
   }
@@ -226,6 +271,9 @@ class connection : public std::enable_shared_from_this<connection> {
       return refuse_handshake(errc::invalid_parameter,
                               "unsupported protocol version " + std::to_string(h->version) +
                                   " (this server speaks " + std::to_string(protocol_version) + ")");
+    if (srv_->config().client_cert_is_user && stream_.tls() && peer_name_ != h->user)
+      return refuse_handshake(errc::permission_denied,
+                              "the client certificate is not " + h->user + "'s");
     const auto table = srv_->tokens();  // a reload replaces the table, never this copy
     auto it = table->find(h->user);
     if (it == table->end()) return refuse_login();
@@ -381,18 +429,18 @@ class connection : public std::enable_shared_from_this<connection> {
 
   void write_next() {
     writing_ = true;
-    asio::async_write(socket_, asio::buffer(write_queue_.front()),
-                      [self = shared_from_this()](error_code ec, std::size_t) {
-                        self->writing_ = false;
-                        if (self->closed_) return;
-                        if (ec) return self->close_now(false);
-                        self->write_queue_bytes_ -= self->write_queue_.front().size();
-                        self->write_queue_.pop_front();
-                        if (!self->write_queue_.empty())
-                          self->write_next();
-                        else if (self->closing_)
-                          self->close_now(false);
-                      });
+    stream_.async_write(asio::buffer(write_queue_.front()),
+                        [self = shared_from_this()](error_code ec, std::size_t) {
+                          self->writing_ = false;
+                          if (self->closed_) return;
+                          if (ec) return self->close_now(false);
+                          self->write_queue_bytes_ -= self->write_queue_.front().size();
+                          self->write_queue_.pop_front();
+                          if (!self->write_queue_.empty())
+                            self->write_next();
+                          else if (self->closing_)
+                            self->close_now(false);
+                        });
   }
 
   /// Stop reading, flush what is queued (bounded by the linger time), then close.
@@ -415,16 +463,16 @@ class connection : public std::enable_shared_from_this<connection> {
     linger_timer_.cancel();
     // Counted before the peer can see the close, so that what it observes is already counted.
     srv_->on_closed(this, dropped);
-    error_code ignored;
-    socket_.shutdown(tcp::socket::shutdown_both, ignored);
-    socket_.close(ignored);
+    error_code ignored;  // no TLS close_notify: frames say where a message ends
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.socket().close(ignored);
     write_queue_.clear();
     write_queue_bytes_ = 0;
   }
 
   std::shared_ptr<server::impl> srv_;
   server_limits limits_;
-  tcp::socket socket_;
+  detail::stream stream_;
   tcp::socket::executor_type exec_;
   asio::steady_timer handshake_timer_;
   asio::steady_timer linger_timer_;
@@ -435,6 +483,8 @@ class connection : public std::enable_shared_from_this<connection> {
   bool writing_ = false;
   bool authenticated_ = false;
   bool checking_token_ = false;  ///< a hashed token is being checked off the strand
+  bool stream_ready_;            ///< plain TCP, or TLS after its handshake
+  std::string peer_name_;        ///< the common name of the client's certificate, if any
   bool closing_ = false;
   bool closed_ = false;
   bool draining_ = false;

@@ -479,6 +479,12 @@ void define(CLI::App& app, options& o) {
       ->capture_default_str();
   app.add_option("--user,-u", o.user, "user name")->envname("ARB_USER");
   app.add_option("--token,-t", o.token, "secret token")->envname("ARB_TOKEN");
+  app.add_option("--ca", o.ca, "TLS: CA of the node's certificate (PEM); without it, plain text")
+      ->envname("ARB_CA");
+  app.add_option("--cert", o.cert, "TLS: client certificate (PEM), if the node asks for one")
+      ->envname("ARB_CERT");
+  app.add_option("--key", o.key, "TLS: the client certificate's private key (PEM)")
+      ->envname("ARB_KEY");
   app.add_option("--output,-o", o.output, "output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
@@ -744,6 +750,17 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
   }
   api::client_options copts;
   copts.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout * 1000));
+  if (!o.ca.empty()) {
+    auto tls = api::make_client_tls({o.ca, o.cert, o.key});
+    if (!tls) {
+      err << render_error(tls.err(), "table");
+      return exit_code::usage;
+    }
+    copts.tls = std::move(*tls);
+  } else if (!o.cert.empty() || !o.key.empty()) {
+    err << render_error(fail(errc::invalid_parameter, "--cert and --key need --ca (TLS)"), "table");
+    return exit_code::usage;
+  }
   api::client c(copts);
   auto w = c.connect(where->first, where->second, o.user, o.token);
   if (!w) {

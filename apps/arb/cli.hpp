@@ -37,6 +37,9 @@ struct options {
   std::string server = "127.0.0.1:7400";
   std::string user;
   std::string token;
+  std::string ca;    ///< TLS: the CA of the node's certificate ("" = plain text)
+  std::string cert;  ///< TLS: a client certificate, when the node asks for one ...
+  std::string key;   ///< ... and its key
   std::string output = "table";
   double timeout = 30;  ///< seconds
   std::string as_user;  ///< admin: act for this user
@@ -93,7 +96,7 @@ struct options {
 result<std::int64_t> parse_bytes(std::string_view option, std::string_view text);
 
 /// Defines every subcommand and option of `arb` on `app`, writing into `o`. Connection
-/// options also read ARB_SERVER, ARB_USER and ARB_TOKEN.
+/// options also read ARB_SERVER, ARB_USER, ARB_TOKEN, ARB_CA, ARB_CERT and ARB_KEY.
 void define(CLI::App& app, options& o);
 
 /// The request body the options ask for; invalid_parameter naming the option when a value

@@ -158,11 +158,28 @@ int run(const options& o) {
     spdlog::error("config: {}", t.err().message);
     return 2;
   }
+  if (auto t = check_api_transport(*cfg); !t) {
+    spdlog::error("config: {}", t.err().message);
+    return 2;
+  }
+  api::tls_context tls;
+  if (!cfg->tls_certificate.empty()) {
+    auto made =
+        api::make_server_tls({cfg->tls_certificate, cfg->tls_private_key, cfg->tls_client_ca});
+    if (!made) {
+      spdlog::error("config: {}", made.err().message);
+      return 2;
+    }
+    tls = std::move(*made);
+  }
   if (o.check) {
     std::printf(
-        "configuration ok: node %s, %zu clusters, %zu users, listen %s, data_dir %s, "
+        "configuration ok: node %s, %zu clusters, %zu users, listen %s (%s), data_dir %s, "
         "durability %s\n",
         cfg->name.c_str(), cfg->clusters.size(), cfg->users.size(), cfg->listen.c_str(),
+        !tls                         ? "plain text"
+        : cfg->tls_client_ca.empty() ? "TLS"
+                                     : "TLS with client certificates",
         cfg->data_dir.empty() ? "(none)" : cfg->data_dir.c_str(), cfg->durability.c_str());
     return 0;
   }
@@ -212,6 +229,8 @@ int run(const options& o) {
     return 2;
   }
   sc.endpoint = {addr, ep->second};
+  sc.tls = tls;
+  sc.client_cert_is_user = tls && !cfg->tls_client_ca.empty();
   auto tokens = tokens_of(*cfg);
   if (!tokens) {
     spdlog::error("config: {}", tokens.err().message);
@@ -252,9 +271,11 @@ int run(const options& o) {
   std::string names;
   for (const auto& c : (*n)->clusters())
     names += (names.empty() ? "" : ",") + c.name;
-  spdlog::info("event=ready node={} version=\"{}\" listen={}:{} metrics_port={} clusters={}",
-               cfg->name, build_version(), bound.address().to_string(), bound.port(), metrics_port,
-               names);
+  spdlog::info(
+      "event=ready node={} version=\"{}\" listen={}:{} transport={} metrics_port={} clusters={}",
+      cfg->name, build_version(), bound.address().to_string(), bound.port(),
+      !tls ? "plain" : (sc.client_cert_is_user ? "tls+client_certificates" : "tls"), metrics_port,
+      names);
   // For scripts and tests: one line on stdout once serving (logs go to stderr).
   std::printf("ready %u %d\n", static_cast<unsigned>(bound.port()), metrics_port);
   std::fflush(stdout);

@@ -1,5 +1,7 @@
 #include "arbroker/node/node_config.hpp"
 
+#include <boost/asio/ip/address.hpp>
+
 #include <filesystem>
 #include <set>
 
@@ -300,12 +302,14 @@ namespace {
 
 result<node_config> from_table(const toml::table& root) {
   node_config cfg;
-  ARB_TRY(only_known_keys(root, "", {"node", "broker", "grid_jobs", "limits", "user", "cluster"}));
+  ARB_TRY(only_known_keys(root, "",
+                          {"node", "tls", "broker", "grid_jobs", "limits", "user", "cluster"}));
   if (auto* n = root["node"].as_table()) {
-    ARB_TRY(only_known_keys(
-        *n, "node",
-        {"name", "listen", "metrics", "data_dir", "durability", "log_level", "audit", "threads"}));
+    ARB_TRY(only_known_keys(*n, "node",
+                            {"name", "listen", "allow_plaintext", "metrics", "data_dir",
+                             "durability", "log_level", "audit", "threads"}));
     ARB_TRY(optional(*n, "node", "name", cfg.name, as_text));
+    ARB_TRY(optional(*n, "node", "allow_plaintext", cfg.allow_plaintext, as_bool));
     ARB_TRY(optional(*n, "node", "listen", cfg.listen, as_text));
     ARB_TRY(optional(*n, "node", "metrics", cfg.metrics_listen, as_text));
     ARB_TRY(optional(*n, "node", "data_dir", cfg.data_dir, as_text));
@@ -316,6 +320,16 @@ result<node_config> from_table(const toml::table& root) {
     ARB_TRY(optional(*n, "node", "threads", threads, as_int));
     if (threads < 1) return bad("node.threads", "must be in 1..64");
     cfg.threads = static_cast<std::size_t>(threads);
+  }
+  if (auto* t = root["tls"].as_table()) {
+    ARB_TRY(only_known_keys(*t, "tls", {"certificate", "private_key", "client_ca"}));
+    ARB_TRY(optional(*t, "tls", "certificate", cfg.tls_certificate, as_text));
+    ARB_TRY(optional(*t, "tls", "private_key", cfg.tls_private_key, as_text));
+    ARB_TRY(optional(*t, "tls", "client_ca", cfg.tls_client_ca, as_text));
+    if (cfg.tls_certificate.empty() || cfg.tls_private_key.empty())
+      return bad("tls", "needs certificate and private_key");
+  } else if (root.contains("tls")) {
+    return bad("tls", "expected a table");
   }
   if (auto* b = root["broker"].as_table()) {
     ARB_TRY(only_known_keys(*b, "broker",
@@ -414,8 +428,27 @@ result<node_config> load_node_config(const std::string& path) {
   return located(from_table(*parsed), path);
 }
 
+status check_api_transport(const node_config& cfg) {
+  if (!cfg.tls_certificate.empty()) return {};
+  if (!cfg.allow_plaintext)
+    return fail(errc::invalid_parameter,
+                "the API has no [tls] (certificate, private_key): configure it, or set "
+                "[node] allow_plaintext = true to serve plain text on loopback");
+  auto ep = parse_endpoint(cfg.listen);
+  if (!ep) return ep.err();
+  const auto& host = ep->first;
+  boost::system::error_code ec;
+  const auto addr = boost::asio::ip::make_address(host, ec);
+  if (ec || !addr.is_loopback())
+    return fail(errc::invalid_parameter,
+                "node.allow_plaintext: plain text is allowed on loopback only, not on '" + host +
+                    "'; configure [tls] to listen there");
+  return {};
+}
+
 node_config default_node_config() {
   node_config cfg;
+  cfg.allow_plaintext = true;  // loopback only, the demo tokens are public anyway
   cfg.users = {{"alice", "alice-secret", false},
                {"bob", "bob-secret", false},
                {"admin", "admin-secret", true}};

@@ -194,6 +194,40 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
   expect_error("[limits]\nmax_connections = 0\n" + one_cluster, "limits.max_connections");
 }
 
+TEST(node_config, TheApiNeedsTlsOrPlainTextAllowedOnLoopback) {
+  const auto load = [](const std::string& text) {
+    auto cfg = parse_node_config(text + one_cluster, "t.toml");
+    EXPECT_TRUE(cfg) << to_string(cfg.err());
+    return cfg ? check_api_transport(*cfg) : status(cfg.err());
+  };
+  auto none = load("");
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.err().message.find("allow_plaintext"), std::string::npos);
+  EXPECT_TRUE(load("[node]\nallow_plaintext = true\n"));
+  EXPECT_TRUE(load("[node]\nallow_plaintext = true\nlisten = \"[::1]:7400\"\n"));
+  EXPECT_TRUE(load("[node]\nallow_plaintext = true\nlisten = \"127.0.0.2:7400\"\n"));
+  auto wide = load("[node]\nallow_plaintext = true\nlisten = \"0.0.0.0:7400\"\n");
+  ASSERT_FALSE(wide);
+  EXPECT_NE(wide.err().message.find("loopback only, not on '0.0.0.0'"), std::string::npos)
+      << wide.err().message;
+  EXPECT_FALSE(load("[node]\nallow_plaintext = true\nlisten = \"10.1.2.3:7400\"\n"));
+  // With TLS anywhere goes (the files are read when arbd starts).
+  auto tls = parse_node_config(
+      "[node]\nlisten = \"0.0.0.0:7400\"\n[tls]\ncertificate = \"/etc/a.pem\"\n"
+      "private_key = \"/etc/a.key\"\nclient_ca = \"/etc/ca.pem\"\n" +
+          one_cluster,
+      "t.toml");
+  ASSERT_TRUE(tls) << to_string(tls.err());
+  EXPECT_EQ(tls->tls_certificate, "/etc/a.pem");
+  EXPECT_EQ(tls->tls_private_key, "/etc/a.key");
+  EXPECT_EQ(tls->tls_client_ca, "/etc/ca.pem");
+  EXPECT_TRUE(check_api_transport(*tls));
+  expect_error("[tls]\ncertificate = \"/etc/a.pem\"\n" + one_cluster,
+               "tls: needs certificate and private_key");
+  expect_error("[tls]\ncert = \"/etc/a.pem\"\n" + one_cluster, "tls.cert: unknown key");
+  EXPECT_TRUE(check_api_transport(default_node_config()));
+}
+
 TEST(node_config, TheShippedExampleIsValid) {
   auto cfg = load_node_config(ARB_SOURCE_DIR "/configs/node/example.toml");
   ASSERT_TRUE(cfg) << cfg.err().message;

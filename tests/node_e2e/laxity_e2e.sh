@@ -11,6 +11,7 @@ rm -rf "$work" && mkdir -p "$work"
 
 cat >"$work/node.toml" <<'TOML'
 [node]
+allow_plaintext = true  # loopback only
 name = "laxity-e2e"
 [[user]]
 name = "alice"

@@ -12,6 +12,7 @@ rm -rf "$work" && mkdir -p "$work"
 
 cat >"$work/node.toml" <<'TOML'
 [node]
+allow_plaintext = true  # loopback only
 name = "overrun-e2e"
 [[user]]
 name = "alice"

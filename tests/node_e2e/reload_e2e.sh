@@ -12,6 +12,7 @@ rm -rf "$work" && mkdir -p "$work"
 write_config() {  # the users as name:token or name=token_hash, one simulated cluster
   {
     echo '[node]'
+    echo 'allow_plaintext = true'
     echo 'name = "reload-e2e"'
     for u in "$@"; do
       if [[ $u == *=* ]]; then

@@ -8,16 +8,26 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "arbroker/api/codec.hpp"
+#include "arbroker/api/tls.hpp"
 
 namespace arbroker::api {
+
+namespace detail {
+class stream;
+}
 
 struct client_options {
   std::chrono::milliseconds timeout{30000};
   std::size_t max_frame = 64u << 20;  ///< replies (lists, status) may be large
+  /// TLS (make_client_tls); null: plain TCP. The server's certificate must chain to the
+  /// context's CA and name the host connected to (or tls_name, when set).
+  tls_context tls = {};
+  std::string tls_name = {};
 };
 
 class client {
@@ -32,7 +42,7 @@ class client {
   result<welcome> connect(const std::string& host, std::uint16_t port, const std::string& user,
                           const std::string& token);
 
-  /// Only the TCP connection, without the handshake (tests send their own hello).
+  /// Only the connection (and its TLS handshake), without the hello (tests send their own).
   status open(const std::string& host, std::uint16_t port);
 
   /// Sends one request and waits for its response. A response with a non-zero code is
@@ -51,7 +61,7 @@ class client {
   status run_until(const bool& done);
   client_options options_;
   boost::asio::io_context io_;
-  boost::asio::ip::tcp::socket socket_;
+  std::unique_ptr<detail::stream> stream_;  ///< null until open()
   frame_decoder decoder_;
   std::uint64_t next_id_ = 1;
 };

@@ -19,6 +19,7 @@
 
 #include "arbroker/api/codec.hpp"
 #include "arbroker/api/handler.hpp"
+#include "arbroker/api/tls.hpp"
 
 namespace arbroker::api {
 
@@ -75,6 +76,12 @@ struct server_events {
 struct server_config {
   std::string node_name = "arbroker";
   boost::asio::ip::tcp::endpoint endpoint{boost::asio::ip::make_address("127.0.0.1"), 0};
+  /// TLS (make_server_tls); null: plain TCP. The TLS handshake counts against the
+  /// handshake deadline; a failed one closes the connection and is a refused login.
+  tls_context tls;
+  /// With client certificates (tls_server_files::client_ca): the certificate's common name
+  /// must be the user the hello names, on top of the token.
+  bool client_cert_is_user = false;
   token_table tokens;
   server_limits limits;
   server_events events;

@@ -73,7 +73,12 @@ struct cluster_entry {
 
 struct node_config {
   std::string name = "arbd";
-  std::string listen = "127.0.0.1:7400";          ///< network API
+  std::string listen = "127.0.0.1:7400";  ///< network API
+  /// [tls]: the API's certificate chain and key (PEM); with client_ca, clients must present a
+  /// certificate it signed whose common name is their user name.
+  std::string tls_certificate, tls_private_key, tls_client_ca;
+  /// Without [tls], the API speaks plain text only if this is set, and only on loopback.
+  bool allow_plaintext = false;
   std::string metrics_listen = "127.0.0.1:9464";  ///< Prometheus /metrics ("" = off)
   std::string data_dir = "arbd-data";             ///< SQLite store ("" = keep nothing)
   /// "full": every acknowledgement is on disk (survives a power cut); "normal": in the OS
@@ -124,6 +129,11 @@ std::string store_file(const node_config& cfg);
 
 /// Checks a configuration built in code the same way.
 status validate(const node_config& cfg);
+
+/// What arbd checks before it serves: TLS configured, or plain text explicitly allowed and
+/// `listen` on a loopback address (127.0.0.0/8, ::1). Separate from validate(), which
+/// engines embedded without the API also use.
+status check_api_transport(const node_config& cfg);
 
 /// "host:port" split; invalid_parameter unless the port is 1..65535 (0 allowed if
 /// allow_any_port, for tests that let the OS choose).
