@@ -22,6 +22,7 @@ packages=(
   libutfcpp-dev              # UTF-8 checks of the text in requests
   libsqlite3-dev             # embedded store
   libsodium-dev              # argon2id token hashes
+  libssl-dev                 # TLS on the API (Boost.Asio ssl)
   prometheus-cpp-dev         # /metrics: registry, text format, pull endpoint (civetweb)
   libjemalloc-dev            # allocator of the executables (messages cross threads)
   zlib1g-dev                 # gzip'd SWF traces
@@ -37,6 +38,7 @@ $demo || packages+=(
   libbenchmark-dev           # benchmarks
   gnuplot-nox                # arb-sim: experiment plots and Gantt charts (PNG)
   python3                    # bench/easy_reference.py, the replay's yardstick (and its test)
+  openssl                    # scripts/make-test-certs.sh: certificates of the TLS tests
   systemd                    # systemd-analyze verify of configs/systemd/arbd.service (install test)
 )
 
