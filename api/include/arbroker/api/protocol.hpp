@@ -14,6 +14,7 @@
 #include "arbroker/messages/broker_protocol.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
 #include "arbroker/messages/coallocation_protocol.hpp"
+#include "arbroker/messages/fields.hpp"
 #include "arbroker/messages/grid_job_protocol.hpp"
 #include "arbroker/messages/wire_error.hpp"
 
@@ -32,10 +33,7 @@ struct hello {
   std::string token;
   friend bool operator==(const hello&, const hello&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, hello& x) {
-  return f(x.magic, x.version, x.user, x.token);
-}
+ARB_FIELDS(hello, x.magic, x.version, x.user, x.token)
 
 /// The server's answer to a hello: accepted (error.code == 0) or refused, after which the
 /// server closes the connection.
@@ -45,10 +43,7 @@ struct welcome {
   msg::wire_error error;
   friend bool operator==(const welcome&, const welcome&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, welcome& x) {
-  return f(x.version, x.node, x.error);
-}
+ARB_FIELDS(welcome, x.version, x.node, x.error)
 
 /// Earliest-start estimate for a job of np CPUs for walltime seconds, per cluster.
 struct estimate_request {
@@ -60,10 +55,7 @@ struct estimate_request {
   std::int64_t deadline = 0;          ///< ending by (0: none)
   friend bool operator==(const estimate_request&, const estimate_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, estimate_request& x) {
-  return f(x.user, x.np, x.walltime, x.clusters, x.ready, x.deadline);
-}
+ARB_FIELDS(estimate_request, x.user, x.np, x.walltime, x.clusters, x.ready, x.deadline)
 
 struct cluster_estimate {
   std::string cluster;
@@ -71,29 +63,20 @@ struct cluster_estimate {
   msg::wire_error error;
   friend bool operator==(const cluster_estimate&, const cluster_estimate&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, cluster_estimate& x) {
-  return f(x.cluster, x.earliest_start, x.error);
-}
+ARB_FIELDS(cluster_estimate, x.cluster, x.earliest_start, x.error)
 
 struct estimate_reply {
   std::vector<cluster_estimate> estimates;  ///< earliest first
   msg::wire_error error;
   friend bool operator==(const estimate_reply&, const estimate_reply&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, estimate_reply& x) {
-  return f(x.estimates, x.error);
-}
+ARB_FIELDS(estimate_reply, x.estimates, x.error)
 
 /// The clusters this node brokers.
 struct cluster_list_request {
   friend bool operator==(const cluster_list_request&, const cluster_list_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, cluster_list_request&) {
-  return f();
-}
+ARB_NO_FIELDS(cluster_list_request)
 
 struct cluster_summary {
   std::string name;
@@ -106,40 +89,29 @@ struct cluster_summary {
   std::int64_t max_hold = 0;      ///< the longest hold it grants (seconds; 0: not published)
   friend bool operator==(const cluster_summary&, const cluster_summary&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, cluster_summary& x) {
-  return f(x.name, x.lrms, x.cpus, x.pp, x.os, x.features, x.max_walltime, x.max_hold);
-}
+ARB_FIELDS(cluster_summary, x.name, x.lrms, x.cpus, x.pp, x.os, x.features, x.max_walltime,
+           x.max_hold)
 
 struct cluster_list_reply {
   std::vector<cluster_summary> clusters;
   msg::wire_error error;
   friend bool operator==(const cluster_list_reply&, const cluster_list_reply&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, cluster_list_reply& x) {
-  return f(x.clusters, x.error);
-}
+ARB_FIELDS(cluster_list_reply, x.clusters, x.error)
 
 /// Current state of some clusters (empty = all).
 struct status_request {
   std::vector<std::string> clusters;
   friend bool operator==(const status_request&, const status_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, status_request& x) {
-  return f(x.clusters);
-}
+ARB_FIELDS(status_request, x.clusters)
 
 struct status_reply {
   std::vector<msg::cluster_status> clusters;
   msg::wire_error error;
   friend bool operator==(const status_reply&, const status_reply&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, status_reply& x) {
-  return f(x.clusters, x.error);
-}
+ARB_FIELDS(status_reply, x.clusters, x.error)
 
 /// Operation codes on the wire; each names its request body and its reply body.
 enum class operation : std::uint8_t {

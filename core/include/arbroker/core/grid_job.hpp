@@ -42,6 +42,7 @@ enum class grid_strategy : std::uint8_t {
 template <>
 struct enum_bounds<grid_strategy> {
   static constexpr grid_strategy last = grid_strategy::reserve;
+  static constexpr const char* name = "grid_strategy";
 };
 std::string_view to_string(grid_strategy s) noexcept;
 std::optional<grid_strategy> grid_strategy_from(std::string_view name) noexcept;
@@ -50,6 +51,7 @@ enum class grid_job_state : std::uint8_t { pending, queued, running, completed, 
 template <>
 struct enum_bounds<grid_job_state> {
   static constexpr grid_job_state last = grid_job_state::cancelled;
+  static constexpr const char* name = "grid_job_state";
 };
 std::string_view to_string(grid_job_state s) noexcept;
 std::optional<grid_job_state> grid_job_state_from(std::string_view name) noexcept;
@@ -61,6 +63,7 @@ enum class copy_state : std::uint8_t { submitting, queued, running, completed, f
 template <>
 struct enum_bounds<copy_state> {
   static constexpr copy_state last = copy_state::cancelled;
+  static constexpr const char* name = "copy_state";
 };
 std::string_view to_string(copy_state s) noexcept;
 /// queued or running, or submitting: it may hold a place in a queue.
@@ -71,6 +74,7 @@ enum class observed_state : std::uint8_t { queued, running, completed, failed, c
 template <>
 struct enum_bounds<observed_state> {
   static constexpr observed_state last = observed_state::cancelled;
+  static constexpr const char* name = "observed_state";
 };
 std::string_view to_string(observed_state s) noexcept;
 

@@ -21,6 +21,7 @@ enum class objective_attribute : std::uint8_t { end, start, np, cost, esr, lengt
 template <>
 struct enum_bounds<objective_attribute> {
   static constexpr auto last = objective_attribute::site;
+  static constexpr const char* name = "objective_attribute";
 };
 
 /// "end", "start", "np", "cost", "esr", "duration", "site".

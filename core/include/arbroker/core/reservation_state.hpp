@@ -25,6 +25,7 @@ enum class reservation_state : std::uint8_t {
 template <>
 struct enum_bounds<reservation_state> {
   static constexpr auto last = reservation_state::expired;
+  static constexpr const char* name = "reservation_state";
 };
 
 /// What can happen to a reservation.

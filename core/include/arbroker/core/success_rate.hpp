@@ -19,6 +19,7 @@ enum class esr_method : std::uint8_t { static_, history, load };
 template <>
 struct enum_bounds<esr_method> {
   static constexpr auto last = esr_method::load;
+  static constexpr const char* name = "esr_method";
 };
 
 /// "static", "history" or "load".

@@ -11,6 +11,7 @@
 #include "arbroker/core/preference.hpp"
 #include "arbroker/core/success_rate.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
+#include "arbroker/messages/fields.hpp"
 #include "arbroker/messages/runtime_hints.hpp"
 #include "arbroker/messages/slot.hpp"
 #include "arbroker/messages/speedup_spec.hpp"
@@ -77,13 +78,10 @@ struct elastic_request {
   friend bool operator==(const elastic_request&, const elastic_request&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, elastic_request& x) {
-  return f(x.user, x.est, x.let, x.np_min, x.np_max, x.dur_ref, x.pp_ref, x.np_ref, x.speedup,
-           x.prefer, x.policy, x.esr, x.esr_threshold, x.tsn_max, x.tss_gap, x.mode, x.hold_seconds,
-           x.os, x.features, x.clusters, x.local_jobs_preferred, x.admin, x.benchmarks, x.penalty,
-           x.inputs, x.output_bytes, x.account, x.movable);
-}
+ARB_FIELDS(elastic_request, x.user, x.est, x.let, x.np_min, x.np_max, x.dur_ref, x.pp_ref, x.np_ref,
+           x.speedup, x.prefer, x.policy, x.esr, x.esr_threshold, x.tsn_max, x.tss_gap, x.mode,
+           x.hold_seconds, x.os, x.features, x.clusters, x.local_jobs_preferred, x.admin,
+           x.benchmarks, x.penalty, x.inputs, x.output_bytes, x.account, x.movable)
 
 /// How a request went, for metrics and the experiments of paper 000, Sec. 4.2.
 struct request_stats {
@@ -97,10 +95,8 @@ struct request_stats {
   friend bool operator==(const request_stats&, const request_stats&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, request_stats& x) {
-  return f(x.clusters, x.candidates, x.above_threshold, x.rejected_by_service, x.rejected_by_lrms);
-}
+ARB_FIELDS(request_stats, x.clusters, x.candidates, x.above_threshold, x.rejected_by_service,
+           x.rejected_by_lrms)
 
 struct elastic_reply {
   reservation_info reservation;            ///< the negotiated terms (mode reserve/hold)
@@ -112,10 +108,7 @@ struct elastic_reply {
   friend bool operator==(const elastic_reply&, const elastic_reply&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, elastic_reply& x) {
-  return f(x.reservation, x.ranked, x.earliest_alternative, x.stats, x.error);
-}
+ARB_FIELDS(elastic_reply, x.reservation, x.ranked, x.earliest_alternative, x.stats, x.error)
 
 /// One part of a co-reservation: its own processor range, duration and speedup, starting
 /// `offset` seconds after the common start.
@@ -132,10 +125,8 @@ struct coreservation_component {
   friend bool operator==(const coreservation_component&, const coreservation_component&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, coreservation_component& x) {
-  return f(x.np_min, x.np_max, x.dur_ref, x.pp_ref, x.np_ref, x.speedup, x.offset, x.clusters);
-}
+ARB_FIELDS(coreservation_component, x.np_min, x.np_max, x.dur_ref, x.pp_ref, x.np_ref, x.speedup,
+           x.offset, x.clusters)
 
 /// k components that must all start together (up to their offsets): on distinct clusters
 /// where that is possible, else several on one cluster as far as its CPUs go.
@@ -162,11 +153,9 @@ struct coreservation_request {
   friend bool operator==(const coreservation_request&, const coreservation_request&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, coreservation_request& x) {
-  return f(x.user, x.est, x.let, x.components, x.prefer, x.tsn_max, x.tss_gap, x.max_attempts,
-           x.local_jobs_preferred, x.admin, x.account, x.esr, x.esr_threshold);
-}
+ARB_FIELDS(coreservation_request, x.user, x.est, x.let, x.components, x.prefer, x.tsn_max,
+           x.tss_gap, x.max_attempts, x.local_jobs_preferred, x.admin, x.account, x.esr,
+           x.esr_threshold)
 
 struct coreservation_reply {
   std::string txn;
@@ -178,14 +167,12 @@ struct coreservation_reply {
   friend bool operator==(const coreservation_reply&, const coreservation_reply&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, coreservation_reply& x) {
-  return f(x.txn, x.parts, x.attempts, x.earliest_alternative, x.error);
-}
+ARB_FIELDS(coreservation_reply, x.txn, x.parts, x.attempts, x.earliest_alternative, x.error)
 
 }  // namespace arbroker::msg
 
 template <>
 struct arbroker::enum_bounds<arbroker::msg::request_mode> {
   static constexpr auto last = arbroker::msg::request_mode::whatif;
+  static constexpr const char* name = "request_mode";
 };

@@ -11,6 +11,7 @@
 #include "arbroker/core/reservation_state.hpp"
 #include "arbroker/core/success_rate.hpp"
 #include "arbroker/messages/core_types.hpp"
+#include "arbroker/messages/fields.hpp"
 #include "arbroker/messages/slot.hpp"
 #include "arbroker/messages/wire_error.hpp"
 
@@ -41,11 +42,9 @@ struct probe_request {
   friend bool operator==(const probe_request&, const probe_request&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, probe_request& x) {
-  return f(x.user, x.site, x.slotting, x.want_cost, x.want_esr, x.esr, x.esr_threshold,
-           x.check_availability, x.want_windows, x.local_jobs_preferred, x.admin, x.prefer, x.keep);
-}
+ARB_FIELDS(probe_request, x.user, x.site, x.slotting, x.want_cost, x.want_esr, x.esr,
+           x.esr_threshold, x.check_availability, x.want_windows, x.local_jobs_preferred, x.admin,
+           x.prefer, x.keep)
 
 /// Every start time in [first, last] fits np CPUs for `length` seconds, as far as the
 /// cluster's view knows (co-reservations intersect these across clusters).
@@ -59,10 +58,7 @@ struct start_window {
   friend bool operator==(const start_window&, const start_window&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, start_window& x) {
-  return f(x.np, x.length, x.first, x.last, x.cost_per_second);
-}
+ARB_FIELDS(start_window, x.np, x.length, x.first, x.last, x.cost_per_second)
 
 struct probe_reply {
   std::string cluster;
@@ -79,11 +75,8 @@ struct probe_reply {
   friend bool operator==(const probe_reply&, const probe_reply&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, probe_reply& x) {
-  return f(x.cluster, x.slots, x.generated, x.above_threshold, x.t_wkl, x.windows, x.error,
-           x.available);
-}
+ARB_FIELDS(probe_reply, x.cluster, x.slots, x.generated, x.above_threshold, x.t_wkl, x.windows,
+           x.error, x.available)
 
 /// Several probes of one cluster in one message (the components of a co-reservation that
 /// may go there), answered by one reply per probe, in the same order.
@@ -92,10 +85,7 @@ struct probe_batch_request {
   friend bool operator==(const probe_batch_request&, const probe_batch_request&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, probe_batch_request& x) {
-  return f(x.probes);
-}
+ARB_FIELDS(probe_batch_request, x.probes)
 
 struct probe_batch_reply {
   std::vector<probe_reply> replies;
@@ -103,10 +93,7 @@ struct probe_batch_reply {
   friend bool operator==(const probe_batch_reply&, const probe_batch_reply&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, probe_batch_reply& x) {
-  return f(x.replies, x.error);
-}
+ARB_FIELDS(probe_batch_reply, x.replies, x.error)
 
 /// Paper 001's busy-time hint, for a client about to be refused: where the request's
 /// smallest shape would first fit on this cluster, from the window's start on and beyond
@@ -120,10 +107,7 @@ struct busy_hint_request {
   bool admin = false;
   friend bool operator==(const busy_hint_request&, const busy_hint_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, busy_hint_request& x) {
-  return f(x.site, x.local_jobs_preferred, x.admin);
-}
+ARB_FIELDS(busy_hint_request, x.site, x.local_jobs_preferred, x.admin)
 
 struct busy_hint_reply {
   std::string cluster;
@@ -131,10 +115,7 @@ struct busy_hint_reply {
   wire_error error;
   friend bool operator==(const busy_hint_reply&, const busy_hint_reply&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, busy_hint_reply& x) {
-  return f(x.cluster, x.earliest_fit, x.error);
-}
+ARB_FIELDS(busy_hint_reply, x.cluster, x.earliest_fit, x.error)
 
 /// Match advice (paper 002, Sec. 3: the Match Advisor of each cluster's reservation
 /// service): how well a job fits this cluster now. The request is already adapted to this
@@ -151,10 +132,7 @@ struct advice_request {
   friend bool operator==(const advice_request&, const advice_request&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, advice_request& x) {
-  return f(x.user, x.site, x.local_jobs_preferred, x.admin);
-}
+ARB_FIELDS(advice_request, x.user, x.site, x.local_jobs_preferred, x.admin)
 
 struct advice_reply {
   std::string cluster;
@@ -173,11 +151,8 @@ struct advice_reply {
   friend bool operator==(const advice_reply&, const advice_reply&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, advice_reply& x) {
-  return f(x.cluster, x.meets_qos, x.np, x.start, x.end, x.zeta, x.utilization, x.utilization_after,
-           x.busy_cores, x.longest_walltime, x.now, x.error);
-}
+ARB_FIELDS(advice_reply, x.cluster, x.meets_qos, x.np, x.start, x.end, x.zeta, x.utilization,
+           x.utilization_after, x.busy_cores, x.longest_walltime, x.now, x.error)
 
 /// Phase one of reserving: hold np CPUs over [start, end) until `expiry` (absolute time).
 /// The hold counts against capacity and disappears by itself unless committed in time.
@@ -203,11 +178,8 @@ struct prepare_request {
   friend bool operator==(const prepare_request&, const prepare_request&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, prepare_request& x) {
-  return f(x.txn, x.owner, x.start, x.end, x.np, x.expiry, x.local_jobs_preferred, x.admin,
-           x.commit_at_once, x.account, x.earliest, x.deadline);
-}
+ARB_FIELDS(prepare_request, x.txn, x.owner, x.start, x.end, x.np, x.expiry, x.local_jobs_preferred,
+           x.admin, x.commit_at_once, x.account, x.earliest, x.deadline)
 
 /// Who refused a prepare: the cluster service's admission check or the LRMS itself.
 enum class refusal : std::uint8_t { none, service, lrms };
@@ -227,10 +199,8 @@ struct prepare_reply {
   friend bool operator==(const prepare_reply&, const prepare_reply&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, prepare_reply& x) {
-  return f(x.txn, x.reservation_id, x.busy_until, x.refused_by, x.error, x.cost, x.movable);
-}
+ARB_FIELDS(prepare_reply, x.txn, x.reservation_id, x.busy_until, x.refused_by, x.error, x.cost,
+           x.movable)
 
 /// Phase two of a coordinator's transaction: confirms every hold `txn` made. Refused for a
 /// txn that is unknown or expired; idempotent.
@@ -238,10 +208,7 @@ struct commit_txn_request {
   std::string txn;
   friend bool operator==(const commit_txn_request&, const commit_txn_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, commit_txn_request& x) {
-  return f(x.txn);
-}
+ARB_FIELDS(commit_txn_request, x.txn)
 
 /// Phase two, the other way: releases the holds of `txn`. An unknown txn succeeds (presumed
 /// abort); a committed one is refused (illegal_transition). Idempotent.
@@ -249,10 +216,7 @@ struct abort_txn_request {
   std::string txn;
   friend bool operator==(const abort_txn_request&, const abort_txn_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, abort_txn_request& x) {
-  return f(x.txn);
-}
+ARB_FIELDS(abort_txn_request, x.txn)
 
 /// Undoes whatever `txn` made, in any state: a hold is released, a committed reservation
 /// cancelled. For a coordinator compensating a decision it cannot complete (a part expired
@@ -262,10 +226,7 @@ struct release_txn_request {
   std::string txn;
   friend bool operator==(const release_txn_request&, const release_txn_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, release_txn_request& x) {
-  return f(x.txn);
-}
+ARB_FIELDS(release_txn_request, x.txn)
 
 /// A client commits the hold it asked for (mode hold) by its reservation id.
 /// A job to start inside a reservation: bind_job_request's terms without the reservation.
@@ -276,10 +237,7 @@ struct job_terms {
   std::string command;
   friend bool operator==(const job_terms&, const job_terms&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, job_terms& x) {
-  return f(x.name, x.np, x.walltime, x.command);
-}
+ARB_FIELDS(job_terms, x.name, x.np, x.walltime, x.command)
 
 /// A client's commit of its hold, optionally with the jobs to run in it (paper 001, Sec.
 /// 2.3: "commit with job(s)"), all or nothing: if one job cannot be submitted, those
@@ -291,19 +249,13 @@ struct commit_request {
   std::vector<job_terms> jobs;
   friend bool operator==(const commit_request&, const commit_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, commit_request& x) {
-  return f(x.user, x.reservation_id, x.jobs);
-}
+ARB_FIELDS(commit_request, x.user, x.reservation_id, x.jobs)
 
 struct ack_reply {
   wire_error error;
   friend bool operator==(const ack_reply&, const ack_reply&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, ack_reply& x) {
-  return f(x.error);
-}
+ARB_FIELDS(ack_reply, x.error)
 
 /// A reservation as clients see it.
 struct reservation_info {
@@ -326,11 +278,8 @@ struct reservation_info {
   friend bool operator==(const reservation_info&, const reservation_info&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, reservation_info& x) {
-  return f(x.id, x.cluster, x.owner, x.start, x.end, x.np, x.state, x.expiry, x.admitted_after,
-           x.cost, x.account, x.earliest, x.deadline);
-}
+ARB_FIELDS(reservation_info, x.id, x.cluster, x.owner, x.start, x.end, x.np, x.state, x.expiry,
+           x.admitted_after, x.cost, x.account, x.earliest, x.deadline)
 
 /// Owner-checked operations on one reservation. A reservation of another user answers
 /// not_found, exactly like a missing one.
@@ -339,10 +288,7 @@ struct cancel_request {
   std::string reservation_id;
   friend bool operator==(const cancel_request&, const cancel_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, cancel_request& x) {
-  return f(x.user, x.reservation_id);
-}
+ARB_FIELDS(cancel_request, x.user, x.reservation_id)
 
 /// Make-before-break change of a committed reservation's terms.
 struct modify_request {
@@ -357,20 +303,15 @@ struct modify_request {
   bool admin = false;
   friend bool operator==(const modify_request&, const modify_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, modify_request& x) {
-  return f(x.user, x.reservation_id, x.start, x.end, x.np, x.local_jobs_preferred, x.admin);
-}
+ARB_FIELDS(modify_request, x.user, x.reservation_id, x.start, x.end, x.np, x.local_jobs_preferred,
+           x.admin)
 
 struct query_request {
   std::string user;
   std::string reservation_id;
   friend bool operator==(const query_request&, const query_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, query_request& x) {
-  return f(x.user, x.reservation_id);
-}
+ARB_FIELDS(query_request, x.user, x.reservation_id)
 
 struct query_reply {
   reservation_info info;
@@ -379,30 +320,21 @@ struct query_reply {
   std::vector<std::string> jobs = {};
   friend bool operator==(const query_reply&, const query_reply&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, query_reply& x) {
-  return f(x.info, x.error, x.jobs);
-}
+ARB_FIELDS(query_reply, x.info, x.error, x.jobs)
 
 /// All reservations of a user (every user's for an empty `user` when asked by an admin).
 struct list_request {
   std::string user;
   friend bool operator==(const list_request&, const list_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, list_request& x) {
-  return f(x.user);
-}
+ARB_FIELDS(list_request, x.user)
 
 struct list_reply {
   std::vector<reservation_info> reservations;
   wire_error error;
   friend bool operator==(const list_reply&, const list_reply&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, list_reply& x) {
-  return f(x.reservations, x.error);
-}
+ARB_FIELDS(list_reply, x.reservations, x.error)
 
 /// Submit a job into a reservation; only its owner may (paper 003, Sec. 3.1).
 struct bind_job_request {
@@ -414,20 +346,14 @@ struct bind_job_request {
   std::string command;
   friend bool operator==(const bind_job_request&, const bind_job_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, bind_job_request& x) {
-  return f(x.user, x.reservation_id, x.name, x.np, x.walltime, x.command);
-}
+ARB_FIELDS(bind_job_request, x.user, x.reservation_id, x.name, x.np, x.walltime, x.command)
 
 struct bind_job_reply {
   std::string job_id;
   wire_error error;
   friend bool operator==(const bind_job_reply&, const bind_job_reply&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, bind_job_reply& x) {
-  return f(x.job_id, x.error);
-}
+ARB_FIELDS(bind_job_reply, x.job_id, x.error)
 
 /// Undoes a co-allocation's part (the broker's, coallocation_protocol.hpp): cancels jobs
 /// bound to the caller's reservation and forgets them; the reservation stays as it was. An
@@ -438,10 +364,7 @@ struct unbind_jobs_request {
   std::vector<std::string> jobs;
   friend bool operator==(const unbind_jobs_request&, const unbind_jobs_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, unbind_jobs_request& x) {
-  return f(x.user, x.reservation_id, x.jobs);
-}
+ARB_FIELDS(unbind_jobs_request, x.user, x.reservation_id, x.jobs)
 
 /// When a batch job of np CPUs and this walltime, submitted now, would start: arbroker's
 /// own ESE over the LRMS's snapshot (local jobs queued before it go first; reservations are
@@ -456,10 +379,7 @@ struct estimate_request {
   std::int64_t deadline = 0;
   friend bool operator==(const estimate_request&, const estimate_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, estimate_request& x) {
-  return f(x.np, x.walltime, x.ready, x.deadline);
-}
+ARB_FIELDS(estimate_request, x.np, x.walltime, x.ready, x.deadline)
 
 struct estimate_reply {
   std::string cluster;
@@ -467,19 +387,13 @@ struct estimate_reply {
   wire_error error;
   friend bool operator==(const estimate_reply&, const estimate_reply&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, estimate_reply& x) {
-  return f(x.cluster, x.start, x.error);
-}
+ARB_FIELDS(estimate_reply, x.cluster, x.start, x.error)
 
 /// A cluster's current state, for operators and the stress tool's invariant checks.
 struct cluster_status_request {
   friend bool operator==(const cluster_status_request&, const cluster_status_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, cluster_status_request&) {
-  return f();
-}
+ARB_NO_FIELDS(cluster_status_request)
 
 struct cluster_status {
   std::string cluster;
@@ -515,17 +429,15 @@ struct cluster_status {
   std::int64_t overruns_refused = 0;
   friend bool operator==(const cluster_status&, const cluster_status&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, cluster_status& x) {
-  return f(x.cluster, x.now, x.cpus, x.holds, x.committed, x.running_jobs, x.queued_jobs,
-           x.reservations, x.lrms_reservations, x.lrms_running, x.holds_created, x.commits,
-           x.aborts, x.expiries, x.cancels, x.reserved_cpus, x.error, x.lrms_queued,
-           x.lrms_running_bound, x.undeleted, x.moves, x.overruns, x.overruns_refused);
-}
+ARB_FIELDS(cluster_status, x.cluster, x.now, x.cpus, x.holds, x.committed, x.running_jobs,
+           x.queued_jobs, x.reservations, x.lrms_reservations, x.lrms_running, x.holds_created,
+           x.commits, x.aborts, x.expiries, x.cancels, x.reserved_cpus, x.error, x.lrms_queued,
+           x.lrms_running_bound, x.undeleted, x.moves, x.overruns, x.overruns_refused)
 
 }  // namespace arbroker::msg
 
 template <>
 struct arbroker::enum_bounds<arbroker::msg::refusal> {
   static constexpr auto last = arbroker::msg::refusal::lrms;
+  static constexpr const char* name = "refusal";
 };

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "arbroker/messages/cluster_protocol.hpp"
+#include "arbroker/messages/fields.hpp"
 #include "arbroker/messages/wire_error.hpp"
 
 namespace arbroker::msg {
@@ -18,10 +19,7 @@ struct coallocation_part {
   std::vector<job_terms> jobs;
   friend bool operator==(const coallocation_part&, const coallocation_part&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, coallocation_part& x) {
-  return f(x.reservation_id, x.jobs);
-}
+ARB_FIELDS(coallocation_part, x.reservation_id, x.jobs)
 
 /// Binds every part's jobs, or none: each part must be the caller's and committed (or
 /// active); if any job of any part cannot be submitted, the jobs already submitted on the
@@ -31,10 +29,7 @@ struct coallocate_request {
   std::vector<coallocation_part> parts;
   friend bool operator==(const coallocate_request&, const coallocate_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, coallocate_request& x) {
-  return f(x.user, x.parts);
-}
+ARB_FIELDS(coallocate_request, x.user, x.parts)
 
 /// The LRMS ids of the jobs, per part and in request order (empty on error).
 struct coallocate_reply {
@@ -42,9 +37,6 @@ struct coallocate_reply {
   wire_error error;
   friend bool operator==(const coallocate_reply&, const coallocate_reply&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, coallocate_reply& x) {
-  return f(x.jobs, x.error);
-}
+ARB_FIELDS(coallocate_reply, x.jobs, x.error)
 
 }  // namespace arbroker::msg

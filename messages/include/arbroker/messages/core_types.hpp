@@ -8,27 +8,16 @@
 #include "arbroker/core/request.hpp"
 #include "arbroker/core/site_adaptation.hpp"
 #include "arbroker/core/slot_generation.hpp"
+#include "arbroker/messages/fields.hpp"
 
 namespace arbroker {
 
-template <class Inspector>
-auto inspect(Inspector& f, objective& x) {
-  return f(x.attribute, x.descending);
-}
+ARB_FIELDS(objective, x.attribute, x.descending)
 
-template <class Inspector>
-auto inspect(Inspector& f, job_shape& x) {
-  return f(x.np, x.dur);
-}
+ARB_FIELDS(job_shape, x.np, x.dur)
 
-template <class Inspector>
-auto inspect(Inspector& f, site_request& x) {
-  return f(x.est, x.let, x.shapes);
-}
+ARB_FIELDS(site_request, x.est, x.let, x.shapes)
 
-template <class Inspector>
-auto inspect(Inspector& f, probe_limits& x) {
-  return f(x.tsn_max, x.tss_gap);
-}
+ARB_FIELDS(probe_limits, x.tsn_max, x.tss_gap)
 
 }  // namespace arbroker

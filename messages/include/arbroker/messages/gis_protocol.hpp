@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "arbroker/core/request.hpp"
+#include "arbroker/messages/fields.hpp"
 #include "arbroker/messages/wire_error.hpp"
 
 namespace arbroker::msg {
@@ -45,11 +46,9 @@ inline std::int64_t sed_max_walltime(const cluster_info& c, std::int64_t longest
   return c.max_walltime > 0 ? c.max_walltime : std::max<std::int64_t>(longest_now, 1);
 }
 
-template <class Inspector>
-auto inspect(Inspector& f, cluster_info& x) {
-  return f(x.name, x.cpus, x.pp, x.bunch, x.counts, x.tz_offset, x.os, x.features, x.allowed_users,
-           x.benchmark_names, x.benchmark_results, x.bandwidth, x.max_walltime, x.max_hold);
-}
+ARB_FIELDS(cluster_info, x.name, x.cpus, x.pp, x.bunch, x.counts, x.tz_offset, x.os, x.features,
+           x.allowed_users, x.benchmark_names, x.benchmark_results, x.bandwidth, x.max_walltime,
+           x.max_hold)
 
 /// The cluster as the core's site adaptation sees it.
 inline site_description site_of(const cluster_info& c) {
@@ -67,9 +66,6 @@ struct gis_query {
   friend bool operator==(const gis_query&, const gis_query&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, gis_query& x) {
-  return f(x.user, x.np_min, x.os, x.features, x.clusters);
-}
+ARB_FIELDS(gis_query, x.user, x.np_min, x.os, x.features, x.clusters)
 
 }  // namespace arbroker::msg

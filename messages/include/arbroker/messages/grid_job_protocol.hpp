@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "arbroker/core/grid_job.hpp"
+#include "arbroker/messages/fields.hpp"
 #include "arbroker/messages/runtime_hints.hpp"
 #include "arbroker/messages/wire_error.hpp"
 
@@ -33,12 +34,9 @@ struct grid_submit_request {
   bool finish_by_eq7 = false;
   friend bool operator==(const grid_submit_request&, const grid_submit_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, grid_submit_request& x) {
-  return f(x.user, x.name, x.command, x.np, x.walltime, x.strategy, x.width, x.min_gain,
-           x.max_migrations, x.benchmarks, x.penalty, x.inputs, x.output_bytes, x.clusters,
-           x.finish_by_eq7);
-}
+ARB_FIELDS(grid_submit_request, x.user, x.name, x.command, x.np, x.walltime, x.strategy, x.width,
+           x.min_gain, x.max_migrations, x.benchmarks, x.penalty, x.inputs, x.output_bytes,
+           x.clusters, x.finish_by_eq7)
 
 struct grid_copy_info {
   std::string cluster;
@@ -50,10 +48,7 @@ struct grid_copy_info {
   std::string reason;
   friend bool operator==(const grid_copy_info&, const grid_copy_info&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, grid_copy_info& x) {
-  return f(x.cluster, x.lrms_id, x.state, x.submitted, x.started, x.ended, x.reason);
-}
+ARB_FIELDS(grid_copy_info, x.cluster, x.lrms_id, x.state, x.submitted, x.started, x.ended, x.reason)
 
 struct grid_event_info {
   std::int64_t at = 0;
@@ -61,10 +56,7 @@ struct grid_event_info {
   std::string what;
   friend bool operator==(const grid_event_info&, const grid_event_info&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, grid_event_info& x) {
-  return f(x.at, x.copy, x.what);
-}
+ARB_FIELDS(grid_event_info, x.at, x.copy, x.what)
 
 struct grid_job_info {
   std::string id;
@@ -86,12 +78,9 @@ struct grid_job_info {
   std::string reservation;  ///< strategy reserve: the reservation it runs in
   friend bool operator==(const grid_job_info&, const grid_job_info&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, grid_job_info& x) {
-  return f(x.id, x.owner, x.name, x.strategy, x.state, x.np, x.walltime, x.submitted, x.started,
-           x.ended, x.winner, x.migrations, x.duplicate_starts, x.migration_gain, x.copies,
-           x.history, x.reservation);
-}
+ARB_FIELDS(grid_job_info, x.id, x.owner, x.name, x.strategy, x.state, x.np, x.walltime, x.submitted,
+           x.started, x.ended, x.winner, x.migrations, x.duplicate_starts, x.migration_gain,
+           x.copies, x.history, x.reservation)
 
 /// The wire form of a grid job.
 grid_job_info info_of(const grid_job& j);
@@ -101,10 +90,7 @@ struct grid_job_reply {
   wire_error error;
   friend bool operator==(const grid_job_reply&, const grid_job_reply&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, grid_job_reply& x) {
-  return f(x.job, x.error);
-}
+ARB_FIELDS(grid_job_reply, x.job, x.error)
 
 /// One grid job by id. An admin's empty user reaches any owner's job.
 struct grid_query_request {
@@ -112,20 +98,14 @@ struct grid_query_request {
   std::string id;
   friend bool operator==(const grid_query_request&, const grid_query_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, grid_query_request& x) {
-  return f(x.user, x.id);
-}
+ARB_FIELDS(grid_query_request, x.user, x.id)
 
 struct grid_cancel_request {
   std::string user;
   std::string id;
   friend bool operator==(const grid_cancel_request&, const grid_cancel_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, grid_cancel_request& x) {
-  return f(x.user, x.id);
-}
+ARB_FIELDS(grid_cancel_request, x.user, x.id)
 
 /// A user's grid jobs (an admin's empty user: everyone's), newest first, optionally only in
 /// one state ("" = any) or with a copy on one cluster ("" = any).
@@ -135,19 +115,13 @@ struct grid_list_request {
   std::string cluster;
   friend bool operator==(const grid_list_request&, const grid_list_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, grid_list_request& x) {
-  return f(x.user, x.state, x.cluster);
-}
+ARB_FIELDS(grid_list_request, x.user, x.state, x.cluster)
 
 struct grid_list_reply {
   std::vector<grid_job_info> jobs;
   wire_error error;
   friend bool operator==(const grid_list_reply&, const grid_list_reply&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, grid_list_reply& x) {
-  return f(x.jobs, x.error);
-}
+ARB_FIELDS(grid_list_reply, x.jobs, x.error)
 
 }  // namespace arbroker::msg

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "arbroker/core/grid_job.hpp"
+#include "arbroker/messages/fields.hpp"
 #include "arbroker/messages/wire_error.hpp"
 
 namespace arbroker::msg {
@@ -23,10 +24,7 @@ struct job_submit_request {
   std::int64_t walltime = 0;
   friend bool operator==(const job_submit_request&, const job_submit_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, job_submit_request& x) {
-  return f(x.user, x.name, x.command, x.np, x.walltime);
-}
+ARB_FIELDS(job_submit_request, x.user, x.name, x.command, x.np, x.walltime)
 
 struct job_submit_reply {
   std::string cluster;
@@ -34,10 +32,7 @@ struct job_submit_reply {
   wire_error error;
   friend bool operator==(const job_submit_reply&, const job_submit_reply&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, job_submit_reply& x) {
-  return f(x.cluster, x.lrms_id, x.error);
-}
+ARB_FIELDS(job_submit_reply, x.cluster, x.lrms_id, x.error)
 
 /// The states of some jobs, from one look at the LRMS (plus one status call per job that
 /// has left the queue).
@@ -45,10 +40,7 @@ struct job_states_request {
   std::vector<std::string> lrms_ids;
   friend bool operator==(const job_states_request&, const job_states_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, job_states_request& x) {
-  return f(x.lrms_ids);
-}
+ARB_FIELDS(job_states_request, x.lrms_ids)
 
 /// An LRMS's event hook: these of its jobs changed state (started, paused, ended). The
 /// simulator sends it so that the grid-job manager looks at them at that instant instead of
@@ -58,10 +50,7 @@ struct lrms_job_events {
   std::vector<std::string> lrms_ids;
   friend bool operator==(const lrms_job_events&, const lrms_job_events&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, lrms_job_events& x) {
-  return f(x.cluster, x.lrms_ids);
-}
+ARB_FIELDS(lrms_job_events, x.cluster, x.lrms_ids)
 
 struct job_state_report {
   std::string lrms_id;
@@ -70,10 +59,7 @@ struct job_state_report {
   wire_error error;           ///< this job's: its state is unknown
   friend bool operator==(const job_state_report&, const job_state_report&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, job_state_report& x) {
-  return f(x.lrms_id, x.state, x.started, x.error);
-}
+ARB_FIELDS(job_state_report, x.lrms_id, x.state, x.started, x.error)
 
 struct job_states_reply {
   std::string cluster;
@@ -81,10 +67,7 @@ struct job_states_reply {
   wire_error error;                    ///< the LRMS could not be read at all
   friend bool operator==(const job_states_reply&, const job_states_reply&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, job_states_reply& x) {
-  return f(x.cluster, x.jobs, x.error);
-}
+ARB_FIELDS(job_states_reply, x.cluster, x.jobs, x.error)
 
 /// Cancel a job; with only_if_queued (a migration's withdrawal) a running job is left running.
 struct job_cancel_request {
@@ -92,10 +75,7 @@ struct job_cancel_request {
   bool only_if_queued = false;
   friend bool operator==(const job_cancel_request&, const job_cancel_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, job_cancel_request& x) {
-  return f(x.lrms_id, x.only_if_queued);
-}
+ARB_FIELDS(job_cancel_request, x.lrms_id, x.only_if_queued)
 
 struct job_cancel_reply {
   std::string lrms_id;
@@ -103,10 +83,7 @@ struct job_cancel_reply {
   wire_error error;
   friend bool operator==(const job_cancel_reply&, const job_cancel_reply&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, job_cancel_reply& x) {
-  return f(x.lrms_id, x.found, x.error);
-}
+ARB_FIELDS(job_cancel_reply, x.lrms_id, x.found, x.error)
 
 /// The LRMS ids of jobs by their names (the service adds its name prefix), from one look
 /// at the LRMS: how recovery finds a copy whose submission was never answered.
@@ -114,30 +91,21 @@ struct job_find_request {
   std::vector<std::string> names;
   friend bool operator==(const job_find_request&, const job_find_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, job_find_request& x) {
-  return f(x.names);
-}
+ARB_FIELDS(job_find_request, x.names)
 
 struct job_find_reply {
   std::vector<std::string> lrms_ids;  ///< per name; "" when no queued or running job has it
   wire_error error;
   friend bool operator==(const job_find_reply&, const job_find_reply&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, job_find_reply& x) {
-  return f(x.lrms_ids, x.error);
-}
+ARB_FIELDS(job_find_reply, x.lrms_ids, x.error)
 
 struct queue_shape {
   std::int32_t np = 1;
   std::int64_t walltime = 0;
   friend auto operator<=>(const queue_shape&, const queue_shape&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, queue_shape& x) {
-  return f(x.np, x.walltime);
-}
+ARB_FIELDS(queue_shape, x.np, x.walltime)
 
 /// The cluster's outlook from one plan of its queue (paper 004's ESE, local jobs first):
 /// when each shape would start if submitted now, and when each of the named queued jobs is
@@ -148,10 +116,7 @@ struct job_outlook_request {
   std::vector<std::string> queued_ids;
   friend bool operator==(const job_outlook_request&, const job_outlook_request&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, job_outlook_request& x) {
-  return f(x.shapes, x.queued_ids);
-}
+ARB_FIELDS(job_outlook_request, x.shapes, x.queued_ids)
 
 struct job_outlook_reply {
   std::string cluster;
@@ -165,9 +130,7 @@ struct job_outlook_reply {
   std::int64_t longest_walltime = 0;
   friend bool operator==(const job_outlook_reply&, const job_outlook_reply&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, job_outlook_reply& x) {
-  return f(x.cluster, x.now, x.starts, x.queued_starts, x.error, x.busy_cores, x.longest_walltime);
-}
+ARB_FIELDS(job_outlook_reply, x.cluster, x.now, x.starts, x.queued_starts, x.error, x.busy_cores,
+           x.longest_walltime)
 
 }  // namespace arbroker::msg

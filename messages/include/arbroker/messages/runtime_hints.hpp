@@ -11,6 +11,7 @@
 
 #include "arbroker/core/error.hpp"
 #include "arbroker/core/runtime_prediction.hpp"
+#include "arbroker/messages/fields.hpp"
 
 namespace arbroker::msg {
 
@@ -23,20 +24,14 @@ struct benchmark_triple {
   std::int64_t seconds = 0;
   friend bool operator==(const benchmark_triple&, const benchmark_triple&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, benchmark_triple& x) {
-  return f(x.name, x.result, x.seconds);
-}
+ARB_FIELDS(benchmark_triple, x.name, x.result, x.seconds)
 
 struct input_file {
   std::string location;
   std::int64_t bytes = 0;
   friend bool operator==(const input_file&, const input_file&) = default;
 };
-template <class Inspector>
-auto inspect(Inspector& f, input_file& x) {
-  return f(x.location, x.bytes);
-}
+ARB_FIELDS(input_file, x.location, x.bytes)
 
 /// Checks the fields and sums the input sizes: every benchmark named, with a positive result
 /// and seconds below time_infinity; penalty finite and >= 1; sizes >= 0 with a finite sum;

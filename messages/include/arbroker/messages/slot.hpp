@@ -4,6 +4,7 @@
 #include <string>
 
 #include "arbroker/core/candidate.hpp"
+#include "arbroker/messages/fields.hpp"
 
 namespace arbroker::msg {
 
@@ -24,10 +25,7 @@ struct slot {
   friend bool operator==(const slot&, const slot&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, slot& x) {
-  return f(x.cluster, x.start, x.end, x.np, x.cost, x.esr, x.flags);
-}
+ARB_FIELDS(slot, x.cluster, x.start, x.end, x.np, x.cost, x.esr, x.flags)
 
 inline slot to_slot(const candidate& c) {
   slot s{std::string(c.site), c.start, c.end, c.np, 0, 0, 0};

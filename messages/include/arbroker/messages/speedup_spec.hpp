@@ -6,6 +6,7 @@
 
 #include "arbroker/core/enum_bounds.hpp"
 #include "arbroker/core/speedup.hpp"
+#include "arbroker/messages/fields.hpp"
 
 namespace arbroker::msg {
 
@@ -27,10 +28,7 @@ struct speedup_spec {
   friend bool operator==(const speedup_spec&, const speedup_spec&) = default;
 };
 
-template <class Inspector>
-auto inspect(Inspector& f, speedup_spec& x) {
-  return f(x.kind, x.p1, x.p2, x.table_n, x.table_speedup);
-}
+ARB_FIELDS(speedup_spec, x.kind, x.p1, x.p2, x.table_n, x.table_speedup)
 
 speedup_spec to_spec(const speedup_model& m);
 
@@ -42,4 +40,5 @@ result<speedup_model> to_model(const speedup_spec& s);
 template <>
 struct arbroker::enum_bounds<arbroker::msg::speedup_kind> {
   static constexpr auto last = arbroker::msg::speedup_kind::table;
+  static constexpr const char* name = "speedup_kind";
 };

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "arbroker/core/error.hpp"
+#include "arbroker/messages/fields.hpp"
 
 namespace arbroker::msg {
 
@@ -48,9 +49,6 @@ Reply error_reply(const error& e) {
   return error_reply<Reply>(e.code, e.message);
 }
 
-template <class Inspector>
-auto inspect(Inspector& f, wire_error& x) {
-  return f(x.code, x.message);
-}
+ARB_FIELDS(wire_error, x.code, x.message)
 
 }  // namespace arbroker::msg
