@@ -170,6 +170,9 @@ class connection : public std::enable_shared_from_this<connection> {
     error_code ec;
     const auto remote = stream_.socket().remote_endpoint(ec);
     if (!ec) peer_ = remote.address().to_string() + ":" + std::to_string(remote.port());
+    // Replies and TLS handshake records are small writes: Nagle would hold each one back
+    // until the client's delayed ACK (40 ms per TLS login before this).
+    stream_.socket().set_option(tcp::no_delay(true), ec);
   }
 
   void start(bool over_capacity) {
