@@ -55,7 +55,15 @@ void cluster_service::handle_overruns(timestamp now) {
         std::any_of(snap->running.begin(), snap->running.end(), [&](const lrms_job& j) {
           return j.reservation == r.lrms_id && j.started && *j.started + j.walltime >= end;
         });
-    if (!overrunning) continue;
+    if (!overrunning) {
+      // A job of it still waiting (its LRMS starts it late, or behind another of its jobs)
+      // may overrun once it runs: look again in a second, while there is time.
+      const bool waiting =
+          std::any_of(snap->queued.begin(), snap->queued.end(),
+                      [&](const lrms_job& j) { return j.reservation == r.lrms_id; });
+      if (waiting && now + 1 < end) overrun_checks_.emplace(now + 1, n);
+      continue;
+    }
     if (r.overruns < cfg_.overrun_max && extend_for_overrun(r, now)) {
       ++events_.overruns;
       snap.reset();  // the LRMS changed

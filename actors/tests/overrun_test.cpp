@@ -105,6 +105,28 @@ TEST_F(overrun_test, AJobThatEndsInTimeGetsNothing) {
   EXPECT_EQ(svc->next_expiry(), std::nullopt);
 }
 
+// A job that starts late in its reservation (behind another of its jobs here; under a busy
+// LRMS, late by itself) is still looked at: while one waits, the service looks each second.
+TEST_F(overrun_test, AJobThatStartsAfterTheLookIsStillSeen) {
+  const timestamp start = now + 100, end = start + 3600;
+  const auto id = reserved(start, 3600, 32);
+  now = start;
+  const auto r = in_lrms(id);
+  ASSERT_TRUE(r);
+  // The first ends 30 s before the end (no overrun); the second waits for its CPUs until then.
+  ASSERT_TRUE(lrms->submit_local_job({"first", "alice", 32, 3570, r->id, "", ""}, 3570));
+  const auto late = lrms->submit_local_job({"late", "alice", 32, 3600, r->id, "", ""}, 3700);
+  ASSERT_TRUE(late);
+  fire_at(end - notice);
+  EXPECT_EQ(info(id).end, end);  // nothing overruns yet
+  EXPECT_EQ(job_state(*late), lrms_job_state::queued);
+  while (info(id).end == end && svc->next_expiry() && *svc->next_expiry() < end)
+    fire_at(*svc->next_expiry());
+  EXPECT_EQ(now, start + 3570);  // looked at each second until the late job ran
+  EXPECT_EQ(info(id).end, end + quantum);
+  EXPECT_EQ(svc->status_report({}, now).overruns, 1);
+}
+
 TEST_F(overrun_test, NoQuantumWhereAnotherReservationFollows) {
   const timestamp start = now + 100, end = start + 3600;
   const auto id = reserved(start, 3600, 64);

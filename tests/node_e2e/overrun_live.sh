@@ -34,7 +34,7 @@ for _ in $(seq 1 200); do  # at most 100 s of polls
   sleep 0.5
 done
 [ "$extended" = $((end + 60)) ] && pass "the reservation ends a minute later ($end -> $extended)" \
-  || fail "not extended: $out"
+  || fail "not extended: $out; the job: $(scontrol -o show job "$job" 2>&1); arbd: $(tail -n 20 "$work/arbd.log")"
 [ -n "$(scontrol -o show reservation 2>/dev/null | grep "arbovr-" | grep -v "~")" ] \
   && pass "in place: no successor reservation" || fail "reservations: $(scontrol -o show reservation)"
 limit=$(scontrol -o show job "$job" | grep -o 'TimeLimit=[0-9:-]*')
