@@ -7,15 +7,14 @@
 
 #include <benchmark/benchmark.h>
 
-#include <cstdlib>
 #include <memory>
-#include <stdexcept>
 
 #include "arbroker/api/client.hpp"
 #include "arbroker/api/server.hpp"
 #include "arbroker/api/tls.hpp"
 #include "arbroker/api/token_hash.hpp"
 #include "sample_requests.hpp"
+#include "test_certificates.hpp"
 
 namespace arbroker::api {
 namespace {
@@ -43,17 +42,8 @@ class instant_handler : public request_handler {
   }
 };
 
-// The test CA and certificates (scripts/make-test-certs.sh), made once.
-const std::string& certs() {
-  static const std::string dir = [] {
-    char tmpl[] = "/tmp/arb-bench-tls-XXXXXX";
-    const std::string d = ::mkdtemp(tmpl);
-    const std::string cmd =
-        "bash " ARB_SOURCE_DIR "/scripts/make-test-certs.sh " + d + " >/dev/null 2>&1";
-    if (std::system(cmd.c_str()) != 0) throw std::runtime_error("make-test-certs.sh failed");
-    return d;
-  }();
-  return dir;
+std::string certs_file(const std::string& name) {
+  return testing::certificate_file(name);
 }
 
 // A server with one I/O thread (as arbd runs it), plain or TLS; "alice" has a
@@ -70,7 +60,7 @@ struct loopback {
   explicit loopback(bool tls) {
     server_config c;
     c.tokens = users();
-    if (tls) c.tls = make_server_tls({certs() + "/server.pem", certs() + "/server.key"}).value();
+    if (tls) c.tls = make_server_tls({certs_file("server.pem"), certs_file("server.key")}).value();
     srv = std::make_unique<threaded_server>(c, handler, 1);
     port = srv->local_endpoint().port();
   }
@@ -83,7 +73,7 @@ loopback& shared_server(bool tls) {
 
 client_options options(bool tls) {
   client_options o;
-  if (tls) o.tls = make_client_tls({certs() + "/ca.pem"}).value();
+  if (tls) o.tls = make_client_tls({certs_file("ca.pem")}).value();
   return o;
 }
 

@@ -2,12 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <mutex>
 
 #include "arbroker/api/client.hpp"
 #include "arbroker/api/server.hpp"
+#include "test_certificates.hpp"
 
 namespace arbroker::api {
 namespace {
@@ -31,20 +30,8 @@ class owner_handler : public request_handler {
   }
 };
 
-/// The test CA and certificates (scripts/make-test-certs.sh), made once per test process.
-const std::string& certs() {
-  static const std::string dir = [] {
-    char tmpl[] = "/tmp/arb-tls-test-XXXXXX";
-    const std::string d = ::mkdtemp(tmpl);
-    const std::string cmd =
-        "bash " ARB_SOURCE_DIR "/scripts/make-test-certs.sh " + d + " >/dev/null 2>&1";
-    if (std::system(cmd.c_str()) != 0) throw std::runtime_error("make-test-certs.sh failed");
-    return d;
-  }();
-  return dir;
-}
 std::string file(const std::string& name) {
-  return certs() + "/" + name;
+  return testing::certificate_file(name);
 }
 
 tls_context server_tls(bool client_certs) {
