@@ -27,6 +27,7 @@ set(_arb_package_of_CLI11 "CLI11")
 set(_arb_package_of_utf8cpp "utf8cpp CONFIG")
 set(_arb_package_of_prometheus-cpp "prometheus-cpp CONFIG")
 set(_arb_package_of_Sodium "Sodium")  # through the installed FindSodium.cmake
+set(_arb_package_of_nlohmann_json "nlohmann_json 3")
 
 # The find_dependency() lines for the imported targets that `targets` link (sorted, unique).
 function(_arb_package_dependencies out targets)

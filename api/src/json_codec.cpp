@@ -1,0 +1,213 @@
+#include "arbroker/api/json_codec.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "arbroker/messages/fields.hpp"
+
+namespace arbroker::api {
+namespace {
+
+using json = nlohmann::json;
+
+template <class T>
+struct is_vector : std::false_type {};
+template <class T>
+struct is_vector<std::vector<T>> : std::true_type {};
+
+// ---- writing
+
+template <class T>
+json value_to_json(const T& v);
+
+// An inspector that puts each field under its name.
+struct field_writer {
+  const std::vector<std::string>& names;
+  json& out;
+  using result_type = void;
+  template <class... Ts>
+  void operator()(Ts&... xs) {
+    std::size_t i = 0;
+    ((out[names[i++]] = value_to_json(xs)), ...);
+  }
+};
+
+template <class T>
+json struct_to_json(const T& x) {
+  T copy = x;  // inspect takes mutable references
+  const auto names = msg::field_names<T>();
+  json out = json::object();
+  field_writer w{names, out};
+  inspect(w, copy);
+  return out;
+}
+
+template <class T>
+json value_to_json(const T& v) {
+  if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool> ||
+                std::is_same_v<T, double>) {
+    return v;
+  } else if constexpr (is_vector<T>::value) {
+    json a = json::array();
+    for (const auto& e : v)
+      a.push_back(value_to_json(e));
+    return a;
+  } else if constexpr (std::is_enum_v<T>) {
+    return std::string(to_string(v));
+  } else if constexpr (std::is_integral_v<T>) {
+    return v;
+  } else {
+    return struct_to_json(v);
+  }
+}
+
+std::string dump(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// ---- reading: the first problem, with the path of the field it is in
+
+struct reader_state {
+  std::string error;
+  bool failed() const { return !error.empty(); }
+  void fail(const std::string& path, const std::string& what) {
+    if (error.empty()) error = (path.empty() ? "body" : path) + ": " + what;
+  }
+};
+
+std::string member(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+template <class T>
+void value_from_json(const json& j, T& v, const std::string& path, reader_state& st);
+
+// An inspector that reads each field from its name's key, when there is one.
+struct field_reader {
+  const json& j;
+  const std::vector<std::string>& names;
+  const std::string& path;
+  reader_state& st;
+  using result_type = void;
+  template <class F>
+  void one(std::size_t i, F& field) {
+    if (st.failed()) return;
+    if (auto it = j.find(names[i]); it != j.end())
+      value_from_json(*it, field, member(path, names[i]), st);
+  }
+  template <class... Ts>
+  void operator()(Ts&... xs) {
+    std::size_t i = 0;
+    (one(i++, xs), ...);
+  }
+};
+
+template <class T>
+void struct_from_json(const json& j, T& x, const std::string& path, reader_state& st) {
+  if (!j.is_object()) return st.fail(path, "expected an object");
+  const auto names = msg::field_names<T>();
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (std::find(names.begin(), names.end(), it.key()) == names.end()) {
+      std::string known;
+      for (const auto& n : names)
+        known += (known.empty() ? "" : ", ") + n;
+      return st.fail(member(path, it.key()),
+                     "no such field (" + std::string(msg::wire_name_of<T>()) + " has " +
+                         (known.empty() ? std::string("none") : known) + ")");
+    }
+  field_reader r{j, names, path, st};
+  inspect(r, x);
+}
+
+template <class T>
+void integer_from_json(const json& j, T& v, const std::string& path, reader_state& st) {
+  using lim = std::numeric_limits<T>;
+  if (j.is_number_unsigned()) {
+    const auto u = j.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(lim::max()))
+      return st.fail(path, "integer " + std::to_string(u) + " out of range");
+    v = static_cast<T>(u);
+  } else if (j.is_number_integer()) {
+    const auto s = j.get<std::int64_t>();
+    if (s < static_cast<std::int64_t>(lim::min()) ||
+        (s > 0 && static_cast<std::uint64_t>(s) > static_cast<std::uint64_t>(lim::max())))
+      return st.fail(path, "integer " + std::to_string(s) + " out of range");
+    v = static_cast<T>(s);
+  } else {
+    st.fail(path, "expected an integer");
+  }
+}
+
+template <class E>
+void enum_from_json(const json& j, E& v, const std::string& path, reader_state& st) {
+  std::string names;
+  for (std::underlying_type_t<E> n = 0;; ++n) {
+    const auto value = static_cast<E>(n);
+    if (j.is_string() && j.get_ref<const std::string&>() == to_string(value)) {
+      v = value;
+      return;
+    }
+    names += (names.empty() ? "" : ", ") + std::string(to_string(value));
+    if (value == enum_bounds<E>::last) break;
+  }
+  st.fail(path, "expected one of " + names);
+}
+
+template <class T>
+void value_from_json(const json& j, T& v, const std::string& path, reader_state& st) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!j.is_string()) return st.fail(path, "expected a string");
+    v = j.get<std::string>();
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (!j.is_boolean()) return st.fail(path, "expected true or false");
+    v = j.get<bool>();
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (!j.is_number()) return st.fail(path, "expected a number");
+    v = j.get<double>();
+  } else if constexpr (is_vector<T>::value) {
+    if (!j.is_array()) return st.fail(path, "expected an array");
+    v.assign(j.size(), typename T::value_type{});
+    for (std::size_t i = 0; i < j.size() && !st.failed(); ++i)
+      value_from_json(j[i], v[i], path + "[" + std::to_string(i) + "]", st);
+  } else if constexpr (std::is_enum_v<T>) {
+    enum_from_json(j, v, path, st);
+  } else if constexpr (std::is_integral_v<T>) {
+    integer_from_json(j, v, path, st);
+  } else {
+    struct_from_json(j, v, path, st);
+  }
+}
+
+}  // namespace
+
+result<request_body> request_body_from_json(operation op, std::string_view text) {
+  json j = json::parse(text.begin(), text.end(), nullptr, false);  // no exceptions
+  if (j.is_discarded())
+    return fail(errc::invalid_parameter, "the body is not JSON (or not valid UTF-8)");
+  request_body body = empty_request_body(op);
+  reader_state st;
+  std::visit([&](auto& b) { value_from_json(j, b, "", st); }, body);
+  if (st.failed()) return fail(errc::invalid_parameter, st.error);
+  return body;
+}
+
+std::string to_json(const request_body& body) {
+  return std::visit([](const auto& b) { return dump(value_to_json(b)); }, body);
+}
+
+std::string to_json(const response_body& body) {
+  return std::visit(
+      [](const auto& b) -> std::string {
+        if constexpr (std::is_same_v<std::decay_t<decltype(b)>, std::monostate>)
+          return "null";
+        else
+          return dump(value_to_json(b));
+      },
+      body);
+}
+
+}  // namespace arbroker::api
