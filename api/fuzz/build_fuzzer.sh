@@ -12,7 +12,9 @@ cxx=${CLANGXX:-clang++}
   -I"$src/api/include" -I"$src/messages/include" -I"$src/core/include" \
   "$src/api/fuzz/fuzz_frames.cpp" \
   "$src/api/src/codec.cpp" "$src/api/src/protocol.cpp" "$src/api/src/validate.cpp" \
-  "$src/messages/src/speedup_spec.cpp" \
+  "$src/api/src/json_codec.cpp" "$src/messages/src/enum_names.cpp" \
+  "$src/messages/src/speedup_spec.cpp" "$src/messages/src/fields.cpp" \
   "$src/core/src/error.cpp" "$src/core/src/preference.cpp" "$src/core/src/speedup.cpp" \
   "$src/core/src/grid_job.cpp" "$src/core/src/time_format.cpp" \
+  "$src/core/src/success_rate.cpp" "$src/core/src/reservation_state.cpp" \
   -o "$out"

@@ -1,5 +1,5 @@
 // Writes the fuzzer's seed corpus: one file per interesting stream (a hello, each request
-// type, a response, a pipelined pair). Regenerate with
+// type in msgpack and in JSON, a response, a pipelined pair). Regenerate with
 //   cmake --build build --target arb_api_fuzz_seeds && build/api/arb_api_fuzz_seeds api/fuzz/seeds
 
 #include <fstream>
@@ -7,6 +7,7 @@
 
 #include "../tests/sample_requests.hpp"
 #include "arbroker/api/codec.hpp"
+#include "arbroker/api/json_codec.hpp"
 
 int main(int argc, char** argv) {
   using namespace arbroker::api;
@@ -23,6 +24,9 @@ int main(int argc, char** argv) {
     std::string frame = make_frame(encode_request(r));
     write("request_" + std::string(to_string(r.op())), frame);
     pipelined += frame;
+    // The same body as JSON behind the byte that names its operation (fuzz_frames.cpp).
+    const char op_byte = static_cast<char>(static_cast<std::uint8_t>(r.op()) - 1);
+    write("json_" + std::string(to_string(r.op())), make_frame(op_byte + to_json(body)));
   }
   write("pipelined", pipelined);
   write("response_list", make_frame(encode_response(response{
