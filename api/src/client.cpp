@@ -40,11 +40,7 @@ bool client::connected() const noexcept {
 }
 
 void client::close() {
-  if (stream_) {
-    error_code ignored;
-    stream_->socket().shutdown(tcp::socket::shutdown_both, ignored);
-    stream_->socket().close(ignored);
-  }
+  if (stream_) stream_->close();
   decoder_ = frame_decoder(options_.max_frame);
 }
 

@@ -14,11 +14,6 @@ namespace {
 
 using json = nlohmann::json;
 
-template <class T>
-struct is_vector : std::false_type {};
-template <class T>
-struct is_vector<std::vector<T>> : std::true_type {};
-
 // ---- writing
 
 template <class T>
@@ -39,7 +34,7 @@ struct field_writer {
 template <class T>
 json struct_to_json(const T& x) {
   T copy = x;  // inspect takes mutable references
-  const auto names = msg::field_names<T>();
+  const auto& names = msg::field_names<T>();
   json out = json::object();
   field_writer w{names, out};
   inspect(w, copy);
@@ -51,7 +46,7 @@ json value_to_json(const T& v) {
   if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool> ||
                 std::is_same_v<T, double>) {
     return v;
-  } else if constexpr (is_vector<T>::value) {
+  } else if constexpr (msg::is_wire_list<T>) {
     json a = json::array();
     for (const auto& e : v)
       a.push_back(value_to_json(e));
@@ -109,7 +104,7 @@ struct field_reader {
 template <class T>
 void struct_from_json(const json& j, T& x, const std::string& path, reader_state& st) {
   if (!j.is_object()) return st.fail(path, "expected an object");
-  const auto names = msg::field_names<T>();
+  const auto& names = msg::field_names<T>();
   for (auto it = j.begin(); it != j.end(); ++it)
     if (std::find(names.begin(), names.end(), it.key()) == names.end()) {
       std::string known;
@@ -168,7 +163,7 @@ void value_from_json(const json& j, T& v, const std::string& path, reader_state&
   } else if constexpr (std::is_same_v<T, double>) {
     if (!j.is_number()) return st.fail(path, "expected a number");
     v = j.get<double>();
-  } else if constexpr (is_vector<T>::value) {
+  } else if constexpr (msg::is_wire_list<T>) {
     if (!j.is_array()) return st.fail(path, "expected an array");
     v.assign(j.size(), typename T::value_type{});
     for (std::size_t i = 0; i < j.size() && !st.failed(); ++i)

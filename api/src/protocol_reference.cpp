@@ -1,6 +1,6 @@
 #include "arbroker/api/protocol_reference.hpp"
 
-#include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <type_traits>
@@ -11,11 +11,6 @@
 
 namespace arbroker::api {
 namespace {
-
-template <class T>
-struct is_vector : std::false_type {};
-template <class T>
-struct is_vector<std::vector<T>> : std::true_type {};
 
 template <class T>
 std::string integer_name() {
@@ -51,7 +46,7 @@ class reference_builder {
       return "bool";
     } else if constexpr (std::is_same_v<T, double>) {
       return "float64 (integers accepted)";
-    } else if constexpr (is_vector<T>::value) {
+    } else if constexpr (msg::is_wire_list<T>) {
       return "array of " + type_of<typename T::value_type>();
     } else if constexpr (std::is_enum_v<T>) {
       static_assert(bounded_enum<T>, "a wire enum needs enum_bounds");
@@ -71,14 +66,13 @@ class reference_builder {
   template <class T>
   void add_struct() {
     const std::string name(msg::wire_name_of<T>());
-    if (seen_.count(name)) return;
-    seen_[name] = true;
+    if (!seen_.insert(name).second) return;
     const auto at = shapes_.size();
     shapes_.push_back({name, {}});
     collector c{*this, {}};
     T x{};
     inspect(c, x);
-    const auto names = msg::field_names<T>();
+    const auto& names = msg::field_names<T>();
     if (names.size() != c.types.size())
       throw std::logic_error(name + ": field list and inspect disagree");
     for (std::size_t i = 0; i < names.size(); ++i)
@@ -102,8 +96,7 @@ class reference_builder {
   template <class E>
   void add_enum() {
     const std::string name = enum_bounds<E>::name;
-    if (seen_.count("enum " + name)) return;
-    seen_["enum " + name] = true;
+    if (!seen_.insert("enum " + name).second) return;
     enumeration e{name, integer_name<std::underlying_type_t<E>>(), {}};
     for (std::underlying_type_t<E> v = 0;; ++v) {
       e.values.emplace_back(to_string(static_cast<E>(v)));
@@ -112,7 +105,7 @@ class reference_builder {
     enums_.push_back(std::move(e));
   }
 
-  std::map<std::string, bool> seen_;
+  std::set<std::string> seen_;  // struct and "enum <name>" names already reached
   std::vector<shape> shapes_;
   std::vector<enumeration> enums_;
 };

@@ -466,9 +466,7 @@ class connection : public std::enable_shared_from_this<connection> {
     linger_timer_.cancel();
     // Counted before the peer can see the close, so that what it observes is already counted.
     srv_->on_closed(this, dropped);
-    error_code ignored;  // no TLS close_notify: frames say where a message ends
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-    stream_.socket().close(ignored);
+    stream_.close();
     write_queue_.clear();
     write_queue_bytes_ = 0;
   }

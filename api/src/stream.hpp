@@ -30,6 +30,14 @@ class stream {
     return std::get<boost::asio::ip::tcp::socket>(v_);
   }
 
+  /// Shuts the TCP connection down and closes it, errors ignored. No TLS close_notify:
+  /// frames say where a message ends.
+  void close() noexcept {
+    boost::system::error_code ignored;
+    socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ignored);
+    socket().close(ignored);
+  }
+
   template <class Buffers, class Handler>
   void async_read_some(const Buffers& b, Handler&& h) {
     std::visit([&](auto& s) { s.async_read_some(b, std::forward<Handler>(h)); }, v_);

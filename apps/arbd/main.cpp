@@ -154,8 +154,9 @@ int run(const options& o) {
     spdlog::error("config: {}", ok.err().message);
     return 2;
   }
-  if (auto t = tokens_of(*cfg); !t) {
-    spdlog::error("config: {}", t.err().message);
+  auto tokens = tokens_of(*cfg);  // checked here (--check too), served below
+  if (!tokens) {
+    spdlog::error("config: {}", tokens.err().message);
     return 2;
   }
   if (auto t = check_api_transport(*cfg); !t) {
@@ -231,11 +232,6 @@ int run(const options& o) {
   sc.endpoint = {addr, ep->second};
   sc.tls = tls;
   sc.client_cert_is_user = tls && !cfg->tls_client_ca.empty();
-  auto tokens = tokens_of(*cfg);
-  if (!tokens) {
-    spdlog::error("config: {}", tokens.err().message);
-    return 2;
-  }
   sc.tokens = std::move(*tokens);
   sc.limits.max_frame = cfg->max_frame_bytes;
   sc.limits.max_in_flight = cfg->max_in_flight;

@@ -14,21 +14,16 @@ using prometheus::Counter;
 using prometheus::Gauge;
 using prometheus::Histogram;
 
-template <class T, class B>
-prometheus::Family<T>& family(B builder, prometheus::Registry& reg, const char* name,
-                              const char* help) {
-  return builder.Name(name).Help(help).Register(reg);
-}
 prometheus::Family<Counter>& counter(prometheus::Registry& reg, const char* name,
                                      const char* help) {
-  return family<Counter>(prometheus::BuildCounter(), reg, name, help);
+  return prometheus::BuildCounter().Name(name).Help(help).Register(reg);
 }
 prometheus::Family<Gauge>& gauge(prometheus::Registry& reg, const char* name, const char* help) {
-  return family<Gauge>(prometheus::BuildGauge(), reg, name, help);
+  return prometheus::BuildGauge().Name(name).Help(help).Register(reg);
 }
 prometheus::Family<Histogram>& histogram(prometheus::Registry& reg, const char* name,
                                          const char* help) {
-  return family<Histogram>(prometheus::BuildHistogram(), reg, name, help);
+  return prometheus::BuildHistogram().Name(name).Help(help).Register(reg);
 }
 
 // A cumulative count polled from elsewhere, applied to a counter as its growth.

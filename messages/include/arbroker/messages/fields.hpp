@@ -45,11 +45,19 @@ concept has_field_list = requires(const T* p) {
   field_list(p);
 };
 
-/// The names of T's fields, in wire order.
+/// The names of T's fields, in wire order (parsed once per type).
 template <has_field_list T>
-std::vector<std::string> field_names() {
-  return parse_field_list(field_list(static_cast<const T*>(nullptr)));
+const std::vector<std::string>& field_names() {
+  static const std::vector<std::string> names =
+      parse_field_list(field_list(static_cast<const T*>(nullptr)));
+  return names;
 }
+
+/// Whether T is a list on the wire (std::vector), for the walkers of field lists.
+template <class T>
+inline constexpr bool is_wire_list = false;
+template <class T>
+inline constexpr bool is_wire_list<std::vector<T>> = true;
 
 /// T's name as ARB_FIELDS was given it ("elastic_request").
 template <has_field_list T>
