@@ -2,14 +2,23 @@
 // loopback through the server and the blocking client with a handler that answers at once
 // (what the protocol adds to every operation, before the engine does any work), in plain text
 // and over TLS, at 1 and 32 requests in flight (one blocking client per thread); and the cost
-// of a login: plain, TLS, a hashed token (argon2id) checked afresh or recognised again.
+// of a login: plain, TLS, a hashed token (argon2id) checked afresh or recognised again; and
+// the same round trips over the HTTP/JSON API (keep-alive connections, the same request as
+// JSON), plain and over TLS.
 //   build/bench/arb_bench_api --benchmark_repetitions=5 --benchmark_report_aggregates_only
 
 #include <benchmark/benchmark.h>
 
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
 #include <memory>
 
 #include "arbroker/api/client.hpp"
+#include "arbroker/api/http_server.hpp"
+#include "arbroker/api/json_codec.hpp"
 #include "arbroker/api/server.hpp"
 #include "arbroker/api/tls.hpp"
 #include "arbroker/api/token_hash.hpp"
@@ -32,6 +41,16 @@ void BM_request_codec(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_request_codec);
+
+// The same request's body to JSON and back (what the HTTP API adds to a round trip).
+void BM_request_json_codec(benchmark::State& state) {
+  const request_body body = sample();
+  for (auto _ : state) {
+    auto d = request_body_from_json(operation::elastic, to_json(body));
+    benchmark::DoNotOptimize(d);
+  }
+}
+BENCHMARK(BM_request_json_codec);
 
 class instant_handler : public request_handler {
  public:
@@ -125,6 +144,75 @@ void BM_login(benchmark::State& state) {
   state.SetLabel(labels[mode]);
 }
 BENCHMARK(BM_login)->Arg(0)->Arg(1)->Arg(2)->Arg(3)->UseRealTime();
+
+// The HTTP/JSON front end with one I/O thread, plain or TLS, the same users.
+struct http_loopback {
+  instant_handler handler;
+  std::unique_ptr<threaded_http_server> srv;
+  std::uint16_t port = 0;
+  explicit http_loopback(bool tls) {
+    http_server_config c;
+    c.auth = std::make_shared<authenticator>(loopback::users());
+    if (tls) c.tls = make_server_tls({certs_file("server.pem"), certs_file("server.key")}).value();
+    srv = std::make_unique<threaded_http_server>(c, handler, 1);
+    port = srv->local_endpoint().port();
+  }
+};
+
+http_loopback& shared_http_server(bool tls) {
+  static http_loopback plain(false), secure(true);
+  return tls ? secure : plain;
+}
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+
+/// POSTs `body` to /v1/elastic on a kept connection until the state ends.
+template <class Stream>
+void http_round_trips(benchmark::State& state, Stream& stream) {
+  http::request<http::string_body> req{http::verb::post, "/v1/elastic", 11};
+  req.set(http::field::host, "127.0.0.1");
+  req.set("X-Arb-User", "alice");
+  req.set(http::field::authorization, "Bearer alice-token");
+  req.set(http::field::content_type, "application/json");
+  req.body() = to_json(request_body(sample()));
+  req.prepare_payload();
+  beast::flat_buffer buffer;
+  for (auto _ : state) {
+    http::write(stream, req);
+    http::response<http::string_body> res;
+    http::read(stream, buffer, res);
+    if (res.result_int() != 200) {
+      state.SkipWithError(("HTTP " + std::to_string(res.result_int()) + ": " + res.body()).c_str());
+      break;
+    }
+  }
+}
+
+// arg 0: plain HTTP, 1: HTTPS. One keep-alive connection per thread.
+void BM_http_round_trip(benchmark::State& state) {
+  const bool tls = state.range(0) == 1;
+  auto& l = shared_http_server(tls);
+  boost::asio::io_context io;
+  const boost::asio::ip::tcp::endpoint to(boost::asio::ip::make_address("127.0.0.1"), l.port);
+  if (tls) {
+    boost::asio::ssl::context ctx(boost::asio::ssl::context::tls_client);
+    ctx.load_verify_file(certs_file("ca.pem"));
+    ctx.set_verify_mode(boost::asio::ssl::verify_peer);
+    beast::ssl_stream<beast::tcp_stream> stream(io, ctx);
+    beast::get_lowest_layer(stream).connect(to);
+    stream.handshake(boost::asio::ssl::stream_base::client);
+    http_round_trips(state, stream);
+  } else {
+    beast::tcp_stream stream(io);
+    stream.connect(to);
+    stream.socket().set_option(boost::asio::ip::tcp::no_delay(true));
+    http_round_trips(state, stream);
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(tls ? "https" : "http");
+}
+BENCHMARK(BM_http_round_trip)->Arg(0)->Arg(1)->UseRealTime()->Threads(1)->Threads(32);
 
 }  // namespace
 }  // namespace arbroker::api

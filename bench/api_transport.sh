@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# What TLS and hashed tokens cost on the API: round trips at 1 and 32 requests in flight and
-# logins, plain against TLS, in one run of build/bench/arb_bench_api (repetitions interleaved
-# by Google Benchmark), reported as the median of the repetitions with their range, beside the
-# machine's calibration (CAF round trips/s from arb-stress).
+# What TLS, hashed tokens and HTTP/JSON cost on the API: round trips at 1 and 32 requests in
+# flight (msgpack and HTTP, plain and TLS) and logins, in one run of build/bench/arb_bench_api
+# (repetitions interleaved by Google Benchmark), reported as the median of the repetitions with
+# their range, beside the machine's calibration (CAF round trips/s from arb-stress).
 #   bench/api_transport.sh [BUILD_DIR] [REPETITIONS]
 set -euo pipefail
 build=${1:-build}

@@ -17,7 +17,7 @@ arb=$build_dir/apps/arb
 coproc ARBD { exec "$arbd" --data-dir "${ARB_DATA_DIR:-$build_dir/arbd-data}" "$@"; }
 arbd_pid=$ARBD_PID
 trap 'kill -TERM "$arbd_pid" 2>/dev/null; wait "$arbd_pid"' INT TERM
-read -r word port mport <&"${ARBD[0]}" || true   # "ready <api port> <metrics port>"
+read -r word port mport hport <&"${ARBD[0]}" || true   # "ready <api> <metrics> <http> ports"
 if [ "${word:-}" != ready ]; then
   wait "$arbd_pid"
   exit 1
@@ -35,6 +35,8 @@ show estimate --np 32 --walltime 2h
 show list
 echo
 echo "arbd is serving on 127.0.0.1:$port (metrics: http://127.0.0.1:$mport/metrics)."
+echo "HTTP/JSON API: curl -H 'X-Arb-User: alice' -H 'Authorization: Bearer alice-secret' \\"
+echo "  -d '{}' http://127.0.0.1:$hport/v1/clusters   (document: /v1/openapi.json)"
 echo "Try: ARB_SERVER=127.0.0.1:$port ARB_USER=bob ARB_TOKEN=bob-secret $arb --help"
 if [ "${ARB_RUN_ONCE:-0}" = 1 ]; then
   kill -TERM "$arbd_pid"

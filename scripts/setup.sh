@@ -13,7 +13,7 @@ demo=false
 packages=(
   build-essential cmake ninja-build pkg-config
   libcaf-dev                 # actor framework (0.17.6)
-  libboost-dev libboost-system-dev libasio-dev
+  libboost-dev libboost-system-dev libasio-dev   # Asio; Beast (HTTP/JSON API) is in libboost-dev
   libmsgpack-cxx-dev         # wire format
   libspdlog-dev              # logging
   libtomlplusplus-dev        # configuration files
@@ -37,7 +37,8 @@ $demo || packages+=(
   librapidcheck-dev          # property tests
   libbenchmark-dev           # benchmarks
   gnuplot-nox                # arb-sim: experiment plots and Gantt charts (PNG)
-  python3                    # bench/easy_reference.py, the replay's yardstick (and its test)
+  python3                    # bench/easy_reference.py, examples/http/arb_http.py (and their tests)
+  curl                       # the HTTP/JSON API's end-to-end test
   openssl                    # scripts/make-test-certs.sh: certificates of the TLS tests
   systemd                    # systemd-analyze verify of configs/systemd/arbd.service (install test)
 )

@@ -1,20 +1,16 @@
 #include "arbroker/api/protocol_reference.hpp"
 
-#include <set>
 #include <sstream>
-#include <stdexcept>
-#include <type_traits>
 #include <vector>
 
 #include "arbroker/api/protocol.hpp"
-#include "arbroker/messages/fields.hpp"
+#include "wire_model.hpp"
 
 namespace arbroker::api {
 namespace {
 
-template <class T>
-std::string integer_name() {
-  return std::string(std::is_signed_v<T> ? "int" : "uint") + std::to_string(8 * sizeof(T));
+std::string integer_name(int bits, bool is_signed) {
+  return std::string(is_signed ? "int" : "uint") + std::to_string(bits);
 }
 
 // GitHub's anchor of a "### name" heading: the name as it is (lower case, '_' kept).
@@ -22,111 +18,42 @@ std::string anchor(std::string_view name) {
   return "#" + std::string(name);
 }
 
-/// Walks types through their inspect() field lists and records every struct and enum it
-/// reaches, in the order first reached.
-class reference_builder {
- public:
-  struct field {
-    std::string name, type;
-  };
-  struct shape {
-    std::string name;
-    std::vector<field> fields;
-  };
-  struct enumeration {
-    std::string name, underlying;
-    std::vector<std::string> values;
-  };
-
-  template <class T>
-  std::string type_of() {
-    if constexpr (std::is_same_v<T, std::string>) {
+/// The markdown of a type: "int32", "array of str", "[ask](#ask)", "[state](#state) (uint8)".
+std::string markdown(const detail::wire_type& t) {
+  using kind = detail::wire_type::kind;
+  switch (t.k) {
+    case kind::string:
       return "str";
-    } else if constexpr (std::is_same_v<T, bool>) {
+    case kind::boolean:
       return "bool";
-    } else if constexpr (std::is_same_v<T, double>) {
+    case kind::number:
       return "float64 (integers accepted)";
-    } else if constexpr (msg::is_wire_list<T>) {
-      return "array of " + type_of<typename T::value_type>();
-    } else if constexpr (std::is_enum_v<T>) {
-      static_assert(bounded_enum<T>, "a wire enum needs enum_bounds");
-      add_enum<T>();
-      const std::string name = enum_bounds<T>::name;
-      return "[" + name + "](" + anchor(name) + ") (" + integer_name<std::underlying_type_t<T>>() +
-             ")";
-    } else if constexpr (std::is_integral_v<T>) {
-      return integer_name<T>();
-    } else {
-      const std::string name(msg::wire_name_of<T>());
-      add_struct<T>();
-      return "[" + name + "](" + anchor(name) + ")";
-    }
+    case kind::integer:
+      return integer_name(t.bits, t.is_signed);
+    case kind::list:
+      return "array of " + markdown(*t.element);
+    case kind::enumeration:
+      return "[" + t.name + "](" + anchor(t.name) + ") (" + integer_name(t.bits, t.is_signed) + ")";
+    case kind::structure:
+      return t.name.empty() ? "nil" : "[" + t.name + "](" + anchor(t.name) + ")";
   }
+  return "?";
+}
 
-  template <class T>
-  void add_struct() {
-    const std::string name(msg::wire_name_of<T>());
-    if (!seen_.insert(name).second) return;
-    const auto at = shapes_.size();
-    shapes_.push_back({name, {}});
-    collector c{*this, {}};
-    T x{};
-    inspect(c, x);
-    const auto& names = msg::field_names<T>();
-    if (names.size() != c.types.size())
-      throw std::logic_error(name + ": field list and inspect disagree");
-    for (std::size_t i = 0; i < names.size(); ++i)
-      shapes_[at].fields.push_back({names[i], c.types[i]});
-  }
-
-  const std::vector<shape>& shapes() const { return shapes_; }
-  const std::vector<enumeration>& enums() const { return enums_; }
-
- private:
-  struct collector {
-    reference_builder& b;
-    std::vector<std::string> types;
-    using result_type = void;
-    template <class... Ts>
-    void operator()(Ts&...) {
-      (types.push_back(b.type_of<Ts>()), ...);
-    }
-  };
-
-  template <class E>
-  void add_enum() {
-    const std::string name = enum_bounds<E>::name;
-    if (!seen_.insert("enum " + name).second) return;
-    enumeration e{name, integer_name<std::underlying_type_t<E>>(), {}};
-    for (std::underlying_type_t<E> v = 0;; ++v) {
-      e.values.emplace_back(to_string(static_cast<E>(v)));
-      if (static_cast<E>(v) == enum_bounds<E>::last) break;
-    }
-    enums_.push_back(std::move(e));
-  }
-
-  std::set<std::string> seen_;  // struct and "enum <name>" names already reached
-  std::vector<shape> shapes_;
-  std::vector<enumeration> enums_;
-};
+template <class T>
+std::string type_of(detail::wire_catalogue& c) {
+  return markdown(c.type_of<T>());
+}
 
 template <class Variant>
-std::string body_type(reference_builder& b, const Variant& v) {
-  return std::visit(
-      [&](const auto& body) -> std::string {
-        using T = std::decay_t<decltype(body)>;
-        if constexpr (std::is_same_v<T, std::monostate>)
-          return "nil";
-        else
-          return b.type_of<T>();
-      },
-      v);
+std::string body_markdown(detail::wire_catalogue& c, const Variant& v) {
+  return markdown(detail::body_type(c, v));
 }
 
 }  // namespace
 
 std::string protocol_reference() {
-  reference_builder b;
+  detail::wire_catalogue b;
   std::ostringstream out;
   out << "# Protocol reference\n\n"
       << "Generated from the code's field lists (`ARB_FIELDS` in messages/ and\n"
@@ -141,8 +68,8 @@ std::string protocol_reference() {
 
   out << "## Envelopes\n\n"
       << "| frame | msgpack |\n|---|---|\n"
-      << "| first frame, client to server | " << b.type_of<hello>() << " |\n"
-      << "| the server's answer to it | " << b.type_of<welcome>() << " |\n"
+      << "| first frame, client to server | " << type_of<hello>(b) << " |\n"
+      << "| the server's answer to it | " << type_of<welcome>(b) << " |\n"
       << "| request | `[id uint64 (from 1), op uint8, body]` |\n"
       << "| response | `[id uint64, op uint8, code uint8 (0 = ok), message str, body or nil]` "
          "|\n\n";
@@ -152,8 +79,8 @@ std::string protocol_reference() {
     const auto op = to_operation(code);
     if (!op) break;
     out << "| " << +code << " | " << to_string(*op) << " | "
-        << body_type(b, empty_request_body(*op)) << " | " << body_type(b, empty_response_body(*op))
-        << " |\n";
+        << body_markdown(b, empty_request_body(*op)) << " | "
+        << body_markdown(b, empty_response_body(*op)) << " |\n";
   }
 
   out << "\n## Error codes\n\n"
@@ -163,7 +90,7 @@ std::string protocol_reference() {
     out << "| " << c << " | " << to_string(static_cast<errc>(c)) << " |\n";
 
   out << "\n## Structs\n";
-  for (const auto& s : b.shapes()) {
+  for (const auto& s : b.structs()) {
     out << "\n### " << s.name << "\n\n";
     if (s.fields.empty()) {
       out << "No fields: an empty array.\n";
@@ -171,12 +98,13 @@ std::string protocol_reference() {
     }
     out << "| # | field | type |\n|---|---|---|\n";
     for (std::size_t i = 0; i < s.fields.size(); ++i)
-      out << "| " << i << " | " << s.fields[i].name << " | " << s.fields[i].type << " |\n";
+      out << "| " << i << " | " << s.fields[i].name << " | " << markdown(s.fields[i].type)
+          << " |\n";
   }
 
   out << "\n## Enums\n";
   for (const auto& e : b.enums()) {
-    out << "\n### " << e.name << "\n\n" << e.underlying << ": ";
+    out << "\n### " << e.name << "\n\n" << integer_name(e.bits, e.is_signed) << ": ";
     for (std::size_t i = 0; i < e.values.size(); ++i)
       out << (i ? ", " : "") << i << " " << e.values[i];
     out << ".\n";

@@ -1,23 +1,20 @@
 #include "arbroker/api/server.hpp"
 
-#include <openssl/x509.h>
-
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
-#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/write.hpp>
 
 #include <array>
 #include <atomic>
 #include <deque>
-#include <future>
 #include <mutex>
 
+#include "arbroker/api/authenticator.hpp"
 #include "arbroker/api/tls.hpp"
-#include "arbroker/api/token_hash.hpp"
 #include "arbroker/api/validate.hpp"
+#include "reply_channel.hpp"
 #include "stream.hpp"
 
 namespace arbroker::api {
@@ -27,60 +24,7 @@ using tcp = asio::ip::tcp;
 using boost::system::error_code;
 using clock = std::chrono::steady_clock;
 
-namespace {
-
-/// Compares without an early exit, so the time taken does not reveal a token's prefix.
-bool same_secret(std::string_view a, std::string_view b) noexcept {
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  const std::size_t n = std::max(a.size(), b.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
-    unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
-    diff |= static_cast<unsigned char>(x ^ y);
-  }
-  return diff == 0;
-}
-
-/// The one thread that checks hashed tokens, for every server of the process. Never destroyed:
-/// a check in progress holds a connection, which holds its server.
-asio::thread_pool& token_checker() {
-  static auto* pool = new asio::thread_pool(1);
-  return *pool;
-}
-
-/// The common name in the subject of the peer's (verified) certificate; "" without one.
-std::string peer_common_name(detail::tls_stream& s) {
-  X509* cert = ::SSL_get_peer_certificate(s.native_handle());
-  if (!cert) return {};
-  std::string out;
-  X509_NAME* subject = ::X509_get_subject_name(cert);
-  const int at = subject ? ::X509_NAME_get_index_by_NID(subject, NID_commonName, -1) : -1;
-  if (at >= 0) {
-    ASN1_STRING* data = ::X509_NAME_ENTRY_get_data(::X509_NAME_get_entry(subject, at));
-    unsigned char* utf8 = nullptr;
-    const int n = ::ASN1_STRING_to_UTF8(&utf8, data);
-    if (n > 0) out.assign(reinterpret_cast<char*>(utf8), static_cast<std::size_t>(n));
-    ::OPENSSL_free(utf8);
-  }
-  ::X509_free(cert);
-  return out;
-}
-
-}  // namespace
-
 class connection;
-
-/// The way back from a handler's done() to its connection. done() may run on any thread and
-/// at any time, even after the connection or the whole server is gone: it holds this, not
-/// the connection, and posts only while the channel is open.
-struct reply_channel {
-  std::mutex mu;
-  bool open = true;
-  void close() {
-    std::lock_guard lock(mu);
-    open = false;
-  }
-};
 
 class server::impl : public std::enable_shared_from_this<server::impl> {
  public:
@@ -114,18 +58,7 @@ class server::impl : public std::enable_shared_from_this<server::impl> {
 
   const server_config& config() const noexcept { return config_; }
   request_handler& handler() noexcept { return handler_; }
-  /// The credentials now in force (config_.tokens until set_tokens replaces them).
-  std::shared_ptr<const token_table> tokens() const {
-    std::lock_guard lock(mu_);
-    return tokens_;
-  }
-  void set_tokens(token_table t) {
-    auto fresh = std::make_shared<const token_table>(std::move(t));
-    std::lock_guard lock(mu_);
-    tokens_ = std::move(fresh);
-    verified_.clear();
-  }
-  verified_tokens& verified() noexcept { return verified_; }
+  authenticator& auth() noexcept { return *auth_; }
   tcp::endpoint local_endpoint() const { return local_; }
   server_counters counters() const {
     std::lock_guard lock(mu_);
@@ -138,8 +71,8 @@ class server::impl : public std::enable_shared_from_this<server::impl> {
 
   asio::io_context& io_;
   server_config config_;
-  std::shared_ptr<const token_table> tokens_ = std::make_shared<const token_table>(config_.tokens);
-  verified_tokens verified_;
+  std::shared_ptr<authenticator> auth_ =
+      config_.auth ? config_.auth : std::make_shared<authenticator>(config_.tokens);
   request_handler& handler_;
   tcp::acceptor acceptor_;
   asio::steady_timer stop_timer_;
@@ -190,7 +123,7 @@ class connection : public std::enable_shared_from_this<connection> {
         if (self->closing_ || self->closed_) return;
         if (ec) return self->refuse_tls("TLS handshake failed: " + ec.message());
         self->stream_ready_ = true;
-        self->peer_name_ = peer_common_name(*self->stream_.tls());
+        self->peer_name_ = peer_common_name(self->stream_.tls()->native_handle());
         self->begin(over_capacity);
       });
     });
@@ -277,28 +210,15 @@ class connection : public std::enable_shared_from_this<connection> {
     if (srv_->config().client_cert_is_user && stream_.tls() && peer_name_ != h->user)
       return refuse_handshake(errc::permission_denied,
                               "the client certificate is not " + h->user + "'s");
-    const auto table = srv_->tokens();  // a reload replaces the table, never this copy
-    auto it = table->find(h->user);
-    if (it == table->end()) return refuse_login();
-    const credential& cred = it->second;
-    if (!cred.token.empty()) {
-      if (!same_secret(h->token, cred.token)) return refuse_login();
-      return log_in(h->user, cred.admin);
-    }
-    if (cred.token_hash.empty()) return refuse_login();
-    if (srv_->verified().known(cred.token_hash, h->token)) return log_in(h->user, cred.admin);
-    // argon2id takes ~0.1 s: off the I/O threads, one check at a time, so that wrong tokens
-    // cannot stall other clients (the handshake deadline still runs meanwhile).
+    // The frames after the hello wait for the verdict (process_frames), and so does reading:
+    // a pipelined request is never read as a second hello.
     checking_token_ = true;
-    asio::post(token_checker(), [self = shared_from_this(), hash = cred.token_hash,
-                                 token = std::move(h->token), user = h->user, admin = cred.admin] {
-      const bool ok = token_matches(hash, token);
-      if (ok) self->srv_->verified().remember(hash, token);
-      asio::post(self->exec_, [self, ok, user, admin] {
+    srv_->auth().check(h->user, std::move(h->token), [self = shared_from_this()](auto who) {
+      asio::post(self->exec_, [self, who = std::move(who)] {
         self->checking_token_ = false;
         if (self->closing_ || self->closed_) return;
-        if (!ok) return self->refuse_login();
-        self->log_in(user, admin);
+        if (!who) return self->refuse_login();
+        self->log_in(who->user, who->admin);
         self->process_frames();
       });
     });
@@ -351,19 +271,13 @@ class connection : public std::enable_shared_from_this<connection> {
 
     ++in_flight_;
     srv_->count(&server_counters::requests_dispatched);
-    auto answered = std::make_shared<std::atomic<bool>>(false);
-    auto done = [weak = weak_from_this(), channel = channel_, id, op, answered, arrived,
-                 subject](response r) {
-      if (answered->exchange(true)) return;  // exactly once, whatever the handler does
-      std::shared_ptr<connection> self;      // released after the lock: it may be the last
-      std::lock_guard lock(channel->mu);
-      if (!channel->open) return;
-      self = weak.lock();
-      if (!self) return;
-      asio::post(self->exec_, [self, id, op, arrived, subject, r = std::move(r)]() mutable {
-        self->finish(id, op, std::move(r), arrived, std::move(subject));
-      });
-    };
+    auto done = detail::reply_once(
+        weak_from_this(), channel_,
+        [id, op, arrived, subject](const std::shared_ptr<connection>& self, response r) {
+          asio::post(self->exec_, [self, id, op, arrived, subject, r = std::move(r)]() mutable {
+            self->finish(id, op, std::move(r), arrived, std::move(subject));
+          });
+        });
     try {
       srv_->handler().handle(who_, std::move(req), done);
     } catch (const std::exception& e) {
@@ -493,7 +407,7 @@ class connection : public std::enable_shared_from_this<connection> {
   std::string peer_;        ///< address:port, for the audit hooks
   std::string hello_user_;  ///< who the hello claimed to be, for refusals
   std::size_t in_flight_ = 0;
-  std::shared_ptr<reply_channel> channel_ = std::make_shared<reply_channel>();
+  std::shared_ptr<detail::reply_channel> channel_ = std::make_shared<detail::reply_channel>();
 };
 
 void server::impl::accept() {
@@ -631,31 +545,7 @@ server_counters server::counters() const {
 }
 
 void server::set_tokens(token_table tokens) {
-  impl_->set_tokens(std::move(tokens));
-}
-
-threaded_server::threaded_server(server_config config, request_handler& handler,
-                                 std::size_t threads)
-    : server_(io_, std::move(config), handler) {
-  server_.start();
-  for (std::size_t i = 0; i < std::max<std::size_t>(threads, 1); ++i)
-    threads_.emplace_back([this] { io_.run(); });
-}
-
-threaded_server::~threaded_server() {
-  if (!stopped_) stop(std::chrono::milliseconds(0));
-}
-
-void threaded_server::stop(std::chrono::milliseconds deadline) {
-  if (stopped_) return;
-  stopped_ = true;
-  std::promise<void> closed;
-  auto done = closed.get_future();
-  server_.stop(deadline, [&closed] { closed.set_value(); });
-  done.wait();
-  io_.stop();
-  for (auto& t : threads_)
-    t.join();
+  impl_->auth().set_tokens(std::move(tokens));
 }
 
 }  // namespace arbroker::api

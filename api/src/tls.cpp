@@ -84,4 +84,21 @@ result<tls_context> make_client_tls(const tls_client_files& files) {
   return ctx;
 }
 
+std::string peer_common_name(ssl_st* ssl) {
+  X509* cert = ::SSL_get_peer_certificate(ssl);
+  if (!cert) return {};
+  std::string out;
+  X509_NAME* subject = ::X509_get_subject_name(cert);
+  const int at = subject ? ::X509_NAME_get_index_by_NID(subject, NID_commonName, -1) : -1;
+  if (at >= 0) {
+    ASN1_STRING* data = ::X509_NAME_ENTRY_get_data(::X509_NAME_get_entry(subject, at));
+    unsigned char* utf8 = nullptr;
+    const int n = ::ASN1_STRING_to_UTF8(&utf8, data);
+    if (n > 0) out.assign(reinterpret_cast<char*>(utf8), static_cast<std::size_t>(n));
+    ::OPENSSL_free(utf8);
+  }
+  ::X509_free(cert);
+  return out;
+}
+
 }  // namespace arbroker::api

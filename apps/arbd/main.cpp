@@ -12,6 +12,7 @@
 #include <iostream>
 #include <optional>
 
+#include "arbroker/api/http_server.hpp"
 #include "arbroker/api/server.hpp"
 #include "arbroker/api/token_hash.hpp"
 #include "arbroker/metrics/process_collector.hpp"
@@ -29,7 +30,7 @@ namespace {
 
 struct options {
   std::string config;
-  std::optional<std::string> listen, metrics, data_dir, log_level;
+  std::optional<std::string> listen, metrics, http, data_dir, log_level;
   std::string ready_file;
   std::string log_file;     ///< "" = stderr
   std::string backup;       ///< copy the store here and stop ("" = serve)
@@ -148,6 +149,7 @@ int run(const options& o) {
   }
   if (o.listen) cfg->listen = *o.listen;
   if (o.metrics) cfg->metrics_listen = *o.metrics;
+  if (o.http) cfg->http_listen = *o.http;
   if (o.data_dir) cfg->data_dir = *o.data_dir;
   if (o.log_level) cfg->log_level = *o.log_level;
   if (auto ok = validate(*cfg); !ok) {
@@ -175,9 +177,10 @@ int run(const options& o) {
   }
   if (o.check) {
     std::printf(
-        "configuration ok: node %s, %zu clusters, %zu users, listen %s (%s), data_dir %s, "
-        "durability %s\n",
+        "configuration ok: node %s, %zu clusters, %zu users, listen %s, http %s (%s), "
+        "data_dir %s, durability %s\n",
         cfg->name.c_str(), cfg->clusters.size(), cfg->users.size(), cfg->listen.c_str(),
+        cfg->http_listen.empty() ? "off" : cfg->http_listen.c_str(),
         !tls                         ? "plain text"
         : cfg->tls_client_ca.empty() ? "TLS"
                                      : "TLS with client certificates",
@@ -220,19 +223,27 @@ int run(const options& o) {
 
   node_handler handler{**n, &nm};
 
+  // One authenticator for both front ends: a reload (SIGHUP) reaches them together.
+  auto users = std::make_shared<api::authenticator>(std::move(*tokens));
   api::server_config sc;
   sc.node_name = cfg->name;
-  auto ep = parse_endpoint(cfg->listen);
-  boost::system::error_code ec;
-  auto addr = boost::asio::ip::make_address(ep->first, ec);
-  if (ec) {
-    spdlog::error("config: node.listen: '{}' is not an IP address", ep->first);
-    return 2;
-  }
-  sc.endpoint = {addr, ep->second};
+  auto address = [](const std::string& key,
+                    const std::string& listen) -> std::optional<boost::asio::ip::tcp::endpoint> {
+    auto ep = parse_endpoint(listen);
+    boost::system::error_code ec;
+    auto addr = boost::asio::ip::make_address(ep->first, ec);
+    if (ec) {
+      spdlog::error("config: node.{}: '{}' is not an IP address", key, ep->first);
+      return std::nullopt;
+    }
+    return boost::asio::ip::tcp::endpoint{addr, ep->second};
+  };
+  auto api_ep = address("listen", cfg->listen);
+  if (!api_ep) return 2;
+  sc.endpoint = *api_ep;
   sc.tls = tls;
   sc.client_cert_is_user = tls && !cfg->tls_client_ca.empty();
-  sc.tokens = std::move(*tokens);
+  sc.auth = users;
   sc.limits.max_frame = cfg->max_frame_bytes;
   sc.limits.max_in_flight = cfg->max_in_flight;
   sc.limits.max_connections = cfg->max_connections;
@@ -244,6 +255,27 @@ int run(const options& o) {
   } catch (const std::exception& e) {
     spdlog::error("listen on {}: {}", cfg->listen, e.what());
     return 3;
+  }
+  std::optional<api::threaded_http_server> http;
+  if (!cfg->http_listen.empty()) {
+    api::http_server_config hc;
+    hc.node_name = cfg->name;
+    auto http_ep = address("http", cfg->http_listen);
+    if (!http_ep) return 2;
+    hc.endpoint = *http_ep;
+    hc.tls = tls;
+    hc.client_cert_is_user = sc.client_cert_is_user;
+    hc.auth = users;
+    hc.limits.max_body = cfg->max_frame_bytes;
+    hc.limits.max_connections = cfg->max_connections;
+    hc.limits.request_timeout = std::chrono::seconds(cfg->handshake_timeout);
+    hc.events = events;
+    try {
+      http.emplace(hc, handler, 1);
+    } catch (const std::exception& e) {
+      spdlog::error("http on {}: {}", cfg->http_listen, e.what());
+      return 3;
+    }
   }
   std::unique_ptr<metrics::scrape_endpoint> scrape;
   if (!cfg->metrics_listen.empty()) {
@@ -264,21 +296,23 @@ int run(const options& o) {
 
   const auto bound = server->local_endpoint();
   const int metrics_port = scrape ? scrape->port() : 0;
+  const int http_port = http ? http->local_endpoint().port() : 0;
   std::string names;
   for (const auto& c : (*n)->clusters())
     names += (names.empty() ? "" : ",") + c.name;
   spdlog::info(
-      "event=ready node={} version=\"{}\" listen={}:{} transport={} metrics_port={} clusters={}",
+      "event=ready node={} version=\"{}\" listen={}:{} transport={} metrics_port={} http_port={} "
+      "clusters={}",
       cfg->name, build_version(), bound.address().to_string(), bound.port(),
       !tls ? "plain" : (sc.client_cert_is_user ? "tls+client_certificates" : "tls"), metrics_port,
-      names);
+      http_port, names);
   // For scripts and tests: one line on stdout once serving (logs go to stderr).
-  std::printf("ready %u %d\n", static_cast<unsigned>(bound.port()), metrics_port);
+  std::printf("ready %u %d %d\n", static_cast<unsigned>(bound.port()), metrics_port, http_port);
   std::fflush(stdout);
   if (!o.ready_file.empty()) {
     // Written last and renamed into place: whoever sees the file may connect.
     const std::string tmp = o.ready_file + ".tmp";
-    std::ofstream(tmp) << bound.port() << " " << metrics_port << "\n";
+    std::ofstream(tmp) << bound.port() << " " << metrics_port << " " << http_port << "\n";
     std::rename(tmp.c_str(), o.ready_file.c_str());
   }
 
@@ -293,7 +327,11 @@ int run(const options& o) {
   // civetweb takes up to 2 s to stop (its listener polls with that timeout): meanwhile.
   std::thread close_scrape([&scrape] { scrape.reset(); });
   const auto grace = std::chrono::seconds(cfg->shutdown_grace);
+  std::thread close_http([&http, grace] {
+    if (http) http->stop(std::chrono::duration_cast<std::chrono::milliseconds>(grace));
+  });
   server->stop(std::chrono::duration_cast<std::chrono::milliseconds>(grace));
+  close_http.join();
   nm.stop();  // while the engine still answers the poller's last status request
   const auto left = (*n)->shutdown(cfg->shutdown_grace);
   close_scrape.join();
@@ -315,12 +353,15 @@ int main(int argc, char** argv) {
   std::string listen, metrics, data_dir, log_level;
   auto* l = app.add_option("--listen", listen, "API address host:port (overrides node.listen)");
   auto* m = app.add_option("--metrics", metrics, "/metrics address host:port, \"\" = off");
+  std::string http;
+  auto* h = app.add_option("--http", http,
+                           "HTTP/JSON API address host:port (overrides node.http), \"\" = off");
   auto* d = app.add_option("--data-dir", data_dir, "data directory, \"\" = keep nothing");
   auto* v = app.add_option("--log-level", log_level, "trace, debug, info, warn, error, off");
   app.add_option("--log-file", o.log_file,
                  "append logs (and the audit trail) here instead of stderr; reopened on SIGHUP");
   app.add_option("--ready-file", o.ready_file,
-                 "write \"<api port> <metrics port>\" here once serving");
+                 "write \"<api port> <metrics port> <http port>\" here once serving (0: off)");
   app.add_flag("--check", o.check,
                "read and check the configuration (as a start would), print a summary, and exit: "
                "0 fine, 2 not");
@@ -336,6 +377,7 @@ int main(int argc, char** argv) {
   if (o.hash_token) return arbroker::hash_token_from_stdin();
   if (*l) o.listen = listen;
   if (*m) o.metrics = metrics;
+  if (*h) o.http = http;
   if (*d) o.data_dir = data_dir;
   if (*v) o.log_level = log_level;
 

@@ -233,6 +233,8 @@ status validate(const node_config& cfg) {
   if (!cfg.metrics_listen.empty())
     if (auto ok = parse_endpoint(cfg.metrics_listen); !ok)
       return bad("node.metrics", ok.err().message);
+  if (!cfg.http_listen.empty())
+    if (auto ok = parse_endpoint(cfg.http_listen); !ok) return bad("node.http", ok.err().message);
   static const std::set<std::string> levels{"trace", "debug", "info", "warn", "error", "off"};
   if (!levels.count(cfg.log_level))
     return bad("node.log_level",
@@ -306,12 +308,13 @@ result<node_config> from_table(const toml::table& root) {
                           {"node", "tls", "broker", "grid_jobs", "limits", "user", "cluster"}));
   if (auto* n = root["node"].as_table()) {
     ARB_TRY(only_known_keys(*n, "node",
-                            {"name", "listen", "allow_plaintext", "metrics", "data_dir",
+                            {"name", "listen", "allow_plaintext", "metrics", "http", "data_dir",
                              "durability", "log_level", "audit", "threads"}));
     ARB_TRY(optional(*n, "node", "name", cfg.name, as_text));
     ARB_TRY(optional(*n, "node", "allow_plaintext", cfg.allow_plaintext, as_bool));
     ARB_TRY(optional(*n, "node", "listen", cfg.listen, as_text));
     ARB_TRY(optional(*n, "node", "metrics", cfg.metrics_listen, as_text));
+    ARB_TRY(optional(*n, "node", "http", cfg.http_listen, as_text));
     ARB_TRY(optional(*n, "node", "data_dir", cfg.data_dir, as_text));
     ARB_TRY(optional(*n, "node", "durability", cfg.durability, as_text));
     ARB_TRY(optional(*n, "node", "log_level", cfg.log_level, as_text));
@@ -434,21 +437,25 @@ status check_api_transport(const node_config& cfg) {
     return fail(errc::invalid_parameter,
                 "the API has no [tls] (certificate, private_key): configure it, or set "
                 "[node] allow_plaintext = true to serve plain text on loopback");
-  auto ep = parse_endpoint(cfg.listen);
-  if (!ep) return ep.err();
-  const auto& host = ep->first;
-  boost::system::error_code ec;
-  const auto addr = boost::asio::ip::make_address(host, ec);
-  if (ec || !addr.is_loopback())
-    return fail(errc::invalid_parameter,
-                "node.allow_plaintext: plain text is allowed on loopback only, not on '" + host +
-                    "'; configure [tls] to listen there");
+  for (const auto* listen : {&cfg.listen, &cfg.http_listen}) {
+    if (listen->empty()) continue;  // no HTTP API
+    auto ep = parse_endpoint(*listen);
+    if (!ep) return ep.err();
+    const auto& host = ep->first;
+    boost::system::error_code ec;
+    const auto addr = boost::asio::ip::make_address(host, ec);
+    if (ec || !addr.is_loopback())
+      return fail(errc::invalid_parameter,
+                  "node.allow_plaintext: plain text is allowed on loopback only, not on '" + host +
+                      "'; configure [tls] to listen there");
+  }
   return {};
 }
 
 node_config default_node_config() {
   node_config cfg;
   cfg.allow_plaintext = true;  // loopback only, the demo tokens are public anyway
+  cfg.http_listen = "127.0.0.1:7480";
   cfg.users = {{"alice", "alice-secret", false},
                {"bob", "bob-secret", false},
                {"admin", "admin-secret", true}};

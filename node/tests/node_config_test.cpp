@@ -211,6 +211,12 @@ TEST(node_config, TheApiNeedsTlsOrPlainTextAllowedOnLoopback) {
   EXPECT_NE(wide.err().message.find("loopback only, not on '0.0.0.0'"), std::string::npos)
       << wide.err().message;
   EXPECT_FALSE(load("[node]\nallow_plaintext = true\nlisten = \"10.1.2.3:7400\"\n"));
+  // The HTTP API is held to the same rule.
+  EXPECT_TRUE(load("[node]\nallow_plaintext = true\nhttp = \"127.0.0.1:7480\"\n"));
+  auto http = load("[node]\nallow_plaintext = true\nhttp = \"0.0.0.0:7480\"\n");
+  ASSERT_FALSE(http);
+  EXPECT_NE(http.err().message.find("not on '0.0.0.0'"), std::string::npos);
+  expect_error("[node]\nhttp = \"nowhere\"\n" + one_cluster, "node.http");
   // With TLS anywhere goes (the files are read when arbd starts).
   auto tls = parse_node_config(
       "[node]\nlisten = \"0.0.0.0:7400\"\n[tls]\ncertificate = \"/etc/a.pem\"\n"

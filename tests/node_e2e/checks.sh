@@ -14,12 +14,13 @@ contains() { case "$1" in *"$2"*) return 0 ;; *) return 1 ;; esac; }
 json_field() { sed -n "s/.*\"$2\": *\"\([^\"]*\)\".*/\1/p" <<<"$1" | head -n1; }
 json_number() { sed -n "s/.*\"$2\": *\([0-9-]*\).*/\1/p" <<<"$1" | head -n1; }
 # The real arbd on loopback ports of its choice, its data in $work/data, with the extra
-# arguments given (e.g. --config FILE); sets arbd_pid, port, mport and ARB_SERVER.
+# arguments given (e.g. --config FILE); sets arbd_pid, port, mport, hport (HTTP API; 0: off)
+# and ARB_SERVER.
 start_arbd() {
   coproc ARBD { exec "$arbd" --data-dir "${data_dir:-$work/data}" --listen 127.0.0.1:0 \
-    --metrics 127.0.0.1:0 --log-level warn "$@" 2>>"$work/arbd.log"; }
+    --metrics 127.0.0.1:0 --http 127.0.0.1:0 --log-level warn "$@" 2>>"$work/arbd.log"; }
   arbd_pid=$ARBD_PID
-  read -r word port mport <&"${ARBD[0]}"   # "ready <api port> <metrics port>"
+  read -r word port mport hport <&"${ARBD[0]}"   # "ready <api> <metrics> <http> ports"
   [ "${word:-}" = ready ] || { echo "arbd did not start:"; cat "$work/arbd.log"; exit 1; }
   export ARB_SERVER=127.0.0.1:$port
 }

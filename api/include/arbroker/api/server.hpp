@@ -14,23 +14,15 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "arbroker/api/authenticator.hpp"
 #include "arbroker/api/codec.hpp"
 #include "arbroker/api/handler.hpp"
+#include "arbroker/api/threaded.hpp"
 #include "arbroker/api/tls.hpp"
 
 namespace arbroker::api {
-
-struct credential {
-  std::string token;  ///< in clear (tests, the demo); when empty, token_hash is checked
-  bool admin = false;
-  std::string token_hash = {};  ///< argon2id (token_hash.hpp), checked on a thread of its own
-};
-
-/// user -> credential.
-using token_table = std::map<std::string, credential>;
 
 struct server_limits {
   std::size_t max_frame = default_max_frame;  ///< larger frames close the connection
@@ -82,7 +74,10 @@ struct server_config {
   /// With client certificates (tls_server_files::client_ca): the certificate's common name
   /// must be the user the hello names, on top of the token.
   bool client_cert_is_user = false;
-  token_table tokens;
+  token_table tokens;  ///< the users, unless `auth` is given
+  /// Shared with other front ends (the HTTP API) so that one reload reaches all; null: the
+  /// server makes its own from `tokens`.
+  std::shared_ptr<authenticator> auth;
   server_limits limits;
   server_events events;
 };
@@ -132,23 +127,12 @@ class server {
 };
 
 /// A server with its own io_context and threads, for embedders without an event loop.
-class threaded_server {
+class threaded_server : public threaded<server> {
  public:
-  threaded_server(server_config config, request_handler& handler, std::size_t threads = 2);
-  ~threaded_server();  ///< stop(0) if still running
-
-  boost::asio::ip::tcp::endpoint local_endpoint() const { return server_.local_endpoint(); }
+  threaded_server(server_config config, request_handler& handler, std::size_t threads = 2)
+      : threaded(std::move(config), handler, threads) {}
   server_counters counters() const { return server_.counters(); }
   void set_tokens(token_table tokens) { server_.set_tokens(std::move(tokens)); }
-
-  /// Graceful stop (see server::stop); blocks until closed and the threads have ended.
-  void stop(std::chrono::milliseconds deadline);
-
- private:
-  boost::asio::io_context io_;
-  server server_;
-  std::vector<std::thread> threads_;
-  bool stopped_ = false;
 };
 
 }  // namespace arbroker::api

@@ -11,6 +11,7 @@
 namespace boost::asio::ssl {
 class context;
 }
+struct ssl_st;  // OpenSSL's SSL
 
 namespace arbroker::api {
 
@@ -34,5 +35,9 @@ using tls_context = std::shared_ptr<boost::asio::ssl::context>;
 /// key that does not match its certificate, or a certificate without its key.
 result<tls_context> make_server_tls(const tls_server_files& files);
 result<tls_context> make_client_tls(const tls_client_files& files);
+
+/// The common name in the subject of the peer's (verified) certificate of a TLS connection;
+/// "" without one.
+std::string peer_common_name(ssl_st* ssl);
 
 }  // namespace arbroker::api

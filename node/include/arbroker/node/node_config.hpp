@@ -80,7 +80,9 @@ struct node_config {
   /// Without [tls], the API speaks plain text only if this is set, and only on loopback.
   bool allow_plaintext = false;
   std::string metrics_listen = "127.0.0.1:9464";  ///< Prometheus /metrics ("" = off)
-  std::string data_dir = "arbd-data";             ///< SQLite store ("" = keep nothing)
+  /// The HTTP/JSON API ("" = off): same users, operations and [tls] as `listen`.
+  std::string http_listen;
+  std::string data_dir = "arbd-data";  ///< SQLite store ("" = keep nothing)
   /// "full": every acknowledgement is on disk (survives a power cut); "normal": in the OS
   /// (survives kill -9 only). See sqlite_journal.hpp.
   std::string durability = "full";

@@ -1,0 +1,539 @@
+#include "arbroker/api/http_server.hpp"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <optional>
+
+#include "arbroker/api/json_codec.hpp"
+#include "arbroker/api/openapi.hpp"
+#include "arbroker/api/validate.hpp"
+#include "reply_channel.hpp"
+
+namespace arbroker::api {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+using clock = std::chrono::steady_clock;
+
+unsigned http_status_of(errc code) noexcept {
+  switch (code) {
+    case errc::invalid_window:
+    case errc::invalid_processor_range:
+    case errc::invalid_duration:
+    case errc::invalid_speedup_model:
+    case errc::invalid_parameter:
+      return 400;
+    case errc::permission_denied:
+      return 403;
+    case errc::not_found:
+      return 404;
+    case errc::capacity_exceeded:
+    case errc::not_allocated:
+    case errc::infeasible:
+    case errc::illegal_transition:
+    case errc::in_use:
+      return 409;
+    case errc::busy:
+    case errc::unreachable:
+      return 503;
+    case errc::timeout:
+      return 504;
+    case errc::lrms_failure:
+      return 502;
+    case errc::storage_failure:
+    case errc::internal:
+      return 500;
+  }
+  return 500;
+}
+
+namespace {
+
+constexpr std::string_view v1_prefix = "/v1/";
+constexpr std::string_view openapi_path = "/v1/openapi.json";
+constexpr std::size_t max_header_bytes = 16 * 1024;
+
+/// The operation of a path's last segment ("elastic", "grid_submit", ...).
+std::optional<operation> operation_named(std::string_view name) {
+  static const auto* names = [] {
+    auto* m = new std::map<std::string, operation, std::less<>>;
+    for (std::uint8_t code = 1;; ++code) {
+      auto op = to_operation(code);
+      if (!op) break;
+      m->emplace(std::string(to_string(*op)), *op);
+    }
+    return m;
+  }();
+  auto it = names->find(name);
+  if (it == names->end()) return std::nullopt;
+  return it->second;
+}
+
+/// {"code": 3, "error": "not_found", "message": "...", "detail": <body or null>}
+std::string error_json(errc code, const std::string& message, const std::string& detail = "null") {
+  nlohmann::json j;
+  j["code"] = static_cast<int>(code);
+  j["error"] = std::string(to_string(code));
+  j["message"] = message;
+  j["detail"] = nlohmann::json::parse(detail);
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+class session_base {
+ public:
+  virtual ~session_base() = default;
+  /// No further requests: close when idle, or after the response in progress.
+  virtual void drain() = 0;
+  virtual void abort() = 0;
+};
+
+}  // namespace
+
+class http_server::impl : public std::enable_shared_from_this<impl> {
+ public:
+  impl(asio::io_context& io, http_server_config config, request_handler& handler)
+      : io_(io),
+        config_(std::move(config)),
+        handler_(handler),
+        acceptor_(asio::make_strand(io), config_.endpoint),
+        stop_timer_(io) {
+    if (!config_.auth) config_.auth = std::make_shared<authenticator>();
+    local_ = acceptor_.local_endpoint();
+  }
+
+  void start() {
+    asio::post(acceptor_.get_executor(), [self = shared_from_this()] { self->accept(); });
+  }
+  void stop(std::chrono::milliseconds deadline, std::function<void()> on_stopped);
+  void detach();
+  void on_closed(session_base* s);
+
+  const http_server_config& config() const noexcept { return config_; }
+  request_handler& handler() noexcept { return handler_; }
+  const std::shared_ptr<detail::reply_channel>& replies() const noexcept { return replies_; }
+  tcp::endpoint local_endpoint() const { return local_; }
+  std::size_t connections_open() const {
+    std::lock_guard lock(mu_);
+    return sessions_.size();
+  }
+
+ private:
+  void accept();
+  template <class Stream>
+  void launch(Stream stream, bool over_capacity);
+
+  asio::io_context& io_;
+  http_server_config config_;
+  request_handler& handler_;
+  tcp::acceptor acceptor_;
+  asio::steady_timer stop_timer_;
+  tcp::endpoint local_;
+  /// Closed when the server goes: late answers of the handler then go nowhere.
+  std::shared_ptr<detail::reply_channel> replies_ = std::make_shared<detail::reply_channel>();
+
+  mutable std::mutex mu_;
+  std::map<session_base*, std::shared_ptr<session_base>> sessions_;
+  bool stopping_ = false;
+  std::function<void()> on_stopped_;
+};
+
+namespace {
+
+using plain_stream = beast::tcp_stream;
+using tls_stream = beast::ssl_stream<beast::tcp_stream>;
+
+/// One client connection; everything it does runs on its strand.
+template <class Stream>
+class session final : public session_base, public std::enable_shared_from_this<session<Stream>> {
+ public:
+  session(std::shared_ptr<http_server::impl> srv, Stream stream, std::string peer)
+      : srv_(std::move(srv)),
+        limits_(srv_->config().limits),
+        stream_(std::move(stream)),
+        peer_(std::move(peer)) {}
+
+  void start(bool over_capacity) {
+    asio::dispatch(stream_.get_executor(), [self = this->shared_from_this(), over_capacity] {
+      self->lowest().expires_after(self->limits_.request_timeout);
+      if constexpr (std::is_same_v<Stream, tls_stream>) {
+        self->stream_.async_handshake(
+            asio::ssl::stream_base::server, [self, over_capacity](error_code ec) {
+              if (ec) return self->refuse_tls(ec);
+              self->peer_name_ = peer_common_name(self->stream_.native_handle());
+              self->begin(over_capacity);
+            });
+      } else {
+        self->begin(over_capacity);
+      }
+    });
+  }
+
+  void drain() override {
+    asio::dispatch(stream_.get_executor(), [self = this->shared_from_this()] {
+      self->draining_ = true;
+      if (!self->busy_) self->close();
+    });
+  }
+
+  void abort() override {
+    asio::dispatch(stream_.get_executor(), [self = this->shared_from_this()] { self->close(); });
+  }
+
+ private:
+  beast::tcp_stream& lowest() { return beast::get_lowest_layer(stream_); }
+
+  void begin(bool over_capacity) {
+    if (!over_capacity) return read();
+    keep_alive_ = false;
+    busy_ = true;
+    respond(503, error_json(errc::busy, "too many connections (limit " +
+                                            std::to_string(limits_.max_connections) + ")"));
+  }
+
+  void refuse_tls(error_code ec) {
+    if (const auto& f = srv_->config().events.on_login_refused)
+      f(login_refusal{"", peer_, errc::permission_denied, "TLS handshake failed: " + ec.message()});
+    close();
+  }
+
+  void read() {
+    if (closed_ || draining_) return close();
+    busy_ = false;
+    parser_.emplace();
+    parser_->body_limit(limits_.max_body);
+    parser_->header_limit(max_header_bytes);
+    lowest().expires_after(limits_.request_timeout);
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = this->shared_from_this()](error_code ec, std::size_t) { self->on_read(ec); });
+  }
+
+  void on_read(error_code ec) {
+    if (closed_) return;
+    busy_ = true;
+    keep_alive_ = false;  // an error answer closes the connection
+    if (ec == http::error::body_limit)
+      return respond(413, error_json(errc::invalid_parameter,
+                                     "the body is larger than this node's limit of " +
+                                         std::to_string(limits_.max_body) + " bytes"));
+    if (ec == http::error::header_limit)
+      return respond(431, error_json(errc::invalid_parameter, "the request's header is too large"));
+    if (ec && ec.category() == http::make_error_code(http::error::bad_target).category() &&
+        ec != http::error::end_of_stream && ec != http::error::partial_message)
+      return respond(400, error_json(errc::invalid_parameter, "not HTTP: " + ec.message()));
+    if (ec) return close();  // closed, cut, or too slow
+    req_ = parser_->release();
+    keep_alive_ = req_.keep_alive() && !draining_;
+    route();
+  }
+
+  void route() {
+    std::string_view target(req_.target().data(), req_.target().size());
+    target = target.substr(0, target.find('?'));
+    if (target == openapi_path) {
+      if (req_.method() != http::verb::get) return method_not_allowed("GET");
+      return respond(200, openapi_document());
+    }
+    if (target.substr(0, v1_prefix.size()) != v1_prefix)
+      return respond(404, error_json(errc::not_found, "no such path; operations are POST " +
+                                                          std::string(v1_prefix) + "<operation>"));
+    const auto name = target.substr(v1_prefix.size());
+    const auto op = operation_named(name);
+    if (!op)
+      return respond(404,
+                     error_json(errc::not_found, "no operation '" + std::string(name) + "' (see " +
+                                                     std::string(openapi_path) + ")"));
+    if (req_.method() != http::verb::post) return method_not_allowed("POST");
+    authenticate(*op);
+  }
+
+  void method_not_allowed(const char* allowed) {
+    respond(405, error_json(errc::invalid_parameter, std::string("use ") + allowed),
+            [&](auto& res) { res.set(http::field::allow, allowed); });
+  }
+
+  void authenticate(operation op) {
+    const auto user = std::string(req_["X-Arb-User"]);
+    const auto auth = std::string_view(req_[http::field::authorization].data(),
+                                       req_[http::field::authorization].size());
+    constexpr std::string_view bearer = "Bearer ";
+    if (user.empty() || auth.substr(0, bearer.size()) != bearer)
+      return unauthorized(user, "a request needs X-Arb-User and Authorization: Bearer <token>");
+    if (srv_->config().client_cert_is_user && peer_name_ != user) {
+      report_refusal(user, "the client certificate is not " + user + "'s");
+      return respond(
+          403, error_json(errc::permission_denied, "the client certificate is not " + user + "'s"));
+    }
+    std::string token(auth.substr(bearer.size()));
+    srv_->config().auth->check(
+        user, std::move(token),
+        [self = this->shared_from_this(), user, op](std::optional<caller> who) {
+          asio::post(self->stream_.get_executor(), [self, user, op, who = std::move(who)] {
+            if (self->closed_) return;
+            if (!who) return self->unauthorized(user, "unknown user or wrong token");
+            self->dispatch(*who, op);
+          });
+        });
+  }
+
+  void report_refusal(const std::string& user, const std::string& reason) {
+    if (const auto& f = srv_->config().events.on_login_refused)
+      f(login_refusal{user, peer_, errc::permission_denied, reason});
+  }
+
+  void unauthorized(const std::string& user, const std::string& reason) {
+    report_refusal(user, reason);
+    respond(401, error_json(errc::permission_denied, reason),
+            [](auto& res) { res.set(http::field::www_authenticate, "Bearer realm=\"arbroker\""); });
+  }
+
+  void dispatch(const caller& who, operation op) {
+    who_ = who;
+    const auto arrived = clock::now();
+    const std::uint64_t id = ++requests_;
+    auto refuse = [&](const error& e, const std::string& subject = "") {
+      report(id, op, static_cast<std::uint8_t>(e.code), e.message, subject, arrived);
+      respond(http_status_of(e.code), error_json(e.code, e.message));
+    };
+    const auto type = req_[http::field::content_type];
+    if (!type.empty() && type.substr(0, 16) != "application/json")
+      return refuse(fail(errc::invalid_parameter, "the body must be application/json"));
+    const std::string_view text = req_.body().empty() ? "{}" : std::string_view(req_.body());
+    auto body = request_body_from_json(op, text);
+    if (!body) return refuse(body.err());
+    std::string subject = srv_->config().events.on_request_done ? subject_of(*body) : "";
+    if (auto s = validate(*body); !s) return refuse(s.err(), subject);
+    if (auto s = apply_caller(who, *body); !s) return refuse(s.err(), subject);
+    if (draining_) return refuse(fail(errc::unreachable, "the server is shutting down"), subject);
+
+    auto done = detail::reply_once(
+        this->weak_from_this(), srv_->replies(),
+        [id, op, arrived, subject](const std::shared_ptr<session>& self, response r) {
+          asio::post(self->stream_.get_executor(),
+                     [self, id, op, arrived, subject, r = std::move(r)]() mutable {
+                       self->finish(id, op, std::move(r), arrived, std::move(subject));
+                     });
+        });
+    try {
+      srv_->handler().handle(who, request{id, std::move(*body)}, done);
+    } catch (const std::exception& e) {
+      done(error_response(id, op, fail(errc::internal, std::string("handler: ") + e.what())));
+    }
+  }
+
+  void finish(std::uint64_t id, operation op, response r, clock::time_point arrived,
+              std::string subject) {
+    if (closed_) return;
+    if (!reply_matches(op, r.body))
+      r = error_response(id, op,
+                         fail(errc::internal, "the handler answered with the wrong body type"));
+    if (srv_->config().events.on_request_done) {
+      auto made = subject_of(r.body);
+      if (!made.empty() && made != subject) subject += (subject.empty() ? "" : "->") + made;
+    }
+    report(id, op, r.code, r.message, subject, arrived);
+    if (r.ok()) return respond(200, to_json(r.body));
+    const auto code = static_cast<errc>(r.code);
+    respond(http_status_of(code),
+            error_json(code, r.message, carries_detail(r.body) ? to_json(r.body) : "null"));
+  }
+
+  void report(std::uint64_t id, operation op, std::uint8_t code, const std::string& message,
+              std::string subject, clock::time_point arrived) {
+    const auto latency = clock::now() - arrived;
+    const auto& events = srv_->config().events;
+    if (events.on_response) events.on_response(op, code, latency);
+    if (events.on_request_done)
+      events.on_request_done(request_record{who_.user, peer_, id, op, std::move(subject), code,
+                                            code == 0 ? std::string() : message, latency});
+  }
+
+  template <class Decorate = void (*)(http::response<http::string_body>&)>
+  void respond(
+      unsigned status, std::string body,
+      Decorate decorate = [](http::response<http::string_body>&) {}) {
+    if (closed_) return;
+    auto res = std::make_shared<http::response<http::string_body>>(
+        static_cast<http::status>(status), req_.version() ? req_.version() : 11);
+    res->set(http::field::server, "arbroker");
+    res->set(http::field::content_type, "application/json");
+    decorate(*res);
+    res->keep_alive(keep_alive_ && !draining_);
+    res->body() = std::move(body);
+    res->prepare_payload();
+    lowest().expires_after(limits_.request_timeout);
+    http::async_write(stream_, *res,
+                      [self = this->shared_from_this(), res](error_code ec, std::size_t) {
+                        if (ec || !res->keep_alive()) return self->close();
+                        self->read();
+                      });
+  }
+
+  void close() {
+    if (closed_) return;
+    closed_ = true;
+    error_code ignored;
+    // No TLS close_notify: Content-Length says where a response ends.
+    lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+    lowest().close();
+    srv_->on_closed(this);
+  }
+
+  std::shared_ptr<http_server::impl> srv_;
+  const http_limits limits_;
+  Stream stream_;
+  std::string peer_;
+  std::string peer_name_;  ///< the client certificate's common name
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http::request<http::string_body> req_;
+  caller who_;
+  std::uint64_t requests_ = 0;
+  bool keep_alive_ = false;
+  bool busy_ = false;  ///< between a request read and its response written
+  bool draining_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace
+
+template <class Stream>
+void http_server::impl::launch(Stream stream, bool over_capacity) {
+  error_code ec;
+  const auto remote = beast::get_lowest_layer(stream).socket().remote_endpoint(ec);
+  std::string peer = ec ? "" : remote.address().to_string() + ":" + std::to_string(remote.port());
+  beast::get_lowest_layer(stream).socket().set_option(tcp::no_delay(true), ec);
+  auto s =
+      std::make_shared<session<Stream>>(shared_from_this(), std::move(stream), std::move(peer));
+  {
+    std::lock_guard lock(mu_);
+    sessions_.emplace(s.get(), s);
+  }
+  s->start(over_capacity);
+}
+
+void http_server::impl::accept() {
+  acceptor_.async_accept(
+      asio::make_strand(io_), [self = shared_from_this()](error_code ec, tcp::socket socket) {
+        bool over_capacity = false;
+        {
+          std::lock_guard lock(self->mu_);
+          if (self->stopping_) return;
+          over_capacity = self->sessions_.size() >= self->config_.limits.max_connections;
+        }
+        if (!ec) {
+          if (self->config_.tls)
+            self->launch(tls_stream(std::move(socket), *self->config_.tls), over_capacity);
+          else
+            self->launch(plain_stream(std::move(socket)), over_capacity);
+        }
+        self->accept();
+      });
+}
+
+void http_server::impl::on_closed(session_base* s) {
+  std::shared_ptr<session_base> last;  // destroyed outside the lock
+  std::function<void()> stopped;
+  {
+    std::lock_guard lock(mu_);
+    auto it = sessions_.find(s);
+    if (it == sessions_.end()) return;
+    last = std::move(it->second);
+    sessions_.erase(it);
+    if (stopping_ && sessions_.empty()) stopped = std::exchange(on_stopped_, {});
+  }
+  if (stopped) {
+    stop_timer_.cancel();
+    asio::post(io_, std::move(stopped));
+  }
+}
+
+void http_server::impl::stop(std::chrono::milliseconds deadline, std::function<void()> on_stopped) {
+  asio::post(acceptor_.get_executor(),
+             [self = shared_from_this(), deadline, on_stopped = std::move(on_stopped)]() mutable {
+               std::vector<std::shared_ptr<session_base>> open;
+               {
+                 std::lock_guard lock(self->mu_);
+                 if (self->stopping_) {
+                   if (on_stopped) asio::post(self->io_, std::move(on_stopped));
+                   return;
+                 }
+                 self->stopping_ = true;
+                 error_code ignored;
+                 self->acceptor_.close(ignored);
+                 for (auto& [_, s] : self->sessions_)
+                   open.push_back(s);
+                 if (open.empty()) {
+                   if (on_stopped) asio::post(self->io_, std::move(on_stopped));
+                   return;
+                 }
+                 self->on_stopped_ = std::move(on_stopped);
+               }
+               for (auto& s : open)
+                 s->drain();
+               self->stop_timer_.expires_after(deadline);
+               self->stop_timer_.async_wait([self](error_code ec) {
+                 if (ec) return;
+                 std::vector<std::shared_ptr<session_base>> left;
+                 {
+                   std::lock_guard lock(self->mu_);
+                   for (auto& [_, s] : self->sessions_)
+                     left.push_back(s);
+                 }
+                 for (auto& s : left)
+                   s->abort();
+               });
+             });
+}
+
+void http_server::impl::detach() {
+  replies_->close();
+  std::vector<std::shared_ptr<session_base>> open;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [_, s] : sessions_)
+      open.push_back(s);
+    sessions_.clear();  // breaks the session <-> server cycle even if the io_context stops
+  }
+  for (auto& s : open)
+    s->abort();
+}
+
+http_server::http_server(asio::io_context& io, http_server_config config, request_handler& handler)
+    : impl_(std::make_shared<impl>(io, std::move(config), handler)) {}
+
+http_server::~http_server() {
+  impl_->stop(std::chrono::milliseconds(0), {});
+  impl_->detach();
+}
+
+void http_server::start() {
+  impl_->start();
+}
+
+tcp::endpoint http_server::local_endpoint() const {
+  return impl_->local_endpoint();
+}
+
+void http_server::stop(std::chrono::milliseconds deadline, std::function<void()> on_stopped) {
+  impl_->stop(deadline, std::move(on_stopped));
+}
+
+std::size_t http_server::connections_open() const {
+  return impl_->connections_open();
+}
+
+}  // namespace arbroker::api

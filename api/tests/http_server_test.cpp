@@ -1,0 +1,520 @@
+// The HTTP/JSON front end over loopback, with fake handlers and a Beast client.
+
+#include "arbroker/api/http_server.hpp"
+
+#include <gtest/gtest.h>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "arbroker/api/json_codec.hpp"
+#include "arbroker/api/openapi.hpp"
+#include "arbroker/api/token_hash.hpp"
+#include "sample_requests.hpp"
+#include "test_certificates.hpp"
+#include "test_handlers.hpp"
+
+namespace arbroker::api {
+namespace {
+
+using namespace std::chrono_literals;
+using namespace testing;
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using json = nlohmann::json;
+using tcp = asio::ip::tcp;
+
+std::shared_ptr<authenticator> test_users() {
+  return std::make_shared<authenticator>(token_table{{"alice", {"alice-token", false}},
+                                                     {"bob", {"bob-token", false}},
+                                                     {"root", {"root-token", true}}});
+}
+
+struct reply {
+  unsigned status = 0;
+  json body;
+  http::response<http::string_body> raw;
+};
+
+/// One keep-alive connection (plain or TLS) to the server.
+template <class Stream>
+class basic_connection {
+ public:
+  template <class... Args>
+  basic_connection(std::uint16_t port, Args&&... args) : stream_(io_, std::forward<Args>(args)...) {
+    beast::get_lowest_layer(stream_).expires_after(10s);
+    beast::get_lowest_layer(stream_).connect(
+        tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+  }
+  Stream& stream() { return stream_; }
+
+  reply send(http::verb method, const std::string& target, const std::string& body,
+             const std::string& user = "alice", const std::string& token = "",
+             const std::string& type = "application/json") {
+    http::request<http::string_body> req{method, target, 11};
+    req.set(http::field::host, "localhost");
+    if (!user.empty()) req.set("X-Arb-User", user);
+    req.set(http::field::authorization, "Bearer " + (token.empty() ? user + "-token" : token));
+    if (!type.empty()) req.set(http::field::content_type, type);
+    req.body() = body;
+    req.prepare_payload();
+    beast::get_lowest_layer(stream_).expires_after(10s);
+    http::write(stream_, req);
+    return receive();
+  }
+
+  reply post(const std::string& op, const std::string& body, const std::string& user = "alice",
+             const std::string& token = "") {
+    return send(http::verb::post, "/v1/" + op, body, user, token);
+  }
+
+  reply receive() {
+    reply r;
+    beast::get_lowest_layer(stream_).expires_after(10s);
+    http::read(stream_, buffer_, r.raw);
+    r.status = r.raw.result_int();
+    r.body = json::parse(r.raw.body(), nullptr, false);
+    return r;
+  }
+
+  /// Whether the server has closed the connection (reads until it does).
+  bool closed_by_server() {
+    beast::get_lowest_layer(stream_).expires_after(10s);
+    char c;
+    beast::error_code ec;
+    beast::get_lowest_layer(stream_).socket().read_some(asio::buffer(&c, 1), ec);
+    return ec == asio::error::eof || ec == asio::error::connection_reset;
+  }
+
+ private:
+  asio::io_context io_;
+  Stream stream_;
+  beast::flat_buffer buffer_;
+};
+
+using connection = basic_connection<beast::tcp_stream>;
+
+struct fixture {
+  explicit fixture(request_handler& h, http_server_config c = {})
+      : srv(configure(std::move(c)), h, 2), port(srv.local_endpoint().port()) {}
+  static http_server_config configure(http_server_config c) {
+    if (!c.auth) c.auth = test_users();
+    return c;
+  }
+  threaded_http_server srv;
+  std::uint16_t port;
+};
+
+TEST(http_server, answers_an_operation_as_the_caller_on_a_kept_connection) {
+  echo_handler h;
+  fixture f(h);
+  connection c(f.port);
+  auto r = c.post("query", R"({"reservation_id": "c/7"})");
+  ASSERT_EQ(r.status, 200u) << r.raw;
+  EXPECT_EQ(r.body["info"]["id"], "c/7");
+  EXPECT_EQ(r.body["info"]["owner"], "alice");  // the server filled in the caller
+  EXPECT_EQ(r.raw[http::field::content_type], "application/json");
+  auto list = c.post("list", "");  // an empty body is {}
+  ASSERT_EQ(list.status, 200u) << list.raw;
+  EXPECT_EQ(list.body["reservations"][0]["owner"], "alice");
+  EXPECT_EQ(list.body["reservations"][0]["state"], "committed");  // enums by name
+}
+
+TEST(http_server, refuses_missing_and_wrong_tokens_alike_and_reports_them) {
+  echo_handler h;
+  std::mutex mu;
+  std::vector<login_refusal> refused;
+  http_server_config config;
+  config.events.on_login_refused = [&](const login_refusal& r) {
+    std::lock_guard lock(mu);
+    refused.push_back(r);
+  };
+  fixture f(h, config);
+  connection c(f.port);
+  auto wrong = c.post("list", "{}", "alice", "bob-token");
+  EXPECT_EQ(wrong.status, 401u);
+  EXPECT_EQ(wrong.raw[http::field::www_authenticate], "Bearer realm=\"arbroker\"");
+  EXPECT_EQ(wrong.body["error"], "permission_denied");
+  auto unknown = c.post("list", "{}", "mallory", "x");
+  EXPECT_EQ(unknown.status, 401u);
+  EXPECT_EQ(unknown.body["message"], wrong.body["message"]);  // no hint which was wrong
+  auto anonymous = c.send(http::verb::post, "/v1/list", "{}", "");
+  EXPECT_EQ(anonymous.status, 401u);
+  EXPECT_NE(anonymous.body["message"].get<std::string>().find("X-Arb-User"), std::string::npos);
+  EXPECT_EQ(c.post("list", "{}").status, 200u);  // the connection still serves
+  std::lock_guard lock(mu);
+  ASSERT_EQ(refused.size(), 3u);
+  EXPECT_EQ(refused[0].user, "alice");
+  EXPECT_EQ(refused[1].user, "mallory");
+}
+
+TEST(http_server, checks_hashed_tokens) {
+  echo_handler h;
+  auto hash = hash_token("s3cret");
+  ASSERT_TRUE(hash);
+  http_server_config config;
+  config.auth = std::make_shared<authenticator>(token_table{{"carol", {"", false, *hash}}});
+  fixture f(h, config);
+  connection c(f.port);
+  EXPECT_EQ(c.post("list", "{}", "carol", "s3cret").status, 200u);
+  EXPECT_EQ(c.post("list", "{}", "carol", "s3cret").status, 200u);  // known: no argon2id
+  EXPECT_EQ(c.post("list", "{}", "carol", "wrong").status, 401u);
+  // A reload through the shared authenticator reaches this front end.
+  config.auth->set_tokens({{"carol", {"new", false}}});
+  EXPECT_EQ(c.post("list", "{}", "carol", "s3cret").status, 401u);
+  EXPECT_EQ(c.post("list", "{}", "carol", "new").status, 200u);
+}
+
+TEST(http_server, unknown_paths_operations_and_methods_get_404_and_405) {
+  echo_handler h;
+  fixture f(h);
+  connection c(f.port);
+  auto no_op = c.post("reserve_everything", "{}");
+  EXPECT_EQ(no_op.status, 404u);
+  EXPECT_NE(no_op.body["message"].get<std::string>().find("reserve_everything"), std::string::npos);
+  EXPECT_EQ(c.send(http::verb::post, "/elsewhere", "{}").status, 404u);
+  auto get = c.send(http::verb::get, "/v1/list", "");
+  EXPECT_EQ(get.status, 405u);
+  EXPECT_EQ(get.raw[http::field::allow], "POST");
+  EXPECT_EQ(c.send(http::verb::delete_, "/v1/openapi.json", "").raw[http::field::allow], "GET");
+}
+
+TEST(http_server, a_bad_body_gets_400_naming_the_field_and_the_connection_stays) {
+  echo_handler h;
+  fixture f(h);
+  connection c(f.port);
+  auto not_json = c.post("query", "{\"reservation_id\": ");
+  EXPECT_EQ(not_json.status, 400u);
+  EXPECT_EQ(not_json.body["error"], "invalid_parameter");
+  auto wrong_type = c.post("elastic", R"({"np_min": "eight"})");
+  EXPECT_EQ(wrong_type.status, 400u);
+  EXPECT_NE(wrong_type.body["message"].get<std::string>().find("np_min"), std::string::npos)
+      << wrong_type.body;
+  auto unknown_key = c.post("list", R"({"colour": "blue"})");
+  EXPECT_EQ(unknown_key.status, 400u);
+  EXPECT_NE(unknown_key.body["message"].get<std::string>().find("colour"), std::string::npos);
+  auto invalid = c.post("query", R"({"reservation_id": ""})");  // validate.hpp's rules
+  EXPECT_EQ(invalid.status, 400u) << invalid.body;
+  auto text = c.send(http::verb::post, "/v1/list", "{}", "alice", "", "text/plain");
+  EXPECT_EQ(text.status, 400u);
+  EXPECT_EQ(c.post("list", "{}").status, 200u);
+}
+
+TEST(http_server, only_admins_act_for_other_users) {
+  echo_handler h;
+  fixture f(h);
+  connection c(f.port);
+  auto denied = c.post("query", R"({"user": "bob", "reservation_id": "c/1"})");
+  EXPECT_EQ(denied.status, 403u);
+  auto admin = c.post("query", R"({"user": "bob", "reservation_id": "c/1"})", "root");
+  ASSERT_EQ(admin.status, 200u) << admin.body;
+  EXPECT_EQ(admin.body["info"]["owner"], "bob/admin");
+}
+
+TEST(http_server, error_replies_carry_detail_only_when_it_says_more) {
+  refusing_handler h;
+  fixture f(h);
+  connection c(f.port);
+  auto cancel = c.post("cancel", R"({"reservation_id": "a/1"})");
+  EXPECT_EQ(cancel.status, http_status_of(errc::illegal_transition));
+  EXPECT_EQ(cancel.body["code"], static_cast<int>(errc::illegal_transition));
+  EXPECT_EQ(cancel.body["error"], "illegal_transition");
+  EXPECT_EQ(cancel.body["message"], "no");
+  EXPECT_TRUE(cancel.body["detail"].is_null());
+  auto query = c.post("query", R"({"reservation_id": "a/1"})");
+  EXPECT_EQ(query.body["detail"]["info"]["id"], "a/1");  // the reservation as it stands
+}
+
+TEST(http_server, a_throwing_or_confused_handler_yields_500) {
+  faulty_handler h;
+  fixture f(h);
+  connection c(f.port);
+  auto thrown = c.post("cancel", R"({"reservation_id": "a/1"})");
+  EXPECT_EQ(thrown.status, 500u);
+  EXPECT_NE(thrown.body["message"].get<std::string>().find("engine exploded"), std::string::npos);
+  auto wrong = c.post("list", "{}");
+  EXPECT_EQ(wrong.status, 500u);
+  EXPECT_NE(wrong.body["message"].get<std::string>().find("wrong body type"), std::string::npos);
+}
+
+TEST(http_server, an_oversized_body_gets_413_and_the_connection_closes) {
+  echo_handler h;
+  http_server_config config;
+  config.limits.max_body = 1024;
+  fixture f(h, config);
+  connection c(f.port);
+  auto big = c.post("query", R"({"reservation_id": ")" + std::string(2000, 'x') + "\"}");
+  EXPECT_EQ(big.status, 413u);
+  EXPECT_TRUE(c.closed_by_server());
+}
+
+TEST(http_server, serves_the_openapi_document_without_a_login) {
+  echo_handler h;
+  fixture f(h);
+  connection c(f.port);
+  auto r = c.send(http::verb::get, "/v1/openapi.json", "", "", "x", "");
+  ASSERT_EQ(r.status, 200u);
+  EXPECT_EQ(r.raw.body(), openapi_document());
+  EXPECT_EQ(r.body["openapi"], "3.0.3");
+}
+
+TEST(http_server, a_silent_client_is_cut_at_the_request_deadline) {
+  echo_handler h;
+  http_server_config config;
+  config.limits.request_timeout = 200ms;
+  fixture f(h, config);
+  connection c(f.port);
+  EXPECT_TRUE(c.closed_by_server());
+  connection idle(f.port);  // and between requests of a kept connection
+  EXPECT_EQ(idle.post("list", "{}").status, 200u);
+  EXPECT_TRUE(idle.closed_by_server());
+}
+
+TEST(http_server, reports_every_answered_operation_to_the_audit_hook) {
+  echo_handler h;
+  std::mutex mu;
+  std::vector<request_record> records;
+  http_server_config config;
+  config.events.on_request_done = [&](const request_record& r) {
+    std::lock_guard lock(mu);
+    records.push_back(r);
+  };
+  fixture f(h, config);
+  connection c(f.port);
+  c.post("query", R"({"reservation_id": "c/9"})");
+  c.post("elastic", R"({"np_min": "x"})");
+  std::lock_guard lock(mu);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].user, "alice");
+  EXPECT_EQ(records[0].op, operation::query);
+  EXPECT_EQ(records[0].subject, "c/9");
+  EXPECT_EQ(records[0].code, 0);
+  EXPECT_EQ(records[1].op, operation::elastic);
+  EXPECT_EQ(records[1].code, static_cast<std::uint8_t>(errc::invalid_parameter));
+  EXPECT_EQ(records[1].id, 2u);
+}
+
+TEST(http_server, graceful_stop_answers_the_request_in_flight_then_closes) {
+  deferred_handler h;
+  fixture f(h);
+  connection c(f.port);
+  connection idle(f.port);  // connected, no request yet
+  std::thread caller([&] {
+    auto r = c.post("cancel", R"({"reservation_id": "a/1"})");
+    EXPECT_EQ(r.status, 200u);
+    EXPECT_FALSE(r.raw.keep_alive());
+  });
+  h.wait_for(1);
+  std::thread stopper([&] { f.srv.stop(10s); });
+  EXPECT_TRUE(idle.closed_by_server());  // idle: closed at once
+  h.release_all();
+  caller.join();
+  stopper.join();
+  EXPECT_EQ(f.srv.connections_open(), 0u);
+}
+
+TEST(http_server, refuses_connections_beyond_the_limit_with_503) {
+  echo_handler h;
+  http_server_config config;
+  config.limits.max_connections = 1;
+  fixture f(h, config);
+  connection first(f.port);
+  ASSERT_EQ(first.post("list", "{}").status, 200u);
+  connection second(f.port);
+  auto r = second.receive();  // answered before it asks
+  EXPECT_EQ(r.status, 503u);
+  EXPECT_EQ(r.body["error"], "busy");
+  EXPECT_EQ(first.post("list", "{}").status, 200u);
+}
+
+using tls_connection = basic_connection<beast::ssl_stream<beast::tcp_stream>>;
+
+asio::ssl::context client_tls(const std::string& cert = "") {
+  asio::ssl::context ctx(asio::ssl::context::tls_client);
+  ctx.load_verify_file(certificate_file("ca.pem"));
+  ctx.set_verify_mode(asio::ssl::verify_peer);
+  if (!cert.empty()) {
+    ctx.use_certificate_chain_file(certificate_file(cert + ".pem"));
+    ctx.use_private_key_file(certificate_file(cert + ".key"), asio::ssl::context::pem);
+  }
+  return ctx;
+}
+
+http_server_config tls_config(bool client_certificates) {
+  http_server_config config;
+  auto tls = make_server_tls({certificate_file("server.pem"), certificate_file("server.key"),
+                              client_certificates ? certificate_file("ca.pem") : ""});
+  EXPECT_TRUE(tls) << (tls ? "" : tls.err().message);
+  if (tls) config.tls = *tls;
+  config.client_cert_is_user = client_certificates;
+  return config;
+}
+
+TEST(http_server, serves_https_and_refuses_plain_text_on_a_tls_port) {
+  echo_handler h;
+  fixture f(h, tls_config(false));
+  auto ctx = client_tls();
+  tls_connection c(f.port, ctx);
+  c.stream().handshake(asio::ssl::stream_base::client);
+  EXPECT_EQ(c.post("list", "{}").status, 200u);
+  connection plain(f.port);
+  http::request<http::string_body> req{http::verb::post, "/v1/list", 11};
+  beast::error_code ec;
+  http::write(plain.stream(), req, ec);
+  EXPECT_TRUE(plain.closed_by_server());
+}
+
+TEST(http_server, with_client_certificates_the_certificate_must_be_the_users) {
+  echo_handler h;
+  fixture f(h, tls_config(true));
+  auto alice_ctx = client_tls("alice");
+  tls_connection c(f.port, alice_ctx);
+  c.stream().handshake(asio::ssl::stream_base::client);
+  EXPECT_EQ(c.post("list", "{}").status, 200u);
+  EXPECT_EQ(c.post("list", "{}", "bob").status, 403u);  // bob's token, alice's certificate
+}
+
+// The committed document is what the code generates (a field added to a body changes both).
+TEST(openapi, the_committed_document_is_what_the_code_generates) {
+  std::ifstream in(ARB_SOURCE_DIR "/docs/openapi.json");
+  ASSERT_TRUE(in) << "docs/openapi.json is missing";
+  std::stringstream committed;
+  committed << in.rdbuf();
+  EXPECT_TRUE(committed.str() == openapi_document())
+      << "docs/openapi.json is out of date: regenerate it with\n"
+         "  build/apps/arb-protocol-reference --openapi > docs/openapi.json";
+}
+
+TEST(openapi, has_a_path_per_operation_and_every_reference_resolves) {
+  const auto doc = json::parse(openapi_document());
+  for (std::uint8_t code = 1;; ++code) {
+    auto op = to_operation(code);
+    if (!op) break;
+    const auto path = "/v1/" + std::string(to_string(*op));
+    ASSERT_TRUE(doc["paths"].contains(path)) << path;
+    EXPECT_TRUE(doc["paths"][path]["post"].contains("requestBody"));
+  }
+  std::vector<std::string> refs;
+  std::function<void(const json&)> walk = [&](const json& j) {
+    if (j.is_object()) {
+      for (auto& [k, v] : j.items()) {
+        if (k == "$ref") refs.push_back(v);
+        walk(v);
+      }
+    } else if (j.is_array()) {
+      for (auto& v : j)
+        walk(v);
+    }
+  };
+  walk(doc);
+  ASSERT_GT(refs.size(), 50u);
+  for (const auto& r : refs) {
+    const std::string prefix = "#/components/schemas/";
+    ASSERT_EQ(r.substr(0, prefix.size()), prefix);
+    EXPECT_TRUE(doc["components"]["schemas"].contains(r.substr(prefix.size()))) << r;
+  }
+  // Field names and enum values as the JSON codec reads them.
+  const auto& e = doc["components"]["schemas"]["elastic_request"]["properties"];
+  EXPECT_EQ(e["np_min"]["type"], "integer");
+  EXPECT_EQ(e["np_min"]["format"], "int32");
+  const auto& state = doc["components"]["schemas"]["reservation_state"]["enum"];
+  EXPECT_NE(std::find(state.begin(), state.end(), "committed"), state.end());
+}
+
+/// Where `value` breaks `schema` (of the document's subset: $ref, object with properties and
+/// additionalProperties false, array, string, enum, integer with bounds, number, boolean),
+/// or "" when it fits.
+std::string schema_mismatch(const json& doc, const json& schema, const json& value,
+                            const std::string& at) {
+  if (schema.contains("$ref")) {
+    const std::string name = schema["$ref"].get<std::string>().substr(21);
+    return schema_mismatch(doc, doc["components"]["schemas"][name], value, at);
+  }
+  const std::string type = schema.value("type", "");
+  if (value.is_null() && schema.value("nullable", false)) return "";
+  if (schema.contains("enum")) {
+    const auto& values = schema["enum"];
+    return std::find(values.begin(), values.end(), value) != values.end()
+               ? ""
+               : at + ": " + value.dump() + " is not in the enum";
+  }
+  if (type == "object") {
+    if (!value.is_object()) return at + ": not an object";
+    for (const auto& [key, v] : value.items()) {
+      if (!schema.contains("properties") || !schema["properties"].contains(key))
+        return at + "." + key + ": not in the schema";
+      if (auto m = schema_mismatch(doc, schema["properties"][key], v, at + "." + key); !m.empty())
+        return m;
+    }
+    return "";
+  }
+  if (type == "array") {
+    if (!value.is_array()) return at + ": not an array";
+    for (std::size_t i = 0; i < value.size(); ++i)
+      if (auto m =
+              schema_mismatch(doc, schema["items"], value[i], at + "[" + std::to_string(i) + "]");
+          !m.empty())
+        return m;
+    return "";
+  }
+  if (type == "integer") {
+    if (!value.is_number_integer()) return at + ": not an integer";
+    if (schema.contains("minimum") && value.get<double>() < schema["minimum"].get<double>())
+      return at + ": below the minimum";
+    if (schema.contains("maximum") && value.get<double>() > schema["maximum"].get<double>())
+      return at + ": above the maximum";
+    return "";
+  }
+  if (type == "number") return value.is_number() ? "" : at + ": not a number";
+  if (type == "string") return value.is_string() ? "" : at + ": not a string";
+  if (type == "boolean") return value.is_boolean() ? "" : at + ": not a boolean";
+  return at + ": schema of unknown type " + type;
+}
+
+// The document describes the JSON the codec reads and writes: every sample request and
+// every reply body (default ones, and a list with a reservation) fits its operation's schema.
+TEST(openapi, the_json_codec_s_bodies_fit_the_schemas) {
+  const auto doc = json::parse(openapi_document());
+  auto schema_of = [&](operation op, const char* part) {
+    const auto& post = doc["paths"]["/v1/" + std::string(to_string(op))]["post"];
+    return std::string(part) == "request"
+               ? post["requestBody"]["content"]["application/json"]["schema"]
+               : post["responses"]["200"]["content"]["application/json"]["schema"];
+  };
+  for (const auto& body : valid_bodies()) {
+    const auto op = operation_of(body);
+    EXPECT_EQ(schema_mismatch(doc, schema_of(op, "request"), json::parse(to_json(body)), "request"),
+              "")
+        << to_string(op);
+  }
+  for (std::uint8_t code = 1;; ++code) {
+    auto op = to_operation(code);
+    if (!op) break;
+    auto reply = json::parse(to_json(empty_response_body(*op)));
+    EXPECT_EQ(schema_mismatch(doc, schema_of(*op, "reply"), reply, "reply"), "") << to_string(*op);
+  }
+  msg::list_reply list;
+  list.reservations.push_back(
+      msg::reservation_info{"c/1", "c", "alice", 0, 1, 1, reservation_state::committed, 0, 0, 0});
+  EXPECT_EQ(schema_mismatch(doc, schema_of(operation::list, "reply"),
+                            json::parse(to_json(response_body(list))), "reply"),
+            "");
+  // And the checker catches what does not fit.
+  auto wrong = json::parse(to_json(response_body(list)));
+  wrong["reservations"][0]["state"] = "sleeping";
+  EXPECT_NE(schema_mismatch(doc, schema_of(operation::list, "reply"), wrong, "reply"), "");
+  wrong["reservations"][0]["state"] = "committed";
+  wrong["reservations"][0]["np"] = "one";
+  EXPECT_NE(schema_mismatch(doc, schema_of(operation::list, "reply"), wrong, "reply"), "");
+}
+
+}  // namespace
+}  // namespace arbroker::api

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The HTTP/JSON API end to end: a real arbd (the demo grid, then a TLS config) asked with curl
+# and with the Python example (examples/http/arb_http.py, standard library only). Reservations
+# made over HTTP are the node's (the msgpack CLI sees them), owners and admins hold as on the
+# msgpack API, errors are JSON with the right status, and the served OpenAPI document is the
+# committed one.
+# Usage: http_e2e.sh ARBD ARB WORKDIR
+set -u
+arbd=$1 arb=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+. "$(dirname "$0")/checks.sh"
+src=$(cd "$(dirname "$0")/../.." && pwd)
+
+# http USER TOKEN OP BODY: POST /v1/OP; the body in $out, the status in $status.
+http() {
+  local reply
+  reply=$(curl -sS -w '\n%{http_code}' ${cacert:+--cacert "$cacert"} -H "X-Arb-User: $1" \
+    -H "Authorization: Bearer $2" -H 'Content-Type: application/json' -d "$4" \
+    "$base/v1/$3" 2>"$work/stderr") || { status=curl_failed; out=$(cat "$work/stderr"); return; }
+  status=${reply##*$'\n'}
+  out=${reply%$'\n'*}
+}
+# get PATH: a value of the JSON in $out ("reservation.id").
+get() {
+  python3 -c 'import json, sys
+v = json.loads(sys.argv[1])
+for k in sys.argv[2].split("."): v = v[k]
+print(v)' "$out" "$1"
+}
+expect() {  # expect NAME STATUS [FRAGMENT]
+  if [ "$status" = "$2" ] && contains "$out" "${3:-}"; then pass "$1"; else
+    fail "$1 (status $status, wanted $2${3:+ with $3}): $out"; fi
+}
+
+start_arbd
+[ "${hport:-0}" -gt 0 ] && pass "arbd serves HTTP on port $hport" || fail "no HTTP port: $hport"
+base=http://127.0.0.1:$hport
+
+doc=$(curl -sS "$base/v1/openapi.json")
+[ "$doc" = "$(cat "$src/docs/openapi.json")" ] && pass "GET /v1/openapi.json is docs/openapi.json" \
+  || fail "the served OpenAPI document differs from docs/openapi.json"
+
+http alice alice-secret clusters ''
+expect "clusters (an empty body is {})" 200 '"clusters":'
+http alice wrong clusters '{}'
+expect "a wrong token is 401" 401 '"error":"permission_denied"'
+http alice alice-secret elastic '{"np_min": "eight"}'
+expect "a field of the wrong type is 400 naming it" 400 'np_min'
+http alice alice-secret reserve '{}'
+expect "an unknown operation is 404" 404 "no operation 'reserve'"
+
+now=$(date +%s)
+http alice alice-secret elastic "{\"est\": $((now + 3600)), \"let\": $((now + 43200)), \
+\"np_min\": 8, \"np_max\": 8, \"dur_ref\": 7200, \"mode\": \"reserve\"}"
+expect "alice reserves 8 CPUs for 2 h" 200 '"state":"committed"'
+id=$(get reservation.id)
+[ -n "$id" ] && pass "the reply names the reservation ($id)" || fail "no id in $out"
+start=$(get reservation.start) end=$(get reservation.end)
+[ $((end - start)) -eq 7200 ] && pass "2 hours granted" || fail "granted $((end - start)) s"
+
+check "the msgpack CLI sees the reservation made over HTTP" 0 \
+  env ARB_USER=alice ARB_TOKEN=alice-secret "$arb" list
+contains "$out" "$id" && pass "arb list names $id" || fail "arb list: $out"
+http bob bob-secret query "{\"reservation_id\": \"$id\"}"
+expect "bob cannot see alice's reservation (as if missing)" 404 '"error":"not_found"'
+http admin admin-secret query "{\"reservation_id\": \"$id\"}"
+expect "an admin sees it by id" 200 "\"owner\":\"alice\""
+http alice alice-secret cancel "{\"reservation_id\": \"$id\"}"
+expect "alice cancels it" 200
+http alice alice-secret cancel "{\"reservation_id\": \"$id\"}"
+expect "a second cancel is refused" 409 '"error":"illegal_transition"'
+grep -q "$id" "$work/arbd.log" && pass "the audit trail names the HTTP requests' reservation" \
+  || fail "no audit line for $id"
+
+check "the Python example runs against the node" 0 \
+  python3 "$src/examples/http/arb_http.py" --url "$base"
+contains "$out" "a second cancel is refused" && pass "the example went through" \
+  || fail "example output: $out"
+stop_arbd
+[ "$stopped_rc" -eq 0 ] && pass "arbd stops cleanly" || fail "arbd exit $stopped_rc"
+
+# HTTPS with the node's certificate, as the msgpack API gets it.
+certs=$work/certs
+"$src/scripts/make-test-certs.sh" "$certs" >/dev/null 2>&1 || { echo "FAIL - certificates"; exit 1; }
+cat >"$work/node.toml" <<TOML
+[node]
+name = "http-e2e"
+[tls]
+certificate = "$certs/server.pem"
+private_key = "$certs/server.key"
+[[user]]
+name = "alice"
+token = "alice-secret"
+[[cluster]]
+name = "c1"
+cpus = 8
+TOML
+start_arbd --config "$work/node.toml"
+base=https://localhost:$hport
+cacert=$certs/ca.pem
+http alice alice-secret clusters '{}'
+expect "HTTPS with the node's CA" 200 '"name":"c1"'
+cacert=
+http alice alice-secret clusters '{}'
+expect "HTTPS refused without trusting the CA" curl_failed
+base=http://127.0.0.1:$hport
+http alice alice-secret clusters '{}'
+[ "$status" != 200 ] && pass "plain HTTP to the TLS port is not served" || fail "plain HTTP served"
+check "the Python example over HTTPS" 0 \
+  python3 "$src/examples/http/arb_http.py" --url "https://localhost:$hport" --ca "$certs/ca.pem"
+stop_arbd
+[ "$stopped_rc" -eq 0 ] && pass "arbd stops cleanly" || fail "arbd exit $stopped_rc"
+
+exit $((fails > 0))
