@@ -58,8 +58,14 @@ void cluster_service::adopt(record r, timestamp now) {
 
 status cluster_service::recover(const std::vector<reservation_row>& rows, const recovery_plan& plan,
                                 timestamp now, recovery_report& report) {
+  now_ = now;
   auto snap = lrms_->snapshot();
   if (!snap) return snap.err();
+  if (cfg_.journal) {  // ids of finished reservations are history: never given again
+    auto last = cfg_.journal->last_serial(name());
+    if (!last) return last.err();
+    next_id_ = std::max(next_id_, *last + 1);
+  }
   std::unordered_map<std::string, const lrms_reservation*> by_id;
   std::unordered_map<std::string, const lrms_reservation*> by_name;
   for (const auto& lr : snap->reservations) {
@@ -133,12 +139,13 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
       r.earliest = row.earliest;
       r.deadline = row.deadline;
     }
+    // Ended meanwhile (completed while the node was down, aborted, lost): history from now.
+    const bool ended = is_terminal(r.life.state());
     const bool changed = target != row.state || lrms_id != row.lrms_id || start != row.start ||
-                         end != row.end || np != row.np;
+                         end != row.end || np != row.np || ended;
     if (changed) {
-      if (auto ok = persist(r, target == reservation_state::committed ? target : r.life.state());
-          !ok)
-        return ok.err();
+      const auto state = target == reservation_state::committed && !ended ? target : r.life.state();
+      if (auto ok = persist(r, state); !ok) return ok.err();
     }
     adopt(std::move(r), now);
   }

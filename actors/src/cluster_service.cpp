@@ -269,7 +269,12 @@ reservation_row cluster_service::row_of(const record& r, reservation_state state
           r.cost,
           r.account,
           r.earliest,
-          r.deadline};
+          r.deadline,
+          is_terminal(state) ? (r.finished != time_infinity ? r.finished : now_) : 0};
+}
+
+void cluster_service::persist_end(const record& r) {
+  if (cfg_.journal) (void)cfg_.journal->save_pipelined(row_of(r, r.life.state()));
 }
 
 status cluster_service::persist(const record& r, reservation_state state) {
@@ -426,7 +431,8 @@ msg::reservation_info cluster_service::info_of(const record& r) const {
           r.cost,
           r.account,
           r.deadline != 0 ? r.earliest : 0,
-          r.deadline};
+          r.deadline,
+          r.finished != time_infinity ? r.finished : 0};
 }
 
 msg::ack_reply cluster_service::cancel(const msg::cancel_request& req, timestamp now) {
@@ -551,13 +557,19 @@ msg::list_reply cluster_service::list(const msg::list_request& req, timestamp no
   msg::list_reply out;
   auto add = [&](record& r) {
     r.life.advance(now);
+    // Finished ones only when asked for (without a journal they are still here).
+    if (is_terminal(r.life.state()) && !req.history) return;
     out.reservations.push_back(info_of(r));
   };
-  if (req.user.empty()) {
+  if (!req.user.empty()) {
+    if (auto o = by_owner_.find(req.user); o != by_owner_.end())
+      for (const auto n : o->second)
+        add(records_.at(n));
+  } else if (req.history) {
     for (auto& [n, r] : records_)
       add(r);
-  } else if (auto o = by_owner_.find(req.user); o != by_owner_.end()) {
-    for (const auto n : o->second)
+  } else {
+    for (const auto n : live_)
       add(records_.at(n));
   }
   std::sort(out.reservations.begin(), out.reservations.end(), [](const auto& a, const auto& b) {
@@ -673,6 +685,7 @@ void cluster_service::retry_deletes(timestamp now) {
 }
 
 void cluster_service::sweep(timestamp now) {
+  now_ = now;
   if (!undeleted_.empty()) retry_deletes(now);
   release_after_jobs(now);
   handle_overruns(now);
@@ -693,21 +706,27 @@ void cluster_service::sweep(timestamp now) {
     if (is_terminal(r.life.state())) {
       mark_finished(r, now);
       movable_.erase(n);
+      persist_end(r);
     }
   }
-  while (!finished_.empty() && finished_.begin()->first + cfg_.retention <= now) {
+  // Finished reservations leave memory: at once when the journal keeps the history (node
+  // memory then does not grow with it), else after the retention.
+  const duration kept = cfg_.journal ? 0 : cfg_.retention;
+  while (!finished_.empty() && finished_.begin()->first + kept <= now) {
     const std::uint64_t n = finished_.begin()->second;
     finished_.erase(finished_.begin());
     auto it = records_.find(n);
     if (it == records_.end()) continue;
-    const std::string id = it->second.id;
     by_txn_.erase(it->second.txn);
     if (auto o = by_owner_.find(it->second.owner); o != by_owner_.end()) {
       o->second.erase(n);
       if (o->second.empty()) by_owner_.erase(o);
     }
     records_.erase(it);
-    if (cfg_.journal) (void)cfg_.journal->forget(id);
+  }
+  if (cfg_.journal && now >= next_purge_) {  // the history past the retention, once a minute
+    (void)cfg_.journal->purge_finished(name(), now - cfg_.retention);
+    next_purge_ = now + 60;
   }
   if (pull_due_) pull_forward_moves(now);
 }

@@ -386,9 +386,9 @@ TEST_F(fixture, EveryAnsweredChangeIsWrittenBeforeTheAnswer) {
 // exactly what a walk over every record would, as reservations finish and are forgotten.
 TEST_F(fixture, ListAndStatusStayExactAsReservationsFinishAndAreForgotten) {
   make();
-  auto ids = [&](const std::string& user) {
+  auto ids = [&](const std::string& user) {  // without a store, history is in memory
     std::vector<std::pair<std::string, reservation_state>> out;
-    for (const auto& r : svc->list({user}, now).reservations)
+    for (const auto& r : svc->list({user, true, 0, ""}, now).reservations)
       out.emplace_back(r.id, r.state);
     return out;
   };
@@ -416,12 +416,53 @@ TEST_F(fixture, ListAndStatusStayExactAsReservationsFinishAndAreForgotten) {
   EXPECT_EQ(ids("bob"),
             (std::vector<std::pair<std::string, rs>>{{b1.reservation_id, rs::cancelled}}));
   EXPECT_TRUE(ids("carol").empty());
-  EXPECT_EQ(svc->list({}, now).reservations.size(), 4u);  // everyone's (an admin)
+  EXPECT_EQ(svc->list({"", true, 0, ""}, now).reservations.size(), 4u);  // everyone's (an admin)
+  // Without history: the live ones only.
+  ASSERT_EQ(svc->list({"alice"}, now).reservations.size(), 1u);
+  EXPECT_EQ(svc->list({"alice"}, now).reservations[0].id, a1.reservation_id);
+  EXPECT_EQ(svc->list({}, now).reservations.size(), 1u);
   now += 4000;  // past the default retention (1 h) of the finished ones; a1 has completed
   EXPECT_EQ(ids("bob").size(), 0u);
   EXPECT_EQ(ids("alice"),
             (std::vector<std::pair<std::string, rs>>{{a1.reservation_id, rs::completed}}));
   EXPECT_EQ(svc->status_report({}, now).committed, 0);
+}
+
+// With a store, a reservation that ends leaves memory at once: its row, marked with the
+// time it ended, is its history (completed by time too); the store's history is purged
+// past the retention.
+TEST_F(fixture, WithAStoreFinishedReservationsLeaveMemoryAndStayInTheStore) {
+  auto j = std::make_shared<memory_journal>();
+  make(0, j);
+  auto a = svc->prepare(hold("a", now + 600, 3600, 8), now);
+  auto b = svc->prepare(hold("b", now + 100, 200, 8), now);  // completes at now + 300
+  for (const auto* p : {&a, &b})
+    ASSERT_TRUE(p->error.ok()) << p->error.message;
+  ASSERT_TRUE(svc->commit_txn({"a"}, now).error.ok());
+  ASSERT_TRUE(svc->commit_txn({"b"}, now).error.ok());
+  ASSERT_TRUE(svc->cancel({"alice", a.reservation_id}, now).error.ok());
+  EXPECT_EQ(j->rows.at(a.reservation_id).finished, now);
+  EXPECT_EQ(j->rows.at(b.reservation_id).finished, 0);
+  // Forgotten by the service: a query and a second cancel find nothing here (the node asks
+  // the store, node/src/history.hpp), and even a list with history has only what is live.
+  EXPECT_EQ(svc->query({"alice", a.reservation_id}, now).error.code,
+            static_cast<std::uint8_t>(errc::not_found));
+  EXPECT_EQ(svc->cancel({"alice", a.reservation_id}, now).error.code,
+            static_cast<std::uint8_t>(errc::not_found));
+  auto listed = svc->list({"alice", true, 0, ""}, now).reservations;
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].id, b.reservation_id);
+  now += 301;
+  svc->sweep(now);  // b ran to its end: written as completed, with its end
+  EXPECT_EQ(j->rows.at(b.reservation_id).state, reservation_state::completed);
+  EXPECT_EQ(j->rows.at(b.reservation_id).finished, now);
+  EXPECT_TRUE(svc->list({"", true, 0, ""}, now).reservations.empty());
+  EXPECT_TRUE(j->rows_of("c1")->empty());  // a restart recovers nothing
+  // Past the retention (1 h) the history is purged, but for the row of the last id.
+  now += 3700;
+  svc->sweep(now);
+  EXPECT_EQ(j->rows.count(a.reservation_id), 0u);
+  EXPECT_EQ(j->rows.count(b.reservation_id), 1u);
 }
 
 // The audit trail's source: every recorded change, with or without a store, and none that

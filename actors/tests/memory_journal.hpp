@@ -3,8 +3,11 @@
 // A reservation journal in memory for the cluster service's tests: what the service writes
 // and when, and a switch that makes every write fail.
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "arbroker/store/journal.hpp"
@@ -28,8 +31,40 @@ struct memory_journal : reservation_journal {
   result<std::vector<reservation_row>> rows_of(const std::string&) override {
     std::vector<reservation_row> out;
     for (auto& [id, r] : rows)
-      out.push_back(r);
+      if (r.finished == 0) out.push_back(r);
     return out;
+  }
+  result<std::uint64_t> last_serial(const std::string& cluster) override {
+    std::uint64_t n = 0;
+    for (auto& [id, r] : rows)
+      if (r.cluster == cluster)
+        n = std::max<std::uint64_t>(n, std::stoull(id.substr(id.rfind('/') + 1)));
+    return n;
+  }
+  result<std::optional<reservation_row>> find(const std::string& id) override {
+    auto it = rows.find(id);
+    if (it == rows.end()) return std::optional<reservation_row>();
+    return std::optional<reservation_row>(it->second);
+  }
+  result<std::vector<reservation_row>> finished_rows(const history_query& q) override {
+    std::vector<reservation_row> out;
+    for (auto& [id, r] : rows)
+      if (r.finished > 0 && (q.owner.empty() || r.owner == q.owner)) out.push_back(r);
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.finished, a.id) > std::tie(b.finished, b.id);
+    });
+    if (out.size() > q.limit) out.resize(q.limit);
+    return out;
+  }
+  status purge_finished(const std::string& cluster, timestamp before) override {
+    const auto last = *last_serial(cluster);  // kept, as the store keeps it
+    for (auto it = rows.begin(); it != rows.end();) {
+      const auto& r = it->second;
+      const bool old = r.cluster == cluster && r.finished > 0 && r.finished < before &&
+                       std::stoull(r.id.substr(r.id.rfind('/') + 1)) != last;
+      it = old ? rows.erase(it) : std::next(it);
+    }
+    return {};
   }
   status log_commit(const std::string&) override { return {}; }
   status forget_commit(const std::string&) override { return {}; }

@@ -20,6 +20,14 @@ struct decision_log : reservation_journal {
   result<std::vector<reservation_row>> rows_of(const std::string&) override {
     return std::vector<reservation_row>{};
   }
+  result<std::uint64_t> last_serial(const std::string&) override { return std::uint64_t{0}; }
+  result<std::optional<reservation_row>> find(const std::string&) override {
+    return std::optional<reservation_row>();
+  }
+  result<std::vector<reservation_row>> finished_rows(const history_query&) override {
+    return std::vector<reservation_row>{};
+  }
+  status purge_finished(const std::string&, timestamp) override { return {}; }
   status log_commit(const std::string& txn) override {
     if (broken) return fail(errc::storage_failure, "disk full");
     decided.insert(txn);

@@ -58,7 +58,26 @@ struct simulated_service : ::testing::Test {
                         now);
   }
 
-  msg::reservation_info info(const std::string& id) { return svc->query({"alice", id}, now).info; }
+  /// The reservation as a client sees it: from the service, or once the service has
+  /// forgotten it (it ended), from the journal's history, as the node answers.
+  msg::reservation_info info(const std::string& id) {
+    auto q = svc->query({"alice", id}, now);
+    if (q.error.ok()) return q.info;
+    auto it = journal->rows.find(id);
+    if (it == journal->rows.end() || it->second.finished == 0) return q.info;
+    const auto& r = it->second;
+    msg::reservation_info out;
+    out.id = r.id;
+    out.cluster = r.cluster;
+    out.owner = r.owner;
+    out.start = r.start;
+    out.end = r.end;
+    out.np = r.np;
+    out.state = r.state;
+    out.cost = r.cost;
+    out.finished = r.finished;
+    return out;
+  }
 
   /// The LRMS's copy of a reservation (by arbroker's name for it).
   std::optional<lrms_reservation> in_lrms(const std::string& id) {

@@ -294,7 +294,13 @@ status validate(const msg::query_request& r) {
 }
 
 status validate(const msg::list_request& r) {
-  return check_user("list.user", r.user);
+  if (auto s = check_user("list.user", r.user); !s) return s;
+  if (r.limit < 0 || r.limit > bounds::max_history_page)
+    return bad(
+        errc::invalid_parameter, "list.limit",
+        std::to_string(r.limit) + " is not in 0.." + std::to_string(bounds::max_history_page));
+  // "<finished>:<id>" from a previous page (the node checks that it reads as one).
+  return check_text("list.before", r.before, bounds::max_id + 24, false);
 }
 
 status validate(const msg::bind_job_request& r) {

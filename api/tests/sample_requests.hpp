@@ -46,7 +46,7 @@ inline std::vector<request_body> valid_bodies() {
           msg::modify_request{"alice", "a/1", 1'800'000'000, 1'800'003'600, 4, true},
           msg::cancel_request{"alice", "a/1"},
           msg::query_request{"alice", "a/1"},
-          msg::list_request{"alice"},
+          msg::list_request{"alice", true, 50, "1800000000:a/7"},
           msg::bind_job_request{"alice", "a/1", "job", 4, 600, "sleep 1"},
           cluster_list_request{},
           status_request{{"a"}}};

@@ -192,6 +192,10 @@ TEST(validate, other_operations_reject_nonsense) {
             "cancel.reservation_id");
   EXPECT_EQ(first_field(msg::query_request{"alice", ""}), "query.reservation_id");
   EXPECT_EQ(first_field(msg::list_request{"a b"}), "list.user");
+  EXPECT_EQ(first_field(msg::list_request{"alice", true, -1, ""}), "list.limit");
+  EXPECT_EQ(first_field(msg::list_request{"alice", true, 1001, ""}), "list.limit");
+  EXPECT_EQ(first_field(msg::list_request{"alice", true, 1000, "1:a/1"}), "ok");
+  EXPECT_EQ(first_field(msg::list_request{"alice", true, 0, std::string(200, 'x')}), "list.before");
   EXPECT_EQ(first_field(msg::bind_job_request{"alice", "a/1", "j", 0, 60, ""}), "bind_job.np");
   // A commit's jobs, field by field, and how many.
   EXPECT_EQ(first_field(msg::commit_request{"alice", "a/1", {{"j", 1, 60, ""}, {"k", 0, 60, ""}}}),

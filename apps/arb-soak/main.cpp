@@ -4,10 +4,15 @@
 // connections reserve short reservations at `--rate` requests/s in all and cancel each one
 // granted at once (so the live set stays flat and only the history grows); a sampler reads the
 // node's RSS (/proc/PID/status) and times one `list` every `--sample` seconds. After `--warmup`, it
-// fits a line to RSS and compares list latency between the first and last third of the run. Exit 0
-// when the RSS slope and the latency growth are within the bounds and no request failed in
-// transport; 1 otherwise; 2 for bad options.
+// fits a line to RSS and compares list latency between the first and last third of the run; it
+// also times a page of history (`list --history`, 100 finished ones) at each sample, reports
+// the percentiles of the reserve and cancel round trips after the warm-up, and with --idle N
+// the node's CPU over N seconds once the load has stopped. Exit 0 when the RSS slope and the
+// latency growth are within the bounds and no request failed in transport; 1 otherwise; 2
+// for bad options.
 //   arb-soak --server 127.0.0.1:7400 --pid $(pidof arbd) --user alice --token ...
+
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
@@ -16,7 +21,9 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -38,13 +45,47 @@ struct options {
   double max_rss_slope = 4;       ///< MiB per minute
   double max_latency_growth = 2;  ///< last third's median list latency / first third's
   double latency_floor_ms = 2;    ///< growth below this many ms is noise, not a trend
+  double idle = 0;                ///< seconds to watch the node's CPU after the load
 };
 
 struct sample_point {
-  double t;        ///< seconds since the start
-  double rss_mib;  ///< the node's resident memory
-  double list_ms;  ///< one list call
+  double t;           ///< seconds since the start
+  double rss_mib;     ///< the node's resident memory
+  double list_ms;     ///< one list call
+  double history_ms;  ///< one page of history
 };
+
+/// CPU seconds the process has used (utime + stime of /proc/PID/stat); -1 if unreadable.
+double cpu_seconds(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto close = text.rfind(')');  // the command may contain spaces
+  if (close == std::string::npos) return -1;
+  std::istringstream rest(text.substr(close + 2));
+  std::string field;
+  unsigned long long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {  // fields 14 and 15 (1-based)
+    if (i == 14) utime = std::stoull(field);
+    if (i == 15) stime = std::stoull(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+/// The q-quantile (0..1) of sorted values.
+double quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const auto i = static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5);
+  return sorted[std::min(i, sorted.size() - 1)];
+}
+
+std::string percentiles(std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  char out[160];
+  std::snprintf(out, sizeof out, "p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms (n=%zu)",
+                quantile(ms, 0.5), quantile(ms, 0.99), quantile(ms, 0.999),
+                ms.empty() ? 0.0 : ms.back(), ms.size());
+  return out;
+}
 
 double rss_mib(int pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
@@ -124,6 +165,9 @@ int run(const options& o) {
   std::atomic<std::uint64_t> sent = 0, ok = 0, refused = 0, transport = 0, next = 0;
   std::mutex err_mu;
   std::string last_error;
+  const auto measured_from = start + std::chrono::duration<double>(o.warmup);
+  std::mutex lat_mu;
+  std::vector<double> reserve_ms, cancel_ms;  // round trips after the warm-up
 
   // Each connection sends at rate/connections, on its own schedule (a pace, not a sync).
   std::vector<std::thread> clients;
@@ -131,6 +175,10 @@ int run(const options& o) {
   for (int c = 0; c < o.connections; ++c)
     clients.emplace_back([&, c] {
       api::client cl(copts);
+      std::vector<double> mine_reserve, mine_cancel;
+      auto ms_since = [](clock::time_point t0) {
+        return std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+      };
       auto due = start + period * (static_cast<double>(c) / o.connections);
       while (clock::now() < stop_at) {
         std::this_thread::sleep_until(due);
@@ -145,7 +193,10 @@ int run(const options& o) {
         }
         const auto n = next++;
         ++sent;
+        const auto t0 = clock::now();
+        const bool measured = t0 >= measured_from;
         auto r = cl.call(reservation_request(o.user, n));
+        if (measured) mine_reserve.push_back(ms_since(t0));
         if (!r) {
           ++transport;
           std::lock_guard lock(err_mu);
@@ -161,8 +212,13 @@ int run(const options& o) {
         msg::cancel_request cancel;
         cancel.user = o.user;
         cancel.reservation_id = std::get<msg::elastic_reply>(r->body).reservation.id;
+        const auto t1 = clock::now();
         if (auto cr = cl.call(cancel); !cr) ++transport;
+        if (measured) mine_cancel.push_back(ms_since(t1));
       }
+      std::lock_guard lock(lat_mu);
+      reserve_ms.insert(reserve_ms.end(), mine_reserve.begin(), mine_reserve.end());
+      cancel_ms.insert(cancel_ms.end(), mine_cancel.begin(), mine_cancel.end());
     });
 
   std::vector<sample_point> samples;
@@ -178,12 +234,17 @@ int run(const options& o) {
     auto r = lister.call(l);
     const double ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
     const double t = std::chrono::duration<double>(t0 - start).count();
-    if (r && r->ok()) samples.push_back({t, rss_mib(o.pid), ms});
-    std::printf("t=%.0fs rss=%.1fMiB list=%.2fms sent=%llu ok=%llu refused=%llu transport=%llu\n",
-                t, rss_mib(o.pid), ms, static_cast<unsigned long long>(sent.load()),
-                static_cast<unsigned long long>(ok.load()),
-                static_cast<unsigned long long>(refused.load()),
-                static_cast<unsigned long long>(transport.load()));
+    l.history = true;  // the newest page of history, from the node's store
+    const auto h0 = clock::now();
+    auto h = lister.call(l);
+    const double hms = std::chrono::duration<double, std::milli>(clock::now() - h0).count();
+    if (r && r->ok() && h && h->ok()) samples.push_back({t, rss_mib(o.pid), ms, hms});
+    std::printf(
+        "t=%.0fs rss=%.1fMiB list=%.2fms history=%.2fms sent=%llu ok=%llu refused=%llu "
+        "transport=%llu\n",
+        t, rss_mib(o.pid), ms, hms, static_cast<unsigned long long>(sent.load()),
+        static_cast<unsigned long long>(ok.load()), static_cast<unsigned long long>(refused.load()),
+        static_cast<unsigned long long>(transport.load()));
     std::fflush(stdout);
   }
   for (auto& t : clients)
@@ -204,6 +265,11 @@ int run(const options& o) {
     last.push_back(steady[steady.size() - 1 - i].list_ms);
   }
   const double growth = median(last) / std::max(median(first), 0.001);
+  std::vector<double> first_h, last_h;
+  for (std::size_t i = 0; i < third; ++i) {
+    first_h.push_back(steady[i].history_ms);
+    last_h.push_back(steady[steady.size() - 1 - i].history_ms);
+  }
   const double elapsed = std::chrono::duration<double>(clock::now() - start).count();
   std::printf(
       "soak: %.0f s, %llu requests (%.0f/s), %llu reserved, %llu refused, %llu transport "
@@ -214,6 +280,17 @@ int run(const options& o) {
       static_cast<unsigned long long>(transport.load()), mib_per_min, o.max_rss_slope,
       steady.front().rss_mib, steady.back().rss_mib, median(first), median(last), growth,
       o.max_latency_growth);
+  std::printf("soak: a page of history median %.2f ms -> %.2f ms\n", median(first_h),
+              median(last_h));
+  std::printf("soak: reserve %s\n", percentiles(reserve_ms).c_str());
+  std::printf("soak: cancel %s\n", percentiles(cancel_ms).c_str());
+  if (o.idle > 0) {  // what the node burns once nobody asks anything
+    const double c0 = cpu_seconds(o.pid);
+    std::this_thread::sleep_for(std::chrono::duration<double>(o.idle));
+    const double c1 = cpu_seconds(o.pid);
+    std::printf("soak: idle CPU %.2f %% of a core over %.0f s after the load\n",
+                100 * (c1 - c0) / o.idle, o.idle);
+  }
   bool good = true;
   if (transport.load() > 0) {
     std::printf("FAIL: %llu transport errors (last: %s)\n",
@@ -258,6 +335,8 @@ int main(int argc, char** argv) {
   app.add_option("--latency-floor-ms", o.latency_floor_ms,
                  "latency growth smaller than this is ignored (sub-millisecond noise)")
       ->capture_default_str();
+  app.add_option("--idle", o.idle, "afterwards, seconds to measure the node's idle CPU (0: no)")
+      ->check(CLI::Range(0.0, 3600.0));
   CLI11_PARSE(app, argc, argv);
   return arbroker::run(o);
 }

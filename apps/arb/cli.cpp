@@ -419,7 +419,8 @@ result<api::request_body> build_request(const options& o, timestamp now) {
     msg::list_reply none;  // the view's options are checked before anything is sent
     if (auto ok = apply_list_view(o.list, now, none); !ok) return ok.err();
     if (auto ok = render_list(o.list, none); !ok) return ok.err();
-    return api::request_body{msg::list_request{user}};
+    return api::request_body{
+        msg::list_request{user, asks_for_history(o.list), o.list.limit, o.list.before}};
   }
   if (cmd == "modify") {
     msg::modify_request r{body_user(o), o.id, 0, 0, 0, !o.no_local_preference, false};
@@ -604,7 +605,13 @@ void define(CLI::App& app, options& o) {
                    "only this state (repeatable; default: live ones: accepted, committed, "
                    "change_requested, active)")
       ->allow_extra_args(false);
-  list->add_flag("--history", o.list.history, "also completed, cancelled, expired, ... ones");
+  list->add_flag("--history", o.list.history,
+                 "also completed, cancelled, expired, ... ones (a page of them, the most recently "
+                 "finished first)");
+  list->add_option("--limit", o.list.limit, "finished ones per page of history (default 100)")
+      ->check(CLI::Range(1, 1000));
+  list->add_option("--before", o.list.before,
+                   "the next page of history: the cursor the previous page named");
   list->add_option("--cluster", o.list.clusters, "only this cluster (repeatable)")
       ->allow_extra_args(false);
   list->add_option("--owner", o.list.owners, "only this owner's (repeatable; with --all)")
@@ -776,6 +783,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     (void)apply_list_view(o.list, clock(), *l);  // checked in build_request
     if (o.output == "table") {
       out << *render_list(o.list, *l);
+      if (!l->next.empty())
+        err << "more history: arb list --history --before '" << l->next << "'\n";
       return exit_code::ok;
     }
   }

@@ -30,6 +30,7 @@ bool less_by(const std::string& f, const msg::reservation_info& a, const msg::re
   if (f == "np") return a.np < b.np;
   if (f == "cost") return a.cost < b.cost;
   if (f == "expiry") return a.expiry < b.expiry;
+  if (f == "finished") return a.finished < b.finished;
   if (f == "state") return a.state < b.state;
   return reservation_field(a, f) < reservation_field(b, f);
 }
@@ -62,6 +63,7 @@ std::string reservation_field(const msg::reservation_info& r, const std::string&
   if (f == "cost") return number(r.cost);
   if (f == "expiry") return r.expiry > 0 ? when(r.expiry) : "-";
   if (f == "account") return r.account.empty() ? "-" : r.account;
+  if (f == "finished") return r.finished > 0 ? when(r.finished) : "-";
   return {};
 }
 
@@ -81,10 +83,20 @@ std::vector<std::string> list_header(const std::vector<std::string>& fields) {
 }
 
 const std::vector<std::string>& list_fields() {
-  static const std::vector<std::string> fields = {"id",   "cluster",  "owner",  "start",
-                                                  "end",  "duration", "np",     "state",
-                                                  "cost", "expiry",   "account"};
+  static const std::vector<std::string> fields = {"id",   "cluster",  "owner",   "start",
+                                                  "end",  "duration", "np",      "state",
+                                                  "cost", "expiry",   "account", "finished"};
   return fields;
+}
+
+bool asks_for_history(const list_view& v) {
+  if (v.history || !v.before.empty()) return true;
+  for (const auto& name : v.states)
+    for (int i = 0; i <= static_cast<int>(enum_bounds<reservation_state>::last); ++i)
+      if (to_string(static_cast<reservation_state>(i)) == name &&
+          is_terminal(static_cast<reservation_state>(i)))
+        return true;
+  return false;
 }
 
 status apply_list_view(const list_view& v, timestamp now, msg::list_reply& reply) {
@@ -116,7 +128,8 @@ status apply_list_view(const list_view& v, timestamp now, msg::list_reply& reply
   auto shown = [&](const msg::reservation_info& r) {
     if (!states.empty()) {
       if (std::find(states.begin(), states.end(), r.state) == states.end()) return false;
-    } else if (!v.history && (is_terminal(r.state) || r.state == reservation_state::requested)) {
+    } else if (!asks_for_history(v) &&
+               (is_terminal(r.state) || r.state == reservation_state::requested)) {
       return false;  // live ones by default: held, committed, being changed, running
     }
     if (!v.clusters.empty() &&

@@ -16,6 +16,8 @@ namespace arbroker::cli {
 struct list_view {
   std::vector<std::string> states;    ///< shown states; empty: live ones (or all, history)
   bool history = false;               ///< also finished, cancelled and expired ones
+  int limit = 0;                      ///< finished ones per page (0: the node's default)
+  std::string before;                 ///< the page of history after this cursor
   std::vector<std::string> clusters;  ///< empty: any
   std::vector<std::string> owners;    ///< empty: any
   std::string from, to;               ///< only reservations overlapping [from, to)
@@ -24,6 +26,10 @@ struct list_view {
   bool noheader = false;
   bool parsable = false;  ///< fields separated by '|', no padding (sacct --parsable2)
 };
+
+/// Whether the view needs finished reservations from the node (they live in its store):
+/// --history, --before, or a --state that only finished ones have.
+bool asks_for_history(const list_view& v);
 
 /// The fields --format and --sort know, in the default table's order.
 const std::vector<std::string>& list_fields();

@@ -69,6 +69,7 @@ json to_json(const msg::reservation_info& r) {
          {"np", r.np},       {"state", state_name(r.state)},
          {"cost", r.cost}};
   if (r.expiry > 0) j["expiry"] = r.expiry;
+  if (r.finished > 0) j["finished"] = r.finished;
   if (!r.account.empty()) j["account"] = r.account;
   if (r.deadline != 0) {  // movable: it runs within [earliest, deadline]
     j["earliest"] = r.earliest;
@@ -306,7 +307,9 @@ struct body_renderer {
   }
   json data(const msg::ack_reply&) const { return json::object(); }
   json data(const msg::list_reply& r) const {
-    return json{{"reservations", to_json(r.reservations)}};
+    json out{{"reservations", to_json(r.reservations)}};
+    if (!r.next.empty()) out["next"] = r.next;  // more history: arb list --history --before
+    return out;
   }
   json data(const msg::bind_job_reply& r) const { return json{{"job_id", r.job_id}}; }
   json data(const msg::coallocate_reply& r) const { return json{{"jobs", r.jobs}}; }

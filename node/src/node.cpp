@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "arbroker/actors/broker.hpp"
 #include "arbroker/actors/cluster_service_actor.hpp"
@@ -22,6 +23,7 @@
 #include "arbroker/store/recovery_plan.hpp"
 #include "arbroker/store/sqlite_journal.hpp"
 #include "gateway.hpp"
+#include "history.hpp"
 
 namespace arbroker {
 namespace {
@@ -102,6 +104,8 @@ struct node::impl {
   std::optional<directory_lock> lock;
   std::shared_ptr<reservation_journal> journal;
   std::shared_ptr<grid_job_journal> grid_journal;  // the same store
+  /// Reads the store's history of finished reservations (null without a store).
+  std::unique_ptr<detail::history_reader> history;
   node_recovery recovered;
   std::vector<msg::cluster_info> infos;
   std::unique_ptr<engine_config> sys_cfg;
@@ -151,6 +155,29 @@ struct node::impl {
                                      errc::unreachable, "engine: " + self->system().render(e)));
                                });
                    }});
+  }
+
+  // A callback for the engine's reply to a request on reservation `id`: when the engine
+  // knows no such reservation but the store has it as finished (and `user` may see it),
+  // `explain` says so in the reply; otherwise the reply as it is.
+  template <class Reply, class Explain>
+  callback<Reply> unless_finished(std::string id, std::string user, callback<Reply> done,
+                                  Explain explain) {
+    return [this, id = std::move(id), user = std::move(user), done = std::move(done),
+            explain](Reply rep) mutable {
+      if (!history || rep.error.ok() || rep.error.err() != errc::not_found || !enter())
+        return done(std::move(rep));
+      history->finished(id, user,
+                        [this, rep = std::move(rep), done = std::move(done),
+                         explain](result<std::optional<reservation_row>> row) mutable {
+                          if (!row)
+                            rep.error = msg::to_wire(row.err());
+                          else if (*row)
+                            explain(rep, **row);
+                          done(std::move(rep));
+                          leave();
+                        });
+    };
   }
 
   // Asks several actors the same question and answers with all replies, in order.
@@ -210,6 +237,7 @@ struct node::impl {
     std::shared_ptr<sqlite_journal> store(std::move(*j));
     journal = store;
     grid_journal = store;
+    history = std::make_unique<detail::history_reader>(journal);
     return {};
   }
 
@@ -252,7 +280,9 @@ struct node::impl {
       sc.cost = c.cost;
       sc.refresh = c.refresh;
       sc.max_hold = c.max_hold;
-      sc.retention = c.retention;
+      // With a store the history is there (the service forgets at once); without one it is
+      // in memory, for an hour at most, so that memory does not grow with a long retention.
+      sc.retention = journal ? c.retention : std::min<duration>(c.retention, seconds_per_hour);
       sc.info.max_hold = c.max_hold;  // published: the broker sends no longer hold there
       sc.esr_static_h = c.esr_static_h;
       sc.history_delta = c.esr_history_interval;
@@ -394,23 +424,102 @@ void node::coreserve(msg::coreservation_request r, callback<msg::coreservation_r
   if (!c) return done(msg::error_reply<msg::coreservation_reply>(c.err()));
   impl_->ask(impl_->broker, std::move(*c), std::move(done));
 }
+namespace {
+
+/// "reservation 'berlin/4' is cancelled: nothing to cancel", as a service says it of a
+/// reservation it still has.
+msg::wire_error ended(const reservation_row& row, const std::string& what) {
+  return msg::wire(errc::illegal_transition, "reservation '" + row.id + "' is " +
+                                                 std::string(to_string(row.state)) + ": " + what);
+}
+
+/// For a reply that shows the reservation: it as the store has it, and why `what` fails.
+auto shown_as_ended(std::string what) {
+  return [what = std::move(what)](msg::query_reply& out, const reservation_row& row) {
+    out.info = detail::info_of(row);
+    out.error = ended(row, what);
+  };
+}
+
+}  // namespace
+
 void node::commit(msg::commit_request r, callback<msg::query_reply> done) {
-  impl_->ask(impl_->broker, std::move(r), std::move(done));
+  auto id = r.reservation_id, user = r.user;
+  impl_->ask(impl_->broker, std::move(r),
+             impl_->unless_finished<msg::query_reply>(
+                 std::move(id), std::move(user), std::move(done), shown_as_ended("cannot commit")));
 }
 void node::cancel(msg::cancel_request r, callback<msg::ack_reply> done) {
-  impl_->ask(impl_->broker, std::move(r), std::move(done));
+  auto id = r.reservation_id, user = r.user;
+  impl_->ask(impl_->broker, std::move(r),
+             impl_->unless_finished<msg::ack_reply>(
+                 std::move(id), std::move(user), std::move(done),
+                 [](msg::ack_reply& out, const reservation_row& row) {
+                   out.error =
+                       ended(row, row.state == reservation_state::cancelled ? "nothing to cancel"
+                                                                            : "cannot cancel");
+                 }));
 }
 void node::modify(msg::modify_request r, callback<msg::query_reply> done) {
-  impl_->ask(impl_->broker, std::move(r), std::move(done));
+  auto id = r.reservation_id, user = r.user;
+  impl_->ask(impl_->broker, std::move(r),
+             impl_->unless_finished<msg::query_reply>(
+                 std::move(id), std::move(user), std::move(done),
+                 shown_as_ended("only a committed reservation that has not started can change")));
 }
 void node::query(msg::query_request r, callback<msg::query_reply> done) {
-  impl_->ask(impl_->broker, std::move(r), std::move(done));
+  auto id = r.reservation_id, user = r.user;
+  impl_->ask(impl_->broker, std::move(r),
+             impl_->unless_finished<msg::query_reply>(
+                 std::move(id), std::move(user), std::move(done),
+                 [](msg::query_reply& out, const reservation_row& row) {
+                   out = msg::query_reply{detail::info_of(row), {}, {}};
+                 }));
 }
 void node::list(msg::list_request r, callback<msg::list_reply> done) {
-  impl_->ask(impl_->broker, std::move(r), std::move(done));
+  if (!r.history || !impl_->history)
+    return impl_->ask(impl_->broker, std::move(r), std::move(done));
+  auto add_page = [impl = impl_.get()](msg::list_reply rep, const msg::list_request& req,
+                                       callback<msg::list_reply> reply) {
+    if (!impl->enter()) return reply(std::move(rep));
+    impl->history->page(req,
+                        [impl, rep = std::move(rep), reply = std::move(reply)](auto page) mutable {
+                          if (!page) {
+                            rep.error = msg::to_wire(page.err());
+                          } else {
+                            // One that finished while the page was read may be in both: the live
+                            // one stays.
+                            std::set<std::string> live;
+                            for (const auto& x : rep.reservations)
+                              live.insert(x.id);
+                            for (const auto& row : page->first)
+                              if (!live.count(row.id))
+                                rep.reservations.push_back(detail::info_of(row));
+                            rep.next = std::move(page->second);
+                          }
+                          reply(std::move(rep));
+                          impl->leave();
+                        });
+  };
+  // Later pages are history only; the first has the live ones before it.
+  if (!r.before.empty()) return add_page({}, r, std::move(done));
+  auto live = r;
+  live.history = false;  // the services keep no history when the store does
+  impl_->ask(
+      impl_->broker, std::move(live),
+      callback<msg::list_reply>([add_page, r, done = std::move(done)](msg::list_reply rep) mutable {
+        if (!rep.error.ok()) return done(std::move(rep));
+        add_page(std::move(rep), r, std::move(done));
+      }));
 }
 void node::bind_job(msg::bind_job_request r, callback<msg::bind_job_reply> done) {
-  impl_->ask(impl_->broker, std::move(r), std::move(done));
+  auto id = r.reservation_id, user = r.user;
+  impl_->ask(impl_->broker, std::move(r),
+             impl_->unless_finished<msg::bind_job_reply>(
+                 std::move(id), std::move(user), std::move(done),
+                 [](msg::bind_job_reply& out, const reservation_row& row) {
+                   out.error = ended(row, "jobs bind to committed reservations");
+                 }));
 }
 void node::coallocate(msg::coallocate_request r, callback<msg::coallocate_reply> done) {
   impl_->ask(impl_->broker, std::move(r), std::move(done));

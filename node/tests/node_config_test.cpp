@@ -106,7 +106,7 @@ TEST(node_config, ReadsEveryKey) {
   EXPECT_EQ(b.esr_static_h, 4 * 3600);
   EXPECT_EQ(b.esr_history_interval, 1800);
   EXPECT_EQ(b.retention, 600);
-  EXPECT_EQ(cfg->clusters[1].retention, 3600);  // the default
+  EXPECT_EQ(cfg->clusters[1].retention, 30 * 86400);  // the default: 30 days of history
   EXPECT_DOUBLE_EQ(b.acc_r, 0.5);
   EXPECT_DOUBLE_EQ(b.acc_w, 0.25);
   EXPECT_EQ(b.info.max_walltime, 2 * 86400);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 
 #include "arbroker/actors/engine.hpp"
 #include "arbroker/store/sqlite_journal.hpp"
@@ -160,6 +161,87 @@ TEST_F(node_test, CommittedReservationsSurviveARestartUnderTheirIds) {
   ASSERT_TRUE(c.error.ok());
   for (const auto& b : before)
     EXPECT_NE(c.reservation.id, b.id);
+}
+
+// Finished reservations leave the engine's memory at once and live in the store's history:
+// pages of `list --history`, and requests that name one get the answer they got while it
+// was in memory (the same owner rule, the same errors).
+TEST_F(node_test, FinishedReservationsAreReadFromTheStoresHistory) {
+  std::vector<std::string> ids;
+  {
+    auto n = start(config());
+    ASSERT_TRUE(n);
+    for (int i = 0; i < 3; ++i) {
+      auto rep = n->elastic(elastic("alice", 8, 3600 * (i + 1)));
+      ASSERT_TRUE(rep.error.ok()) << rep.error.message;
+      ids.push_back(rep.reservation.id);
+    }
+    ASSERT_TRUE(n->cancel({"alice", ids[0]}).error.ok());
+    ASSERT_TRUE(n->cancel({"alice", ids[2]}).error.ok());
+
+    auto live = n->list({"alice"});
+    ASSERT_EQ(live.reservations.size(), 1u);  // live ones only, unless history is asked for
+    EXPECT_EQ(live.reservations[0].id, ids[1]);
+    EXPECT_TRUE(live.next.empty());
+
+    // Pages of one: the live one and the latest finished, then the other finished one.
+    std::set<std::string> seen;
+    auto page = n->list({"alice", true, 1, ""});
+    ASSERT_TRUE(page.error.ok()) << page.error.message;
+    ASSERT_EQ(page.reservations.size(), 2u);
+    EXPECT_EQ(page.reservations[0].id, ids[1]);
+    EXPECT_EQ(page.reservations[1].state, reservation_state::cancelled);
+    EXPECT_GT(page.reservations[1].finished, 0);
+    ASSERT_FALSE(page.next.empty());
+    seen.insert(page.reservations[1].id);
+    while (!page.next.empty()) {
+      page = n->list({"alice", true, 1, page.next});
+      ASSERT_TRUE(page.error.ok()) << page.error.message;
+      for (const auto& r : page.reservations) {
+        EXPECT_EQ(r.state, reservation_state::cancelled) << r.id;
+        EXPECT_TRUE(seen.insert(r.id).second) << r.id << " on two pages";
+      }
+    }
+    EXPECT_EQ(seen, (std::set<std::string>{ids[0], ids[2]}));
+    EXPECT_TRUE(n->list({"bob", true, 0, ""}).reservations.empty());
+    EXPECT_EQ(n->list({"", true, 0, ""}).reservations.size(), 3u);  // an admin: everyone's
+    EXPECT_EQ(n->list({"alice", true, 0, "yesterday"}).error.code,
+              static_cast<std::uint8_t>(errc::invalid_parameter));
+
+    // One that ended is shown, and cannot be cancelled, changed or committed again.
+    auto shown = n->query({"alice", ids[0]});
+    ASSERT_TRUE(shown.error.ok()) << shown.error.message;
+    EXPECT_EQ(shown.info.state, reservation_state::cancelled);
+    EXPECT_EQ(shown.info.owner, "alice");
+    auto again = n->cancel({"alice", ids[0]});
+    EXPECT_EQ(again.error.code, static_cast<std::uint8_t>(errc::illegal_transition));
+    EXPECT_NE(again.error.message.find("nothing to cancel"), std::string::npos)
+        << again.error.message;
+    msg::modify_request m;
+    m.user = "alice";
+    m.reservation_id = ids[0];
+    m.start = now + 7200;
+    EXPECT_EQ(n->modify(m).error.code, static_cast<std::uint8_t>(errc::illegal_transition));
+    // Another user's finished reservation looks exactly like a missing one; an admin's not.
+    EXPECT_EQ(n->query({"bob", ids[0]}).error.code, static_cast<std::uint8_t>(errc::not_found));
+    EXPECT_EQ(n->cancel({"bob", ids[0]}).error.code, static_cast<std::uint8_t>(errc::not_found));
+    EXPECT_TRUE(n->query({"", ids[0]}).error.ok());
+    EXPECT_EQ(n->query({"alice", "berlin/999"}).error.code,
+              static_cast<std::uint8_t>(errc::not_found));
+    // The newest id is a finished one: a restart must not give it again.
+    auto last = n->elastic(elastic("alice", 8));
+    ASSERT_TRUE(last.error.ok());
+    ASSERT_TRUE(n->cancel({"alice", last.reservation.id}).error.ok());
+    ids.push_back(last.reservation.id);
+  }
+  auto n = start(config());
+  ASSERT_TRUE(n);
+  EXPECT_EQ(n->recovery().clusters.recreated, 1);  // only the live one is recovered
+  auto fresh = n->elastic(elastic("alice", 8));
+  ASSERT_TRUE(fresh.error.ok());
+  for (const auto& id : ids)
+    EXPECT_NE(fresh.reservation.id, id);
+  EXPECT_EQ(n->query({"alice", ids[2]}).info.state, reservation_state::cancelled);
 }
 
 // What a crash in the middle of co-reservations leaves in the store, settled on restart:

@@ -2,11 +2,14 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+
 namespace arbroker {
 namespace {
 
 // Bumped whenever the tables change; open() refuses a database from a newer build.
-constexpr int schema_version = 4;  // 2: grid_jobs; 3: reservations.account; 4: laxity window
+// 2: grid_jobs; 3: reservations.account; 4: laxity window; 5: reservations.finished (history)
+constexpr int schema_version = 5;
 
 constexpr const char* schema = R"sql(
 CREATE TABLE IF NOT EXISTS reservations (
@@ -25,7 +28,8 @@ CREATE TABLE IF NOT EXISTS reservations (
   cost REAL NOT NULL,
   account TEXT NOT NULL DEFAULT '',
   earliest INTEGER NOT NULL DEFAULT 0,
-  deadline INTEGER NOT NULL DEFAULT 0
+  deadline INTEGER NOT NULL DEFAULT 0,
+  finished INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS reservations_by_cluster ON reservations(cluster, seq);
 CREATE TABLE IF NOT EXISTS commit_decisions (txn TEXT PRIMARY KEY);
@@ -71,6 +75,11 @@ struct sqlite_journal::statements {
   sqlite3_stmt* save = nullptr;
   sqlite3_stmt* forget = nullptr;
   sqlite3_stmt* rows_of = nullptr;
+  sqlite3_stmt* last_serial = nullptr;
+  sqlite3_stmt* find = nullptr;
+  sqlite3_stmt* history_of = nullptr;
+  sqlite3_stmt* history_all = nullptr;
+  sqlite3_stmt* purge = nullptr;
   sqlite3_stmt* log_commit = nullptr;
   sqlite3_stmt* forget_commit = nullptr;
   sqlite3_stmt* commits = nullptr;
@@ -81,8 +90,9 @@ struct sqlite_journal::statements {
   sqlite3_stmt* rollback = nullptr;
 
   ~statements() {
-    for (auto* s : {save, forget, rows_of, log_commit, forget_commit, commits, save_grid_job,
-                    grid_jobs, begin, commit, rollback})
+    for (auto* s :
+         {save, forget, rows_of, last_serial, find, history_of, history_all, purge, log_commit,
+          forget_commit, commits, save_grid_job, grid_jobs, begin, commit, rollback})
       sqlite3_finalize(s);
   }
 };
@@ -145,22 +155,59 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
         !ok)
       return ok.err();
   }
+  // Before schema 5 a finished reservation had no end time of its own and stayed in memory:
+  // those that ended are history from their end on.
+  if (version > 0 && version < 5) {
+    if (auto ok = exec("ALTER TABLE reservations ADD COLUMN finished INTEGER NOT NULL DEFAULT 0",
+                       "cannot add reservations.finished");
+        !ok)
+      return ok.err();
+    std::string terminal;
+    for (int n = 0; n <= static_cast<int>(reservation_state::expired); ++n)
+      if (is_terminal(static_cast<reservation_state>(n)))
+        terminal += (terminal.empty() ? "" : ", ") + std::to_string(n);
+    const std::string mark =
+        "UPDATE reservations SET finished = MAX(\"end\", 1) WHERE state IN (" + terminal + ")";
+    if (auto ok = exec(mark.c_str(), "cannot mark finished reservations"); !ok) return ok.err();
+  }
+  // Live rows of a cluster (recovery), a user's and everyone's history by end time.
+  if (auto ok = exec("CREATE INDEX IF NOT EXISTS reservations_live ON reservations(cluster, "
+                     "finished, seq); CREATE INDEX IF NOT EXISTS reservations_history ON "
+                     "reservations(owner, finished); CREATE INDEX IF NOT EXISTS "
+                     "reservations_finished ON reservations(finished)",
+                     "cannot create indexes");
+      !ok)
+    return ok.err();
   if (auto ok = exec(("PRAGMA user_version=" + std::to_string(schema_version)).c_str(),
                      "cannot set schema version");
       !ok)
     return ok.err();
 
   auto& s = *j->st_;
-  const std::pair<sqlite3_stmt**, const char*> stmts[] = {
+  // The columns of a reservation_row, in read_rows' order.
+  const std::string row_columns =
+      "SELECT id, cluster, owner, txn, lrms_id, start, \"end\", np, state, expiry, "
+      "admitted_after, cost, account, earliest, deadline, finished FROM reservations ";
+  const std::pair<sqlite3_stmt**, std::string> stmts[] = {
       {&s.save,
        "INSERT OR REPLACE INTO reservations (id, cluster, seq, owner, txn, lrms_id, start, "
-       "\"end\", np, state, expiry, admitted_after, cost, account, earliest, deadline) VALUES "
-       "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"},
+       "\"end\", np, state, expiry, admitted_after, cost, account, earliest, deadline, "
+       "finished) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+       "?16, ?17)"},
       {&s.forget, "DELETE FROM reservations WHERE id = ?1"},
-      {&s.rows_of,
-       "SELECT id, cluster, owner, txn, lrms_id, start, \"end\", np, state, expiry, "
-       "admitted_after, cost, account, earliest, deadline FROM reservations WHERE cluster = ?1 "
-       "ORDER BY seq"},
+      {&s.rows_of, row_columns + "WHERE cluster = ?1 AND finished = 0 ORDER BY seq"},
+      {&s.last_serial, "SELECT COALESCE(MAX(seq), 0) FROM reservations WHERE cluster = ?1"},
+      {&s.find, row_columns + "WHERE id = ?1"},
+      // Keyset pages, newest end first: (finished, id) below the cursor ?2, ?3 (0: none).
+      {&s.history_of, row_columns +
+                          "WHERE owner = ?1 AND finished > 0 AND (?2 = 0 OR finished < ?2 OR "
+                          "(finished = ?2 AND id < ?3)) ORDER BY finished DESC, id DESC LIMIT ?4"},
+      {&s.history_all, row_columns +
+                           "WHERE finished > 0 AND (?2 = 0 OR finished < ?2 OR (finished = ?2 AND "
+                           "id < ?3)) ORDER BY finished DESC, id DESC LIMIT ?4"},
+      {&s.purge,
+       "DELETE FROM reservations WHERE cluster = ?1 AND finished > 0 AND finished < ?2 AND "
+       "seq < (SELECT MAX(seq) FROM reservations WHERE cluster = ?1)"},
       {&s.log_commit, "INSERT OR IGNORE INTO commit_decisions (txn) VALUES (?1)"},
       {&s.forget_commit, "DELETE FROM commit_decisions WHERE txn = ?1"},
       {&s.commits, "SELECT txn FROM commit_decisions ORDER BY txn"},
@@ -174,7 +221,8 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
       {&s.rollback, "ROLLBACK"},
   };
   for (const auto& [slot, sql] : stmts) {
-    if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, slot, nullptr) != SQLITE_OK)
+    if (sqlite3_prepare_v3(db, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, slot, nullptr) !=
+        SQLITE_OK)
       return sql_error(db, path, "cannot prepare statement");
   }
   return j;
@@ -387,6 +435,7 @@ result<write_ticket> sqlite_journal::save_pipelined(const reservation_row& row) 
     bind_text(st, 14, r.account);
     sqlite3_bind_int64(st, 15, r.earliest);
     sqlite3_bind_int64(st, 16, r.deadline);
+    sqlite3_bind_int64(st, 17, r.finished);
     return run(st, "cannot save reservation", r.id);
   });
 }
@@ -398,11 +447,7 @@ status sqlite_journal::forget(const std::string& id) {
   });
 }
 
-result<std::vector<reservation_row>> sqlite_journal::rows_of(const std::string& cluster) {
-  if (auto ok = flush(); !ok) return ok.err();  // what was written before is read
-  std::lock_guard lock{db_mu_};
-  auto* st = st_->rows_of;
-  bind_text(st, 1, cluster);
+result<std::vector<reservation_row>> sqlite_journal::read_rows(sqlite3_stmt* st) {
   std::vector<reservation_row> out;
   int rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -422,6 +467,7 @@ result<std::vector<reservation_row>> sqlite_journal::rows_of(const std::string& 
     r.account = column_text(st, 12);
     r.earliest = sqlite3_column_int64(st, 13);
     r.deadline = sqlite3_column_int64(st, 14);
+    r.finished = sqlite3_column_int64(st, 15);
     if (state < 0 || state > static_cast<int>(reservation_state::expired)) {
       sqlite3_reset(st);
       sqlite3_clear_bindings(st);
@@ -435,6 +481,55 @@ result<std::vector<reservation_row>> sqlite_journal::rows_of(const std::string& 
   sqlite3_clear_bindings(st);
   if (rc != SQLITE_DONE) return sql_error(db_, path_, "cannot read reservations");
   return out;
+}
+
+result<std::vector<reservation_row>> sqlite_journal::rows_of(const std::string& cluster) {
+  if (auto ok = flush(); !ok) return ok.err();  // what was written before is read
+  std::lock_guard lock{db_mu_};
+  bind_text(st_->rows_of, 1, cluster);
+  return read_rows(st_->rows_of);
+}
+
+result<std::uint64_t> sqlite_journal::last_serial(const std::string& cluster) {
+  if (auto ok = flush(); !ok) return ok.err();
+  std::lock_guard lock{db_mu_};
+  auto* st = st_->last_serial;
+  bind_text(st, 1, cluster);
+  const int rc = sqlite3_step(st);
+  const auto n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  if (rc != SQLITE_ROW) return sql_error(db_, path_, "cannot read the last reservation id");
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(n, 0));
+}
+
+result<std::optional<reservation_row>> sqlite_journal::find(const std::string& id) {
+  if (auto ok = flush(); !ok) return ok.err();
+  std::lock_guard lock{db_mu_};
+  bind_text(st_->find, 1, id);
+  auto rows = read_rows(st_->find);
+  if (!rows) return rows.err();
+  if (rows->empty()) return std::optional<reservation_row>();
+  return std::optional<reservation_row>(std::move(rows->front()));
+}
+
+result<std::vector<reservation_row>> sqlite_journal::finished_rows(const history_query& q) {
+  if (auto ok = flush(); !ok) return ok.err();
+  std::lock_guard lock{db_mu_};
+  auto* st = q.owner.empty() ? st_->history_all : st_->history_of;
+  if (!q.owner.empty()) bind_text(st, 1, q.owner);
+  sqlite3_bind_int64(st, 2, q.before);
+  bind_text(st, 3, q.before_id);
+  sqlite3_bind_int64(st, 4, static_cast<std::int64_t>(q.limit));
+  return read_rows(st);
+}
+
+status sqlite_journal::purge_finished(const std::string& cluster, timestamp before) {
+  return write_later([this, cluster, before] {
+    bind_text(st_->purge, 1, cluster);
+    sqlite3_bind_int64(st_->purge, 2, before);
+    return run(st_->purge, "cannot purge finished reservations of", cluster);
+  });
 }
 
 status sqlite_journal::log_commit(const std::string& txn) {

@@ -157,6 +157,8 @@ TEST_F(sqlite_journal_test, AStoreOfSchemaTwoIsUpgradedInPlace) {
       "INTEGER NOT NULL, admitted_after INTEGER NOT NULL, cost REAL NOT NULL);"
       "INSERT INTO reservations VALUES ('berlin/1', 'berlin', 1, 'alice', 't-berlin/1', "
       "'arb-1', 1000, 4600, 8, 3, 0, 900, 12.5);"
+      "INSERT INTO reservations VALUES ('berlin/3', 'berlin', 3, 'alice', 't-berlin/3', "
+      "'arb-3', 1000, 4600, 8, 6, 0, 900, 12.5);"  // cancelled (6)
       "PRAGMA user_version=2;";
   ASSERT_EQ(sqlite3_exec(raw, v2, nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(raw);
@@ -169,9 +171,75 @@ TEST_F(sqlite_journal_test, AStoreOfSchemaTwoIsUpgradedInPlace) {
   old.account = "";
   old.earliest = old.deadline = 0;
   EXPECT_EQ((*rows)[0], old);
+  // Schema 5: the cancelled one is history from its end on, no longer recovered.
+  auto cancelled = (*j)->find("berlin/3");
+  ASSERT_TRUE(cancelled && *cancelled);
+  EXPECT_EQ((*cancelled)->finished, 4600);
+  EXPECT_EQ(*(*j)->last_serial("berlin"), 3u);
   ASSERT_TRUE((*j)->save(row("berlin/2")));
   EXPECT_EQ((*j)->rows_of("berlin")->back().account, "physics");
   EXPECT_EQ((*j)->rows_of("berlin")->back().deadline, 9000);
+}
+
+// Finished rows are history: not recovered, read by pages (newest end first, keyset cursor),
+// by owner or everyone's, found by id, and purged past a time except the last id given.
+TEST_F(sqlite_journal_test, FinishedRowsAreHistoryReadByPagesAndPurgedByTime) {
+  auto j = sqlite_journal::open(db());
+  ASSERT_TRUE(j) << j.err().message;
+  for (int n = 1; n <= 7; ++n) {
+    auto r = row("berlin/" + std::to_string(n),
+                 n <= 5 ? reservation_state::completed : reservation_state::committed);
+    r.owner = n % 2 ? "alice" : "bob";
+    r.finished = n <= 5 ? 5000 + (n >= 3 ? 100 : 0) : 0;  // 1,2 at 5000; 3,4,5 at 5100
+    ASSERT_TRUE((*j)->save(r));
+  }
+  auto live = (*j)->rows_of("berlin");
+  ASSERT_TRUE(live);
+  ASSERT_EQ(live->size(), 2u);  // 6 and 7
+  EXPECT_EQ(live->front().id, "berlin/6");
+
+  history_query q;
+  q.limit = 2;
+  auto p1 = (*j)->finished_rows(q);
+  ASSERT_TRUE(p1) << p1.err().message;
+  ASSERT_EQ(p1->size(), 2u);
+  EXPECT_EQ((*p1)[0].id, "berlin/5");  // latest end first, then id (as text) descending
+  EXPECT_EQ((*p1)[1].id, "berlin/4");
+  q.before = p1->back().finished;
+  q.before_id = p1->back().id;
+  auto p2 = (*j)->finished_rows(q);
+  ASSERT_EQ(p2->size(), 2u);
+  EXPECT_EQ((*p2)[0].id, "berlin/3");
+  EXPECT_EQ((*p2)[1].id, "berlin/2");  // across the change of end time
+  q.before = p2->back().finished;
+  q.before_id = p2->back().id;
+  auto p3 = (*j)->finished_rows(q);
+  ASSERT_EQ(p3->size(), 1u);
+  EXPECT_EQ((*p3)[0].id, "berlin/1");
+
+  history_query bobs;
+  bobs.owner = "bob";
+  auto b = (*j)->finished_rows(bobs);
+  ASSERT_EQ(b->size(), 2u);  // 4 and 2; 6 is bob's but live
+  EXPECT_EQ((*b)[0].id, "berlin/4");
+
+  EXPECT_EQ((*(*j)->find("berlin/6"))->finished, 0);
+  EXPECT_FALSE(*(*j)->find("berlin/404"));
+
+  ASSERT_TRUE((*j)->purge_finished("berlin", 5100));  // 1 and 2 ended before 5100
+  EXPECT_FALSE(*(*j)->find("berlin/1"));
+  EXPECT_FALSE(*(*j)->find("berlin/2"));
+  EXPECT_TRUE(*(*j)->find("berlin/3"));
+  // Everything finished: all but the row of the last id go, so ids are never given again.
+  auto last = row("berlin/8", reservation_state::cancelled);
+  last.finished = 5200;
+  ASSERT_TRUE((*j)->save(last));
+  ASSERT_TRUE((*j)->purge_finished("berlin", 1'000'000));
+  EXPECT_FALSE(*(*j)->find("berlin/5"));
+  EXPECT_TRUE(*(*j)->find("berlin/8"));
+  EXPECT_EQ(*(*j)->last_serial("berlin"), 8u);
+  EXPECT_EQ(*(*j)->last_serial("potsdam"), 0u);
+  EXPECT_EQ((*j)->rows_of("berlin")->size(), 2u);  // the live ones stay
 }
 
 TEST_F(sqlite_journal_test, OpenRefusesASchemaFromANewerBuild) {

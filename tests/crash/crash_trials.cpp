@@ -308,9 +308,16 @@ std::vector<std::string> audit(std::uint16_t port, ledger& led, const std::strin
   }
   std::vector<std::string> bad = std::move(grid_bad);
 
-  auto listed = admin.call(msg::list_request{""});
-  if (!listed || !listed->ok()) return {"list failed"};
-  const auto& all = std::get<msg::list_reply>(listed->body).reservations;
+  // Every reservation, live or finished: the history comes from the store, by pages.
+  std::vector<msg::reservation_info> all;
+  for (msg::list_request page{"", true, 1000, ""};;) {
+    auto listed = admin.call(page);
+    if (!listed || !listed->ok()) return {"list failed"};
+    auto& got = std::get<msg::list_reply>(listed->body);
+    all.insert(all.end(), got.reservations.begin(), got.reservations.end());
+    if (got.next.empty()) break;
+    page.before = got.next;
+  }
   std::map<std::string, msg::reservation_info> by_id;
   for (const auto& r : all)
     if (!by_id.emplace(r.id, r).second) bad.push_back("id listed twice: " + r.id);

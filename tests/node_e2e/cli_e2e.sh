@@ -144,6 +144,16 @@ check "list shows live ones only" 0 "$arb" list --noheader --format id,state
 contains "$out" "$id" && fail "a cancelled one in the default list: $out" || pass "the cancelled one is not live"
 check "list --history, parsable" 0 "$arb" list --history --noheader --parsable --format id,state
 contains "$out" "$id|cancelled" || fail "history shows $id cancelled: $out"
+# History comes in pages from the store, the most recently finished first.
+check "list --history by pages of one" 0 "$arb" list --history --limit 1 --noheader --parsable --format id,state
+first_page=$out
+cursor=$(sed -n "s/^more history: arb list --history --before '\(.*\)'$/\1/p" "$work/stderr")
+[ -n "$cursor" ] && pass "a full page names the next one" || fail "no next page: $(cat "$work/stderr")"
+check "the next page of history" 0 "$arb" list --before "$cursor" --limit 1 --noheader --parsable --format id,state
+last_finished=$(grep -v '|committed\||accepted\||active' <<<"$first_page" | head -n1)
+[ -n "$last_finished" ] && ! contains "$out" "$last_finished" && pass "the next page goes on from the first" \
+  || fail "page 2 repeats page 1 ($last_finished): $out"
+check "a cursor that is no cursor is refused" 5 "$arb" list --history --before yesterday
 check "a list option that does not parse is a usage error" 2 "$arb" list --sort size
 check "cancel it twice is refused" 5 "$arb" cancel "$id"
 contains "$(cat "$work/stderr")" "nothing to cancel" || fail "says why: $(cat "$work/stderr")"

@@ -4,24 +4,13 @@
 # node's RSS must not grow by more than 4 MiB/min (a least-squares slope over 3 s samples) and
 # the median latency of `list` in the last third must stay within twice the first third's
 # (or within 2 ms of it: below that it is noise).
-# The cluster's retention is 0 s: finished reservations leave memory (and the store) at once.
+# The cluster keeps its default retention (30 days of history): finished reservations leave
+# memory at once and stay in the store, so the history grows on disk, never in memory.
 # Usage: soak.sh ARBD ARB_SOAK WORKDIR
 set -u
 arbd=$1 soak=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
-cat >"$work/node.toml" <<'TOML'
-[node]
-name = "soak"
-allow_plaintext = true  # loopback only
-[[user]]
-name = "alice"
-token = "alice-secret"
-[[cluster]]
-name = "c1"
-cpus = 256
-retention = "0s"
-TOML
-coproc ARBD { exec "$arbd" --config "$work/node.toml" --data-dir "$work/data" --listen 127.0.0.1:0 \
+coproc ARBD { exec "$arbd" --config "$(dirname "$0")/node.toml" --data-dir "$work/data" --listen 127.0.0.1:0 \
   --metrics "" --log-level warn 2>>"$work/arbd.log"; }
 read -r word port _ <&"${ARBD[0]}"
 [ "${word:-}" = ready ] || { echo "FAIL - arbd did not start: $(cat "$work/arbd.log")"; exit 1; }

@@ -32,9 +32,11 @@ namespace arbroker {
 struct cluster_service_config {
   msg::cluster_info info;  ///< name, CPUs, power, reservable sizes, ...
   cost_model cost = *cost_model::create(1.0, 3600, {}, 0);
-  duration refresh = 1;           ///< the view of the LRMS is at most this old
-  duration max_hold = 600;        ///< a prepare may hold CPUs for at most this long
-  duration retention = 3600;      ///< finished reservations stay queryable this long
+  duration refresh = 1;     ///< the view of the LRMS is at most this old
+  duration max_hold = 600;  ///< a prepare may hold CPUs for at most this long
+  /// Finished reservations stay queryable this long: in the journal's history when there is
+  /// a journal (the service forgets them at once), else in memory.
+  duration retention = 3600;
   duration esr_static_h = 18000;  ///< paper 000: 18000 s
   load_params load;               ///< accuracies for T_wkl
   /// Local Jobs Preferred (paper 004, Sec. III-B): who may waive it and how it is checked.
@@ -321,8 +323,11 @@ class cluster_service {
   /// One quantum after r's end, if the CPUs are free for it (the LJP rule, laxity moves):
   /// in the LRMS in place, then in the record, view, timeline and journal.
   bool extend_for_overrun(record& r, timestamp now);
+  /// The row of `r` in `state`; a terminal state is history from r.finished (or now).
   reservation_row row_of(const record& r, reservation_state state) const;
   status persist(const record& r, reservation_state state);
+  /// Writes the end of a reservation that ended by time (completed), which nobody waits for.
+  void persist_end(const record& r);
   void adopt(record r, timestamp now);
 
   cluster_service_config cfg_;
@@ -364,6 +369,8 @@ class cluster_service {
   /// A reservation ended early on a laxity cluster: the next sweep pulls the others forward.
   bool pull_due_ = false;
   write_ticket unsynced_ = 0;  ///< see take_unsynced()
+  timestamp now_ = 0;          ///< of the last sweep (or recovery): when rows written now end
+  timestamp next_purge_ = 0;   ///< when to purge the journal's history past the retention again
   /// The LRMS workload the match advisor last read, reused for at most cfg_.refresh (as the
   /// view is): reading it is most of an advice's cost (match_advisor.cpp).
   struct advisor_view {

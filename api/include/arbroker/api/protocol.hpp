@@ -22,8 +22,8 @@ namespace arbroker::api {
 
 /// "ARB1" in ASCII: the first field of every hello.
 inline constexpr std::uint32_t protocol_magic = 0x41524231;
-// 4: elastic hints; 5: admin (LJP waiver); 6: coallocate
-inline constexpr std::uint16_t protocol_version = 9;
+// 4: elastic hints; 5: admin (LJP waiver); 6: coallocate; 10: list history pages
+inline constexpr std::uint16_t protocol_version = 10;
 
 /// First frame of a connection, client to server.
 struct hello {

@@ -27,9 +27,10 @@ inline constexpr std::size_t max_speedup_points = 1024;  ///< speedup table
 inline constexpr std::int32_t max_np = 1'000'000;
 inline constexpr std::int32_t max_tsn = 1000;
 inline constexpr std::int32_t max_attempts = 1000;
-inline constexpr std::size_t max_benchmarks = 64;   ///< of a grid job
-inline constexpr std::size_t max_files = 1024;      ///< input files of a grid job
-inline constexpr std::size_t max_commit_jobs = 64;  ///< jobs committed with a hold
+inline constexpr std::size_t max_benchmarks = 64;       ///< of a grid job
+inline constexpr std::size_t max_files = 1024;          ///< input files of a grid job
+inline constexpr std::size_t max_commit_jobs = 64;      ///< jobs committed with a hold
+inline constexpr std::int32_t max_history_page = 1000;  ///< finished reservations per list page
 /// parts of a co-allocation: a co-reservation's components
 inline constexpr std::size_t max_coallocation_parts = msg::max_coreservation_components;
 inline constexpr std::int64_t max_bytes = std::int64_t{1} << 50;  ///< one file: 1 PiB

@@ -274,12 +274,13 @@ struct reservation_info {
   /// deadline], [start, end) being where it is planned now. deadline 0: its terms are fixed.
   std::int64_t earliest = 0;
   std::int64_t deadline = 0;
+  std::int64_t finished = 0;  ///< when it reached its terminal state (0: not finished)
 
   friend bool operator==(const reservation_info&, const reservation_info&) = default;
 };
 
 ARB_FIELDS(reservation_info, x.id, x.cluster, x.owner, x.start, x.end, x.np, x.state, x.expiry,
-           x.admitted_after, x.cost, x.account, x.earliest, x.deadline)
+           x.admitted_after, x.cost, x.account, x.earliest, x.deadline, x.finished)
 
 /// Owner-checked operations on one reservation. A reservation of another user answers
 /// not_found, exactly like a missing one.
@@ -322,19 +323,25 @@ struct query_reply {
 };
 ARB_FIELDS(query_reply, x.info, x.error, x.jobs)
 
-/// All reservations of a user (every user's for an empty `user` when asked by an admin).
+/// The live reservations (holds, and reservations still to run or running) of a user, every
+/// user's for an empty `user` when asked by an admin; with `history`, also a page of their
+/// finished ones (completed, cancelled, expired, ...), the most recently finished first.
 struct list_request {
   std::string user;
+  bool history = false;
+  std::int32_t limit = 0;   ///< finished ones per page (0: 100; at most 1000)
+  std::string before = {};  ///< the `next` of the previous page ("" : the newest)
   friend bool operator==(const list_request&, const list_request&) = default;
 };
-ARB_FIELDS(list_request, x.user)
+ARB_FIELDS(list_request, x.user, x.history, x.limit, x.before)
 
 struct list_reply {
   std::vector<reservation_info> reservations;
   wire_error error;
+  std::string next = {};  ///< with history: where the next page starts ("" : no more)
   friend bool operator==(const list_reply&, const list_reply&) = default;
 };
-ARB_FIELDS(list_reply, x.reservations, x.error)
+ARB_FIELDS(list_reply, x.reservations, x.error, x.next)
 
 /// Submit a job into a reservation; only its owner may (paper 003, Sec. 3.1).
 struct bind_job_request {

@@ -39,7 +39,9 @@ struct cluster_entry {
   cost_model cost = *cost_model::create(1.0, 3600, {}, 0);
   duration refresh = 1;  ///< the service's view of the LRMS is at most this old
   duration max_hold = 600;
-  duration retention = 3600;  ///< finished reservations stay in memory (show, list) this long
+  /// Finished reservations stay in the store's history (show, list --history) this long; a
+  /// node without a store keeps them in memory instead.
+  duration retention = 30 * seconds_per_day;
   /// Estimated success rates (paper 000 Sec. 3.2.3): the static method's h, the history
   /// method's sampling interval, the load method's accuracies (its T_wkl).
   duration esr_static_h = 18000;

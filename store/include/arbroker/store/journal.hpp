@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,9 @@
 namespace arbroker {
 
 /// One reservation as the store keeps it: the latest terms and state the service answered
-/// for. Time-driven changes (committed -> active -> completed) are not written; they follow
-/// from start and end.
+/// for. committed -> active is not written (it follows from start); the end of a reservation
+/// (completed, cancelled, expired, ...) is, with the time it ended: from then on the row is
+/// history, which lives only in the store (the services forget finished reservations).
 struct reservation_row {
   std::string id;       ///< "<cluster>/<n>"
   std::string cluster;  ///< owning cluster service
@@ -36,8 +38,20 @@ struct reservation_row {
   /// Paper 002: the window a laxity cluster may move it within (schema 4); deadline 0: rigid.
   timestamp earliest = 0;
   timestamp deadline = 0;
+  /// When it reached its terminal state (schema 5); 0: live (a hold or a reservation to run).
+  timestamp finished = 0;
 
   friend bool operator==(const reservation_row&, const reservation_row&) = default;
+};
+
+/// A page of history: finished reservations, the most recently finished first.
+struct history_query {
+  std::string owner;  ///< empty: every owner's
+  /// Keyset cursor: only rows that finished before (before, before_id) in the page order;
+  /// before = 0: from the newest.
+  timestamp before = 0;
+  std::string before_id = {};
+  std::size_t limit = 100;
 };
 
 /// Names a write of a journal: it is durable once the journal says so (0: durable already).
@@ -71,11 +85,26 @@ class reservation_journal {
     done({});
   }
 
-  /// Forgets a row (a finished reservation past its retention time). Unknown ids are fine.
+  /// Forgets a row. Unknown ids are fine.
   virtual status forget(const std::string& id) = 0;
 
-  /// Every row of one cluster, ordered by id number.
+  /// The live rows (finished == 0) of one cluster, ordered by id number: what a service
+  /// recovers.
   virtual result<std::vector<reservation_row>> rows_of(const std::string& cluster) = 0;
+
+  /// The highest id number the cluster ever gave that the store still knows (0: none), so
+  /// that a restarted service never gives an id again.
+  virtual result<std::uint64_t> last_serial(const std::string& cluster) = 0;
+
+  /// One row by id, live or history; nothing when the store does not have it.
+  virtual result<std::optional<reservation_row>> find(const std::string& id) = 0;
+
+  /// A page of finished rows (history_query); reads what was written before the call.
+  virtual result<std::vector<reservation_row>> finished_rows(const history_query& q) = 0;
+
+  /// Forgets the cluster's rows that finished before `before` (the retention), except the
+  /// one with its highest id number (last_serial stays). Need not be durable.
+  virtual status purge_finished(const std::string& cluster, timestamp before) = 0;
 
   /// The coordinator's log: `txn` was decided commit (presumed abort: an abort is never
   /// logged, and a transaction without a record is aborted on recovery).

@@ -63,6 +63,10 @@ class sqlite_journal final : public reservation_journal, public grid_job_journal
   void when_durable(write_ticket ticket, std::function<void(status)> done) override;
   status forget(const std::string& id) override;
   result<std::vector<reservation_row>> rows_of(const std::string& cluster) override;
+  result<std::uint64_t> last_serial(const std::string& cluster) override;
+  result<std::optional<reservation_row>> find(const std::string& id) override;
+  result<std::vector<reservation_row>> finished_rows(const history_query& q) override;
+  status purge_finished(const std::string& cluster, timestamp before) override;
   status log_commit(const std::string& txn) override;
   status forget_commit(const std::string& txn) override;
   result<std::vector<std::string>> commits() override;
@@ -101,6 +105,9 @@ class sqlite_journal final : public reservation_journal, public grid_job_journal
   void write_loop();
   status commit_batch(std::vector<queued_write>& batch);
   status sync_wal();
+  /// The rows a prepared SELECT of reservation columns yields (bindings done by the caller),
+  /// under db_mu_; the statement is reset afterwards.
+  result<std::vector<reservation_row>> read_rows(sqlite3_stmt* st);
   /// What counts as durable (synced under full, committed under normal); under mu_.
   write_ticket durable_locked() const;
 

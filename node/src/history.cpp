@@ -1,0 +1,90 @@
+#include "history.hpp"
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include <charconv>
+
+namespace arbroker::detail {
+
+msg::reservation_info info_of(const reservation_row& row) {
+  return {row.id,
+          row.cluster,
+          row.owner,
+          row.start,
+          row.end,
+          row.np,
+          row.state,
+          0,  // a finished reservation holds nothing any more
+          row.admitted_after,
+          row.cost,
+          row.account,
+          row.deadline != 0 ? row.earliest : 0,
+          row.deadline,
+          row.finished};
+}
+
+std::string history_cursor(const reservation_row& last) {
+  return std::to_string(last.finished) + ":" + last.id;
+}
+
+result<std::pair<timestamp, std::string>> parse_history_cursor(std::string_view cursor) {
+  const auto colon = cursor.find(':');
+  timestamp finished = 0;
+  const char* end = cursor.data() + (colon == std::string_view::npos ? 0 : colon);
+  auto [at, ec] = std::from_chars(cursor.data(), end, finished);
+  if (colon == std::string_view::npos || ec != std::errc{} || at != end || finished <= 0 ||
+      colon + 1 == cursor.size())
+    return fail(errc::invalid_parameter,
+                "list.before: '" + std::string(cursor) +
+                    "' is not where a page of history ends (use the `next` of the previous page)");
+  return std::pair{finished, std::string(cursor.substr(colon + 1))};
+}
+
+struct history_reader::impl {
+  std::shared_ptr<reservation_journal> journal;
+  boost::asio::thread_pool thread{1};  // one reader: SQLite serializes reads anyway
+};
+
+history_reader::history_reader(std::shared_ptr<reservation_journal> journal)
+    : impl_(std::make_unique<impl>()) {
+  impl_->journal = std::move(journal);
+}
+
+history_reader::~history_reader() {
+  impl_->thread.join();
+}
+
+void history_reader::page(
+    const msg::list_request& req,
+    std::function<void(result<std::pair<std::vector<reservation_row>, std::string>>)> done) {
+  history_query q;
+  q.owner = req.user;
+  q.limit = static_cast<std::size_t>(req.limit > 0 ? req.limit : default_history_page);
+  if (!req.before.empty()) {
+    auto c = parse_history_cursor(req.before);
+    if (!c) return done(c.err());
+    q.before = c->first;
+    q.before_id = c->second;
+  }
+  boost::asio::post(impl_->thread, [journal = impl_->journal, q, done = std::move(done)] {
+    auto rows = journal->finished_rows(q);
+    if (!rows) return done(rows.err());
+    std::string next = rows->size() == q.limit ? history_cursor(rows->back()) : "";
+    done(std::pair{std::move(*rows), std::move(next)});
+  });
+}
+
+void history_reader::finished(std::string id, std::string user,
+                              std::function<void(result<std::optional<reservation_row>>)> done) {
+  boost::asio::post(impl_->thread, [journal = impl_->journal, id = std::move(id),
+                                    user = std::move(user), done = std::move(done)] {
+    auto row = journal->find(id);
+    if (!row) return done(row.err());
+    if (*row && ((*row)->finished == 0 || (!user.empty() && (*row)->owner != user)))
+      return done(std::optional<reservation_row>());  // live (the engine's), or another's
+    done(std::move(*row));
+  });
+}
+
+}  // namespace arbroker::detail

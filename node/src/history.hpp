@@ -1,0 +1,58 @@
+#pragma once
+
+// The history of reservations. A cluster service forgets a reservation once it has finished
+// (completed, cancelled, expired, ...) when the node has a store: from then on it is a row
+// of the store's history, kept for the cluster's `retention`. The node reads that history on
+// a thread of its own (never an engine thread, never an API thread): the pages of a
+// `list --history`, and a finished reservation that a request names after the engine said
+// "no such reservation".
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "arbroker/core/error.hpp"
+#include "arbroker/messages/cluster_protocol.hpp"
+#include "arbroker/store/journal.hpp"
+
+namespace arbroker::detail {
+
+/// The client's view of a row of the store.
+msg::reservation_info info_of(const reservation_row& row);
+
+/// Where a page of history ends: "<finished>:<id>" of its last row.
+std::string history_cursor(const reservation_row& last);
+/// The (finished, id) of a cursor; invalid_parameter for text that is not one.
+result<std::pair<timestamp, std::string>> parse_history_cursor(std::string_view cursor);
+
+/// Finished reservations per page when a list asks for none in particular.
+inline constexpr std::int32_t default_history_page = 100;
+
+class history_reader {
+ public:
+  explicit history_reader(std::shared_ptr<reservation_journal> journal);
+  /// Waits for the reads under way (their callbacks run).
+  ~history_reader();
+  history_reader(const history_reader&) = delete;
+  history_reader& operator=(const history_reader&) = delete;
+
+  /// A page of `req.user`'s finished reservations (everyone's for an empty user), the most
+  /// recently finished first, from `req.before`: the rows and the cursor of the next page
+  /// ("" when this page is the last). `done` runs on the reader's thread.
+  void page(const msg::list_request& req,
+            std::function<void(result<std::pair<std::vector<reservation_row>, std::string>>)> done);
+
+  /// The finished reservation `id`, if the store has it and `user` owns it (an empty user:
+  /// anyone's, for admins); else nothing, exactly as for a reservation that never was.
+  void finished(std::string id, std::string user,
+                std::function<void(result<std::optional<reservation_row>>)> done);
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace arbroker::detail
