@@ -196,10 +196,8 @@ void BM_http_round_trip(benchmark::State& state) {
   boost::asio::io_context io;
   const boost::asio::ip::tcp::endpoint to(boost::asio::ip::make_address("127.0.0.1"), l.port);
   if (tls) {
-    boost::asio::ssl::context ctx(boost::asio::ssl::context::tls_client);
-    ctx.load_verify_file(certs_file("ca.pem"));
-    ctx.set_verify_mode(boost::asio::ssl::verify_peer);
-    beast::ssl_stream<beast::tcp_stream> stream(io, ctx);
+    const auto ctx = make_client_tls({certs_file("ca.pem")}).value();
+    beast::ssl_stream<beast::tcp_stream> stream(io, *ctx);
     beast::get_lowest_layer(stream).connect(to);
     stream.handshake(boost::asio::ssl::stream_base::client);
     http_round_trips(state, stream);

@@ -83,13 +83,15 @@ std::optional<operation> operation_named(std::string_view name) {
 }
 
 /// {"code": 3, "error": "not_found", "message": "...", "detail": <body or null>}
+/// `detail` is JSON text already (to_json of a reply body): spliced in, not parsed again.
 std::string error_json(errc code, const std::string& message, const std::string& detail = "null") {
   nlohmann::json j;
   j["code"] = static_cast<int>(code);
   j["error"] = std::string(to_string(code));
   j["message"] = message;
-  j["detail"] = nlohmann::json::parse(detail);
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  auto text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  text.pop_back();  // the closing brace
+  return text + ",\"detail\":" + detail + "}";
 }
 
 class session_base {

@@ -337,15 +337,13 @@ TEST(http_server, refuses_connections_beyond_the_limit_with_503) {
 
 using tls_connection = basic_connection<beast::ssl_stream<beast::tcp_stream>>;
 
-asio::ssl::context client_tls(const std::string& cert = "") {
-  asio::ssl::context ctx(asio::ssl::context::tls_client);
-  ctx.load_verify_file(certificate_file("ca.pem"));
-  ctx.set_verify_mode(asio::ssl::verify_peer);
-  if (!cert.empty()) {
-    ctx.use_certificate_chain_file(certificate_file(cert + ".pem"));
-    ctx.use_private_key_file(certificate_file(cert + ".key"), asio::ssl::context::pem);
-  }
-  return ctx;
+/// The client side of the API's TLS (tls.hpp), with the certificate of `user` if given.
+tls_context client_tls(const std::string& user = "") {
+  auto ctx = make_client_tls({certificate_file("ca.pem"),
+                              user.empty() ? "" : certificate_file(user + ".pem"),
+                              user.empty() ? "" : certificate_file(user + ".key")});
+  EXPECT_TRUE(ctx) << (ctx ? "" : ctx.err().message);
+  return ctx ? *ctx : nullptr;
 }
 
 http_server_config tls_config(bool client_certificates) {
@@ -362,7 +360,8 @@ TEST(http_server, serves_https_and_refuses_plain_text_on_a_tls_port) {
   echo_handler h;
   fixture f(h, tls_config(false));
   auto ctx = client_tls();
-  tls_connection c(f.port, ctx);
+  ASSERT_TRUE(ctx);
+  tls_connection c(f.port, *ctx);
   c.stream().handshake(asio::ssl::stream_base::client);
   EXPECT_EQ(c.post("list", "{}").status, 200u);
   connection plain(f.port);
@@ -376,7 +375,8 @@ TEST(http_server, with_client_certificates_the_certificate_must_be_the_users) {
   echo_handler h;
   fixture f(h, tls_config(true));
   auto alice_ctx = client_tls("alice");
-  tls_connection c(f.port, alice_ctx);
+  ASSERT_TRUE(alice_ctx);
+  tls_connection c(f.port, *alice_ctx);
   c.stream().handshake(asio::ssl::stream_base::client);
   EXPECT_EQ(c.post("list", "{}").status, 200u);
   EXPECT_EQ(c.post("list", "{}", "bob").status, 403u);  // bob's token, alice's certificate
