@@ -133,6 +133,9 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
     record r{row.id, row.txn,  row.owner,          lrms_id,      std::move(*life),
              np,     row.cost, row.admitted_after, time_infinity};
     r.account = row.account;
+    r.created = row.created;
+    r.window_start = row.window_start;
+    r.window_end = row.window_end;
     // A movable one stays movable where the cluster moves reservations and its terms are
     // still within its window.
     if (cfg_.laxity && row.deadline != 0 && row.earliest <= start && end <= row.deadline) {

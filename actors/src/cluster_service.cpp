@@ -217,6 +217,9 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
   (void)life->accept(now, req.expiry);
   record r{id, req.txn, req.owner, *lrms_id, *life, req.np, 0, admitted_after, time_infinity};
   r.account = req.account;
+  r.created = now;
+  r.window_start = req.window_start;
+  r.window_end = req.window_end;
   if (cfg_.laxity && req.deadline != 0) {
     r.earliest = req.earliest;
     r.deadline = req.deadline;
@@ -270,7 +273,10 @@ reservation_row cluster_service::row_of(const record& r, reservation_state state
           r.account,
           r.earliest,
           r.deadline,
-          is_terminal(state) ? (r.finished != time_infinity ? r.finished : now_) : 0};
+          is_terminal(state) ? (r.finished != time_infinity ? r.finished : now_) : 0,
+          r.created,
+          r.window_start,
+          r.window_end};
 }
 
 void cluster_service::persist_end(const record& r) {
@@ -323,8 +329,12 @@ void cluster_service::mark_finished(record& r, timestamp now) {
 msg::ack_reply cluster_service::commit_txn(const msg::commit_txn_request& req, timestamp now) {
   sweep(now);
   auto* r = of_txn(req.txn);
-  if (!r) return {msg::wire(errc::not_found, "unknown transaction '" + req.txn + "'")};
-  return confirm(*r, now);
+  if (r) return confirm(*r, now);
+  if (auto e = expired_txns_.find(req.txn); e != expired_txns_.end())
+    return {msg::wire(
+        errc::illegal_transition,
+        "reservation '" + e->second + "' is expired: cannot commit transaction '" + req.txn + "'")};
+  return {msg::wire(errc::not_found, "unknown transaction '" + req.txn + "'")};
 }
 
 // Phase two for one reservation: a hold becomes committed, durably before it is
@@ -370,6 +380,14 @@ msg::ack_reply cluster_service::release_txn(const msg::release_txn_request& req,
   if (r->life.state() == reservation_state::accepted) return drop_hold(*r, now);
   if (is_terminal(r->life.state())) return {};  // gone already
   return withdraw(*r, now);
+}
+
+void cluster_service::remember_expired(const record& r) {
+  if (!expired_txns_.emplace(r.txn, r.id).second) return;
+  expired_order_.push_back(r.txn);
+  if (expired_order_.size() <= remembered_expiries) return;
+  expired_txns_.erase(expired_order_.front());
+  expired_order_.pop_front();
 }
 
 cluster_service::record* cluster_service::of_txn(const std::string& txn) {
@@ -432,7 +450,10 @@ msg::reservation_info cluster_service::info_of(const record& r) const {
           r.account,
           r.deadline != 0 ? r.earliest : 0,
           r.deadline,
-          r.finished != time_infinity ? r.finished : 0};
+          r.finished != time_infinity ? r.finished : 0,
+          r.created,
+          r.window_start,
+          r.window_end};
 }
 
 msg::ack_reply cluster_service::cancel(const msg::cancel_request& req, timestamp now) {
@@ -718,6 +739,8 @@ void cluster_service::sweep(timestamp now) {
     auto it = records_.find(n);
     if (it == records_.end()) continue;
     by_txn_.erase(it->second.txn);
+    if (it->second.life.state() == reservation_state::expired && !it->second.txn.empty())
+      remember_expired(it->second);
     if (auto o = by_owner_.find(it->second.owner); o != by_owner_.end()) {
       o->second.erase(n);
       if (o->second.empty()) by_owner_.erase(o);

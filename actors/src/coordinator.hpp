@@ -97,6 +97,9 @@ class coordinator_state {
         [this](msg::call_tag t, msg::advice_reply& r) { advice_.complete(t, r); },
         [this](msg::call_tag t, msg::prepare_reply& r) { prepares_.complete(t, r); },
         [this](msg::call_tag t, msg::ack_reply& r) { acks_.complete(t, r); },
+        [this](durable_atom, write_ticket key, const std::string& failure) {
+          decision_durable(key, failure);
+        },
         directory_updates(directory_),
     };
   }
@@ -113,7 +116,7 @@ class coordinator_state {
   /// The terms of a job's attempt: its transactions are "<incarnation>-<request no>.<try>".
   attempt_terms terms_for(msg::request_no no, std::string user, bool client_commits,
                           duration hold_seconds, bool local_jobs_preferred, bool admin,
-                          std::string account) const {
+                          std::string account, timestamp window_start, timestamp window_end) const {
     attempt_terms t;
     t.user = std::move(user);
     t.txn_base = cfg_.incarnation + "-" + std::to_string(no.value);
@@ -124,6 +127,8 @@ class coordinator_state {
     t.admin = admin;
     t.account = std::move(account);
     t.journal = cfg_.journal;
+    t.window_start = window_start;
+    t.window_end = window_end;
     return t;
   }
 
@@ -169,17 +174,18 @@ class coordinator_state {
   /// then to the derived state's settle().
   void run(const job_ptr& j, reservation_attempt::calls calls) {
     for (auto& c : calls) {
-      const auto& service = derived().service_of(*j, c.site);
       std::visit(
           [&](auto& req) {
             using R = std::decay_t<decltype(req)>;
-            if constexpr (std::is_same_v<R, msg::prepare_request>) {
+            if constexpr (std::is_same_v<R, reservation_attempt::durable_wait>) {
+              await_durable(j, c.id, req);
+            } else if constexpr (std::is_same_v<R, msg::prepare_request>) {
               call<msg::prepare_reply>(
-                  service, std::move(req),
+                  derived().service_of(*j, c.site), std::move(req),
                   [this, j, id = c.id](msg::prepare_reply* r) { answered_call(j, id, r); });
             } else {
               call<msg::ack_reply>(
-                  service, std::move(req),
+                  derived().service_of(*j, c.site), std::move(req),
                   [this, j, id = c.id](msg::ack_reply* r) { answered_call(j, id, r); });
             }
           },
@@ -292,6 +298,30 @@ class coordinator_state {
     });
   }
 
+  // The attempt's commit decision is on its way to the disk: the journal calls back on its
+  // own thread, and the word comes here as a message (keyed by a number of this
+  // coordinator's, not the ticket: the wait may be on any journal).
+  void await_durable(const job_ptr& j, std::uint64_t id,
+                     const reservation_attempt::durable_wait& w) {
+    const std::uint64_t key = next_decision_++;
+    decisions_.emplace(key, std::make_pair(j, id));
+    w.journal->when_durable(w.ticket, [me = caf::actor_cast<actor_type>(self_), key](status ok) {
+      caf::anon_send(me, durable_atom::value, key, ok ? std::string() : ok.err().message);
+    });
+  }
+
+  void decision_durable(std::uint64_t key, const std::string& failure) {
+    auto it = decisions_.find(key);
+    if (it == decisions_.end()) return;
+    auto [j, id] = std::move(it->second);
+    decisions_.erase(it);
+    const status ok = failure.empty() ? status{} : status{error{errc::storage_failure, failure}};
+    guarded(j, [&] {
+      run(j, j->attempt.decided(id, ok));
+      if (!j->answered) derived().settle(j);
+    });
+  }
+
   // The broker's deadline for request `no` passed: its attempt gives up (releasing what it
   // holds, now or as grants arrive) and the client hears "timeout".
   void time_out(msg::request_no no) {
@@ -334,6 +364,9 @@ class coordinator_state {
   tagged_calls<msg::prepare_reply> prepares_;
   tagged_calls<msg::ack_reply> acks_;
   std::unordered_set<caf::actor_addr> watched_;  ///< services monitored
+  /// Commit decisions waiting to be durable: the job and its attempt's call id, by key.
+  std::unordered_map<std::uint64_t, std::pair<job_ptr, std::uint64_t>> decisions_;
+  std::uint64_t next_decision_ = 1;
 };
 
 /// Spawns a coordinator of `broker` (it ends with the broker) whose state is `State`.

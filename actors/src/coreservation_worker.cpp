@@ -71,7 +71,8 @@ std::optional<placed> place_at(const coreservation_job& j, timestamp t) {
 coreservation_worker_state::job_ptr coreservation_worker_state::make_job(
     msg::request_no no, const msg::checked_coreservation_request& req) const {
   return std::make_shared<coreservation_job>(
-      no, terms_for(no, req.user, false, 0, req.local_jobs_preferred, req.admin, req.account));
+      no, terms_for(no, req.user, false, 0, req.local_jobs_preferred, req.admin, req.account,
+                    req.est, req.let));
 }
 
 // A granted try is the co-reservation; a refused one moves the common start past what the

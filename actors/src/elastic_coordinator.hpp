@@ -61,7 +61,8 @@ class elastic_coordinator
   job_ptr make_job(msg::request_no no, const msg::checked_elastic_request& req) const {
     return std::make_shared<Job>(
         no, this->terms_for(no, req.job.user, req.mode == msg::request_mode::hold, req.hold_seconds,
-                            req.local_jobs_preferred, req.admin, req.account));
+                            req.local_jobs_preferred, req.admin, req.account, req.job.est,
+                            req.job.let));
   }
 
   /// After every answer the attempt got: a granted try is the reservation; a refused one

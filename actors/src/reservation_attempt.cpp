@@ -15,7 +15,7 @@ msg::prepare_reply gone_reply(const std::string& txn, const std::string& cluster
 }  // namespace
 
 std::string_view to_string(reservation_attempt::phase p) noexcept {
-  static constexpr std::string_view names[] = {"idle",      "preparing", "committing",
+  static constexpr std::string_view names[] = {"idle",      "preparing", "deciding", "committing",
                                                "releasing", "granted",   "given_up"};
   const auto i = static_cast<std::size_t>(p);
   return i < std::size(names) ? names[i] : "unknown";
@@ -39,6 +39,8 @@ std::uint64_t reservation_attempt::send(calls& out, std::size_t part, kind what)
     case kind::release:
       c.request = msg::release_txn_request{part_txn(part)};
       break;
+    case kind::decide:
+      break;  // built by after_prepares, which has the ticket
   }
   out.push_back(std::move(c));
   return id;
@@ -85,7 +87,9 @@ reservation_attempt::calls reservation_attempt::try_placement(placement p, times
                                               .commit_at_once = at_once,
                                               .account = terms_.account,
                                               .earliest = t.earliest,
-                                              .deadline = t.deadline};
+                                              .deadline = t.deadline,
+                                              .window_start = terms_.window_start,
+                                              .window_end = terms_.window_end};
   }
   return out;
 }
@@ -120,22 +124,48 @@ reservation_attempt::calls reservation_attempt::after_prepares() {
     phase_ = phase::granted;
     return out;
   }
-  if (all_granted && terms_.journal) {
-    // Decision: commit. Sent only once it is durable, so that a restarted node completes
-    // what it began (presumed abort: without this record, recovery aborts the holds).
-    if (auto ok = terms_.journal->log_commit(txn_); !ok)
-      failure_ = "the commit decision could not be logged: " + ok.err().message;
-    else
-      decision_logged_ = true;
+  if (!all_granted) return abort_all();
+  if (!terms_.journal) return commit_all();
+  // Decision: commit. Sent only once it is durable, so that a restarted node completes what
+  // it began (presumed abort: without this record, recovery aborts the holds).
+  auto ticket = terms_.journal->log_commit_pipelined(txn_);
+  if (!ticket) {
+    failure_ = "the commit decision could not be logged: " + ticket.err().message;
+    return abort_all();
   }
-  if (all_granted && failure_.empty()) {
-    phase_ = phase::committing;
-    waiting_ = parts_.size();
-    for (std::size_t i = 0; i < parts_.size(); ++i)
-      send(out, i, kind::commit);
-    return out;
+  decision_logged_ = true;
+  if (*ticket == 0) return commit_all();
+  phase_ = phase::deciding;
+  send(out, 0, kind::decide);
+  out.back().request = durable_wait{terms_.journal, *ticket};
+  return out;
+}
+
+reservation_attempt::calls reservation_attempt::decided(std::uint64_t id, const status& durable) {
+  auto it = open_.find(id);
+  if (it == open_.end() || it->second.what != kind::decide) return {};
+  open_.erase(it);
+  if (phase_ == phase::given_up) {
+    // give_up released the holds; the record is no longer needed once they are gone.
+    if (open_.empty()) forget_decision();
+    return {};
   }
-  // Presumed abort for every part that holds something.
+  if (durable) return commit_all();
+  failure_ = "the commit decision could not be logged: " + durable.err().message;
+  return abort_all();
+}
+
+reservation_attempt::calls reservation_attempt::commit_all() {
+  calls out;
+  phase_ = phase::committing;
+  waiting_ = parts_.size();
+  for (std::size_t i = 0; i < parts_.size(); ++i)
+    send(out, i, kind::commit);
+  return out;
+}
+
+reservation_attempt::calls reservation_attempt::abort_all() {
+  calls out;
   phase_ = phase::releasing;
   waiting_ = 0;
   for (std::size_t i = 0; i < parts_.size(); ++i) {
@@ -149,7 +179,8 @@ reservation_attempt::calls reservation_attempt::after_prepares() {
 
 reservation_attempt::calls reservation_attempt::answer(std::uint64_t id, const msg::ack_reply* r) {
   auto it = open_.find(id);
-  if (it == open_.end() || it->second.what == kind::prepare) return {};
+  if (it == open_.end() || it->second.what == kind::prepare || it->second.what == kind::decide)
+    return {};
   const open_call c = it->second;
   open_.erase(it);
   if (phase_ == phase::given_up) {
@@ -223,6 +254,8 @@ reservation_attempt::calls reservation_attempt::give_up() {
         if (parts_[i].answered && !parts_[i].lost && parts_[i].prepared.error.ok())
           send(out, i, kind::release);
       break;
+    case phase::deciding:
+      // Every part is a hold; the commits are not sent (decided() will see given_up).
     case phase::committing:
       // A release sent now arrives after the commit on its way to the same service.
       for (std::size_t i = 0; i < parts_.size(); ++i)

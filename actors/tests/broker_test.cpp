@@ -76,9 +76,20 @@ TEST_F(broker_test, ElasticRequestLandsOnTheBestCandidate) {
   EXPECT_EQ(lrms_reservations("fast"), 1u);
   auto q = ask<msg::query_reply>(broker, msg::query_request{"alice", r.id});
   ASSERT_TRUE(q.error.ok()) << q.error.message;
-  EXPECT_EQ(q.info, (msg::reservation_info{r.id, "fast", "alice", r.start, r.end, 16,
-                                           reservation_state::committed, 0,
-                                           now /* T_wkl of an idle cluster */, q.info.cost}));
+  auto expected = msg::reservation_info{r.id,
+                                        "fast",
+                                        "alice",
+                                        r.start,
+                                        r.end,
+                                        16,
+                                        reservation_state::committed,
+                                        0,
+                                        now /* T_wkl of an idle cluster */,
+                                        q.info.cost};
+  expected.created = now;              // the service's clock when it granted the hold
+  expected.window_start = now + 3600;  // what the request asked for
+  expected.window_end = now + 3600 + 4 * 3600;
+  EXPECT_EQ(q.info, expected);
 }
 
 TEST_F(broker_test, CostFirstPrefersTheCheapCluster) {

@@ -6,6 +6,7 @@
 
 #include "arbroker/core/site_adaptation.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
+#include "arbroker/store/recovery_plan.hpp"
 #include "memory_journal.hpp"
 
 namespace arbroker {
@@ -463,6 +464,58 @@ TEST_F(fixture, WithAStoreFinishedReservationsLeaveMemoryAndStayInTheStore) {
   svc->sweep(now);
   EXPECT_EQ(j->rows.count(a.reservation_id), 0u);
   EXPECT_EQ(j->rows.count(b.reservation_id), 1u);
+}
+
+// `show` tells when a reservation was made and the window its request asked for: kept in
+// the store's row, and again after a restart.
+TEST_F(fixture, AReservationKeepsWhenItWasMadeAndTheWindowAskedFor) {
+  auto j = std::make_shared<memory_journal>();
+  make(0, j);
+  auto req = hold("w", now + 600, 3600, 8);
+  req.window_start = now + 300;
+  req.window_end = now + 9000;
+  const timestamp made = now;
+  auto h = svc->prepare(req, now);
+  ASSERT_TRUE(h.error.ok()) << h.error.message;
+  now += 10;
+  ASSERT_TRUE(svc->commit_txn({"w"}, now).error.ok());
+  auto q = svc->query({"alice", h.reservation_id}, now);
+  ASSERT_TRUE(q.error.ok()) << q.error.message;
+  EXPECT_EQ(q.info.created, made);  // the hold's grant, not its commit
+  EXPECT_EQ(q.info.window_start, now - 10 + 300);
+  EXPECT_EQ(q.info.window_end, made + 9000);
+  const auto& row = j->rows.at(h.reservation_id);
+  EXPECT_EQ(std::tie(row.created, row.window_start, row.window_end),
+            std::tie(q.info.created, q.info.window_start, q.info.window_end));
+  auto rows = *j->rows_of("c1");
+  make(0, j);
+  recovery_report report;
+  ASSERT_TRUE(svc->recover(rows, plan_recovery(rows, {}), now, report));
+  auto again = svc->query({"alice", h.reservation_id}, now);
+  ASSERT_TRUE(again.error.ok()) << again.error.message;
+  EXPECT_EQ(again.info.created, made);
+  EXPECT_EQ(again.info.window_end, made + 9000);
+}
+
+// A hold that expired has left memory (with a store) by the time a late phase-two commit
+// arrives: the coordinator is told the hold expired, not that its transaction is unknown;
+// a transaction never prepared here is still unknown.
+TEST_F(fixture, ALateCommitOfAForgottenExpiredHoldIsToldItExpired) {
+  auto j = std::make_shared<memory_journal>();
+  make(0, j);
+  auto h = svc->prepare(hold("late", now + 600, 3600, 8), now);
+  ASSERT_TRUE(h.error.ok()) << h.error.message;
+  now += 61;
+  svc->sweep(now);
+  ASSERT_EQ(j->rows.at(h.reservation_id).state, reservation_state::expired);
+  EXPECT_EQ(svc->query({"alice", h.reservation_id}, now).error.code,
+            static_cast<std::uint8_t>(errc::not_found));  // forgotten here
+  auto c = svc->commit_txn({"late"}, now);
+  EXPECT_EQ(c.error.code, static_cast<std::uint8_t>(errc::illegal_transition)) << c.error.message;
+  EXPECT_NE(c.error.message.find(h.reservation_id), std::string::npos) << c.error.message;
+  EXPECT_NE(c.error.message.find("expired"), std::string::npos) << c.error.message;
+  EXPECT_EQ(svc->commit_txn({"never"}, now).error.code, static_cast<std::uint8_t>(errc::not_found));
+  EXPECT_TRUE(svc->abort_txn({"late"}, now).error.ok());  // presumed abort, as before
 }
 
 // The audit trail's source: every recorded change, with or without a store, and none that

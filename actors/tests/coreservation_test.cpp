@@ -1,6 +1,7 @@
 #include "engine_fixture.hpp"
 
 #include "arbroker/core/preference.hpp"
+#include "memory_journal.hpp"
 
 namespace arbroker {
 namespace {
@@ -302,6 +303,105 @@ TEST_F(coreservation_test, ParticipantDiesBetweenPrepareAndCommitNothingRemains)
   auto list = ask<msg::list_reply>(broker, msg::list_request{"alice"});
   for (const auto& r : list.reservations)
     EXPECT_FALSE(holds_capacity(r.state)) << r.id;
+}
+
+// A journal whose commit decisions are written at once and durable only when the test says
+// so: the coordinator must not send a commit before.
+struct held_decisions : testing::memory_journal {
+  std::vector<std::string> logged;
+  std::vector<std::function<void(status)>> waiting;
+  result<write_ticket> log_commit_pipelined(const std::string& txn) override {
+    logged.push_back(txn);
+    return write_ticket{logged.size()};
+  }
+  void when_durable(write_ticket, std::function<void(status)> done) override {
+    waiting.push_back(std::move(done));
+  }
+};
+
+struct decided_coreservation_test : coreservation_test {
+  std::shared_ptr<held_decisions> journal = std::make_shared<held_decisions>();
+  broker_actor logging_broker;
+
+  void SetUp() override {
+    coreservation_test::SetUp();
+    auto bc = broker_cfg;
+    bc.journal = journal;
+    logging_broker = spawn_broker(sys, bc);
+  }
+  void TearDown() override {
+    self->send_exit(logging_broker, caf::exit_reason::user_shutdown);
+    sched.run();
+  }
+  /// The journal's word on every decision waiting for it, until none waits (each new try
+  /// of a refused request waits for its own).
+  void settle_decisions(status outcome) {
+    while (!journal->waiting.empty()) {
+      auto w = std::move(journal->waiting);
+      journal->waiting.clear();
+      for (auto& done : w)
+        done(outcome);
+      sched.run();
+    }
+  }
+  int committed_everywhere() {
+    int n = 0;
+    for (const char* c : {"a", "b", "c"})
+      n += ask<msg::cluster_status>(services[c], msg::cluster_status_request{}).committed;
+    return n;
+  }
+};
+
+TEST_F(decided_coreservation_test, TheCommitsLeaveOnlyOnceTheDecisionIsDurable) {
+  auto h = self->request(logging_broker, caf::infinite,
+                         checked(request({component({"a"}), component({"b"}), component({"c"})})));
+  sched.run();
+  ASSERT_EQ(journal->logged.size(), 1u);
+  ASSERT_EQ(journal->waiting.size(), 1u);
+  EXPECT_EQ(live_everywhere(), 3u);      // every part holds
+  EXPECT_EQ(committed_everywhere(), 0);  // and none is committed while the disk is busy
+  settle_decisions({});                  // on disk now (the journal calls back from its thread)
+  bool answered = false;
+  h.receive(
+      [&](msg::coreservation_reply& r) {
+        answered = true;
+        EXPECT_TRUE(r.error.ok()) << r.error.message;
+        EXPECT_EQ(r.txn, journal->logged.front());
+      },
+      [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+  EXPECT_TRUE(answered);
+  EXPECT_EQ(committed_everywhere(), 3);
+}
+
+TEST_F(decided_coreservation_test, ADecisionTheDiskRefusesAbortsEveryPart) {
+  auto h = self->request(logging_broker, caf::infinite,
+                         checked(request({component({"a"}), component({"b"})})));
+  sched.run();
+  ASSERT_EQ(journal->waiting.size(), 1u);
+  settle_decisions(fail(errc::storage_failure, "cannot sync the write-ahead log"));
+  h.receive(
+      [&](msg::coreservation_reply& r) {
+        EXPECT_FALSE(r.error.ok());
+        EXPECT_NE(r.error.message.find("cannot sync the write-ahead log"), std::string::npos)
+            << r.error.message;
+      },
+      [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+  EXPECT_EQ(live_everywhere(), 0u);
+  EXPECT_EQ(committed_everywhere(), 0);
+}
+
+TEST_F(decided_coreservation_test, ADeadlineWhileDecidingReleasesEveryHoldAndNeverCommits) {
+  auto h = self->request(logging_broker, caf::infinite,
+                         checked(request({component({"a"}), component({"b"})})));
+  sched.run();
+  ASSERT_EQ(journal->waiting.size(), 1u);
+  advance(broker_cfg.request_timeout);
+  h.receive([](msg::coreservation_reply& r) { EXPECT_EQ(code(r.error), errc::timeout); },
+            [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+  EXPECT_EQ(live_everywhere(), 0u);      // released at the deadline
+  settle_decisions({});                  // the decision reaches the disk late
+  EXPECT_EQ(committed_everywhere(), 0);  // and commits nothing
+  EXPECT_EQ(live_everywhere(), 0u);
 }
 
 TEST_F(coreservation_test, CoordinatorDiesAfterPrepareHoldsExpireByThemselves) {

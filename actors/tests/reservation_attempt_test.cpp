@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <set>
 
 namespace arbroker {
@@ -33,6 +34,25 @@ struct decision_log : reservation_journal {
     decided.insert(txn);
     events.push_back("log " + txn);
     return {};
+  }
+  // Pipelined (as the SQLite journal is): a decision is written at once and durable only
+  // when the test says so (sync()), or never (broken_sync).
+  bool pipelined = false;
+  write_ticket written = 0;
+  std::vector<std::pair<write_ticket, std::function<void(status)>>> waiting;
+  result<write_ticket> log_commit_pipelined(const std::string& txn) override {
+    if (!pipelined) return reservation_journal::log_commit_pipelined(txn);
+    if (auto ok = log_commit(txn); !ok) return ok.err();
+    return ++written;
+  }
+  void when_durable(write_ticket t, std::function<void(status)> done) override {
+    waiting.emplace_back(t, std::move(done));
+  }
+  void sync(status outcome = {}) {
+    auto ws = std::move(waiting);
+    waiting.clear();
+    for (auto& [t, done] : ws)
+      done(outcome);
   }
   status forget_commit(const std::string& txn) override {
     decided.erase(txn);
@@ -84,6 +104,16 @@ struct attempt_test : ::testing::Test {
     return r;
   }
 
+  // Two parts granted on a pipelined journal: the attempt is deciding; its calls (the
+  // durable_wait) are returned.
+  calls hold_two_parts_and_decide(reservation_attempt& a) {
+    log->pipelined = true;
+    auto cs = a.try_placement({part(0), part(1)}, now);
+    auto g0 = granted("c0/1"), g1 = granted("c1/1");
+    a.answer(cs[0].id, &g0);
+    return a.answer(cs[1].id, &g1);
+  }
+
   static msg::ack_reply ok() { return {}; }
   static msg::ack_reply refused_ack() { return {msg::wire(errc::illegal_transition, "expired")}; }
 
@@ -91,7 +121,7 @@ struct attempt_test : ::testing::Test {
   static std::vector<std::pair<std::size_t, std::string>> kinds(const calls& cs) {
     std::vector<std::pair<std::size_t, std::string>> out;
     for (const auto& c : cs) {
-      const char* names[] = {"prepare", "commit", "abort", "release"};
+      const char* names[] = {"prepare", "commit", "abort", "release", "wait"};
       out.emplace_back(c.site, names[c.request.index()]);
     }
     return out;
@@ -180,6 +210,67 @@ TEST_F(attempt_test, SeveralPartsCommitInTwoPhasesAfterTheDecisionIsLogged) {
   EXPECT_EQ(log->events, (std::vector<std::string>{"log inc-7.1", "forget inc-7.1"}));
   for (const auto& p : a.parts())
     EXPECT_TRUE(p.committed);
+}
+
+// The decision is written pipelined: no commit leaves before the journal says it is
+// durable, and the owner is asked to wait for it (one durable_wait call), not a thread.
+TEST_F(attempt_test, CommitsWaitUntilTheDecisionIsDurable) {
+  reservation_attempt a(terms());
+  auto wait = hold_two_parts_and_decide(a);
+  ASSERT_EQ(kinds(wait), (std::vector<std::pair<std::size_t, std::string>>{{0, "wait"}}));
+  const auto& w = request_of<reservation_attempt::durable_wait>(wait[0]);
+  EXPECT_EQ(w.ticket, 1u);
+  EXPECT_EQ(w.journal, log);
+  EXPECT_EQ(a.current(), phase::deciding);
+  EXPECT_EQ(log->events, (std::vector<std::string>{"log inc-7.1"}));  // written, not synced
+  auto ack = ok();
+  EXPECT_TRUE(a.answer(wait[0].id, &ack).empty());  // an ack is not the journal's word
+  EXPECT_EQ(a.current(), phase::deciding);
+  auto commits = a.decided(wait[0].id, {});
+  EXPECT_EQ(kinds(commits),
+            (std::vector<std::pair<std::size_t, std::string>>{{0, "commit"}, {1, "commit"}}));
+  EXPECT_EQ(a.current(), phase::committing);
+  EXPECT_TRUE(a.decided(wait[0].id, {}).empty());  // answered once
+  for (const auto& c : commits)
+    a.answer(c.id, &ack);
+  EXPECT_EQ(a.current(), phase::granted);
+  EXPECT_TRUE(log->decided.empty());
+}
+
+TEST_F(attempt_test, ADecisionThatNeverBecomesDurableAbortsTheHolds) {
+  reservation_attempt a(terms());
+  auto wait = hold_two_parts_and_decide(a);
+  ASSERT_EQ(wait.size(), 1u);
+  auto aborts = a.decided(wait[0].id, fail(errc::storage_failure, "cannot sync the log"));
+  EXPECT_EQ(kinds(aborts),
+            (std::vector<std::pair<std::size_t, std::string>>{{0, "abort"}, {1, "abort"}}));
+  EXPECT_NE(a.failure().find("cannot sync the log"), std::string::npos) << a.failure();
+  auto ack = ok();
+  for (const auto& c : aborts)
+    a.answer(c.id, &ack);
+  EXPECT_EQ(a.current(), phase::idle);
+  EXPECT_FALSE(a.parts()[0].committed);
+}
+
+// The deadline passes while the decision is on its way to the disk: every hold is released
+// at once, no commit is ever sent, and the record is forgotten only once the write it waits
+// for has answered and every release is done (until then, recovery may still need it).
+TEST_F(attempt_test, GivingUpWhileDecidingReleasesEveryHoldAndNeverCommits) {
+  reservation_attempt a(terms());
+  auto wait = hold_two_parts_and_decide(a);
+  ASSERT_EQ(a.current(), phase::deciding);
+  auto releases = a.give_up();
+  EXPECT_EQ(kinds(releases),
+            (std::vector<std::pair<std::size_t, std::string>>{{0, "release"}, {1, "release"}}));
+  EXPECT_EQ(a.current(), phase::given_up);
+  auto ack = ok();
+  for (const auto& c : releases)
+    EXPECT_TRUE(a.answer(c.id, &ack).empty());
+  EXPECT_EQ(log->decided.count("inc-7.1"), 1u);  // the write is still open
+  EXPECT_EQ(a.open_calls(), 1u);
+  EXPECT_TRUE(a.decided(wait[0].id, {}).empty());  // durable now: still no commit
+  EXPECT_EQ(a.open_calls(), 0u);
+  EXPECT_TRUE(log->decided.empty());
 }
 
 TEST_F(attempt_test, ARefusedPartAbortsTheHoldsOfTheOthersBeforeTheNextTry) {

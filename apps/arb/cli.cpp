@@ -622,7 +622,7 @@ void define(CLI::App& app, options& o) {
       ->capture_default_str();
   list->add_option("--format", o.list.format,
                    "fields to show, e.g. id,start,duration,np (id, cluster, owner, start, end, "
-                   "duration, np, state, cost, expiry, account)");
+                   "duration, np, state, cost, expiry, account, finished, created, window)");
   list->add_flag("--noheader", o.list.noheader, "no header line");
   list->add_flag("--parsable", o.list.parsable, "fields separated by '|', no padding");
   auto* modify = named("modify", "change a committed reservation's terms");

@@ -31,6 +31,8 @@ bool less_by(const std::string& f, const msg::reservation_info& a, const msg::re
   if (f == "cost") return a.cost < b.cost;
   if (f == "expiry") return a.expiry < b.expiry;
   if (f == "finished") return a.finished < b.finished;
+  if (f == "created") return a.created < b.created;
+  if (f == "window") return a.window_start < b.window_start;
   if (f == "state") return a.state < b.state;
   return reservation_field(a, f) < reservation_field(b, f);
 }
@@ -64,6 +66,9 @@ std::string reservation_field(const msg::reservation_info& r, const std::string&
   if (f == "expiry") return r.expiry > 0 ? when(r.expiry) : "-";
   if (f == "account") return r.account.empty() ? "-" : r.account;
   if (f == "finished") return r.finished > 0 ? when(r.finished) : "-";
+  if (f == "created") return r.created > 0 ? when(r.created) : "-";
+  if (f == "window")
+    return r.window_end > 0 ? when(r.window_start) + ".." + when(r.window_end) : "-";
   return {};
 }
 
@@ -83,9 +88,9 @@ std::vector<std::string> list_header(const std::vector<std::string>& fields) {
 }
 
 const std::vector<std::string>& list_fields() {
-  static const std::vector<std::string> fields = {"id",   "cluster",  "owner",   "start",
-                                                  "end",  "duration", "np",      "state",
-                                                  "cost", "expiry",   "account", "finished"};
+  static const std::vector<std::string> fields = {
+      "id",    "cluster", "owner",  "start",   "end",      "duration", "np",
+      "state", "cost",    "expiry", "account", "finished", "created",  "window"};
   return fields;
 }
 

@@ -70,6 +70,12 @@ json to_json(const msg::reservation_info& r) {
          {"cost", r.cost}};
   if (r.expiry > 0) j["expiry"] = r.expiry;
   if (r.finished > 0) j["finished"] = r.finished;
+  if (r.created > 0) j["created"] = r.created;
+  if (r.window_end > 0) {  // the window the request asked for
+    j["window_start"] = r.window_start;
+    j["window_end"] = r.window_end;
+  }
+  if (r.admitted_after > 0) j["admitted_after"] = r.admitted_after;
   if (!r.account.empty()) j["account"] = r.account;
   if (r.deadline != 0) {  // movable: it runs within [earliest, deadline]
     j["earliest"] = r.earliest;
@@ -189,16 +195,29 @@ struct body_renderer {
     return table({"CLUSTER", "EARLIEST START", "NOTE"}, rows);
   }
   std::string text(const msg::query_reply& r) const {
-    // `arb show` also answers in paper 001's terms (queryReservation): not started, ...
-    std::string jobs = r.info.account.empty() ? "" : "account: " + r.info.account + "\n";
-    if (r.info.deadline != 0)  // paper 002: the cluster may still move it within its window
-      jobs += "movable: runs within [" + when(r.info.earliest) + ", " + when(r.info.deadline) +
-              "], now planned as shown\n";
+    // Every field, scontrol-show style, after the row `arb list` shows; `arb show` also
+    // answers in paper 001's terms (queryReservation): not started, ...
+    const auto& i = r.info;
+    std::string more;
+    auto line = [&more](const std::string& key, const std::string& value) {
+      more += key + ": " + value + "\n";
+    };
+    line("created", i.created > 0 ? when(i.created) : "unknown");
+    line("requested window", i.window_end > 0
+                                 ? when(i.window_start) + " .. " + when(i.window_end) + " (" +
+                                       length(i.window_start, i.window_end) + ")"
+                                 : "unknown");
+    if (i.expiry > 0) line("held until", when(i.expiry));
+    if (i.admitted_after > 0) line("admitted after (local jobs preferred)", when(i.admitted_after));
+    if (!i.account.empty()) line("account", i.account);
+    if (i.deadline != 0)  // paper 002: the cluster may still move it within its window
+      line("movable", "runs within [" + when(i.earliest) + ", " + when(i.deadline) +
+                          "], now planned as shown");
+    if (i.finished > 0) line("finished", when(i.finished));
+    line("status (paper 001)", std::string(to_string(to_query_status(i.state))));
     for (const auto& id : r.jobs)
-      jobs += "job " + id + "\n";
-    return table(reservation_header, {reservation_row(r.info)}) +
-           "status (paper 001): " + std::string(to_string(to_query_status(r.info.state))) + "\n" +
-           jobs;
+      line("job", id);
+    return table(reservation_header, {reservation_row(i)}) + more;
   }
   std::string text(const msg::ack_reply&) const { return std::string(to_string(op)) + ": ok\n"; }
   std::string text(const msg::list_reply& r) const {

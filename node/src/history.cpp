@@ -21,7 +21,10 @@ msg::reservation_info info_of(const reservation_row& row) {
           row.account,
           row.deadline != 0 ? row.earliest : 0,
           row.deadline,
-          row.finished};
+          row.finished,
+          row.created,
+          row.window_start,
+          row.window_end};
 }
 
 std::string history_cursor(const reservation_row& last) {

@@ -8,8 +8,9 @@ namespace arbroker {
 namespace {
 
 // Bumped whenever the tables change; open() refuses a database from a newer build.
-// 2: grid_jobs; 3: reservations.account; 4: laxity window; 5: reservations.finished (history)
-constexpr int schema_version = 5;
+// 2: grid_jobs; 3: reservations.account; 4: laxity window; 5: reservations.finished (history);
+// 6: reservations.created and the requested window (window_start, window_end)
+constexpr int schema_version = 6;
 
 constexpr const char* schema = R"sql(
 CREATE TABLE IF NOT EXISTS reservations (
@@ -29,7 +30,10 @@ CREATE TABLE IF NOT EXISTS reservations (
   account TEXT NOT NULL DEFAULT '',
   earliest INTEGER NOT NULL DEFAULT 0,
   deadline INTEGER NOT NULL DEFAULT 0,
-  finished INTEGER NOT NULL DEFAULT 0
+  finished INTEGER NOT NULL DEFAULT 0,
+  created INTEGER NOT NULL DEFAULT 0,
+  window_start INTEGER NOT NULL DEFAULT 0,
+  window_end INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS reservations_by_cluster ON reservations(cluster, seq);
 CREATE TABLE IF NOT EXISTS commit_decisions (txn TEXT PRIMARY KEY);
@@ -170,6 +174,15 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
         "UPDATE reservations SET finished = MAX(\"end\", 1) WHERE state IN (" + terminal + ")";
     if (auto ok = exec(mark.c_str(), "cannot mark finished reservations"); !ok) return ok.err();
   }
+  // Before schema 6 no row said when it was created or what window its client asked for:
+  // 0, unknown.
+  if (version > 0 && version < 6) {
+    for (const char* column : {"created", "window_start", "window_end"}) {
+      const std::string add = std::string("ALTER TABLE reservations ADD COLUMN ") + column +
+                              " INTEGER NOT NULL DEFAULT 0";
+      if (auto ok = exec(add.c_str(), "cannot add a column to reservations"); !ok) return ok.err();
+    }
+  }
   // Live rows of a cluster (recovery), a user's and everyone's history by end time.
   if (auto ok = exec("CREATE INDEX IF NOT EXISTS reservations_live ON reservations(cluster, "
                      "finished, seq); CREATE INDEX IF NOT EXISTS reservations_history ON "
@@ -187,13 +200,14 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
   // The columns of a reservation_row, in read_rows' order.
   const std::string row_columns =
       "SELECT id, cluster, owner, txn, lrms_id, start, \"end\", np, state, expiry, "
-      "admitted_after, cost, account, earliest, deadline, finished FROM reservations ";
+      "admitted_after, cost, account, earliest, deadline, finished, created, window_start, "
+      "window_end FROM reservations ";
   const std::pair<sqlite3_stmt**, std::string> stmts[] = {
       {&s.save,
        "INSERT OR REPLACE INTO reservations (id, cluster, seq, owner, txn, lrms_id, start, "
        "\"end\", np, state, expiry, admitted_after, cost, account, earliest, deadline, "
-       "finished) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
-       "?16, ?17)"},
+       "finished, created, window_start, window_end) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+       "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)"},
       {&s.forget, "DELETE FROM reservations WHERE id = ?1"},
       {&s.rows_of, row_columns + "WHERE cluster = ?1 AND finished = 0 ORDER BY seq"},
       {&s.last_serial, "SELECT COALESCE(MAX(seq), 0) FROM reservations WHERE cluster = ?1"},
@@ -436,6 +450,9 @@ result<write_ticket> sqlite_journal::save_pipelined(const reservation_row& row) 
     sqlite3_bind_int64(st, 15, r.earliest);
     sqlite3_bind_int64(st, 16, r.deadline);
     sqlite3_bind_int64(st, 17, r.finished);
+    sqlite3_bind_int64(st, 18, r.created);
+    sqlite3_bind_int64(st, 19, r.window_start);
+    sqlite3_bind_int64(st, 20, r.window_end);
     return run(st, "cannot save reservation", r.id);
   });
 }
@@ -468,6 +485,9 @@ result<std::vector<reservation_row>> sqlite_journal::read_rows(sqlite3_stmt* st)
     r.earliest = sqlite3_column_int64(st, 13);
     r.deadline = sqlite3_column_int64(st, 14);
     r.finished = sqlite3_column_int64(st, 15);
+    r.created = sqlite3_column_int64(st, 16);
+    r.window_start = sqlite3_column_int64(st, 17);
+    r.window_end = sqlite3_column_int64(st, 18);
     if (state < 0 || state > static_cast<int>(reservation_state::expired)) {
       sqlite3_reset(st);
       sqlite3_clear_bindings(st);
@@ -533,7 +553,13 @@ status sqlite_journal::purge_finished(const std::string& cluster, timestamp befo
 }
 
 status sqlite_journal::log_commit(const std::string& txn) {
-  return write_and_wait([this, txn] {
+  auto t = log_commit_pipelined(txn);
+  if (!t) return t.err();
+  return wait_durable(*t);
+}
+
+result<write_ticket> sqlite_journal::log_commit_pipelined(const std::string& txn) {
+  return enqueue([this, txn] {
     bind_text(st_->log_commit, 1, txn);
     return run(st_->log_commit, "cannot log a commit decision");
   });

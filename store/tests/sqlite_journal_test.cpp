@@ -39,6 +39,9 @@ reservation_row row(std::string id, reservation_state s = reservation_state::com
   r.account = "physics";
   r.earliest = 500;  // movable within [500, 9000] (paper 002)
   r.deadline = 9000;
+  r.created = 700;  // schema 6: made at 700 for a request asking for [800, 9500]
+  r.window_start = 800;
+  r.window_end = 9500;
   return r;
 }
 
@@ -170,6 +173,7 @@ TEST_F(sqlite_journal_test, AStoreOfSchemaTwoIsUpgradedInPlace) {
   auto old = row("berlin/1");
   old.account = "";
   old.earliest = old.deadline = 0;
+  old.created = old.window_start = old.window_end = 0;  // schema 6: not known before
   EXPECT_EQ((*rows)[0], old);
   // Schema 5: the cancelled one is history from its end on, no longer recovered.
   auto cancelled = (*j)->find("berlin/3");
@@ -179,6 +183,7 @@ TEST_F(sqlite_journal_test, AStoreOfSchemaTwoIsUpgradedInPlace) {
   ASSERT_TRUE((*j)->save(row("berlin/2")));
   EXPECT_EQ((*j)->rows_of("berlin")->back().account, "physics");
   EXPECT_EQ((*j)->rows_of("berlin")->back().deadline, 9000);
+  EXPECT_EQ((*j)->rows_of("berlin")->back().window_end, 9500);
 }
 
 // Finished rows are history: not recovered, read by pages (newest end first, keyset cursor),

@@ -239,6 +239,39 @@ TEST(cli, renders_json_for_scripts) {
   EXPECT_EQ(render(err, "table"), "error: not_found: no a/9\n");
 }
 
+// `arb show`: every field after the row, in the user's terms; unknown ones say so.
+TEST(cli, show_tells_every_field) {
+  msg::query_reply reply;
+  reply.info = msg::reservation_info{
+      "a/3", "a", "alice", now + 3600, now + 7200, 8, reservation_state::committed, 0, now - 60, 4};
+  reply.info.account = "physics";
+  reply.info.created = now - 30;
+  reply.info.window_start = now;
+  reply.info.window_end = now + 12 * 3600;
+  reply.jobs = {"77"};
+  std::string text = render(api::response{1, api::operation::query, 0, "", reply}, "table");
+  EXPECT_NE(text.find("\ncreated: 2026-11-22T11:59:30Z\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nrequested window: 2026-11-22T12:00:00Z .. 2026-11-23T00:00:00Z (12h)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\nadmitted after (local jobs preferred): 2026-11-22T11:59:00Z\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\naccount: physics\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nstatus (paper 001): not started\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\njob: 77\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("held until"), std::string::npos) << text;  // not a hold
+  auto j =
+      nlohmann::json::parse(render(api::response{1, api::operation::query, 0, "", reply}, "json"));
+  EXPECT_EQ(j["result"]["reservation"]["created"], now - 30) << j.dump();
+  EXPECT_EQ(j["result"]["reservation"]["window_end"], now + 12 * 3600) << j.dump();
+  // Made before the store kept these: said, not invented.
+  reply.info.created = reply.info.window_start = reply.info.window_end = 0;
+  text = render(api::response{1, api::operation::query, 0, "", reply}, "table");
+  EXPECT_NE(text.find("\ncreated: unknown\nrequested window: unknown\n"), std::string::npos)
+      << text;
+}
+
 TEST(cli, renders_whatif_candidates_ranked) {
   msg::elastic_reply reply;
   reply.ranked.push_back(msg::slot{"a", now, now + 60, 4, 1.5, 0.9, 3});

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -197,7 +198,11 @@ class cluster_service {
     /// deadline] until it starts (laxity clusters only); 0: rigid.
     timestamp earliest = 0;
     timestamp deadline = 0;
-    int overruns = 0;  ///< overrun quanta granted to it
+    int overruns = 0;       ///< overrun quanta granted to it
+    timestamp created = 0;  ///< when the hold was granted
+    /// The window the client asked for (prepare_request), for show; 0: not known.
+    timestamp window_start = 0;
+    timestamp window_end = 0;
   };
 
   struct view {
@@ -255,6 +260,7 @@ class cluster_service {
 
   msg::ack_reply confirm(record& r, timestamp now);
   record* of_txn(const std::string& txn);
+  void remember_expired(const record& r);
   msg::ack_reply drop_hold(record& r, timestamp now);
   /// illegal_transition: `r` is in a state that does not allow `what`.
   msg::wire_error illegal(const record& r, const std::string& what) const;
@@ -343,6 +349,12 @@ class cluster_service {
   // service touches them several times per request.
   std::unordered_map<std::uint64_t, record> records_;
   std::unordered_map<std::string, std::uint64_t> by_txn_;  // txn -> serial
+  /// Holds that expired and left memory, by txn -> id (the latest `remembered_expiries`),
+  /// so that a commit_txn arriving late learns the hold expired, not that its transaction is
+  /// unknown.
+  std::unordered_map<std::string, std::string> expired_txns_;
+  std::deque<std::string> expired_order_;
+  static constexpr std::size_t remembered_expiries = 4096;
   /// Indexes of records_, so that a call touches only what it answers about, however long
   /// the history kept for `retention`: every record by owner (list for one user), and the
   /// serials of those not finished (status; holds and reservations still to run).

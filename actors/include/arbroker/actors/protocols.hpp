@@ -6,7 +6,7 @@
 // together: docs/architecture.md.
 
 #include <caf/all.hpp>
-
+#include <cstdint>
 #include <vector>
 
 #include "arbroker/messages/broker_protocol.hpp"
@@ -29,7 +29,8 @@ namespace arbroker {
 /// A cluster service's timer: holds are due to expire.
 using expire_atom = caf::atom_constant<caf::atom("expire")>;
 /// The journal to a cluster service: its writes up to a ticket are durable (or, with a
-/// message, never will be); the replies that waited for them may go.
+/// message, never will be); the replies that waited for them may go. To a coordinator: a
+/// commit decision it waits for (by its own key) is durable, or never will be.
 using durable_atom = caf::atom_constant<caf::atom("durable")>;
 /// A cluster announces itself to the GIS.
 using register_atom = caf::atom_constant<caf::atom("register")>;
@@ -118,12 +119,14 @@ using broker_actor = caf::typed_actor<
 
 /// A coordinator: runs many client requests at once, each handed over by the broker under
 /// its request number and answered under it; told by the broker when one's deadline passed.
-/// (flush_atom is its own: calls collected across requests go out together.)
+/// (flush_atom is its own: calls collected across requests go out together; durable_atom
+/// comes from the journal, for a commit decision.)
 template <class Request, class Reply>
 using coordinator_actor = typename caf::typed_actor<
     typename caf::replies_to<msg::request_no, Request>::template with<msg::request_no, Reply>,
-    caf::reacts_to<timeout_atom, msg::request_no>,
-    caf::reacts_to<flush_atom>>::template extend_with<service_answers, directory_subscriber>;
+    caf::reacts_to<timeout_atom, msg::request_no>, caf::reacts_to<flush_atom>,
+    caf::reacts_to<durable_atom, std::uint64_t,
+                   std::string>>::template extend_with<service_answers, directory_subscriber>;
 
 /// Elastic requests: the broker's elastic workers (by preferences) and its matchmaker (by a
 /// matchmaking policy).

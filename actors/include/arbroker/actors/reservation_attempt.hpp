@@ -14,7 +14,8 @@
 //   one part                 prepare (commit at once, or a hold the client commits later)
 //                            -> granted | refused
 //   several parts (2PC)      prepare every part as a hold -> all granted? log the decision,
-//                            commit every part -> all committed: granted
+//                            wait until it is durable (deciding), commit every part
+//                            -> all committed: granted
 //                            any refused: abort the granted holds, then refused
 //                            a commit failed (a hold expired first): release every part
 //                            (compensation), forget the decision, then refused
@@ -23,6 +24,10 @@
 // client its answer. The client's deadline is give_up(): what the attempt holds is released,
 // and a grant that arrives afterwards is released when it arrives (a request that timed out
 // changes nothing). The owner keeps the attempt until open_calls() is 0.
+//
+// The decision is written pipelined (reservation_journal::log_commit_pipelined): the attempt
+// asks its owner to wait for it (a durable_wait call, answered with decided()), so that no
+// thread waits for the disk and concurrent decisions share one sync.
 
 #include <cstdint>
 #include <memory>
@@ -72,16 +77,26 @@ struct attempt_terms {
   /// Where commit decisions of several-part tries are made durable before phase two
   /// (presumed abort: without the record, a restarted node aborts the holds). Null: none.
   std::shared_ptr<reservation_journal> journal;
+  /// The window the client asked for (its request's earliest start and latest end), which
+  /// every part keeps for `show` (0: not known).
+  timestamp window_start = 0;
+  timestamp window_end = 0;
 };
 
 class reservation_attempt {
  public:
+  /// Not a message: the owner waits until `journal` says `ticket` is durable
+  /// (when_durable) and hands the outcome to decided() under the call's id.
+  struct durable_wait {
+    std::shared_ptr<reservation_journal> journal;
+    write_ticket ticket = 0;
+  };
   /// A call for the owner to send; its answer goes to answer() with the same id.
   struct call {
     std::uint64_t id = 0;
     std::size_t site = 0;
     std::variant<msg::prepare_request, msg::commit_txn_request, msg::abort_txn_request,
-                 msg::release_txn_request>
+                 msg::release_txn_request, durable_wait>
         request;
   };
   using calls = std::vector<call>;
@@ -89,6 +104,7 @@ class reservation_attempt {
   enum class phase {
     idle,        ///< no try in progress: none yet, or the last one was refused
     preparing,   ///< phase one: prepares on their way
+    deciding,    ///< every part is held; the commit decision is on its way to the disk
     committing,  ///< the decision is commit: commits on their way
     releasing,   ///< the try failed: aborts or releases on their way, then idle
     granted,     ///< the last try holds (or has committed) every part: done
@@ -113,6 +129,8 @@ class reservation_attempt {
   calls answer(std::uint64_t id, const msg::prepare_reply* r);
   /// The answer to a commit, abort or release (nullptr: its service is gone).
   calls answer(std::uint64_t id, const msg::ack_reply* r);
+  /// The outcome of a durable_wait: the decision is durable (ok), or never will be.
+  calls decided(std::uint64_t id, const status& durable);
 
   /// The client's deadline passed (or the client went away): releases what the try holds,
   /// now or when a grant still on its way arrives. Done afterwards, whatever the phase.
@@ -138,7 +156,7 @@ class reservation_attempt {
   const std::string& failure() const noexcept { return failure_; }
 
  private:
-  enum class kind { prepare, commit, abort, release };
+  enum class kind { prepare, commit, abort, release, decide };
   struct open_call {
     std::size_t part;
     kind what;
@@ -146,6 +164,10 @@ class reservation_attempt {
 
   std::uint64_t send(calls& out, std::size_t part, kind what);
   calls after_prepares();
+  /// The decision is durable: phase two.
+  calls commit_all();
+  /// Presumed abort: aborts every part that holds something.
+  calls abort_all();
   calls after_commits();
   /// Phase two could not complete: release every part still there, then idle.
   calls compensate(std::string why);

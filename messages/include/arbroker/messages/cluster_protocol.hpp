@@ -174,12 +174,17 @@ struct prepare_request {
   /// within [earliest, deadline] (earliest <= start, end <= deadline); 0: rigid terms.
   std::int64_t earliest = 0;
   std::int64_t deadline = 0;
+  /// The window the client's request asked for (its earliest start and latest end), kept
+  /// with the reservation for `show` (0: not known).
+  std::int64_t window_start = 0;
+  std::int64_t window_end = 0;
 
   friend bool operator==(const prepare_request&, const prepare_request&) = default;
 };
 
 ARB_FIELDS(prepare_request, x.txn, x.owner, x.start, x.end, x.np, x.expiry, x.local_jobs_preferred,
-           x.admin, x.commit_at_once, x.account, x.earliest, x.deadline)
+           x.admin, x.commit_at_once, x.account, x.earliest, x.deadline, x.window_start,
+           x.window_end)
 
 /// Who refused a prepare: the cluster service's admission check or the LRMS itself.
 enum class refusal : std::uint8_t { none, service, lrms };
@@ -275,12 +280,17 @@ struct reservation_info {
   std::int64_t earliest = 0;
   std::int64_t deadline = 0;
   std::int64_t finished = 0;  ///< when it reached its terminal state (0: not finished)
+  std::int64_t created = 0;   ///< when its hold was granted (0: not known)
+  /// The window its client's request asked for: earliest start, latest end (0: not known).
+  std::int64_t window_start = 0;
+  std::int64_t window_end = 0;
 
   friend bool operator==(const reservation_info&, const reservation_info&) = default;
 };
 
 ARB_FIELDS(reservation_info, x.id, x.cluster, x.owner, x.start, x.end, x.np, x.state, x.expiry,
-           x.admitted_after, x.cost, x.account, x.earliest, x.deadline, x.finished)
+           x.admitted_after, x.cost, x.account, x.earliest, x.deadline, x.finished, x.created,
+           x.window_start, x.window_end)
 
 /// Owner-checked operations on one reservation. A reservation of another user answers
 /// not_found, exactly like a missing one.

@@ -40,6 +40,11 @@ struct reservation_row {
   timestamp deadline = 0;
   /// When it reached its terminal state (schema 5); 0: live (a hold or a reservation to run).
   timestamp finished = 0;
+  /// When its hold was granted, and the window its client asked for (the request's
+  /// earliest start and latest end; 0: not known) (schema 6).
+  timestamp created = 0;
+  timestamp window_start = 0;
+  timestamp window_end = 0;
 
   friend bool operator==(const reservation_row&, const reservation_row&) = default;
 };
@@ -59,8 +64,8 @@ using write_ticket = std::uint64_t;
 
 /// The durable store of a broker node. Implementations are safe to call from several
 /// threads at once (one cluster service per actor). `save` and `log_commit` are durable when
-/// they return; `forget` and `forget_commit` need not be (a row that comes back after a
-/// crash is one recovery settles again).
+/// they return (their pipelined forms once when_durable says so); `forget` and `forget_commit` need
+/// not be (a row that comes back after a crash is one recovery settles again).
 class reservation_journal {
  public:
   virtual ~reservation_journal() = default;
@@ -109,6 +114,13 @@ class reservation_journal {
   /// The coordinator's log: `txn` was decided commit (presumed abort: an abort is never
   /// logged, and a transaction without a record is aborted on recovery).
   virtual status log_commit(const std::string& txn) = 0;
+  /// The pipelined form of log_commit(), as save_pipelined() is of save(): the decision may
+  /// be acted on (commits sent) only after `when_durable(ticket)` called back. Default:
+  /// log_commit(), durable at once.
+  virtual result<write_ticket> log_commit_pipelined(const std::string& txn) {
+    if (auto ok = log_commit(txn); !ok) return ok.err();
+    return write_ticket{0};
+  }
   virtual status forget_commit(const std::string& txn) = 0;
   virtual result<std::vector<std::string>> commits() = 0;
 };

@@ -40,11 +40,11 @@ struct journal_options {
 /// ticket), and the writer commits everything queued at once as one transaction
 /// (`synchronous=NORMAL`: crash-consistent, in the OS), then under durability::full syncs the
 /// WAL. The blocking writes (`save`, `log_commit`, `save_grid_job`) wait until their ticket is
-/// durable; `save_pipelined` returns at once with the ticket for `when_durable`. One sync
-/// covers every write committed before it, however many threads wrote (group commit), and no
-/// caller thread runs SQLite for a write. A failed commit or sync is never retried (after a
-/// failed fsync the OS may have dropped the pages): the journal is then broken and every
-/// waiting and later write fails. Reads first wait for the writes queued before them.
+/// durable; `save_pipelined` and `log_commit_pipelined` return at once with the ticket for
+/// `when_durable`. One sync covers every write committed before it, however many threads wrote
+/// (group commit), and no caller thread runs SQLite for a write. A failed commit or sync is never
+/// retried (after a failed fsync the OS may have dropped the pages): the journal is then broken and
+/// every waiting and later write fails. Reads first wait for the writes queued before them.
 class sqlite_journal final : public reservation_journal, public grid_job_journal {
  public:
   /// Opens or creates the database at `path` (":memory:" for tests). Errors name the file
@@ -68,6 +68,7 @@ class sqlite_journal final : public reservation_journal, public grid_job_journal
   result<std::vector<reservation_row>> finished_rows(const history_query& q) override;
   status purge_finished(const std::string& cluster, timestamp before) override;
   status log_commit(const std::string& txn) override;
+  result<write_ticket> log_commit_pipelined(const std::string& txn) override;
   status forget_commit(const std::string& txn) override;
   result<std::vector<std::string>> commits() override;
   status save_grid_job(const grid_job_row& row) override;
