@@ -207,7 +207,8 @@ class session final : public session_base, public std::enable_shared_from_this<s
 
   void refuse_tls(error_code ec) {
     if (const auto& f = srv_->config().events.on_login_refused)
-      f(login_refusal{"", peer_, errc::permission_denied, "TLS handshake failed: " + ec.message()});
+      f(login_refusal{"", peer_, errc::permission_denied, "TLS handshake failed: " + ec.message(),
+                      front_end::http});
     close();
   }
 
@@ -293,7 +294,7 @@ class session final : public session_base, public std::enable_shared_from_this<s
 
   void report_refusal(const std::string& user, const std::string& reason) {
     if (const auto& f = srv_->config().events.on_login_refused)
-      f(login_refusal{user, peer_, errc::permission_denied, reason});
+      f(login_refusal{user, peer_, errc::permission_denied, reason, front_end::http});
   }
 
   void unauthorized(const std::string& user, const std::string& reason) {
@@ -302,8 +303,10 @@ class session final : public session_base, public std::enable_shared_from_this<s
             [](auto& res) { res.set(http::field::www_authenticate, "Bearer realm=\"arbroker\""); });
   }
 
-  void dispatch(const caller& who, operation op) {
-    who_ = who;
+  void dispatch(const caller& authenticated, operation op) {
+    who_ = authenticated;
+    who_.via = front_end::http;
+    const caller& who = who_;
     const auto arrived = clock::now();
     const std::uint64_t id = ++requests_;
     auto refuse = [&](const error& e, const std::string& subject = "") {
@@ -360,7 +363,8 @@ class session final : public session_base, public std::enable_shared_from_this<s
     if (events.on_response) events.on_response(op, code, latency);
     if (events.on_request_done)
       events.on_request_done(request_record{who_.user, peer_, id, op, std::move(subject), code,
-                                            code == 0 ? std::string() : message, latency});
+                                            code == 0 ? std::string() : message, latency,
+                                            front_end::http});
   }
 
   template <class Decorate = void (*)(http::response<http::string_body>&)>

@@ -61,13 +61,15 @@ void install_audit_log(api::server_events& events) {
     // A refusal also says why.
     const std::string why = r.code == 0 ? "" : " message=" + log_quoted(r.message);
     audit->info(
-        "event=request user={} peer={} op={} id={} subject={} outcome={} latency_ms={:.3f}{}",
-        log_quoted(r.user), r.peer, api::to_string(r.op), r.id, log_quoted(r.subject), outcome, ms,
-        why);
+        "event=request api={} user={} peer={} op={} id={} subject={} outcome={} "
+        "latency_ms={:.3f}{}",
+        api::to_string(r.via), log_quoted(r.user), r.peer, api::to_string(r.op), r.id,
+        log_quoted(r.subject), outcome, ms, why);
   };
   events.on_login_refused = [audit](const api::login_refusal& r) {
-    audit->warn("event=login_refused user={} peer={} code={} reason={}", log_quoted(r.user), r.peer,
-                to_string(r.code), log_quoted(r.reason));
+    audit->warn("event=login_refused api={} user={} peer={} code={} reason={}",
+                api::to_string(r.via), log_quoted(r.user), r.peer, to_string(r.code),
+                log_quoted(r.reason));
   };
 }
 

@@ -43,11 +43,11 @@ std::string operation_label(const api::request_body& body) {
 void node_handler::handle(const api::caller& who, api::request req,
                           std::function<void(api::response)> done) {
   // The server already made every body act for the caller; status is filtered here.
-  auto answer = [this, done = std::move(done), label = operation_label(req.body),
+  auto answer = [this, done = std::move(done), label = operation_label(req.body), via = who.via,
                  t0 = clock_type::now()](api::response r) {
     if (metrics_) {
       const double s = std::chrono::duration<double>(clock_type::now() - t0).count();
-      metrics_->answered(label,
+      metrics_->answered(api::to_string(via), label,
                          r.code == 0 ? "ok" : std::string(to_string(static_cast<errc>(r.code))), s);
     }
     done(std::move(r));

@@ -35,9 +35,10 @@ void grow(Counter& c, std::int64_t now, std::int64_t before) {
 
 node_metrics::node_metrics(prometheus::Registry& reg, const std::string& version)
     : requests_(
-          counter(reg, "arb_requests_total", "API requests answered, by operation and outcome.")),
-      latency_(
-          histogram(reg, "arb_request_duration_seconds", "From request received to reply sent.")),
+          counter(reg, "arb_requests_total",
+                  "API requests answered, by front end (msgpack, http), operation and outcome.")),
+      latency_(histogram(reg, "arb_request_duration_seconds",
+                         "From request received to reply sent, by front end and operation.")),
       auth_failures_(counter(reg, "arb_handshakes_refused_total",
                              "Handshakes refused (bad credentials or version).")
                          .Add({})),
@@ -101,17 +102,19 @@ node_metrics::~node_metrics() {
   stop();
 }
 
-void node_metrics::answered(const std::string& operation, const std::string& outcome,
-                            double seconds) {
+void node_metrics::answered(std::string_view api, const std::string& operation,
+                            const std::string& outcome, double seconds) {
   // Family::Add builds a metric before it looks the labels up: look up ours first.
   Counter* count = nullptr;
   Histogram* latency = nullptr;
   {
     std::lock_guard lock{answered_mu_};
-    auto& c = answered_count_[{operation, outcome}];
-    if (!c) c = &requests_.Add({{"operation", operation}, {"outcome", outcome}});
-    auto& h = answered_latency_[operation];
-    if (!h) h = &latency_.Add({{"operation", operation}}, metrics::latency_buckets());
+    const std::string front(api);
+    auto& c = answered_count_[{front, operation, outcome}];
+    if (!c) c = &requests_.Add({{"api", front}, {"operation", operation}, {"outcome", outcome}});
+    auto& h = answered_latency_[{front, operation}];
+    if (!h)
+      h = &latency_.Add({{"api", front}, {"operation", operation}}, metrics::latency_buckets());
     count = c;
     latency = h;
   }

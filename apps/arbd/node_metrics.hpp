@@ -39,8 +39,10 @@ class node_metrics {
   /// call, arb_lrms_call_duration_seconds, and arb_lrms_call_failures_total.
   lrms_call_observer lrms_observer(const std::string& cluster);
 
-  /// One API request answered: its operation label, errc name or "ok", and latency.
-  void answered(const std::string& operation, const std::string& outcome, double seconds);
+  /// One API request answered: the front end it came through ("msgpack", "http"), its
+  /// operation label, errc name or "ok", and latency.
+  void answered(std::string_view api, const std::string& operation, const std::string& outcome,
+                double seconds);
   /// The API server's own counts (cumulative refused handshakes, open connections).
   void server_counts(std::size_t open_connections, std::size_t handshakes_refused);
 
@@ -62,8 +64,8 @@ class node_metrics {
   counters& requests_;
   histograms& latency_;
   std::mutex answered_mu_;
-  std::map<std::pair<std::string, std::string>, prometheus::Counter*> answered_count_;
-  std::map<std::string, prometheus::Histogram*> answered_latency_;
+  std::map<std::tuple<std::string, std::string, std::string>, prometheus::Counter*> answered_count_;
+  std::map<std::pair<std::string, std::string>, prometheus::Histogram*> answered_latency_;
   prometheus::Counter& auth_failures_;
   prometheus::Gauge& connections_;
   std::size_t refused_seen_ = 0;

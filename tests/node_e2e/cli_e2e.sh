@@ -52,8 +52,17 @@ contains "$out" "\"$id\"" || fail "list contains $id: $out"
 check "show it as a table" 0 "$arb" show "$id"
 contains "$out" committed || fail "show says committed: $out"
 contains "$out" "status (paper 001): not started" || fail "show answers in paper 001's terms: $out"
+grep -q '^created: [0-9]' <<<"$out" && grep -q '^requested window: [0-9].* \.\. .*(11h)$' <<<"$out" \
+  && pass "show tells when it was made and the window that was asked for" \
+  || fail "show lacks its creation or requested window: $out"
 check "show it as json" 0 "$arb" -o json show "$id"
 contains "$out" '"query_status": "not started"' || fail "json query_status: $out"
+ws=$(json_number "$out" window_start)
+we=$(json_number "$out" window_end)
+created=$(json_number "$out" created)
+[ -n "$ws" ] && [ $((we - ws)) -eq 39600 ] && [ "$created" -gt 0 ] && [ "$created" -le "$ws" ] \
+  && pass "json show: window of 11 h asked for, created before it" \
+  || fail "json window/created: $out"
 
 check "another user's id is not found" 6 env ARB_USER=bob ARB_TOKEN=bob-secret "$arb" show "$id"
 check "another user cannot cancel it" 6 env ARB_USER=bob ARB_TOKEN=bob-secret "$arb" cancel "$id"
@@ -132,9 +141,9 @@ check "cancel" 0 "$arb" cancel "$id"
 check "show after cancel" 0 "$arb" -o json show "$id"
 contains "$out" cancelled || fail "cancelled: $out"
 # The audit trail (written although arbd logs at warn): the cancel, and the refused login.
-grep -q "event=request user=\"alice\" peer=127.0.0.1:[0-9]* op=cancel id=[0-9]* subject=\"$id\" outcome=ok" \
+grep -q "event=request api=msgpack user=\"alice\" peer=127.0.0.1:[0-9]* op=cancel id=[0-9]* subject=\"$id\" outcome=ok" \
   "$work/arbd.log" && pass "the cancel is in the audit log" || fail "no audit line: $(tail -n 5 "$work/arbd.log")"
-grep -q 'event=login_refused user="mallory" .*code=permission_denied' "$work/arbd.log" \
+grep -q 'event=login_refused api=msgpack user="mallory" .*code=permission_denied' "$work/arbd.log" \
   && pass "the refused login is in the audit log" || fail "no login_refused line"
 # ... and the reservation's own changes, in order: granted, then cancelled.
 states=$(grep "event=reservation id=\"$id\" " "$work/arbd.log" | sed -n 's/.* state=\([a-z]*\) .*/\1/p' | tr '\n' ' ')
@@ -237,7 +246,7 @@ for p in "${pids[@]}"; do wait "$p"; rc=$?; [ $rc -eq 0 ] && ok=$((ok + 1)); [ $
 exec 6<>"/dev/tcp/127.0.0.1/$mport"
 printf 'GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n' >&6
 metrics=$(cat <&6); exec 6>&-
-contains "$metrics" 'arb_requests_total{operation="reserve",outcome="ok"}' \
+contains "$metrics" 'arb_requests_total{api="msgpack",operation="reserve",outcome="ok"}' \
   && pass "metrics count requests" || fail "metrics: $metrics"
 contains "$metrics" 'arb_grid_job_events_total{event="submitted"}' \
   && pass "metrics count grid jobs" || fail "grid metrics: $metrics"

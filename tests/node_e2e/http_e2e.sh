@@ -69,8 +69,17 @@ http alice alice-secret cancel "{\"reservation_id\": \"$id\"}"
 expect "alice cancels it" 200
 http alice alice-secret cancel "{\"reservation_id\": \"$id\"}"
 expect "a second cancel is refused" 409 '"error":"illegal_transition"'
-grep -q "$id" "$work/arbd.log" && pass "the audit trail names the HTTP requests' reservation" \
-  || fail "no audit line for $id"
+grep -q "event=request api=http user=\"alice\" .*op=cancel .*subject=\"$id\"" "$work/arbd.log" \
+  && pass "the audit trail names the HTTP requests' reservation and front end" \
+  || fail "no api=http audit line for $id: $(grep "$id" "$work/arbd.log")"
+# Metrics tell the two front ends apart (the msgpack CLI's list above, HTTP's cancels).
+exec 6<>"/dev/tcp/127.0.0.1/$mport"
+printf 'GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n' >&6
+metrics=$(cat <&6); exec 6>&-
+contains "$metrics" 'arb_requests_total{api="http",operation="cancel",outcome="ok"} 1' \
+  && contains "$metrics" 'arb_requests_total{api="msgpack",operation="list",outcome="ok"}' \
+  && pass "metrics count each front end's requests apart" \
+  || fail "metrics by front end: $(grep arb_requests_total <<<"$metrics")"
 
 check "the Python example runs against the node" 0 \
   python3 "$src/examples/http/arb_http.py" --url "$base"

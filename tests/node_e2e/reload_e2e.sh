@@ -42,7 +42,7 @@ write_config alice:alice-secret bob:bob-secret
 start_arbd --config "$work/node.toml" --log-file "$log"
 check "alice logs in" 0 as alice:alice-secret
 check "carol is unknown" 4 as carol:carol-secret
-grep -q 'event=request user="alice" .*op=clusters' "$log" && grep -q 'event=login_refused user="carol"' "$log" \
+grep -q 'event=request api=msgpack user="alice" .*op=clusters' "$log" && grep -q 'event=login_refused api=msgpack user="carol"' "$log" \
   && pass "the audit trail is in the log file" || fail "log file: $(cat "$log")"
 [ ! -s "$work/arbd.log" ] && pass "nothing on stderr" || fail "stderr: $(cat "$work/arbd.log")"
 mv "$log" "$log.1"  # as logrotate does

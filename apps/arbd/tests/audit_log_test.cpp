@@ -43,9 +43,9 @@ TEST_F(audit_fixture, one_line_per_request_and_refused_login) {
   events.on_request_done(api::request_record{"bob", "127.0.0.1:5001", 8, api::operation::query,
                                              "berlin/2", static_cast<std::uint8_t>(errc::not_found),
                                              "no reservation 'berlin/2'",
-                                             std::chrono::microseconds(250)});
-  events.on_login_refused(
-      api::login_refusal{"mallory", "127.0.0.1:5002", errc::permission_denied, "wrong token"});
+                                             std::chrono::microseconds(250), api::front_end::http});
+  events.on_login_refused(api::login_refusal{"mallory", "127.0.0.1:5002", errc::permission_denied,
+                                             "wrong token", api::front_end::http});
   std::istringstream lines(out.str());
   std::string ok, refused, login, extra;
   std::getline(lines, ok);
@@ -53,14 +53,14 @@ TEST_F(audit_fixture, one_line_per_request_and_refused_login) {
   std::getline(lines, login);
   EXPECT_FALSE(std::getline(lines, extra)) << out.str();  // one line each
   EXPECT_EQ(ok,
-            "info event=request user=\"alice\" peer=127.0.0.1:5000 op=cancel id=7 "
+            "info event=request api=msgpack user=\"alice\" peer=127.0.0.1:5000 op=cancel id=7 "
             "subject=\"berlin/2\" outcome=ok latency_ms=1.500");
   EXPECT_EQ(refused,
-            "info event=request user=\"bob\" peer=127.0.0.1:5001 op=query id=8 "
+            "info event=request api=http user=\"bob\" peer=127.0.0.1:5001 op=query id=8 "
             "subject=\"berlin/2\" outcome=not_found latency_ms=0.250 "
             "message=\"no reservation 'berlin/2'\"");
   EXPECT_EQ(login,
-            "warning event=login_refused user=\"mallory\" peer=127.0.0.1:5002 "
+            "warning event=login_refused api=http user=\"mallory\" peer=127.0.0.1:5002 "
             "code=permission_denied reason=\"wrong token\"");
 }
 

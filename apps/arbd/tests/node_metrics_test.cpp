@@ -48,19 +48,30 @@ TEST(node_metrics, PolledCountsBecomeIncrementsAndGaugesFollow) {
   EXPECT_TRUE(has_line(render(reg), R"(arb_undeleted_lrms_reservations{cluster="berlin"} 1)"));
 }
 
-TEST(node_metrics, RequestsAreCountedByOperationAndOutcome) {
+TEST(node_metrics, RequestsAreCountedByFrontEndOperationAndOutcome) {
   prometheus::Registry reg;
   node_metrics m{reg, "1.2.3"};
-  m.answered("reserve", "ok", 0.002);
-  m.answered("reserve", "ok", 0.004);
-  m.answered("reserve", "busy", 0.001);
+  m.answered("msgpack", "reserve", "ok", 0.002);
+  m.answered("msgpack", "reserve", "ok", 0.004);
+  m.answered("msgpack", "reserve", "busy", 0.001);
+  m.answered("http", "reserve", "ok", 0.003);
   m.server_counts(3, 2);
   m.server_counts(1, 2);  // the same refusals again: counted once
   const auto text = render(reg);
-  EXPECT_TRUE(has_line(text, R"(arb_requests_total{operation="reserve",outcome="ok"} 2)")) << text;
-  EXPECT_TRUE(has_line(text, R"(arb_requests_total{operation="reserve",outcome="busy"} 1)"))
+  EXPECT_TRUE(
+      has_line(text, R"(arb_requests_total{api="msgpack",operation="reserve",outcome="ok"} 2)"))
       << text;
-  EXPECT_TRUE(has_line(text, R"(arb_request_duration_seconds_count{operation="reserve"} 3)"))
+  EXPECT_TRUE(
+      has_line(text, R"(arb_requests_total{api="msgpack",operation="reserve",outcome="busy"} 1)"))
+      << text;
+  EXPECT_TRUE(
+      has_line(text, R"(arb_requests_total{api="http",operation="reserve",outcome="ok"} 1)"))
+      << text;
+  EXPECT_TRUE(
+      has_line(text, R"(arb_request_duration_seconds_count{api="msgpack",operation="reserve"} 3)"))
+      << text;
+  EXPECT_TRUE(
+      has_line(text, R"(arb_request_duration_seconds_count{api="http",operation="reserve"} 1)"))
       << text;
   EXPECT_TRUE(has_line(text, "arb_handshakes_refused_total 2")) << text;
   EXPECT_TRUE(has_line(text, "arb_connections 1")) << text;

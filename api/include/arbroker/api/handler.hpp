@@ -3,17 +3,27 @@
 // What the server calls for each authenticated, validated request. The engine implements
 // it; tests use fakes.
 
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "arbroker/api/protocol.hpp"
 
 namespace arbroker::api {
 
+/// The front end a request came through: metrics and the audit log tell them apart.
+enum class front_end : std::uint8_t { msgpack, http };
+
+constexpr std::string_view to_string(front_end f) noexcept {
+  return f == front_end::http ? "http" : "msgpack";
+}
+
 /// Who sent a request, as the handshake established it.
 struct caller {
   std::string user;
   bool admin = false;
+  front_end via = front_end::msgpack;
 };
 
 class request_handler {

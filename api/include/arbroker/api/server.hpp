@@ -45,6 +45,7 @@ struct request_record {
   std::uint8_t code = 0;
   std::string message;  ///< the error's; empty on success
   std::chrono::steady_clock::duration latency{};
+  front_end via = front_end::msgpack;
 };
 
 /// A connection refused at its hello (bad credentials, version, magic, deadline, limit).
@@ -53,6 +54,7 @@ struct login_refusal {
   std::string peer;
   errc code = errc::permission_denied;
   std::string reason;
+  front_end via = front_end::msgpack;
 };
 
 struct server_events {
