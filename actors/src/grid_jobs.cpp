@@ -85,6 +85,7 @@ class grid_jobs_state {
   grid_jobs_impl_actor::behavior_type make_behavior(grid_jobs_config cfg) {
     cfg_ = std::move(cfg);
     if (!cfg_.counters) cfg_.counters = std::make_shared<grid_job_counters>();
+    next_serial_ = std::max(next_serial_, cfg_.last_serial + 1);
     for (auto& rec : cfg_.recovered)
       adopt(std::move(rec));
     cfg_.recovered.clear();
@@ -133,6 +134,7 @@ class grid_jobs_state {
     grid_job job;
     std::vector<caf::typed_response_promise<msg::grid_job_reply>> answer_when_placed;
     std::optional<grid_job_state> counted;  // the state it is counted under in counters.jobs
+    bool noted_ended = false;               // in ended_ (it leaves memory from there)
   };
 
   // Keeps counters.jobs in step with the job's state.
@@ -464,7 +466,9 @@ class grid_jobs_state {
     txn(best->at.cluster, msg::commit_txn_request{t.job.id},
         [this, serial, where = best->at.cluster,
          walltime = best->at.walltime](const result<msg::ack_reply>& ack) {
-          auto& job = jobs_.at(serial).job;
+          auto it = jobs_.find(serial);
+          if (it == jobs_.end()) return;  // ended (cancelled) and forgotten meanwhile
+          auto& job = it->second.job;
           if (!ack || !ack->error.ok()) {
             job.state = grid_job_state::failed;
             job.ended = now();
@@ -492,7 +496,9 @@ class grid_jobs_state {
         t.job.spec.np, walltime,          t.job.spec.command};
     ask(e->service, std::move(q), [this, serial, i](const result<msg::bind_job_reply>& rep) {
       const auto id = outcome(rep, &msg::bind_job_reply::job_id);
-      after_change(serial, jobs_.at(serial).job.on_submitted(i, id, now()));
+      auto it = jobs_.find(serial);
+      if (it == jobs_.end()) return;
+      after_change(serial, it->second.job.on_submitted(i, id, now()));
     });
   }
 
@@ -704,6 +710,7 @@ class grid_jobs_state {
                                             errc::unreachable,
                                             "the submission never reached the LRMS (node stopped)"})
                                       : result<std::string>(id);
+              if (!jobs_.contains(serial)) continue;
               after_change(serial, jobs_.at(serial).job.on_submitted(i, found, now()));
             }
           });
@@ -735,6 +742,7 @@ class grid_jobs_state {
   // One state request per cluster for every copy that may be in its queue.
   std::int32_t poll_round() {
     if (!unresolved_.empty() || !unreleased_.empty() || !resend_.empty()) recover_round();
+    forget_ended();
     std::map<std::string, std::vector<std::pair<std::uint64_t, std::size_t>>> by_cluster;
     for (auto& [serial, t] : jobs_) {
       if (!t.job.active()) continue;
@@ -995,10 +1003,44 @@ class grid_jobs_state {
       rp.deliver(v);
   }
 
-  arbroker::status persist_job(const tracked& t) {
+  arbroker::status persist_job(tracked& t) {
+    const bool active = t.job.active();
+    const timestamp ended = active ? 0 : t.job.ended.value_or(now());
+    if (!active && !t.noted_ended) {  // it may leave memory from now on
+      t.noted_ended = true;
+      ended_.emplace(ended, serial_in(t.job.id));
+    }
     if (!cfg_.journal) return {};
     return cfg_.journal->save_grid_job(
-        {t.job.id, t.job.owner, t.job.active(), msg::encode_record({t.request, t.job})});
+        {t.job.id, t.job.owner, active, msg::encode_record({t.request, t.job}), ended});
+  }
+
+  // Ended jobs leave memory after ended_in_memory, or sooner beyond ended_in_memory_max
+  // (oldest first), unless something still waits on them; the store keeps them (purged past
+  // the retention once a minute). Memory and list then do not grow with the history.
+  void forget_ended() {
+    const timestamp t = now();
+    for (auto it = ended_.begin(); it != ended_.end();) {
+      const bool too_many = ended_.size() > cfg_.ended_in_memory_max;
+      if (!too_many && it->first + cfg_.ended_in_memory > t) break;
+      const auto serial = it->second;
+      auto j = jobs_.find(serial);
+      const bool waited_on =
+          j != jobs_.end() &&
+          (!j->second.answer_when_placed.empty() || release_when_done_.contains(serial) ||
+           j->second.job.active() ||
+           std::find(unreleased_.begin(), unreleased_.end(), serial) != unreleased_.end());
+      if (waited_on) {
+        ++it;
+        continue;
+      }
+      if (j != jobs_.end()) jobs_.erase(j);
+      it = ended_.erase(it);
+    }
+    if (cfg_.journal && t >= next_purge_) {
+      (void)cfg_.journal->purge_grid_jobs(t - cfg_.retention);
+      next_purge_ = t + 60;
+    }
   }
 
   void adopt(msg::grid_job_record rec) {
@@ -1024,13 +1066,17 @@ class grid_jobs_state {
           {now(), -1, "the node stopped before the job was in its reservation"});
       if (!t.job.reservation.empty()) unreleased_.push_back(serial);
     }
-    recount(jobs_.emplace(serial, std::move(t)).first->second);
+    auto& adopted = jobs_.emplace(serial, std::move(t)).first->second;
+    recount(adopted);
+    if (!adopted.job.active()) (void)persist_job(adopted);  // failed above: noted as ended
   }
 
   self_pointer self_;
   grid_jobs_config cfg_;
   directory_view directory_;
-  std::map<std::uint64_t, tracked> jobs_;  // by serial: oldest first
+  std::map<std::uint64_t, tracked> jobs_;                // by serial: oldest first
+  std::set<std::pair<timestamp, std::uint64_t>> ended_;  // (ended, serial): leave memory
+  timestamp next_purge_ = 0;
   std::uint64_t next_serial_ = 1;
   std::set<std::string> polling_;  // clusters with a state request in flight
   std::vector<std::pair<std::uint64_t, std::size_t>> unresolved_;  // recovered, submitting

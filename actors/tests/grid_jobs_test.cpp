@@ -25,7 +25,10 @@ class grid_jobs_test : public engine_fixture {
     c.adaptation_interval = 0;
     c.journal = journal;
     c.counters = counters;
+    c.ended_in_memory = ended_in_memory;
+    c.ended_in_memory_max = ended_in_memory_max;
     if (journal) {
+      c.last_serial = *journal->last_grid_job_serial();
       auto recs = load_grid_jobs(*journal);
       EXPECT_TRUE(recs);
       if (recs) c.recovered = std::move(*recs);
@@ -79,6 +82,8 @@ class grid_jobs_test : public engine_fixture {
 
   grid_jobs_actor jobs;
   std::shared_ptr<sqlite_journal> journal;
+  duration ended_in_memory = 3600;
+  std::size_t ended_in_memory_max = 10000;
   std::shared_ptr<grid_job_counters> counters = std::make_shared<grid_job_counters>();
 };
 
@@ -236,6 +241,65 @@ TEST_F(grid_jobs_test, RecoveryWatchesJobsAgainAndSettlesAFloodDecidedWhileDown)
   EXPECT_EQ(ours_in("a"), 1u);
   // New ids continue after the recovered ones.
   EXPECT_EQ(submit(job(grid_strategy::single, 1)).id, "n/g2");
+}
+
+// An ended job leaves the manager's memory (and its list) after ended_in_memory and stays
+// in the store, where the node finds it for `show`; ids go on after it across a restart.
+TEST_F(grid_jobs_test, EndedJobsLeaveMemoryAndStayInTheStore) {
+  auto j0 = sqlite_journal::open(":memory:");
+  ASSERT_TRUE(j0);
+  journal = std::shared_ptr<sqlite_journal>(std::move(*j0));
+  ended_in_memory = 600;
+  add_cluster("a", 8, 1000);
+  start_manager();
+  auto j = submit(job(grid_strategy::single, 8, 100));
+  poll();
+  advance(100);
+  poll();
+  ASSERT_EQ(show(j.id).state, grid_job_state::completed);
+  const timestamp ended = now;
+  auto listed = ask<msg::grid_list_reply>(jobs, msg::grid_list_request{"alice", "", ""});
+  EXPECT_EQ(listed.jobs.size(), 1u);  // recently ended: still listed
+  advance(599);
+  poll();
+  EXPECT_TRUE(ask<msg::grid_job_reply>(jobs, msg::grid_query_request{"alice", j.id}).error.ok());
+  advance(1);
+  poll();
+  EXPECT_EQ(ask<msg::grid_job_reply>(jobs, msg::grid_query_request{"alice", j.id}).error.err(),
+            errc::not_found);
+  EXPECT_TRUE(
+      ask<msg::grid_list_reply>(jobs, msg::grid_list_request{"alice", "", ""}).jobs.empty());
+  auto row = journal->find_grid_job(j.id);
+  ASSERT_TRUE(row && *row);
+  EXPECT_FALSE((*row)->active);
+  EXPECT_EQ((*row)->ended, ended);
+  EXPECT_TRUE(journal->grid_jobs()->empty());  // a restart recovers nothing
+  self->send_exit(jobs, caf::exit_reason::kill);
+  sched.run();
+  start_manager();
+  EXPECT_EQ(submit(job(grid_strategy::single, 1)).id, "n/g2");  // not n/g1 again
+}
+
+TEST_F(grid_jobs_test, AtMostSoManyEndedJobsStayInMemoryTheOldestLeaveFirst) {
+  ended_in_memory_max = 1;
+  add_cluster("a", 8, 1000);
+  start_manager();
+  auto first = submit(job(grid_strategy::single, 8, 100));
+  poll();
+  advance(100);
+  poll();
+  auto second = submit(job(grid_strategy::single, 8, 100));
+  poll();
+  advance(100);
+  poll();
+  EXPECT_EQ(show(second.id).state, grid_job_state::completed);
+  poll();  // ended jobs leave at the start of a round
+  EXPECT_EQ(show(second.id).state, grid_job_state::completed);
+  EXPECT_EQ(ask<msg::grid_job_reply>(jobs, msg::grid_query_request{"alice", first.id}).error.err(),
+            errc::not_found);  // without a store: gone
+  auto running = submit(job(grid_strategy::single, 8, 100));
+  poll();
+  EXPECT_EQ(show(running.id).state, grid_job_state::running);  // active ones always stay
 }
 
 TEST_F(grid_jobs_test, OwnersOnlyAndAdminsSeeEverything) {

@@ -148,6 +148,7 @@ int run(const stress_options& o) {
   gc.clock = wall_clock();
   gc.poll_interval = 1;
   gc.adaptation_interval = 2;
+  gc.keep_ended_jobs();  // the audit lists every job at the end
   auto grid_counters = std::make_shared<grid_job_counters>();
   gc.counters = grid_counters;
   auto grid = spawn_grid_jobs(sys, gc);

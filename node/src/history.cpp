@@ -46,12 +46,15 @@ result<std::pair<timestamp, std::string>> parse_history_cursor(std::string_view 
 
 struct history_reader::impl {
   std::shared_ptr<reservation_journal> journal;
+  std::shared_ptr<grid_job_journal> grid_jobs;
   boost::asio::thread_pool thread{1};  // one reader: SQLite serializes reads anyway
 };
 
-history_reader::history_reader(std::shared_ptr<reservation_journal> journal)
+history_reader::history_reader(std::shared_ptr<reservation_journal> journal,
+                               std::shared_ptr<grid_job_journal> grid_jobs)
     : impl_(std::make_unique<impl>()) {
   impl_->journal = std::move(journal);
+  impl_->grid_jobs = std::move(grid_jobs);
 }
 
 history_reader::~history_reader() {
@@ -87,6 +90,23 @@ void history_reader::finished(std::string id, std::string user,
     if (*row && ((*row)->finished == 0 || (!user.empty() && (*row)->owner != user)))
       return done(std::optional<reservation_row>());  // live (the engine's), or another's
     done(std::move(*row));
+  });
+}
+
+void history_reader::ended_grid_job(
+    std::string id, std::string user,
+    std::function<void(result<std::optional<msg::grid_job_record>>)> done) {
+  if (!impl_->grid_jobs) return done(std::optional<msg::grid_job_record>());
+  boost::asio::post(impl_->thread, [journal = impl_->grid_jobs, id = std::move(id),
+                                    user = std::move(user), done = std::move(done)] {
+    auto row = journal->find_grid_job(id);
+    if (!row) return done(row.err());
+    if (!*row || (*row)->active || (!user.empty() && (*row)->owner != user))
+      return done(std::optional<msg::grid_job_record>());  // active (the engine's), or another's
+    auto rec = msg::decode_record((*row)->body);
+    if (!rec)
+      return done(error{errc::storage_failure, "grid job " + id + ": " + rec.err().message});
+    done(std::optional<msg::grid_job_record>(std::move(*rec)));
   });
 }
 

@@ -5,7 +5,8 @@
 // of the store's history, kept for the cluster's `retention`. The node reads that history on
 // a thread of its own (never an engine thread, never an API thread): the pages of a
 // `list --history`, and a finished reservation that a request names after the engine said
-// "no such reservation".
+// "no such reservation". Likewise grid jobs: an ended one leaves the grid-job manager's
+// memory and stays in the store for `[grid_jobs] retention`.
 
 #include <functional>
 #include <memory>
@@ -16,6 +17,7 @@
 
 #include "arbroker/core/error.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
+#include "arbroker/messages/grid_job_record.hpp"
 #include "arbroker/store/journal.hpp"
 
 namespace arbroker::detail {
@@ -33,7 +35,8 @@ inline constexpr std::int32_t default_history_page = 100;
 
 class history_reader {
  public:
-  explicit history_reader(std::shared_ptr<reservation_journal> journal);
+  explicit history_reader(std::shared_ptr<reservation_journal> journal,
+                          std::shared_ptr<grid_job_journal> grid_jobs = nullptr);
   /// Waits for the reads under way (their callbacks run).
   ~history_reader();
   history_reader(const history_reader&) = delete;
@@ -49,6 +52,11 @@ class history_reader {
   /// anyone's, for admins); else nothing, exactly as for a reservation that never was.
   void finished(std::string id, std::string user,
                 std::function<void(result<std::optional<reservation_row>>)> done);
+
+  /// The ended grid job `id` (its record), if the store has it and `user` owns it (empty:
+  /// anyone's); else nothing. storage_failure for a row that cannot be read.
+  void ended_grid_job(std::string id, std::string user,
+                      std::function<void(result<std::optional<msg::grid_job_record>>)> done);
 
  private:
   struct impl;

@@ -163,20 +163,42 @@ struct node::impl {
   template <class Reply, class Explain>
   callback<Reply> unless_finished(std::string id, std::string user, callback<Reply> done,
                                   Explain explain) {
-    return [this, id = std::move(id), user = std::move(user), done = std::move(done),
-            explain](Reply rep) mutable {
+    return unless_in_history<Reply, reservation_row>(
+        [this, id = std::move(id), user = std::move(user)](auto found) {
+          history->finished(id, user, std::move(found));
+        },
+        std::move(done), std::move(explain));
+  }
+
+  // The same for a grid job the manager no longer holds: ended, in the store's history.
+  template <class Explain>
+  callback<msg::grid_job_reply> unless_ended_job(std::string id, std::string user,
+                                                 callback<msg::grid_job_reply> done,
+                                                 Explain explain) {
+    return unless_in_history<msg::grid_job_reply, msg::grid_job_record>(
+        [this, id = std::move(id), user = std::move(user)](auto found) {
+          history->ended_grid_job(id, user, std::move(found));
+        },
+        std::move(done), std::move(explain));
+  }
+
+  // The engine's not_found, answered from the history reader instead when `lookup` (which
+  // calls back with what the store has) finds the thing: `explain` makes the reply of it.
+  template <class Reply, class Row, class Lookup, class Explain>
+  callback<Reply> unless_in_history(Lookup lookup, callback<Reply> done, Explain explain) {
+    return [this, lookup = std::move(lookup), done = std::move(done),
+            explain = std::move(explain)](Reply rep) mutable {
       if (!history || rep.error.ok() || rep.error.err() != errc::not_found || !enter())
         return done(std::move(rep));
-      history->finished(id, user,
-                        [this, rep = std::move(rep), done = std::move(done),
-                         explain](result<std::optional<reservation_row>> row) mutable {
-                          if (!row)
-                            rep.error = msg::to_wire(row.err());
-                          else if (*row)
-                            explain(rep, **row);
-                          done(std::move(rep));
-                          leave();
-                        });
+      lookup([this, rep = std::move(rep), done = std::move(done),
+              explain](result<std::optional<Row>> found) mutable {
+        if (!found)
+          rep.error = msg::to_wire(found.err());
+        else if (*found)
+          explain(rep, **found);
+        done(std::move(rep));
+        leave();
+      });
     };
   }
 
@@ -237,7 +259,7 @@ struct node::impl {
     std::shared_ptr<sqlite_journal> store(std::move(*j));
     journal = store;
     grid_journal = store;
-    history = std::make_unique<detail::history_reader>(journal);
+    history = std::make_unique<detail::history_reader>(journal, grid_journal);
     return {};
   }
 
@@ -350,7 +372,11 @@ struct node::impl {
     gc.default_max_migrations = cfg.default_max_migrations;
     gc.journal = grid_journal;
     gc.counters = grid_counters;
+    gc.retention = cfg.job_retention;
     if (grid_journal) {
+      auto last = grid_journal->last_grid_job_serial();
+      if (!last) return last.err();
+      gc.last_serial = *last;
       auto recs = load_grid_jobs(*grid_journal);
       if (!recs) return recs.err();
       for (const auto& r : *recs)
@@ -529,10 +555,24 @@ void node::grid_submit(msg::grid_submit_request r, callback<msg::grid_job_reply>
   impl_->ask(impl_->grid_jobs, std::move(r), std::move(done));
 }
 void node::grid_query(msg::grid_query_request r, callback<msg::grid_job_reply> done) {
-  impl_->ask(impl_->grid_jobs, std::move(r), std::move(done));
+  auto id = r.id, user = r.user;
+  impl_->ask(impl_->grid_jobs, std::move(r),
+             impl_->unless_ended_job(std::move(id), std::move(user), std::move(done),
+                                     [](msg::grid_job_reply& rep, const msg::grid_job_record& g) {
+                                       rep = {msg::info_of(g.job), {}};
+                                     }));
 }
 void node::grid_cancel(msg::grid_cancel_request r, callback<msg::grid_job_reply> done) {
-  impl_->ask(impl_->grid_jobs, std::move(r), std::move(done));
+  auto id = r.id, user = r.user;
+  impl_->ask(
+      impl_->grid_jobs, std::move(r),
+      impl_->unless_ended_job(std::move(id), std::move(user), std::move(done),
+                              [](msg::grid_job_reply& rep, const msg::grid_job_record& g) {
+                                rep = {msg::info_of(g.job),
+                                       msg::wire(errc::illegal_transition,
+                                                 "grid job " + g.job.id + " has already ended (" +
+                                                     std::string(to_string(g.job.state)) + ")")};
+                              }));
 }
 void node::grid_list(msg::grid_list_request r, callback<msg::grid_list_reply> done) {
   impl_->ask(impl_->grid_jobs, std::move(r), std::move(done));

@@ -273,6 +273,7 @@ status validate(const node_config& cfg) {
   if (cfg.job_poll_interval < 1 || cfg.adaptation_interval < 1)
     return bad("grid_jobs", "poll_interval and adaptation_interval must be at least 1 s");
   if (cfg.default_min_gain < 0) return bad("grid_jobs.min_gain", "must be >= 0");
+  if (cfg.job_retention < 60) return bad("grid_jobs.retention", "must be at least 1 minute");
   if (cfg.default_max_migrations < -1)
     return bad("grid_jobs.max_migrations", "must be >= -1 (-1: unbounded)");
   std::set<std::string> names;
@@ -347,11 +348,13 @@ result<node_config> from_table(const toml::table& root) {
   }
   if (auto* g = root["grid_jobs"].as_table()) {
     ARB_TRY(only_known_keys(
-        *g, "grid_jobs", {"poll_interval", "adaptation_interval", "min_gain", "max_migrations"}));
+        *g, "grid_jobs",
+        {"poll_interval", "adaptation_interval", "min_gain", "max_migrations", "retention"}));
     ARB_TRY(optional(*g, "grid_jobs", "poll_interval", cfg.job_poll_interval, as_span));
     ARB_TRY(optional(*g, "grid_jobs", "adaptation_interval", cfg.adaptation_interval, as_span));
     ARB_TRY(optional(*g, "grid_jobs", "min_gain", cfg.default_min_gain, as_span));
     ARB_TRY(optional(*g, "grid_jobs", "max_migrations", cfg.default_max_migrations, as_int));
+    ARB_TRY(optional(*g, "grid_jobs", "retention", cfg.job_retention, as_span));
   }
   if (auto* l = root["limits"].as_table()) {
     ARB_TRY(only_known_keys(*l, "limits",

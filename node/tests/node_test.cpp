@@ -10,6 +10,7 @@
 #include <set>
 
 #include "arbroker/actors/engine.hpp"
+#include "arbroker/messages/grid_job_record.hpp"
 #include "arbroker/store/sqlite_journal.hpp"
 
 namespace arbroker {
@@ -242,6 +243,51 @@ TEST_F(node_test, FinishedReservationsAreReadFromTheStoresHistory) {
   for (const auto& id : ids)
     EXPECT_NE(fresh.reservation.id, id);
   EXPECT_EQ(n->query({"alice", ids[2]}).info.state, reservation_state::cancelled);
+}
+
+// An ended grid job is not in the manager's memory after a restart (recovery reads the
+// active ones): the node answers show and cancel from the store, to its owner and admins
+// only, and new ids go on after it.
+TEST_F(node_test, EndedGridJobsAreReadFromTheStore) {
+  const std::string id = config().name + "/g7";
+  {
+    fs::create_directories(dir);
+    auto j = sqlite_journal::open((dir / "arbroker.db").string());
+    ASSERT_TRUE(j) << j.err().message;
+    msg::grid_job_record rec;
+    rec.request.user = "alice";
+    rec.request.np = 2;
+    rec.request.walltime = 60;
+    rec.job.id = id;
+    rec.job.owner = "alice";
+    rec.job.state = grid_job_state::completed;
+    rec.job.submitted = now - 600;
+    rec.job.ended = now - 60;
+    ASSERT_TRUE((*j)->save_grid_job({id, "alice", false, msg::encode_record(rec), now - 60}));
+  }
+  auto n = start(config());
+  ASSERT_TRUE(n);
+  auto shown = n->grid_query({"alice", id});
+  ASSERT_TRUE(shown.error.ok()) << shown.error.message;
+  EXPECT_EQ(shown.job.state, grid_job_state::completed);
+  EXPECT_EQ(shown.job.ended, now - 60);
+  EXPECT_EQ(n->grid_query({"bob", id}).error.err(), errc::not_found);  // as if missing
+  EXPECT_TRUE(n->grid_query({"", id}).error.ok());                     // an admin
+  auto cancel = n->grid_cancel({"alice", id});
+  EXPECT_EQ(cancel.error.err(), errc::illegal_transition);
+  EXPECT_NE(cancel.error.message.find("has already ended (completed)"), std::string::npos)
+      << cancel.error.message;
+  EXPECT_EQ(n->grid_cancel({"bob", id}).error.err(), errc::not_found);
+  EXPECT_EQ(n->grid_query({"alice", config().name + "/g404"}).error.err(), errc::not_found);
+  msg::grid_submit_request r;
+  r.user = "alice";
+  r.name = "after";
+  r.command = "true";
+  r.np = 1;
+  r.walltime = 60;
+  auto fresh = n->grid_submit(r);
+  ASSERT_TRUE(fresh.error.ok()) << fresh.error.message;
+  EXPECT_EQ(fresh.job.id, config().name + "/g8");
 }
 
 // What a crash in the middle of co-reservations leaves in the store, settled on restart:

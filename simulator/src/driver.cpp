@@ -90,6 +90,7 @@ class virtual_grid {
       gc.poll_interval = s.grid_poll_interval;
       gc.adaptation_interval = s.grid_adaptation_interval;
       gc.counters = grid_counters_;
+      gc.keep_ended_jobs();  // the results read every job at the end
       if (!s.grid_event_hooks && s.grid_poll_interval <= 0)
         return fail(errc::invalid_parameter,
                     "grid jobs without event hooks need a positive grid_poll_interval");

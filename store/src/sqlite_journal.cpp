@@ -9,8 +9,9 @@ namespace {
 
 // Bumped whenever the tables change; open() refuses a database from a newer build.
 // 2: grid_jobs; 3: reservations.account; 4: laxity window; 5: reservations.finished (history);
-// 6: reservations.created and the requested window (window_start, window_end)
-constexpr int schema_version = 6;
+// 6: reservations.created and the requested window (window_start, window_end);
+// 7: grid_jobs.ended (grid-job history)
+constexpr int schema_version = 7;
 
 constexpr const char* schema = R"sql(
 CREATE TABLE IF NOT EXISTS reservations (
@@ -42,7 +43,8 @@ CREATE TABLE IF NOT EXISTS grid_jobs (
   seq INTEGER NOT NULL,
   owner TEXT NOT NULL,
   active INTEGER NOT NULL,
-  body BLOB NOT NULL
+  body BLOB NOT NULL,
+  ended INTEGER NOT NULL DEFAULT 0
 );
 )sql";
 
@@ -89,14 +91,17 @@ struct sqlite_journal::statements {
   sqlite3_stmt* commits = nullptr;
   sqlite3_stmt* save_grid_job = nullptr;
   sqlite3_stmt* grid_jobs = nullptr;
+  sqlite3_stmt* find_grid_job = nullptr;
+  sqlite3_stmt* last_grid_job = nullptr;
+  sqlite3_stmt* purge_grid_jobs = nullptr;
   sqlite3_stmt* begin = nullptr;  // the writer's batches
   sqlite3_stmt* commit = nullptr;
   sqlite3_stmt* rollback = nullptr;
 
   ~statements() {
-    for (auto* s :
-         {save, forget, rows_of, last_serial, find, history_of, history_all, purge, log_commit,
-          forget_commit, commits, save_grid_job, grid_jobs, begin, commit, rollback})
+    for (auto* s : {save, forget, rows_of, last_serial, find, history_of, history_all, purge,
+                    log_commit, forget_commit, commits, save_grid_job, grid_jobs, find_grid_job,
+                    last_grid_job, purge_grid_jobs, begin, commit, rollback})
       sqlite3_finalize(s);
   }
 };
@@ -183,11 +188,37 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
       if (auto ok = exec(add.c_str(), "cannot add a column to reservations"); !ok) return ok.err();
     }
   }
+  // Before schema 7 a grid job's row did not say when it ended: those no longer active count
+  // as ended at the upgrade, so that they are kept for the retention from then on.
+  // (A store of schema 1 had no grid_jobs table: the schema above made it, with the column.)
+  if (version > 0 && version < 7) {
+    sqlite3_stmt* has = nullptr;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT COUNT(*) FROM pragma_table_info('grid_jobs') WHERE name = "
+                           "'ended'",
+                           -1, &has, nullptr) != SQLITE_OK)
+      return sql_error(db, path, "cannot read the grid_jobs columns");
+    const bool there = sqlite3_step(has) == SQLITE_ROW && sqlite3_column_int(has, 0) > 0;
+    sqlite3_finalize(has);
+    if (!there) {
+      if (auto ok = exec("ALTER TABLE grid_jobs ADD COLUMN ended INTEGER NOT NULL DEFAULT 0",
+                         "cannot add grid_jobs.ended");
+          !ok)
+        return ok.err();
+    }
+    if (auto ok = exec("UPDATE grid_jobs SET ended = CAST(strftime('%s', 'now') AS INTEGER) "
+                       "WHERE active = 0",
+                       "cannot mark ended grid jobs");
+        !ok)
+      return ok.err();
+  }
   // Live rows of a cluster (recovery), a user's and everyone's history by end time.
   if (auto ok = exec("CREATE INDEX IF NOT EXISTS reservations_live ON reservations(cluster, "
                      "finished, seq); CREATE INDEX IF NOT EXISTS reservations_history ON "
                      "reservations(owner, finished); CREATE INDEX IF NOT EXISTS "
-                     "reservations_finished ON reservations(finished)",
+                     "reservations_finished ON reservations(finished); CREATE INDEX IF NOT "
+                     "EXISTS grid_jobs_active ON grid_jobs(active, seq); CREATE INDEX IF NOT "
+                     "EXISTS grid_jobs_ended ON grid_jobs(ended)",
                      "cannot create indexes");
       !ok)
     return ok.err();
@@ -226,9 +257,15 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
       {&s.forget_commit, "DELETE FROM commit_decisions WHERE txn = ?1"},
       {&s.commits, "SELECT txn FROM commit_decisions ORDER BY txn"},
       {&s.save_grid_job,
-       "INSERT OR REPLACE INTO grid_jobs (id, seq, owner, active, body) VALUES "
-       "(?1, ?2, ?3, ?4, ?5)"},
-      {&s.grid_jobs, "SELECT id, owner, active, body FROM grid_jobs ORDER BY seq"},
+       "INSERT OR REPLACE INTO grid_jobs (id, seq, owner, active, body, ended) VALUES "
+       "(?1, ?2, ?3, ?4, ?5, ?6)"},
+      {&s.grid_jobs,
+       "SELECT id, owner, active, body, ended FROM grid_jobs WHERE active = 1 ORDER BY seq"},
+      {&s.find_grid_job, "SELECT id, owner, active, body, ended FROM grid_jobs WHERE id = ?1"},
+      {&s.last_grid_job, "SELECT COALESCE(MAX(seq), 0) FROM grid_jobs"},
+      {&s.purge_grid_jobs,
+       "DELETE FROM grid_jobs WHERE active = 0 AND ended > 0 AND ended < ?1 AND seq < (SELECT "
+       "MAX(seq) FROM grid_jobs)"},
       // IMMEDIATE: the write lock at once, so a commit never fails for a reader's upgrade.
       {&s.begin, "BEGIN IMMEDIATE"},
       {&s.commit, "COMMIT"},
@@ -593,14 +630,12 @@ status sqlite_journal::save_grid_job(const grid_job_row& row) {
     bind_text(st, 3, r.owner);
     sqlite3_bind_int(st, 4, r.active ? 1 : 0);
     sqlite3_bind_blob(st, 5, r.body.data(), static_cast<int>(r.body.size()), SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 6, r.ended);
     return run(st, "cannot save grid job", r.id);
   });
 }
 
-result<std::vector<grid_job_row>> sqlite_journal::grid_jobs() {
-  if (auto ok = flush(); !ok) return ok.err();
-  std::lock_guard lock{db_mu_};
-  auto* st = st_->grid_jobs;
+result<std::vector<grid_job_row>> sqlite_journal::read_grid_jobs(sqlite3_stmt* st) {
   std::vector<grid_job_row> out;
   int rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -610,11 +645,47 @@ result<std::vector<grid_job_row>> sqlite_journal::grid_jobs() {
     r.active = sqlite3_column_int(st, 2) != 0;
     const auto* p = static_cast<const char*>(sqlite3_column_blob(st, 3));
     r.body.assign(p ? p : "", static_cast<std::size_t>(sqlite3_column_bytes(st, 3)));
+    r.ended = sqlite3_column_int64(st, 4);
     out.push_back(std::move(r));
   }
   sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
   if (rc != SQLITE_DONE) return sql_error(db_, path_, "cannot read grid jobs");
   return out;
+}
+
+result<std::vector<grid_job_row>> sqlite_journal::grid_jobs() {
+  if (auto ok = flush(); !ok) return ok.err();
+  std::lock_guard lock{db_mu_};
+  return read_grid_jobs(st_->grid_jobs);
+}
+
+result<std::optional<grid_job_row>> sqlite_journal::find_grid_job(const std::string& id) {
+  if (auto ok = flush(); !ok) return ok.err();
+  std::lock_guard lock{db_mu_};
+  bind_text(st_->find_grid_job, 1, id);
+  auto rows = read_grid_jobs(st_->find_grid_job);
+  if (!rows) return rows.err();
+  if (rows->empty()) return std::optional<grid_job_row>();
+  return std::optional<grid_job_row>(std::move(rows->front()));
+}
+
+result<std::uint64_t> sqlite_journal::last_grid_job_serial() {
+  if (auto ok = flush(); !ok) return ok.err();
+  std::lock_guard lock{db_mu_};
+  auto* st = st_->last_grid_job;
+  const int rc = sqlite3_step(st);
+  const auto n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+  sqlite3_reset(st);
+  if (rc != SQLITE_ROW) return sql_error(db_, path_, "cannot read the last grid job id");
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(n, 0));
+}
+
+status sqlite_journal::purge_grid_jobs(timestamp before) {
+  return write_later([this, before] {
+    sqlite3_bind_int64(st_->purge_grid_jobs, 1, before);
+    return run(st_->purge_grid_jobs, "cannot purge ended grid jobs");
+  });
 }
 
 }  // namespace arbroker

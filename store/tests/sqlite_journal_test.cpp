@@ -162,6 +162,10 @@ TEST_F(sqlite_journal_test, AStoreOfSchemaTwoIsUpgradedInPlace) {
       "'arb-1', 1000, 4600, 8, 3, 0, 900, 12.5);"
       "INSERT INTO reservations VALUES ('berlin/3', 'berlin', 3, 'alice', 't-berlin/3', "
       "'arb-3', 1000, 4600, 8, 6, 0, 900, 12.5);"  // cancelled (6)
+      "CREATE TABLE grid_jobs (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, owner TEXT NOT NULL, "
+      "active INTEGER NOT NULL, body BLOB NOT NULL);"
+      "INSERT INTO grid_jobs VALUES ('n/g1', 1, 'alice', 0, 'done');"
+      "INSERT INTO grid_jobs VALUES ('n/g2', 2, 'alice', 1, 'queued');"
       "PRAGMA user_version=2;";
   ASSERT_EQ(sqlite3_exec(raw, v2, nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(raw);
@@ -184,6 +188,14 @@ TEST_F(sqlite_journal_test, AStoreOfSchemaTwoIsUpgradedInPlace) {
   EXPECT_EQ((*j)->rows_of("berlin")->back().account, "physics");
   EXPECT_EQ((*j)->rows_of("berlin")->back().deadline, 9000);
   EXPECT_EQ((*j)->rows_of("berlin")->back().window_end, 9500);
+  // Schema 7: a grid job that had ended counts as ended at the upgrade (kept for the
+  // retention from then on); an active one is still what recovery reads.
+  auto done = (*j)->find_grid_job("n/g1");
+  ASSERT_TRUE(done && *done);
+  EXPECT_GT((*done)->ended, 1'700'000'000);
+  ASSERT_EQ((*j)->grid_jobs()->size(), 1u);
+  EXPECT_EQ((*j)->grid_jobs()->front().id, "n/g2");
+  EXPECT_EQ((*j)->grid_jobs()->front().ended, 0);
 }
 
 // Finished rows are history: not recovered, read by pages (newest end first, keyset cursor),
@@ -271,15 +283,38 @@ TEST_F(sqlite_journal_test, GridJobsSurviveReopeningInIdOrderWithBinaryBodies) {
     ASSERT_TRUE(j);
     ASSERT_TRUE((*j)->save_grid_job({"n/g10", "alice", true, body}));
     ASSERT_TRUE((*j)->save_grid_job({"n/g9", "bob", true, "x"}));
-    ASSERT_TRUE((*j)->save_grid_job({"n/g9", "bob", false, "y"}));  // replaced
+    ASSERT_TRUE((*j)->save_grid_job({"n/g11", "bob", true, "z"}));
+    ASSERT_TRUE((*j)->save_grid_job({"n/g9", "bob", false, "y", 5000}));  // replaced: ended
   }
   auto j = sqlite_journal::open(db());
   ASSERT_TRUE(j);
-  auto rows = (*j)->grid_jobs();
+  auto rows = (*j)->grid_jobs();  // what recovery watches: the active ones
   ASSERT_TRUE(rows);
   ASSERT_EQ(rows->size(), 2u);
-  EXPECT_EQ((*rows)[0], (grid_job_row{"n/g9", "bob", false, "y"}));
-  EXPECT_EQ((*rows)[1], (grid_job_row{"n/g10", "alice", true, body}));
+  EXPECT_EQ((*rows)[0], (grid_job_row{"n/g10", "alice", true, body}));
+  EXPECT_EQ((*rows)[1], (grid_job_row{"n/g11", "bob", true, "z"}));
+  auto ended = (*j)->find_grid_job("n/g9");  // history, by id
+  ASSERT_TRUE(ended && *ended);
+  EXPECT_EQ(**ended, (grid_job_row{"n/g9", "bob", false, "y", 5000}));
+  EXPECT_FALSE(*(*j)->find_grid_job("n/g404"));
+  EXPECT_EQ(*(*j)->last_grid_job_serial(), 11u);
+}
+
+// Ended grid jobs are history for the retention: purged after it, but for the row of the
+// highest id (a restarted node must not give an id again), and active ones never.
+TEST_F(sqlite_journal_test, EndedGridJobsArePurgedPastTheRetentionButTheLastId) {
+  auto j = sqlite_journal::open(db());
+  ASSERT_TRUE(j);
+  ASSERT_TRUE((*j)->save_grid_job({"n/g1", "alice", false, "a", 1000}));
+  ASSERT_TRUE((*j)->save_grid_job({"n/g2", "alice", false, "b", 3000}));
+  ASSERT_TRUE((*j)->save_grid_job({"n/g3", "alice", true, "c"}));
+  ASSERT_TRUE((*j)->save_grid_job({"n/g4", "alice", false, "d", 1500}));
+  ASSERT_TRUE((*j)->purge_grid_jobs(2000));
+  EXPECT_FALSE(*(*j)->find_grid_job("n/g1"));  // ended before 2000
+  EXPECT_TRUE(*(*j)->find_grid_job("n/g2"));   // within the retention
+  EXPECT_TRUE(*(*j)->find_grid_job("n/g3"));   // active
+  EXPECT_TRUE(*(*j)->find_grid_job("n/g4"));   // the last id
+  EXPECT_EQ(*(*j)->last_grid_job_serial(), 4u);
 }
 
 }  // namespace

@@ -265,7 +265,23 @@ std::vector<std::string> audit_grid(api::client& admin, ledger& led,
   std::vector<std::string> bad;
   auto listed = admin.call(msg::grid_list_request{"", "", ""});
   if (!listed || !listed->ok()) return {"grid list failed"};
-  const auto& jobs = std::get<msg::grid_list_reply>(listed->body).jobs;
+  auto jobs = std::get<msg::grid_list_reply>(listed->body).jobs;
+  // The list has the jobs in the node's memory: after a restart, the active ones. An ended
+  // job is in the store's history: shown by id.
+  {
+    std::set<std::string> in_list;
+    for (const auto& j : jobs)
+      in_list.insert(j.id);
+    std::vector<std::string> ended;
+    {
+      std::lock_guard lock{led.mu};
+      for (const auto& [id, strategy] : led.grid_jobs)
+        if (!in_list.count(id)) ended.push_back(id);
+    }
+    for (const auto& id : ended)
+      if (auto q = admin.call(msg::grid_query_request{"", id}); q && q->ok())
+        jobs.push_back(std::get<msg::grid_job_reply>(q->body).job);
+  }
   std::map<std::string, const msg::grid_job_info*> by_id;
   for (const auto& j : jobs)
     by_id.emplace(j.id, &j);  // twice: grid_violations says so

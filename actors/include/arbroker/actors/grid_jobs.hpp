@@ -9,6 +9,7 @@
 // store before the LRMS call it leads to, and every decision before its cancels.
 
 #include <atomic>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,15 +58,31 @@ struct grid_jobs_config {
   std::int32_t default_max_migrations = -1;
   /// Where jobs are kept (null: nowhere).
   std::shared_ptr<grid_job_journal> journal;
-  /// Jobs found in the store at start; the active ones are watched again at once.
+  /// Jobs found in the store at start (the active ones); watched again at once.
   std::vector<msg::grid_job_record> recovered;
+  /// The highest id number the store knows (ended jobs included): ids go on after it.
+  std::uint64_t last_serial = 0;
+  /// An ended job (no copy left in any queue) stays in memory, for `list`, this long and
+  /// among at most `ended_in_memory_max` ended ones (the oldest leave first); with a journal
+  /// it then stays in the store for `retention` (show finds it there, node/src/history.hpp).
+  duration ended_in_memory = 3600;
+  std::size_t ended_in_memory_max = 10000;
+  duration retention = 30 * 86400;
+
+  /// Every ended job stays in memory: for a bounded run that reads them all at its end (the
+  /// simulator, arb-stress).
+  void keep_ended_jobs() {
+    ended_in_memory = 100LL * 365 * 86400;
+    ended_in_memory_max = std::numeric_limits<std::size_t>::max();
+  }
   /// Read by metrics from any thread.
   std::shared_ptr<grid_job_counters> counters;
 };
 
 grid_jobs_actor spawn_grid_jobs(caf::actor_system& sys, grid_jobs_config cfg);
 
-/// Loads every grid job from the store; storage_failure naming a row that cannot be read.
+/// Loads the grid jobs recovery watches again (the active ones) from the store;
+/// storage_failure naming a row that cannot be read.
 result<std::vector<msg::grid_job_record>> load_grid_jobs(grid_job_journal& journal);
 
 }  // namespace arbroker

@@ -101,10 +101,11 @@ struct node_config {
   int selection_window = 0;  ///< paper 002: clusters passed to the matchmaker (0: all)
 
   // Grid jobs (actors/grid_jobs.hpp).
-  duration job_poll_interval = 10;    ///< how often the LRMSs are asked about copies
-  duration adaptation_interval = 60;  ///< how often queued adaptive jobs are re-evaluated
-  duration default_min_gain = 0;      ///< adaptive jobs that name none (paper: any gain)
-  int default_max_migrations = -1;    ///< adaptive jobs that name none (-1: unbounded)
+  duration job_poll_interval = 10;      ///< how often the LRMSs are asked about copies
+  duration adaptation_interval = 60;    ///< how often queued adaptive jobs are re-evaluated
+  duration default_min_gain = 0;        ///< adaptive jobs that name none (paper: any gain)
+  int default_max_migrations = -1;      ///< adaptive jobs that name none (-1: unbounded)
+  duration job_retention = 30 * 86400;  ///< ended grid jobs stay in the store this long
 
   // Network limits per connection.
   std::size_t max_frame_bytes = 1 << 20;

@@ -133,19 +133,30 @@ struct grid_job_row {
   std::string owner;
   bool active = true;  ///< not ended, or a copy may still be in a queue
   std::string body;    ///< opaque to the store
+  /// When it stopped being active (schema 7; 0 while active): history from then on, kept
+  /// for the retention.
+  timestamp ended = 0;
 
   friend bool operator==(const grid_job_row&, const grid_job_row&) = default;
 };
 
 /// The grid jobs' part of the store. Safe to call from several threads at once; a write is
-/// durable against a process crash when it returns.
+/// durable when it returns.
 class grid_job_journal {
  public:
   virtual ~grid_job_journal() = default;
   /// Inserts or replaces the row with this id.
   virtual status save_grid_job(const grid_job_row& row) = 0;
-  /// Every row, ordered by id number.
+  /// The active rows (what recovery watches again), ordered by id number.
   virtual result<std::vector<grid_job_row>> grid_jobs() = 0;
+  /// One row by id, active or history; nothing when the store does not have it.
+  virtual result<std::optional<grid_job_row>> find_grid_job(const std::string& id) = 0;
+  /// The highest id number of a grid job the store still knows (0: none), so that a
+  /// restarted node never gives an id again.
+  virtual result<std::uint64_t> last_grid_job_serial() = 0;
+  /// Forgets the rows that ended before `before` (the retention), except the one with the
+  /// highest id number. Need not be durable.
+  virtual status purge_grid_jobs(timestamp before) = 0;
 };
 
 }  // namespace arbroker

@@ -73,6 +73,9 @@ class sqlite_journal final : public reservation_journal, public grid_job_journal
   result<std::vector<std::string>> commits() override;
   status save_grid_job(const grid_job_row& row) override;
   result<std::vector<grid_job_row>> grid_jobs() override;
+  result<std::optional<grid_job_row>> find_grid_job(const std::string& id) override;
+  result<std::uint64_t> last_grid_job_serial() override;
+  status purge_grid_jobs(timestamp before) override;
 
   /// Writers and callbacks waiting for a sync (for tests of the group commit).
   std::size_t waiting_for_sync() const;
@@ -109,6 +112,7 @@ class sqlite_journal final : public reservation_journal, public grid_job_journal
   /// The rows a prepared SELECT of reservation columns yields (bindings done by the caller),
   /// under db_mu_; the statement is reset afterwards.
   result<std::vector<reservation_row>> read_rows(sqlite3_stmt* st);
+  result<std::vector<grid_job_row>> read_grid_jobs(sqlite3_stmt* st);
   /// What counts as durable (synced under full, committed under normal); under mu_.
   write_ticket durable_locked() const;
 
