@@ -146,6 +146,13 @@ class grid_jobs_state {
     t.counted = t.job.state;
   }
 
+  void uncount(tracked& t) {
+    if (!t.counted) return;
+    const auto s = static_cast<std::size_t>(t.job.spec.strategy);
+    --cfg_.counters->jobs[s][static_cast<std::size_t>(*t.counted)];
+    t.counted.reset();
+  }
+
   timestamp now() const { return cfg_.clock(); }
 
   // -- requests ---------------------------------------------------------------------------
@@ -1034,7 +1041,10 @@ class grid_jobs_state {
         ++it;
         continue;
       }
-      if (j != jobs_.end()) jobs_.erase(j);
+      if (j != jobs_.end()) {
+        uncount(j->second);  // the gauge counts the jobs the manager holds
+        jobs_.erase(j);
+      }
       it = ended_.erase(it);
     }
     if (cfg_.journal && t >= next_purge_) {

@@ -263,10 +263,14 @@ TEST_F(grid_jobs_test, EndedJobsLeaveMemoryAndStayInTheStore) {
   advance(599);
   poll();
   EXPECT_TRUE(ask<msg::grid_job_reply>(jobs, msg::grid_query_request{"alice", j.id}).error.ok());
+  const auto single = static_cast<std::size_t>(grid_strategy::single);
+  const auto completed = static_cast<std::size_t>(grid_job_state::completed);
+  EXPECT_EQ(counters->jobs[single][completed].load(), 1);
   advance(1);
   poll();
   EXPECT_EQ(ask<msg::grid_job_reply>(jobs, msg::grid_query_request{"alice", j.id}).error.err(),
             errc::not_found);
+  EXPECT_EQ(counters->jobs[single][completed].load(), 0);  // the gauge: jobs held
   EXPECT_TRUE(
       ask<msg::grid_list_reply>(jobs, msg::grid_list_request{"alice", "", ""}).jobs.empty());
   auto row = journal->find_grid_job(j.id);

@@ -44,7 +44,8 @@ struct grid_job_counters {
   std::atomic<std::int64_t> submitted{0}, refused{0}, copies_submitted{0}, copies_cancelled{0},
       duplicate_starts{0}, migrations{0}, migration_gain{0}, lrms_calls{0},
       lrms_call_microseconds{0};  ///< summed over the calls: mean latency = this / lrms_calls
-  /// Grid jobs now, by strategy and state (indices: the enums' numbers).
+  /// Grid jobs the manager holds now (active, and ended within ended_in_memory), by
+  /// strategy and state (indices: the enums' numbers).
   std::atomic<std::int64_t> jobs[4][6] = {};
 };
 
