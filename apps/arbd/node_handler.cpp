@@ -47,7 +47,7 @@ void node_handler::handle(const api::caller& who, api::request req,
                  t0 = clock_type::now()](api::response r) {
     if (metrics_) {
       const double s = std::chrono::duration<double>(clock_type::now() - t0).count();
-      metrics_->answered(api::to_string(via), label,
+      metrics_->answered(via, label,
                          r.code == 0 ? "ok" : std::string(to_string(static_cast<errc>(r.code))), s);
     }
     done(std::move(r));

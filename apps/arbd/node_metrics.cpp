@@ -102,19 +102,23 @@ node_metrics::~node_metrics() {
   stop();
 }
 
-void node_metrics::answered(std::string_view api, const std::string& operation,
+void node_metrics::answered(api::front_end via, const std::string& operation,
                             const std::string& outcome, double seconds) {
   // Family::Add builds a metric before it looks the labels up: look up ours first.
   Counter* count = nullptr;
   Histogram* latency = nullptr;
+  const auto front = static_cast<std::size_t>(via);
   {
     std::lock_guard lock{answered_mu_};
-    const std::string front(api);
-    auto& c = answered_count_[{front, operation, outcome}];
-    if (!c) c = &requests_.Add({{"api", front}, {"operation", operation}, {"outcome", outcome}});
-    auto& h = answered_latency_[{front, operation}];
+    auto& c = answered_count_[front][{operation, outcome}];
+    if (!c)
+      c = &requests_.Add({{"api", std::string(api::to_string(via))},
+                          {"operation", operation},
+                          {"outcome", outcome}});
+    auto& h = answered_latency_[front][operation];
     if (!h)
-      h = &latency_.Add({{"api", front}, {"operation", operation}}, metrics::latency_buckets());
+      h = &latency_.Add({{"api", std::string(api::to_string(via))}, {"operation", operation}},
+                        metrics::latency_buckets());
     count = c;
     latency = h;
   }

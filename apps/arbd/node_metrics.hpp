@@ -23,6 +23,7 @@
 #include <prometheus/registry.h>
 
 #include "arbroker/adapters/timed_lrms.hpp"
+#include "arbroker/api/handler.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
 
 namespace arbroker {
@@ -39,9 +40,9 @@ class node_metrics {
   /// call, arb_lrms_call_duration_seconds, and arb_lrms_call_failures_total.
   lrms_call_observer lrms_observer(const std::string& cluster);
 
-  /// One API request answered: the front end it came through ("msgpack", "http"), its
-  /// operation label, errc name or "ok", and latency.
-  void answered(std::string_view api, const std::string& operation, const std::string& outcome,
+  /// One API request answered: the front end it came through, its operation label, errc
+  /// name or "ok", and latency.
+  void answered(api::front_end via, const std::string& operation, const std::string& outcome,
                 double seconds);
   /// The API server's own counts (cumulative refused handshakes, open connections).
   void server_counts(std::size_t open_connections, std::size_t handshakes_refused);
@@ -64,8 +65,10 @@ class node_metrics {
   counters& requests_;
   histograms& latency_;
   std::mutex answered_mu_;
-  std::map<std::tuple<std::string, std::string, std::string>, prometheus::Counter*> answered_count_;
-  std::map<std::pair<std::string, std::string>, prometheus::Histogram*> answered_latency_;
+  /// The metrics of each label set, looked up before Family::Add; per front end (by its
+  /// number), so that a request builds no label strings once its metrics exist.
+  std::map<std::pair<std::string, std::string>, prometheus::Counter*> answered_count_[2];
+  std::map<std::string, prometheus::Histogram*, std::less<>> answered_latency_[2];
   prometheus::Counter& auth_failures_;
   prometheus::Gauge& connections_;
   std::size_t refused_seen_ = 0;

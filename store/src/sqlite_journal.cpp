@@ -550,13 +550,16 @@ result<std::vector<reservation_row>> sqlite_journal::rows_of(const std::string& 
 result<std::uint64_t> sqlite_journal::last_serial(const std::string& cluster) {
   if (auto ok = flush(); !ok) return ok.err();
   std::lock_guard lock{db_mu_};
-  auto* st = st_->last_serial;
-  bind_text(st, 1, cluster);
+  bind_text(st_->last_serial, 1, cluster);
+  return read_serial(st_->last_serial, "cannot read the last reservation id");
+}
+
+result<std::uint64_t> sqlite_journal::read_serial(sqlite3_stmt* st, const char* what) {
   const int rc = sqlite3_step(st);
   const auto n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
   sqlite3_reset(st);
   sqlite3_clear_bindings(st);
-  if (rc != SQLITE_ROW) return sql_error(db_, path_, "cannot read the last reservation id");
+  if (rc != SQLITE_ROW) return sql_error(db_, path_, what);
   return static_cast<std::uint64_t>(std::max<std::int64_t>(n, 0));
 }
 
@@ -673,12 +676,7 @@ result<std::optional<grid_job_row>> sqlite_journal::find_grid_job(const std::str
 result<std::uint64_t> sqlite_journal::last_grid_job_serial() {
   if (auto ok = flush(); !ok) return ok.err();
   std::lock_guard lock{db_mu_};
-  auto* st = st_->last_grid_job;
-  const int rc = sqlite3_step(st);
-  const auto n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-  sqlite3_reset(st);
-  if (rc != SQLITE_ROW) return sql_error(db_, path_, "cannot read the last grid job id");
-  return static_cast<std::uint64_t>(std::max<std::int64_t>(n, 0));
+  return read_serial(st_->last_grid_job, "cannot read the last grid job id");
 }
 
 status sqlite_journal::purge_grid_jobs(timestamp before) {

@@ -51,10 +51,10 @@ TEST(node_metrics, PolledCountsBecomeIncrementsAndGaugesFollow) {
 TEST(node_metrics, RequestsAreCountedByFrontEndOperationAndOutcome) {
   prometheus::Registry reg;
   node_metrics m{reg, "1.2.3"};
-  m.answered("msgpack", "reserve", "ok", 0.002);
-  m.answered("msgpack", "reserve", "ok", 0.004);
-  m.answered("msgpack", "reserve", "busy", 0.001);
-  m.answered("http", "reserve", "ok", 0.003);
+  m.answered(api::front_end::msgpack, "reserve", "ok", 0.002);
+  m.answered(api::front_end::msgpack, "reserve", "ok", 0.004);
+  m.answered(api::front_end::msgpack, "reserve", "busy", 0.001);
+  m.answered(api::front_end::http, "reserve", "ok", 0.003);
   m.server_counts(3, 2);
   m.server_counts(1, 2);  // the same refusals again: counted once
   const auto text = render(reg);

@@ -113,6 +113,8 @@ class sqlite_journal final : public reservation_journal, public grid_job_journal
   /// under db_mu_; the statement is reset afterwards.
   result<std::vector<reservation_row>> read_rows(sqlite3_stmt* st);
   result<std::vector<grid_job_row>> read_grid_jobs(sqlite3_stmt* st);
+  /// The one number a prepared `SELECT COALESCE(MAX(seq), 0) ...` yields, under db_mu_.
+  result<std::uint64_t> read_serial(sqlite3_stmt* st, const char* what);
   /// What counts as durable (synced under full, committed under normal); under mu_.
   write_ticket durable_locked() const;
 
