@@ -2,6 +2,7 @@
 // recovery plan and matched with what the LRMS still holds (see cluster_service::recover).
 
 #include <algorithm>
+#include <limits>
 
 #include "arbroker/actors/cluster_service.hpp"
 
@@ -61,10 +62,26 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
   now_ = now;
   auto snap = lrms_->snapshot();
   if (!snap) return snap.err();
+  // Which names under our prefix we may have given: those below the claim's lease. A store
+  // from before claims (schema < 8) had rows but no claim: every name counts as ours, as
+  // then. Without a journal, too (the node claims its prefix by configuration alone).
+  std::uint64_t lease = std::numeric_limits<std::uint64_t>::max();
   if (cfg_.journal) {  // ids of finished reservations are history: never given again
     auto last = cfg_.journal->last_serial(name());
     if (!last) return last.err();
     next_id_ = std::max(next_id_, *last + 1);
+    auto claim = cfg_.journal->claim_of(name());
+    if (!claim) return claim.err();
+    if (*claim && (*claim)->prefix != cfg_.name_prefix)
+      return fail(errc::invalid_parameter,
+                  "this node's reservations on the cluster are named '" + (*claim)->prefix +
+                      "<n>' in its LRMS, not '" + cfg_.name_prefix +
+                      "<n>': with another prefix it would lose them (set name_prefix = \"" +
+                      (*claim)->prefix + "\")");
+    if (*claim)
+      lease = (*claim)->lease;
+    else if (*last == 0)
+      lease = 0;  // a new store: nothing in the LRMS is ours yet
   }
   std::unordered_map<std::string, const lrms_reservation*> by_id;
   std::unordered_map<std::string, const lrms_reservation*> by_name;
@@ -152,17 +169,71 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
     }
     adopt(std::move(r), now);
   }
-  // Ours in the LRMS but in no row: created just before a crash, never answered for.
-  for (const auto& lr : snap->reservations) {
+  if (auto ok = settle_unclaimed(*snap, claimed, lease, now, report); !ok) return ok;
+  if (cfg_.journal) {  // the claim, and the first block of ids, before anything is given
+    const std::uint64_t upto = next_id_ + lease_block;
+    if (auto ok = cfg_.journal->save_claim(name(), {cfg_.name_prefix, upto}); !ok) return ok;
+    lease_ = upto;
+  }
+  return refresh(now, true);
+}
+
+status cluster_service::settle_unclaimed(const lrms_snapshot& snap,
+                                         const std::set<std::string>& claimed, std::uint64_t lease,
+                                         timestamp now, recovery_report& report) {
+  std::vector<std::pair<std::uint64_t, const lrms_reservation*>> foreign;
+  for (const auto& lr : snap.reservations) {
     if (claimed.count(lr.id) || lr.name.compare(0, cfg_.name_prefix.size(), cfg_.name_prefix))
       continue;
     const auto n = number_in(std::string_view(lr.name).substr(cfg_.name_prefix.size()));
     if (n == 0) continue;  // not a name we give
+    if (n >= lease) {
+      foreign.emplace_back(n, &lr);
+      continue;
+    }
+    // Ours but in no row: created just before a crash, never answered for.
     (void)lrms_->delete_reservation(lr.id);
     next_id_ = std::max(next_id_, n + 1);
     ++report.orphans;
   }
-  return refresh(now, true);
+  if (foreign.empty()) return {};
+  if (!cfg_.adopt_foreign) {
+    std::string names;
+    for (std::size_t i = 0; i < foreign.size() && i < 5; ++i) {
+      const auto& lr = *foreign[i].second;
+      names += (i ? ", " : "") + lr.name + " (" + lr.owner + ", " + std::to_string(lr.np) +
+               " CPUs, [" + std::to_string(lr.start) + ", " + std::to_string(lr.end) + "))";
+    }
+    if (foreign.size() > 5) names += " and " + std::to_string(foreign.size() - 5) + " more";
+    return fail(errc::in_use, "the LRMS holds " + std::to_string(foreign.size()) +
+                                  " reservation(s) named '" + cfg_.name_prefix +
+                                  "<n>' that this node did not make: " + names +
+                                  "; another node uses the same name_prefix (give each node its "
+                                  "own), or this node's store was lost (start with --adopt to "
+                                  "take them over)");
+  }
+  // Taken over: committed reservations of ours from now on, with the LRMS's terms.
+  for (const auto& [n, lr] : foreign) {
+    auto life = restored_lifecycle(lr->start, lr->end, reservation_state::committed, now);
+    if (!life) return life.err();
+    record r{name() + "/" + std::to_string(n),
+             "",
+             lr->owner,
+             lr->id,
+             std::move(*life),
+             lr->np,
+             0,
+             0,
+             time_infinity};
+    r.account = lr->account;
+    r.created = now;
+    if (auto c = cfg_.cost.cost(lr->start, lr->end, lr->np, lr->owner)) r.cost = *c;
+    if (auto ok = persist(r, r.life.state()); !ok) return ok;
+    next_id_ = std::max(next_id_, n + 1);
+    adopt(std::move(r), now);
+    ++report.adopted;
+  }
+  return {};
 }
 
 }  // namespace arbroker

@@ -203,6 +203,10 @@ void cluster_service::view_remove(timestamp start, timestamp end, int np) {
 void cluster_service::grant(const msg::prepare_request& req, timestamp now,
                             timestamp admitted_after, msg::prepare_reply& out) {
   const std::uint64_t n = next_id_++;
+  if (auto ok = lease(n); !ok) {
+    out.error = msg::to_wire(ok.err());
+    return;
+  }
   const std::string id = name() + "/" + std::to_string(n);
   auto lrms_id = lrms_->create_reservation(
       {lrms_name(n), req.owner, req.start, req.end - req.start, req.np, req.account});
@@ -255,6 +259,14 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
 
 std::string cluster_service::lrms_name(std::uint64_t serial) const {
   return cfg_.name_prefix + std::to_string(serial);
+}
+
+status cluster_service::lease(std::uint64_t n) {
+  if (!cfg_.journal || n < lease_) return {};
+  const std::uint64_t upto = n + lease_block;
+  if (auto ok = cfg_.journal->save_claim(name(), {cfg_.name_prefix, upto}); !ok) return ok;
+  lease_ = upto;
+  return {};
 }
 
 reservation_row cluster_service::row_of(const record& r, reservation_state state) const {
@@ -648,6 +660,7 @@ msg::cluster_status cluster_service::status_report(const msg::cluster_status_req
   out.cluster = name();
   out.now = now;
   out.cpus = cfg_.info.cpus;
+  out.name_prefix = cfg_.name_prefix;
   if (auto ok = refresh(now); !ok) out.error = msg::to_wire(ok.err());
   if (auto snap = lrms_->snapshot()) {
     for (const auto& r : snap->reservations)

@@ -1,7 +1,8 @@
 #pragma once
 
 // A test LRMS that passes every call to a simulated one; a test overrides the call it wants
-// to fail (deletes that the LRMS refuses, a submit it does not take, ...).
+// to fail (deletes that the LRMS refuses, a submit it does not take, ...). Several may share
+// one simulated LRMS (several nodes on one batch system).
 
 #include <memory>
 
@@ -11,7 +12,7 @@ namespace arbroker::testing {
 
 class delegating_lrms : public lrms {
  public:
-  explicit delegating_lrms(std::unique_ptr<simulated_lrms> inner) : inner_(std::move(inner)) {}
+  explicit delegating_lrms(std::shared_ptr<simulated_lrms> inner) : inner_(std::move(inner)) {}
   simulated_lrms& inner() { return *inner_; }
 
   std::string_view kind() const noexcept override { return "simulated"; }
@@ -33,7 +34,7 @@ class delegating_lrms : public lrms {
   }
 
  private:
-  std::unique_ptr<simulated_lrms> inner_;
+  std::shared_ptr<simulated_lrms> inner_;
 };
 
 }  // namespace arbroker::testing

@@ -39,9 +39,6 @@ TEST(durable_replies, AHoldIsAnsweredOnlyOnceItsRowIsOnDiskAndReadsDoNotWaitForI
     ASSERT_TRUE(j) << j.err().message;
     std::shared_ptr<sqlite_journal> journal = std::move(*j);  // outlives the actor system
 
-    // Every sync of the WAL from here on waits until the test lets it go.
-    testing::sync_gate gate{wal_path};
-
     engine_config cfg;
     caf::actor_system sys{cfg};
     const timestamp now = 1'000'000;
@@ -55,6 +52,10 @@ TEST(durable_replies, AHoldIsAnsweredOnlyOnceItsRowIsOnDiskAndReadsDoNotWaitForI
     c.journal = journal;
     auto svc = cluster_service::create(std::move(c), std::move(*l));
     ASSERT_TRUE(svc) << to_string(svc.err());
+    recovery_report report;  // as a node starts it (this writes its claim: no sync held yet)
+    ASSERT_TRUE((*svc)->recover({}, {}, now, report));
+    // Every sync of the WAL from here on waits until the test lets it go.
+    testing::sync_gate gate{wal_path};
     auto service = spawn_cluster_service(sys, std::shared_ptr<cluster_service>(std::move(*svc)),
                                          [now] { return now; });
     caf::scoped_actor self{sys};

@@ -66,6 +66,23 @@ struct memory_journal : reservation_journal {
     }
     return {};
   }
+  std::map<std::string, lrms_claim> claims;
+  std::string identity;
+  result<std::optional<lrms_claim>> claim_of(const std::string& cluster) override {
+    auto it = claims.find(cluster);
+    if (it == claims.end()) return std::optional<lrms_claim>();
+    return std::optional<lrms_claim>(it->second);
+  }
+  status save_claim(const std::string& cluster, const lrms_claim& c) override {
+    if (broken) return fail(errc::storage_failure, "disk full");
+    claims[cluster] = c;
+    return {};
+  }
+  result<std::string> node_id() override { return identity; }
+  status save_node_id(const std::string& i) override {
+    identity = i;
+    return {};
+  }
   status log_commit(const std::string&) override { return {}; }
   status forget_commit(const std::string&) override { return {}; }
   result<std::vector<std::string>> commits() override { return std::vector<std::string>{}; }

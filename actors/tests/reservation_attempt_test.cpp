@@ -29,6 +29,12 @@ struct decision_log : reservation_journal {
     return std::vector<reservation_row>{};
   }
   status purge_finished(const std::string&, timestamp) override { return {}; }
+  result<std::optional<lrms_claim>> claim_of(const std::string&) override {
+    return std::optional<lrms_claim>();
+  }
+  status save_claim(const std::string&, const lrms_claim&) override { return {}; }
+  result<std::string> node_id() override { return std::string(); }
+  status save_node_id(const std::string&) override { return {}; }
   status log_commit(const std::string& txn) override {
     if (broken) return fail(errc::storage_failure, "disk full");
     decided.insert(txn);

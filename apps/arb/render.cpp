@@ -252,8 +252,9 @@ struct body_renderer {
     for (const auto& c : r.clusters)
       rows.push_back({c.cluster, when(c.now), std::to_string(c.cpus), std::to_string(c.holds),
                       std::to_string(c.committed), std::to_string(c.running_jobs),
-                      std::to_string(c.queued_jobs)});
-    return table({"CLUSTER", "NOW", "CPUS", "HOLDS", "COMMITTED", "RUNNING", "QUEUED"}, rows);
+                      std::to_string(c.queued_jobs), c.name_prefix.empty() ? "-" : c.name_prefix});
+    return table(
+        {"CLUSTER", "NOW", "CPUS", "HOLDS", "COMMITTED", "RUNNING", "QUEUED", "LRMS NAMES"}, rows);
   }
 
   std::string text(const msg::grid_job_reply& r) const {
@@ -355,6 +356,7 @@ struct body_renderer {
                        {"committed", c.committed},
                        {"running_jobs", c.running_jobs},
                        {"queued_jobs", c.queued_jobs},
+                       {"name_prefix", c.name_prefix},
                        {"moves", c.moves},
                        {"overruns", c.overruns},
                        {"overruns_refused", c.overruns_refused},

@@ -35,6 +35,7 @@ struct options {
   std::string log_file;     ///< "" = stderr
   std::string backup;       ///< copy the store here and stop ("" = serve)
   bool check = false;       ///< check the configuration and stop
+  bool adopt = false;       ///< take over reservations under our prefixes we did not make
   bool hash_token = false;  ///< print the hash of the token on stdin and stop
   int poll_seconds = 5;
 };
@@ -152,6 +153,7 @@ int run(const options& o) {
   if (o.http) cfg->http_listen = *o.http;
   if (o.data_dir) cfg->data_dir = *o.data_dir;
   if (o.log_level) cfg->log_level = *o.log_level;
+  cfg->adopt = o.adopt;
   if (auto ok = validate(*cfg); !ok) {
     spdlog::error("config: {}", ok.err().message);
     return 2;
@@ -214,10 +216,14 @@ int run(const options& o) {
   const auto& rc = rec.clusters;
   spdlog::info(
       "event=recovered data_dir={} decisions={} restored={} recreated={} lost={} "
-      "aborted_holds={} completed_holds={} compensated={} orphans={} grid_jobs={}",
+      "aborted_holds={} completed_holds={} compensated={} orphans={} adopted={} grid_jobs={} "
+      "node_id={}",
       cfg->data_dir.empty() ? "(none)" : cfg->data_dir, rec.commit_decisions, rc.restored,
       rc.recreated, rc.lost, rc.aborted_holds, rc.completed_holds, rc.compensated, rc.orphans,
-      rec.grid_jobs);
+      rc.adopted, rec.grid_jobs, (*n)->config().id);
+  if (rc.adopted > 0)
+    spdlog::warn("event=adopted count={}: reservations another node made, now this node's",
+                 rc.adopted);
   if (rc.lost > 0)
     spdlog::warn("event=lost count={}: committed reservations no longer in their LRMS", rc.lost);
 
@@ -365,6 +371,10 @@ int main(int argc, char** argv) {
   app.add_flag("--check", o.check,
                "read and check the configuration (as a start would), print a summary, and exit: "
                "0 fine, 2 not");
+  app.add_flag("--adopt", o.adopt,
+               "take over the LRMS reservations under this node's name prefixes that its store "
+               "does not know (another node's, or those of a lost store) instead of refusing to "
+               "start");
   app.add_option("--backup", o.backup,
                  "copy the store of --data-dir (or the config's) to this new file while the node "
                  "runs or not, check it, and exit");

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <random>
 #include <set>
 
 #include "arbroker/actors/broker.hpp"
@@ -86,6 +87,34 @@ result<std::unique_ptr<lrms>> make_lrms(const cluster_entry& c) {
   return fail(errc::invalid_parameter, "unknown cluster kind");
 }
 
+// A new node's identity: 8 letters and digits, so that two nodes never pick the same.
+std::string random_node_id() {
+  static constexpr char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::random_device rd;
+  std::string id;
+  for (int i = 0; i < 8; ++i)
+    id += alphabet[rd() % (sizeof alphabet - 1)];
+  return id;
+}
+
+// The prefix of a cluster's reservation names in its LRMS: the configured one; else the one
+// the store claimed for it; else "arb-", the default before claims, for a store that already
+// has rows of it; else "arb-<node id>-", so that nodes sharing a batch system never share
+// names. (A configured prefix that differs from the claim is refused by recovery.)
+result<std::string> lrms_prefix(const cluster_entry& c, reservation_journal* journal,
+                                const std::string& node_id) {
+  if (!c.name_prefix.empty()) return c.name_prefix;
+  if (journal) {
+    auto claim = journal->claim_of(c.info.name);
+    if (!claim) return claim.err();
+    if (*claim) return (*claim)->prefix;
+    auto last = journal->last_serial(c.info.name);
+    if (!last) return last.err();
+    if (*last > 0) return std::string("arb-");
+  }
+  return "arb-" + node_id + "-";
+}
+
 void add(recovery_report& sum, const recovery_report& r) {
   sum.restored += r.restored;
   sum.recreated += r.recreated;
@@ -94,6 +123,7 @@ void add(recovery_report& sum, const recovery_report& r) {
   sum.completed_holds += r.completed_holds;
   sum.compensated += r.compensated;
   sum.orphans += r.orphans;
+  sum.adopted += r.adopted;
 }
 
 }  // namespace
@@ -263,8 +293,24 @@ struct node::impl {
     return {};
   }
 
+  // The node's identity (node_config::id): configured, else the store's, else a new one,
+  // kept in the store.
+  arbroker::status settle_identity() {
+    std::string kept;
+    if (journal) {
+      auto id = journal->node_id();
+      if (!id) return id.err();
+      kept = std::move(*id);
+    }
+    if (cfg.id.empty()) cfg.id = kept.empty() ? random_node_id() : kept;
+    if (journal && kept != cfg.id)
+      if (auto ok = journal->save_node_id(cfg.id); !ok) return ok;
+    return {};
+  }
+
   arbroker::status start() {
     if (auto ok = open_store(); !ok) return ok;
+    if (auto ok = settle_identity(); !ok) return ok;
     // Recovery plan over every cluster's rows, before any service exists.
     std::vector<reservation_row> rows;
     std::vector<std::string> decisions;
@@ -283,7 +329,10 @@ struct node::impl {
 
     std::vector<std::pair<std::shared_ptr<cluster_service>, bool>> made;  // (svc, detached)
     const timestamp now = wall_clock()();
-    for (const auto& c : cfg.clusters) {
+    for (auto& c : cfg.clusters) {
+      auto prefix = lrms_prefix(c, journal.get(), cfg.id);
+      if (!prefix) return error{prefix.err().code, c.info.name + ": " + prefix.err().message};
+      c.name_prefix = std::move(*prefix);  // config() tells the names in use
       auto backend = make_lrms(c);
       if (!backend) return error{backend.err().code, c.info.name + ": " + backend.err().message};
       auto* sim = dynamic_cast<simulated_lrms*>(backend->get());
@@ -318,6 +367,7 @@ struct node::impl {
       sc.overrun_notice = c.overrun_notice;
       sc.overrun_max = c.overrun_max;
       sc.name_prefix = c.name_prefix;
+      sc.adopt_foreign = cfg.adopt;
       sc.journal = journal;
       sc.on_change = hooks.reservation_changed;
       auto svc = cluster_service::create(sc, std::move(*backend));

@@ -2,6 +2,7 @@
 
 #include <boost/asio/ip/address.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -38,6 +39,14 @@ status optional(const toml::table& t, const std::string& path, const char* key, 
 }
 
 auto as_text = [](const config::field& f) { return config::text(f); };
+
+// Text that may be part of a name in every LRMS (Slurm reservations, Grid Engine ARs).
+bool name_like(const std::string& s, std::size_t max) {
+  return !s.empty() && s.size() <= max && std::all_of(s.begin(), s.end(), [](char ch) {
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '-' || ch == '_' || ch == '.';
+  });
+}
 auto as_int = [](const config::field& f) { return config::integer(f); };
 auto as_number = [](const config::field& f) { return config::number(f); };
 auto as_bool = [](const config::field& f) { return config::boolean(f); };
@@ -154,6 +163,8 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
   ARB_TRY(optional(t, path, "acc_r", c.acc_r, as_number));
   ARB_TRY(optional(t, path, "acc_w", c.acc_w, as_number));
   ARB_TRY(optional(t, path, "name_prefix", c.name_prefix, as_text));
+  if (t.contains("name_prefix") && c.name_prefix.empty())
+    return bad(path + ".name_prefix", "must not be empty (leave it out for the node's own)");
   ARB_TRY(optional_choice(t, path, "ljp", c.ljp, ljp_policy_from, "enforce, default, off"));
   ARB_TRY(optional_choice(t, path, "ljp_method", c.ljp_check, ljp_method_from, "ese, twkl"));
   ARB_TRY(
@@ -229,6 +240,11 @@ std::string store_file(const node_config& cfg) {
 
 status validate(const node_config& cfg) {
   if (cfg.name.empty()) return fail(errc::invalid_parameter, "node.name: must not be empty");
+  if (!cfg.id.empty() &&
+      (cfg.id.size() > 16 || !std::all_of(cfg.id.begin(), cfg.id.end(), [](char ch) {
+         return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+       })))
+    return bad("node.id", "must be 1-16 lowercase letters and digits (it is in LRMS names)");
   if (auto ok = parse_endpoint(cfg.listen); !ok) return bad("node.listen", ok.err().message);
   if (!cfg.metrics_listen.empty())
     if (auto ok = parse_endpoint(cfg.metrics_listen); !ok)
@@ -296,7 +312,8 @@ status validate(const node_config& cfg) {
     if (c.esr_history_interval <= 0) return bad(p + ".esr_history_interval", "must be positive");
     for (auto [key, v] : {std::pair{".acc_r", c.acc_r}, std::pair{".acc_w", c.acc_w}})
       if (!(v >= 0) || v > 1e6) return bad(p + key, "must be a finite number >= 0");
-    if (c.name_prefix.empty()) return bad(p + ".name_prefix", "must not be empty");
+    if (!c.name_prefix.empty() && !name_like(c.name_prefix, 32))
+      return bad(p + ".name_prefix", "must be at most 32 letters, digits, '-', '_' or '.'");
   }
   return {};
 }
@@ -309,9 +326,12 @@ result<node_config> from_table(const toml::table& root) {
                           {"node", "tls", "broker", "grid_jobs", "limits", "user", "cluster"}));
   if (auto* n = root["node"].as_table()) {
     ARB_TRY(only_known_keys(*n, "node",
-                            {"name", "listen", "allow_plaintext", "metrics", "http", "data_dir",
-                             "durability", "log_level", "audit", "threads"}));
+                            {"name", "id", "listen", "allow_plaintext", "metrics", "http",
+                             "data_dir", "durability", "log_level", "audit", "threads"}));
     ARB_TRY(optional(*n, "node", "name", cfg.name, as_text));
+    ARB_TRY(optional(*n, "node", "id", cfg.id, as_text));
+    if (n->contains("id") && cfg.id.empty())
+      return bad("node.id", "must not be empty (leave it out for a generated one)");
     ARB_TRY(optional(*n, "node", "allow_plaintext", cfg.allow_plaintext, as_bool));
     ARB_TRY(optional(*n, "node", "listen", cfg.listen, as_text));
     ARB_TRY(optional(*n, "node", "metrics", cfg.metrics_listen, as_text));

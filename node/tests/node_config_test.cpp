@@ -8,6 +8,7 @@ namespace {
 constexpr const char* full = R"(
 [node]
 name = "zib"
+id = "zib1"
 listen = "0.0.0.0:7000"
 metrics = ""
 data_dir = "/var/lib/arbroker"
@@ -124,6 +125,8 @@ TEST(node_config, ReadsEveryKey) {
   EXPECT_EQ(h.slurm_conf, "/etc/slurm/slurm.conf");
   EXPECT_EQ(h.partition, "batch");
   EXPECT_EQ(h.name_prefix, "zib-");
+  EXPECT_EQ(cfg->id, "zib1");
+  EXPECT_EQ(cfg->clusters[0].name_prefix, "");  // the node's own ("arb-<id>-")
   // The defaults: LJP enforced by the vacancy rule, reservations kept for their term.
   EXPECT_EQ(h.ljp, ljp_policy::enforce);
   EXPECT_EQ(h.ljp_check, ljp_method::ese);
@@ -183,6 +186,10 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
   expect_error("[broker]\nselection_window = -1\n" + one_cluster, "broker.selection_window");
   expect_error(one_cluster + "after_jobs = \"drop\"\n", "cluster[0].after_jobs");
   expect_error(one_cluster + "laxity = \"yes\"\n", "cluster[0].laxity");
+  expect_error("[node]\nid = \"Node 1\"\n" + one_cluster, "node.id: must be 1-16 lowercase");
+  expect_error("[node]\nid = \"\"\n" + one_cluster, "node.id: must not be empty");
+  expect_error(one_cluster + "name_prefix = \"\"\n", "cluster[0].name_prefix: must not be empty");
+  expect_error(one_cluster + "name_prefix = \"a b\"\n", "cluster[0].name_prefix: must be at most");
   expect_error(one_cluster + "overrun_quantum = \"-5m\"\n", "cluster[0].overrun_quantum");
   expect_error(one_cluster + "overrun_notice = \"0s\"\n", "cluster[0].overrun_notice");
   expect_error(one_cluster + "overrun_max = -1\n", "cluster[0].overrun_max");

@@ -164,6 +164,50 @@ TEST_F(node_test, CommittedReservationsSurviveARestartUnderTheirIds) {
     EXPECT_NE(c.reservation.id, b.id);
 }
 
+// Two nodes on one batch system never share names: a node's reservations in every LRMS are
+// "arb-<its id>-<n>", the id made once and kept in its store (or configured), and the store
+// claims each cluster's prefix, so that a configured prefix that differs is refused.
+TEST_F(node_test, ANodeNamesItsReservationsWithItsOwnIdKeptInTheStore) {
+  std::string prefix;
+  {
+    auto n = start(config());
+    ASSERT_TRUE(n);
+    ASSERT_TRUE(n->elastic(elastic("alice", 8)).error.ok());
+    const auto id = n->config().id;
+    ASSERT_EQ(id.size(), 8u);
+    prefix = "arb-" + id + "-";
+    for (const auto& s : n->status()) {
+      EXPECT_EQ(s.name_prefix, prefix) << s.cluster;
+      for (const auto& r : s.lrms_reservations)
+        EXPECT_EQ(r.id.rfind(prefix, 0), 0u) << r.id;
+    }
+  }
+  {
+    auto n = start(config());
+    ASSERT_TRUE(n);
+    EXPECT_EQ(n->config().id + "-", prefix.substr(4));
+    for (const auto& s : n->status())
+      EXPECT_EQ(s.name_prefix, prefix) << s.cluster;
+  }
+  auto other = config();
+  other.clusters[0].name_prefix = "site-";
+  auto refused = node::start(other);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.err().code, errc::invalid_parameter);
+  EXPECT_NE(refused.err().message.find(other.clusters[0].info.name + ": recovery"),
+            std::string::npos)
+      << refused.err().message;
+
+  // A configured id, on a new store.
+  fs::remove_all(dir);
+  auto named = config();
+  named.id = "x1";
+  auto n = start(named);
+  ASSERT_TRUE(n);
+  for (const auto& s : n->status())
+    EXPECT_EQ(s.name_prefix, "arb-x1-") << s.cluster;
+}
+
 // Finished reservations leave the engine's memory at once and live in the store's history:
 // pages of `list --history`, and requests that name one get the answer they got while it
 // was in memory (the same owner rule, the same errors).

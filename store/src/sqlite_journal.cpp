@@ -10,8 +10,9 @@ namespace {
 // Bumped whenever the tables change; open() refuses a database from a newer build.
 // 2: grid_jobs; 3: reservations.account; 4: laxity window; 5: reservations.finished (history);
 // 6: reservations.created and the requested window (window_start, window_end);
-// 7: grid_jobs.ended (grid-job history)
-constexpr int schema_version = 7;
+// 7: grid_jobs.ended (grid-job history); 8: lrms_claims and node_settings (the node's names
+// in each LRMS and its identity)
+constexpr int schema_version = 8;
 
 constexpr const char* schema = R"sql(
 CREATE TABLE IF NOT EXISTS reservations (
@@ -46,6 +47,12 @@ CREATE TABLE IF NOT EXISTS grid_jobs (
   body BLOB NOT NULL,
   ended INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS lrms_claims (
+  cluster TEXT PRIMARY KEY,
+  prefix TEXT NOT NULL,
+  lease INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS node_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 )sql";
 
 error sql_error(sqlite3* db, const std::string& path, const std::string& what) {
@@ -86,6 +93,10 @@ struct sqlite_journal::statements {
   sqlite3_stmt* history_of = nullptr;
   sqlite3_stmt* history_all = nullptr;
   sqlite3_stmt* purge = nullptr;
+  sqlite3_stmt* claim_of = nullptr;
+  sqlite3_stmt* save_claim = nullptr;
+  sqlite3_stmt* setting = nullptr;
+  sqlite3_stmt* save_setting = nullptr;
   sqlite3_stmt* log_commit = nullptr;
   sqlite3_stmt* forget_commit = nullptr;
   sqlite3_stmt* commits = nullptr;
@@ -99,9 +110,11 @@ struct sqlite_journal::statements {
   sqlite3_stmt* rollback = nullptr;
 
   ~statements() {
-    for (auto* s : {save, forget, rows_of, last_serial, find, history_of, history_all, purge,
-                    log_commit, forget_commit, commits, save_grid_job, grid_jobs, find_grid_job,
-                    last_grid_job, purge_grid_jobs, begin, commit, rollback})
+    for (auto* s :
+         {save,          forget,          rows_of,  last_serial,   find,      history_of,
+          history_all,   purge,           claim_of, save_claim,    setting,   save_setting,
+          log_commit,    forget_commit,   commits,  save_grid_job, grid_jobs, find_grid_job,
+          last_grid_job, purge_grid_jobs, begin,    commit,        rollback})
       sqlite3_finalize(s);
   }
 };
@@ -253,6 +266,11 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
       {&s.purge,
        "DELETE FROM reservations WHERE cluster = ?1 AND finished > 0 AND finished < ?2 AND "
        "seq < (SELECT MAX(seq) FROM reservations WHERE cluster = ?1)"},
+      {&s.claim_of, "SELECT prefix, lease FROM lrms_claims WHERE cluster = ?1"},
+      {&s.save_claim,
+       "INSERT OR REPLACE INTO lrms_claims (cluster, prefix, lease) VALUES (?1, ?2, ?3)"},
+      {&s.setting, "SELECT value FROM node_settings WHERE key = ?1"},
+      {&s.save_setting, "INSERT OR REPLACE INTO node_settings (key, value) VALUES (?1, ?2)"},
       {&s.log_commit, "INSERT OR IGNORE INTO commit_decisions (txn) VALUES (?1)"},
       {&s.forget_commit, "DELETE FROM commit_decisions WHERE txn = ?1"},
       {&s.commits, "SELECT txn FROM commit_decisions ORDER BY txn"},
@@ -589,6 +607,57 @@ status sqlite_journal::purge_finished(const std::string& cluster, timestamp befo
     bind_text(st_->purge, 1, cluster);
     sqlite3_bind_int64(st_->purge, 2, before);
     return run(st_->purge, "cannot purge finished reservations of", cluster);
+  });
+}
+
+result<std::optional<lrms_claim>> sqlite_journal::claim_of(const std::string& cluster) {
+  if (auto ok = flush(); !ok) return ok.err();
+  std::lock_guard lock{db_mu_};
+  auto* st = st_->claim_of;
+  bind_text(st, 1, cluster);
+  std::optional<lrms_claim> out;
+  const int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW)
+    out = lrms_claim{column_text(st, 0), static_cast<std::uint64_t>(std::max<std::int64_t>(
+                                             sqlite3_column_int64(st, 1), 0))};
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return sql_error(db_, path_, "cannot read the claim of cluster " + cluster);
+  return out;
+}
+
+status sqlite_journal::save_claim(const std::string& cluster, const lrms_claim& claim) {
+  return write_and_wait([this, cluster, claim] {
+    auto* st = st_->save_claim;
+    bind_text(st, 1, cluster);
+    bind_text(st, 2, claim.prefix);
+    sqlite3_bind_int64(st, 3, static_cast<std::int64_t>(claim.lease));
+    return run(st, "cannot save the claim of cluster", cluster);
+  });
+}
+
+result<std::string> sqlite_journal::node_id() {
+  if (auto ok = flush(); !ok) return ok.err();
+  std::lock_guard lock{db_mu_};
+  auto* st = st_->setting;
+  bind_text(st, 1, "id");
+  std::string out;
+  const int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) out = column_text(st, 0);
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return sql_error(db_, path_, "cannot read the node id");
+  return out;
+}
+
+status sqlite_journal::save_node_id(const std::string& id) {
+  return write_and_wait([this, id] {
+    auto* st = st_->save_setting;
+    bind_text(st, 1, "id");
+    bind_text(st, 2, id);
+    return run(st, "cannot save the node id", id);
   });
 }
 

@@ -196,6 +196,28 @@ TEST_F(sqlite_journal_test, AStoreOfSchemaTwoIsUpgradedInPlace) {
   ASSERT_EQ((*j)->grid_jobs()->size(), 1u);
   EXPECT_EQ((*j)->grid_jobs()->front().id, "n/g2");
   EXPECT_EQ((*j)->grid_jobs()->front().ended, 0);
+  // Schema 8: no claim and no identity yet (the node settles both at its start).
+  EXPECT_FALSE(*(*j)->claim_of("berlin"));
+  EXPECT_EQ(*(*j)->node_id(), "");
+}
+
+// The node's identity and its claims in each LRMS survive reopening; a claim is replaced.
+TEST_F(sqlite_journal_test, ClaimsAndTheNodeIdSurviveReopening) {
+  {
+    auto j = sqlite_journal::open(db());
+    ASSERT_TRUE(j);
+    EXPECT_FALSE(*(*j)->claim_of("berlin"));
+    ASSERT_TRUE((*j)->save_claim("berlin", {"arb-k3x9-", 1025}));
+    ASSERT_TRUE((*j)->save_claim("berlin", {"arb-k3x9-", 2049}));
+    ASSERT_TRUE((*j)->save_claim("potsdam", {"site-", 7}));
+    ASSERT_TRUE((*j)->save_node_id("k3x9"));
+  }
+  auto j = sqlite_journal::open(db());
+  ASSERT_TRUE(j);
+  EXPECT_EQ(**(*j)->claim_of("berlin"), (lrms_claim{"arb-k3x9-", 2049}));
+  EXPECT_EQ(**(*j)->claim_of("potsdam"), (lrms_claim{"site-", 7}));
+  EXPECT_FALSE(*(*j)->claim_of("boston"));
+  EXPECT_EQ(*(*j)->node_id(), "k3x9");
 }
 
 // Finished rows are history: not recovered, read by pages (newest end first, keyset cursor),

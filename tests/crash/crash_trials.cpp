@@ -49,10 +49,9 @@ struct options {
   int clients = 6;
   int ops_per_client = 300;
   unsigned seed = 1;
-  std::string config;           // arbd --config ("" = the demo grid)
-  std::string prefix = "arb-";  // LRMS names of arbroker's reservations
-  int np_max = 16;              // largest request (co-reservation parts: half of it)
-  bool clean_up = false;        // cancel everything at the end and check the LRMS is empty
+  std::string config;     // arbd --config ("" = the demo grid)
+  int np_max = 16;        // largest request (co-reservation parts: half of it)
+  bool clean_up = false;  // cancel everything at the end and check the LRMS is empty
   std::vector<std::string> users{"alice", "bob"};  // tokens "<user>-secret"
 };
 
@@ -309,7 +308,7 @@ std::vector<std::string> audit_grid(api::client& admin, ledger& led,
 }
 
 // Checks the promises against a restarted daemon; returns the violations found.
-std::vector<std::string> audit(std::uint16_t port, ledger& led, const std::string& prefix,
+std::vector<std::string> audit(std::uint16_t port, ledger& led,
                                const std::vector<std::string>& o_users) {
   api::client admin{{milliseconds(30000)}};
   if (auto w = admin.connect("127.0.0.1", port, "admin", "admin-secret"); !w)
@@ -365,6 +364,9 @@ std::vector<std::string> audit(std::uint16_t port, ledger& led, const std::strin
   for (const auto& s : std::get<api::status_reply>(status->body).clusters) {
     if (s.holds != 0)
       bad.push_back(s.cluster + ": " + std::to_string(s.holds) + " holds survived the restart");
+    // The node's names in this LRMS (its own prefix: another node's are not audited here).
+    const std::string& prefix = s.name_prefix;
+    if (prefix.empty()) bad.push_back(s.cluster + ": no name prefix in the status");
     std::set<std::string> expected, in_lrms;
     std::vector<std::pair<std::int64_t, int>> deltas;  // reservations' CPU steps
     for (const auto& r : s.reservations) {
@@ -426,7 +428,7 @@ int run(const options& o) {
     for (auto& t : clients)
       t.join();
     d = daemon_process::start(o);
-    auto bad = audit(d.port, led, o.prefix, o.users);
+    auto bad = audit(d.port, led, o.users);
     std::size_t acked, grid;
     {
       std::lock_guard lock{led.mu};
@@ -480,7 +482,7 @@ int run(const options& o) {
       if (auto st = admin.call(api::status_request{}); st && st->ok())
         for (const auto& s : std::get<api::status_reply>(st->body).clusters)
           for (const auto& r : s.lrms_reservations)
-            if (r.id.rfind(o.prefix, 0) == 0) {
+            if (!s.name_prefix.empty() && r.id.rfind(s.name_prefix, 0) == 0) {
               std::printf("clean-up: %s still holds %s\n", s.cluster.c_str(), r.id.c_str());
               ++failures;
             }
@@ -519,7 +521,6 @@ int main(int argc, char** argv) {
   app.add_option("--ops", o.ops_per_client, "requests per client and trial at most");
   app.add_option("--seed", o.seed, "random seed (kill points, requests)");
   app.add_option("--config", o.config, "arbd configuration (default: the demo grid)");
-  app.add_option("--prefix", o.prefix, "LRMS name prefix of arbroker's reservations");
   app.add_option("--np-max", o.np_max, "largest CPU count requested");
   app.add_flag("--clean-up", o.clean_up, "cancel everything at the end; check the LRMS is empty");
   app.add_option("--users", o.users,

@@ -58,7 +58,13 @@ struct cluster_service_config {
   duration overrun_notice = 60;
   int overrun_max = 4;
   duration history_delta = 3600;  ///< sampling interval of the esr history
+  /// The names of its reservations in the LRMS: the prefix, then the id number. With a
+  /// journal the prefix is claimed there (lrms_claim): recovery refuses a reservation under
+  /// it that this service did not make (another node with the same prefix) ...
   std::string name_prefix = "arb-";
+  /// ... unless told to take such reservations over (`arbd --adopt`): they become committed
+  /// reservations of this service, kept in the LRMS until their end.
+  bool adopt_foreign = false;
   /// Where reservations are made durable before they are answered for (null: nowhere, as
   /// in the stress tool and the simulator).
   std::shared_ptr<reservation_journal> journal;
@@ -77,6 +83,7 @@ struct recovery_report {
   int completed_holds = 0;  ///< holds whose co-reservation had decided commit
   int compensated = 0;      ///< committed parts of a co-reservation that lost another part
   int orphans = 0;          ///< LRMS reservations of ours that no row claims, deleted
+  int adopted = 0;          ///< another node's under our prefix, taken over (adopt_foreign)
 };
 
 /// The logic of a cluster reservation service (CRS, paper 000 Sec. 2.2 and 3), without
@@ -162,8 +169,10 @@ class cluster_service {
   /// rows for this cluster, settles holds by `plan` (commit decided or presumed abort),
   /// makes sure every committed reservation is in the LRMS (a simulated LRMS starts empty:
   /// they are created again), and deletes reservations of ours the LRMS has but no row
-  /// claims (made just before a crash, never answered for). Fails if the LRMS cannot be
-  /// read.
+  /// claims (made just before a crash, never answered for). With a journal, only those
+  /// below the claim's lease are ours: one at or above it was made by someone else under the
+  /// same prefix, and recovery fails naming it (or takes it over, adopt_foreign). Fails also
+  /// if the LRMS cannot be read, or the journal's claim names another prefix.
   status recover(const std::vector<reservation_row>& rows, const recovery_plan& plan, timestamp now,
                  recovery_report& report);
 
@@ -273,6 +282,13 @@ class cluster_service {
   msg::ack_reply withdraw(record& r, timestamp now);
   /// The name in the LRMS of the reservation "<cluster>/<serial>": the prefix and serial.
   std::string lrms_name(std::uint64_t serial) const;
+  /// Puts id number n below the claim's lease in the journal (durably) before the LRMS sees
+  /// a name with it; the lease grows in blocks, so this writes once per lease_block ids.
+  status lease(std::uint64_t n);
+  /// Recovery's end: the LRMS's reservations under our prefix that no row claims. Ours
+  /// (below `lease`, or any without a journal) are deleted; others refused or adopted.
+  status settle_unclaimed(const lrms_snapshot& snap, const std::set<std::string>& claimed,
+                          std::uint64_t lease, timestamp now, recovery_report& report);
   msg::reservation_info info_of(const record& r) const;
   /// After a sweep, the reservation `id` if `user` owns it (its state brought up to `now`),
   /// else null: another user's looks exactly like a missing one.
@@ -341,6 +357,8 @@ class cluster_service {
   history history_;
   view view_;
   std::uint64_t next_id_ = 1;
+  static constexpr std::uint64_t lease_block = 1024;
+  std::uint64_t lease_ = 0;  ///< ids below it may be in the LRMS (the journal's claim)
   struct {
     std::int64_t holds_created = 0, commits = 0, aborts = 0, expiries = 0, cancels = 0, moves = 0,
                  overruns = 0, overruns_refused = 0;

@@ -444,12 +444,16 @@ struct cluster_status {
   /// overruns that could not be granted (the jobs ended at the reservation's end).
   std::int64_t overruns = 0;
   std::int64_t overruns_refused = 0;
+  /// The names of this node's reservations in the LRMS: this prefix, then the id number
+  /// (lrms_reservations lists every name under it; another node's prefix is not this one).
+  std::string name_prefix = {};
   friend bool operator==(const cluster_status&, const cluster_status&) = default;
 };
 ARB_FIELDS(cluster_status, x.cluster, x.now, x.cpus, x.holds, x.committed, x.running_jobs,
            x.queued_jobs, x.reservations, x.lrms_reservations, x.lrms_running, x.holds_created,
            x.commits, x.aborts, x.expiries, x.cancels, x.reserved_cpus, x.error, x.lrms_queued,
-           x.lrms_running_bound, x.undeleted, x.moves, x.overruns, x.overruns_refused)
+           x.lrms_running_bound, x.undeleted, x.moves, x.overruns, x.overruns_refused,
+           x.name_prefix)
 
 }  // namespace arbroker::msg
 

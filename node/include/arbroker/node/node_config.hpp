@@ -64,7 +64,9 @@ struct cluster_entry {
   duration overrun_quantum = 0;
   duration overrun_notice = 60;
   int overrun_max = 4;
-  std::string name_prefix = "arb-";              ///< of the LRMS reservations arbroker makes
+  /// Names of the LRMS reservations arbroker makes: this prefix, then a number. "": the one
+  /// the store claimed for the cluster, or "arb-<node id>-" on a new store.
+  std::string name_prefix;
   std::vector<simulated_job> local_jobs;         ///< simulated only
   std::string slurm_conf;                        ///< slurm only: path of slurm.conf
   std::string partition;                         ///< slurm only ("" = the default partition)
@@ -75,6 +77,12 @@ struct cluster_entry {
 
 struct node_config {
   std::string name = "arbd";
+  /// The node's identity, in the names of its reservations in every LRMS ("arb-<id>-<n>")
+  /// unless a cluster names its own prefix. "": the store's, or a new random one kept there.
+  std::string id;
+  /// Take over reservations under this node's prefixes that another node made (or that a
+  /// lost store knew) instead of refusing to start (`arbd --adopt`; not read from TOML).
+  bool adopt = false;
   std::string listen = "127.0.0.1:7400";  ///< network API
   /// [tls]: the API's certificate chain and key (PEM); with client_ca, clients must present a
   /// certificate it signed whose common name is their user name.

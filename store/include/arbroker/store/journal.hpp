@@ -59,6 +59,19 @@ struct history_query {
   std::size_t limit = 100;
 };
 
+/// What a node claims in one cluster's LRMS (schema 8): the prefix of the names its
+/// reservations have there, and the lease: every id number it may have given a reservation
+/// in the LRMS is below it. Recovery deletes what it finds there under the prefix with a
+/// number below the lease and no row (a hold made just before a crash); a name at or above
+/// it was made by someone else (another node with the same prefix), which a node neither
+/// deletes nor silently takes over.
+struct lrms_claim {
+  std::string prefix;
+  std::uint64_t lease = 0;
+
+  friend bool operator==(const lrms_claim&, const lrms_claim&) = default;
+};
+
 /// Names a write of a journal: it is durable once the journal says so (0: durable already).
 using write_ticket = std::uint64_t;
 
@@ -110,6 +123,15 @@ class reservation_journal {
   /// Forgets the cluster's rows that finished before `before` (the retention), except the
   /// one with its highest id number (last_serial stays). Need not be durable.
   virtual status purge_finished(const std::string& cluster, timestamp before) = 0;
+
+  /// The node's claim in a cluster's LRMS; nothing before the node first recovered it.
+  virtual result<std::optional<lrms_claim>> claim_of(const std::string& cluster) = 0;
+  /// Records the claim (inserts or replaces); durable when it returns.
+  virtual status save_claim(const std::string& cluster, const lrms_claim& claim) = 0;
+  /// The node's identity, given once and kept ("" before that; schema 8).
+  virtual result<std::string> node_id() = 0;
+  /// Records the node's identity; durable when it returns.
+  virtual status save_node_id(const std::string& id) = 0;
 
   /// The coordinator's log: `txn` was decided commit (presumed abort: an abort is never
   /// logged, and a transaction without a record is aborted on recovery).

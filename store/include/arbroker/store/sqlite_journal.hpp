@@ -67,6 +67,10 @@ class sqlite_journal final : public reservation_journal, public grid_job_journal
   result<std::optional<reservation_row>> find(const std::string& id) override;
   result<std::vector<reservation_row>> finished_rows(const history_query& q) override;
   status purge_finished(const std::string& cluster, timestamp before) override;
+  result<std::optional<lrms_claim>> claim_of(const std::string& cluster) override;
+  status save_claim(const std::string& cluster, const lrms_claim& claim) override;
+  result<std::string> node_id() override;
+  status save_node_id(const std::string& id) override;
   status log_commit(const std::string& txn) override;
   result<write_ticket> log_commit_pipelined(const std::string& txn) override;
   status forget_commit(const std::string& txn) override;
