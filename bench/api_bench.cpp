@@ -115,7 +115,13 @@ void BM_loopback_round_trip(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
   state.SetLabel(tls ? "tls" : "plain");
 }
-BENCHMARK(BM_loopback_round_trip)->Arg(0)->Arg(1)->UseRealTime()->Threads(1)->Threads(32);
+BENCHMARK(BM_loopback_round_trip)
+    ->Arg(0)
+    ->Arg(1)
+    ->UseRealTime()
+    ->Threads(1)
+    ->Threads(16)
+    ->Threads(32);
 
 // A new connection and its login per iteration. arg 0: plain, 1: TLS, 2: TLS and a hashed
 // token recognised again (keyed digest), 3: plain and a hashed token checked afresh (argon2id:

@@ -1,5 +1,6 @@
 # Finds CAF (the C++ Actor Framework) as Debian's libcaf-dev installs it: headers and
-# shared libraries, but no CMake config of its own. Defines CAF::core and CAF::io.
+# shared libraries, but no CMake config of its own. Defines CAF::core and CAF::io, and
+# CAF::openssl where libcaf_openssl is installed (only the transport benchmark uses it).
 find_path(CAF_INCLUDE_DIR NAMES caf/all.hpp caf/config.hpp)
 find_library(CAF_CORE_LIBRARY NAMES caf_core)
 find_library(CAF_IO_LIBRARY NAMES caf_io)
@@ -30,4 +31,11 @@ if(CAF_FOUND AND NOT TARGET CAF::core)
     IMPORTED_LOCATION "${CAF_IO_LIBRARY}"
     INTERFACE_LINK_LIBRARIES CAF::core)
 endif()
-mark_as_advanced(CAF_INCLUDE_DIR CAF_CORE_LIBRARY CAF_IO_LIBRARY)
+find_library(CAF_OPENSSL_LIBRARY NAMES caf_openssl)
+if(CAF_FOUND AND CAF_OPENSSL_LIBRARY AND NOT TARGET CAF::openssl)
+  add_library(CAF::openssl SHARED IMPORTED)
+  set_target_properties(CAF::openssl PROPERTIES
+    IMPORTED_LOCATION "${CAF_OPENSSL_LIBRARY}"
+    INTERFACE_LINK_LIBRARIES CAF::io)
+endif()
+mark_as_advanced(CAF_INCLUDE_DIR CAF_CORE_LIBRARY CAF_IO_LIBRARY CAF_OPENSSL_LIBRARY)
