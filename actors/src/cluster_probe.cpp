@@ -112,7 +112,7 @@ result<std::vector<candidate>> cluster_service::check_and_price(
       if (!profile.fits(c.start, c.end, c.np) && !fits_with_moves(c)) continue;
     }
     if (req.want_cost) {  // priced last: only what may be returned
-      auto cost = cfg_.cost.cost(c.start, c.end, c.np, req.user);
+      auto cost = cost_for(c.start, c.end, c.np, req.user);
       if (!cost) return cost.err();
       c.props.cost = *cost;
     }
@@ -206,7 +206,7 @@ std::vector<msg::start_window> cluster_service::feasible_windows(const msg::prob
     for (const auto& w : *win) {
       auto add = [&](timestamp first, timestamp last) {
         double per_second = 0;
-        if (auto c = cfg_.cost.cost(first, first + 1, shape.np, req.user)) per_second = *c;
+        if (auto c = cost_for(first, first + 1, shape.np, req.user)) per_second = *c;
         out.push_back({shape.np, shape.dur, first, last, per_second});
       };
       if (!req.want_esr || req.esr_threshold < 0) {

@@ -227,7 +227,7 @@ status cluster_service::settle_unclaimed(const lrms_snapshot& snap,
              time_infinity};
     r.account = lr->account;
     r.created = now;
-    if (auto c = cfg_.cost.cost(lr->start, lr->end, lr->np, lr->owner)) r.cost = *c;
+    if (auto c = cost_for(lr->start, lr->end, lr->np, lr->owner)) r.cost = *c;
     if (auto ok = persist(r, r.life.state()); !ok) return ok;
     next_id_ = std::max(next_id_, n + 1);
     adopt(std::move(r), now);

@@ -228,7 +228,7 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
     r.earliest = req.earliest;
     r.deadline = req.deadline;
   }
-  if (auto c = cfg_.cost.cost(req.start, req.end, req.np, req.owner)) r.cost = *c;
+  if (auto c = cost_for(req.start, req.end, req.np, req.owner)) r.cost = *c;
   const auto state =
       req.commit_at_once ? reservation_state::committed : reservation_state::accepted;
   if (auto ok = persist(r, state); !ok) {
@@ -259,6 +259,14 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
 
 std::string cluster_service::lrms_name(std::uint64_t serial) const {
   return cfg_.name_prefix + std::to_string(serial);
+}
+
+result<double> cluster_service::cost_for(timestamp start, timestamp end, int np,
+                                         const std::string& user) const {
+  std::string_view vo;
+  if (cfg_.vo_of)
+    if (auto it = cfg_.vo_of->find(user); it != cfg_.vo_of->end()) vo = it->second;
+  return cfg_.cost.cost(start, end, np, user, vo);
 }
 
 status cluster_service::lease(std::uint64_t n) {
@@ -545,7 +553,7 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
   // Terms its owner chose are kept as they are: no longer moved within a window.
   changed.earliest = changed.deadline = 0;
   changed.admitted_after = rule->ljp ? rule->not_before : 0;
-  if (auto c = cfg_.cost.cost(req.start, req.end, req.np, r->owner)) changed.cost = *c;
+  if (auto c = cost_for(req.start, req.end, req.np, r->owner)) changed.cost = *c;
   if (auto ok = replace_terms(*r, std::move(changed), now); !ok) {
     (void)r->life.apply(reservation_event::change_refused, now);
     return {info_of(*r), msg::to_wire(ok.err())};

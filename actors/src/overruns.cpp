@@ -89,7 +89,7 @@ bool cluster_service::extend_for_overrun(record& r, timestamp now) {
     return false;
   }
   (void)r.life.extend(now, to);
-  if (auto c = cfg_.cost.cost(from, to, r.np, r.owner)) r.cost += *c;
+  if (auto c = cost_for(from, to, r.np, r.owner)) r.cost += *c;
   ++r.overruns;
   // Best effort: the LRMS has the new end; a journal without it recovers the old end, and
   // the LRMS ends the reservation at the new one all the same.

@@ -647,5 +647,51 @@ TEST(ClusterServiceCreate, RejectsBadConfig) {
   EXPECT_EQ(cluster_service::create(cfg, lrms()).err().code, errc::invalid_processor_range);
 }
 
+// Paper 000's cost agreements by virtual organization: a user without an agreement of their
+// own pays their VO's factor, in probes and in the reservation's cost; a user's own
+// agreement wins over their VO's.
+TEST(cluster_service_vo, AUsersVirtualOrganizationsAgreementPricesTheirReservations) {
+  const timestamp now = 1'000'000;
+  auto l = simulated_lrms::create({"c1", 64, {8, {}}, [now] { return now; }});
+  ASSERT_TRUE(l);
+  cluster_service_config cfg;
+  cfg.info.name = "c1";
+  cfg.info.cpus = 64;
+  cfg.info.pp = 1000;
+  cfg.info.bunch = 8;
+  cfg.refresh = 0;
+  cfg.cost = *cost_model::create(1.0, 3600, {}, 0, {{"atlas", 0.5}, {"alice", 0.8}});
+  cfg.vo_of = std::make_shared<std::map<std::string, std::string>>(
+      std::map<std::string, std::string>{{"bob", "atlas"}, {"alice", "atlas"}});
+  auto svc = cluster_service::create(std::move(cfg), std::move(*l));
+  ASSERT_TRUE(svc) << to_string(svc.err());
+  auto reserve = [&](const std::string& who, timestamp start) {
+    msg::prepare_request p{.txn = who + std::to_string(start),
+                           .owner = who,
+                           .start = start,
+                           .end = start + 3600,
+                           .np = 8,
+                           .expiry = now + 60,
+                           .commit_at_once = true};
+    auto r = (*svc)->prepare(p, now);
+    EXPECT_TRUE(r.error.ok()) << r.error.message;
+    return r.cost;
+  };
+  EXPECT_DOUBLE_EQ(reserve("carol", now + 600), 8.0);        // no VO: 8 CPU-hours at 1.0
+  EXPECT_DOUBLE_EQ(reserve("bob", now + 600), 8.0 * 0.5);    // atlas's agreement
+  EXPECT_DOUBLE_EQ(reserve("alice", now + 600), 8.0 * 0.8);  // her own wins
+  msg::probe_request p;
+  p.user = "bob";
+  elastic_request job{"bob", now, now + 4 * 3600, 8, 8, 3600, 1000, 8, *speedup_model::amdahl(0),
+                      {}};
+  p.site = *adapt_to_site(job, {"c1", 64, 1000, {8, {}}});
+  p.slotting = {2, 600};
+  auto probed = (*svc)->probe(p, now);
+  ASSERT_TRUE(probed.error.ok()) << probed.error.message;
+  ASSERT_FALSE(probed.slots.empty());
+  for (const auto& s : probed.slots)
+    EXPECT_DOUBLE_EQ(s.cost, 8.0 * 0.5);
+}
+
 }  // namespace
 }  // namespace arbroker

@@ -327,6 +327,9 @@ struct node::impl {
     const auto plan = plan_recovery(rows, decisions);
     recovered.commit_decisions = static_cast<int>(decisions.size());
 
+    auto vo_of = std::make_shared<std::map<std::string, std::string>>();
+    for (const auto& u : cfg.users)
+      if (!u.vo.empty()) (*vo_of)[u.name] = u.vo;
     std::vector<std::pair<std::shared_ptr<cluster_service>, bool>> made;  // (svc, detached)
     const timestamp now = wall_clock()();
     for (auto& c : cfg.clusters) {
@@ -368,6 +371,7 @@ struct node::impl {
       sc.overrun_max = c.overrun_max;
       sc.name_prefix = c.name_prefix;
       sc.adopt_foreign = cfg.adopt;
+      sc.vo_of = vo_of;
       sc.journal = journal;
       sc.on_change = hooks.reservation_changed;
       auto svc = cluster_service::create(sc, std::move(*backend));

@@ -401,7 +401,7 @@ result<node_config> from_table(const toml::table& root) {
       const std::string p = "user[" + std::to_string(i) + "]";
       auto* u = arr->get(i)->as_table();
       if (!u) return bad(p, "expected a table {name, token or token_hash, admin}");
-      ARB_TRY(only_known_keys(*u, p, {"name", "token", "token_hash", "admin"}));
+      ARB_TRY(only_known_keys(*u, p, {"name", "token", "token_hash", "admin", "vo"}));
       user_entry e;
       auto name = config::text(at(*u, p, "name"));
       if (!name) return name.err();
@@ -411,6 +411,8 @@ result<node_config> from_table(const toml::table& root) {
       ARB_TRY(optional(*u, p, "token", e.token, as_text));
       ARB_TRY(optional(*u, p, "token_hash", e.token_hash, as_text));
       ARB_TRY(optional(*u, p, "admin", e.admin, as_bool));
+      ARB_TRY(optional(*u, p, "vo", e.vo, as_text));
+      if (u->contains("vo") && e.vo.empty()) return bad(p + ".vo", "must not be empty");
       cfg.users.push_back(std::move(e));
     }
   }

@@ -34,6 +34,7 @@ shutdown_grace = "15s"
 [[user]]
 name = "alice"
 token = "a-long-secret"
+vo = "atlas"
 
 [[user]]
 name = "ops"
@@ -96,6 +97,8 @@ TEST(node_config, ReadsEveryKey) {
   EXPECT_TRUE(cfg->users[1].admin);
   EXPECT_EQ(cfg->users[0].token, "a-long-secret");
   EXPECT_EQ(cfg->users[1].token, "");
+  EXPECT_EQ(cfg->users[0].vo, "atlas");
+  EXPECT_EQ(cfg->users[1].vo, "");
   EXPECT_EQ(cfg->users[1].token_hash.rfind("$argon2id$v=19$m=65536,t=2,p=1$c2Fsd", 0), 0u);
   ASSERT_EQ(cfg->clusters.size(), 2u);
   const auto& b = cfg->clusters[0];
@@ -188,6 +191,8 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
   expect_error(one_cluster + "laxity = \"yes\"\n", "cluster[0].laxity");
   expect_error("[node]\nid = \"Node 1\"\n" + one_cluster, "node.id: must be 1-16 lowercase");
   expect_error("[node]\nid = \"\"\n" + one_cluster, "node.id: must not be empty");
+  expect_error("[[user]]\nname = \"a\"\ntoken = \"long-enough-token\"\nvo = \"\"\n" + one_cluster,
+               "user[0].vo: must not be empty");
   expect_error(one_cluster + "name_prefix = \"\"\n", "cluster[0].name_prefix: must not be empty");
   expect_error(one_cluster + "name_prefix = \"a b\"\n", "cluster[0].name_prefix: must be at most");
   expect_error(one_cluster + "overrun_quantum = \"-5m\"\n", "cluster[0].overrun_quantum");

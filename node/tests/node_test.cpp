@@ -208,6 +208,26 @@ TEST_F(node_test, ANodeNamesItsReservationsWithItsOwnIdKeptInTheStore) {
     EXPECT_EQ(s.name_prefix, "arb-x1-") << s.cluster;
 }
 
+// A user's VO reaches the clusters' cost agreements (paper 000): bob of VO "atlas" pays
+// atlas's factor, alice (no VO) the base price, for the same reservation.
+TEST_F(node_test, AUsersVirtualOrganizationPricesTheirReservations) {
+  auto cfg = config();
+  for (auto& u : cfg.users)
+    if (u.name == "bob") u.vo = "atlas";
+  for (auto& c : cfg.clusters)
+    c.cost = *cost_model::create(1.0, 3600, {}, 0, {{"atlas", 0.5}});
+  auto n = start(cfg);
+  ASSERT_TRUE(n);
+  auto a = n->elastic(elastic("alice", 8));
+  auto b = n->elastic(elastic("bob", 8));
+  ASSERT_TRUE(a.error.ok()) << a.error.message;
+  ASSERT_TRUE(b.error.ok()) << b.error.message;
+  ASSERT_EQ(a.reservation.end - a.reservation.start, b.reservation.end - b.reservation.start);
+  ASSERT_EQ(a.reservation.np, b.reservation.np);
+  EXPECT_GT(a.reservation.cost, 0);
+  EXPECT_DOUBLE_EQ(b.reservation.cost, a.reservation.cost * 0.5);
+}
+
 // Finished reservations leave the engine's memory at once and live in the store's history:
 // pages of `list --history`, and requests that name one get the answer they got while it
 // was in memory (the same owner rule, the same errors).

@@ -65,6 +65,9 @@ struct cluster_service_config {
   /// ... unless told to take such reservations over (`arbd --adopt`): they become committed
   /// reservations of this service, kept in the LRMS until their end.
   bool adopt_foreign = false;
+  /// Users' virtual organizations (user -> VO; paper 000, Sec. 3.3): the cost model's
+  /// agreement for a user's VO applies when the user has none of their own. Null: no VOs.
+  std::shared_ptr<const std::map<std::string, std::string>> vo_of;
   /// Where reservations are made durable before they are answered for (null: nowhere, as
   /// in the stress tool and the simulator).
   std::shared_ptr<reservation_journal> journal;
@@ -282,6 +285,8 @@ class cluster_service {
   msg::ack_reply withdraw(record& r, timestamp now);
   /// The name in the LRMS of the reservation "<cluster>/<serial>": the prefix and serial.
   std::string lrms_name(std::uint64_t serial) const;
+  /// What np CPUs over [start, end) cost `user`, under the user's or their VO's agreement.
+  result<double> cost_for(timestamp start, timestamp end, int np, const std::string& user) const;
   /// Puts id number n below the claim's lease in the journal (durably) before the LRMS sees
   /// a name with it; the lease grows in blocks, so this writes once per lease_block ids.
   status lease(std::uint64_t n);

@@ -21,6 +21,9 @@ struct user_entry {
   std::string token;  ///< in clear; or, better, token_hash (exactly one of the two)
   bool admin = false;
   std::string token_hash = {};  ///< argon2id, as `arbd --hash-token` prints it
+  /// The user's virtual organization ("" = none): a cluster's cost agreement for it applies
+  /// to the user when the user has none of their own (paper 000, Sec. 3.3).
+  std::string vo = {};
 };
 
 enum class cluster_kind { simulated, slurm, gridengine };
