@@ -7,6 +7,7 @@
 #include "arbroker/core/site_adaptation.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
 #include "arbroker/store/recovery_plan.hpp"
+#include "c1_config.hpp"
 #include "memory_journal.hpp"
 
 namespace arbroker {
@@ -30,13 +31,8 @@ struct fixture : ::testing::Test {
     auto l = simulated_lrms::create({"c1", 64, {8, {}}, [this] { return now; }});
     ASSERT_TRUE(l) << to_string(l.err());
     lrms = l->get();
-    cluster_service_config cfg;
-    cfg.info.name = "c1";
-    cfg.info.cpus = 64;
-    cfg.info.pp = 1000;
-    cfg.info.bunch = 8;
+    auto cfg = testing::c1_config();
     cfg.refresh = refresh;  // 0: every call sees the LRMS as it is
-    cfg.cost = *cost_model::create(1.0, 3600, {}, 0);
     cfg.journal = std::move(journal);
     cfg.ljp = ljp;
     cfg.ljp_check = check;
@@ -654,12 +650,7 @@ TEST(cluster_service_vo, AUsersVirtualOrganizationsAgreementPricesTheirReservati
   const timestamp now = 1'000'000;
   auto l = simulated_lrms::create({"c1", 64, {8, {}}, [now] { return now; }});
   ASSERT_TRUE(l);
-  cluster_service_config cfg;
-  cfg.info.name = "c1";
-  cfg.info.cpus = 64;
-  cfg.info.pp = 1000;
-  cfg.info.bunch = 8;
-  cfg.refresh = 0;
+  auto cfg = testing::c1_config();
   cfg.cost = *cost_model::create(1.0, 3600, {}, 0, {{"atlas", 0.5}, {"alice", 0.8}});
   cfg.vo_of = std::make_shared<std::map<std::string, std::string>>(
       std::map<std::string, std::string>{{"bob", "atlas"}, {"alice", "atlas"}});

@@ -8,6 +8,7 @@
 
 #include "arbroker/actors/cluster_service.hpp"
 #include "arbroker/store/recovery_plan.hpp"
+#include "c1_config.hpp"
 #include "delegating_lrms.hpp"
 #include "memory_journal.hpp"
 
@@ -30,13 +31,7 @@ struct shared_batch_system : ::testing::Test {
   result<std::unique_ptr<cluster_service>> start(const std::shared_ptr<memory_journal>& j,
                                                  const std::string& prefix, recovery_report& report,
                                                  bool adopt = false) {
-    cluster_service_config cfg;
-    cfg.info.name = "c1";
-    cfg.info.cpus = 64;
-    cfg.info.pp = 1000;
-    cfg.info.bunch = 8;
-    cfg.refresh = 0;
-    cfg.cost = *cost_model::create(1.0, 3600, {}, 0);
+    auto cfg = testing::c1_config();
     cfg.name_prefix = prefix;
     cfg.adopt_foreign = adopt;
     cfg.journal = j;

@@ -6,6 +6,7 @@
 
 #include "arbroker/actors/cluster_service.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
+#include "c1_config.hpp"
 #include "delegating_lrms.hpp"
 
 namespace arbroker {
@@ -33,14 +34,7 @@ struct undeleted_test : ::testing::Test {
     ASSERT_TRUE(inner);
     auto l = std::make_unique<flaky_deletes>(std::move(*inner));
     lrms = l.get();
-    cluster_service_config cfg;
-    cfg.info.name = "c1";
-    cfg.info.cpus = 64;
-    cfg.info.pp = 1000;
-    cfg.info.bunch = 8;
-    cfg.refresh = 0;
-    cfg.cost = *cost_model::create(1.0, 3600, {}, 0);
-    auto s = cluster_service::create(std::move(cfg), std::move(l));
+    auto s = cluster_service::create(testing::c1_config(), std::move(l));
     ASSERT_TRUE(s) << to_string(s.err());
     svc = std::move(*s);
   }
