@@ -97,18 +97,28 @@ std::string random_node_id() {
   return id;
 }
 
-// The prefix of a cluster's reservation names in its LRMS: the configured one; else the one
-// the store claimed for it; else "arb-", the default before claims, for a store that already
-// has rows of it; else "arb-<node id>-", so that nodes sharing a batch system never share
-// names. (A configured prefix that differs from the claim is refused by recovery.)
+// The prefix of a cluster's reservation (and grid-job copy) names in its LRMS: the
+// configured one; else the one the store claimed for it; else "arb-", the default before
+// claims, for a store written before claims (`old_store`) that has rows of the cluster or
+// grid jobs (their copies may be queued under it); else "arb-<node id>-", so that nodes
+// sharing a batch system never share names. (A configured prefix that differs from the claim
+// is refused by recovery.)
 result<std::string> lrms_prefix(const cluster_entry& c, reservation_journal* journal,
+                                grid_job_journal* grid_journal, bool old_store,
                                 const std::string& node_id) {
   if (!c.name_prefix.empty()) return c.name_prefix;
   if (journal) {
     auto claim = journal->claim_of(c.info.name);
     if (!claim) return claim.err();
     if (*claim) return (*claim)->prefix;
+  }
+  if (journal && old_store) {
     auto last = journal->last_serial(c.info.name);
+    if (!last) return last.err();
+    if (*last > 0) return std::string("arb-");
+  }
+  if (grid_journal && old_store) {
+    auto last = grid_journal->last_grid_job_serial();
     if (!last) return last.err();
     if (*last > 0) return std::string("arb-");
   }
@@ -137,6 +147,7 @@ struct node::impl {
   /// Reads the store's history of finished reservations (null without a store).
   std::unique_ptr<detail::history_reader> history;
   node_recovery recovered;
+  bool store_before_claims = false;  ///< the store had no node id: names as before claims
   std::vector<msg::cluster_info> infos;
   std::unique_ptr<engine_config> sys_cfg;
   std::unique_ptr<caf::actor_system> sys;
@@ -294,13 +305,14 @@ struct node::impl {
   }
 
   // The node's identity (node_config::id): configured, else the store's, else a new one,
-  // kept in the store.
+  // kept in the store. A store without one was written before claims (or is new).
   arbroker::status settle_identity() {
     std::string kept;
     if (journal) {
       auto id = journal->node_id();
       if (!id) return id.err();
       kept = std::move(*id);
+      store_before_claims = kept.empty();
     }
     if (cfg.id.empty()) cfg.id = kept.empty() ? random_node_id() : kept;
     if (journal && kept != cfg.id)
@@ -333,7 +345,7 @@ struct node::impl {
     std::vector<std::pair<std::shared_ptr<cluster_service>, bool>> made;  // (svc, detached)
     const timestamp now = wall_clock()();
     for (auto& c : cfg.clusters) {
-      auto prefix = lrms_prefix(c, journal.get(), cfg.id);
+      auto prefix = lrms_prefix(c, journal.get(), grid_journal.get(), store_before_claims, cfg.id);
       if (!prefix) return error{prefix.err().code, c.info.name + ": " + prefix.err().message};
       c.name_prefix = std::move(*prefix);  // config() tells the names in use
       auto backend = make_lrms(c);

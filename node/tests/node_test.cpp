@@ -208,6 +208,33 @@ TEST_F(node_test, ANodeNamesItsReservationsWithItsOwnIdKeptInTheStore) {
     EXPECT_EQ(s.name_prefix, "arb-x1-") << s.cluster;
 }
 
+// A store written before claims keeps the old names ("arb-<n>") where it may have something
+// in an LRMS: its grid jobs' copies are queued under them. A cluster added to a store that
+// already has its id gets the node's own names.
+TEST_F(node_test, AStoreFromBeforeClaimsKeepsTheOldNames) {
+  {
+    fs::create_directories(dir);
+    auto j = sqlite_journal::open((dir / "arbroker.db").string());
+    ASSERT_TRUE(j) << j.err().message;
+    ASSERT_TRUE((*j)->save_grid_job({"arbd/g1", "alice", false, "", now - 60}));
+  }
+  auto cfg = config();
+  auto added = cfg.clusters.back();
+  cfg.clusters.pop_back();
+  {
+    auto n = start(cfg);
+    ASSERT_TRUE(n);
+    for (const auto& s : n->status())
+      EXPECT_EQ(s.name_prefix, "arb-") << s.cluster;
+  }
+  cfg.clusters.push_back(added);
+  auto n = start(cfg);
+  ASSERT_TRUE(n);
+  for (const auto& s : n->status())
+    EXPECT_EQ(s.name_prefix, s.cluster == added.info.name ? "arb-" + n->config().id + "-" : "arb-")
+        << s.cluster;
+}
+
 // A user's VO reaches the clusters' cost agreements (paper 000): bob of VO "atlas" pays
 // atlas's factor, alice (no VO) the base price, for the same reservation.
 TEST_F(node_test, AUsersVirtualOrganizationPricesTheirReservations) {
