@@ -87,6 +87,11 @@ result<std::unique_ptr<lrms>> make_lrms(const cluster_entry& c) {
   return fail(errc::invalid_parameter, "unknown cluster kind");
 }
 
+// A request for new reservations from a user no broker instance serves (node_config).
+error no_instance(const std::string& user) {
+  return {errc::permission_denied, "no broker instance of this node serves user '" + user + "'"};
+}
+
 // A new node's identity: 8 letters and digits, so that two nodes never pick the same.
 std::string random_node_id() {
   static constexpr char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -152,7 +157,8 @@ struct node::impl {
   std::unique_ptr<engine_config> sys_cfg;
   std::unique_ptr<caf::actor_system> sys;
   gis_actor gis;
-  broker_actor broker;
+  std::vector<broker_entry> instances;  ///< node_config's broker instances, in order
+  std::vector<broker_actor> brokers;    ///< one per instance
   grid_jobs_actor grid_jobs;
   std::shared_ptr<grid_job_counters> grid_counters = std::make_shared<grid_job_counters>();
   caf::actor gateway;
@@ -417,17 +423,20 @@ struct node::impl {
       caf::anon_send(gis, register_atom::value, infos[i], h);
       services.emplace_back(infos[i].name, h);
     }
-    broker_config bc;
-    bc.gis = gis;
-    bc.clock = wall_clock();
-    bc.default_esr_threshold = cfg.esr_threshold;
-    bc.hold_seconds = cfg.hold_seconds;
-    bc.prepare_expiry = cfg.prepare_expiry;
-    bc.request_timeout = cfg.request_timeout;
-    bc.max_tries = cfg.max_tries;
-    bc.selection_window = cfg.selection_window;
-    bc.journal = journal;
-    broker = spawn_broker(*sys, bc);
+    instances = broker_instances(cfg);
+    for (const auto& b : instances) {
+      broker_config bc;
+      bc.gis = gis;
+      bc.clock = wall_clock();
+      bc.default_esr_threshold = b.esr_threshold;
+      bc.hold_seconds = b.hold_seconds;
+      bc.prepare_expiry = b.prepare_expiry;
+      bc.request_timeout = b.request_timeout;
+      bc.max_tries = b.max_tries;
+      bc.selection_window = b.selection_window;
+      bc.journal = journal;  // one log of commit decisions: each instance's ids are its own
+      brokers.push_back(spawn_broker(*sys, bc));
+    }
     grid_jobs_config gc;
     gc.node = cfg.name;
     gc.gis = gis;
@@ -454,19 +463,33 @@ struct node::impl {
     return {};
   }
 
+  // The broker instance that serves `user` (node_config::brokers); none for a user no
+  // instance serves.
+  const broker_actor* broker_for(const std::string& user) const {
+    auto i = instance_for(instances, cfg.users, user);
+    return i ? &brokers[*i] : nullptr;
+  }
+  // For requests about reservations that exist (the cluster services hold them, so any
+  // instance reaches them): the user's instance, else the first.
+  const broker_actor& any_broker(const std::string& user) const {
+    const auto* b = broker_for(user);
+    return b ? *b : brokers.front();
+  }
+
   void stop_engine() {
     if (stopped || !sys) return;
     stopped = true;
     for (auto& [name, h] : services)
       caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(broker, caf::exit_reason::user_shutdown);
+    for (auto& b : brokers)
+      caf::anon_send_exit(b, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(grid_jobs, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(gis, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(gateway, caf::exit_reason::user_shutdown);
     // A detached actor's thread ends only once the last handle to it is gone: drop ours
     // before waiting, or the actor system waits forever.
     services.clear();
-    broker = nullptr;
+    brokers.clear();
     grid_jobs = nullptr;
     gis = nullptr;
     gateway = nullptr;
@@ -507,14 +530,18 @@ std::vector<msg::cluster_info> node::clusters() const {
 // Client requests enter the engine here: checked once (a bad one is answered at once and
 // never reaches an actor), then carried inward in the engine's terms.
 void node::elastic(msg::elastic_request r, callback<msg::elastic_reply> done) {
+  const auto* b = impl_->broker_for(r.user);
+  if (!b) return done(msg::error_reply<msg::elastic_reply>(no_instance(r.user)));
   auto c = msg::check(r);
   if (!c) return done(msg::error_reply<msg::elastic_reply>(c.err()));
-  impl_->ask(impl_->broker, std::move(*c), std::move(done));
+  impl_->ask(*b, std::move(*c), std::move(done));
 }
 void node::coreserve(msg::coreservation_request r, callback<msg::coreservation_reply> done) {
+  const auto* b = impl_->broker_for(r.user);
+  if (!b) return done(msg::error_reply<msg::coreservation_reply>(no_instance(r.user)));
   auto c = msg::check(r);
   if (!c) return done(msg::error_reply<msg::coreservation_reply>(c.err()));
-  impl_->ask(impl_->broker, std::move(*c), std::move(done));
+  impl_->ask(*b, std::move(*c), std::move(done));
 }
 namespace {
 
@@ -537,13 +564,15 @@ auto shown_as_ended(std::string what) {
 
 void node::commit(msg::commit_request r, callback<msg::query_reply> done) {
   auto id = r.reservation_id, user = r.user;
-  impl_->ask(impl_->broker, std::move(r),
+  const auto& b = impl_->any_broker(user);
+  impl_->ask(b, std::move(r),
              impl_->unless_finished<msg::query_reply>(
                  std::move(id), std::move(user), std::move(done), shown_as_ended("cannot commit")));
 }
 void node::cancel(msg::cancel_request r, callback<msg::ack_reply> done) {
   auto id = r.reservation_id, user = r.user;
-  impl_->ask(impl_->broker, std::move(r),
+  const auto& b = impl_->any_broker(user);
+  impl_->ask(b, std::move(r),
              impl_->unless_finished<msg::ack_reply>(
                  std::move(id), std::move(user), std::move(done),
                  [](msg::ack_reply& out, const reservation_row& row) {
@@ -554,14 +583,16 @@ void node::cancel(msg::cancel_request r, callback<msg::ack_reply> done) {
 }
 void node::modify(msg::modify_request r, callback<msg::query_reply> done) {
   auto id = r.reservation_id, user = r.user;
-  impl_->ask(impl_->broker, std::move(r),
+  const auto& b = impl_->any_broker(user);
+  impl_->ask(b, std::move(r),
              impl_->unless_finished<msg::query_reply>(
                  std::move(id), std::move(user), std::move(done),
                  shown_as_ended("only a committed reservation that has not started can change")));
 }
 void node::query(msg::query_request r, callback<msg::query_reply> done) {
   auto id = r.reservation_id, user = r.user;
-  impl_->ask(impl_->broker, std::move(r),
+  const auto& b = impl_->any_broker(user);
+  impl_->ask(b, std::move(r),
              impl_->unless_finished<msg::query_reply>(
                  std::move(id), std::move(user), std::move(done),
                  [](msg::query_reply& out, const reservation_row& row) {
@@ -570,7 +601,7 @@ void node::query(msg::query_request r, callback<msg::query_reply> done) {
 }
 void node::list(msg::list_request r, callback<msg::list_reply> done) {
   if (!r.history || !impl_->history)
-    return impl_->ask(impl_->broker, std::move(r), std::move(done));
+    return impl_->ask(impl_->any_broker(r.user), std::move(r), std::move(done));
   auto add_page = [impl = impl_.get()](msg::list_reply rep, const msg::list_request& req,
                                        callback<msg::list_reply> reply) {
     if (!impl->enter()) return reply(std::move(rep));
@@ -597,8 +628,9 @@ void node::list(msg::list_request r, callback<msg::list_reply> done) {
   if (!r.before.empty()) return add_page({}, r, std::move(done));
   auto live = r;
   live.history = false;  // the services keep no history when the store does
+  const auto& b = impl_->any_broker(live.user);
   impl_->ask(
-      impl_->broker, std::move(live),
+      b, std::move(live),
       callback<msg::list_reply>([add_page, r, done = std::move(done)](msg::list_reply rep) mutable {
         if (!rep.error.ok()) return done(std::move(rep));
         add_page(std::move(rep), r, std::move(done));
@@ -606,7 +638,8 @@ void node::list(msg::list_request r, callback<msg::list_reply> done) {
 }
 void node::bind_job(msg::bind_job_request r, callback<msg::bind_job_reply> done) {
   auto id = r.reservation_id, user = r.user;
-  impl_->ask(impl_->broker, std::move(r),
+  const auto& b = impl_->any_broker(user);
+  impl_->ask(b, std::move(r),
              impl_->unless_finished<msg::bind_job_reply>(
                  std::move(id), std::move(user), std::move(done),
                  [](msg::bind_job_reply& out, const reservation_row& row) {
@@ -614,7 +647,8 @@ void node::bind_job(msg::bind_job_request r, callback<msg::bind_job_reply> done)
                  }));
 }
 void node::coallocate(msg::coallocate_request r, callback<msg::coallocate_reply> done) {
-  impl_->ask(impl_->broker, std::move(r), std::move(done));
+  const auto& b = impl_->any_broker(r.user);
+  impl_->ask(b, std::move(r), std::move(done));
 }
 
 void node::grid_submit(msg::grid_submit_request r, callback<msg::grid_job_reply> done) {

@@ -238,6 +238,67 @@ std::string store_file(const node_config& cfg) {
   return (std::filesystem::path(cfg.data_dir) / "arbroker.db").string();
 }
 
+namespace {
+
+status validate_broker(const broker_entry& b, const std::string& p) {
+  if (b.hold_seconds <= 0 || b.prepare_expiry <= 0 || b.request_timeout <= 0)
+    return bad(p, "hold, prepare_expiry and request_timeout must be positive");
+  if (b.esr_threshold > 1) return bad(p + ".esr_threshold", "must be at most 1");
+  if (b.max_tries < 1) return bad(p + ".max_tries", "must be at least 1");
+  if (b.selection_window < 0)
+    return bad(p + ".selection_window", "must be >= 0 (0: every cluster)");
+  return {};
+}
+
+// Each instance valid, names unique, and every user served by one rule at most: a user in
+// one list, a VO to one instance, one instance for everyone else.
+status validate_brokers(const node_config& cfg) {
+  if (cfg.brokers.empty()) return validate_broker(cfg.broker, "broker");
+  std::set<std::string> names, vos, listed;
+  bool catch_all = false;
+  for (std::size_t i = 0; i < cfg.brokers.size(); ++i) {
+    const auto& b = cfg.brokers[i];
+    const std::string p = "broker[" + std::to_string(i) + "]";
+    if (auto ok = validate_broker(b, p); !ok) return ok;
+    if (b.name.empty()) return bad(p + ".name", "must not be empty");
+    if (!names.insert(b.name).second) return bad(p + ".name", "'" + b.name + "' appears twice");
+    if (!b.vo.empty() && !vos.insert(b.vo).second)
+      return bad(p + ".vo", "VO '" + b.vo + "' is served by another instance already");
+    for (const auto& u : b.users)
+      if (!listed.insert(u).second)
+        return bad(p + ".users", "user '" + u + "' is listed by another instance already");
+    if (b.vo.empty() && b.users.empty()) {
+      if (catch_all)
+        return bad(p, "a second instance without vo or users (only one serves everyone else)");
+      catch_all = true;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::vector<broker_entry> broker_instances(const node_config& cfg) {
+  return cfg.brokers.empty() ? std::vector<broker_entry>{cfg.broker} : cfg.brokers;
+}
+
+std::optional<std::size_t> instance_for(const std::vector<broker_entry>& instances,
+                                        const std::vector<user_entry>& users,
+                                        const std::string& user) {
+  for (std::size_t i = 0; i < instances.size(); ++i)
+    if (std::find(instances[i].users.begin(), instances[i].users.end(), user) !=
+        instances[i].users.end())
+      return i;
+  auto u =
+      std::find_if(users.begin(), users.end(), [&](const user_entry& e) { return e.name == user; });
+  if (u != users.end() && !u->vo.empty())
+    for (std::size_t i = 0; i < instances.size(); ++i)
+      if (instances[i].vo == u->vo) return i;
+  for (std::size_t i = 0; i < instances.size(); ++i)
+    if (instances[i].vo.empty() && instances[i].users.empty()) return i;
+  return std::nullopt;
+}
+
 status validate(const node_config& cfg) {
   if (cfg.name.empty()) return fail(errc::invalid_parameter, "node.name: must not be empty");
   if (!cfg.id.empty() &&
@@ -258,12 +319,7 @@ status validate(const node_config& cfg) {
   if (cfg.threads < 1 || cfg.threads > 64) return bad("node.threads", "must be in 1..64");
   if (cfg.durability != "full" && cfg.durability != "normal")
     return bad("node.durability", "'" + cfg.durability + "' is not one of full, normal");
-  if (cfg.hold_seconds <= 0 || cfg.prepare_expiry <= 0 || cfg.request_timeout <= 0)
-    return bad("broker", "hold, prepare_expiry and request_timeout must be positive");
-  if (cfg.esr_threshold > 1) return bad("broker.esr_threshold", "must be at most 1");
-  if (cfg.max_tries < 1) return bad("broker.max_tries", "must be at least 1");
-  if (cfg.selection_window < 0)
-    return bad("broker.selection_window", "must be >= 0 (0: every cluster)");
+  if (auto ok = validate_brokers(cfg); !ok) return ok;
   if (cfg.max_frame_bytes < 1024 || cfg.max_frame_bytes > (64u << 20))
     return bad("limits.max_frame_bytes", "must be in 1 KiB .. 64 MiB");
   if (cfg.max_in_flight < 1) return bad("limits.max_in_flight", "must be at least 1");
@@ -320,6 +376,17 @@ status validate(const node_config& cfg) {
 
 namespace {
 
+// The defaults a broker applies to the requests it serves, from [broker] or a [[broker]].
+status read_broker_defaults(const toml::table& t, const std::string& p, broker_entry& b) {
+  ARB_TRY(optional(t, p, "esr_threshold", b.esr_threshold, as_number));
+  ARB_TRY(optional(t, p, "hold", b.hold_seconds, as_span));
+  ARB_TRY(optional(t, p, "prepare_expiry", b.prepare_expiry, as_span));
+  ARB_TRY(optional(t, p, "request_timeout", b.request_timeout, as_span));
+  ARB_TRY(optional(t, p, "max_tries", b.max_tries, as_int));
+  ARB_TRY(optional(t, p, "selection_window", b.selection_window, as_int));
+  return {};
+}
+
 result<node_config> from_table(const toml::table& root) {
   node_config cfg;
   ARB_TRY(only_known_keys(root, "",
@@ -355,16 +422,33 @@ result<node_config> from_table(const toml::table& root) {
   } else if (root.contains("tls")) {
     return bad("tls", "expected a table");
   }
+  // [broker]: the defaults of the node's one broker; [[broker]]: named instances.
   if (auto* b = root["broker"].as_table()) {
     ARB_TRY(only_known_keys(*b, "broker",
                             {"esr_threshold", "hold", "prepare_expiry", "request_timeout",
                              "max_tries", "selection_window"}));
-    ARB_TRY(optional(*b, "broker", "esr_threshold", cfg.esr_threshold, as_number));
-    ARB_TRY(optional(*b, "broker", "hold", cfg.hold_seconds, as_span));
-    ARB_TRY(optional(*b, "broker", "prepare_expiry", cfg.prepare_expiry, as_span));
-    ARB_TRY(optional(*b, "broker", "request_timeout", cfg.request_timeout, as_span));
-    ARB_TRY(optional(*b, "broker", "max_tries", cfg.max_tries, as_int));
-    ARB_TRY(optional(*b, "broker", "selection_window", cfg.selection_window, as_int));
+    ARB_TRY(read_broker_defaults(*b, "broker", cfg.broker));
+  } else if (auto* arr = root["broker"].as_array()) {
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      const std::string p = "broker[" + std::to_string(i) + "]";
+      auto* t = arr->get(i)->as_table();
+      if (!t) return bad(p, "expected a table");
+      ARB_TRY(only_known_keys(*t, p,
+                              {"name", "vo", "users", "esr_threshold", "hold", "prepare_expiry",
+                               "request_timeout", "max_tries", "selection_window"}));
+      broker_entry e;
+      auto name = config::text(at(*t, p, "name"));
+      if (!name) return name.err();
+      e.name = *name;
+      ARB_TRY(optional(*t, p, "vo", e.vo, as_text));
+      auto users = strings(*t, p, "users");
+      if (!users) return users.err();
+      e.users = std::move(*users);
+      ARB_TRY(read_broker_defaults(*t, p, e));
+      cfg.brokers.push_back(std::move(e));
+    }
+  } else if (root.contains("broker")) {
+    return bad("broker", "expected a [broker] table or [[broker]] tables");
   }
   if (auto* g = root["grid_jobs"].as_table()) {
     ARB_TRY(only_known_keys(

@@ -81,12 +81,12 @@ TEST(node_config, ReadsEveryKey) {
   EXPECT_EQ(cfg->log_level, "debug");
   EXPECT_EQ(cfg->durability, "normal");
   EXPECT_EQ(node_config{}.durability, "full");  // the default: on disk before any answer
-  EXPECT_DOUBLE_EQ(cfg->esr_threshold, 0.85);
-  EXPECT_EQ(cfg->hold_seconds, 300);
-  EXPECT_EQ(cfg->prepare_expiry, 20);
-  EXPECT_EQ(cfg->request_timeout, 60);
-  EXPECT_EQ(cfg->max_tries, 16);
-  EXPECT_EQ(cfg->selection_window, 4);
+  EXPECT_DOUBLE_EQ(cfg->broker.esr_threshold, 0.85);
+  EXPECT_EQ(cfg->broker.hold_seconds, 300);
+  EXPECT_EQ(cfg->broker.prepare_expiry, 20);
+  EXPECT_EQ(cfg->broker.request_timeout, 60);
+  EXPECT_EQ(cfg->broker.max_tries, 16);
+  EXPECT_EQ(cfg->broker.selection_window, 4);
   EXPECT_EQ(cfg->max_frame_bytes, 65536u);
   EXPECT_EQ(cfg->max_in_flight, 8u);
   EXPECT_EQ(cfg->max_connections, 200u);
@@ -273,6 +273,65 @@ TEST(node_config, EndpointsSplitHostAndPort) {
   EXPECT_FALSE(parse_endpoint(":80"));
   EXPECT_FALSE(parse_endpoint("host:0", false));
   EXPECT_TRUE(parse_endpoint("host:0", true));
+}
+
+// [[broker]]: named instances, each with its own defaults; who is served by which.
+TEST(node_config, ReadsNamedBrokerInstances) {
+  auto cfg = parse_node_config(R"(
+[[user]]
+name = "bob"
+token = "bob-long-secret"
+vo = "atlas"
+
+[[broker]]
+name = "atlas"
+vo = "atlas"
+hold = "10m"
+max_tries = 8
+
+[[broker]]
+name = "ops"
+users = ["carol"]
+esr_threshold = 0.5
+
+[[broker]]
+name = "everyone"
+)" + one_cluster,
+                               "b.toml");
+  ASSERT_TRUE(cfg) << cfg.err().message;
+  ASSERT_EQ(cfg->brokers.size(), 3u);
+  EXPECT_EQ(cfg->brokers[0].hold_seconds, 600);
+  EXPECT_EQ(cfg->brokers[0].max_tries, 8);
+  EXPECT_EQ(cfg->brokers[1].users, std::vector<std::string>{"carol"});
+  EXPECT_DOUBLE_EQ(cfg->brokers[1].esr_threshold, 0.5);
+  EXPECT_EQ(cfg->brokers[2].hold_seconds, 120);  // the defaults
+  const auto all = broker_instances(*cfg);
+  EXPECT_EQ(instance_for(all, cfg->users, "bob"), 0u);    // by VO
+  EXPECT_EQ(instance_for(all, cfg->users, "carol"), 1u);  // listed
+  EXPECT_EQ(instance_for(all, cfg->users, "dave"), 2u);   // everyone else
+  auto two = std::vector<broker_entry>(all.begin(), all.end() - 1);
+  EXPECT_FALSE(instance_for(two, cfg->users, "dave"));
+  // Without [[broker]]: one "default" instance from [broker], for everyone.
+  auto plain = parse_node_config("[broker]\nhold = \"5m\"\n" + one_cluster, "p.toml");
+  ASSERT_TRUE(plain);
+  ASSERT_EQ(broker_instances(*plain).size(), 1u);
+  EXPECT_EQ(broker_instances(*plain)[0].name, "default");
+  EXPECT_EQ(broker_instances(*plain)[0].hold_seconds, 300);
+  EXPECT_EQ(instance_for(broker_instances(*plain), plain->users, "anyone"), 0u);
+}
+
+TEST(node_config, RejectsAmbiguousBrokerInstances) {
+  const std::string a = "[[broker]]\nname = \"a\"\n";
+  expect_error(a + a + one_cluster, "broker[1].name: 'a' appears twice");
+  expect_error(a + "vo = \"x\"\n[[broker]]\nname = \"b\"\nvo = \"x\"\n" + one_cluster,
+               "broker[1].vo: VO 'x' is served by another instance already");
+  expect_error(a + "users = [\"u\"]\n[[broker]]\nname = \"b\"\nusers = [\"u\"]\n" + one_cluster,
+               "broker[1].users: user 'u' is listed by another instance already");
+  expect_error(a + "[[broker]]\nname = \"b\"\n" + one_cluster,
+               "broker[1]: a second instance without vo or users");
+  expect_error(a + "max_tries = 0\n" + one_cluster, "broker[0].max_tries: must be at least 1");
+  expect_error("[[broker]]\nvo = \"x\"\n" + one_cluster, "broker[0].name: missing");
+  expect_error(a + "colour = 1\n" + one_cluster, "broker[0].colour: unknown key");
 }
 
 }  // namespace

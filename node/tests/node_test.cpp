@@ -235,6 +235,48 @@ TEST_F(node_test, AStoreFromBeforeClaimsKeepsTheOldNames) {
         << s.cluster;
 }
 
+// Named broker instances (paper 000: one GRS per VO): a request goes to the instance of its
+// user's VO, with that instance's defaults (here the length of a hold); a user no instance
+// serves gets a clear refusal until a catch-all instance exists.
+TEST_F(node_test, RequestsGoToTheBrokerInstanceOfTheirUsersVirtualOrganization) {
+  auto cfg = config();
+  for (auto& u : cfg.users)
+    if (u.name == "bob") u.vo = "atlas";
+  broker_entry atlas;
+  atlas.name = "atlas";
+  atlas.vo = "atlas";
+  atlas.hold_seconds = 600;
+  cfg.brokers = {atlas};
+  auto hold = [&](node& n, const std::string& user) {
+    auto r = elastic(user, 8);
+    r.mode = msg::request_mode::hold;
+    return n.elastic(r);
+  };
+  {
+    auto n = start(cfg);
+    ASSERT_TRUE(n);
+    auto b = hold(*n, "bob");
+    ASSERT_TRUE(b.error.ok()) << b.error.message;
+    EXPECT_NEAR(static_cast<double>(b.reservation.expiry - now), 600, 10);
+    auto a = hold(*n, "alice");
+    EXPECT_EQ(a.error.code, static_cast<std::uint8_t>(errc::permission_denied));
+    EXPECT_NE(a.error.message.find("no broker instance of this node serves user 'alice'"),
+              std::string::npos)
+        << a.error.message;
+    // Her reservations are still hers to list and cancel: those reach the clusters anyway.
+    EXPECT_TRUE(n->list({"alice"}).error.ok());
+  }
+  broker_entry rest;
+  rest.name = "everyone";
+  rest.hold_seconds = 120;
+  cfg.brokers.push_back(rest);
+  auto n = start(cfg);
+  ASSERT_TRUE(n);
+  auto a = hold(*n, "alice");
+  ASSERT_TRUE(a.error.ok()) << a.error.message;
+  EXPECT_NEAR(static_cast<double>(a.reservation.expiry - now), 120, 10);
+}
+
 // A user's VO reaches the clusters' cost agreements (paper 000): bob of VO "atlas" pays
 // atlas's factor, alice (no VO) the base price, for the same reservation.
 TEST_F(node_test, AUsersVirtualOrganizationPricesTheirReservations) {

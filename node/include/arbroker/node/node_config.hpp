@@ -3,6 +3,7 @@
 // The configuration of a broker node (arbd), read from TOML. See docs/config.md.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,22 @@ struct cluster_entry {
   std::string pe = "arb";
 };
 
+/// A named broker instance of the node (paper 000, Sec. 2.2: "multiple GRS instances, e.g.
+/// per user, per virtual organization"), with its own defaults for the requests it serves:
+/// those of the users it lists, else of the users of its VO; one instance with neither
+/// serves everyone else.
+struct broker_entry {
+  std::string name = "default";
+  std::string vo;                  ///< serves the users of this VO ("" = none by VO)
+  std::vector<std::string> users;  ///< serves these users (before any VO rule)
+  double esr_threshold = -1;       ///< applied when a request gives none (< 0: no filter)
+  duration hold_seconds = 120;
+  duration prepare_expiry = 30;
+  duration request_timeout = 30;
+  int max_tries = 64;
+  int selection_window = 0;  ///< paper 002: clusters passed to the matchmaker (0: all)
+};
+
 struct node_config {
   std::string name = "arbd";
   /// The node's identity, in the names of its reservations in every LRMS ("arb-<id>-<n>")
@@ -103,13 +120,10 @@ struct node_config {
   bool audit = true;        ///< one log line per request and per refused login, at any log level
   std::size_t threads = 2;  ///< CAF worker threads
 
-  // Broker defaults.
-  double esr_threshold = -1;  ///< applied when a request gives none (< 0: no filter)
-  duration hold_seconds = 120;
-  duration prepare_expiry = 30;
-  duration request_timeout = 30;
-  int max_tries = 64;
-  int selection_window = 0;  ///< paper 002: clusters passed to the matchmaker (0: all)
+  /// Named broker instances (`[[broker]]`); empty: the one below.
+  std::vector<broker_entry> brokers;
+  /// `[broker]`: the node's one instance, "default", serving everyone (without [[broker]]).
+  broker_entry broker;
 
   // Grid jobs (actors/grid_jobs.hpp).
   duration job_poll_interval = 10;      ///< how often the LRMSs are asked about copies
@@ -145,6 +159,15 @@ std::string store_file(const node_config& cfg);
 
 /// Checks a configuration built in code the same way.
 status validate(const node_config& cfg);
+
+/// The node's broker instances: cfg.brokers, or the one "default" instance of [broker].
+std::vector<broker_entry> broker_instances(const node_config& cfg);
+
+/// Which instance serves `user`: the one that lists the user, else the one of the user's VO
+/// ([[user]] vo), else the one with neither; nothing when none does.
+std::optional<std::size_t> instance_for(const std::vector<broker_entry>& instances,
+                                        const std::vector<user_entry>& users,
+                                        const std::string& user);
 
 /// What arbd checks before it serves: TLS configured, or plain text explicitly allowed and
 /// `listen` on a loopback address (127.0.0.0/8, ::1). Separate from validate(), which
