@@ -179,10 +179,10 @@ int run(const options& o) {
   }
   if (o.check) {
     std::printf(
-        "configuration ok: node %s, %zu clusters, %zu users, listen %s, http %s (%s), "
-        "data_dir %s, durability %s\n",
-        cfg->name.c_str(), cfg->clusters.size(), cfg->users.size(), cfg->listen.c_str(),
-        cfg->http_listen.empty() ? "off" : cfg->http_listen.c_str(),
+        "configuration ok: node %s, %zu clusters, %zu users, %zu broker instance(s), listen %s, "
+        "http %s (%s), data_dir %s, durability %s\n",
+        cfg->name.c_str(), cfg->clusters.size(), cfg->users.size(), broker_instances(*cfg).size(),
+        cfg->listen.c_str(), cfg->http_listen.empty() ? "off" : cfg->http_listen.c_str(),
         !tls                         ? "plain text"
         : cfg->tls_client_ca.empty() ? "TLS"
                                      : "TLS with client certificates",
