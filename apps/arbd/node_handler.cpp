@@ -61,8 +61,12 @@ void node_handler::handle(const api::caller& who, api::request req,
       [&](auto& body) {
         using T = std::decay_t<decltype(body)>;
         if constexpr (std::is_same_v<T, msg::elastic_request>) {
+          if (metrics_)
+            metrics_->routed(node_.broker_instance_of(body.user),
+                             std::string(to_string(body.mode)));
           node_.elastic(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, msg::coreservation_request>) {
+          if (metrics_) metrics_->routed(node_.broker_instance_of(body.user), "coreserve");
           node_.coreserve(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, api::estimate_request>) {
           node_.estimate({body.np, body.walltime, body.ready, body.deadline}, body.clusters,

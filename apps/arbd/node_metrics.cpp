@@ -39,6 +39,9 @@ node_metrics::node_metrics(prometheus::Registry& reg, const std::string& version
                   "API requests answered, by front end (msgpack, http), operation and outcome.")),
       latency_(histogram(reg, "arb_request_duration_seconds",
                          "From request received to reply sent, by front end and operation.")),
+      routed_(counter(reg, "arb_broker_instance_requests_total",
+                      "Requests for new reservations by the broker instance that took them "
+                      "(instance=\"none\": no instance serves the user).")),
       auth_failures_(counter(reg, "arb_handshakes_refused_total",
                              "Handshakes refused (bad credentials or version).")
                          .Add({})),
@@ -124,6 +127,12 @@ void node_metrics::answered(api::front_end via, const std::string& operation,
   }
   count->Increment();
   latency->Observe(seconds);
+}
+
+void node_metrics::routed(const std::string& instance, const std::string& operation) {
+  // Few per request, and no hot path: Family::Add finds an existing label set itself.
+  routed_.Add({{"instance", instance.empty() ? "none" : instance}, {"operation", operation}})
+      .Increment();
 }
 
 void node_metrics::server_counts(std::size_t open_connections, std::size_t handshakes_refused) {

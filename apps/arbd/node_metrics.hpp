@@ -44,6 +44,9 @@ class node_metrics {
   /// name or "ok", and latency.
   void answered(api::front_end via, const std::string& operation, const std::string& outcome,
                 double seconds);
+  /// A request for new reservations (elastic, co-reservation) given to broker instance
+  /// `instance` ("" = none serves its user: refused).
+  void routed(const std::string& instance, const std::string& operation);
   /// The API server's own counts (cumulative refused handshakes, open connections).
   void server_counts(std::size_t open_connections, std::size_t handshakes_refused);
 
@@ -69,6 +72,7 @@ class node_metrics {
   /// number), so that a request builds no label strings once its metrics exist.
   std::map<std::pair<std::string, std::string>, prometheus::Counter*> answered_count_[2];
   std::map<std::string, prometheus::Histogram*, std::less<>> answered_latency_[2];
+  counters& routed_;
   prometheus::Counter& auth_failures_;
   prometheus::Gauge& connections_;
   std::size_t refused_seen_ = 0;

@@ -523,6 +523,11 @@ const node_recovery& node::recovery() const noexcept {
   return impl_->recovered;
 }
 
+std::string node::broker_instance_of(const std::string& user) const {
+  auto i = instance_for(impl_->instances, impl_->cfg.users, user);
+  return i ? impl_->instances[*i].name : std::string();
+}
+
 std::vector<msg::cluster_info> node::clusters() const {
   return impl_->infos;
 }

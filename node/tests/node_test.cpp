@@ -255,6 +255,8 @@ TEST_F(node_test, RequestsGoToTheBrokerInstanceOfTheirUsersVirtualOrganization) 
   {
     auto n = start(cfg);
     ASSERT_TRUE(n);
+    EXPECT_EQ(n->broker_instance_of("bob"), "atlas");
+    EXPECT_EQ(n->broker_instance_of("alice"), "");
     auto b = hold(*n, "bob");
     ASSERT_TRUE(b.error.ok()) << b.error.message;
     EXPECT_NEAR(static_cast<double>(b.reservation.expiry - now), 600, 10);

@@ -77,6 +77,25 @@ TEST(node_metrics, RequestsAreCountedByFrontEndOperationAndOutcome) {
   EXPECT_TRUE(has_line(text, "arb_connections 1")) << text;
 }
 
+TEST(node_metrics, RequestsForNewReservationsAreCountedByBrokerInstance) {
+  prometheus::Registry reg;
+  node_metrics m{reg, "1.2.3"};
+  m.routed("atlas", "reserve");
+  m.routed("atlas", "reserve");
+  m.routed("everyone", "coreserve");
+  m.routed("", "reserve");  // no instance serves the user
+  const auto text = render(reg);
+  EXPECT_TRUE(has_line(
+      text, R"(arb_broker_instance_requests_total{instance="atlas",operation="reserve"} 2)"))
+      << text;
+  EXPECT_TRUE(has_line(
+      text, R"(arb_broker_instance_requests_total{instance="everyone",operation="coreserve"} 1)"))
+      << text;
+  EXPECT_TRUE(has_line(
+      text, R"(arb_broker_instance_requests_total{instance="none",operation="reserve"} 1)"))
+      << text;
+}
+
 TEST(node_metrics, LrmsCallsAreTimedPerClusterAndCallAndFailuresCounted) {
   prometheus::Registry reg;
   node_metrics m{reg, "1.2.3"};

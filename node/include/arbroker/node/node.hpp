@@ -56,6 +56,8 @@ class node {
   node& operator=(const node&) = delete;
 
   const node_config& config() const noexcept;
+  /// The name of the broker instance that serves `user`'s new reservations ("": none).
+  std::string broker_instance_of(const std::string& user) const;
   const node_recovery& recovery() const noexcept;
   /// The clusters the node brokers for, as the information service knows them.
   std::vector<msg::cluster_info> clusters() const;
