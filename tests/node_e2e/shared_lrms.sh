@@ -2,7 +2,8 @@
 # Several arbd nodes on one live Slurm cluster (docs/operations.md, "Several nodes on one
 # batch system"): each names its reservations after its own id and leaves the other's alone
 # across restarts; a node configured with another node's prefix on a fresh store refuses to
-# start and deletes nothing; with --adopt it takes the reservation over.
+# start and deletes nothing; with --adopt it takes the reservation over; two nodes running at
+# once, one killed -9 and restarted, each end with exactly their own reservations.
 # Usage: shared_lrms.sh ARBD ARB CONFIG WORKDIR SLURM_RUN_DIR
 set -u
 arbd=$1 arb=$2 config=$3 work=$4 slurm_run=$5
@@ -79,7 +80,58 @@ start_node "$work/b" "$config"  # clean up node B's
 check "node B lists its reservation" 0 "$arb" -o json list
 check "node B cancels it" 0 "$arb" cancel "$(json_field "$out" id)"
 stop_arbd
-left=$(in_slurm | grep -E "^($prefix_a|$prefix_b)" || true)
+
+# Two nodes at once on the batch system, one killed (-9) while the other goes on making
+# reservations: after its restart each has exactly its own, nothing of the other's is gone.
+# A node in the background: its "ready" line through a FIFO held open until the end.
+start_bg() {  # NAME DATA_DIR: sets NAME_pid and NAME_server
+  local fifo=$work/$1.ready word p fd
+  rm -f "$fifo" && mkfifo "$fifo"
+  "$arbd" --config "$config" --data-dir "$2" --listen 127.0.0.1:0 --metrics "" \
+    --log-level warn >"$fifo" 2>>"$work/$1.log" &
+  eval "$1_pid=$!"
+  exec {fd}<"$fifo"
+  read -r word p _ <&"$fd"
+  [ "${word:-}" = ready ] || { echo "$1 did not start:"; tail -n 20 "$work/$1.log"; exit 1; }
+  eval "$1_server=127.0.0.1:$p"
+}
+names_under() { in_slurm | grep -c "^$1" || true; }
+reserve_on() {  # NAME COUNT
+  local i
+  for ((i = 0; i < $2; ++i)); do
+    ARB_SERVER=$(eval echo "\$$1_server") check "$1: reserve $i" 0 "$arb" -o json reserve \
+      --est now+10m --let now+6h --np 2 --dur-ref 1h
+  done
+}
+start_bg p "$work/p"
+start_bg q "$work/q"
+export ARB_SERVER=$p_server
+prefix_p=$(prefix_of_node)
+export ARB_SERVER=$q_server
+prefix_q=$(prefix_of_node)
+[ -n "$prefix_p" ] && [ -n "$prefix_q" ] && [ "$prefix_p" != "$prefix_q" ] \
+  && pass "nodes P and Q, running at once, have prefixes of their own" \
+  || fail "prefixes: '$prefix_p' '$prefix_q'"
+reserve_on p 3
+reserve_on q 3
+kill -9 "$p_pid"; wait "$p_pid" 2>/dev/null
+reserve_on q 2
+[ "$(names_under "$prefix_q")" -eq 5 ] && pass "node Q holds its 5 while node P is down" \
+  || fail "node Q's in Slurm: $(in_slurm)"
+start_bg p "$work/p"
+[ "$(names_under "$prefix_p")" -eq 3 ] && [ "$(names_under "$prefix_q")" -eq 5 ] \
+  && pass "after node P's restart: its 3 and node Q's 5, nothing lost or taken" \
+  || fail "in Slurm after the restart: $(in_slurm)"
+for n in p q; do
+  export ARB_SERVER=$(eval echo "\$${n}_server")
+  check "node $n lists its own" 0 "$arb" -o json list
+  for id in $(grep -o '"id": *"[^"]*"' <<<"$out" | cut -d'"' -f4); do
+    check "node $n cancels $id" 0 "$arb" cancel "$id"
+  done
+  kill -TERM "$(eval echo "\$${n}_pid")"
+done
+wait "$p_pid" "$q_pid"
+left=$(in_slurm | grep -E "^($prefix_a|$prefix_b|$prefix_p|$prefix_q)" || true)
 [ -z "$left" ] && pass "no reservation of these nodes is left in Slurm" || fail "left: $left"
 echo "$fails failure(s)"
 [ "$fails" -eq 0 ]
