@@ -296,6 +296,26 @@ TEST(cli, a_hold_says_until_when) {
       << text;
 }
 
+// status: one row per cluster, with the prefix of the node's reservation names in its LRMS
+// (what an operator greps for in `scontrol show reservation`).
+TEST(cli, status_tells_each_clusters_lrms_names) {
+  api::status_reply reply;
+  msg::cluster_status c;
+  c.cluster = "slurm1";
+  c.now = now;
+  c.cpus = 64;
+  c.holds = 1;
+  c.committed = 2;
+  c.name_prefix = "arb-k3x9q2ab-";
+  reply.clusters.push_back(c);
+  const std::string text = render(api::response{1, api::operation::status, 0, "", reply}, "table");
+  EXPECT_NE(text.find("LRMS NAMES"), std::string::npos) << text;
+  EXPECT_NE(text.find("arb-k3x9q2ab-"), std::string::npos) << text;
+  auto j =
+      nlohmann::json::parse(render(api::response{1, api::operation::status, 0, "", reply}, "json"));
+  EXPECT_EQ(j["result"]["clusters"][0]["name_prefix"], "arb-k3x9q2ab-");
+}
+
 TEST(cli, exit_codes_follow_the_error_class) {
   auto with = [](errc c) {
     return exit_code_of(api::error_response(1, api::operation::list, fail(c, "")));
