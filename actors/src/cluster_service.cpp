@@ -104,6 +104,17 @@ msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, tim
                                                         std::string(to_string(r.life.state())));
     return out;
   }
+  if (auto e = ended_txns_.find(req.txn); e != ended_txns_.end()) {
+    // A late copy of a prepare whose transaction is over here: never a new hold.
+    out.error =
+        msg::wire(errc::illegal_transition,
+                  "transaction '" + req.txn + "' is over here (" +
+                      (e->second.id.empty() ? std::string("aborted before its prepare arrived")
+                                            : "reservation '" + e->second.id + "' " +
+                                                  std::string(to_string(e->second.state))) +
+                      "): a late prepare is refused");
+    return out;
+  }
   if (auto bound = admit(req, now, out)) grant(req, now, *bound, out);
   return out;
 }
@@ -350,10 +361,11 @@ msg::ack_reply cluster_service::commit_txn(const msg::commit_txn_request& req, t
   sweep(now);
   auto* r = of_txn(req.txn);
   if (r) return confirm(*r, now);
-  if (auto e = expired_txns_.find(req.txn); e != expired_txns_.end())
-    return {msg::wire(
-        errc::illegal_transition,
-        "reservation '" + e->second + "' is expired: cannot commit transaction '" + req.txn + "'")};
+  if (auto e = ended_txns_.find(req.txn);
+      e != ended_txns_.end() && e->second.state == reservation_state::expired)
+    return {msg::wire(errc::illegal_transition, "reservation '" + e->second.id +
+                                                    "' is expired: cannot commit transaction '" +
+                                                    req.txn + "'")};
   return {msg::wire(errc::not_found, "unknown transaction '" + req.txn + "'")};
 }
 
@@ -380,7 +392,10 @@ msg::ack_reply cluster_service::confirm(record& r, timestamp now) {
 msg::ack_reply cluster_service::abort_txn(const msg::abort_txn_request& req, timestamp now) {
   sweep(now);
   auto* r = of_txn(req.txn);
-  if (!r) return {};  // presumed abort: nothing held
+  if (!r) {  // presumed abort: nothing held, and a prepare arriving later must not hold
+    if (!ended_txns_.count(req.txn)) remember_ended(req.txn, "", reservation_state::cancelled);
+    return {};
+  }
   switch (r->life.state()) {
     case reservation_state::accepted:
       return drop_hold(*r, now);
@@ -395,19 +410,23 @@ msg::ack_reply cluster_service::abort_txn(const msg::abort_txn_request& req, tim
 msg::ack_reply cluster_service::release_txn(const msg::release_txn_request& req, timestamp now) {
   sweep(now);
   auto* r = of_txn(req.txn);
-  if (!r) return {};  // never granted: nothing to undo
+  if (!r) {  // never granted: nothing to undo, and a prepare arriving later must not hold
+    if (!ended_txns_.count(req.txn)) remember_ended(req.txn, "", reservation_state::cancelled);
+    return {};
+  }
   r->life.advance(now);
   if (r->life.state() == reservation_state::accepted) return drop_hold(*r, now);
   if (is_terminal(r->life.state())) return {};  // gone already
   return withdraw(*r, now);
 }
 
-void cluster_service::remember_expired(const record& r) {
-  if (!expired_txns_.emplace(r.txn, r.id).second) return;
-  expired_order_.push_back(r.txn);
-  if (expired_order_.size() <= remembered_expiries) return;
-  expired_txns_.erase(expired_order_.front());
-  expired_order_.pop_front();
+void cluster_service::remember_ended(const std::string& txn, const std::string& id,
+                                     reservation_state state) {
+  if (txn.empty() || !ended_txns_.emplace(txn, ended_txn{id, state}).second) return;
+  ended_order_.push_back(txn);
+  if (ended_order_.size() <= remembered_txns) return;
+  ended_txns_.erase(ended_order_.front());
+  ended_order_.pop_front();
 }
 
 cluster_service::record* cluster_service::of_txn(const std::string& txn) {
@@ -760,8 +779,7 @@ void cluster_service::sweep(timestamp now) {
     auto it = records_.find(n);
     if (it == records_.end()) continue;
     by_txn_.erase(it->second.txn);
-    if (it->second.life.state() == reservation_state::expired && !it->second.txn.empty())
-      remember_expired(it->second);
+    remember_ended(it->second.txn, it->second.id, it->second.life.state());
     if (auto o = by_owner_.find(it->second.owner); o != by_owner_.end()) {
       o->second.erase(n);
       if (o->second.empty()) by_owner_.erase(o);

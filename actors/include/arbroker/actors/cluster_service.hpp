@@ -272,7 +272,8 @@ class cluster_service {
 
   msg::ack_reply confirm(record& r, timestamp now);
   record* of_txn(const std::string& txn);
-  void remember_expired(const record& r);
+  /// Remembers that `txn` is over here (see ended_txns_); id "" when it never held anything.
+  void remember_ended(const std::string& txn, const std::string& id, reservation_state state);
   msg::ack_reply drop_hold(record& r, timestamp now);
   /// illegal_transition: `r` is in a state that does not allow `what`.
   msg::wire_error illegal(const record& r, const std::string& what) const;
@@ -372,12 +373,19 @@ class cluster_service {
   // service touches them several times per request.
   std::unordered_map<std::uint64_t, record> records_;
   std::unordered_map<std::string, std::uint64_t> by_txn_;  // txn -> serial
-  /// Holds that expired and left memory, by txn -> id (the latest `remembered_expiries`),
-  /// so that a commit_txn arriving late learns the hold expired, not that its transaction is
-  /// unknown.
-  std::unordered_map<std::string, std::string> expired_txns_;
-  std::deque<std::string> expired_order_;
-  static constexpr std::size_t remembered_expiries = 4096;
+  /// Transactions over here whose records left memory (a hold that expired or was aborted, a
+  /// reservation that ended), and those aborted or released before any prepare of theirs
+  /// arrived (id ""): txn -> what became of them, the latest `remembered_txns`. A prepare of
+  /// one arriving late (a retry, a delayed copy) is refused instead of holding CPUs again for
+  /// a transaction its coordinator has given up; a late commit_txn of an expired hold learns
+  /// that it expired, not that its transaction is unknown.
+  struct ended_txn {
+    std::string id;
+    reservation_state state;
+  };
+  std::unordered_map<std::string, ended_txn> ended_txns_;
+  std::deque<std::string> ended_order_;
+  static constexpr std::size_t remembered_txns = 4096;
   /// Indexes of records_, so that a call touches only what it answers about, however long
   /// the history kept for `retention`: every record by owner (list for one user), and the
   /// serials of those not finished (status; holds and reservations still to run).
