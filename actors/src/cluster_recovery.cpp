@@ -1,5 +1,6 @@
 // Recovery of a cluster service after a restart: the journal's rows settled by the
-// recovery plan and matched with what the LRMS still holds (see cluster_service::recover).
+// recovery plan and matched with what the LRMS still holds (see cluster_service::recover),
+// and the service's claim of its names there (lrms_claim: the prefix, the lease of ids).
 
 #include <algorithm>
 #include <limits>
@@ -176,6 +177,14 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
     lease_ = upto;
   }
   return refresh(now, true);
+}
+
+status cluster_service::lease(std::uint64_t n) {
+  if (!cfg_.journal || n < lease_) return {};
+  const std::uint64_t upto = n + lease_block;
+  if (auto ok = cfg_.journal->save_claim(name(), {cfg_.name_prefix, upto}); !ok) return ok;
+  lease_ = upto;
+  return {};
 }
 
 status cluster_service::settle_unclaimed(const lrms_snapshot& snap,

@@ -280,14 +280,6 @@ result<double> cluster_service::cost_for(timestamp start, timestamp end, int np,
   return cfg_.cost.cost(start, end, np, user, vo);
 }
 
-status cluster_service::lease(std::uint64_t n) {
-  if (!cfg_.journal || n < lease_) return {};
-  const std::uint64_t upto = n + lease_block;
-  if (auto ok = cfg_.journal->save_claim(name(), {cfg_.name_prefix, upto}); !ok) return ok;
-  lease_ = upto;
-  return {};
-}
-
 reservation_row cluster_service::row_of(const record& r, reservation_state state) const {
   return {r.id,
           name(),
@@ -393,7 +385,7 @@ msg::ack_reply cluster_service::abort_txn(const msg::abort_txn_request& req, tim
   sweep(now);
   auto* r = of_txn(req.txn);
   if (!r) {  // presumed abort: nothing held, and a prepare arriving later must not hold
-    if (!ended_txns_.count(req.txn)) remember_ended(req.txn, "", reservation_state::cancelled);
+    remember_ended(req.txn, "", reservation_state::cancelled);  // (once: the first stays)
     return {};
   }
   switch (r->life.state()) {
@@ -411,7 +403,7 @@ msg::ack_reply cluster_service::release_txn(const msg::release_txn_request& req,
   sweep(now);
   auto* r = of_txn(req.txn);
   if (!r) {  // never granted: nothing to undo, and a prepare arriving later must not hold
-    if (!ended_txns_.count(req.txn)) remember_ended(req.txn, "", reservation_state::cancelled);
+    remember_ended(req.txn, "", reservation_state::cancelled);  // (once: the first stays)
     return {};
   }
   r->life.advance(now);

@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <random>
 #include <set>
 
 #include "arbroker/actors/broker.hpp"
@@ -25,6 +24,7 @@
 #include "arbroker/store/sqlite_journal.hpp"
 #include "gateway.hpp"
 #include "history.hpp"
+#include "lrms_names.hpp"
 
 namespace arbroker {
 namespace {
@@ -92,44 +92,6 @@ error no_instance(const std::string& user) {
   return {errc::permission_denied, "no broker instance of this node serves user '" + user + "'"};
 }
 
-// A new node's identity: 8 letters and digits, so that two nodes never pick the same.
-std::string random_node_id() {
-  static constexpr char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-  std::random_device rd;
-  std::string id;
-  for (int i = 0; i < 8; ++i)
-    id += alphabet[rd() % (sizeof alphabet - 1)];
-  return id;
-}
-
-// The prefix of a cluster's reservation (and grid-job copy) names in its LRMS: the
-// configured one; else the one the store claimed for it; else "arb-", the default before
-// claims, for a store written before claims (`old_store`) that has rows of the cluster or
-// grid jobs (their copies may be queued under it); else "arb-<node id>-", so that nodes
-// sharing a batch system never share names. (A configured prefix that differs from the claim
-// is refused by recovery.)
-result<std::string> lrms_prefix(const cluster_entry& c, reservation_journal* journal,
-                                grid_job_journal* grid_journal, bool old_store,
-                                const std::string& node_id) {
-  if (!c.name_prefix.empty()) return c.name_prefix;
-  if (journal) {
-    auto claim = journal->claim_of(c.info.name);
-    if (!claim) return claim.err();
-    if (*claim) return (*claim)->prefix;
-  }
-  if (journal && old_store) {
-    auto last = journal->last_serial(c.info.name);
-    if (!last) return last.err();
-    if (*last > 0) return std::string("arb-");
-  }
-  if (grid_journal && old_store) {
-    auto last = grid_journal->last_grid_job_serial();
-    if (!last) return last.err();
-    if (*last > 0) return std::string("arb-");
-  }
-  return "arb-" + node_id + "-";
-}
-
 void add(recovery_report& sum, const recovery_report& r) {
   sum.restored += r.restored;
   sum.recreated += r.recreated;
@@ -157,8 +119,8 @@ struct node::impl {
   std::unique_ptr<engine_config> sys_cfg;
   std::unique_ptr<caf::actor_system> sys;
   gis_actor gis;
-  std::vector<broker_entry> instances;  ///< node_config's broker instances, in order
-  std::vector<broker_actor> brokers;    ///< one per instance
+  broker_routes routes;               ///< the broker instances and whom each serves
+  std::vector<broker_actor> brokers;  ///< one per instance, in routes.instances() order
   grid_jobs_actor grid_jobs;
   std::shared_ptr<grid_job_counters> grid_counters = std::make_shared<grid_job_counters>();
   caf::actor gateway;
@@ -320,7 +282,7 @@ struct node::impl {
       kept = std::move(*id);
       store_before_claims = kept.empty();
     }
-    if (cfg.id.empty()) cfg.id = kept.empty() ? random_node_id() : kept;
+    if (cfg.id.empty()) cfg.id = kept.empty() ? detail::random_node_id() : kept;
     if (journal && kept != cfg.id)
       if (auto ok = journal->save_node_id(cfg.id); !ok) return ok;
     return {};
@@ -348,10 +310,12 @@ struct node::impl {
     auto vo_of = std::make_shared<std::map<std::string, std::string>>();
     for (const auto& u : cfg.users)
       if (!u.vo.empty()) (*vo_of)[u.name] = u.vo;
+    routes = broker_routes(cfg);
     std::vector<std::pair<std::shared_ptr<cluster_service>, bool>> made;  // (svc, detached)
     const timestamp now = wall_clock()();
     for (auto& c : cfg.clusters) {
-      auto prefix = lrms_prefix(c, journal.get(), grid_journal.get(), store_before_claims, cfg.id);
+      auto prefix =
+          detail::lrms_prefix(c, journal.get(), grid_journal.get(), store_before_claims, cfg.id);
       if (!prefix) return error{prefix.err().code, c.info.name + ": " + prefix.err().message};
       c.name_prefix = std::move(*prefix);  // config() tells the names in use
       auto backend = make_lrms(c);
@@ -423,8 +387,7 @@ struct node::impl {
       caf::anon_send(gis, register_atom::value, infos[i], h);
       services.emplace_back(infos[i].name, h);
     }
-    instances = broker_instances(cfg);
-    for (const auto& b : instances) {
+    for (const auto& b : routes.instances()) {
       broker_config bc;
       bc.gis = gis;
       bc.clock = wall_clock();
@@ -466,7 +429,7 @@ struct node::impl {
   // The broker instance that serves `user` (node_config::brokers); none for a user no
   // instance serves.
   const broker_actor* broker_for(const std::string& user) const {
-    auto i = instance_for(instances, cfg.users, user);
+    auto i = routes.of(user);
     return i ? &brokers[*i] : nullptr;
   }
   // For requests about reservations that exist (the cluster services hold them, so any
@@ -524,8 +487,8 @@ const node_recovery& node::recovery() const noexcept {
 }
 
 std::string node::broker_instance_of(const std::string& user) const {
-  auto i = instance_for(impl_->instances, impl_->cfg.users, user);
-  return i ? impl_->instances[*i].name : std::string();
+  auto i = impl_->routes.of(user);
+  return i ? impl_->routes.instances()[*i].name : std::string();
 }
 
 std::vector<msg::cluster_info> node::clusters() const {

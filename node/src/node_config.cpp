@@ -40,6 +40,11 @@ status optional(const toml::table& t, const std::string& path, const char* key, 
 
 auto as_text = [](const config::field& f) { return config::text(f); };
 
+auto as_int = [](const config::field& f) { return config::integer(f); };
+auto as_number = [](const config::field& f) { return config::number(f); };
+auto as_bool = [](const config::field& f) { return config::boolean(f); };
+auto as_span = [](const config::field& f) { return config::span_of(f); };
+
 // Text that may be part of a name in every LRMS (Slurm reservations, Grid Engine ARs).
 bool name_like(const std::string& s, std::size_t max) {
   return !s.empty() && s.size() <= max && std::all_of(s.begin(), s.end(), [](char ch) {
@@ -47,10 +52,6 @@ bool name_like(const std::string& s, std::size_t max) {
            ch == '-' || ch == '_' || ch == '.';
   });
 }
-auto as_int = [](const config::field& f) { return config::integer(f); };
-auto as_number = [](const config::field& f) { return config::number(f); };
-auto as_bool = [](const config::field& f) { return config::boolean(f); };
-auto as_span = [](const config::field& f) { return config::span_of(f); };
 
 // A key whose text names one value of an enum: `from` reads it, `choices` says the names.
 template <class E>
@@ -265,7 +266,9 @@ status validate_brokers(const node_config& cfg) {
     if (!b.vo.empty() && !vos.insert(b.vo).second)
       return bad(p + ".vo", "VO '" + b.vo + "' is served by another instance already");
     for (const auto& u : b.users)
-      if (!listed.insert(u).second)
+      if (u.empty())
+        return bad(p + ".users", "names must not be empty");
+      else if (!listed.insert(u).second)
         return bad(p + ".users", "user '" + u + "' is listed by another instance already");
     if (b.vo.empty() && b.users.empty()) {
       if (catch_all)
@@ -297,6 +300,23 @@ std::optional<std::size_t> instance_for(const std::vector<broker_entry>& instanc
   for (std::size_t i = 0; i < instances.size(); ++i)
     if (instances[i].vo.empty() && instances[i].users.empty()) return i;
   return std::nullopt;
+}
+
+broker_routes::broker_routes(const node_config& cfg) : instances_(broker_instances(cfg)) {
+  catch_all_ = instance_for(instances_, {}, "");  // no name, no VO: the catch-all
+  auto route = [&](const std::string& user) {
+    if (auto i = instance_for(instances_, cfg.users, user)) by_user_.emplace(user, *i);
+  };
+  for (const auto& u : cfg.users)
+    route(u.name);
+  for (const auto& b : instances_)
+    for (const auto& u : b.users)
+      route(u);
+}
+
+std::optional<std::size_t> broker_routes::of(const std::string& user) const {
+  auto it = by_user_.find(user);
+  return it != by_user_.end() ? std::optional<std::size_t>(it->second) : catch_all_;
 }
 
 status validate(const node_config& cfg) {

@@ -309,6 +309,11 @@ name = "everyone"
   EXPECT_EQ(instance_for(all, cfg->users, "bob"), 0u);    // by VO
   EXPECT_EQ(instance_for(all, cfg->users, "carol"), 1u);  // listed
   EXPECT_EQ(instance_for(all, cfg->users, "dave"), 2u);   // everyone else
+  const broker_routes routes(*cfg);                       // the same answers, worked out once
+  EXPECT_EQ(routes.instances().size(), 3u);
+  EXPECT_EQ(routes.of("bob"), 0u);
+  EXPECT_EQ(routes.of("carol"), 1u);
+  EXPECT_EQ(routes.of("dave"), 2u);
   auto two = std::vector<broker_entry>(all.begin(), all.end() - 1);
   EXPECT_FALSE(instance_for(two, cfg->users, "dave"));
   // Without [[broker]]: one "default" instance from [broker], for everyone.
@@ -330,6 +335,7 @@ TEST(node_config, RejectsAmbiguousBrokerInstances) {
   expect_error(a + "[[broker]]\nname = \"b\"\n" + one_cluster,
                "broker[1]: a second instance without vo or users");
   expect_error(a + "max_tries = 0\n" + one_cluster, "broker[0].max_tries: must be at least 1");
+  expect_error(a + "users = [\"\"]\n" + one_cluster, "broker[0].users: names must not be empty");
   expect_error("[[broker]]\nvo = \"x\"\n" + one_cluster, "broker[0].name: missing");
   expect_error(a + "colour = 1\n" + one_cluster, "broker[0].colour: unknown key");
 }

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "arbroker/core/cost.hpp"
@@ -168,6 +169,22 @@ std::vector<broker_entry> broker_instances(const node_config& cfg);
 std::optional<std::size_t> instance_for(const std::vector<broker_entry>& instances,
                                         const std::vector<user_entry>& users,
                                         const std::string& user);
+
+/// instance_for over a whole config, worked out once: for every user the config names, and
+/// the catch-all (if any) for anyone else. What a node asks per request.
+class broker_routes {
+ public:
+  broker_routes() = default;
+  explicit broker_routes(const node_config& cfg);
+  const std::vector<broker_entry>& instances() const noexcept { return instances_; }
+  /// The index in instances() of the one that serves `user`; nothing when none does.
+  std::optional<std::size_t> of(const std::string& user) const;
+
+ private:
+  std::vector<broker_entry> instances_;
+  std::unordered_map<std::string, std::size_t> by_user_;
+  std::optional<std::size_t> catch_all_;
+};
 
 /// What arbd checks before it serves: TLS configured, or plain text explicitly allowed and
 /// `listen` on a loopback address (127.0.0.0/8, ::1). Separate from validate(), which
