@@ -7,6 +7,11 @@
 # DIR/alice.pem, alice.key      a client certificate, CN=alice
 # DIR/bob.pem, bob.key          a client certificate, CN=bob
 # DIR/rogue-ca.pem              another CA, and DIR/rogue-alice.pem/.key (CN=alice) signed by it
+# DIR/agent1.pem, agent1.key    an agent (arb-agent): CN=agent1, server role, for 127.0.0.1
+# DIR/agent2.pem, agent2.key    another agent, CN=agent2
+# DIR/broker1.pem, broker1.key  a broker node reaching agents: CN=broker1, client role
+# DIR/broker2.pem, broker2.key  another broker node, CN=broker2
+# DIR/rogue-broker1.pem/.key    CN=broker1, signed by the rogue CA
 set -euo pipefail
 dir=${1:?usage: make-test-certs.sh DIR}
 mkdir -p "$dir"
@@ -39,4 +44,7 @@ leaf alice alice ca clientAuth
 leaf bob bob ca clientAuth
 ca rogue-ca "rogue CA"
 leaf rogue-alice alice rogue-ca clientAuth
+for a in agent1 agent2; do leaf $a $a ca serverAuth "IP:127.0.0.1,IP:::1,DNS:localhost"; done
+for b in broker1 broker2; do leaf $b $b ca clientAuth; done
+leaf rogue-broker1 broker1 rogue-ca clientAuth
 chmod 600 ./*.key

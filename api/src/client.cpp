@@ -8,7 +8,7 @@
 #include <array>
 #include <charconv>
 
-#include "stream.hpp"
+#include "arbroker/api/stream.hpp"
 
 namespace arbroker::api {
 

@@ -10,16 +10,7 @@
 
 namespace arbroker::api {
 
-namespace {
-
-// Deepest nesting of any protocol message is 5 (status_reply); leave some room.
-constexpr std::size_t max_depth = 12;
-
-/// Unpacks one msgpack object that must span all of `bytes`. Sizes the unpacker may
-/// allocate for are bounded by the payload itself (every element takes at least a byte).
-/// Maps and ext values unpack too: the readers refuse them where a message has a struct,
-/// so that a request gets its own error rather than a refused envelope.
-result<msgpack::object_handle> unpack_bounded(std::string_view bytes) {
+result<msgpack::object_handle> unpack_bounded(std::string_view bytes, std::size_t max_depth) {
   msgpack::object_handle oh;
   std::size_t off = 0;
   const std::size_t n = bytes.size();
@@ -34,6 +25,8 @@ result<msgpack::object_handle> unpack_bounded(std::string_view bytes) {
                 "trailing bytes after the message (" + std::to_string(n - off) + ")");
   return oh;
 }
+
+namespace {
 
 template <class T>
 std::string encode_value(const T& value) {

@@ -15,7 +15,7 @@
 #include "arbroker/api/tls.hpp"
 #include "arbroker/api/validate.hpp"
 #include "reply_channel.hpp"
-#include "stream.hpp"
+#include "arbroker/api/stream.hpp"
 
 namespace arbroker::api {
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include <msgpack.hpp>
+
 #include "arbroker/api/protocol.hpp"
 #include "arbroker/core/error.hpp"
 
@@ -46,6 +48,13 @@ class frame_decoder {
   std::size_t pos_ = 0;
   std::optional<error> failed_;
 };
+
+/// One msgpack value that must span all of `bytes`. Sizes the unpacker may allocate for are
+/// bounded by the payload itself (every element takes at least a byte), its nesting by a
+/// depth (the API's deepest message, status_reply, nests 5). Maps and ext values unpack too: the
+/// readers refuse them where a message has a struct, so that a request gets its own error rather
+/// than a refused envelope.
+result<msgpack::object_handle> unpack_bounded(std::string_view bytes, std::size_t max_depth = 12);
 
 std::string encode_hello(const hello& h);
 result<hello> decode_hello(std::string_view payload);

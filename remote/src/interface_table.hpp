@@ -1,0 +1,194 @@
+#pragma once
+
+// The cluster services' typed interface (cluster_service_actor) as a table: for the message
+// at position `op` of its signature list, how the agent serves a call of it (decode the
+// inputs, ask the local service, encode the outputs) and how a proxy makes one (encode, send,
+// decode the answer or make error replies of the right types). Both are generated from the
+// signature list, so a message added to the interface is carried without code here.
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <caf/all.hpp>
+
+#include "arbroker/actors/protocols.hpp"
+#include "arbroker/api/codec.hpp"
+#include "arbroker/core/error.hpp"
+#include "arbroker/messages/msgpack_codec.hpp"
+
+namespace arbroker::remote::detail {
+
+using signatures = cluster_service_actor::signatures;
+
+/// Deep enough for every message of the interface (a probe batch nests about 9).
+inline constexpr std::size_t max_depth = 32;
+
+/// The msgpack array of `xs` (taken by value: the writer wants mutable references).
+template <class... Ts>
+std::string pack_values(Ts... xs) {
+  msgpack::sbuffer buf;
+  msgpack::packer<msgpack::sbuffer> pk(&buf);
+  msg::msgpack_writer w(pk);
+  w(xs...);
+  return std::string(buf.data(), buf.size());
+}
+
+template <class... Ts>
+result<std::tuple<Ts...>> unpack_values(std::string_view bytes) {
+  auto oh = api::unpack_bounded(bytes, max_depth);
+  if (!oh) return oh.err();
+  std::tuple<Ts...> values;
+  msg::msgpack_reader r(oh->get());
+  std::apply([&](auto&... xs) { r(xs...); }, values);
+  if (r.failed()) return fail(errc::invalid_parameter, r.error_text());
+  return values;
+}
+
+// -- per-broker scoping at the agent --------------------------------------------------------
+// A transaction is the broker's: the agent names it "<broker>:<txn>", so that one broker can
+// never commit, abort or release another's, and two brokers' numbers never collide.
+
+inline std::string scoped(const std::string& broker, const std::string& txn) {
+  return broker + ":" + txn;
+}
+inline void scope(msg::prepare_request& r, const std::string& b) {
+  r.txn = scoped(b, r.txn);
+}
+inline void scope(msg::commit_txn_request& r, const std::string& b) {
+  r.txn = scoped(b, r.txn);
+}
+inline void scope(msg::abort_txn_request& r, const std::string& b) {
+  r.txn = scoped(b, r.txn);
+}
+inline void scope(msg::release_txn_request& r, const std::string& b) {
+  r.txn = scoped(b, r.txn);
+}
+template <class T>
+void scope(T&, const std::string&) {}
+
+inline void unscope(msg::prepare_reply& r, const std::string& b) {
+  if (r.txn.starts_with(b + ":")) r.txn.erase(0, b.size() + 1);
+}
+template <class T>
+void unscope(T&, const std::string&) {}
+
+// -- error replies ---------------------------------------------------------------------------
+
+/// An output of a failed call: the call's tag echoed, a reply carrying the error.
+template <class Out>
+Out failed_output(const std::optional<msg::call_tag>& tag, const error& e) {
+  if constexpr (std::is_same_v<Out, msg::call_tag>)
+    return tag.value_or(msg::call_tag{});
+  else
+    return msg::error_reply<Out>(e);
+}
+
+template <class First, class... Rest>
+std::optional<msg::call_tag> tag_of(const First& first, const Rest&...) {
+  if constexpr (std::is_same_v<First, msg::call_tag>)
+    return first;
+  else
+    return std::nullopt;
+}
+
+/// How an answer reaches the agent's connection: (errc, body or message).
+using answer_fn = std::function<void(std::uint8_t code, std::string body)>;
+/// How a proxy's call comes back: the outputs' bytes, or why there are none.
+using finish_fn = std::function<void(result<std::string>)>;
+
+template <class Sig>
+struct operation;
+
+template <class... In, class... Out>
+struct operation<caf::typed_mpi<caf::detail::type_list<In...>, caf::output_tuple<Out...>>> {
+  /// The agent's side: decode, scope, ask `service`, answer with the outputs.
+  static void serve(caf::event_based_actor* self, const caf::actor& service,
+                    const std::string& broker, std::string_view body, answer_fn answer) {
+    auto in = unpack_values<In...>(body);
+    if (!in)
+      return answer(static_cast<std::uint8_t>(errc::invalid_parameter),
+                    "undecodable call: " + in.err().message);
+    std::apply(
+        [&](In&... xs) {
+          (scope(xs, broker), ...);
+          self->request(service, caf::infinite, std::move(xs)...)
+              .then(
+                  [answer, broker](Out&... outs) {
+                    (unscope(outs, broker), ...);
+                    answer(0, pack_values(std::move(outs)...));
+                  },
+                  [answer, self](caf::error& e) {
+                    answer(static_cast<std::uint8_t>(errc::unreachable),
+                           "the cluster service is gone: " + self->system().render(e));
+                  });
+        },
+        *in);
+  }
+
+  /// The proxy's side: a handler for the message that sends it through `call` and delivers
+  /// what comes back (or error replies) to the sender.
+  template <class Proxy>
+  static auto handler(Proxy* proxy, std::uint32_t op) {
+    return [proxy, op](const In&... in) -> caf::result<Out...> {
+      auto rp = proxy->self()->template make_response_promise<Out...>();
+      proxy->call(op, pack_values(in...),
+                  [rp, tag = tag_of(in...)](result<std::string> body) mutable {
+                    if (body) {
+                      auto outs = unpack_values<Out...>(*body);
+                      if (outs) {
+                        std::apply([&](Out&... o) { rp.deliver(std::move(o)...); }, *outs);
+                        return;
+                      }
+                      body = error{errc::internal,
+                                   "an undecodable answer from the agent: " + outs.err().message};
+                    }
+                    rp.deliver(failed_output<Out>(tag, body.err())...);
+                  });
+      return rp;
+    };
+  }
+
+  /// This message's part of the interface's fingerprint.
+  static std::string shape() {
+    std::string s = pack_values(In{}...) + "->" + pack_values(Out{}...);
+    const auto names = [&](const auto* p) {
+      using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+      if constexpr (msg::has_field_list<T>) s += std::string(field_list(p)) + ";";
+    };
+    (names(static_cast<const In*>(nullptr)), ...);
+    (names(static_cast<const Out*>(nullptr)), ...);
+    return s;
+  }
+};
+
+using serve_fn = void (*)(caf::event_based_actor*, const caf::actor&, const std::string&,
+                          std::string_view, answer_fn);
+
+template <class... Sigs>
+constexpr std::array<serve_fn, sizeof...(Sigs)> make_serve_table(caf::detail::type_list<Sigs...>) {
+  return {&operation<Sigs>::serve...};
+}
+/// serve_table[op] serves message `op`.
+inline constexpr auto serve_table = make_serve_table(signatures{});
+inline constexpr std::uint32_t operation_count = serve_table.size();
+
+template <class... Sigs>
+std::string interface_shape(caf::detail::type_list<Sigs...>) {
+  return (std::string() + ... + (operation<Sigs>::shape() + "\n"));
+}
+
+/// The proxy's behaviour: one handler per message of the interface, then `extra`.
+template <class Behavior, class Proxy, class... Sigs, std::size_t... I, class... Extra>
+Behavior make_proxy_behavior(caf::detail::type_list<Sigs...>, std::index_sequence<I...>,
+                             Proxy* proxy, Extra... extra) {
+  return {operation<Sigs>::handler(proxy, static_cast<std::uint32_t>(I))..., std::move(extra)...};
+}
+
+}  // namespace arbroker::remote::detail

@@ -1,0 +1,423 @@
+#include "arbroker/remote/remote_agent.hpp"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <algorithm>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include <caf/all.hpp>
+
+#include "arbroker/messages/msgpack_codec.hpp"
+#include "arbroker/remote/agent_protocol.hpp"
+#include "interface_table.hpp"
+#include "link.hpp"
+
+namespace arbroker::remote {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using steady = std::chrono::steady_clock;
+
+namespace {
+
+/// The agent's answer to call `id` (code 0: body holds the outputs; else the error's text).
+using answer_atom = caf::atom_constant<caf::atom("answer")>;
+/// The link to the agent was lost (why): every call in flight is answered unreachable.
+using lost_atom = caf::atom_constant<caf::atom("lost")>;
+/// Look for calls past their deadline.
+using tick_atom = caf::atom_constant<caf::atom("tick")>;
+
+using proxy_actor = cluster_service_actor::extend<
+    caf::reacts_to<answer_atom, std::uint64_t, std::uint8_t, std::string>,
+    caf::reacts_to<lost_atom, std::string>, caf::reacts_to<tick_atom>>;
+
+bool loopback_host(const std::string& host) {
+  if (host == "localhost") return true;
+  boost::system::error_code ec;
+  const auto a = asio::ip::make_address(host, ec);
+  return !ec && a.is_loopback();
+}
+
+}  // namespace
+
+class remote_agent::impl : public std::enable_shared_from_this<impl> {
+ public:
+  impl(remote_agent_config cfg, std::string host, std::string port)
+      : cfg_(std::move(cfg)),
+        host_(std::move(host)),
+        port_(std::move(port)),
+        resolver_(io_),
+        connect_timer_(io_),
+        retry_timer_(io_),
+        work_(asio::make_work_guard(io_)),
+        backoff_(cfg_.backoff_min) {}
+
+  void run(caf::actor_system& sys);
+  void stop();
+
+  /// A proxy's call: out on the link, or answered unreachable at once when there is none.
+  void send_call(const proxy_actor& from, agent_call c) {
+    asio::post(io_, [self = shared_from_this(), from, c = std::move(c)]() mutable {
+      if (self->link_ && self->welcomed_) return self->link_->send(msg::encode(c));
+      caf::anon_send(from, answer_atom::value, c.id, static_cast<std::uint8_t>(errc::unreachable),
+                     self->not_connected());
+    });
+  }
+
+  const remote_agent_config& config() const { return cfg_; }
+  std::string describe() const { return "agent '" + cfg_.agent_name + "' (" + cfg_.address + ")"; }
+
+  cluster_service_actor cluster(const std::string& name) const {
+    auto it = proxies_.find(name);
+    if (it == proxies_.end()) return {};
+    return caf::actor_cast<cluster_service_actor>(it->second);
+  }
+  bool connected() const {
+    std::lock_guard lock{mu_};
+    return up_;
+  }
+  bool wait_until(bool up, std::chrono::milliseconds limit) const {
+    std::unique_lock lock{mu_};
+    return changed_.wait_for(lock, limit, [&] { return up_ == up; });
+  }
+  bool wait_failed(std::chrono::milliseconds limit) const {
+    std::unique_lock lock{mu_};
+    return changed_.wait_for(lock, limit, [&] { return !last_error_.empty(); });
+  }
+  std::string last_error() const {
+    std::lock_guard lock{mu_};
+    return last_error_;
+  }
+
+ private:
+  std::string not_connected() const {
+    std::lock_guard lock{mu_};
+    return describe() + " is not connected" + (last_error_.empty() ? "" : ": " + last_error_);
+  }
+  void event(const std::string& what) {
+    if (cfg_.on_event) cfg_.on_event(what);
+  }
+  void set_state(bool up, const std::string& why) {
+    {
+      std::lock_guard lock{mu_};
+      up_ = up;
+      if (!why.empty()) last_error_ = why;
+    }
+    changed_.notify_all();
+  }
+
+  void attempt();
+  void connected_tcp(std::shared_ptr<tcp::socket> socket);
+  void welcome(const std::string& payload);
+  void answer(const std::string& payload);
+  void lost(const std::string& why);
+
+  remote_agent_config cfg_;
+  std::string host_, port_;
+  asio::io_context io_;
+  tcp::resolver resolver_;
+  asio::steady_timer connect_timer_, retry_timer_;
+  asio::executor_work_guard<asio::io_context::executor_type> work_;
+  std::thread thread_;
+  std::map<std::string, proxy_actor> proxies_;  // made before the thread starts, then fixed
+  // On the io thread:
+  std::shared_ptr<detail::link> link_;
+  bool welcomed_ = false;
+  bool stopping_ = false;
+  std::chrono::milliseconds backoff_;
+  std::string reported_;  // the last failure logged (the same one is not logged again)
+  // Shared with callers:
+  mutable std::mutex mu_;
+  mutable std::condition_variable changed_;
+  bool up_ = false;
+  std::string last_error_;
+};
+
+namespace {
+
+// A remote cluster as the engine sees it: the cluster service's interface, each message sent
+// to the agent and its answer delivered to the sender (or an error reply of the right type).
+class proxy_state {
+ public:
+  using self_pointer = proxy_actor::stateful_pointer<proxy_state>;
+  static inline const char* name = "arb.remote_cluster";
+
+  explicit proxy_state(self_pointer self) : self_(self) {}
+
+  self_pointer self() const { return self_; }
+
+  void call(std::uint32_t op, std::string body, detail::finish_fn finish) {
+    const std::uint64_t id = ++next_;
+    pending_.emplace(id, pending_call{steady::now() + timeout_, std::move(finish)});
+    agent_->send_call(self_, agent_call{id, op, cluster_, std::move(body)});
+    arm();
+  }
+
+  proxy_actor::behavior_type make_behavior(std::shared_ptr<remote_agent::impl> agent,
+                                           std::string cluster) {
+    agent_ = std::move(agent);
+    cluster_ = std::move(cluster);
+    timeout_ = agent_->config().call_timeout;
+    tick_ =
+        std::clamp(timeout_ / 10, std::chrono::milliseconds(10), std::chrono::milliseconds(500));
+    return detail::make_proxy_behavior<proxy_actor::behavior_type>(
+        detail::signatures{}, std::make_index_sequence<detail::operation_count>{}, this,
+        [this](answer_atom, std::uint64_t id, std::uint8_t code, std::string& body) {
+          auto it = pending_.find(id);
+          if (it == pending_.end()) return;  // answered already (timeout, lost link)
+          auto finish = std::move(it->second.finish);
+          pending_.erase(it);
+          if (code == 0) return finish(std::move(body));
+          // (The agent's code, as any errc on the wire: the reply passes it on as it is.)
+          finish(msg::from_wire({code, cluster_ + " at " + agent_->describe() + ": " + body}));
+        },
+        [this](lost_atom, const std::string& why) {
+          fail_all([&](const pending_call&) { return true; }, errc::unreachable,
+                   "lost the connection to " + agent_->describe() + ": " + why);
+        },
+        [this](tick_atom) {
+          armed_ = false;
+          const auto now = steady::now();
+          fail_all([&](const pending_call& p) { return p.deadline <= now; }, errc::timeout,
+                   "no answer from " + agent_->describe() + " within " +
+                       std::to_string(timeout_.count()) +
+                       " ms (the call may still be executed "
+                       "there: it is idempotent)");
+          arm();
+        });
+  }
+
+ private:
+  struct pending_call {
+    steady::time_point deadline;
+    detail::finish_fn finish;
+  };
+
+  template <class Pred>
+  void fail_all(Pred which, errc code, const std::string& why) {
+    std::vector<detail::finish_fn> failed;
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      if (which(it->second)) {
+        failed.push_back(std::move(it->second.finish));
+        it = pending_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (auto& f : failed)
+      f(error{code, cluster_ + ": " + why});
+  }
+
+  void arm() {
+    if (armed_ || pending_.empty()) return;
+    armed_ = true;
+    self_->delayed_send(self_, tick_, tick_atom::value);
+  }
+
+  self_pointer self_;
+  std::shared_ptr<remote_agent::impl> agent_;
+  std::string cluster_;
+  std::chrono::milliseconds timeout_{0}, tick_{0};
+  std::unordered_map<std::uint64_t, pending_call> pending_;
+  std::uint64_t next_ = 0;
+  bool armed_ = false;
+};
+
+proxy_actor::behavior_type proxy_behavior(proxy_actor::stateful_pointer<proxy_state> self,
+                                          std::shared_ptr<remote_agent::impl> agent,
+                                          std::string cluster) {
+  return self->state.make_behavior(std::move(agent), std::move(cluster));
+}
+
+}  // namespace
+
+void remote_agent::impl::run(caf::actor_system& sys) {
+  for (const auto& c : cfg_.clusters)
+    proxies_.emplace(c, sys.spawn(proxy_behavior, shared_from_this(), c));
+  asio::post(io_, [self = shared_from_this()] { self->attempt(); });
+  thread_ = std::thread([this] { io_.run(); });
+}
+
+void remote_agent::impl::stop() {
+  asio::post(io_, [self = shared_from_this()] {
+    self->stopping_ = true;
+    self->resolver_.cancel();
+    self->connect_timer_.cancel();
+    self->retry_timer_.cancel();
+    if (self->link_) self->link_->close("the node stops");
+  });
+  work_.reset();
+  thread_.join();
+  for (auto& [name, p] : proxies_)
+    caf::anon_send_exit(p, caf::exit_reason::user_shutdown);
+}
+
+void remote_agent::impl::attempt() {
+  if (stopping_) return;
+  resolver_.async_resolve(
+      host_, port_,
+      [self = shared_from_this()](boost::system::error_code ec, tcp::resolver::results_type found) {
+        if (self->stopping_) return;
+        if (ec) return self->lost("cannot resolve " + self->host_ + ": " + ec.message());
+        auto socket = std::make_shared<tcp::socket>(self->io_);
+        self->connect_timer_.expires_after(self->cfg_.opening);
+        self->connect_timer_.async_wait([socket](boost::system::error_code e) {
+          if (!e) {
+            boost::system::error_code ignored;
+            socket->close(ignored);  // the connect below fails with operation_aborted
+          }
+        });
+        asio::async_connect(
+            *socket, found, [self, socket](boost::system::error_code e, const tcp::endpoint&) {
+              self->connect_timer_.cancel();
+              if (self->stopping_) return;
+              if (e)
+                return self->lost(e == asio::error::operation_aborted
+                                      ? "no connection within " +
+                                            std::to_string(self->cfg_.opening.count()) + " ms"
+                                      : "connect: " + e.message());
+              self->connected_tcp(socket);
+            });
+      });
+}
+
+void remote_agent::impl::connected_tcp(std::shared_ptr<tcp::socket> socket) {
+  api::detail::stream st = cfg_.tls ? api::detail::stream(std::move(*socket), *cfg_.tls)
+                                    : api::detail::stream(std::move(*socket));
+  link_ = std::make_shared<detail::link>(
+      io_, std::move(st), cfg_.max_frame,
+      detail::link_timing{cfg_.opening, cfg_.heartbeat, cfg_.silence},
+      [self = shared_from_this()](const std::string& why) { self->lost(why); });
+  link_->handshake(true, [self = shared_from_this(), l = link_](const std::string& failed) {
+    if (!failed.empty()) return l->close(failed);
+    if (auto* tls = l->stream().tls()) {
+      const auto name = api::peer_common_name(tls->native_handle());
+      if (name != self->cfg_.agent_name)
+        return l->close("the agent's certificate names '" + name + "', not '" +
+                        self->cfg_.agent_name + "'");
+    }
+    l->start(
+        [self](std::string frame) {
+          if (!self->welcomed_) return self->welcome(frame);
+          self->answer(frame);
+        },
+        msg::encode(agent_call{0, ping_op, "", ""}));
+    l->send(msg::encode(agent_hello{std::string(agent_magic), agent_protocol_version,
+                                    interface_fingerprint(), self->cfg_.broker_name}));
+  });
+}
+
+void remote_agent::impl::welcome(const std::string& payload) {
+  auto w = msg::decode<agent_welcome>(payload);
+  if (!w) return link_->close("an unreadable welcome: " + w.err().message);
+  if (!w->error.ok()) return link_->close("refused by the agent: " + w->error.message);
+  if (w->version != agent_protocol_version || w->fingerprint != interface_fingerprint())
+    return link_->close("protocol skew: the agent speaks agent protocol " +
+                        std::to_string(w->version) + " (interface " +
+                        std::to_string(w->fingerprint) + "), this node " +
+                        std::to_string(agent_protocol_version) + " (interface " +
+                        std::to_string(interface_fingerprint()) + ")");
+  welcomed_ = true;
+  link_->opened();
+  backoff_ = cfg_.backoff_min;
+  reported_.clear();
+  event("connected to " + describe());
+  for (const auto& [name, proxy] : proxies_) {
+    auto it = std::find_if(w->clusters.begin(), w->clusters.end(),
+                           [&](const msg::cluster_info& c) { return c.name == name; });
+    if (it == w->clusters.end()) {
+      event(describe() + " serves no cluster '" + name + "'");
+      continue;
+    }
+    if (cfg_.on_cluster) cfg_.on_cluster(*it, proxy);
+  }
+  set_state(true, "");
+}
+
+void remote_agent::impl::answer(const std::string& payload) {
+  auto a = msg::decode<agent_answer>(payload);
+  if (!a) return link_->close("an unreadable answer: " + a.err().message);
+  if (a->id == 0 && a->cluster.empty()) return;  // a heartbeat's
+  auto it = proxies_.find(a->cluster);
+  if (it != proxies_.end())
+    caf::anon_send(it->second, answer_atom::value, a->id, a->code, std::move(a->body));
+}
+
+void remote_agent::impl::lost(const std::string& why) {
+  const bool was_up = welcomed_;
+  welcomed_ = false;
+  link_.reset();
+  set_state(false, why);
+  if (was_up) {
+    event("lost " + describe() + ": " + why);
+    for (const auto& [name, proxy] : proxies_)
+      caf::anon_send(proxy, lost_atom::value, why);
+  } else if (why != reported_) {
+    event("cannot reach " + describe() + ": " + why);
+  }
+  reported_ = why;
+  if (stopping_) return;
+  retry_timer_.expires_after(backoff_);
+  retry_timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+    if (!ec) self->attempt();
+  });
+  backoff_ = std::min(backoff_ * 2, cfg_.backoff_max);
+}
+
+// -- remote_agent -----------------------------------------------------------------------------
+
+result<std::unique_ptr<remote_agent>> remote_agent::start(caf::actor_system& sys,
+                                                          remote_agent_config config) {
+  const auto colon = config.address.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == config.address.size())
+    return fail(errc::invalid_parameter,
+                "agent address '" + config.address + "': expected host:port");
+  std::string host = config.address.substr(0, colon);
+  std::string port = config.address.substr(colon + 1);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  if (!config.tls && !loopback_host(host))
+    return fail(errc::invalid_parameter,
+                "agent " + config.address + ": plain text is allowed on loopback only");
+  if (config.tls && config.agent_name.empty())
+    return fail(errc::invalid_parameter,
+                "agent " + config.address + ": the agent's certificate name must be given");
+  auto p = std::make_shared<impl>(std::move(config), std::move(host), std::move(port));
+  p->run(sys);
+  return std::unique_ptr<remote_agent>(new remote_agent(std::move(p)));
+}
+
+remote_agent::remote_agent(std::shared_ptr<impl> p) : impl_(std::move(p)) {}
+
+remote_agent::~remote_agent() {
+  impl_->stop();
+}
+
+cluster_service_actor remote_agent::cluster(const std::string& name) const {
+  return impl_->cluster(name);
+}
+bool remote_agent::connected() const {
+  return impl_->connected();
+}
+bool remote_agent::wait_connected(std::chrono::milliseconds limit) const {
+  return impl_->wait_until(true, limit);
+}
+bool remote_agent::wait_disconnected(std::chrono::milliseconds limit) const {
+  return impl_->wait_until(false, limit);
+}
+bool remote_agent::wait_failed(std::chrono::milliseconds limit) const {
+  return impl_->wait_failed(limit);
+}
+std::string remote_agent::last_error() const {
+  return impl_->last_error();
+}
+
+}  // namespace arbroker::remote
