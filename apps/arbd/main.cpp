@@ -207,6 +207,7 @@ int run(const options& o) {
   auto reg = std::make_shared<prometheus::Registry>();
   node_metrics nm{*reg, build_version()};
   hooks.lrms_observer = [&nm](const std::string& cluster) { return nm.lrms_observer(cluster); };
+  hooks.remote_event = [](const std::string& what) { spdlog::info("event=remote {}", what); };
   auto n = node::start(*cfg, hooks);
   if (!n) {
     spdlog::error("start: {}", to_string(n.err()));

@@ -28,6 +28,8 @@ std::string lrms_label(cluster_kind k) {
       return "slurm";
     case cluster_kind::gridengine:
       return "gridengine";
+    case cluster_kind::remote:
+      return "remote";
     default:
       return "sim";
   }
@@ -111,10 +113,12 @@ void node_handler::handle(const api::caller& who, api::request req,
           api::cluster_list_reply out;
           const auto infos = node_.clusters();
           const auto& entries = node_.config().clusters;
-          for (std::size_t i = 0; i < infos.size(); ++i) {
-            const auto& c = infos[i];
-            out.clusters.push_back({c.name, lrms_label(entries[i].kind), c.cpus, c.pp, c.os,
-                                    c.features, c.max_walltime, c.max_hold});
+          for (const auto& c : infos) {
+            auto e = std::find_if(entries.begin(), entries.end(),
+                                  [&](const cluster_entry& x) { return x.info.name == c.name; });
+            out.clusters.push_back({c.name,
+                                    lrms_label(e == entries.end() ? cluster_kind::remote : e->kind),
+                                    c.cpus, c.pp, c.os, c.features, c.max_walltime, c.max_hold});
           }
           answer(respond(std::move(out), {}));
         } else if constexpr (std::is_same_v<T, api::status_request>) {

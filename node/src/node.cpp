@@ -25,6 +25,7 @@
 #include "gateway.hpp"
 #include "history.hpp"
 #include "lrms_names.hpp"
+#include "remote_clusters.hpp"
 
 namespace arbroker {
 namespace {
@@ -83,6 +84,8 @@ result<std::unique_ptr<lrms>> make_lrms(const cluster_entry& c) {
       g.name_prefix = c.name_prefix;
       return std::unique_ptr<lrms>(std::make_unique<gridengine_lrms>(std::move(g)));
     }
+    case cluster_kind::remote:
+      break;  // no LRMS here: its agent has it
   }
   return fail(errc::invalid_parameter, "unknown cluster kind");
 }
@@ -125,6 +128,10 @@ struct node::impl {
   std::shared_ptr<grid_job_counters> grid_counters = std::make_shared<grid_job_counters>();
   caf::actor gateway;
   std::vector<std::pair<std::string, cluster_service_actor>> services;  // configuration order
+  std::unique_ptr<remote::agent_server> agent;  ///< [agent]: the local clusters, served
+  std::vector<std::unique_ptr<remote::remote_agent>> agents;  ///< links to remote clusters
+  mutable std::mutex remote_mu;
+  std::map<std::string, msg::cluster_info> remote_infos;  ///< as their agents describe them
 
   mutable std::mutex mu;
   std::condition_variable idle;
@@ -299,6 +306,7 @@ struct node::impl {
       if (!d) return d.err();
       decisions = std::move(*d);
       for (const auto& c : cfg.clusters) {
+        if (c.kind == cluster_kind::remote) continue;
         auto r = journal->rows_of(c.info.name);
         if (!r) return r.err();
         rows.insert(rows.end(), r->begin(), r->end());
@@ -314,6 +322,7 @@ struct node::impl {
     std::vector<std::pair<std::shared_ptr<cluster_service>, bool>> made;  // (svc, detached)
     const timestamp now = wall_clock()();
     for (auto& c : cfg.clusters) {
+      if (c.kind == cluster_kind::remote) continue;  // its agent recovers it
       auto prefix =
           detail::lrms_prefix(c, journal.get(), grid_journal.get(), store_before_claims, cfg.id);
       if (!prefix) return error{prefix.err().code, c.info.name + ": " + prefix.err().message};
@@ -387,6 +396,8 @@ struct node::impl {
       caf::anon_send(gis, register_atom::value, infos[i], h);
       services.emplace_back(infos[i].name, h);
     }
+    if (auto ok = serve_agent(); !ok) return ok;
+    if (auto ok = reach_agents(); !ok) return ok;
     for (const auto& b : routes.instances()) {
       broker_config bc;
       bc.gis = gis;
@@ -439,9 +450,41 @@ struct node::impl {
     return b ? *b : brokers.front();
   }
 
+  arbroker::status serve_agent() {
+    if (!cfg.agent) return {};
+    std::vector<remote::agent_served_cluster> served;
+    for (std::size_t i = 0; i < services.size(); ++i)
+      served.push_back({infos[i], services[i].second});
+    auto s = detail::serve_agent(*sys, cfg, std::move(served), hooks.remote_event);
+    if (!s) return s.err();
+    agent = std::move(*s);
+    return {};
+  }
+
+  arbroker::status reach_agents() {
+    auto links = detail::reach_agents(
+        *sys, cfg, hooks.remote_event,
+        [this](const msg::cluster_info& info, const cluster_service_actor& proxy) {
+          {
+            std::lock_guard guard{remote_mu};
+            remote_infos[info.name] = info;
+          }
+          // Registered before the link counts as up: a request after that finds it.
+          caf::scoped_actor self{*sys};
+          self->request(gis, std::chrono::seconds(10), register_atom::value, info, proxy)
+              .receive([](const msg::ack_reply&) {}, [](const caf::error&) {});
+        });
+    if (!links) return links.err();
+    agents = std::move(links->agents);
+    services.insert(services.end(), links->proxies.begin(), links->proxies.end());
+    return {};
+  }
+
   void stop_engine() {
     if (stopped || !sys) return;
     stopped = true;
+    agent.reset();   // no broker reaches the services any more
+    agents.clear();  // the links and the proxies end
     for (auto& [name, h] : services)
       caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
     for (auto& b : brokers)
@@ -491,8 +534,16 @@ std::string node::broker_instance_of(const std::string& user) const {
   return i ? impl_->routes.instances()[*i].name : std::string();
 }
 
+unsigned short node::agent_port() const {
+  return impl_->agent ? impl_->agent->local_endpoint().port() : 0;
+}
+
 std::vector<msg::cluster_info> node::clusters() const {
-  return impl_->infos;
+  auto out = impl_->infos;
+  std::lock_guard lock{impl_->remote_mu};
+  for (const auto& [name, info] : impl_->remote_infos)  // those whose agents answered
+    out.push_back(info);
+  return out;
 }
 
 // Client requests enter the engine here: checked once (a bad one is answered at once and

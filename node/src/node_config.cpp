@@ -7,43 +7,13 @@
 #include <set>
 
 #include "arbroker/config/toml_fields.hpp"
+#include "config_reading.hpp"
+#include "remote_config.hpp"
 
 namespace arbroker {
 namespace {
 
-using config::at;
-using config::bad;
-
-// A typo in a key must not be silently ignored: every table lists the keys it knows.
-status only_known_keys(const toml::table& t, const std::string& path,
-                       std::initializer_list<const char*> known) {
-  const std::set<std::string_view> k(known.begin(), known.end());
-  for (const auto& [key, _] : t)
-    if (!k.count(key.str())) {
-      std::string list;
-      for (auto* name : known)
-        list += (list.empty() ? "" : ", ") + std::string(name);
-      return bad(path.empty() ? std::string(key.str()) : path + "." + std::string(key.str()),
-                 "unknown key (known: " + list + ")");
-    }
-  return {};
-}
-
-template <class T, class Read>
-status optional(const toml::table& t, const std::string& path, const char* key, T& out, Read read) {
-  if (!t.contains(key)) return {};
-  auto v = read(at(t, path, key));
-  if (!v) return v.err();
-  out = static_cast<T>(*v);
-  return {};
-}
-
-auto as_text = [](const config::field& f) { return config::text(f); };
-
-auto as_int = [](const config::field& f) { return config::integer(f); };
-auto as_number = [](const config::field& f) { return config::number(f); };
-auto as_bool = [](const config::field& f) { return config::boolean(f); };
-auto as_span = [](const config::field& f) { return config::span_of(f); };
+using namespace detail::reading;
 
 // Text that may be part of a name in every LRMS (Slurm reservations, Grid Engine ARs).
 bool name_like(const std::string& s, std::size_t max) {
@@ -53,39 +23,8 @@ bool name_like(const std::string& s, std::size_t max) {
   });
 }
 
-// A key whose text names one value of an enum: `from` reads it, `choices` says the names.
-template <class E>
-status optional_choice(const toml::table& t, const std::string& path, const char* key, E& out,
-                       std::optional<E> (*from)(std::string_view) noexcept, const char* choices) {
-  if (!t.contains(key)) return {};
-  std::string text;
-  if (auto ok = optional(t, path, key, text, as_text); !ok) return ok;
-  auto v = from(text);
-  if (!v) return bad(path + "." + key, "'" + text + "' is not one of " + choices);
-  out = *v;
-  return {};
-}
-
-result<std::vector<std::string>> strings(const toml::table& t, const std::string& path,
-                                         const char* key) {
-  std::vector<std::string> out;
-  if (!t.contains(key)) return out;
-  auto* arr = t[key].as_array();
-  if (!arr) return bad(path + "." + key, "expected an array of strings");
-  for (std::size_t i = 0; i < arr->size(); ++i) {
-    auto v = arr->get(i)->value<std::string>();
-    if (!v) return bad(path + "." + key + "[" + std::to_string(i) + "]", "expected a string");
-    out.push_back(*v);
-  }
-  return out;
-}
-
-#define ARB_TRY(expr)            \
-  if (auto ok_ = (expr); !ok_) { \
-    return ok_.err();            \
-  }
-
 result<cluster_entry> read_cluster(const toml::table& t, const std::string& path) {
+  if (t.contains("agent")) return detail::read_remote_cluster(t, path);
   ARB_TRY(only_known_keys(
       t, path, {"name",           "kind",          "cpus",           "pp",
                 "bunch",          "counts",        "tz_offset",      "os",
@@ -391,7 +330,7 @@ status validate(const node_config& cfg) {
     if (!c.name_prefix.empty() && !name_like(c.name_prefix, 32))
       return bad(p + ".name_prefix", "must be at most 32 letters, digits, '-', '_' or '.'");
   }
-  return {};
+  return detail::validate_remote(cfg);
 }
 
 namespace {
@@ -409,8 +348,11 @@ status read_broker_defaults(const toml::table& t, const std::string& p, broker_e
 
 result<node_config> from_table(const toml::table& root) {
   node_config cfg;
-  ARB_TRY(only_known_keys(root, "",
-                          {"node", "tls", "broker", "grid_jobs", "limits", "user", "cluster"}));
+  ARB_TRY(only_known_keys(
+      root, "",
+      {"node", "tls", "broker", "grid_jobs", "limits", "user", "cluster", "agent", "remote"}));
+  ARB_TRY(detail::read_agent(root, cfg));
+  ARB_TRY(detail::read_remote(root, cfg));
   if (auto* n = root["node"].as_table()) {
     ARB_TRY(only_known_keys(*n, "node",
                             {"name", "id", "listen", "allow_plaintext", "metrics", "http",

@@ -130,13 +130,14 @@ void link::end(std::string why) {
   ended_ = true;
   opening_timer_.cancel();
   beat_timer_.cancel();
-  stream_.close();
   out_.clear();
-  // Dropped now: they hold the owner's state, which holds this link.
+  // Dropped now: they hold the owner's state, which holds this link. The owner hears of the
+  // end before the peer can (its bookkeeping is done when the peer sees the close).
   frame_ = nullptr;
   auto closed = std::move(closed_);
   closed_ = nullptr;
   if (closed) closed(why);
+  stream_.close();
 }
 
 }  // namespace arbroker::remote::detail

@@ -88,9 +88,9 @@ class remote_agent::impl : public std::enable_shared_from_this<impl> {
     std::unique_lock lock{mu_};
     return changed_.wait_for(lock, limit, [&] { return up_ == up; });
   }
-  bool wait_failed(std::chrono::milliseconds limit) const {
+  bool wait_settled(std::chrono::milliseconds limit) const {
     std::unique_lock lock{mu_};
-    return changed_.wait_for(lock, limit, [&] { return !last_error_.empty(); });
+    return changed_.wait_for(lock, limit, [&] { return up_ || !last_error_.empty(); });
   }
   std::string last_error() const {
     std::lock_guard lock{mu_};
@@ -413,8 +413,8 @@ bool remote_agent::wait_connected(std::chrono::milliseconds limit) const {
 bool remote_agent::wait_disconnected(std::chrono::milliseconds limit) const {
   return impl_->wait_until(false, limit);
 }
-bool remote_agent::wait_failed(std::chrono::milliseconds limit) const {
-  return impl_->wait_failed(limit);
+bool remote_agent::wait_settled(std::chrono::milliseconds limit) const {
+  return impl_->wait_settled(limit);
 }
 std::string remote_agent::last_error() const {
   return impl_->last_error();

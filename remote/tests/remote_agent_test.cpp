@@ -244,7 +244,7 @@ TEST(RemoteAgent, TransactionsAreTheBrokersOwnAtTheAgent) {
 /// Connects with `c` and returns why it did not get in (fails the test if it did).
 std::string refusal(broker_side& node, remote_agent_config c) {
   node.connect(std::move(c));
-  EXPECT_TRUE(node.agent->wait_failed(10s));
+  EXPECT_TRUE(node.agent->wait_settled(10s));
   EXPECT_FALSE(node.agent->connected());
   std::string why = node.agent->last_error();
   node.agent.reset();

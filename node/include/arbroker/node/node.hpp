@@ -38,6 +38,9 @@ struct node_hooks {
   /// If set, called once per cluster at start; every call to that cluster's LRMS is then
   /// reported to the observer it returns (timed_lrms).
   std::function<lrms_call_observer(const std::string& cluster)> lrms_observer;
+  /// Links with agents and brokers in other processes made, refused and lost, in words
+  /// (remote/README.md): for the log.
+  std::function<void(const std::string&)> remote_event;
 };
 
 class node {
@@ -59,8 +62,11 @@ class node {
   /// The name of the broker instance that serves `user`'s new reservations ("": none).
   std::string broker_instance_of(const std::string& user) const;
   const node_recovery& recovery() const noexcept;
-  /// The clusters the node brokers for, as the information service knows them.
+  /// The clusters the node brokers for, as the information service knows them (remote
+  /// ones once their agents have described them).
   std::vector<msg::cluster_info> clusters() const;
+  /// The port its [agent] server listens on (the real one when it asked for 0); 0: none.
+  unsigned short agent_port() const;
 
   // Asynchronous operations: `done` is called exactly once, on an engine thread (keep it
   // short, do not block in it). After shutdown() began, every call is answered at once with

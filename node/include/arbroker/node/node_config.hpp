@@ -28,7 +28,9 @@ struct user_entry {
   std::string vo = {};
 };
 
-enum class cluster_kind { simulated, slurm, gridengine };
+/// remote: a cluster an agent serves (arb-agent, or another node's [agent]); the node reaches
+/// it over the agent protocol (remote/README.md) and holds nothing of it itself.
+enum class cluster_kind { simulated, slurm, gridengine, remote };
 
 /// Local work a simulated cluster starts with, so that its schedule is not empty.
 struct simulated_job {
@@ -78,6 +80,33 @@ struct cluster_entry {
   std::string sge_root = "/var/lib/gridengine";  ///< gridengine only
   std::string sge_cell = "default";
   std::string pe = "arb";
+  /// remote only: the agent's address ("host:port") and its certificate's common name.
+  std::string agent;
+  std::string agent_name;
+};
+
+/// `[agent]`: the node serves its own clusters to broker nodes in other processes (what
+/// arb-agent runs): mutual TLS, only the listed brokers (their certificates' names).
+struct agent_entry {
+  std::string listen;  ///< host:port
+  std::string name;    ///< its certificate's common name ("": the node's name)
+  std::string certificate, private_key;
+  std::string broker_ca;             ///< the CA that signs the brokers' certificates
+  std::vector<std::string> brokers;  ///< who may connect
+  bool allow_plaintext = false;      ///< without TLS, on loopback only (tests, demos)
+  duration opening = 5;              ///< TLS handshake + hello, at most
+  duration silence = 30;             ///< a broker that says nothing this long is cut
+};
+
+/// `[remote]`: how the node reaches agents (its clusters with `agent = ...`): its identity as
+/// a broker, the agents' CA, and the deadlines of the link and of each call.
+struct remote_entry {
+  std::string certificate, private_key;  ///< this node's (its common name: the node's name)
+  std::string agent_ca;                  ///< the CA that signs the agents' certificates
+  bool allow_plaintext = false;          ///< without TLS, to loopback agents only
+  double call_timeout = 10;              ///< seconds: an unanswered call gets `timeout`
+  double heartbeat = 1;                  ///< seconds between pings on an idle link
+  double silence = 5;                    ///< seconds without a word: the link is dead
 };
 
 /// A named broker instance of the node (paper 000, Sec. 2.2: "multiple GRS instances, e.g.
@@ -142,6 +171,9 @@ struct node_config {
 
   std::vector<user_entry> users;
   std::vector<cluster_entry> clusters;
+
+  std::optional<agent_entry> agent;  ///< set: serve the local clusters to other nodes
+  remote_entry remote;               ///< for the clusters of kind remote
 };
 
 /// The node a bare `arbd` starts: three simulated clusters with some local work, users

@@ -68,8 +68,9 @@ class remote_agent {
   bool wait_connected(std::chrono::milliseconds limit) const;
   /// Waits until the link is down, at most `limit`; true when it is.
   bool wait_disconnected(std::chrono::milliseconds limit) const;
-  /// Waits until an attempt or a link has failed, at most `limit`; true when one has.
-  bool wait_failed(std::chrono::milliseconds limit) const;
+  /// Waits until the link is up or an attempt (or a link) has failed, at most `limit`; true
+  /// when either happened (a node starting waits so for its agents' first word).
+  bool wait_settled(std::chrono::milliseconds limit) const;
   /// Why the last attempt or the last link failed ("" if none did).
   std::string last_error() const;
 
