@@ -253,6 +253,24 @@ TEST(node_config, TheShippedExampleIsValid) {
   EXPECT_EQ(cfg->users.size(), 2u);
 }
 
+TEST(node_config, TheMultiNodeDemoIsValid) {
+  for (const char* name : {"agent1", "agent2"}) {
+    auto cfg =
+        load_node_config(std::string(ARB_SOURCE_DIR "/configs/multi-node/") + name + ".toml");
+    ASSERT_TRUE(cfg) << cfg.err().message;
+    ASSERT_TRUE(cfg->agent);
+    EXPECT_EQ(cfg->agent->brokers, (std::vector<std::string>{"broker1", "broker2"}));
+  }
+  for (const char* name : {"broker1", "broker2"}) {
+    auto cfg =
+        load_node_config(std::string(ARB_SOURCE_DIR "/configs/multi-node/") + name + ".toml");
+    ASSERT_TRUE(cfg) << cfg.err().message;
+    EXPECT_EQ(cfg->clusters.size(), 3u);
+    for (const auto& c : cfg->clusters)
+      EXPECT_EQ(c.kind, cluster_kind::remote) << c.info.name;
+  }
+}
+
 TEST(node_config, TheDefaultIsValidAndSimulated) {
   auto cfg = default_node_config();
   EXPECT_TRUE(validate(cfg));
@@ -338,6 +356,75 @@ TEST(node_config, RejectsAmbiguousBrokerInstances) {
   expect_error(a + "users = [\"\"]\n" + one_cluster, "broker[0].users: names must not be empty");
   expect_error("[[broker]]\nvo = \"x\"\n" + one_cluster, "broker[0].name: missing");
   expect_error(a + "colour = 1\n" + one_cluster, "broker[0].colour: unknown key");
+}
+
+TEST(node_config, ReadsAgentsAndRemoteClusters) {
+  auto cfg = parse_node_config(R"(
+[agent]
+listen = "127.0.0.1:7700"
+name = "agent1"
+certificate = "a.pem"
+private_key = "a.key"
+broker_ca = "ca.pem"
+brokers = ["broker1", "broker2"]
+opening = "3s"
+silence = "1m"
+[remote]
+certificate = "b.pem"
+private_key = "b.key"
+agent_ca = "ca.pem"
+call_timeout = 2.5
+heartbeat = 0.5
+silence = 3
+[[cluster]]
+name = "local"
+cpus = 8
+[[cluster]]
+name = "far"
+agent = "10.0.0.7:7700"
+agent_name = "site7"
+)",
+                               "n.toml");
+  ASSERT_TRUE(cfg) << cfg.err().message;
+  ASSERT_TRUE(cfg->agent);
+  EXPECT_EQ(cfg->agent->listen, "127.0.0.1:7700");
+  EXPECT_EQ(cfg->agent->name, "agent1");
+  EXPECT_EQ(cfg->agent->broker_ca, "ca.pem");
+  EXPECT_EQ(cfg->agent->brokers, (std::vector<std::string>{"broker1", "broker2"}));
+  EXPECT_EQ(cfg->agent->opening, 3);
+  EXPECT_EQ(cfg->agent->silence, 60);
+  EXPECT_EQ(cfg->remote.agent_ca, "ca.pem");
+  EXPECT_DOUBLE_EQ(cfg->remote.call_timeout, 2.5);
+  EXPECT_DOUBLE_EQ(cfg->remote.heartbeat, 0.5);
+  ASSERT_EQ(cfg->clusters.size(), 2u);
+  EXPECT_EQ(cfg->clusters[0].kind, cluster_kind::simulated);
+  EXPECT_EQ(cfg->clusters[1].kind, cluster_kind::remote);
+  EXPECT_EQ(cfg->clusters[1].agent, "10.0.0.7:7700");
+  EXPECT_EQ(cfg->clusters[1].agent_name, "site7");
+  EXPECT_FALSE(parse_node_config(one_cluster, "n.toml")->agent);
+}
+
+TEST(node_config, RejectsAgentMistakesNamingTheKey) {
+  const std::string remote_tls =
+      "[remote]\ncertificate = \"b.pem\"\nprivate_key = \"b.key\"\nagent_ca = \"ca.pem\"\n";
+  const std::string far = "[[cluster]]\nname = \"far\"\nagent = \"127.0.0.1:7700\"\n";
+  expect_error(far + "agent_name = \"a\"\n", "clusters with an agent need certificate");
+  expect_error(remote_tls + far, "cluster[0].agent_name");
+  expect_error(
+      remote_tls + "[[cluster]]\nname = \"far\"\nagent = \"nowhere\"\nagent_name = \"a\"\n",
+      "cluster[0].agent");
+  expect_error(remote_tls + far + "agent_name = \"a\"\ncpus = 8\n", "cluster[0].cpus: unknown key");
+  expect_error(remote_tls + far + "agent_name = \"a\"\nkind = \"slurm\"\n", "cluster[0].kind");
+  expect_error("[remote]\nheartbeat = 2\nsilence = 1\n" + one_cluster, "remote.silence");
+  expect_error("[remote]\ncall_timeout = 0\n" + one_cluster, "remote.call_timeout");
+  const std::string agent = "[agent]\nlisten = \"127.0.0.1:7700\"\n";
+  expect_error(agent + "brokers = [\"b\"]\n" + one_cluster, "agent: needs certificate");
+  expect_error(agent + "allow_plaintext = true\n" + one_cluster, "agent.brokers");
+  expect_error(agent + "allow_plaintext = true\nbrokers = [\"b\", \"b\"]\n" + one_cluster,
+               "agent.brokers");
+  expect_error("[agent]\nlisten = \"x\"\nallow_plaintext = true\nbrokers = [\"b\"]\n" + one_cluster,
+               "agent.listen");
+  expect_error(agent + "brokerz = []\n" + one_cluster, "agent.brokerz: unknown key");
 }
 
 }  // namespace
