@@ -18,7 +18,11 @@ link::link(asio::io_context& io, api::detail::stream stream, std::size_t max_fra
       opening_timer_(io),
       beat_timer_(io),
       last_read_(clock::now()),
-      last_write_(clock::now()) {}
+      last_write_(clock::now()) {
+  // Calls and answers are small frames waiting on each other: no Nagle delay (40 ms here).
+  boost::system::error_code ignored;
+  stream_.socket().set_option(asio::ip::tcp::no_delay(true), ignored);
+}
 
 void link::handshake(bool as_client, std::function<void(const std::string&)> done) {
   if (timing_.opening.count() > 0) {
