@@ -41,6 +41,7 @@ $demo || packages+=(
   curl                       # the HTTP/JSON API's end-to-end test
   openssl                    # scripts/make-test-certs.sh: certificates of the TLS tests
   systemd                    # systemd-analyze verify of configs/systemd/arbd.service (install test)
+  iproute2 nftables          # agents in network namespaces, partitions and loss (node_e2e.agents_netns)
 )
 
 missing=()
