@@ -108,6 +108,10 @@ struct operation;
 
 template <class... In, class... Out>
 struct operation<caf::typed_mpi<caf::detail::type_list<In...>, caf::output_tuple<Out...>>> {
+  static constexpr bool settles = (std::is_same_v<In, msg::commit_txn_request> || ...) ||
+                                  (std::is_same_v<In, msg::abort_txn_request> || ...) ||
+                                  (std::is_same_v<In, msg::release_txn_request> || ...);
+
   /// The agent's side: decode, scope, ask `service`, answer with the outputs.
   static void serve(caf::event_based_actor* self, const caf::actor& service,
                     const std::string& broker, std::string_view body, answer_fn answer) {
@@ -178,6 +182,17 @@ constexpr std::array<serve_fn, sizeof...(Sigs)> make_serve_table(caf::detail::ty
 /// serve_table[op] serves message `op`.
 inline constexpr auto serve_table = make_serve_table(signatures{});
 inline constexpr std::uint32_t operation_count = serve_table.size();
+
+/// Whether message `op` is the second phase of a transaction (commit, abort, release): a
+/// proxy delivers these across link losses (remote_agent.cpp).
+template <class... Sigs>
+constexpr std::array<bool, sizeof...(Sigs)> make_settling_table(caf::detail::type_list<Sigs...>) {
+  return {operation<Sigs>::settles...};
+}
+inline constexpr auto settling_table = make_settling_table(signatures{});
+constexpr bool settling_op(std::uint32_t op) {
+  return op < settling_table.size() && settling_table[op];
+}
 
 template <class... Sigs>
 std::string interface_shape(caf::detail::type_list<Sigs...>) {

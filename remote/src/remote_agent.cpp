@@ -34,10 +34,15 @@ using answer_atom = caf::atom_constant<caf::atom("answer")>;
 using lost_atom = caf::atom_constant<caf::atom("lost")>;
 /// Look for calls past their deadline.
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
+/// Call `id` could not go out (no link; why).
+using unsent_atom = caf::atom_constant<caf::atom("unsent")>;
+/// The link is up (again): settling calls waiting for it go out.
+using up_atom = caf::atom_constant<caf::atom("up")>;
 
 using proxy_actor = cluster_service_actor::extend<
     caf::reacts_to<answer_atom, std::uint64_t, std::uint8_t, std::string>,
-    caf::reacts_to<lost_atom, std::string>, caf::reacts_to<tick_atom>>;
+    caf::reacts_to<lost_atom, std::string>, caf::reacts_to<tick_atom>,
+    caf::reacts_to<unsent_atom, std::uint64_t, std::string>, caf::reacts_to<up_atom>>;
 
 bool loopback_host(const std::string& host) {
   if (host == "localhost") return true;
@@ -67,8 +72,7 @@ class remote_agent::impl : public std::enable_shared_from_this<impl> {
   void send_call(const proxy_actor& from, agent_call c) {
     asio::post(io_, [self = shared_from_this(), from, c = std::move(c)]() mutable {
       if (self->link_ && self->welcomed_) return self->link_->send(msg::encode(c));
-      caf::anon_send(from, answer_atom::value, c.id, static_cast<std::uint8_t>(errc::unreachable),
-                     self->not_connected());
+      caf::anon_send(from, unsent_atom::value, c.id, self->not_connected());
     });
   }
 
@@ -145,6 +149,10 @@ namespace {
 
 // A remote cluster as the engine sees it: the cluster service's interface, each message sent
 // to the agent and its answer delivered to the sender (or an error reply of the right type).
+// The second phase of a transaction (commit, abort, release: settling calls) is delivered,
+// not merely sent: lost with the link or made while it is down, it waits and goes out again,
+// in order, when the link is back, until `settle_timeout`. A coordinator that decided commit
+// so reaches every part, and a compensation its release, whatever the link did meanwhile.
 class proxy_state {
  public:
   using self_pointer = proxy_actor::stateful_pointer<proxy_state>;
@@ -156,8 +164,18 @@ class proxy_state {
 
   void call(std::uint32_t op, std::string body, detail::finish_fn finish) {
     const std::uint64_t id = ++next_;
-    pending_.emplace(id, pending_call{steady::now() + timeout_, std::move(finish)});
-    agent_->send_call(self_, agent_call{id, op, cluster_, std::move(body)});
+    const bool settles = detail::settling_op(op);
+    auto& p = pending_
+                  .emplace(id, pending_call{steady::now() + (settles ? settle_ : timeout_), op,
+                                            settles, std::move(finish), std::move(body), false})
+                  .first->second;
+    // Behind settling calls that wait for the link, a new one waits too (order per txn).
+    if (settles && waiting_ > 0) {
+      p.waiting = true;
+      ++waiting_;
+    } else {
+      send(id, p);
+    }
     arm();
   }
 
@@ -166,31 +184,51 @@ class proxy_state {
     agent_ = std::move(agent);
     cluster_ = std::move(cluster);
     timeout_ = agent_->config().call_timeout;
+    settle_ = std::max(agent_->config().settle_timeout, timeout_);
     tick_ =
         std::clamp(timeout_ / 10, std::chrono::milliseconds(10), std::chrono::milliseconds(500));
     return detail::make_proxy_behavior<proxy_actor::behavior_type>(
         detail::signatures{}, std::make_index_sequence<detail::operation_count>{}, this,
         [this](answer_atom, std::uint64_t id, std::uint8_t code, std::string& body) {
           auto it = pending_.find(id);
-          if (it == pending_.end()) return;  // answered already (timeout, lost link)
+          if (it == pending_.end() || it->second.waiting) return;  // answered already, or resent
           auto finish = std::move(it->second.finish);
           pending_.erase(it);
           if (code == 0) return finish(std::move(body));
           // (The agent's code, as any errc on the wire: the reply passes it on as it is.)
           finish(msg::from_wire({code, cluster_ + " at " + agent_->describe() + ": " + body}));
         },
+        [this](unsent_atom, std::uint64_t id, const std::string& why) {
+          auto it = pending_.find(id);
+          if (it == pending_.end() || it->second.waiting) return;
+          if (it->second.settles) return wait(it->second);
+          auto finish = std::move(it->second.finish);
+          pending_.erase(it);
+          finish(error{errc::unreachable, cluster_ + ": " + why});
+        },
         [this](lost_atom, const std::string& why) {
-          fail_all([&](const pending_call&) { return true; }, errc::unreachable,
+          for (auto& [id, p] : pending_)
+            if (p.settles && !p.waiting) wait(p);
+          fail_all([&](const pending_call& p) { return !p.settles; }, errc::unreachable,
                    "lost the connection to " + agent_->describe() + ": " + why);
+        },
+        [this](up_atom) {
+          waiting_ = 0;
+          for (auto& [id, p] : pending_)  // in id order: as they were made
+            if (p.waiting) {
+              p.waiting = false;
+              send(id, p);
+            }
         },
         [this](tick_atom) {
           armed_ = false;
           const auto now = steady::now();
           fail_all([&](const pending_call& p) { return p.deadline <= now; }, errc::timeout,
-                   "no answer from " + agent_->describe() + " within " +
-                       std::to_string(timeout_.count()) +
-                       " ms (the call may still be executed "
-                       "there: it is idempotent)");
+                   "no answer from " + agent_->describe() +
+                       " in time (the call may still be "
+                       "executed there: it is idempotent)");
+          waiting_ = static_cast<std::size_t>(std::count_if(
+              pending_.begin(), pending_.end(), [](const auto& kv) { return kv.second.waiting; }));
           arm();
         });
   }
@@ -198,8 +236,23 @@ class proxy_state {
  private:
   struct pending_call {
     steady::time_point deadline;
+    std::uint32_t op = 0;
+    bool settles = false;
     detail::finish_fn finish;
+    std::string body;      // kept to go out again (settling calls only)
+    bool waiting = false;  // for the link, to be sent again when it is back
   };
+
+  void send(std::uint64_t id, pending_call& p) {
+    // A settling call keeps its body to go out again; another gives it away.
+    agent_->send_call(self_,
+                      agent_call{id, p.op, cluster_, p.settles ? p.body : std::move(p.body)});
+  }
+
+  void wait(pending_call& p) {
+    p.waiting = true;
+    ++waiting_;
+  }
 
   template <class Pred>
   void fail_all(Pred which, errc code, const std::string& why) {
@@ -225,8 +278,9 @@ class proxy_state {
   self_pointer self_;
   std::shared_ptr<remote_agent::impl> agent_;
   std::string cluster_;
-  std::chrono::milliseconds timeout_{0}, tick_{0};
-  std::unordered_map<std::uint64_t, pending_call> pending_;
+  std::chrono::milliseconds timeout_{0}, settle_{0}, tick_{0};
+  std::map<std::uint64_t, pending_call> pending_;  // by id: the order they were made
+  std::size_t waiting_ = 0;                        // settling calls waiting for the link
   std::uint64_t next_ = 0;
   bool armed_ = false;
 };
@@ -339,6 +393,8 @@ void remote_agent::impl::welcome(const std::string& payload) {
     }
     if (cfg_.on_cluster) cfg_.on_cluster(*it, proxy);
   }
+  for (const auto& [name, proxy] : proxies_)
+    caf::anon_send(proxy, up_atom::value);
   set_state(true, "");
 }
 

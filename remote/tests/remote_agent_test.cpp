@@ -407,6 +407,43 @@ TEST(RemoteAgent, ALostAgentIsUnreachableAtOnceAndTheSameHandleWorksWhenItIsBack
   EXPECT_TRUE(again.error.ok()) << again.error.message;
 }
 
+TEST(RemoteAgent, ACommitWaitsForTheLinkAndIsDeliveredWhenTheAgentIsBack) {
+  agent_side agent;
+  agent.serve();
+  const auto port = agent.server->local_endpoint().port();
+  broker_side node;
+  node.connect(node.config(agent.address()));
+  ASSERT_TRUE(node.agent->wait_connected(10s)) << node.agent->last_error();
+  auto [t1, held] = node.call<msg::prepare_reply>(1, hold("t-1", 4));
+  ASSERT_TRUE(held.error.ok()) << held.error.message;
+
+  agent.server.reset();  // the link goes; the service (and its hold) stays
+  ASSERT_TRUE(node.agent->wait_disconnected(10s));
+  // The commit is made while there is no link: no answer yet ...
+  caf::scoped_actor self{node.sys};
+  self->send(node.agent->cluster("c1"), msg::call_tag{2}, msg::commit_txn_request{"t-1"});
+  bool early = false;
+  self->receive([&](msg::call_tag, msg::ack_reply&) { early = true; },
+                caf::after(std::chrono::milliseconds(300)) >> [] {});
+  EXPECT_FALSE(early) << "a commit was answered while the agent was away";
+  // ... until the agent is back: then it is delivered, and it commits the hold.
+  auto c = agent_side::tls_config();
+  c.endpoint.port(port);
+  agent.serve(c);
+  msg::ack_reply ack;
+  self->receive([&](msg::call_tag t, msg::ack_reply& a) {
+    EXPECT_EQ(t.value, 2u);
+    ack = std::move(a);
+  });
+  EXPECT_TRUE(ack.error.ok()) << ack.error.message;
+  msg::cluster_status st;
+  caf::scoped_actor at_agent{agent.sys};
+  at_agent->request(agent.service, 5s, msg::cluster_status_request{})
+      .receive([&](msg::cluster_status& x) { st = std::move(x); }, [](caf::error&) {});
+  EXPECT_EQ(st.committed, 1);
+  EXPECT_EQ(st.holds, 0);
+}
+
 // An agent that welcomes and then says nothing more, as one stopped with SIGSTOP after its
 // welcome would (the kernel still holds the connection open).
 struct mute_agent {

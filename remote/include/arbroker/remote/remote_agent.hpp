@@ -7,11 +7,13 @@
 //
 // Failure semantics (remote/README.md): the connection is made, and remade after any loss,
 // in the background with exponential backoff; a call made while it is down, or lost with it,
-// is answered at once with an `unreachable` error reply of its own type; a call without an
-// answer within `call_timeout` (an agent stopped or partitioned away) gets a `timeout` reply,
-// so a caller never waits longer than that. Every call the agent may still execute late is
-// idempotent at the service (prepare per txn, commit/abort/release per txn). Heartbeats find
-// a dead peer within `silence` even when nothing is asked.
+// is answered at once with an `unreachable` error reply of its own type, except the second
+// phase of a transaction (commit, abort, release), which waits for the link and goes out
+// again, in order, until `settle_timeout` (a commit decision reaches its part, and so does a
+// compensation's release); any other call without an answer within `call_timeout` (an agent
+// stopped or partitioned away) gets a `timeout` reply, so a caller never hangs. Every call the
+// agent may still execute late is idempotent at the service (prepare per txn, commit/abort/release
+// per txn). Heartbeats find a dead peer within `silence` even when nothing is asked.
 //
 // Ownership: the object owns its io thread, its connection and its proxies (they end with
 // it). Handles given out stay valid across reconnections: the same proxy carries on.
@@ -42,6 +44,8 @@ struct remote_agent_config {
   std::chrono::milliseconds heartbeat{1000};      ///< a ping when nothing was sent this long
   std::chrono::milliseconds silence{4000};        ///< no word this long: the link is dead
   std::chrono::milliseconds call_timeout{10000};  ///< a call's answer comes by then, or timeout
+  /// Commit, abort and release wait for the link (and go out again) this long at most.
+  std::chrono::milliseconds settle_timeout{600000};
   std::chrono::milliseconds backoff_min{100}, backoff_max{5000};
   std::size_t max_frame = std::size_t{16} << 20;
   /// After each welcome, for every cluster of `clusters` the agent serves: its description
