@@ -42,6 +42,14 @@ result<reservation_lifecycle> restored_lifecycle(timestamp start, timestamp end,
   return life;
 }
 
+// A hold restored as a hold (keep_in_doubt_holds): accepted until `expiry`.
+result<reservation_lifecycle> held_lifecycle(timestamp start, timestamp end, timestamp expiry) {
+  auto life = reservation_lifecycle::create(start, end);
+  if (!life) return life.err();
+  if (auto ok = life->accept(std::min(expiry, start) - 1, expiry); !ok) return ok.err();
+  return life;
+}
+
 }  // namespace
 
 void cluster_service::adopt(record r, timestamp now) {
@@ -109,10 +117,14 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
     timestamp end = row.end;
     auto target =
         row.state == reservation_state::change_requested ? reservation_state::committed : row.state;
+    bool kept_hold = false;
     if (target == reservation_state::accepted) {
       if (plan.commit_txns.count(decision_txn(row.txn))) {
         target = reservation_state::committed;  // the coordinator decided commit
         ++report.completed_holds;
+      } else if (cfg_.keep_in_doubt_holds && row.expiry > now && row.end > now) {
+        kept_hold = true;  // a broker elsewhere may still commit it: it expires as it would
+        ++report.kept_holds;
       } else {
         target = reservation_state::cancelled;  // presumed abort
         ++report.aborted_holds;
@@ -146,7 +158,8 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
     } else if (found && end > now) {
       (void)lrms_->delete_reservation(found->id);  // an aborted hold or a compensated part
     }
-    auto life = restored_lifecycle(start, end, target, now);
+    auto life = kept_hold ? held_lifecycle(start, end, row.expiry)
+                          : restored_lifecycle(start, end, target, now);
     if (!life) return life.err();
     record r{row.id, row.txn,  row.owner,          lrms_id,      std::move(*life),
              np,     row.cost, row.admitted_after, time_infinity};
@@ -168,7 +181,9 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
       const auto state = target == reservation_state::committed && !ended ? target : r.life.state();
       if (auto ok = persist(r, state); !ok) return ok.err();
     }
+    const auto serial = serial_of(r.id);
     adopt(std::move(r), now);
+    if (kept_hold) expiries_.emplace(row.expiry, serial);
   }
   if (auto ok = settle_unclaimed(*snap, claimed, lease, now, report); !ok) return ok;
   if (cfg_.journal) {  // the claim, and the first block of ids, before anything is given

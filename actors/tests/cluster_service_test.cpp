@@ -493,6 +493,61 @@ TEST_F(fixture, AReservationKeepsWhenItWasMadeAndTheWindowAskedFor) {
   EXPECT_EQ(again.info.window_end, made + 9000);
 }
 
+// An agent's recovery (keep_in_doubt_holds): a hold without a commit decision stays a hold
+// until its expiry, so that a broker's commit still on its way succeeds; past its expiry it
+// is released as before. Without the setting: presumed abort.
+TEST_F(fixture, AnAgentKeepsInDoubtHoldsUntilTheirExpiry) {
+  for (bool keep : {false, true}) {
+    auto j = std::make_shared<memory_journal>();
+    make(0, j);
+    // The node restarts on its store (a new, empty simulated LRMS), recovering its rows.
+    const auto restart = [&](bool keep_holds, recovery_report& report) {
+      auto rows = *j->rows_of("c1");
+      svc.reset();
+      auto l = simulated_lrms::create({"c1", 64, {8, {}}, [this] { return now; }});
+      ASSERT_TRUE(l);
+      lrms = l->get();
+      auto cfg = testing::c1_config();
+      cfg.refresh = 0;
+      cfg.journal = j;
+      cfg.keep_in_doubt_holds = keep_holds;
+      auto s = cluster_service::create(cfg, std::move(*l));
+      ASSERT_TRUE(s);
+      svc = std::move(*s);
+      ASSERT_TRUE(svc->recover(rows, plan_recovery(rows, {}), now, report));
+    };
+    auto h = svc->prepare(hold("b1:t", now + 600, 3600, 8), now);  // expires at now + 60
+    ASSERT_TRUE(h.error.ok()) << h.error.message;
+    auto soon = hold("b1:u", now + 600, 3600, 8);
+    soon.expiry = now + 10;
+    ASSERT_TRUE(svc->prepare(soon, now).error.ok());
+    now += 20;  // one hold is due by now, the other is not
+    recovery_report report;
+    restart(keep, report);
+    EXPECT_EQ(report.kept_holds, keep ? 1 : 0);
+    EXPECT_EQ(report.aborted_holds, keep ? 1 : 2);
+    EXPECT_EQ(lrms_reservations(), keep ? 1u : 0u);
+    auto c = svc->commit_txn({"b1:t"}, now);
+    EXPECT_EQ(c.error.ok(), keep) << c.error.message;
+    EXPECT_FALSE(svc->commit_txn({"b1:u"}, now).error.ok());
+    if (keep) {
+      EXPECT_EQ(svc->query({"alice", h.reservation_id}, now).info.state,
+                reservation_state::committed);
+    }
+    // A kept hold nobody commits expires at its time, like any other.
+    auto again = svc->prepare(hold("b1:v", now + 600, 3600, 8), now);
+    ASSERT_TRUE(again.error.ok()) << again.error.message;
+    recovery_report second;
+    restart(true, second);
+    EXPECT_EQ(second.kept_holds, 1);
+    now += 61;
+    svc->sweep(now);
+    EXPECT_EQ(svc->query({"alice", again.reservation_id}, now).error.code,
+              static_cast<std::uint8_t>(errc::not_found));  // expired, forgotten
+    EXPECT_EQ(j->rows.at(again.reservation_id).state, reservation_state::expired);
+  }
+}
+
 // A hold that expired has left memory (with a store) by the time a late phase-two commit
 // arrives: the coordinator is told the hold expired, not that its transaction is unknown;
 // a transaction never prepared here is still unknown.

@@ -71,9 +71,9 @@ int run(const options& o) {
   const auto& rc = (*n)->recovery().clusters;
   spdlog::info(
       "event=started agent={} listen={} port={} clusters={} restored={} recreated={} lost={} "
-      "aborted_holds={} orphans={} adopted={} node_id={} version={}",
+      "aborted_holds={} kept_holds={} orphans={} adopted={} node_id={} version={}",
       a.name.empty() ? cfg->name : a.name, a.listen, (*n)->agent_port(), cfg->clusters.size(),
-      rc.restored, rc.recreated, rc.lost, rc.aborted_holds, rc.orphans, rc.adopted,
+      rc.restored, rc.recreated, rc.lost, rc.aborted_holds, rc.kept_holds, rc.orphans, rc.adopted,
       (*n)->config().id, build_version());
   if (!o.ready_file.empty()) std::ofstream(o.ready_file) << "ready\n";
   // For scripts that let it choose its port: "ready <agent port>" on stdout.

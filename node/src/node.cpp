@@ -104,6 +104,7 @@ void add(recovery_report& sum, const recovery_report& r) {
   sum.compensated += r.compensated;
   sum.orphans += r.orphans;
   sum.adopted += r.adopted;
+  sum.kept_holds += r.kept_holds;
 }
 
 }  // namespace
@@ -362,6 +363,7 @@ struct node::impl {
       sc.overrun_max = c.overrun_max;
       sc.name_prefix = c.name_prefix;
       sc.adopt_foreign = cfg.adopt;
+      sc.keep_in_doubt_holds = cfg.agent.has_value();  // brokers elsewhere decide its holds
       sc.vo_of = vo_of;
       sc.journal = journal;
       sc.on_change = hooks.reservation_changed;

@@ -65,6 +65,10 @@ struct cluster_service_config {
   /// ... unless told to take such reservations over (`arbd --adopt`): they become committed
   /// reservations of this service, kept in the LRMS until their end.
   bool adopt_foreign = false;
+  /// Recovery keeps a hold without a commit decision until its expiry instead of presuming
+  /// abort: for an agent (remote/README.md), whose holds are coordinated by brokers in
+  /// other processes whose decisions it cannot see; their commits may still be on the way.
+  bool keep_in_doubt_holds = false;
   /// Users' virtual organizations (user -> VO; paper 000, Sec. 3.3): the cost model's
   /// agreement for a user's VO applies when the user has none of their own. Null: no VOs.
   std::shared_ptr<const std::map<std::string, std::string>> vo_of;
@@ -87,6 +91,7 @@ struct recovery_report {
   int compensated = 0;      ///< committed parts of a co-reservation that lost another part
   int orphans = 0;          ///< LRMS reservations of ours that no row claims, deleted
   int adopted = 0;          ///< another node's under our prefix, taken over (adopt_foreign)
+  int kept_holds = 0;       ///< in-doubt holds kept until their expiry (keep_in_doubt_holds)
 };
 
 /// The logic of a cluster reservation service (CRS, paper 000 Sec. 2.2 and 3), without
