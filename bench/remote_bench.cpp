@@ -1,16 +1,18 @@
-// Issue 15's figures for clusters behind agents: elastic requests (mode reserve: probes,
-// a prepare committed at once) through one broker to C simulated clusters of 512 CPUs served
-// by A agents over loopback with mutual TLS (remote/), beside the same broker over the same
-// clusters in its own process. Two actor systems in this process (the agents' and the
-// broker node's, 2 threads each, as two daemons on this 2-core machine would be):
-//  - rate: N clients (one actor keeping N requests in flight), requests answered per second
-//    over each round;
-//  - latency: one request in flight, the median of a round's requests.
+// Issue 15's figures for clusters behind agents: requests through broker nodes to C simulated
+// clusters of 512 CPUs served by A agents over loopback with mutual TLS (remote/), beside the
+// same clusters in the broker's own process. Actor systems in this process stand for the
+// daemons (the agents' one and each broker node's, 2 threads each, as on this 2-core machine):
+//  - elastic: requests (mode reserve: probes, a prepare committed at once) answered per
+//    second with N clients in flight, and the median latency with one in flight;
+//  - coreserve: co-reservations of 3 parts (of the C clusters, on different agents: two-phase
+//    commit) with N clients in flight: per second, and the 50th and 99th percentile latency.
+// With B broker nodes, the clients are split evenly among them, all sharing the agents.
 //
-//   arb_bench_remote [clients=1000] [round_seconds=3] [rounds=5] [agents=4] [clusters=16]
+//   arb_bench_remote [elastic|coreserve] [clients=1000] [round_seconds=3] [rounds=5]
+//                    [agents=4] [clusters=16] [brokers=1]
 //
-// Prints the calibration (CAF round trips/s) and, for "local" and "remote", the median of the
-// rounds with their min and max.
+// Prints the calibration (CAF round trips/s) and, for "local" (one broker only) and
+// "remote", the median of the rounds with their min and max.
 
 #include <caf/all.hpp>
 
@@ -19,8 +21,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
-#include <random>
 #include <memory>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -70,7 +72,7 @@ cluster_service_actor spawn_cluster(caf::actor_system& sys, int c) {
 
 // 1 CPU for a minute within the hour after a random start in the next year: the clusters
 // never fill, so every round costs about the same.
-msg::checked_elastic_request request() {
+msg::checked_elastic_request make_elastic() {
   thread_local std::mt19937 rng(15);
   msg::elastic_request r;
   r.user = "alice";
@@ -87,129 +89,192 @@ msg::checked_elastic_request request() {
   return *msg::check(r);
 }
 
+// Three parts of 2 CPUs for ten minutes, at a common start within the hour after a random
+// start in the next year.
+msg::checked_coreservation_request make_coreservation() {
+  thread_local std::mt19937 rng(16);
+  msg::coreservation_request r;
+  r.user = "alice";
+  r.est = wall_clock()() + 60 + static_cast<std::int64_t>(rng() % (365 * 86400));
+  r.let = r.est + 3600;
+  for (int i = 0; i < 3; ++i) {
+    msg::coreservation_component c;
+    c.np_min = c.np_max = 2;
+    c.dur_ref = 600;
+    c.speedup = msg::to_spec(*speedup_model::amdahl(0));
+    r.components.push_back(c);
+  }
+  r.tsn_max = 2;
+  return *msg::check(r);
+}
+
 struct load_state {
   int done = 0, failed = 0;
+  std::vector<double> us;      // latency of each answered request
   std::function<void()> next;  // one more request
 };
 
-// Keeps `n` requests in flight until told to stop; counts the answers.
-caf::behavior load(caf::stateful_actor<load_state>* self, broker_actor broker, int n) {
-  self->state.next = [self, broker] {
-    self->request(broker, caf::infinite, request())
+// Keeps `n` requests in flight until told to stop; counts the answers and times them.
+template <class Reply, class Make>
+caf::behavior load(caf::stateful_actor<load_state>* self, broker_actor broker, int n, Make make) {
+  self->state.next = [self, broker, make] {
+    const auto t0 = steady::now();
+    self->request(broker, caf::infinite, make())
         .then(
-            [self](const msg::elastic_reply& r) {
+            [self, t0](const Reply& r) {
               (r.error.ok() ? self->state.done : self->state.failed)++;
+              self->state.us.push_back(
+                  std::chrono::duration<double, std::micro>(steady::now() - t0).count());
               self->state.next();
             },
             [self](caf::error&) { ++self->state.failed; });
   };
   for (int i = 0; i < n; ++i)
     self->state.next();
-  return {[self](caf::get_atom) { return std::make_pair(self->state.done, self->state.failed); }};
+  return {[self](caf::get_atom) {
+    // Since the last ask: answered, failed, their latencies.
+    auto out = std::make_tuple(self->state.done, self->state.failed, std::move(self->state.us));
+    self->state.done = self->state.failed = 0;
+    self->state.us.clear();
+    return out;
+  }};
 }
 
-struct figures {
-  std::vector<double> rate, latency_us;
+struct node_side {  // one broker node
+  std::unique_ptr<config> cfg = std::make_unique<config>();
+  std::unique_ptr<caf::actor_system> sys = std::make_unique<caf::actor_system>(*cfg);
+  gis_actor gis;
+  broker_actor broker;
+  std::vector<std::unique_ptr<remote::remote_agent>> links;
 };
 
-figures measure(caf::actor_system& sys, const broker_actor& broker, int clients, double seconds,
-                int rounds) {
+struct figures {
+  std::vector<double> rate, p50_us, p99_us, latency_us;
+};
+
+double percentile(std::vector<double>& v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
+}
+
+// `clients` in flight, split among the nodes, for rounds of `seconds`; with one node, the
+// latency with one in flight as well.
+template <class Reply, class Make>
+figures measure(std::vector<node_side*> nodes, int clients, double seconds, int rounds, Make make) {
   figures f;
-  caf::scoped_actor self{sys};
+  caf::scoped_actor self{*nodes.front()->sys};
   for (int round = 0; round < rounds; ++round) {
-    // Latency, one in flight.
-    std::vector<double> us;
-    const auto until = steady::now() + std::chrono::duration<double>(seconds / 3);
-    while (steady::now() < until) {
-      const auto req = request();
-      const auto t0 = steady::now();
-      self->request(broker, caf::infinite, req)
-          .receive([](const msg::elastic_reply&) {}, [](caf::error&) {});
-      us.push_back(std::chrono::duration<double, std::micro>(steady::now() - t0).count());
+    if (nodes.size() == 1) {
+      std::vector<double> us;
+      const auto until = steady::now() + std::chrono::duration<double>(seconds / 3);
+      while (steady::now() < until) {
+        const auto req = make();
+        const auto t0 = steady::now();
+        self->request(nodes.front()->broker, caf::infinite, req)
+            .receive([](const Reply&) {}, [](caf::error&) {});
+        us.push_back(std::chrono::duration<double, std::micro>(steady::now() - t0).count());
+      }
+      f.latency_us.push_back(percentile(us, 0.5));
     }
-    std::sort(us.begin(), us.end());
-    f.latency_us.push_back(us[us.size() / 2]);
-    // Rate, `clients` in flight.
-    auto l = sys.spawn(load, broker, clients);
-    std::pair<int, int> at0, at1;
-    const auto counts = [&] {
-      std::pair<int, int> c;
-      self->request(l, caf::infinite, caf::get_atom::value)
-          .receive([&](std::pair<int, int> x) { c = x; }, [](caf::error&) {});
-      return c;
+    std::vector<caf::actor> loads;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const int n = clients / static_cast<int>(nodes.size()) +
+                    (static_cast<int>(i) < clients % static_cast<int>(nodes.size()) ? 1 : 0);
+      loads.push_back(nodes[i]->sys->spawn(load<Reply, Make>, nodes[i]->broker, n, make));
+    }
+    int done = 0, failed = 0;
+    std::vector<double> us;
+    const auto collect = [&](bool keep) {
+      for (auto& l : loads)
+        self->request(l, caf::infinite, caf::get_atom::value)
+            .receive(
+                [&](int d, int x, std::vector<double>& lat) {
+                  if (!keep) return;
+                  done += d;
+                  failed += x;
+                  us.insert(us.end(), lat.begin(), lat.end());
+                },
+                [](caf::error&) {});
     };
-    at0 = counts();  // the ramp up is not counted
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds / 5));  // ramp up
+    collect(false);
     const auto t0 = steady::now();
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds));  // the window measured
-    at1 = counts();
+    done = failed = 0;
+    us.clear();
+    collect(true);
     const double s = std::chrono::duration<double>(steady::now() - t0).count();
-    f.rate.push_back((at1.first - at0.first) / s);
-    if (at1.second > at0.second)
-      std::fprintf(stderr, "round %d: %d failed requests\n", round, at1.second - at0.second);
-    self->send_exit(l, caf::exit_reason::user_shutdown);
+    f.rate.push_back(done / s);
+    f.p50_us.push_back(percentile(us, 0.5));
+    f.p99_us.push_back(percentile(us, 0.99));
+    if (failed > 0) std::fprintf(stderr, "round %d: %d failed requests\n", round, failed);
+    for (auto& l : loads)
+      self->send_exit(l, caf::exit_reason::user_shutdown);
     // Let the requests in flight drain before the next round.
-    self->request(broker, caf::infinite, request())
-        .receive([](const msg::elastic_reply&) {}, [](caf::error&) {});
+    for (auto* n : nodes)
+      self->request(n->broker, caf::infinite, make())
+          .receive([](const Reply&) {}, [](caf::error&) {});
   }
   return f;
 }
 
 void print(const char* what, std::vector<double> v, const char* unit) {
+  if (v.empty()) return;
   std::sort(v.begin(), v.end());
-  std::printf("  %-28s median %10.1f %s  (min %.1f, max %.1f, %zu rounds)\n", what, v[v.size() / 2],
+  std::printf("  %-30s median %10.1f %s  (min %.1f, max %.1f, %zu rounds)\n", what, v[v.size() / 2],
               unit, v.front(), v.back(), v.size());
 }
 
-}  // namespace
+void report(const char* title, const figures& f) {
+  std::printf("%s:\n", title);
+  print("requests/s", f.rate, "/s");
+  print("latency p50 under load", f.p50_us, "us");
+  print("latency p99 under load", f.p99_us, "us");
+  print("latency, 1 in flight", f.latency_us, "us");
+}
 
-int main(int argc, char** argv) {
-  const int clients = argc > 1 ? std::atoi(argv[1]) : 1000;
-  const double seconds = argc > 2 ? std::atof(argv[2]) : 3;
-  const int rounds = argc > 3 ? std::atoi(argv[3]) : 5;
-  const int agents = argc > 4 ? std::atoi(argv[4]) : 4;
-  const int clusters = argc > 5 ? std::atoi(argv[5]) : 16;
-  if (clients < 1 || seconds <= 0 || rounds < 1 || agents < 1 || clusters < agents) {
-    std::fprintf(stderr,
-                 "usage: %s [clients] [round_seconds] [rounds] [agents] [clusters>=agents]\n",
-                 argv[0]);
-    return 2;
-  }
-  config agent_cfg, broker_cfg;
-  caf::actor_system agent_sys{agent_cfg}, broker_sys{broker_cfg};
-  const auto cal = stress::measure_round_trips(broker_sys, 1.0);
+template <class Reply, class Make>
+int run(Make make, int clients, double seconds, int rounds, int agents, int clusters, int brokers) {
+  config agent_cfg;
+  caf::actor_system agent_sys{agent_cfg};
+  const auto cal = stress::measure_round_trips(agent_sys, 1.0);
   std::printf("calibration: %.0f CAF round trips/s\n", cal.round_trips_per_second);
-  std::printf("%d clusters of 512 CPUs, %d agents, %d clients, rounds of %.1f s\n", clusters,
-              agents, clients, seconds);
-
-  auto make_broker = [](caf::actor_system& sys, gis_actor gis) {
-    broker_config bc;
-    bc.gis = gis;
-    bc.clock = wall_clock();
-    bc.request_timeout = 60;
-    return spawn_broker(sys, bc);
-  };
-  caf::scoped_actor self{broker_sys};
-  auto reg = [&](const gis_actor& gis, const msg::cluster_info& i, const cluster_service_actor& h) {
+  std::printf(
+      "%d clusters of 512 CPUs, %d agents, %d broker node(s), %d clients, rounds of %.1f s\n",
+      clusters, agents, brokers, clients, seconds);
+  const auto reg = [](caf::actor_system& sys, const gis_actor& gis, const msg::cluster_info& i,
+                      const cluster_service_actor& h) {
+    caf::scoped_actor self{sys};
     self->request(gis, caf::infinite, register_atom::value, i, h)
         .receive([](const msg::ack_reply&) {}, [](caf::error&) {});
   };
+  const auto start_broker = [](node_side& n) {
+    n.gis = spawn_gis(*n.sys);
+    broker_config bc;
+    bc.gis = n.gis;
+    bc.clock = wall_clock();
+    bc.request_timeout = 60;
+    n.broker = spawn_broker(*n.sys, bc);
+  };
+  const auto stop_broker = [](node_side& n) {
+    caf::anon_send_exit(n.broker, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(n.gis, caf::exit_reason::user_shutdown);
+    n.links.clear();
+  };
 
-  {  // The same clusters in the broker's own process.
-    auto gis = spawn_gis(broker_sys);
+  if (brokers == 1) {  // the same clusters in the broker's own process
+    node_side n;
+    start_broker(n);
     std::vector<cluster_service_actor> local;
     for (int c = 0; c < clusters; ++c) {
-      local.push_back(spawn_cluster(broker_sys, c));
-      reg(gis, info_of(c), local.back());
+      local.push_back(spawn_cluster(*n.sys, c));
+      reg(*n.sys, n.gis, info_of(c), local.back());
     }
-    auto broker = make_broker(broker_sys, gis);
-    auto f = measure(broker_sys, broker, clients, seconds, rounds);
-    std::printf("local clusters:\n");
-    print("elastic requests/s", f.rate, "/s");
-    print("latency, 1 in flight", f.latency_us, "us");
-    self->send_exit(broker, caf::exit_reason::user_shutdown);
+    report("local clusters", measure<Reply, Make>({&n}, clients, seconds, rounds, make));
+    stop_broker(n);
     for (auto& h : local)
-      self->send_exit(h, caf::exit_reason::user_shutdown);
-    self->send_exit(gis, caf::exit_reason::user_shutdown);
+      caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
   }
 
   // Behind agents, over mutual TLS.
@@ -227,36 +292,64 @@ int main(int argc, char** argv) {
     ac.brokers = {"broker1"};
     servers.push_back(std::move(remote::agent_server::start(agent_sys, ac, mine).value()));
   }
-  auto gis = spawn_gis(broker_sys);
-  std::vector<std::unique_ptr<remote::remote_agent>> links;
-  for (int a = 0; a < agents; ++a) {
-    remote::remote_agent_config rc;
-    rc.address = "127.0.0.1:" + std::to_string(servers[a]->local_endpoint().port());
-    rc.agent_name = "agent1";
-    rc.broker_name = "broker1";
-    rc.tls =
-        api::make_client_tls({cert("ca.pem"), cert("broker1.pem"), cert("broker1.key")}).value();
-    rc.call_timeout = std::chrono::seconds(60);
-    for (int c = a; c < clusters; c += agents)
-      rc.clusters.push_back(info_of(c).name);
-    links.push_back(std::move(remote::remote_agent::start(broker_sys, rc).value()));
-    if (!links.back()->wait_connected(std::chrono::seconds(10))) {
-      std::fprintf(stderr, "agent %d: %s\n", a, links.back()->last_error().c_str());
-      return 1;
+  std::vector<std::unique_ptr<node_side>> nodes;
+  std::vector<node_side*> ptrs;
+  for (int b = 0; b < brokers; ++b) {
+    auto n = std::make_unique<node_side>();
+    start_broker(*n);
+    for (int a = 0; a < agents; ++a) {
+      remote::remote_agent_config rc;
+      rc.address = "127.0.0.1:" + std::to_string(servers[a]->local_endpoint().port());
+      rc.agent_name = "agent1";
+      rc.broker_name = "broker1";  // one certificate for all: their txns are random anyway
+      rc.tls =
+          api::make_client_tls({cert("ca.pem"), cert("broker1.pem"), cert("broker1.key")}).value();
+      rc.call_timeout = std::chrono::seconds(60);
+      for (int c = a; c < clusters; c += agents)
+        rc.clusters.push_back(info_of(c).name);
+      n->links.push_back(std::move(remote::remote_agent::start(*n->sys, rc).value()));
+      if (!n->links.back()->wait_connected(std::chrono::seconds(10))) {
+        std::fprintf(stderr, "agent %d: %s\n", a, n->links.back()->last_error().c_str());
+        return 1;
+      }
+      for (int c = a; c < clusters; c += agents)
+        reg(*n->sys, n->gis, info_of(c), n->links.back()->cluster(info_of(c).name));
     }
-    for (int c = a; c < clusters; c += agents)
-      reg(gis, info_of(c), links.back()->cluster(info_of(c).name));
+    ptrs.push_back(n.get());
+    nodes.push_back(std::move(n));
   }
-  auto broker = make_broker(broker_sys, gis);
-  auto f = measure(broker_sys, broker, clients, seconds, rounds);
-  std::printf("clusters behind agents (TLS):\n");
-  print("elastic requests/s", f.rate, "/s");
-  print("latency, 1 in flight", f.latency_us, "us");
-  self->send_exit(broker, caf::exit_reason::user_shutdown);
-  self->send_exit(gis, caf::exit_reason::user_shutdown);
-  links.clear();
+  report("clusters behind agents (TLS)",
+         measure<Reply, Make>(ptrs, clients, seconds, rounds, make));
+  for (auto& n : nodes)
+    stop_broker(*n);
   servers.clear();
   for (auto& h : served)
     caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "elastic";
+  const int clients = argc > 2 ? std::atoi(argv[2]) : 1000;
+  const double seconds = argc > 3 ? std::atof(argv[3]) : 3;
+  const int rounds = argc > 4 ? std::atoi(argv[4]) : 5;
+  const int agents = argc > 5 ? std::atoi(argv[5]) : 4;
+  const int clusters = argc > 6 ? std::atoi(argv[6]) : 16;
+  const int brokers = argc > 7 ? std::atoi(argv[7]) : 1;
+  if ((mode != "elastic" && mode != "coreserve") || clients < 1 || seconds <= 0 || rounds < 1 ||
+      agents < 1 || clusters < agents || brokers < 1) {
+    std::fprintf(stderr,
+                 "usage: %s [elastic|coreserve] [clients] [round_seconds] [rounds] [agents] "
+                 "[clusters>=agents] [brokers]\n",
+                 argv[0]);
+    return 2;
+  }
+  std::printf("mode: %s\n", mode.c_str());
+  if (mode == "elastic")
+    return run<msg::elastic_reply>(make_elastic, clients, seconds, rounds, agents, clusters,
+                                   brokers);
+  return run<msg::coreservation_reply>(make_coreservation, clients, seconds, rounds, agents,
+                                       clusters, brokers);
 }
