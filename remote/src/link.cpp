@@ -87,12 +87,17 @@ void link::write_next() {
     return;
   }
   writing_ = true;
-  stream_.async_write(asio::buffer(out_.front()),
+  // Every frame queued so far in one write: one TLS record and one system call for a burst
+  // of calls or answers, not one each.
+  writing_now_.clear();
+  for (auto& f : out_)
+    writing_now_ += f;
+  out_.clear();
+  stream_.async_write(asio::buffer(writing_now_),
                       [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
                         if (self->ended_) return;
                         if (ec) return self->end("write: " + ec.message());
                         self->last_write_ = clock::now();
-                        self->out_.pop_front();
                         self->write_next();
                       });
 }

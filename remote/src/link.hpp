@@ -68,7 +68,8 @@ class link : public std::enable_shared_from_this<link> {
   closed_fn closed_;
   std::string ping_;
   std::array<char, 16384> buffer_{};
-  std::deque<std::string> out_;
+  std::deque<std::string> out_;  ///< frames waiting for the write in progress
+  std::string writing_now_;      ///< what the write in progress sends
   bool writing_ = false;
   bool ended_ = false;
   std::optional<std::string> closing_;  ///< close_after_flush's reason
