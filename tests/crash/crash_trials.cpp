@@ -8,6 +8,9 @@
 //   - grid jobs of every strategy: none acknowledged is lost, none runs twice (at most one
 //     copy of a job in any LRMS), no copy the node no longer counts as live is left in a
 //     queue, and no job of a client is in an LRMS without being a live copy of a grid job.
+// With --agent, the clusters are behind an arb-agent (remote/README.md): trials kill -9 the
+// agent and the broker node in turn, under load, and check the same promises through the
+// broker, except that a hold may outlive a crash until its expiry (never past it).
 // Exit code 0 when every trial passed; each violation is printed.
 
 #include <signal.h>
@@ -17,13 +20,16 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 #include <thread>
@@ -53,6 +59,8 @@ struct options {
   int np_max = 16;        // largest request (co-reservation parts: half of it)
   bool clean_up = false;  // cancel everything at the end and check the LRMS is empty
   std::vector<std::string> users{"alice", "bob"};  // tokens "<user>-secret"
+  std::string agent;  // arb-agent: the clusters behind it, killed in turn with arbd
+  bool grid = true;   // grid jobs among the requests
 };
 
 // One arbd process on a port the OS chose, found through its ready file.
@@ -66,6 +74,10 @@ class daemon_process {
       args.push_back("--config");
       args.push_back(o.config);
     }
+    return spawn(std::move(args));
+  }
+  /// Any daemon that prints "ready <port> ..." on stdout once it serves (arbd, arb-agent).
+  static daemon_process spawn(std::vector<std::string> args) {
     std::vector<char*> argv;
     for (auto& a : args)
       argv.push_back(a.data());
@@ -79,22 +91,22 @@ class daemon_process {
     posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
     posix_spawn_file_actions_addclose(&fa, out[0]);
     pid_t pid = 0;
-    const int rc = posix_spawn(&pid, o.arbd.c_str(), &fa, nullptr, argv.data(), environ);
+    const int rc = posix_spawn(&pid, args[0].c_str(), &fa, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&fa);
     ::close(out[1]);
-    if (rc != 0) throw std::runtime_error("cannot start " + o.arbd);
+    if (rc != 0) throw std::runtime_error("cannot start " + args[0]);
     std::string line;
     char ch;
     while (::read(out[0], &ch, 1) == 1 && ch != '\n')
       line += ch;
-    ::close(out[0]);  // arbd prints nothing else on stdout
+    ::close(out[0]);  // it prints nothing else on stdout
     daemon_process d;
     d.pid = pid;
     unsigned port = 0;
     if (std::sscanf(line.c_str(), "ready %u", &port) != 1) {
       int st = 0;
       ::waitpid(pid, &st, 0);
-      throw std::runtime_error("arbd did not start (exit status " + std::to_string(st) + ")");
+      throw std::runtime_error(args[0] + " did not start (exit status " + std::to_string(st) + ")");
     }
     d.port = static_cast<std::uint16_t>(port);
     return d;
@@ -188,7 +200,7 @@ msg::grid_submit_request grid_job(std::mt19937& rng, int np_max) {
 }
 
 void client_loop(std::uint16_t port, const std::string& user, unsigned seed, int ops, int np_max,
-                 ledger& led, const std::atomic<bool>& dead) {
+                 bool grid, ledger& led, const std::atomic<bool>& dead) {
   client_done done{led};
   api::client c{{milliseconds(5000)}};
   if (!c.connect("127.0.0.1", port, user, user + "-secret")) return;
@@ -198,7 +210,7 @@ void client_loop(std::uint16_t port, const std::string& user, unsigned seed, int
                        std::chrono::system_clock::now().time_since_epoch())
                        .count();
   for (int i = 0; i < ops && !dead; ++i) {
-    const int what = std::uniform_int_distribution<int>(0, 11)(rng);
+    const int what = std::uniform_int_distribution<int>(0, grid ? 11 : 9)(rng);
     if (what >= 10) {
       // Grid jobs: submit one, or cancel one of ours.
       std::string victim;
@@ -309,7 +321,7 @@ std::vector<std::string> audit_grid(api::client& admin, ledger& led,
 
 // Checks the promises against a restarted daemon; returns the violations found.
 std::vector<std::string> audit(std::uint16_t port, ledger& led,
-                               const std::vector<std::string>& o_users) {
+                               const std::vector<std::string>& o_users, bool behind_agent) {
   api::client admin{{milliseconds(30000)}};
   if (auto w = admin.connect("127.0.0.1", port, "admin", "admin-secret"); !w)
     return {"admin cannot connect: " + w.err().message};
@@ -343,7 +355,11 @@ std::vector<std::string> audit(std::uint16_t port, ledger& led,
   for (const auto& [id, want] : led.committed) {
     auto it = by_id.find(id);
     if (it == by_id.end()) {
-      bad.push_back("acknowledged reservation lost: " + id);
+      // Behind an agent a finished reservation is in the agent's history, not the broker's:
+      // one whose cancel was asked may have left the list (the trials' reservations start
+      // hours later, so nothing else finishes).
+      if (!(behind_agent && led.cancel_sent.count(id)))
+        bad.push_back("acknowledged reservation lost: " + id);
       continue;
     }
     const auto& got = it->second;
@@ -362,8 +378,15 @@ std::vector<std::string> audit(std::uint16_t port, ledger& led,
   auto status = admin.call(api::status_request{});
   if (!status || !status->ok()) return {"status failed"};
   for (const auto& s : std::get<api::status_reply>(status->body).clusters) {
-    if (s.holds != 0)
+    if (!s.error.ok()) bad.push_back(s.cluster + ": status: " + s.error.message);
+    if (s.holds != 0 && !behind_agent)
       bad.push_back(s.cluster + ": " + std::to_string(s.holds) + " holds survived the restart");
+    // Behind an agent, a hold outlives a crash of its broker (or is kept in doubt by the
+    // agent's recovery) until its expiry; never past it.
+    for (const auto& r : s.reservations)
+      if (behind_agent && r.state == reservation_state::accepted && r.expiry + 2 < s.now)
+        bad.push_back(s.cluster + ": hold " + r.id + " past its expiry (" +
+                      std::to_string(s.now - r.expiry) + " s)");
     // The node's names in this LRMS (its own prefix: another node's are not audited here).
     const std::string& prefix = s.name_prefix;
     if (prefix.empty()) bad.push_back(s.cluster + ": no name prefix in the status");
@@ -393,13 +416,61 @@ std::vector<std::string> audit(std::uint16_t port, ledger& led,
   return bad;
 }
 
-int run(const options& o) {
+// --agent: the agent's config (its three clusters, plain text on loopback) and the broker's
+// (every cluster at the agent). `port` 0 lets the agent choose.
+void write_agent_configs(const std::string& dir, unsigned port) {
+  std::ofstream a(dir + "/agent.toml");
+  a << "[node]\nname = \"crash-agent\"\ndata_dir = \"" << dir << "/agent-data\"\n"
+    << "[agent]\nlisten = \"127.0.0.1:" << port << "\"\nallow_plaintext = true\n"
+    << "brokers = [\"crash-broker\"]\n";
+  for (auto [name, cpus] : {std::pair{"c1", 32}, std::pair{"c2", 16}, std::pair{"c3", 64}})
+    a << "[[cluster]]\nname = \"" << name << "\"\ncpus = " << cpus << "\npp = 1500\n";
+  std::ofstream b(dir + "/broker.toml");
+  b << "[node]\nname = \"crash-broker\"\nallow_plaintext = true\naudit = false\n"
+    << "[broker]\nprepare_expiry = \"5s\"\nhold = \"5s\"\n"
+    << "[remote]\nallow_plaintext = true\ncall_timeout = 3\nheartbeat = 0.2\nsilence = 1\n";
+  for (const char* u : {"alice", "bob"})
+    b << "[[user]]\nname = \"" << u << "\"\ntoken = \"" << u << "-secret\"\n";
+  b << "[[user]]\nname = \"admin\"\ntoken = \"admin-secret\"\nadmin = true\n";
+  for (const char* c : {"c1", "c2", "c3"})
+    b << "[[cluster]]\nname = \"" << c << "\"\nagent = \"127.0.0.1:" << port << "\"\n";
+}
+
+daemon_process start_agent(const options& o) {
+  return daemon_process::spawn({o.agent, "--config", o.dir + "/agent.toml", "--log-level", "warn"});
+}
+
+// Behind an agent, the broker reaches every cluster again after a crash of either (the link
+// is remade with backoff): asks the status until every cluster answers, at most 30 s.
+void wait_for_the_agent(std::uint16_t port) {
+  api::client admin{{milliseconds(10000)}};
+  if (!admin.connect("127.0.0.1", port, "admin", "admin-secret")) return;
+  for (int i = 0; i < 150; ++i) {
+    auto st = admin.call(api::status_request{});
+    if (st && st->ok()) {
+      const auto& all = std::get<api::status_reply>(st->body).clusters;
+      if (std::all_of(all.begin(), all.end(), [](const auto& c) { return c.error.ok(); })) return;
+    }
+    std::this_thread::sleep_for(milliseconds(200));  // another process reconnecting
+  }
+}
+
+int run(options o) {
   fs::remove_all(o.dir);
   fs::create_directories(o.dir);
   std::mt19937 rng(o.seed);
   ledger led;
   int failures = 0;
+  std::optional<daemon_process> agent;
+  if (!o.agent.empty()) {
+    write_agent_configs(o.dir, 0);
+    agent = start_agent(o);
+    write_agent_configs(o.dir, agent->port);  // the same port after every restart
+    o.config = o.dir + "/broker.toml";
+    o.grid = false;  // a simulated LRMS forgets its queue with its agent: not a promise here
+  }
   auto d = daemon_process::start(o);
+  if (agent) wait_for_the_agent(d.port);
   for (int trial = 1; trial <= o.trials; ++trial) {
     std::atomic<bool> dead{false};
     std::size_t replies_before;
@@ -410,9 +481,10 @@ int run(const options& o) {
     }
     std::vector<std::thread> clients;
     for (int c = 0; c < o.clients; ++c)
-      clients.emplace_back(
-          client_loop, d.port, o.users[static_cast<std::size_t>(c) % o.users.size()],
-          static_cast<unsigned>(rng()), o.ops_per_client, o.np_max, std::ref(led), std::cref(dead));
+      clients.emplace_back(client_loop, d.port,
+                           o.users[static_cast<std::size_t>(c) % o.users.size()],
+                           static_cast<unsigned>(rng()), o.ops_per_client, o.np_max, o.grid,
+                           std::ref(led), std::cref(dead));
     // The crash point: after a random number of replies, while the other clients' requests
     // are in flight (or once every client has finished, if that comes first).
     const int kill_after = std::uniform_int_distribution<int>(1, 400)(rng);
@@ -423,12 +495,21 @@ int run(const options& o) {
                led.clients_done == o.clients;
       });
     }
-    d.kill9();
+    const bool agent_dies = agent && trial % 2 == 1;  // the agent and the broker in turn
+    if (agent_dies) {
+      agent->kill9();
+    } else {
+      d.kill9();
+    }
     dead = true;
     for (auto& t : clients)
       t.join();
-    d = daemon_process::start(o);
-    auto bad = audit(d.port, led, o.users);
+    if (agent_dies)
+      agent = start_agent(o);
+    else
+      d = daemon_process::start(o);
+    if (agent) wait_for_the_agent(d.port);
+    auto bad = audit(d.port, led, o.users, agent.has_value());
     std::size_t acked, grid;
     {
       std::lock_guard lock{led.mu};
@@ -436,9 +517,10 @@ int run(const options& o) {
       grid = led.grid_jobs.size();
     }
     std::printf(
-        "trial %d: killed after %d replies; %zu reservations and %zu grid jobs acknowledged so "
-        "far; %s\n",
-        trial, kill_after, acked, grid, bad.empty() ? "ok" : "VIOLATIONS");
+        "trial %d: %s killed after %d replies; %zu reservations and %zu grid jobs acknowledged "
+        "so far; %s\n",
+        trial, agent_dies ? "the agent" : "arbd", kill_after, acked, grid,
+        bad.empty() ? "ok" : "VIOLATIONS");
     for (const auto& b : bad)
       std::printf("  %s\n", b.c_str());
     failures += !bad.empty();
@@ -504,6 +586,12 @@ int run(const options& o) {
     std::printf("graceful stop: arbd exited with %d\n", rc);
     ++failures;
   }
+  if (agent) {
+    if (const int arc = agent->terminate(); arc != 0) {
+      std::printf("graceful stop: arb-agent exited with %d\n", arc);
+      ++failures;
+    }
+  }
   std::printf("%d of %d trials failed\n", failures, o.trials);
   return failures == 0 ? 0 : 1;
 }
@@ -523,6 +611,8 @@ int main(int argc, char** argv) {
   app.add_option("--config", o.config, "arbd configuration (default: the demo grid)");
   app.add_option("--np-max", o.np_max, "largest CPU count requested");
   app.add_flag("--clean-up", o.clean_up, "cancel everything at the end; check the LRMS is empty");
+  app.add_option("--agent", o.agent,
+                 "arb-agent executable: the clusters behind it, killed in turn with arbd");
   app.add_option("--users", o.users,
                  "client users (token: <user>-secret); a real LRMS needs real accounts")
       ->delimiter(',');
