@@ -4,6 +4,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <filesystem>
@@ -13,6 +14,7 @@
 
 #include "arbroker/actors/broker.hpp"
 #include "arbroker/actors/cluster_service_actor.hpp"
+#include "arbroker/actors/decision_settler.hpp"
 #include "arbroker/actors/gis.hpp"
 #include "arbroker/actors/grid_jobs.hpp"
 #include "arbroker/adapters/gridengine_lrms.hpp"
@@ -384,9 +386,14 @@ struct node::impl {
       made.emplace_back(std::shared_ptr<cluster_service>(std::move(*svc)),
                         c.kind != cluster_kind::simulated);
     }
-    // Every decision is settled now: committed where whole, compensated where not.
-    for (const auto& txn : decisions)
-      if (auto ok = journal->forget_commit(txn); !ok) return ok;
+    // Every decision is settled now: committed where whole, compensated where not. With
+    // clusters behind agents, their parts are not: a settler completes them (below).
+    const bool has_remote =
+        std::any_of(cfg.clusters.begin(), cfg.clusters.end(),
+                    [](const auto& c) { return c.kind == cluster_kind::remote; });
+    if (!has_remote)
+      for (const auto& txn : decisions)
+        if (auto ok = journal->forget_commit(txn); !ok) return ok;
 
     sys_cfg = std::make_unique<engine_config>(cfg.threads);
     sys = std::make_unique<caf::actor_system>(*sys_cfg);
@@ -400,6 +407,18 @@ struct node::impl {
     }
     if (auto ok = serve_agent(); !ok) return ok;
     if (auto ok = reach_agents(); !ok) return ok;
+    if (has_remote && !decisions.empty()) {
+      decision_settler_config dc;
+      dc.clusters = services;
+      dc.decisions = decisions;
+      dc.journal = journal;
+      dc.on_settled = [events = hooks.remote_event](const std::string& txn, bool whole) {
+        if (events)
+          events("settled the logged commit decision " + txn +
+                 (whole ? ": committed" : ": a part was lost, released everywhere"));
+      };
+      spawn_decision_settler(*sys, std::move(dc));
+    }
     for (const auto& b : routes.instances()) {
       broker_config bc;
       bc.gis = gis;
