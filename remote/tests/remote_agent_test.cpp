@@ -100,6 +100,12 @@ struct agent_side {
   std::string address() const {
     return "127.0.0.1:" + std::to_string(server->local_endpoint().port());
   }
+  /// The agent's process back, on the port it had.
+  void serve_again(unsigned short port) {
+    auto c = tls_config();
+    c.endpoint.port(port);
+    serve(c);
+  }
 };
 
 /// A broker node's process: its actor system, and the connection to one agent.
@@ -125,6 +131,11 @@ struct broker_side {
     auto a = remote_agent::start(sys, std::move(c));
     ASSERT_TRUE(a) << a.err().message;
     agent = std::move(*a);
+  }
+  /// Connected to `to` as broker1, over TLS.
+  void connect_to(const agent_side& to) {
+    connect(config(to.address()));
+    ASSERT_TRUE(agent->wait_connected(10s)) << agent->last_error();
   }
   ~broker_side() { agent.reset(); }
 
@@ -389,8 +400,7 @@ TEST(RemoteAgent, ALostAgentIsUnreachableAtOnceAndTheSameHandleWorksWhenItIsBack
   agent.serve();
   const auto port = agent.server->local_endpoint().port();
   broker_side node;
-  node.connect(node.config(agent.address()));
-  ASSERT_TRUE(node.agent->wait_connected(10s)) << node.agent->last_error();
+  node.connect_to(agent);
   const auto proxy = node.agent->cluster("c1");
 
   agent.server.reset();  // the agent's process goes away
@@ -398,9 +408,7 @@ TEST(RemoteAgent, ALostAgentIsUnreachableAtOnceAndTheSameHandleWorksWhenItIsBack
   EXPECT_EQ(tag.value, 5u);
   EXPECT_EQ(r.error.err(), errc::unreachable) << r.error.message;
 
-  auto c = agent_side::tls_config();
-  c.endpoint.port(port);
-  agent.serve(c);
+  agent.serve_again(port);
   ASSERT_TRUE(node.agent->wait_connected(10s)) << node.agent->last_error();
   EXPECT_EQ(node.agent->cluster("c1"), proxy);
   auto [tag2, again] = node.call<msg::prepare_reply>(6, hold("t-2", 4));
@@ -412,8 +420,7 @@ TEST(RemoteAgent, ACommitWaitsForTheLinkAndIsDeliveredWhenTheAgentIsBack) {
   agent.serve();
   const auto port = agent.server->local_endpoint().port();
   broker_side node;
-  node.connect(node.config(agent.address()));
-  ASSERT_TRUE(node.agent->wait_connected(10s)) << node.agent->last_error();
+  node.connect_to(agent);
   auto [t1, held] = node.call<msg::prepare_reply>(1, hold("t-1", 4));
   ASSERT_TRUE(held.error.ok()) << held.error.message;
 
@@ -427,9 +434,7 @@ TEST(RemoteAgent, ACommitWaitsForTheLinkAndIsDeliveredWhenTheAgentIsBack) {
                 caf::after(std::chrono::milliseconds(300)) >> [] {});
   EXPECT_FALSE(early) << "a commit was answered while the agent was away";
   // ... until the agent is back: then it is delivered, and it commits the hold.
-  auto c = agent_side::tls_config();
-  c.endpoint.port(port);
-  agent.serve(c);
+  agent.serve_again(port);
   msg::ack_reply ack;
   self->receive([&](msg::call_tag t, msg::ack_reply& a) {
     EXPECT_EQ(t.value, 2u);

@@ -28,18 +28,6 @@ agent_config() {  # NAME PORT CLUSTER:CPUS...
     for c in "$@"; do printf '[[cluster]]\nname = "%s"\ncpus = %s\n' "${c%%:*}" "${c##*:}"; done
   } >"$work/$name.toml"
 }
-# Runs a daemon in the background, its stdout in $work/NAME.out, until it prints its ready
-# line (or ends); sets ${NAME}_pid and ready_line.
-launch() {  # NAME COMMAND...
-  local name=$1; shift
-  : >"$work/$name.out"
-  "$@" >"$work/$name.out" 2>>"$work/$name.log" &
-  local pid=$!
-  pids+=("$pid")
-  printf -v "${name}_pid" '%s' "$pid"
-  ready_line=$(grep -m1 "^ready" < <(timeout 30 tail -n +1 --pid="$pid" -f "$work/$name.out"))
-  [ -n "$ready_line" ] || { echo "FAIL - $name did not start: $(cat "$work/$name.log")"; exit 1; }
-}
 start_agent() {  # NAME: sets ${NAME}_pid and ${NAME}_port
   launch "$1" "$agent_bin" --config "$work/$1.toml"
   printf -v "${1}_port" '%s' "$(cut -d' ' -f2 <<<"$ready_line")"
@@ -88,13 +76,6 @@ as() {  # BROKER USER ARB-ARGS...
   local server=${1}_server
   env ARB_SERVER="${!server}" ARB_USER="$2" ARB_TOKEN="$2-secret" "$arb" "${@:3}"
 }
-# Waits (at most 30 s) for a line matching PATTERN in FILE after its first SKIP lines (0: from
-# the start): an event, not a delay.
-wait_log() {  # FILE PATTERN [SKIP]
-  grep -q -m1 -- "$2" < <(timeout 30 tail -n +$((${3:-0} + 1)) -f "$1")
-}
-lines() { wc -l <"$1"; }
-
 agent_config agent1 0 sa:16 sb:32
 agent_config agent2 0 sc:8
 check "arb-agent --check" 0 "$agent_bin" --check --config "$work/agent1.toml"

@@ -70,20 +70,6 @@ agent = "$agent_ip:7711"
 agent_name = "agent1"
 TOML
 
-launch() {  # NAME COMMAND...: runs it until its ready line; sets ${NAME}_pid and ready_line
-  local name=$1; shift
-  : >"$work/$name.out"
-  "$@" >"$work/$name.out" 2>>"$work/$name.log" &
-  local pid=$!
-  pids+=("$pid")
-  printf -v "${name}_pid" '%s' "$pid"
-  ready_line=$(grep -m1 "^ready" < <(timeout 30 tail -n +1 --pid="$pid" -f "$work/$name.out"))
-  [ -n "$ready_line" ] || { echo "FAIL - $name did not start: $(cat "$work/$name.log")"; exit 1; }
-}
-wait_log() {  # FILE PATTERN SKIP: a matching line after the first SKIP lines, within 30 s
-  grep -q -m1 -- "$2" < <(timeout 30 tail -n +$(($3 + 1)) -f "$1")
-}
-lines() { wc -l <"$1"; }
 reserve() {  # EXPECTED_EXIT NAME
   check "$2" "$1" env ARB_SERVER="$broker_server" ARB_USER=alice ARB_TOKEN=alice-secret \
     "$arb" reserve --est now+1h --let now+3h --np 2 --dur-ref 1h --cluster far

@@ -28,3 +28,21 @@ start_arbd() {
 stop_arbd() {
   kill -TERM "$arbd_pid"; wait "$arbd_pid"; stopped_rc=$?
 }
+# Runs a daemon in the background, its stdout in $work/NAME.out, until it prints its ready
+# line (or ends); sets ${NAME}_pid and ready_line, and adds the pid to the caller's `pids`.
+launch() {  # NAME COMMAND...
+  local name=$1; shift
+  : >"$work/$name.out"
+  "$@" >"$work/$name.out" 2>>"$work/$name.log" &
+  local pid=$!
+  pids+=("$pid")
+  printf -v "${name}_pid" '%s' "$pid"
+  ready_line=$(grep -m1 "^ready" < <(timeout 30 tail -n +1 --pid="$pid" -f "$work/$name.out"))
+  [ -n "$ready_line" ] || { echo "FAIL - $name did not start: $(cat "$work/$name.log")"; exit 1; }
+}
+# Waits (at most 30 s) for a line matching PATTERN in FILE after its first SKIP lines (0: from
+# the start): an event, not a delay.
+wait_log() {  # FILE PATTERN [SKIP]
+  grep -q -m1 -- "$2" < <(timeout 30 tail -n +$((${3:-0} + 1)) -f "$1")
+}
+lines() { wc -l <"$1"; }
