@@ -221,6 +221,16 @@ result<std::vector<lrms_reservation>> gridengine_lrms::list_reservations(deadlin
 
 result<lrms_snapshot> gridengine_lrms::snapshot() {
   const auto until = start_call();
+  auto s = snapshot_once(until);
+  // A snapshot only reads: one that failed on an answer it could not use (a qmaster busy
+  // restarting or under load can drop a reply: "failed receiving gdi request response") is
+  // asked once more while the call's deadline allows. A qmaster that is down is not.
+  if (!s && s.err().code == errc::lrms_failure && steady_clock::now() < until - config_.timeout / 2)
+    s = snapshot_once(until);
+  return s;
+}
+
+result<lrms_snapshot> gridengine_lrms::snapshot_once(deadline until) {
   lrms_snapshot s;
   s.now = static_cast<timestamp>(std::time(nullptr));
   auto slots = total_slots(until);

@@ -79,6 +79,7 @@ class gridengine_lrms final : public lrms {
                              std::optional<process_user> user = std::nullopt) const;
   result<std::vector<lrms_reservation>> list_reservations(deadline until);
   result<int> total_slots(deadline until);
+  result<lrms_snapshot> snapshot_once(deadline until);
   /// The longest h_rt of the cluster queues (0: one has none), read at most every 10 min:
   /// it is configuration, not state.
   result<duration> queue_time_limit(deadline until);
