@@ -12,10 +12,10 @@
 #include <mutex>
 
 #include "arbroker/api/authenticator.hpp"
+#include "arbroker/api/stream.hpp"
 #include "arbroker/api/tls.hpp"
 #include "arbroker/api/validate.hpp"
 #include "reply_channel.hpp"
-#include "arbroker/api/stream.hpp"
 
 namespace arbroker::api {
 

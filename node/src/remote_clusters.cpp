@@ -2,6 +2,7 @@
 
 #include <boost/asio/ip/address.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -76,9 +77,12 @@ result<remote_links> reach_agents(
     out.agents.push_back(std::move(*a));
   }
   // The node starts with its directory whole when its agents answer: it waits for their
-  // first word (welcome or failure), at most one opening deadline each.
+  // first word (welcome or failure), 5 s at most for all of them (they connect at once).
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   for (const auto& a : out.agents)
-    (void)a->wait_settled(std::chrono::milliseconds(5000));
+    (void)a->wait_settled(std::max(std::chrono::milliseconds(0),
+                                   std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       until - std::chrono::steady_clock::now())));
   for (const auto& name : order)
     out.proxies.emplace_back(name, proxies[name]);
   return out;

@@ -15,6 +15,7 @@
 
 #include <caf/all.hpp>
 
+#include "arbroker/api/client.hpp"
 #include "arbroker/messages/msgpack_codec.hpp"
 #include "arbroker/remote/agent_protocol.hpp"
 #include "interface_table.hpp"
@@ -227,8 +228,6 @@ class proxy_state {
                    "no answer from " + agent_->describe() +
                        " in time (the call may still be "
                        "executed there: it is idempotent)");
-          waiting_ = static_cast<std::size_t>(std::count_if(
-              pending_.begin(), pending_.end(), [](const auto& kv) { return kv.second.waiting; }));
           arm();
         });
   }
@@ -259,6 +258,7 @@ class proxy_state {
     std::vector<detail::finish_fn> failed;
     for (auto it = pending_.begin(); it != pending_.end();) {
       if (which(it->second)) {
+        if (it->second.waiting) --waiting_;
         failed.push_back(std::move(it->second.finish));
         it = pending_.erase(it);
       } else {
@@ -432,14 +432,10 @@ void remote_agent::impl::lost(const std::string& why) {
 
 result<std::unique_ptr<remote_agent>> remote_agent::start(caf::actor_system& sys,
                                                           remote_agent_config config) {
-  const auto colon = config.address.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == config.address.size())
-    return fail(errc::invalid_parameter,
-                "agent address '" + config.address + "': expected host:port");
-  std::string host = config.address.substr(0, colon);
-  std::string port = config.address.substr(colon + 1);
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
-    host = host.substr(1, host.size() - 2);
+  auto where = api::parse_host_port(config.address);  // also [v6 address]:port
+  if (!where) return fail(errc::invalid_parameter, "agent address: " + where.err().message);
+  std::string host = where->first;
+  std::string port = std::to_string(where->second);
   if (!config.tls && !loopback_host(host))
     return fail(errc::invalid_parameter,
                 "agent " + config.address + ": plain text is allowed on loopback only");
