@@ -88,8 +88,9 @@ msg::job_states_reply cluster_service::job_states(const msg::job_states_request&
 
 msg::job_cancel_reply cluster_service::cancel_job(const msg::job_cancel_request& req, timestamp) {
   msg::job_cancel_reply out;
-  out.lrms_id = req.lrms_id;
-  auto st = lrms_->job_status(req.lrms_id);
+  const auto who = caller_of(req.lrms_id);  // an agent's caller: "<broker>:<lrms id>"
+  out.lrms_id = std::string(who.rest);
+  auto st = lrms_->job_status(out.lrms_id);
   if (!st) {
     out.error = msg::to_wire(st.err());
     return out;
@@ -97,12 +98,34 @@ msg::job_cancel_reply cluster_service::cancel_job(const msg::job_cancel_request&
   out.found = observed(*st);
   const bool live = *st == lrms_job_state::queued || *st == lrms_job_state::running;
   if (!live || (req.only_if_queued && *st == lrms_job_state::running)) return out;
-  if (auto ok = lrms_->cancel_job(req.lrms_id); !ok) {
+  if (!who.broker.empty()) {
+    // Another broker's job answers like a missing one (its name carries its broker).
+    auto mine = submitted_by(out.lrms_id, who.broker);
+    if (!mine) {
+      out.error = msg::to_wire(mine.err());
+      return out;
+    }
+    if (!*mine) {
+      out.error = msg::wire(errc::not_found, "no job '" + out.lrms_id + "' on " + name());
+      return out;
+    }
+  }
+  if (auto ok = lrms_->cancel_job(out.lrms_id); !ok) {
     out.error = msg::to_wire(ok.err());
     return out;
   }
   view_.taken = -time_infinity;
   return out;
+}
+
+result<bool> cluster_service::submitted_by(const std::string& lrms_id, std::string_view broker) {
+  auto snap = lrms_->snapshot();
+  if (!snap) return snap.err();
+  const std::string prefix = cfg_.name_prefix + broker_scope::job_name(broker, "");
+  for (const auto* list : {&snap->running, &snap->queued})
+    for (const auto& j : *list)
+      if (j.id == lrms_id) return j.name.starts_with(prefix);
+  return false;
 }
 
 msg::job_find_reply cluster_service::find_jobs(const msg::job_find_request& req, timestamp) {

@@ -443,10 +443,23 @@ cluster_service::record* cluster_service::owned(const std::string& id, const std
                                                 timestamp now) {
   sweep(now);
   auto it = records_.find(serial_of(id));
+  if (it == records_.end()) return nullptr;
+  const auto who = caller_of(user);
   // An empty user is any owner: an admin's request (the API fills in everyone else's).
-  if (it == records_.end() || (!user.empty() && it->second.owner != user)) return nullptr;
+  if (!who.rest.empty() && it->second.owner != who.rest) return nullptr;
+  if (!made_by(it->second, who.broker)) return nullptr;
   it->second.life.advance(now);
   return &it->second;
+}
+
+broker_scope::caller cluster_service::caller_of(std::string_view user) const {
+  if (cfg_.scoped_callers)
+    if (auto c = broker_scope::split(user)) return *c;
+  return {{}, user};
+}
+
+bool cluster_service::made_by(const record& r, std::string_view broker) {
+  return broker.empty() || broker_scope::belongs_to(r.txn, broker);
 }
 
 std::uint64_t cluster_service::serial_of(std::string_view id) const {
@@ -607,14 +620,16 @@ msg::query_reply cluster_service::query(const msg::query_request& req, timestamp
 msg::list_reply cluster_service::list(const msg::list_request& req, timestamp now) {
   sweep(now);
   msg::list_reply out;
+  const auto who = caller_of(req.user);
   auto add = [&](record& r) {
+    if (!made_by(r, who.broker)) return;
     r.life.advance(now);
     // Finished ones only when asked for (without a journal they are still here).
     if (is_terminal(r.life.state()) && !req.history) return;
     out.reservations.push_back(info_of(r));
   };
-  if (!req.user.empty()) {
-    if (auto o = by_owner_.find(req.user); o != by_owner_.end())
+  if (!who.rest.empty()) {
+    if (auto o = by_owner_.find(std::string(who.rest)); o != by_owner_.end())
       for (const auto n : o->second)
         add(records_.at(n));
   } else if (req.history) {

@@ -366,6 +366,7 @@ struct node::impl {
       sc.name_prefix = c.name_prefix;
       sc.adopt_foreign = cfg.adopt;
       sc.keep_in_doubt_holds = cfg.agent.has_value();  // brokers elsewhere decide its holds
+      sc.scoped_callers = cfg.agent.has_value();       // ... and may touch only their own
       sc.vo_of = vo_of;
       sc.journal = journal;
       sc.on_change = hooks.reservation_changed;

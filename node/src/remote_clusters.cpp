@@ -26,6 +26,7 @@ result<std::unique_ptr<remote::agent_server>> serve_agent(
     ac.tls = *tls;
   }
   ac.brokers = a.brokers;
+  ac.admin_brokers = a.admin_brokers;
   ac.opening = std::chrono::seconds(a.opening);
   ac.silence = std::chrono::seconds(a.silence);
   ac.on_event = std::move(on_event);

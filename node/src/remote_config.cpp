@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "arbroker/actors/broker_scope.hpp"
+
 namespace arbroker::detail {
 
 using namespace reading;
@@ -28,7 +30,7 @@ status read_agent(const toml::table& root, node_config& cfg) {
   if (!t) return bad("agent", "expected a table");
   ARB_TRY(only_known_keys(*t, "agent",
                           {"listen", "name", "certificate", "private_key", "broker_ca", "brokers",
-                           "allow_plaintext", "opening", "silence"}));
+                           "admin_brokers", "allow_plaintext", "opening", "silence"}));
   agent_entry a;
   auto listen = config::text(at(*t, "agent", "listen"));
   if (!listen) return listen.err();
@@ -43,6 +45,9 @@ status read_agent(const toml::table& root, node_config& cfg) {
   auto brokers = strings(*t, "agent", "brokers");
   if (!brokers) return brokers.err();
   a.brokers = std::move(*brokers);
+  auto admins = strings(*t, "agent", "admin_brokers");
+  if (!admins) return admins.err();
+  a.admin_brokers = std::move(*admins);
   cfg.agent = std::move(a);
   return {};
 }
@@ -96,11 +101,17 @@ status validate_remote(const node_config& cfg) {
     return bad("agent",
                "needs certificate, private_key and broker_ca (or allow_plaintext, on "
                "loopback only)");
-  if (a.brokers.empty()) return bad("agent.brokers", "name the brokers it serves");
-  std::set<std::string> seen;
-  for (const auto& b : a.brokers)
-    if (b.empty() || !seen.insert(b).second)
-      return bad("agent.brokers", "names must be non-empty and listed once ('" + b + "')");
+  if (a.brokers.empty() && a.admin_brokers.empty())
+    return bad("agent.brokers", "name the brokers it serves");
+  for (const auto& [key, names] : {std::pair{"agent.brokers", &a.brokers},
+                                   std::pair{"agent.admin_brokers", &a.admin_brokers}}) {
+    std::set<std::string> seen;
+    for (const auto& b : *names) {
+      if (!broker_scope::valid_broker_name(b))
+        return bad(key, "'" + b + "' cannot name a broker (1-64 letters, digits, '.', '_', '-')");
+      if (!seen.insert(b).second) return bad(key, "'" + b + "' is listed twice");
+    }
+  }
   if (a.opening < 1 || a.silence < 1) return bad("agent", "opening and silence must be >= 1 s");
   return {};
 }

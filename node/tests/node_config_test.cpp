@@ -367,6 +367,7 @@ certificate = "a.pem"
 private_key = "a.key"
 broker_ca = "ca.pem"
 brokers = ["broker1", "broker2"]
+admin_brokers = ["ops.example.org"]
 opening = "3s"
 silence = "1m"
 [remote]
@@ -391,6 +392,7 @@ agent_name = "site7"
   EXPECT_EQ(cfg->agent->name, "agent1");
   EXPECT_EQ(cfg->agent->broker_ca, "ca.pem");
   EXPECT_EQ(cfg->agent->brokers, (std::vector<std::string>{"broker1", "broker2"}));
+  EXPECT_EQ(cfg->agent->admin_brokers, (std::vector<std::string>{"ops.example.org"}));
   EXPECT_EQ(cfg->agent->opening, 3);
   EXPECT_EQ(cfg->agent->silence, 60);
   EXPECT_EQ(cfg->remote.agent_ca, "ca.pem");
@@ -425,6 +427,11 @@ TEST(node_config, RejectsAgentMistakesNamingTheKey) {
   expect_error("[agent]\nlisten = \"x\"\nallow_plaintext = true\nbrokers = [\"b\"]\n" + one_cluster,
                "agent.listen");
   expect_error(agent + "brokerz = []\n" + one_cluster, "agent.brokerz: unknown key");
+  // Broker names are written into transactions and LRMS job names (broker_scope.hpp).
+  expect_error(agent + "allow_plaintext = true\nbrokers = [\"b:1\"]\n" + one_cluster,
+               "agent.brokers: 'b:1' cannot name a broker");
+  expect_error(agent + "allow_plaintext = true\nadmin_brokers = [\"ops+1\"]\n" + one_cluster,
+               "agent.admin_brokers: 'ops+1' cannot name a broker");
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include <caf/all.hpp>
 
+#include "arbroker/actors/broker_scope.hpp"
 #include "arbroker/messages/msgpack_codec.hpp"
 #include "arbroker/remote/agent_protocol.hpp"
 #include "interface_table.hpp"
@@ -29,7 +30,7 @@ using services_map = std::map<std::string, caf::actor>;
 // One connection's calls, on the engine's side: each goes to its cluster's service; the
 // answer goes back through `answer` (to the connection's io thread).
 caf::behavior bridge(caf::event_based_actor* self, std::shared_ptr<const services_map> services,
-                     std::string broker, std::function<void(agent_answer)> answer) {
+                     detail::calling_broker broker, std::function<void(agent_answer)> answer) {
   return {
       [=](std::uint64_t id, std::uint32_t op, const std::string& cluster, const std::string& body) {
         const auto reply = [answer, id, cluster](std::uint8_t code, std::string out) {
@@ -45,6 +46,10 @@ caf::behavior bridge(caf::event_based_actor* self, std::shared_ptr<const service
         detail::serve_table[op](self, it->second, broker, body, reply);
       },
   };
+}
+
+bool listed(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 bool is_loopback(const tcp::endpoint& ep) {
@@ -198,12 +203,14 @@ class agent_server::impl : public std::enable_shared_from_this<impl> {
       return refuse_hello(
           n, errc::permission_denied,
           "the hello names broker '" + h->broker + "', the certificate '" + s.broker + "'");
-    if (std::find(cfg_.brokers.begin(), cfg_.brokers.end(), s.broker) == cfg_.brokers.end())
+    const bool admin = listed(cfg_.admin_brokers, s.broker);
+    if (!admin && !listed(cfg_.brokers, s.broker))
       return refuse_hello(n, errc::permission_denied,
                           "'" + s.broker + "' is not a broker this agent serves");
     s.link->opened();
     std::weak_ptr<detail::link> weak = s.link;
-    s.bridge = sys_.spawn(bridge, services_, s.broker, [weak](agent_answer a) {
+    detail::calling_broker caller{s.broker, admin};
+    s.bridge = sys_.spawn(bridge, services_, std::move(caller), [weak](agent_answer a) {
       if (auto l = weak.lock()) l->send(msg::encode(a));
     });
     s.link->send(msg::encode(
@@ -241,6 +248,12 @@ class agent_server::impl : public std::enable_shared_from_this<impl> {
 result<std::unique_ptr<agent_server>> agent_server::start(
     caf::actor_system& sys, agent_server_config config,
     std::vector<agent_served_cluster> clusters) {
+  for (const auto* names : {&config.brokers, &config.admin_brokers})
+    for (const auto& b : *names)
+      if (!broker_scope::valid_broker_name(b))
+        return fail(
+            errc::invalid_parameter,
+            "agent: '" + b + "' cannot name a broker (1-64 letters, digits, '.', '_', '-')");
   auto p = std::make_shared<impl>(sys, std::move(config), std::move(clusters));
   if (auto ok = p->listen(); !ok) return ok.err();
   return std::unique_ptr<agent_server>(new agent_server(std::move(p)));

@@ -18,6 +18,7 @@
 
 #include <caf/all.hpp>
 
+#include "arbroker/actors/broker_scope.hpp"
 #include "arbroker/actors/protocols.hpp"
 #include "arbroker/api/codec.hpp"
 #include "arbroker/core/error.hpp"
@@ -52,32 +53,75 @@ result<std::tuple<Ts...>> unpack_values(std::string_view bytes) {
 }
 
 // -- per-broker scoping at the agent --------------------------------------------------------
-// A transaction is the broker's: the agent names it "<broker>:<txn>", so that one broker can
-// never commit, abort or release another's, and two brokers' numbers never collide.
+// What a broker passes is written in its name (actors/broker_scope.hpp): its transactions
+// "<broker>:<txn>", so that one broker can never commit, abort or release another's and two
+// brokers' numbers never collide; its users "<broker>:<user>" and the jobs it cancels
+// "<broker>:<lrms id>", so that it reaches only what it made (an admin broker's are scoped by
+// no broker, ":<user>", and reach everything); its grid jobs' names "<broker>+<name>".
 
-inline std::string scoped(const std::string& broker, const std::string& txn) {
-  return broker + ":" + txn;
+/// The broker on the other end of an agent's connection.
+struct calling_broker {
+  std::string name;
+  bool admin = false;  ///< may act on every broker's reservations and jobs
+};
+
+inline void scope_txn(std::string& txn, const calling_broker& b) {
+  txn = broker_scope::scoped(b.name, txn);
 }
-inline void scope(msg::prepare_request& r, const std::string& b) {
-  r.txn = scoped(b, r.txn);
+inline void scope_user(std::string& user, const calling_broker& b) {
+  user = broker_scope::scoped(b.admin ? std::string() : b.name, user);  // ":<user>": anybody's
 }
-inline void scope(msg::commit_txn_request& r, const std::string& b) {
-  r.txn = scoped(b, r.txn);
+inline void scope(msg::prepare_request& r, const calling_broker& b) {
+  scope_txn(r.txn, b);
 }
-inline void scope(msg::abort_txn_request& r, const std::string& b) {
-  r.txn = scoped(b, r.txn);
+inline void scope(msg::commit_txn_request& r, const calling_broker& b) {
+  scope_txn(r.txn, b);
 }
-inline void scope(msg::release_txn_request& r, const std::string& b) {
-  r.txn = scoped(b, r.txn);
+inline void scope(msg::abort_txn_request& r, const calling_broker& b) {
+  scope_txn(r.txn, b);
+}
+inline void scope(msg::release_txn_request& r, const calling_broker& b) {
+  scope_txn(r.txn, b);
+}
+inline void scope(msg::commit_request& r, const calling_broker& b) {
+  scope_user(r.user, b);
+}
+inline void scope(msg::cancel_request& r, const calling_broker& b) {
+  scope_user(r.user, b);
+}
+inline void scope(msg::modify_request& r, const calling_broker& b) {
+  scope_user(r.user, b);
+}
+inline void scope(msg::query_request& r, const calling_broker& b) {
+  scope_user(r.user, b);
+}
+inline void scope(msg::bind_job_request& r, const calling_broker& b) {
+  scope_user(r.user, b);
+}
+inline void scope(msg::unbind_jobs_request& r, const calling_broker& b) {
+  scope_user(r.user, b);
+}
+inline void scope(msg::list_request& r, const calling_broker& b) {
+  scope_user(r.user, b);
+}
+inline void scope(msg::job_cancel_request& r, const calling_broker& b) {
+  scope_user(r.lrms_id, b);
+}
+inline void scope(msg::job_submit_request& r, const calling_broker& b) {
+  r.name = broker_scope::job_name(b.name, r.name);
+}
+inline void scope(msg::job_find_request& r, const calling_broker& b) {
+  for (auto& n : r.names)
+    n = broker_scope::job_name(b.name, n);
 }
 template <class T>
-void scope(T&, const std::string&) {}
+void scope(T&, const calling_broker&) {}
 
-inline void unscope(msg::prepare_reply& r, const std::string& b) {
-  if (r.txn.starts_with(b + ":")) r.txn.erase(0, b.size() + 1);
+inline void unscope(msg::prepare_reply& r, const calling_broker& b) {
+  if (broker_scope::belongs_to(r.txn, b.name)) r.txn.erase(0, b.name.size() + 1);
 }
 template <class T>
-void unscope(T&, const std::string&) {}
+void unscope(T&, const calling_broker&) {}
 
 // -- error replies ---------------------------------------------------------------------------
 
@@ -114,7 +158,7 @@ struct operation<caf::typed_mpi<caf::detail::type_list<In...>, caf::output_tuple
 
   /// The agent's side: decode, scope, ask `service`, answer with the outputs.
   static void serve(caf::event_based_actor* self, const caf::actor& service,
-                    const std::string& broker, std::string_view body, answer_fn answer) {
+                    const calling_broker& broker, std::string_view body, answer_fn answer) {
     auto in = unpack_values<In...>(body);
     if (!in)
       return answer(static_cast<std::uint8_t>(errc::invalid_parameter),
@@ -172,7 +216,7 @@ struct operation<caf::typed_mpi<caf::detail::type_list<In...>, caf::output_tuple
   }
 };
 
-using serve_fn = void (*)(caf::event_based_actor*, const caf::actor&, const std::string&,
+using serve_fn = void (*)(caf::event_based_actor*, const caf::actor&, const calling_broker&,
                           std::string_view, answer_fn);
 
 template <class... Sigs>

@@ -75,6 +75,7 @@ struct agent_side {
     c.refresh = 0;
     c.ljp = ljp_policy::off;
     c.cost = *cost_model::create(1.0, 3600, {}, 0);
+    c.scoped_callers = true;  // as an agent's (node.cpp)
     auto svc = cluster_service::create(c, std::move(*l));
     service =
         spawn_cluster_service(sys, std::shared_ptr<cluster_service>(std::move(*svc)), wall_clock());
@@ -101,8 +102,7 @@ struct agent_side {
     return "127.0.0.1:" + std::to_string(server->local_endpoint().port());
   }
   /// The agent's process back, on the port it had.
-  void serve_again(unsigned short port) {
-    auto c = tls_config();
+  void serve_again(unsigned short port, agent_server_config c = tls_config()) {
     c.endpoint.port(port);
     serve(c);
   }
@@ -150,6 +150,16 @@ struct broker_side {
               out = {t, std::move(rep)};
             },
             [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+    return out;
+  }
+  /// A client's operation on the remote cluster (query, cancel, list, jobs).
+  template <class Reply, class Request>
+  Reply ask(Request r) {
+    caf::scoped_actor self{sys};
+    Reply out{};
+    self->request(agent->cluster("c1"), 20s, std::move(r))
+        .receive([&](Reply& rep) { out = std::move(rep); },
+                 [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
     return out;
   }
 };
@@ -250,6 +260,75 @@ TEST(RemoteAgent, TransactionsAreTheBrokersOwnAtTheAgent) {
 
   auto [tag4, mine] = one.call<msg::ack_reply>(43, msg::commit_txn_request{"t-1"});
   EXPECT_TRUE(mine.error.ok()) << mine.error.message;
+}
+
+TEST(RemoteAgent, ABrokerReachesOnlyWhatItMadeUnlessItIsAnAdminBroker) {
+  agent_side agent;
+  agent.serve();
+  const auto port = agent.server->local_endpoint().port();
+  broker_side one, two;
+  one.connect(one.config(agent.address(), "broker1"));
+  two.connect(two.config(agent.address(), "broker2"));
+  ASSERT_TRUE(one.agent->wait_connected(10s)) << one.agent->last_error();
+  ASSERT_TRUE(two.agent->wait_connected(10s)) << two.agent->last_error();
+
+  // broker1 reserves for alice and submits a grid job for her.
+  const auto terms = hold("t-1", 8);
+  auto [tag, held] = one.call<msg::prepare_reply>(1, terms);
+  ASSERT_TRUE(held.error.ok()) << held.error.message;
+  ASSERT_TRUE(one.call<msg::ack_reply>(2, msg::commit_txn_request{"t-1"}).second.error.ok());
+  const auto id = held.reservation_id;
+  auto job =
+      one.ask<msg::job_submit_reply>(msg::job_submit_request{"alice", "gj-1", "true", 2, 600});
+  ASSERT_TRUE(job.error.ok()) << job.error.message;
+
+  // broker2, even for the same user or as its own admin (no user), finds neither.
+  for (const std::string user : {"alice", ""}) {
+    auto q = two.ask<msg::query_reply>(msg::query_request{user, id});
+    EXPECT_EQ(q.error.err(), errc::not_found) << "user '" << user << "': " << q.error.message;
+    EXPECT_TRUE(two.ask<msg::list_reply>(msg::list_request{user}).reservations.empty());
+  }
+  auto cancel = two.ask<msg::ack_reply>(msg::cancel_request{"alice", id});
+  EXPECT_EQ(cancel.error.err(), errc::not_found) << cancel.error.message;
+  auto modify = two.ask<msg::query_reply>(msg::modify_request{.user = "alice",
+                                                              .reservation_id = id,
+                                                              .start = terms.start,
+                                                              .end = terms.end,
+                                                              .np = 4,
+                                                              .local_jobs_preferred = false});
+  EXPECT_EQ(modify.error.err(), errc::not_found) << modify.error.message;
+  auto found = two.ask<msg::job_find_reply>(msg::job_find_request{{"gj-1"}});
+  ASSERT_EQ(found.lrms_ids.size(), 1u);
+  EXPECT_EQ(found.lrms_ids[0], "");  // its names are its own
+  auto kill = two.ask<msg::job_cancel_reply>(msg::job_cancel_request{job.lrms_id});
+  EXPECT_EQ(kill.error.err(), errc::not_found) << kill.error.message;
+
+  // broker1 still has both, untouched: its reservation as it was, its job live.
+  auto q = one.ask<msg::query_reply>(msg::query_request{"alice", id});
+  ASSERT_TRUE(q.error.ok()) << q.error.message;
+  EXPECT_EQ(q.info.np, 8);
+  EXPECT_EQ(q.info.state, reservation_state::committed);
+  EXPECT_EQ(one.ask<msg::list_reply>(msg::list_request{""}).reservations.size(), 1u);
+  EXPECT_EQ(one.ask<msg::job_find_reply>(msg::job_find_request{{"gj-1"}}).lrms_ids,
+            std::vector<std::string>{job.lrms_id});
+
+  // The agent again, with broker2 as an admin broker: it reaches broker1's reservation.
+  agent.server.reset();
+  ASSERT_TRUE(two.agent->wait_disconnected(10s));
+  auto admin = agent_side::tls_config();
+  admin.brokers = {"broker1"};
+  admin.admin_brokers = {"broker2"};
+  agent.serve_again(port, admin);
+  ASSERT_TRUE(two.agent->wait_connected(10s)) << two.agent->last_error();
+  auto seen = two.ask<msg::query_reply>(msg::query_request{"", id});
+  ASSERT_TRUE(seen.error.ok()) << seen.error.message;
+  EXPECT_EQ(seen.info.owner, "alice");
+  EXPECT_EQ(two.ask<msg::list_reply>(msg::list_request{"alice"}).reservations.size(), 1u);
+  auto killed = two.ask<msg::job_cancel_reply>(msg::job_cancel_request{job.lrms_id});
+  EXPECT_TRUE(killed.error.ok()) << killed.error.message;
+  EXPECT_EQ(killed.lrms_id, job.lrms_id);
+  auto cancelled = two.ask<msg::ack_reply>(msg::cancel_request{"alice", id});
+  EXPECT_TRUE(cancelled.error.ok()) << cancelled.error.message;
 }
 
 /// Connects with `c` and returns why it did not get in (fails the test if it did).

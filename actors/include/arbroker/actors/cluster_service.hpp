@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "arbroker/actors/broker_scope.hpp"
 #include "arbroker/adapters/lrms.hpp"
 #include "arbroker/core/availability_profile.hpp"
 #include "arbroker/core/cost.hpp"
@@ -69,6 +70,10 @@ struct cluster_service_config {
   /// abort: for an agent (remote/README.md), whose holds are coordinated by brokers in
   /// other processes whose decisions it cannot see; their commits may still be on the way.
   bool keep_in_doubt_holds = false;
+  /// Callers name themselves per broker (broker_scope.hpp): an agent's. A user
+  /// "<broker>:<user>" reaches only that broker's reservations, a job cancel
+  /// "<broker>:<lrms id>" only that broker's jobs; ":<user>" is an admin broker's (anybody's).
+  bool scoped_callers = false;
   /// Users' virtual organizations (user -> VO; paper 000, Sec. 3.3): the cost model's
   /// agreement for a user's VO applies when the user has none of their own. Null: no VOs.
   std::shared_ptr<const std::map<std::string, std::string>> vo_of;
@@ -302,8 +307,16 @@ class cluster_service {
                           std::uint64_t lease, timestamp now, recovery_report& report);
   msg::reservation_info info_of(const record& r) const;
   /// After a sweep, the reservation `id` if `user` owns it (its state brought up to `now`),
-  /// else null: another user's looks exactly like a missing one.
+  /// else null: another user's looks exactly like a missing one. With scoped callers,
+  /// another broker's too.
   record* owned(const std::string& id, const std::string& user, timestamp now);
+  /// Who asks (scoped_callers): the broker ("" for an admin broker, or without scoping) and
+  /// the user ("" for an admin).
+  broker_scope::caller caller_of(std::string_view user) const;
+  /// Whether `r` is `broker`'s ("" : anybody's).
+  static bool made_by(const record& r, std::string_view broker);
+  /// Whether the live job `lrms_id` is `broker`'s: its LRMS name is "<prefix><broker>+...".
+  result<bool> submitted_by(const std::string& lrms_id, std::string_view broker);
   static msg::wire_error missing(const std::string& id);
   /// The serial of one of this service's ids "<cluster>/n", or 0 (we start at 1).
   std::uint64_t serial_of(std::string_view id) const;

@@ -93,9 +93,12 @@ struct agent_entry {
   std::string certificate, private_key;
   std::string broker_ca;             ///< the CA that signs the brokers' certificates
   std::vector<std::string> brokers;  ///< who may connect
-  bool allow_plaintext = false;      ///< without TLS, on loopback only (tests, demos)
-  duration opening = 5;              ///< TLS handshake + hello, at most
-  duration silence = 30;             ///< a broker that says nothing this long is cut
+  /// Brokers that may act on every broker's reservations and jobs (the others reach only
+  /// what they made); they may connect without being in `brokers`.
+  std::vector<std::string> admin_brokers;
+  bool allow_plaintext = false;  ///< without TLS, on loopback only (tests, demos)
+  duration opening = 5;          ///< TLS handshake + hello, at most
+  duration silence = 30;         ///< a broker that says nothing this long is cut
 };
 
 /// `[remote]`: how the node reaches agents (its clusters with `agent = ...`): its identity as

@@ -37,6 +37,9 @@ struct agent_server_config {
   /// The brokers it serves: their certificates' common names (with plain text, the names
   /// their hellos give). Nobody else gets past the opening.
   std::vector<std::string> brokers;
+  /// Brokers that may act on every broker's reservations and jobs (an operators' broker);
+  /// served as if listed in `brokers` too. The others reach only what they made.
+  std::vector<std::string> admin_brokers;
   std::chrono::milliseconds opening{5000};   ///< TLS handshake + hello
   std::chrono::milliseconds silence{10000};  ///< a broker that says nothing this long is cut
   std::size_t max_connections = 256;
@@ -58,7 +61,8 @@ struct agent_server_counters {
 
 class agent_server {
  public:
-  /// Binds and listens (invalid_parameter/unreachable naming the address when it cannot).
+  /// Binds and listens (invalid_parameter/unreachable naming the address when it cannot;
+  /// invalid_parameter for a broker name that broker_scope.hpp cannot carry).
   static result<std::unique_ptr<agent_server>> start(caf::actor_system& sys,
                                                      agent_server_config config,
                                                      std::vector<agent_served_cluster> clusters);
