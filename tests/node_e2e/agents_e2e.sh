@@ -107,6 +107,11 @@ check "bob reserves on agent2's sc" 0 as broker2 bob -o json reserve \
 id3=$(json_field "$out" id)
 check "alice shows hers through broker1" 0 as broker1 alice show "$id1"
 check "bob cannot see alice's" 6 as broker2 bob show "$id1"
+# A broker reaches only what it made: not even alice's own reservation through broker2.
+check "alice cannot see broker1's reservation through broker2" 6 as broker2 alice show "$id1"
+check "... nor cancel it there" 6 as broker2 alice cancel "$id1"
+check "alice still has it through broker1" 0 as broker1 alice -o json show "$id1"
+contains "$out" '"committed"' && pass "... committed as it was" || fail "after broker2's cancel: $out"
 check "status of sa through broker1" 0 as broker1 alice -o json status --cluster sa
 [ "$(json_number "$out" committed)" = 2 ] && pass "sa holds both brokers' reservations" ||
   fail "sa status: $out"
