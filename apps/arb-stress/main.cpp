@@ -8,12 +8,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <set>
 #include <thread>
 
 #include <sys/resource.h>
 
+#include "agents.hpp"
 #include "arbroker/actors/broker.hpp"
 #include "arbroker/actors/cluster_service_actor.hpp"
 #include "arbroker/actors/gis.hpp"
@@ -94,6 +96,63 @@ std::vector<msg::cluster_status> statuses(caf::scoped_actor& self,
   return out;
 }
 
+/// The clusters' statuses once abandoned holds have expired (at most hold_seconds + 10 s).
+std::vector<msg::cluster_status> settled_statuses(caf::scoped_actor& self,
+                                                  const std::vector<cluster>& clusters,
+                                                  duration hold_seconds) {
+  std::vector<msg::cluster_status> out;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(hold_seconds + 10);
+  for (;;) {
+    out = statuses(self, clusters);
+    bool holds = false;
+    for (const auto& s : out)
+      holds = holds || s.holds > 0;
+    if (!holds || std::chrono::steady_clock::now() > deadline) return out;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // waiting for expiries
+  }
+}
+
+/// The audit process across processes: every broker process is done; the agents' ledgers
+/// (settled) against what each told its clients (their --report files).
+int audit_agents(caf::scoped_actor& self, const std::vector<cluster>& clusters,
+                 const stress_options& o) {
+  std::set<std::string> expected;
+  std::vector<std::string> bad;
+  for (const auto& file : o.expect) {
+    std::ifstream in(file);
+    if (!in) {
+      fmt::print(stderr, "arb-stress: --expect {}: cannot read it\n", file);
+      return 2;
+    }
+    for (std::string id; std::getline(in, id);)
+      if (!id.empty() && !expected.insert(id).second)
+        bad.push_back(id + " was told to two broker processes' clients");
+  }
+  const auto all = settled_statuses(self, clusters, o.hold_seconds);
+  long long committed = 0, lrms = 0;
+  for (const auto& s : all) {
+    for (auto& x : capacity_violations(s))
+      bad.push_back(std::move(x));
+    for (auto& x : hold_violations(s, 2))
+      bad.push_back(std::move(x));
+    for (auto& x : ljp_violations(s))
+      bad.push_back(std::move(x));
+    committed += s.committed;
+    lrms += static_cast<long long>(s.lrms_reservations.size());
+  }
+  for (auto& x : accounting_violations(all, expected))
+    bad.push_back(std::move(x));
+  if (all.size() != clusters.size()) bad.push_back("a cluster did not report");
+  fmt::print(
+      "audit of {} clusters: {} reservations acknowledged by {} broker processes, {} "
+      "committed at the agents, {} in their LRMSs\n",
+      all.size(), expected.size(), o.expect.size(), committed, lrms);
+  for (std::size_t i = 0; i < bad.size() && i < 20; ++i)
+    fmt::print("violation (settled): {}\n", bad[i]);
+  fmt::print("invariant violations: {}\n", bad.size());
+  return bad.empty() ? 0 : 1;
+}
+
 int run(const stress_options& o) {
   config cfg{o.threads};
   caf::actor_system sys{cfg};
@@ -122,14 +181,46 @@ int run(const stress_options& o) {
   auto gis = spawn_gis(sys);
   std::vector<cluster> clusters;
   std::vector<std::string> names;
-  for (int i = 0; i < o.clusters; ++i) {
-    auto c = make_cluster(sys, gis, i, o, now, journal);
-    if (!c) {
-      fmt::print(stderr, "arb-stress: cluster {}: {}\n", i, to_string(c.err()));
+  reached_agents agents;  // across processes: the links to them (they end with the run)
+  if (o.agents.empty()) {
+    for (int i = 0; i < o.clusters; ++i) {
+      auto c = make_cluster(sys, gis, i, o, now, journal);
+      if (!c) {
+        fmt::print(stderr, "arb-stress: cluster {}: {}\n", i, to_string(c.err()));
+        return 2;
+      }
+      names.push_back(c->name);
+      clusters.push_back(std::move(*c));
+    }
+  } else {
+    std::vector<agent_spec> specs;
+    for (const auto& a : o.agents) {
+      auto s = parse_agent_spec(a);
+      if (!s) {
+        fmt::print(stderr, "arb-stress: {}\n", s.err().message);
+        return 2;
+      }
+      specs.push_back(std::move(*s));
+    }
+    auto r = reach_agents(sys, specs, o.name, std::chrono::seconds(30));
+    if (!r) {
+      fmt::print(stderr, "arb-stress: {}\n", r.err().message);
       return 2;
     }
-    names.push_back(c->name);
-    clusters.push_back(std::move(*c));
+    agents = std::move(*r);
+    for (auto& [info, proxy] : agents.clusters) {
+      bool registered = false;
+      self->request(gis, std::chrono::seconds(10), register_atom::value, info, proxy)
+          .receive([&](const msg::ack_reply& a) { registered = a.error.ok(); }, [](caf::error&) {});
+      if (!registered) {
+        fmt::print(stderr, "arb-stress: the GIS did not take {}\n", info.name);
+        return 2;
+      }
+      names.push_back(info.name);
+      clusters.push_back({info.name, proxy});
+    }
+    fmt::print("{}: {} clusters behind {} agents\n", o.name, clusters.size(), specs.size());
+    if (o.audit) return audit_agents(self, clusters, o);
   }
   broker_config bc;
   bc.gis = gis;
@@ -200,18 +291,11 @@ int run(const stress_options& o) {
             ++violations;
           });
 
-  // Let abandoned holds expire (bounded), then audit the settled state once more.
-  std::vector<msg::cluster_status> final_status;
-  const auto settle_deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(o.hold_seconds + 10);
-  for (;;) {
-    final_status = statuses(self, clusters);
-    bool holds = false;
-    for (const auto& s : final_status)
-      holds = holds || s.holds > 0;
-    if (!holds || std::chrono::steady_clock::now() > settle_deadline) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // waiting for expiries
-  }
+  // Let abandoned holds expire (bounded), then audit the settled state once more. Across
+  // processes the other brokers may still be at work: the audit process settles and counts.
+  const bool alone = o.agents.empty();
+  std::vector<msg::cluster_status> final_status =
+      alone ? settled_statuses(self, clusters, o.hold_seconds) : statuses(self, clusters);
   std::set<std::string> expected;
   std::vector<std::string> problems;
   std::vector<std::int64_t> lat[op_kinds], all_lat;
@@ -239,7 +323,13 @@ int run(const stress_options& o) {
     add(hold_violations(s, 2));
     add(ljp_violations(s));
   }
-  add(accounting_violations(final_status, expected));
+  if (alone) add(accounting_violations(final_status, expected));
+  if (!o.report.empty()) {
+    std::ofstream out(o.report);
+    for (const auto& id : expected)
+      out << id << "\n";
+    if (!out.flush()) final_violations.push_back("could not write the report " + o.report);
+  }
   // Grid jobs: once a poll round has settled what the last changes led to, the promises hold
   // (a duplicate start lives until its cancel lands; bounded wait).
   std::set<std::string> grid_acked;
@@ -398,12 +488,26 @@ int main(int argc, char** argv) {
                  "wait this long for the next client report before declaring a stall (clients "
                  "report when done: raise it for long runs)")
       ->check(CLI::Range(1, 86400));
+  app.add_option("--agent", o.agents,
+                 "across processes: the clusters are behind the agent at host:port (plain "
+                 "text, loopback), these of it: host:port=c0,c1 (repeat for each agent)");
+  app.add_option("--name", o.name, "this process's broker name at the agents");
+  app.add_option("--report", o.report,
+                 "write the reservations the clients were told are theirs to this file");
+  app.add_flag("--audit", o.audit,
+               "with --agent: run no clients, audit the agents' settled ledgers against the "
+               "--expect files (the process's --name must be an admin broker there)");
+  app.add_option("--expect", o.expect, "with --audit: the broker processes' --report files");
   std::string mix;
   app.add_option("--mix", mix,
                  "weights reserve,hold,coreserve,cancel,modify,whatif[,gridflood,gridadapt] "
                  "(default 50,10,15,10,5,10,0,0)");
   CLI11_PARSE(app, argc, argv);
   o.store_sync_full = store_sync == "full";
+  if (o.audit && o.agents.empty()) {
+    fmt::print(stderr, "arb-stress: --audit audits agents: name them with --agent\n");
+    return 2;
+  }
   if (o.np_min > o.np_max) {
     fmt::print(stderr, "arb-stress: --np-min {} exceeds --np-max {}\n", o.np_min, o.np_max);
     return 2;
@@ -428,6 +532,10 @@ int main(int argc, char** argv) {
       return 2;
     }
     o.mix = {w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]};
+  }
+  if (!o.agents.empty() && (o.mix.grid_flood > 0 || o.mix.grid_adaptive > 0)) {
+    fmt::print(stderr, "arb-stress: grid jobs are not in the mix across processes (--agent)\n");
+    return 2;
   }
   return arbroker::stress::run(o);
 }

@@ -71,6 +71,13 @@ struct stress_options {
   /// The journal the services and the broker write to, as a node's (empty: none, in memory).
   std::string store;
   bool store_sync_full = true;  ///< durability::full (false: normal)
+  /// Across processes (agents.hpp): the clusters are behind these agents, "host:port=c0,c1"
+  /// (none: simulated clusters in this process).
+  std::vector<std::string> agents;
+  std::string name = "stress";      ///< this process's broker name at the agents
+  std::string report;               ///< write the ids clients were told are theirs here
+  bool audit = false;               ///< no clients: audit the agents' ledgers against `expect`
+  std::vector<std::string> expect;  ///< the reports of the broker processes (audit)
 };
 
 /// One planned operation. Cancel and modify act on the client's own earlier bookings (the
