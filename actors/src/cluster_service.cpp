@@ -353,11 +353,15 @@ msg::ack_reply cluster_service::commit_txn(const msg::commit_txn_request& req, t
   sweep(now);
   auto* r = of_txn(req.txn);
   if (r) return confirm(*r, now);
-  if (auto e = ended_txns_.find(req.txn);
-      e != ended_txns_.end() && e->second.state == reservation_state::expired)
-    return {msg::wire(errc::illegal_transition, "reservation '" + e->second.id +
-                                                    "' is expired: cannot commit transaction '" +
-                                                    req.txn + "'")};
+  // A part that was here and ended says so (a decision settler tells a part released by a
+  // compensation from a cluster without a part); one that ran after its commit still is.
+  if (auto e = ended_txns_.find(req.txn); e != ended_txns_.end() && !e->second.id.empty()) {
+    const auto st = e->second.state;
+    if (st == reservation_state::completed || st == reservation_state::terminated) return {};
+    return {msg::wire(errc::illegal_transition,
+                      "reservation '" + e->second.id + "' is " + std::string(to_string(st)) +
+                          ": cannot commit transaction '" + req.txn + "'")};
+  }
   return {msg::wire(errc::not_found, "unknown transaction '" + req.txn + "'")};
 }
 

@@ -493,6 +493,29 @@ TEST_F(fixture, AReservationKeepsWhenItWasMadeAndTheWindowAskedFor) {
   EXPECT_EQ(again.info.window_end, made + 9000);
 }
 
+// Transactions that ended are remembered across a restart (from the store's history): a
+// commit of a part a compensation released says so (a broker's decision settler must not
+// take it for a cluster without a part), a late prepare of it is refused.
+TEST_F(fixture, ARestartRemembersTheTransactionsThatEnded) {
+  auto j = std::make_shared<memory_journal>();
+  make(0, j);
+  auto h = svc->prepare(hold("T.1#0", now + 600, 3600, 8), now);
+  ASSERT_TRUE(h.error.ok()) << h.error.message;
+  ASSERT_TRUE(svc->commit_txn({"T.1#0"}, now).error.ok());
+  ASSERT_TRUE(svc->release_txn({"T.1#0"}, now).error.ok());  // the compensation's release
+  now += 5;
+  auto rows = *j->rows_of("c1");
+  make(0, j);
+  recovery_report report;
+  ASSERT_TRUE(svc->recover(rows, plan_recovery(rows, {}), now, report));
+  auto c = svc->commit_txn({"T.1#0"}, now);
+  EXPECT_EQ(c.error.err(), errc::illegal_transition) << c.error.message;
+  EXPECT_NE(c.error.message.find("cancelled"), std::string::npos) << c.error.message;
+  EXPECT_EQ(svc->commit_txn({"T.1#1"}, now).error.err(), errc::not_found);  // no such part
+  EXPECT_FALSE(svc->prepare(hold("T.1#0", now + 600, 3600, 8), now).error.ok());
+  EXPECT_EQ(lrms_reservations(), 0u);
+}
+
 // An agent's recovery (keep_in_doubt_holds): a hold without a commit decision stays a hold
 // until its expiry, so that a broker's commit still on its way succeeds; past its expiry it
 // is released as before. Without the setting: presumed abort.

@@ -15,6 +15,7 @@ using testing::engine_fixture;
 
 struct settler : engine_fixture {
   settler() {
+    retention = 0;  // ended parts leave memory at once, as on a node with a journal
     add_cluster("c1", 16, 1000);
     add_cluster("c2", 16, 1000);
     add_cluster("c3", 16, 1000);
@@ -90,6 +91,23 @@ TEST_F(settler, APartLostBeforeItsCommitMeansNoPartStays) {
   EXPECT_EQ(lrms_reservations("c1"), 0u);
   EXPECT_EQ(lrms_reservations("c2"), 0u);
   (void)b;
+}
+
+TEST_F(settler, ACompensationUnderWayAtTheCrashIsFinishedNotUndone) {
+  // Both parts committed, then the co-reservation was given up (its client's deadline): c1's
+  // part was released, and the broker died before c2's release.
+  auto a = hold("c1", "X.1", 60);
+  auto b = hold("c2", "X.1", 60);
+  for (const char* c : {"c1", "c2"})
+    ASSERT_TRUE(call<msg::ack_reply>(services.at(c), msg::commit_txn_request{"X.1"}).error.ok());
+  ASSERT_TRUE(call<msg::ack_reply>(services.at("c1"), msg::release_txn_request{"X.1"}).error.ok());
+  auto settled = settle({"X.1"});
+  ASSERT_EQ(settled.size(), 1u);
+  EXPECT_FALSE(settled[0].second);  // c1's part answers "cancelled", not "no part here"
+  EXPECT_NE(state_of(b.reservation_id), reservation_state::committed);
+  EXPECT_EQ(lrms_reservations("c1"), 0u);
+  EXPECT_EQ(lrms_reservations("c2"), 0u);
+  (void)a;
 }
 
 TEST_F(settler, DecisionsAreSettledOneAfterAnotherAndUnknownOnesChangeNothing) {

@@ -70,6 +70,7 @@ class engine_fixture : public ::testing::Test {
     c.info.bunch = bunch;
     c.refresh = 0;
     c.laxity = laxity;
+    if (retention >= 0) c.retention = retention;
     c.cost = *cost_model::create(unit_cost, 3600, {}, 0);
     if (describe) describe(c.info);
     if (c.info.max_hold > 0) c.max_hold = c.info.max_hold;  // what it publishes it grants
@@ -183,6 +184,9 @@ class engine_fixture : public ::testing::Test {
   broker_actor broker;
   broker_config broker_cfg;
   bool laxity = false;  ///< clusters added from now on move movable reservations (paper 002)
+  /// Clusters added from now on keep finished reservations in memory this long (-1: the
+  /// default; 0: they leave at once, as with a journal, which keeps them instead).
+  duration retention = -1;
   std::map<std::string, cluster_service_actor> services;
   std::map<std::string, simulated_lrms*> lrms;  // owned by the services
 };

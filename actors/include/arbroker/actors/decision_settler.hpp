@@ -6,9 +6,11 @@
 // commit. The decision log names the transaction only, not its parts, so the settler asks
 // every cluster: commit_txn for the transaction and for each part name it may have
 // ("<txn>", "<txn>#<i>"). A cluster that has no such part answers not_found; a part that
-// expired (or was aborted) before its commit arrived answers with a refusal, and then the
-// co-reservation cannot be whole: all or nothing means none, and every part everywhere is
-// released (release_txn). Once every call is answered the decision is forgotten.
+// expired (or was aborted) before its commit arrived answers with a refusal, and so does one
+// a compensation under way at the crash had already released (a cluster service remembers
+// the transactions that ended, across its restarts too, from its store's history: the newest
+// 4,096); then the co-reservation cannot be whole: all or nothing means none, and every part
+// everywhere is released (release_txn). Once every call is answered the decision is forgotten.
 //
 // Remote clusters' commits and releases are delivered across link losses (the proxies keep
 // them), so a settler may wait for an agent that is down; it ends by itself when done.
