@@ -477,7 +477,7 @@ struct node::impl {
     std::vector<remote::agent_served_cluster> served;
     for (std::size_t i = 0; i < services.size(); ++i)
       served.push_back({infos[i], services[i].second});
-    auto s = detail::serve_agent(*sys, cfg, std::move(served), hooks.remote_event);
+    auto s = detail::serve_agent(*sys, cfg, std::move(served), hooks.remote_event, history.get());
     if (!s) return s.err();
     agent = std::move(*s);
     return {};

@@ -5,12 +5,28 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
+#include <string_view>
+
+#include "arbroker/actors/broker_scope.hpp"
 
 namespace arbroker::detail {
 
+namespace {
+
+// Whether the caller "<broker>:<user>" (broker_scope.hpp) may see `row`: its broker made it
+// (any broker for an admin broker's ":<user>") and its user owns it (any for an empty user).
+bool visible_to(const reservation_row& row, std::string_view scoped_user) {
+  const auto who = broker_scope::split(scoped_user).value_or(broker_scope::caller{"", scoped_user});
+  return (who.broker.empty() || broker_scope::belongs_to(row.txn, who.broker)) &&
+         (who.rest.empty() || row.owner == who.rest);
+}
+
+}  // namespace
+
 result<std::unique_ptr<remote::agent_server>> serve_agent(
     caf::actor_system& sys, const node_config& cfg, std::vector<remote::agent_served_cluster> local,
-    remote_event_fn on_event) {
+    remote_event_fn on_event, history_reader* history) {
   const auto& a = *cfg.agent;
   remote::agent_server_config ac;
   ac.name = a.name.empty() ? cfg.name : a.name;
@@ -30,6 +46,14 @@ result<std::unique_ptr<remote::agent_server>> serve_agent(
   ac.opening = std::chrono::seconds(a.opening);
   ac.silence = std::chrono::seconds(a.silence);
   ac.on_event = std::move(on_event);
+  if (history)
+    ac.finished = [history](const std::string& id, const std::string& scoped_user,
+                            std::function<void(std::optional<msg::reservation_info>)> done) {
+      history->finished(id, "", [scoped_user, done](result<std::optional<reservation_row>> row) {
+        if (row && *row && visible_to(**row, scoped_user)) return done(info_of(**row));
+        done(std::nullopt);
+      });
+    };
   return remote::agent_server::start(sys, std::move(ac), std::move(local));
 }
 

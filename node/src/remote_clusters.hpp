@@ -12,15 +12,19 @@
 #include "arbroker/node/node_config.hpp"
 #include "arbroker/remote/agent_server.hpp"
 #include "arbroker/remote/remote_agent.hpp"
+#include "history.hpp"
 
 namespace arbroker::detail {
 
 using remote_event_fn = std::function<void(const std::string&)>;
 
 /// [agent]: serves `local` to the brokers it lists.
+/// [agent]: serves `local`; a query of a finished reservation is answered from `history`
+/// (the node's store; null: none), as the calling broker may see it (broker_scope.hpp).
+/// `history` outlives the server and the actor system.
 result<std::unique_ptr<remote::agent_server>> serve_agent(
     caf::actor_system& sys, const node_config& cfg, std::vector<remote::agent_served_cluster> local,
-    remote_event_fn on_event);
+    remote_event_fn on_event, history_reader* history);
 
 struct remote_links {
   std::vector<std::unique_ptr<remote::remote_agent>> agents;

@@ -26,11 +26,41 @@ using tcp = asio::ip::tcp;
 namespace {
 
 using services_map = std::map<std::string, caf::actor>;
+using finished_fn = decltype(agent_server_config::finished);
+
+// A query through the agent: from the service, or, when it no longer holds the reservation
+// (finished), from the agent's store (agent_server_config::finished).
+void serve_query(caf::event_based_actor* self, const caf::actor& service,
+                 const detail::calling_broker& broker, const finished_fn& finished,
+                 std::string_view body, detail::answer_fn reply) {
+  auto in = detail::unpack_values<msg::query_request>(body);
+  if (!in)
+    return reply(static_cast<std::uint8_t>(errc::invalid_parameter),
+                 "undecodable call: " + in.err().message);
+  auto q = std::get<0>(std::move(*in));
+  detail::scope(q, broker);
+  self->request(service, caf::infinite, q)
+      .then(
+          [reply, finished, q](msg::query_reply& r) {
+            if (r.error.err() != errc::not_found)
+              return reply(0, detail::pack_values(std::move(r)));
+            finished(q.reservation_id, q.user,
+                     [reply, r](std::optional<msg::reservation_info> info) mutable {
+                       if (info) r = {std::move(*info), {}, {}};
+                       reply(0, detail::pack_values(std::move(r)));
+                     });
+          },
+          [reply, self](caf::error& e) {
+            reply(static_cast<std::uint8_t>(errc::unreachable),
+                  "the cluster service is gone: " + self->system().render(e));
+          });
+}
 
 // One connection's calls, on the engine's side: each goes to its cluster's service; the
 // answer goes back through `answer` (to the connection's io thread).
 caf::behavior bridge(caf::event_based_actor* self, std::shared_ptr<const services_map> services,
-                     detail::calling_broker broker, std::function<void(agent_answer)> answer) {
+                     detail::calling_broker broker, finished_fn finished,
+                     std::function<void(agent_answer)> answer) {
   return {
       [=](std::uint64_t id, std::uint32_t op, const std::string& cluster, const std::string& body) {
         const auto reply = [answer, id, cluster](std::uint8_t code, std::string out) {
@@ -43,6 +73,8 @@ caf::behavior bridge(caf::event_based_actor* self, std::shared_ptr<const service
         if (op >= detail::operation_count)
           return reply(static_cast<std::uint8_t>(errc::invalid_parameter),
                        "unknown operation " + std::to_string(op));
+        if (op == detail::query_op && finished)
+          return serve_query(self, it->second, broker, finished, body, reply);
         detail::serve_table[op](self, it->second, broker, body, reply);
       },
   };
@@ -210,9 +242,10 @@ class agent_server::impl : public std::enable_shared_from_this<impl> {
     s.link->opened();
     std::weak_ptr<detail::link> weak = s.link;
     detail::calling_broker caller{s.broker, admin};
-    s.bridge = sys_.spawn(bridge, services_, std::move(caller), [weak](agent_answer a) {
-      if (auto l = weak.lock()) l->send(msg::encode(a));
-    });
+    s.bridge =
+        sys_.spawn(bridge, services_, std::move(caller), cfg_.finished, [weak](agent_answer a) {
+          if (auto l = weak.lock()) l->send(msg::encode(a));
+        });
     s.link->send(msg::encode(
         agent_welcome{agent_protocol_version, interface_fingerprint(), cfg_.name, infos_, {}}));
     event("broker '" + s.broker + "' connected from " + s.peer);

@@ -152,6 +152,10 @@ struct operation;
 
 template <class... In, class... Out>
 struct operation<caf::typed_mpi<caf::detail::type_list<In...>, caf::output_tuple<Out...>>> {
+  /// Whether this message is the request T alone.
+  template <class T>
+  static constexpr bool takes = std::is_same_v<std::tuple<In...>, std::tuple<T>>;
+
   static constexpr bool settles = (std::is_same_v<In, msg::commit_txn_request> || ...) ||
                                   (std::is_same_v<In, msg::abort_txn_request> || ...) ||
                                   (std::is_same_v<In, msg::release_txn_request> || ...);
@@ -237,6 +241,17 @@ inline constexpr auto settling_table = make_settling_table(signatures{});
 constexpr bool settling_op(std::uint32_t op) {
   return op < settling_table.size() && settling_table[op];
 }
+
+/// The position of the message that is the request T alone (operation_count if none).
+template <class T, class... Sigs>
+constexpr std::uint32_t op_taking(caf::detail::type_list<Sigs...>) {
+  std::uint32_t i = 0, found = sizeof...(Sigs);
+  ((found = (found == sizeof...(Sigs) && operation<Sigs>::template takes<T>) ? i : found, ++i),
+   ...);
+  return found;
+}
+inline constexpr std::uint32_t query_op = op_taking<msg::query_request>(signatures{});
+static_assert(query_op < operation_count);
 
 template <class... Sigs>
 std::string interface_shape(caf::detail::type_list<Sigs...>) {

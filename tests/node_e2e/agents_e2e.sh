@@ -152,6 +152,13 @@ check "bob's through broker2 too" 0 as broker2 bob show "$id2"
 check "and a new one" 0 as broker1 alice reserve --est now+4h --let now+6h --np 2 --dur-ref 1h \
   --cluster sb
 [ -n "$id3" ] || fail "no id for sc"
+# A finished remote reservation is history in the agent's store: shown through the broker
+# that made it, to its owner, and to nobody through another broker.
+check "bob cancels his reservation on sc" 0 as broker2 bob cancel "$id3"
+check "... and still sees it through broker2" 0 as broker2 bob -o json show "$id3"
+contains "$out" '"state": "cancelled"' && pass "... cancelled, from agent2's history" ||
+  fail "show of a finished remote reservation: $out"
+check "... not through broker1" 6 as broker1 bob show "$id3"
 
 # Who gets in, and which configs start at all: agent3 serves broker2 only.
 sed -e 's/brokers = \["broker1", "broker2"\]/brokers = ["broker2"]/' \

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,14 @@ struct agent_server_config {
   std::chrono::milliseconds silence{10000};  ///< a broker that says nothing this long is cut
   std::size_t max_connections = 256;
   std::size_t max_frame = std::size_t{16} << 20;
+  /// A reservation the cluster services no longer hold (finished: the agent's store has it),
+  /// for a query that found nothing: the id and the caller's scoped user (broker_scope.hpp:
+  /// "<broker>:<user>", or ":<user>" for an admin broker); `done` gets what a query would
+  /// answer, or nothing when there is none that caller may see. On any thread; null: queries
+  /// answer from the services alone.
+  std::function<void(const std::string& id, const std::string& scoped_user,
+                     std::function<void(std::optional<msg::reservation_info>)> done)>
+      finished;
   /// Connections opened, refused and lost, in words (for the log); on the server's thread.
   std::function<void(const std::string&)> on_event;
 };
