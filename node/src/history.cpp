@@ -3,7 +3,9 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <optional>
 
 namespace arbroker::detail {
 
@@ -42,6 +44,29 @@ result<std::pair<timestamp, std::string>> parse_history_cursor(std::string_view 
                 "list.before: '" + std::string(cursor) +
                     "' is not where a page of history ends (use the `next` of the previous page)");
   return std::pair{finished, std::string(cursor.substr(colon + 1))};
+}
+
+history_page merge_history_pages(std::vector<history_page> pages, std::size_t limit) {
+  using key = std::pair<timestamp, std::string>;  // (finished, id): pages are descending
+  const auto key_of = [](const msg::reservation_info& r) { return key{r.finished, r.id}; };
+  // A source with more rows may still have any row older than its last: only rows up to the
+  // latest such cursor (inclusive: a next page starts strictly after it) are in their place.
+  std::optional<key> cut;
+  for (const auto& p : pages)
+    if (!p.next.empty())
+      if (auto c = parse_history_cursor(p.next); c && (!cut || *c > *cut)) cut = *c;
+  history_page out;
+  for (auto& p : pages)
+    for (auto& r : p.rows)
+      if (!cut || key_of(r) >= *cut) out.rows.push_back(std::move(r));
+  std::sort(out.rows.begin(), out.rows.end(),
+            [&](const auto& a, const auto& b) { return key_of(a) > key_of(b); });
+  if (out.rows.size() > limit) {
+    out.rows.resize(limit);
+    cut = key_of(out.rows.back());
+  }
+  if (cut) out.next = std::to_string(cut->first) + ":" + cut->second;
+  return out;
 }
 
 struct history_reader::impl {

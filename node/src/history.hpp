@@ -30,6 +30,19 @@ std::string history_cursor(const reservation_row& last);
 /// The (finished, id) of a cursor; invalid_parameter for text that is not one.
 result<std::pair<timestamp, std::string>> parse_history_cursor(std::string_view cursor);
 
+/// One source's page of history (the node's store, an agent's for one remote cluster): its
+/// finished reservations, most recently finished first, and where its next page starts
+/// ("" : it has no more).
+struct history_page {
+  std::vector<msg::reservation_info> rows;
+  std::string next;
+};
+
+/// The page of the union of `pages` (each read from the same cursor): the newest rows that no
+/// source's unread rows can come before, at most `limit`, and the cursor of the next page
+/// ("" : no source has more). Keyset paging across sources, so no row is skipped or shown twice.
+history_page merge_history_pages(std::vector<history_page> pages, std::size_t limit);
+
 /// Finished reservations per page when a list asks for none in particular.
 inline constexpr std::int32_t default_history_page = 100;
 

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 
 #include "arbroker/actors/broker.hpp"
@@ -199,6 +200,50 @@ struct node::impl {
           history->ended_grid_job(id, user, std::move(found));
         },
         std::move(done), std::move(explain));
+  }
+
+  // A page of history: the store's, merged with each remote cluster's from its agent's store
+  // (detail::merge_history_pages). An agent that cannot answer fails the page, saying so.
+  void history_pages(const msg::list_request& req,
+                     std::function<void(result<detail::history_page>)> done) {
+    struct gather {
+      std::mutex mu;
+      std::vector<detail::history_page> pages;
+      std::size_t left = 0;
+      std::optional<error> failed;
+    };
+    auto g = std::make_shared<gather>();
+    std::vector<cluster_service_actor> remote;
+    for (const auto& c : cfg.clusters)
+      if (c.kind == cluster_kind::remote)
+        for (const auto& [name, h] : services)
+          if (name == c.info.name) remote.push_back(h);
+    g->left = 1 + remote.size();
+    const std::size_t limit = req.limit > 0
+                                  ? static_cast<std::size_t>(req.limit)
+                                  : static_cast<std::size_t>(detail::default_history_page);
+    auto one = [g, limit, done = std::move(done)](result<detail::history_page> p) {
+      std::unique_lock guard{g->mu};
+      if (!p && !g->failed) g->failed = p.err();
+      if (p) g->pages.push_back(std::move(*p));
+      if (--g->left > 0) return;
+      guard.unlock();
+      if (g->failed) return done(*g->failed);
+      done(detail::merge_history_pages(std::move(g->pages), limit));
+    };
+    history->page(req, [one](auto page) {
+      if (!page) return one(page.err());
+      detail::history_page p;
+      for (const auto& row : page->first)
+        p.rows.push_back(detail::info_of(row));
+      p.next = std::move(page->second);
+      one(std::move(p));
+    });
+    for (const auto& h : remote)
+      ask<msg::list_reply>(h, req, [one](msg::list_reply rep) {
+        if (!rep.error.ok()) return one(error{rep.error.err(), rep.error.message});
+        one(detail::history_page{std::move(rep.reservations), std::move(rep.next)});
+      });
   }
 
   // The engine's not_found, answered from the history reader instead when `lookup` (which
@@ -646,7 +691,7 @@ void node::list(msg::list_request r, callback<msg::list_reply> done) {
   auto add_page = [impl = impl_.get()](msg::list_reply rep, const msg::list_request& req,
                                        callback<msg::list_reply> reply) {
     if (!impl->enter()) return reply(std::move(rep));
-    impl->history->page(req,
+    impl->history_pages(req,
                         [impl, rep = std::move(rep), reply = std::move(reply)](auto page) mutable {
                           if (!page) {
                             rep.error = msg::to_wire(page.err());
@@ -656,10 +701,9 @@ void node::list(msg::list_request r, callback<msg::list_reply> done) {
                             std::set<std::string> live;
                             for (const auto& x : rep.reservations)
                               live.insert(x.id);
-                            for (const auto& row : page->first)
-                              if (!live.count(row.id))
-                                rep.reservations.push_back(detail::info_of(row));
-                            rep.next = std::move(page->second);
+                            for (auto& x : page->rows)
+                              if (!live.count(x.id)) rep.reservations.push_back(std::move(x));
+                            rep.next = std::move(page->next);
                           }
                           reply(std::move(rep));
                           impl->leave();

@@ -54,6 +54,27 @@ result<std::unique_ptr<remote::agent_server>> serve_agent(
         done(std::nullopt);
       });
     };
+  if (history)
+    ac.history_page = [history](const std::string& cluster, const msg::list_request& scoped,
+                                std::function<void(msg::list_reply)> done) {
+      const auto who = broker_scope::split(scoped.user).value_or(broker_scope::caller{});
+      auto req = scoped;
+      req.user = std::string(who.rest);  // the store pages by owner; by broker below
+      history->page(req, [cluster, scoped_user = scoped.user, done](auto page) {
+        msg::list_reply out;
+        if (!page) {
+          out.error = msg::to_wire(page.err());
+          return done(std::move(out));
+        }
+        // Other clusters' rows and other brokers' make the page shorter, never wrong: the
+        // cursor is where the store's page ended.
+        for (const auto& row : page->first)
+          if (row.cluster == cluster && visible_to(row, scoped_user))
+            out.reservations.push_back(info_of(row));
+        out.next = std::move(page->second);
+        done(std::move(out));
+      });
+    };
   return remote::agent_server::start(sys, std::move(ac), std::move(local));
 }
 

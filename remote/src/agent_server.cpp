@@ -27,6 +27,7 @@ namespace {
 
 using services_map = std::map<std::string, caf::actor>;
 using finished_fn = decltype(agent_server_config::finished);
+using history_page_fn = decltype(agent_server_config::history_page);
 
 // A query through the agent: from the service, or, when it no longer holds the reservation
 // (finished), from the agent's store (agent_server_config::finished).
@@ -58,9 +59,19 @@ void serve_query(caf::event_based_actor* self, const caf::actor& service,
 
 // One connection's calls, on the engine's side: each goes to its cluster's service; the
 // answer goes back through `answer` (to the connection's io thread).
+// A list with history through the agent: a page of the agent's store (the services keep
+// only what is live when the store keeps the rest).
+void serve_history_page(const std::string& cluster, const detail::calling_broker& broker,
+                        const history_page_fn& history_page, msg::list_request req,
+                        detail::answer_fn reply) {
+  detail::scope(req, broker);
+  history_page(cluster, req,
+               [reply](msg::list_reply page) { reply(0, detail::pack_values(std::move(page))); });
+}
+
 caf::behavior bridge(caf::event_based_actor* self, std::shared_ptr<const services_map> services,
                      detail::calling_broker broker, finished_fn finished,
-                     std::function<void(agent_answer)> answer) {
+                     history_page_fn history_page, std::function<void(agent_answer)> answer) {
   return {
       [=](std::uint64_t id, std::uint32_t op, const std::string& cluster, const std::string& body) {
         const auto reply = [answer, id, cluster](std::uint8_t code, std::string out) {
@@ -75,6 +86,12 @@ caf::behavior bridge(caf::event_based_actor* self, std::shared_ptr<const service
                        "unknown operation " + std::to_string(op));
         if (op == detail::query_op && finished)
           return serve_query(self, it->second, broker, finished, body, reply);
+        if (op == detail::list_op && history_page) {
+          auto in = detail::unpack_values<msg::list_request>(body);
+          if (in && std::get<0>(*in).history)
+            return serve_history_page(cluster, broker, history_page, std::get<0>(std::move(*in)),
+                                      reply);
+        }
         detail::serve_table[op](self, it->second, broker, body, reply);
       },
   };
@@ -242,10 +259,10 @@ class agent_server::impl : public std::enable_shared_from_this<impl> {
     s.link->opened();
     std::weak_ptr<detail::link> weak = s.link;
     detail::calling_broker caller{s.broker, admin};
-    s.bridge =
-        sys_.spawn(bridge, services_, std::move(caller), cfg_.finished, [weak](agent_answer a) {
-          if (auto l = weak.lock()) l->send(msg::encode(a));
-        });
+    s.bridge = sys_.spawn(bridge, services_, std::move(caller), cfg_.finished, cfg_.history_page,
+                          [weak](agent_answer a) {
+                            if (auto l = weak.lock()) l->send(msg::encode(a));
+                          });
     s.link->send(msg::encode(
         agent_welcome{agent_protocol_version, interface_fingerprint(), cfg_.name, infos_, {}}));
     event("broker '" + s.broker + "' connected from " + s.peer);

@@ -251,7 +251,8 @@ constexpr std::uint32_t op_taking(caf::detail::type_list<Sigs...>) {
   return found;
 }
 inline constexpr std::uint32_t query_op = op_taking<msg::query_request>(signatures{});
-static_assert(query_op < operation_count);
+inline constexpr std::uint32_t list_op = op_taking<msg::list_request>(signatures{});
+static_assert(query_op < operation_count && list_op < operation_count);
 
 template <class... Sigs>
 std::string interface_shape(caf::detail::type_list<Sigs...>) {

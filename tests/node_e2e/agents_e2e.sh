@@ -159,6 +159,10 @@ check "... and still sees it through broker2" 0 as broker2 bob -o json show "$id
 contains "$out" '"state": "cancelled"' && pass "... cancelled, from agent2's history" ||
   fail "show of a finished remote reservation: $out"
 check "... not through broker1" 6 as broker1 bob show "$id3"
+check "bob's history through broker2" 0 as broker2 bob list --history
+contains "$out" "$id3" && pass "... has it, from agent2's store" || fail "history: $out"
+check "bob's history through broker1" 0 as broker1 bob list --history
+contains "$out" "$id3" && fail "broker1 lists broker2's $id3: $out" || pass "... has not"
 
 # Who gets in, and which configs start at all: agent3 serves broker2 only.
 sed -e 's/brokers = \["broker1", "broker2"\]/brokers = ["broker2"]/' \

@@ -53,6 +53,12 @@ struct agent_server_config {
   std::function<void(const std::string& id, const std::string& scoped_user,
                      std::function<void(std::optional<msg::reservation_info>)> done)>
       finished;
+  /// A page of `cluster`'s finished reservations from the agent's store, for a list with
+  /// history (its user scoped as above, its cursor and limit as the broker node's history
+  /// pages); `done` gets the page. On any thread; null: such a list answers from the services.
+  std::function<void(const std::string& cluster, const msg::list_request& scoped,
+                     std::function<void(msg::list_reply)> done)>
+      history_page;
   /// Connections opened, refused and lost, in words (for the log); on the server's thread.
   std::function<void(const std::string&)> on_event;
 };
