@@ -206,44 +206,32 @@ struct node::impl {
   // (detail::merge_history_pages). An agent that cannot answer fails the page, saying so.
   void history_pages(const msg::list_request& req,
                      std::function<void(result<detail::history_page>)> done) {
-    struct gather {
-      std::mutex mu;
-      std::vector<detail::history_page> pages;
-      std::size_t left = 0;
-      std::optional<error> failed;
-    };
-    auto g = std::make_shared<gather>();
-    std::vector<cluster_service_actor> remote;
+    std::vector<std::pair<std::string, cluster_service_actor>> remote;
     for (const auto& c : cfg.clusters)
       if (c.kind == cluster_kind::remote)
-        for (const auto& [name, h] : services)
-          if (name == c.info.name) remote.push_back(h);
-    g->left = 1 + remote.size();
+        for (const auto& s : services)
+          if (s.first == c.info.name) remote.push_back(s);
     const std::size_t limit = req.limit > 0
                                   ? static_cast<std::size_t>(req.limit)
                                   : static_cast<std::size_t>(detail::default_history_page);
-    auto one = [g, limit, done = std::move(done)](result<detail::history_page> p) {
-      std::unique_lock guard{g->mu};
-      if (!p && !g->failed) g->failed = p.err();
-      if (p) g->pages.push_back(std::move(*p));
-      if (--g->left > 0) return;
-      guard.unlock();
-      if (g->failed) return done(*g->failed);
-      done(detail::merge_history_pages(std::move(g->pages), limit));
-    };
-    history->page(req, [one](auto page) {
-      if (!page) return one(page.err());
-      detail::history_page p;
+    // The store's page first (on the reader's thread), then the agents' (each its cluster's).
+    history->page(req, [this, req, remote = std::move(remote), limit,
+                        done = std::move(done)](auto page) mutable {
+      if (!page) return done(page.err());
+      std::vector<detail::history_page> pages(1);
       for (const auto& row : page->first)
-        p.rows.push_back(detail::info_of(row));
-      p.next = std::move(page->second);
-      one(std::move(p));
+        pages[0].rows.push_back(detail::info_of(row));
+      pages[0].next = std::move(page->second);
+      gather<msg::list_reply>(
+          std::move(remote), req,
+          [pages = std::move(pages), limit, done](std::vector<msg::list_reply> replies) mutable {
+            for (auto& rep : replies) {
+              if (!rep.error.ok()) return done(error{rep.error.err(), rep.error.message});
+              pages.push_back({std::move(rep.reservations), std::move(rep.next)});
+            }
+            done(detail::merge_history_pages(std::move(pages), limit));
+          });
     });
-    for (const auto& h : remote)
-      ask<msg::list_reply>(h, req, [one](msg::list_reply rep) {
-        if (!rep.error.ok()) return one(error{rep.error.err(), rep.error.message});
-        one(detail::history_page{std::move(rep.reservations), std::move(rep.next)});
-      });
   }
 
   // The engine's not_found, answered from the history reader instead when `lookup` (which
