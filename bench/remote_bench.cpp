@@ -11,6 +11,9 @@
 //   arb_bench_remote [elastic|coreserve] [clients=1000] [round_seconds=3] [rounds=5]
 //                    [agents=4] [clusters=16] [brokers=1]
 //
+// Environment: ARB_BENCH_REFRESH (the services' view refresh, s), ARB_BENCH_POLICY (CAF's
+// scheduler policy: stealing, sharing), both to find where latency tails come from.
+//
 // Prints the calibration (CAF round trips/s) and, for "local" (one broker only) and
 // "remote", the median of the rounds with their min and max.
 
@@ -44,7 +47,13 @@ using steady = std::chrono::steady_clock;
 namespace {
 
 struct config : caf::actor_system_config {
-  config() { configure_engine(*this, 2); }
+  config() {
+    configure_engine(*this, 2);
+    // ARB_BENCH_POLICY=sharing: CAF's work-sharing scheduler (one FIFO queue) instead of
+    // work stealing (LIFO for messages sent from a worker), to compare tails.
+    if (const char* p = std::getenv("ARB_BENCH_POLICY"))
+      set("scheduler.policy", caf::atom_from_string(p));
+  }
 };
 
 std::string cert(const std::string& name) {
@@ -63,7 +72,10 @@ cluster_service_actor spawn_cluster(caf::actor_system& sys, int c) {
   auto l = simulated_lrms::create({info_of(c).name, 512, {1, {}}, wall_clock()});
   cluster_service_config sc;
   sc.info = info_of(c);
-  sc.refresh = 1;
+  // ARB_BENCH_REFRESH=s: how old the service's view of its LRMS may get (default 1 s); a
+  // refresh reads the whole LRMS, every reservation the rounds left there included.
+  const char* refresh = std::getenv("ARB_BENCH_REFRESH");
+  sc.refresh = refresh ? std::max(1, std::atoi(refresh)) : 1;
   sc.ljp = ljp_policy::off;
   auto svc = cluster_service::create(sc, std::move(*l));
   return spawn_cluster_service(sys, std::shared_ptr<cluster_service>(std::move(*svc)),
