@@ -57,8 +57,6 @@ void serve_query(caf::event_based_actor* self, const caf::actor& service,
           });
 }
 
-// One connection's calls, on the engine's side: each goes to its cluster's service; the
-// answer goes back through `answer` (to the connection's io thread).
 // A list with history through the agent: a page of the agent's store (the services keep
 // only what is live when the store keeps the rest).
 void serve_history_page(const std::string& cluster, const detail::calling_broker& broker,
@@ -69,6 +67,8 @@ void serve_history_page(const std::string& cluster, const detail::calling_broker
                [reply](msg::list_reply page) { reply(0, detail::pack_values(std::move(page))); });
 }
 
+// One connection's calls, on the engine's side: each goes to its cluster's service; the
+// answer goes back through `answer` (to the connection's io thread).
 caf::behavior bridge(caf::event_based_actor* self, std::shared_ptr<const services_map> services,
                      detail::calling_broker broker, finished_fn finished,
                      history_page_fn history_page, std::function<void(agent_answer)> answer) {
