@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 
+#include "arbroker/api/validate.hpp"
 #include "arbroker/config/toml_fields.hpp"
 #include "config_reading.hpp"
 #include "remote_config.hpp"
@@ -289,7 +290,12 @@ status validate(const node_config& cfg) {
   for (std::size_t i = 0; i < cfg.users.size(); ++i) {
     const auto& u = cfg.users[i];
     const std::string p = "user[" + std::to_string(i) + "]";
-    if (u.name.empty() || u.name.size() > 64) return bad(p + ".name", "must be 1..64 characters");
+    // The API's rule for user names: they travel in requests, and an agent scopes them per
+    // broker ("<broker>:<user>", actors/broker_scope.hpp), so a ':' must not be in one.
+    if (!api::valid_user_name(u.name))
+      return bad(p + ".name", "'" + u.name +
+                                  "' is not a user name (1..64 characters of A-Z a-z "
+                                  "0-9 . _ @ -)");
     if (!u.token.empty() && !u.token_hash.empty())
       return bad(p, "give token or token_hash, not both");
     if (u.token_hash.empty() && u.token.size() < 8)

@@ -158,6 +158,9 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
   expect_error("[node]\nthreds = 2\n" + one_cluster, "node.threds: unknown key");
   expect_error("[broker]\nhold = \"soon\"\n" + one_cluster, "broker.hold");
   expect_error("[[user]]\nname = \"a\"\ntoken = \"short\"\n" + one_cluster, "user[0].token");
+  // A ':' would let a user name pass for a broker's scope at an agent (broker_scope.hpp).
+  expect_error("[[user]]\nname = \"broker1:\"\ntoken = \"long-enough-token\"\n" + one_cluster,
+               "user[0].name: 'broker1:' is not a user name");
   expect_error(
       "[[user]]\nname = \"a\"\ntoken = \"12345678\"\n[[user]]\nname = \"a\"\ntoken = "
       "\"12345678\"\n" +

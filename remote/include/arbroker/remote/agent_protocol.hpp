@@ -25,8 +25,9 @@
 
 namespace arbroker::remote {
 
-/// Bumped whenever the framing or the envelopes below change.
-inline constexpr std::uint32_t agent_protocol_version = 1;
+/// Bumped whenever the framing, the envelopes below or what a call means at the other end
+/// change (2: the agent scopes users, job cancels and grid-job names per broker).
+inline constexpr std::uint32_t agent_protocol_version = 2;
 inline constexpr std::string_view agent_magic = "arbroker-agent";
 /// The op of a heartbeat.
 inline constexpr std::uint32_t ping_op = 0xFFFFFFFFu;
