@@ -96,11 +96,11 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
     // released still hears "cancelled", not "no part here" (decision_settler.hpp).
     history_query newest;
     newest.limit = remembered_txns;
+    newest.cluster = name();
     auto ended = cfg_.journal->finished_rows(newest);
     if (!ended) return ended.err();
-    const std::string mine = name() + "/";
     for (auto it = ended->rbegin(); it != ended->rend(); ++it)  // oldest first, as they ended
-      if (it->id.starts_with(mine)) remember_ended(it->txn, it->id, it->state);
+      remember_ended(it->txn, it->id, it->state);
   }
   std::unordered_map<std::string, const lrms_reservation*> by_id;
   std::unordered_map<std::string, const lrms_reservation*> by_name;

@@ -448,10 +448,8 @@ cluster_service::record* cluster_service::owned(const std::string& id, const std
   sweep(now);
   auto it = records_.find(serial_of(id));
   if (it == records_.end()) return nullptr;
-  const auto who = caller_of(user);
   // An empty user is any owner: an admin's request (the API fills in everyone else's).
-  if (!who.rest.empty() && it->second.owner != who.rest) return nullptr;
-  if (!made_by(it->second, who.broker)) return nullptr;
+  if (!broker_scope::may_see(caller_of(user), it->second.txn, it->second.owner)) return nullptr;
   it->second.life.advance(now);
   return &it->second;
 }
@@ -460,10 +458,6 @@ broker_scope::caller cluster_service::caller_of(std::string_view user) const {
   if (cfg_.scoped_callers)
     if (auto c = broker_scope::split(user)) return *c;
   return {{}, user};
-}
-
-bool cluster_service::made_by(const record& r, std::string_view broker) {
-  return broker.empty() || broker_scope::belongs_to(r.txn, broker);
 }
 
 std::uint64_t cluster_service::serial_of(std::string_view id) const {
@@ -626,7 +620,7 @@ msg::list_reply cluster_service::list(const msg::list_request& req, timestamp no
   msg::list_reply out;
   const auto who = caller_of(req.user);
   auto add = [&](record& r) {
-    if (!made_by(r, who.broker)) return;
+    if (!broker_scope::may_see(who, r.txn, r.owner)) return;
     r.life.advance(now);
     // Finished ones only when asked for (without a journal they are still here).
     if (is_terminal(r.life.state()) && !req.history) return;

@@ -49,7 +49,9 @@ struct memory_journal : reservation_journal {
   result<std::vector<reservation_row>> finished_rows(const history_query& q) override {
     std::vector<reservation_row> out;
     for (auto& [id, r] : rows)
-      if (r.finished > 0 && (q.owner.empty() || r.owner == q.owner)) out.push_back(r);
+      if (r.finished > 0 && (q.owner.empty() || r.owner == q.owner) &&
+          (q.cluster.empty() || r.cluster == q.cluster))
+        out.push_back(r);
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
       return std::tie(a.finished, a.id) > std::tie(b.finished, b.id);
     });

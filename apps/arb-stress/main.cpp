@@ -112,6 +112,20 @@ std::vector<msg::cluster_status> settled_statuses(caf::scoped_actor& self,
   }
 }
 
+/// Every cluster's capacity, holds and LJP in its settled status (audit.hpp), into `out`.
+void add_status_violations(const std::vector<msg::cluster_status>& all,
+                           std::vector<std::string>& out) {
+  const auto add = [&out](std::vector<std::string> v) {
+    for (auto& x : v)
+      out.push_back(std::move(x));
+  };
+  for (const auto& s : all) {
+    add(capacity_violations(s));
+    add(hold_violations(s, 2));
+    add(ljp_violations(s));
+  }
+}
+
 /// The audit process across processes: every broker process is done; the agents' ledgers
 /// (settled) against what each told its clients (their --report files).
 int audit_agents(caf::scoped_actor& self, const std::vector<cluster>& clusters,
@@ -129,19 +143,14 @@ int audit_agents(caf::scoped_actor& self, const std::vector<cluster>& clusters,
         bad.push_back(id + " was told to two broker processes' clients");
   }
   const auto all = settled_statuses(self, clusters, o.hold_seconds);
+  add_status_violations(all, bad);
+  for (auto& x : accounting_violations(all, expected))
+    bad.push_back(std::move(x));
   long long committed = 0, lrms = 0;
   for (const auto& s : all) {
-    for (auto& x : capacity_violations(s))
-      bad.push_back(std::move(x));
-    for (auto& x : hold_violations(s, 2))
-      bad.push_back(std::move(x));
-    for (auto& x : ljp_violations(s))
-      bad.push_back(std::move(x));
     committed += s.committed;
     lrms += static_cast<long long>(s.lrms_reservations.size());
   }
-  for (auto& x : accounting_violations(all, expected))
-    bad.push_back(std::move(x));
   if (all.size() != clusters.size()) bad.push_back("a cluster did not report");
   fmt::print(
       "audit of {} clusters: {} reservations acknowledged by {} broker processes, {} "
@@ -318,11 +327,7 @@ int run(const stress_options& o) {
     for (auto& x : v)
       final_violations.push_back(std::move(x));
   };
-  for (const auto& s : final_status) {
-    add(capacity_violations(s));
-    add(hold_violations(s, 2));
-    add(ljp_violations(s));
-  }
+  add_status_violations(final_status, final_violations);
   if (alone) add(accounting_violations(final_status, expected));
   if (!o.report.empty()) {
     std::ofstream out(o.report);

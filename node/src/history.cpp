@@ -87,10 +87,11 @@ history_reader::~history_reader() {
 }
 
 void history_reader::page(
-    const msg::list_request& req,
+    const msg::list_request& req, const std::string& cluster,
     std::function<void(result<std::pair<std::vector<reservation_row>, std::string>>)> done) {
   history_query q;
   q.owner = req.user;
+  q.cluster = cluster;
   q.limit = static_cast<std::size_t>(req.limit > 0 ? req.limit : default_history_page);
   if (!req.before.empty()) {
     auto c = parse_history_cursor(req.before);

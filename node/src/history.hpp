@@ -55,10 +55,11 @@ class history_reader {
   history_reader(const history_reader&) = delete;
   history_reader& operator=(const history_reader&) = delete;
 
-  /// A page of `req.user`'s finished reservations (everyone's for an empty user), the most
-  /// recently finished first, from `req.before`: the rows and the cursor of the next page
-  /// ("" when this page is the last). `done` runs on the reader's thread.
-  void page(const msg::list_request& req,
+  /// A page of `req.user`'s finished reservations (everyone's for an empty user) on `cluster`
+  /// (every cluster for ""), the most recently finished first, from `req.before`: the rows
+  /// and the cursor of the next page ("" when this page is the last). `done` runs on the
+  /// reader's thread.
+  void page(const msg::list_request& req, const std::string& cluster,
             std::function<void(result<std::pair<std::vector<reservation_row>, std::string>>)> done);
 
   /// The finished reservation `id`, if the store has it and `user` owns it (an empty user:

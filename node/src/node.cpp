@@ -215,23 +215,25 @@ struct node::impl {
                                   ? static_cast<std::size_t>(req.limit)
                                   : static_cast<std::size_t>(detail::default_history_page);
     // The store's page first (on the reader's thread), then the agents' (each its cluster's).
-    history->page(req, [this, req, remote = std::move(remote), limit,
-                        done = std::move(done)](auto page) mutable {
-      if (!page) return done(page.err());
-      std::vector<detail::history_page> pages(1);
-      for (const auto& row : page->first)
-        pages[0].rows.push_back(detail::info_of(row));
-      pages[0].next = std::move(page->second);
-      gather<msg::list_reply>(
-          std::move(remote), req,
-          [pages = std::move(pages), limit, done](std::vector<msg::list_reply> replies) mutable {
-            for (auto& rep : replies) {
-              if (!rep.error.ok()) return done(error{rep.error.err(), rep.error.message});
-              pages.push_back({std::move(rep.reservations), std::move(rep.next)});
-            }
-            done(detail::merge_history_pages(std::move(pages), limit));
-          });
-    });
+    history->page(
+        req, "",
+        [this, req, remote = std::move(remote), limit, done = std::move(done)](auto page) mutable {
+          if (!page) return done(page.err());
+          std::vector<detail::history_page> pages(1);
+          for (const auto& row : page->first)
+            pages[0].rows.push_back(detail::info_of(row));
+          pages[0].next = std::move(page->second);
+          gather<msg::list_reply>(
+              std::move(remote), req,
+              [pages = std::move(pages), limit,
+               done](std::vector<msg::list_reply> replies) mutable {
+                for (auto& rep : replies) {
+                  if (!rep.error.ok()) return done(error{rep.error.err(), rep.error.message});
+                  pages.push_back({std::move(rep.reservations), std::move(rep.next)});
+                }
+                done(detail::merge_history_pages(std::move(pages), limit));
+              });
+        });
   }
 
   // The engine's not_found, answered from the history reader instead when `lookup` (which

@@ -14,12 +14,13 @@ namespace arbroker::detail {
 
 namespace {
 
-// Whether the caller "<broker>:<user>" (broker_scope.hpp) may see `row`: its broker made it
-// (any broker for an admin broker's ":<user>") and its user owns it (any for an empty user).
+// The agent's caller "<broker>:<user>" (broker_scope.hpp) taken apart.
+broker_scope::caller caller_of(std::string_view scoped_user) {
+  return broker_scope::split(scoped_user).value_or(broker_scope::caller{"", scoped_user});
+}
+
 bool visible_to(const reservation_row& row, std::string_view scoped_user) {
-  const auto who = broker_scope::split(scoped_user).value_or(broker_scope::caller{"", scoped_user});
-  return (who.broker.empty() || broker_scope::belongs_to(row.txn, who.broker)) &&
-         (who.rest.empty() || row.owner == who.rest);
+  return broker_scope::may_see(caller_of(scoped_user), row.txn, row.owner);
 }
 
 }  // namespace
@@ -57,20 +58,18 @@ result<std::unique_ptr<remote::agent_server>> serve_agent(
   if (history)
     ac.history_page = [history](const std::string& cluster, const msg::list_request& scoped,
                                 std::function<void(msg::list_reply)> done) {
-      const auto who = broker_scope::split(scoped.user).value_or(broker_scope::caller{});
       auto req = scoped;
-      req.user = std::string(who.rest);  // the store pages by owner; by broker below
-      history->page(req, [cluster, scoped_user = scoped.user, done](auto page) {
+      req.user = std::string(caller_of(scoped.user).rest);  // by owner there, by broker below
+      history->page(req, cluster, [scoped_user = scoped.user, done](auto page) {
         msg::list_reply out;
         if (!page) {
           out.error = msg::to_wire(page.err());
           return done(std::move(out));
         }
-        // Other clusters' rows and other brokers' make the page shorter, never wrong: the
-        // cursor is where the store's page ended.
+        // Other brokers' rows make the page shorter, never wrong: the cursor is where the
+        // store's page ended.
         for (const auto& row : page->first)
-          if (row.cluster == cluster && visible_to(row, scoped_user))
-            out.reservations.push_back(info_of(row));
+          if (visible_to(row, scoped_user)) out.reservations.push_back(info_of(row));
         out.next = std::move(page->second);
         done(std::move(out));
       });

@@ -258,11 +258,13 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
       {&s.find, row_columns + "WHERE id = ?1"},
       // Keyset pages, newest end first: (finished, id) below the cursor ?2, ?3 (0: none).
       {&s.history_of, row_columns +
-                          "WHERE owner = ?1 AND finished > 0 AND (?2 = 0 OR finished < ?2 OR "
-                          "(finished = ?2 AND id < ?3)) ORDER BY finished DESC, id DESC LIMIT ?4"},
+                          "WHERE owner = ?1 AND finished > 0 AND (?5 = '' OR cluster = ?5) AND "
+                          "(?2 = 0 OR finished < ?2 OR (finished = ?2 AND id < ?3)) "
+                          "ORDER BY finished DESC, id DESC LIMIT ?4"},
       {&s.history_all, row_columns +
-                           "WHERE finished > 0 AND (?2 = 0 OR finished < ?2 OR (finished = ?2 AND "
-                           "id < ?3)) ORDER BY finished DESC, id DESC LIMIT ?4"},
+                           "WHERE finished > 0 AND (?5 = '' OR cluster = ?5) AND (?2 = 0 OR "
+                           "finished < ?2 OR (finished = ?2 AND id < ?3)) "
+                           "ORDER BY finished DESC, id DESC LIMIT ?4"},
       {&s.purge,
        "DELETE FROM reservations WHERE cluster = ?1 AND finished > 0 AND finished < ?2 AND "
        "seq < (SELECT MAX(seq) FROM reservations WHERE cluster = ?1)"},
@@ -599,6 +601,7 @@ result<std::vector<reservation_row>> sqlite_journal::finished_rows(const history
   sqlite3_bind_int64(st, 2, q.before);
   bind_text(st, 3, q.before_id);
   sqlite3_bind_int64(st, 4, static_cast<std::int64_t>(q.limit));
+  bind_text(st, 5, q.cluster);
   return read_rows(st);
 }
 

@@ -262,6 +262,12 @@ TEST_F(sqlite_journal_test, FinishedRowsAreHistoryReadByPagesAndPurgedByTime) {
   ASSERT_EQ(b->size(), 2u);  // 4 and 2; 6 is bob's but live
   EXPECT_EQ((*b)[0].id, "berlin/4");
 
+  history_query elsewhere;  // one cluster's history only
+  elsewhere.cluster = "paris";
+  EXPECT_TRUE((*j)->finished_rows(elsewhere)->empty());
+  elsewhere.cluster = "berlin";
+  EXPECT_EQ((*j)->finished_rows(elsewhere)->size(), 5u);
+
   EXPECT_EQ((*(*j)->find("berlin/6"))->finished, 0);
   EXPECT_FALSE(*(*j)->find("berlin/404"));
 

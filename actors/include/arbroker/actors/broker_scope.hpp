@@ -54,6 +54,14 @@ inline bool belongs_to(std::string_view scoped_name, std::string_view broker) {
          scoped_name.starts_with(broker);
 }
 
+/// Whether caller `who` may see a reservation of `owner` made in transaction `txn`: its
+/// broker made it (any broker's for an admin broker's "") and its user owns it (anyone's
+/// for an empty user). Cluster services and the agent's history both judge by this.
+inline bool may_see(const caller& who, std::string_view txn, std::string_view owner) {
+  return (who.broker.empty() || belongs_to(txn, who.broker)) &&
+         (who.rest.empty() || owner == who.rest);
+}
+
 /// Whether `name` can name a broker: 1 to 64 letters, digits, '.', '_' or '-'.
 inline bool valid_broker_name(std::string_view name) {
   if (name.empty() || name.size() > 64) return false;

@@ -313,8 +313,6 @@ class cluster_service {
   /// Who asks (scoped_callers): the broker ("" for an admin broker, or without scoping) and
   /// the user ("" for an admin).
   broker_scope::caller caller_of(std::string_view user) const;
-  /// Whether `r` is `broker`'s ("" : anybody's).
-  static bool made_by(const record& r, std::string_view broker);
   /// Whether the live job `lrms_id` is `broker`'s: its LRMS name is "<prefix><broker>+...".
   result<bool> submitted_by(const std::string& lrms_id, std::string_view broker);
   static msg::wire_error missing(const std::string& id);

@@ -57,6 +57,7 @@ struct history_query {
   timestamp before = 0;
   std::string before_id = {};
   std::size_t limit = 100;
+  std::string cluster = {};  ///< empty: every cluster's
 };
 
 /// What a node claims in one cluster's LRMS (schema 8): the prefix of the names its
