@@ -101,27 +101,43 @@ std::string_view to_string(reservation_push push) noexcept {
   return "unknown";
 }
 
-result<timestamp> t_wkl(timestamp ct, int np_site, std::span<const running_job> running,
-                        std::span<const waiting_job> waiting,
-                        std::span<const reservation_span> reservations, const load_params& params) {
-  if (auto s = validate(ct, np_site, running, waiting, reservations, params); !s) return s.err();
-  const double site = static_cast<double>(np_site);
-
-  // w is T_wkl - ct, in seconds; kept relative to ct so that large timestamps lose no
-  // precision in the double.
-  double w = 0.0;
+t_wkl_accumulator::t_wkl_accumulator(timestamp ct, int np_site,
+                                     std::span<const running_job> running,
+                                     std::span<const waiting_job> waiting,
+                                     const load_params& params)
+    : ct_(ct), site_(static_cast<double>(np_site)), params_(params) {
   double running_work = 0.0;
   double running_np = 0.0;
   for (const auto& j : running) {
     running_work += static_cast<double>(j.np) * static_cast<double>(j.remaining) * params.acc_r;
     running_np += static_cast<double>(j.np);
   }
-  if (running_np > 0.0) w += running_work / running_np;
+  if (running_np > 0.0) w_ += running_work / running_np;
   double waiting_work = 0.0;
   for (const auto& j : waiting)
     waiting_work += static_cast<double>(j.np) * static_cast<double>(j.walltime) * params.acc_w;
-  w += waiting_work / site;
+  w_ += waiting_work / site_;
+  value_ = round_up(ct_, w_);
+}
 
+void t_wkl_accumulator::add(const reservation_span& r) noexcept {
+  if (!counts(r.start) || r.end <= ct_) return;  // starts too late, or already over
+  switch (params_.push) {
+    case reservation_push::work_share:
+      w_ += static_cast<double>(r.np) * static_cast<double>(r.end - std::max(r.start, ct_)) / site_;
+      break;
+    case reservation_push::past_end:
+      w_ = std::max(w_, static_cast<double>(r.end - ct_));
+      break;
+  }
+  value_ = round_up(ct_, w_);
+}
+
+result<timestamp> t_wkl(timestamp ct, int np_site, std::span<const running_job> running,
+                        std::span<const waiting_job> waiting,
+                        std::span<const reservation_span> reservations, const load_params& params) {
+  if (auto s = validate(ct, np_site, running, waiting, reservations, params); !s) return s.err();
+  t_wkl_accumulator acc(ct, np_site, running, waiting, params);
   // Reservations by start: once one starts at or after the current T_wkl, so do all later
   // ones, and T_wkl grows only through a reservation that counts.
   std::vector<reservation_span> by_start(reservations.begin(), reservations.end());
@@ -129,18 +145,10 @@ result<timestamp> t_wkl(timestamp ct, int np_site, std::span<const running_job> 
       by_start.begin(), by_start.end(),
       [](const reservation_span& a, const reservation_span& b) { return a.start < b.start; });
   for (const auto& r : by_start) {
-    if (r.start >= round_up(ct, w)) break;
-    if (r.end <= ct) continue;  // already over
-    switch (params.push) {
-      case reservation_push::work_share:
-        w += static_cast<double>(r.np) * static_cast<double>(r.end - std::max(r.start, ct)) / site;
-        break;
-      case reservation_push::past_end:
-        w = std::max(w, static_cast<double>(r.end - ct));
-        break;
-    }
+    if (!acc.counts(r.start)) break;
+    acc.add(r);
   }
-  return round_up(ct, w);
+  return acc.value();
 }
 
 }  // namespace arbroker

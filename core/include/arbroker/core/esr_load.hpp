@@ -55,6 +55,33 @@ result<timestamp> t_wkl(timestamp ct, int np_site, std::span<const running_job> 
                         std::span<const reservation_span> reservations,
                         const load_params& params = {});
 
+/// T_wkl computed step by step, for a caller that keeps its reservations ordered by start
+/// and must not copy or sort them for every estimate (the capacity view): made from the
+/// jobs, then offered reservations in order of start as long as `counts(r.start)`; `value()`
+/// is then what t_wkl() returns for the same input. The input must be valid as t_wkl()
+/// checks it (the accumulator does not check again); a reservation that does not count
+/// (already over, or starting at or after the current value) changes nothing.
+class t_wkl_accumulator {
+ public:
+  t_wkl_accumulator(timestamp ct, int np_site, std::span<const running_job> running,
+                    std::span<const waiting_job> waiting, const load_params& params);
+
+  /// The estimate so far.
+  timestamp value() const noexcept { return value_; }
+  /// Whether a reservation starting at `start` still counts (starts before value()); once
+  /// one does not, no later-starting one does.
+  bool counts(timestamp start) const noexcept { return start < value_; }
+  /// Takes a reservation into the estimate (in order of start).
+  void add(const reservation_span& r) noexcept;
+
+ private:
+  timestamp ct_;
+  double site_;
+  load_params params_;
+  double w_ = 0.0;  // T_wkl - ct in seconds, relative so that large times keep precision
+  timestamp value_;
+};
+
 /// esr_L(s, T_wkl): 1 if the candidate starts at or after T_wkl, else 0.
 constexpr double esr_load(timestamp start, timestamp t_wkl) noexcept {
   return start >= t_wkl ? 1.0 : 0.0;

@@ -1,0 +1,174 @@
+#include "arbroker/core/capacity_view.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "arbroker/core/earliest_start.hpp"
+
+namespace arbroker {
+
+result<capacity_view> capacity_view::create(int cpus, const load_params& load) {
+  auto p = availability_profile::create(cpus);
+  if (!p) return p.err();
+  // The factors t_wkl() checks: checked once here, as the accumulator does not.
+  if (auto ok = arbroker::t_wkl(0, cpus, {}, {}, {}, load); !ok) return ok.err();
+  return capacity_view(std::move(*p), cpus, load);
+}
+
+bool capacity_view::hold(reservation_span& held, timestamp start, timestamp end, int np) {
+  held = {};
+  if (start >= end) return true;  // nothing left to hold
+  if (!profile_.add(start, end, np)) return false;
+  held = {start, end, np};
+  return true;
+}
+
+void capacity_view::release(reservation_span& held) {
+  if (held.np > 0) (void)profile_.remove(held.start, held.end, held.np);
+  held = {};
+}
+
+bool capacity_view::valid(const reservation_span& s) const noexcept {
+  return s.start < s.end && s.start >= -time_infinity && s.end <= time_infinity && s.np >= 1 &&
+         s.np <= cpus_;
+}
+
+bool capacity_view::moves_t_wkl(const reservation_span& s) const noexcept {
+  return !t_wkl_ || s.start < *t_wkl_;
+}
+
+void capacity_view::reset(timestamp now, std::vector<running_job> running,
+                          std::vector<waiting_job> queued,
+                          const std::vector<keyed_reservation>& reservations) {
+  // Reconciled with what the view holds rather than made anew: when little has changed (the
+  // service keeps its own reservations in the view), a full read costs a lookup per
+  // reservation, not a new profile. The jobs go last, as they would into a new profile.
+  for (auto& h : running_held_)
+    release(h);
+  running_held_.clear();
+  ++generation_;
+  std::vector<const keyed_reservation*> changed_terms;
+  for (const auto& r : reservations) {
+    auto it = entries_.find(r.key);
+    if (it != entries_.end() && it->second.span == r.span &&
+        (it->second.held.np > 0 || std::max(r.span.start, now) >= r.span.end))
+      it->second.seen = generation_;  // held as the LRMS has it
+    else
+      changed_terms.push_back(&r);
+  }
+  // What the LRMS no longer has (or has on other terms) first, so that it makes room.
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    if (it->second.seen == generation_) {
+      ++it;
+      continue;
+    }
+    by_start_.erase({it->second.span.start, it->first});
+    release(it->second.held);
+    it = entries_.erase(it);
+  }
+  for (const auto* r : changed_terms) {
+    auto [it, added] = entries_.try_emplace(r->key);
+    auto& e = it->second;
+    if (!added) {  // the same key twice in one read: the last terms count
+      by_start_.erase({e.span.start, r->key});
+      release(e.held);
+    }
+    e.span = r->span;
+    e.seen = generation_;
+    (void)hold(e.held, std::max(r->span.start, now), r->span.end, r->span.np);
+    if (valid(r->span)) by_start_.emplace(r->span.start, r->key);
+  }
+  (void)set_jobs(now, std::move(running), std::move(queued));
+  wrong_ = false;  // what does not fit in a full read is left out, not wrong
+  t_wkl_.reset();
+  changed();
+}
+
+bool capacity_view::set_jobs(timestamp now, std::vector<running_job> running,
+                             std::vector<waiting_job> queued) {
+  for (auto& h : running_held_)
+    release(h);
+  running_held_.clear();
+  bool fits = true;
+  for (const auto& j : running) {
+    reservation_span h;
+    // A job past its walltime still runs (remaining >= 1 s, see to_workload).
+    if (j.remaining > 0 && j.remaining <= time_infinity - now &&
+        !hold(h, now, now + j.remaining, j.np))
+      fits = false;
+    if (h.np > 0) running_held_.push_back(h);
+  }
+  // A job t_wkl() would refuse (np beyond the cluster, no walltime) makes T_wkl the read's
+  // time, as a failed estimate always has.
+  jobs_valid_ = static_cast<bool>(arbroker::t_wkl(now, cpus_, running, queued, {}, load_));
+  running_ = std::move(running);
+  queue_ = std::move(queued);
+  jobs_read_ = now;
+  plan_failed_ = false;
+  t_wkl_.reset();
+  changed();
+  if (!fits) wrong_ = true;
+  return fits;
+}
+
+bool capacity_view::put(const std::string& key, const reservation_span& span, timestamp now) {
+  auto [it, added] = entries_.try_emplace(key);
+  auto& e = it->second;
+  if (!added) {
+    if (moves_t_wkl(e.span)) t_wkl_.reset();
+    by_start_.erase({e.span.start, key});
+    release(e.held);
+    changed();  // CPUs came back: queued jobs may now start earlier
+  }
+  e.span = span;
+  if (valid(span)) {
+    if (moves_t_wkl(span)) t_wkl_.reset();
+    by_start_.emplace(span.start, key);
+  }
+  if (!hold(e.held, std::max(span.start, now), span.end, span.np)) {
+    wrong_ = true;
+    changed();
+    return false;
+  }
+  // In the vacancies the plan stays as it is; anywhere else the queue moves: plan again.
+  if (planned_ && e.held.np > 0 && !planned_->add(e.held.start, e.held.end, e.held.np)) changed();
+  return true;
+}
+
+void capacity_view::erase(const std::string& key) {
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return;
+  auto& e = it->second;
+  if (moves_t_wkl(e.span)) t_wkl_.reset();
+  by_start_.erase({e.span.start, key});
+  if (e.held.np > 0) changed();  // queued jobs may now start earlier: plan again
+  release(e.held);
+  entries_.erase(it);
+}
+
+const availability_profile& capacity_view::planned(timestamp now) const {
+  if (queue_.empty() || plan_failed_) return profile_;
+  if (!planned_) {
+    auto plan = profile_;
+    if (!plan_queued_jobs(plan, queue_, now)) {
+      plan_failed_ = true;
+      return profile_;
+    }
+    planned_ = std::move(plan);
+  }
+  return *planned_;
+}
+
+timestamp capacity_view::t_wkl() const {
+  if (t_wkl_) return *t_wkl_;
+  if (!jobs_valid_) return *(t_wkl_ = jobs_read_);
+  t_wkl_accumulator acc(jobs_read_, cpus_, running_, queue_, load_);
+  for (const auto& [start, key] : by_start_) {
+    if (!acc.counts(start)) break;
+    acc.add(entries_.at(key).span);
+  }
+  t_wkl_ = acc.value();
+  return *t_wkl_;
+}
+
+}  // namespace arbroker
