@@ -220,17 +220,25 @@ result<std::vector<lrms_reservation>> gridengine_lrms::list_reservations(deadlin
 }
 
 result<lrms_snapshot> gridengine_lrms::snapshot() {
+  return read(true);
+}
+
+result<lrms_snapshot> gridengine_lrms::jobs_snapshot() {
+  return read(false);
+}
+
+result<lrms_snapshot> gridengine_lrms::read(bool with_reservations) {
   const auto until = start_call();
-  auto s = snapshot_once(until);
+  auto s = snapshot_once(until, with_reservations);
   // A snapshot only reads: one that failed on an answer it could not use (a qmaster busy
   // restarting or under load can drop a reply: "failed receiving gdi request response") is
   // asked once more while the call's deadline allows. A qmaster that is down is not.
   if (!s && s.err().code == errc::lrms_failure && steady_clock::now() < until - config_.timeout / 2)
-    s = snapshot_once(until);
+    s = snapshot_once(until, with_reservations);
   return s;
 }
 
-result<lrms_snapshot> gridengine_lrms::snapshot_once(deadline until) {
+result<lrms_snapshot> gridengine_lrms::snapshot_once(deadline until, bool with_reservations) {
   lrms_snapshot s;
   s.now = static_cast<timestamp>(std::time(nullptr));
   auto slots = total_slots(until);
@@ -243,6 +251,7 @@ result<lrms_snapshot> gridengine_lrms::snapshot_once(deadline until) {
   auto running = list_jobs(until, &s.queued);
   if (!running) return running.err();
   s.running = std::move(*running);
+  if (!with_reservations) return s;
   auto reservations = list_reservations(until);
   if (!reservations) return reservations.err();
   s.reservations = std::move(*reservations);

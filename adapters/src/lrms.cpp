@@ -26,6 +26,12 @@ std::string_view to_string(lrms_job_state s) noexcept {
   return "?";
 }
 
+result<lrms_snapshot> lrms::jobs_snapshot() {
+  auto s = snapshot();
+  if (s) s->reservations.clear();
+  return s;
+}
+
 cluster_workload to_workload(const lrms_snapshot& s) {
   cluster_workload w;
   w.cpus = s.cpus;

@@ -451,8 +451,17 @@ std::string slurm_lrms::successor_name(std::string_view id) const {
 }
 
 result<lrms_snapshot> slurm_lrms::snapshot() {
+  return read(true);
+}
+
+result<lrms_snapshot> slurm_lrms::jobs_snapshot() {
+  return read(false);
+}
+
+result<lrms_snapshot> slurm_lrms::read(bool with_reservations) {
   return on_slurm_thread<lrms_snapshot>(
-      cluster_, options_.call_timeout, "snapshot", [c = cluster_]() -> result<lrms_snapshot> {
+      cluster_, options_.call_timeout, "snapshot",
+      [c = cluster_, with_reservations]() -> result<lrms_snapshot> {
         lrms_snapshot s;
         s.now = std::time(nullptr);
         s.sizes.bunch = 1;  // CPUs are reserved as single cores
@@ -501,6 +510,7 @@ result<lrms_snapshot> slurm_lrms::snapshot() {
         for (auto& q : queued)
           s.queued.push_back(std::move(q.job));
 
+        if (!with_reservations) return s;
         auto reservations = load_reservations();
         if (!reservations) return reservations.err();
         s.reservations = std::move(*reservations);

@@ -4,8 +4,9 @@ namespace arbroker {
 
 std::string_view to_string(lrms_call c) noexcept {
   static constexpr std::array<std::string_view, lrms_call_count> names{
-      "snapshot",           "create_reservation", "delete_reservation", "modify_reservation",
-      "extend_reservation", "submit_job",         "cancel_job",         "job_status"};
+      "snapshot",           "create_reservation", "delete_reservation",
+      "modify_reservation", "extend_reservation", "submit_job",
+      "cancel_job",         "job_status",         "jobs_snapshot"};
   const auto i = static_cast<std::size_t>(c);
   return i < names.size() ? names[i] : "unknown";
 }
@@ -23,6 +24,9 @@ auto timed_lrms::timed(lrms_call c, F&& f) {
 
 result<lrms_snapshot> timed_lrms::snapshot() {
   return timed(lrms_call::snapshot, [&] { return inner_->snapshot(); });
+}
+result<lrms_snapshot> timed_lrms::jobs_snapshot() {
+  return timed(lrms_call::jobs_snapshot, [&] { return inner_->jobs_snapshot(); });
 }
 result<std::string> timed_lrms::create_reservation(const reservation_spec& spec) {
   return timed(lrms_call::create_reservation, [&] { return inner_->create_reservation(spec); });

@@ -380,6 +380,15 @@ TEST_F(GridEngine, SnapshotShowsCapacityJobsAndReservations) {
   const auto* res = find(snap->reservations, ar);
   ASSERT_NE(res, nullptr);
   EXPECT_EQ(res->np, 3);
+  // The jobs alone (no qrstat): the same jobs, no reservation.
+  auto jobs = ge_.jobs_snapshot();
+  ASSERT_TRUE(jobs) << jobs.err().message;
+  EXPECT_EQ(jobs->cpus, snap->cpus);
+  EXPECT_NE(find(jobs->running, running), nullptr);
+  EXPECT_NE(find(jobs->queued, waiting), nullptr);
+  ASSERT_NE(find(jobs->queued, bound), nullptr);
+  EXPECT_EQ(find(jobs->queued, bound)->reservation, ar);
+  EXPECT_TRUE(jobs->reservations.empty());
 
   // The workload view counts the reservation once, and not the job bound to it.
   const auto w_view = to_workload(*snap);

@@ -624,7 +624,7 @@ lrms_job simulated_lrms::report(serial jid, const job& j) const {
   return out;
 }
 
-result<lrms_snapshot> simulated_lrms::snapshot() {
+result<lrms_snapshot> simulated_lrms::jobs_snapshot() {
   advance(clock_());
   lrms_snapshot s;
   s.now = now_;
@@ -646,17 +646,31 @@ result<lrms_snapshot> simulated_lrms::snapshot() {
   s.queued.reserve(queued.size());
   for (const auto& [place, jid] : queued)
     s.queued.push_back(report(jid, jobs_.at(jid)));
+  return s;
+}
 
+result<lrms_snapshot> simulated_lrms::snapshot() {
+  auto s = jobs_snapshot();
+  if (!s) return s;
+  // By start, then id; sorted as pointers, not looked up again.
   std::vector<std::pair<timestamp, serial>> order;
+  std::vector<const reservation*> of;
   order.reserve(reservations_.size());
-  for (const auto& [rid, r] : reservations_)
+  of.reserve(reservations_.size());
+  for (const auto& [rid, r] : reservations_) {
     order.emplace_back(r.start, rid);
-  std::sort(order.begin(), order.end());
-  s.reservations.reserve(order.size());
-  for (const auto& [start, rid] : order) {
-    const reservation& r = reservations_.at(rid);
-    s.reservations.push_back(
-        {reservation_id(rid), r.name, r.owner, r.start, r.end, r.np, r.account});
+    of.push_back(&r);
+  }
+  std::vector<std::uint32_t> by(order.size());
+  for (std::uint32_t i = 0; i < by.size(); ++i)
+    by[i] = i;
+  std::sort(by.begin(), by.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return order[a] < order[b]; });
+  s->reservations.reserve(order.size());
+  for (const auto i : by) {
+    const reservation& r = *of[i];
+    s->reservations.push_back(
+        {reservation_id(order[i].second), r.name, r.owner, r.start, r.end, r.np, r.account});
   }
   return s;
 }

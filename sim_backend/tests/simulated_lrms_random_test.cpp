@@ -28,6 +28,12 @@ TEST(SimulatedLrms, RandomOperationsNeverOverbook) {
   for (int step = 0; step < 10000; ++step) {
     const lrms_snapshot s = *c->snapshot();
     const timestamp now = s.now;
+    if (step % 50 == 0) {  // the jobs alone are the snapshot's jobs
+      const lrms_snapshot j = *c->jobs_snapshot();
+      ASSERT_EQ(j.running, s.running);
+      ASSERT_EQ(j.queued, s.queued);
+      ASSERT_TRUE(j.reservations.empty());
+    }
     const auto op = uniform(0, 99);
     if (op < 25) {  // create
       const timestamp start = now + uniform(-5, 1500);

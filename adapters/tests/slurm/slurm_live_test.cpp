@@ -436,6 +436,13 @@ TEST_F(SlurmLive, SnapshotShowsRunningAndQueuedJobsInOrder) {
   EXPECT_EQ(snap->queued[1].walltime, 240);
   EXPECT_FALSE(snap->queued[0].started);
   ASSERT_NE(find_reservation(*snap, *id), nullptr);
+  // The jobs alone: the same jobs in the same order, no reservation loaded.
+  auto jobs = s_.jobs_snapshot();
+  ASSERT_TRUE(jobs) << jobs.err().message;
+  EXPECT_EQ(jobs->running, snap->running);
+  EXPECT_EQ(jobs->queued, snap->queued);
+  EXPECT_EQ(jobs->cpus, snap->cpus);
+  EXPECT_TRUE(jobs->reservations.empty());
   // The core's view: 10 minutes left (minus what already ran) for the big job.
   auto w = to_workload(*snap);
   ASSERT_EQ(w.running.size(), 1u);

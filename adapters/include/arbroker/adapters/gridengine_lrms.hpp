@@ -34,6 +34,7 @@ struct gridengine_config {
 /// The LRMS interface on Son of Grid Engine 8.1.9, through its command-line clients run
 /// directly (no shell) with a hard timeout:
 ///   snapshot            qstat -g c, qstat -r -g d, qstat -j (reservation binding), qrstat
+///   jobs_snapshot       the same without qrstat (no reservations)
 ///   create_reservation  qrsub -a START -d LENGTH -pe PE NP -N PREFIX+NAME [-u OWNER]
 ///   delete_reservation  qrdel (Grid Engine deletes the jobs bound to it too)
 ///   modify_reservation  qrsub of the new terms, then qrdel of the old (SGE has no qralter);
@@ -53,6 +54,7 @@ class gridengine_lrms final : public lrms {
   const gridengine_config& config() const noexcept { return config_; }
 
   result<lrms_snapshot> snapshot() override;
+  result<lrms_snapshot> jobs_snapshot() override;  ///< without qrstat
   result<std::string> create_reservation(const reservation_spec& spec) override;
   status delete_reservation(const std::string& id) override;
   result<std::string> modify_reservation(const std::string& id,
@@ -79,7 +81,8 @@ class gridengine_lrms final : public lrms {
                              std::optional<process_user> user = std::nullopt) const;
   result<std::vector<lrms_reservation>> list_reservations(deadline until);
   result<int> total_slots(deadline until);
-  result<lrms_snapshot> snapshot_once(deadline until);
+  result<lrms_snapshot> read(bool with_reservations);
+  result<lrms_snapshot> snapshot_once(deadline until, bool with_reservations);
   /// The longest h_rt of the cluster queues (0: one has none), read at most every 10 min:
   /// it is configuration, not state.
   result<duration> queue_time_limit(deadline until);

@@ -52,6 +52,7 @@ class slurm_lrms final : public lrms {
   const slurm_options& options() const noexcept { return options_; }
 
   result<lrms_snapshot> snapshot() override;
+  result<lrms_snapshot> jobs_snapshot() override;  ///< without loading the reservations
   result<std::string> create_reservation(const reservation_spec& spec) override;
   status delete_reservation(const std::string& id) override;
   result<std::string> modify_reservation(const std::string& id,
@@ -79,6 +80,7 @@ class slurm_lrms final : public lrms {
   struct cluster;  ///< what a libslurm call needs to reach this cluster (internal)
 
  private:
+  result<lrms_snapshot> read(bool with_reservations);
   slurm_options options_;
   std::shared_ptr<cluster> cluster_;
 };

@@ -20,8 +20,9 @@ enum class lrms_call {
   submit_job,
   cancel_job,
   job_status,
+  jobs_snapshot,
 };
-inline constexpr std::size_t lrms_call_count = 8;
+inline constexpr std::size_t lrms_call_count = 9;
 /// "snapshot", "create_reservation", ...: the names metrics and logs use.
 std::string_view to_string(lrms_call c) noexcept;
 
@@ -37,6 +38,7 @@ class timed_lrms final : public lrms {
 
   std::string_view kind() const noexcept override { return inner_->kind(); }
   result<lrms_snapshot> snapshot() override;
+  result<lrms_snapshot> jobs_snapshot() override;
   result<std::string> create_reservation(const reservation_spec& spec) override;
   status delete_reservation(const std::string& id) override;
   result<std::string> modify_reservation(const std::string& id,

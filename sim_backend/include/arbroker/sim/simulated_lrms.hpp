@@ -89,6 +89,7 @@ class simulated_lrms final : public lrms {
   /// Running jobs (bound ones included) and queued jobs in submission (FIFO) order, and the
   /// reservations that have not ended, by start time then id. O(n log n).
   result<lrms_snapshot> snapshot() override;
+  result<lrms_snapshot> jobs_snapshot() override;  ///< without listing the reservations
 
   /// Reserves np CPUs over [start, start + length); ids are "R1", "R2", ...
   /// invalid_window: length <= 0, start < now, or end beyond time_infinity;
