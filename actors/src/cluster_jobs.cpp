@@ -48,7 +48,7 @@ msg::job_submit_reply cluster_service::submit_job(const msg::job_submit_request&
     return out;
   }
   out.lrms_id = std::move(*id);
-  view_.taken = -time_infinity;  // the queue changed: read it again before the next probe
+  view_.jobs_changed();  // the queue changed: read it again before the next probe
   return out;
 }
 
@@ -114,7 +114,7 @@ msg::job_cancel_reply cluster_service::cancel_job(const msg::job_cancel_request&
     out.error = msg::to_wire(ok.err());
     return out;
   }
-  view_.taken = -time_infinity;
+  view_.jobs_changed();
   return out;
 }
 

@@ -43,47 +43,58 @@ cluster_service::cluster_service(cluster_service_config cfg, std::unique_ptr<lrm
     : cfg_(std::move(cfg)), lrms_(std::move(backend)), history_(std::move(h)) {}
 
 status cluster_service::refresh(timestamp now, bool force) {
-  if (force || !view_.profile || now - view_.taken >= cfg_.refresh) {
+  auto& v = view_;
+  const bool whole = force || cfg_.refresh == 0 || !v.capacity || v.capacity->wrong() ||
+                     now - v.full_read >= std::max(cfg_.refresh, cfg_.full_refresh);
+  if (whole) {
     if (auto ok = read_view(now); !ok) return ok;
+  } else if (now - v.jobs_read >= cfg_.refresh) {
+    if (auto ok = read_jobs(now); !ok) return ok;
   }
-  if (!view_.planned && cfg_.ljp != ljp_policy::off && cfg_.ljp_check == ljp_method::ese) {
-    // The queue planned into a copy of the profile (paper 004, Listing 1). A queue entry the
-    // plan cannot take (np < 1, walltime <= 0) leaves the plan without the queue.
-    auto planned = *view_.profile;
-    view_.planned =
-        plan_queued_jobs(planned, view_.queue, now) ? std::move(planned) : *view_.profile;
-  }
+  // The queue's plan, made now rather than by the first request that needs it.
+  if (plans_queue()) (void)v.capacity->planned(now);
   return {};
 }
 
 status cluster_service::read_view(timestamp now) {
   auto snap = lrms_->snapshot();
   if (!snap) return snap.err();
+  if (!view_.capacity) {
+    auto c = capacity_view::create(cfg_.info.cpus, cfg_.load);
+    if (!c) return c.err();
+    view_.capacity = std::move(*c);
+  }
   auto w = to_workload(*snap);
-  auto profile = availability_profile::create(cfg_.info.cpus);
-  if (!profile) return profile.err();
-  // The LRMS is the authority on capacity; the view is a hint for probes and for refusing
-  // obvious conflicts early. An allocation the view cannot take (a stale or overbooked
-  // snapshot) is skipped rather than failing the refresh.
-  for (const auto& j : w.running)
-    (void)profile->add(now, now + j.remaining, j.np);
-  for (const auto& r : w.reservations)
-    if (r.end > now) (void)profile->add(std::max(r.start, now), r.end, r.np);
-  auto twkl = t_wkl(now, cfg_.info.cpus, w.running, w.queued, w.reservations, cfg_.load);
-  view_.t_wkl = twkl ? *twkl : now;
-  view_.profile = std::move(*profile);
-  view_.queue = std::move(w.queued);
-  view_.planned.reset();
-  view_.taken = now;
-  view_.running = static_cast<int>(snap->running.size());
-  view_.queued = static_cast<int>(snap->queued.size());
+  std::vector<keyed_reservation> reservations;
+  reservations.reserve(snap->reservations.size());
+  for (const auto& r : snap->reservations)
+    reservations.push_back({r.id, {r.start, r.end, r.np}});
+  view_.capacity->reset(now, std::move(w.running), std::move(w.queued), reservations);
+  view_.full_read = view_.jobs_read = now;
+  took_jobs(*snap, now);
+  return {};
+}
+
+status cluster_service::read_jobs(timestamp now) {
+  auto snap = lrms_->jobs_snapshot();
+  if (!snap) return snap.err();
+  auto w = to_workload(*snap);
+  // A running job the view has no room for: it missed something; read it all next time.
+  if (!view_.capacity->set_jobs(now, std::move(w.running), std::move(w.queued))) view_.wrong();
+  view_.jobs_read = now;
+  took_jobs(*snap, now);
+  return {};
+}
+
+void cluster_service::took_jobs(const lrms_snapshot& snap, timestamp now) {
+  view_.running = static_cast<int>(snap.running.size());
+  view_.queued = static_cast<int>(snap.queued.size());
   // esr history: one sample of idle CPUs per history interval.
   const timestamp slot_begin =
       now - ((now % cfg_.history_delta) + cfg_.history_delta) % cfg_.history_delta;
   const auto& recs = history_.records();
   if (recs.empty() || recs.back().begin < slot_begin)
-    (void)history_.record(slot_begin, view_.profile->free_at(now));
-  return {};
+    (void)history_.record(slot_begin, view_.profile().free_at(now));
 }
 
 msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, timestamp now) {
@@ -155,7 +166,7 @@ std::optional<timestamp> cluster_service::admit(const msg::prepare_request& req,
   if (req.start < rule->not_before)
     // Paper 000, Sec. 3.3.2: a reservation may not bypass waiting local jobs.
     return refuse(errc::busy,
-                  "start " + ts(req.start) + " is before T_wkl " + ts(view_.t_wkl) +
+                  "start " + ts(req.start) + " is before T_wkl " + ts(view_.capacity->t_wkl()) +
                       ": it would bypass waiting local jobs",
                   msg::refusal::service, rule->not_before);
   // Paper 002: accepted reservations moved within their windows to make room. (Only reading
@@ -164,7 +175,7 @@ std::optional<timestamp> cluster_service::admit(const msg::prepare_request& req,
   if (!rule) return refuse(rule.err().code, rule.err().message);
   auto free = rule->free->min_free(req.start, req.end);
   if (!free || *free >= req.np) return rule->ljp ? rule->not_before : 0;
-  if (rule->free != &*view_.profile && view_.profile->fits(req.start, req.end, req.np))
+  if (rule->free != &view_.profile() && view_.profile().fits(req.start, req.end, req.np))
     // Paper 004, Sec. III-B: the CPUs are free now, but queued local jobs are planned on them.
     return refuse(errc::busy,
                   std::to_string(req.np) + " CPUs over [" + ts(req.start) + ", " + ts(req.end) +
@@ -190,23 +201,21 @@ result<cluster_service::admission> cluster_service::admission_for(bool ljp, bool
   auto applies = ljp_applies(cfg_.ljp, ljp, admin);
   if (!applies)
     return fail(applies.err().code, "cluster '" + name() + "': " + applies.err().message);
-  if (!*applies) return admission{&*view_.profile, now, false};
+  if (!*applies) return admission{&view_.profile(), now, false};
   if (cfg_.ljp_check == ljp_method::twkl)
-    return admission{&*view_.profile, std::max(now, view_.t_wkl), true};
-  return admission{&*view_.planned, now, true};
+    return admission{&view_.profile(), std::max(now, view_.capacity->t_wkl()), true};
+  return admission{&view_.capacity->planned(now), now, true};
 }
 
-void cluster_service::view_add(timestamp start, timestamp end, int np) {
-  if (!view_.profile) return;
-  if (!view_.profile->add(start, end, np)) view_.taken = -time_infinity;
-  // In the vacancies the plan stays as it is; anywhere else the queue moves: plan again.
-  if (view_.planned && !view_.planned->add(start, end, np)) view_.planned.reset();
+void cluster_service::view_put(const record& r, timestamp now) {
+  if (!view_.capacity) return;  // read whole before its first use
+  if (!view_.capacity->put(r.lrms_id, {r.life.start(), r.life.end(), r.np}, now)) view_.wrong();
 }
 
-void cluster_service::view_remove(timestamp start, timestamp end, int np) {
-  if (!view_.profile) return;
-  if (start < end && !view_.profile->remove(start, end, np)) view_.taken = -time_infinity;
-  view_.planned.reset();  // queued jobs may now start earlier: plan again
+void cluster_service::view_erase(const std::string& lrms_id) {
+  if (view_.capacity) view_.capacity->erase(lrms_id);
+  // The LRMS may start queued jobs in the CPUs at once: read the jobs again.
+  if (view_.queued > 0) view_.jobs_changed();
 }
 
 // An admitted prepare: the hold in the LRMS, durable in the journal before it is answered
@@ -223,9 +232,9 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
       {lrms_name(n), req.owner, req.start, req.end - req.start, req.np, req.account});
   if (!lrms_id) {
     out.refused_by = msg::refusal::lrms;
-    out.busy_until = busy_hint(req, *view_.profile);
+    out.busy_until = busy_hint(req, view_.profile());
     out.error = msg::to_wire(lrms_id.err());
-    view_.taken = -time_infinity;  // the view missed something: refresh next time
+    view_.wrong();  // the view allowed what the LRMS refused: read it all next time
     return;
   }
   auto life = reservation_lifecycle::create(req.start, req.end);
@@ -248,12 +257,12 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
     out.error = msg::to_wire(ok.err());
     return;
   }
-  view_add(req.start, req.end, req.np);
   out.reservation_id = id;
   out.cost = r.cost;
   out.movable = r.deadline != 0;
   r.serial = n;
   auto& rec = records_.emplace(n, std::move(r)).first->second;
+  view_put(rec, now);
   index_record(rec);
   by_txn_.emplace(req.txn, n);
   expiries_.emplace(req.expiry, n);
@@ -321,12 +330,12 @@ status cluster_service::persist(const record& r, reservation_state state) {
 void cluster_service::release(record& r, reservation_event e, timestamp now, bool persisted) {
   auto del = lrms_->delete_reservation(r.lrms_id);
   if (!del && del.err().code != errc::not_found) {
-    // The LRMS kept it: the view is rebuilt from its truth on the next refresh, and the
-    // delete is tried again on every sweep (retry_deletes), not forgotten.
-    view_.taken = -time_infinity;
+    // The LRMS kept it: it stays in the view, and the delete is tried again on every sweep
+    // (retry_deletes), not forgotten.
     if (r.life.end() > now) undeleted_[r.lrms_id] = r.life.end();
+  } else {
+    view_erase(r.lrms_id);
   }
-  view_remove(std::max(r.life.start(), now), r.life.end(), r.np);
   expiries_.erase({r.life.expiry(), r.serial});
   timeline_.erase({r.life.end(), r.serial});
   movable_.erase(r.serial);
@@ -555,8 +564,8 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
   if (!rule) return {info_of(*r), msg::to_wire(rule.err())};
   if (req.start < rule->not_before)
     return {info_of(*r), msg::wire(errc::busy, "new start " + ts(req.start) + " is before T_wkl " +
-                                                   ts(view_.t_wkl))};
-  if (rule->free != &*view_.profile) {
+                                                   ts(view_.capacity->t_wkl()))};
+  if (rule->free != &view_.profile()) {
     // Under `ese` the new terms must fit the plan's vacancies, its own old terms given back.
     auto vacant = *rule->free;
     const timestamp from = std::max(r->life.start(), now);
@@ -597,11 +606,11 @@ status cluster_service::replace_terms(record& r, record changed, timestamp now) 
   changed.lrms_id = *new_id;
   if (auto ok = persist(changed, reservation_state::committed); !ok) {
     if (auto back = lrms_->modify_reservation(*new_id, spec_of(r))) r.lrms_id = *back;
-    view_.taken = -time_infinity;
+    view_.wrong();
     return ok;
   }
-  view_remove(std::max(r.life.start(), now), r.life.end(), r.np);
-  view_add(changed.life.start(), changed.life.end(), changed.np);
+  view_erase(r.lrms_id);
+  view_put(changed, now);
   timeline_.erase({r.life.end(), r.serial});
   timeline_.emplace(changed.life.end(), r.serial);
   r = std::move(changed);
@@ -737,6 +746,7 @@ msg::cluster_status cluster_service::status_report(const msg::cluster_status_req
 void cluster_service::retry_deletes(timestamp now) {
   for (auto it = undeleted_.begin(); it != undeleted_.end();) {
     if (it->second <= now) {  // over: the LRMS ends it itself
+      view_erase(it->first);
       it = undeleted_.erase(it);
       continue;
     }
@@ -745,7 +755,7 @@ void cluster_service::retry_deletes(timestamp now) {
       ++it;
       continue;
     }
-    view_.taken = -time_infinity;  // CPUs came back
+    view_erase(it->first);  // CPUs came back
     it = undeleted_.erase(it);
   }
 }
@@ -770,6 +780,7 @@ void cluster_service::sweep(timestamp now) {
     auto& r = records_.at(n);
     r.life.advance(now);
     if (is_terminal(r.life.state())) {
+      if (!undeleted_.contains(r.lrms_id)) view_erase(r.lrms_id);  // over: holds nothing
       mark_finished(r, now);
       movable_.erase(n);
       persist_end(r);

@@ -85,7 +85,7 @@ bool cluster_service::extend_for_overrun(record& r, timestamp now) {
     if (!rule || !rule->free->fits(from, to, r.np)) return false;
   }
   if (!lrms_->extend_reservation(r.lrms_id, to)) {
-    view_.taken = -time_infinity;  // the LRMS knows better: read it again
+    view_.wrong();  // the LRMS knows better: read it again
     return false;
   }
   (void)r.life.extend(now, to);
@@ -94,7 +94,7 @@ bool cluster_service::extend_for_overrun(record& r, timestamp now) {
   // Best effort: the LRMS has the new end; a journal without it recovers the old end, and
   // the LRMS ends the reservation at the new one all the same.
   (void)persist(r, reservation_state::committed);
-  view_add(from, to, r.np);
+  view_put(r, now);
   timeline_.erase({from, r.serial});
   timeline_.emplace(to, r.serial);
   watch_overrun(r);

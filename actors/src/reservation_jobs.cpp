@@ -55,7 +55,7 @@ msg::ack_reply cluster_service::unbind_jobs(const msg::unbind_jobs_request& req,
     r->jobs.erase(it);
   }
   if (r->jobs.empty()) watched_.erase(r->serial);  // after_jobs = release: nothing ran here
-  view_.taken = -time_infinity;
+  view_.jobs_changed();
   return out;
 }
 

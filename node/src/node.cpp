@@ -382,6 +382,7 @@ struct node::impl {
       }
       sc.cost = c.cost;
       sc.refresh = c.refresh;
+      sc.full_refresh = c.full_refresh;
       sc.max_hold = c.max_hold;
       // With a store the history is there (the service forgets at once); without one it is
       // in memory, for an hour at most, so that memory does not grow with a long retention.

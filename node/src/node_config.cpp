@@ -36,7 +36,7 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
                 "benchmarks",     "bandwidth",     "esr_static_h",   "esr_history_interval",
                 "acc_r",          "acc_w",         "max_walltime",   "ljp",
                 "ljp_method",     "after_jobs",    "laxity",         "overrun_quantum",
-                "overrun_notice", "overrun_max"}));
+                "overrun_notice", "overrun_max",   "full_refresh"}));
   cluster_entry c;
   auto name = config::text(at(t, path, "name"));
   if (!name) return name.err();
@@ -97,6 +97,7 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
   if (!(c.info.bandwidth >= 0) || c.info.bandwidth > 1e300)
     return bad(path + ".bandwidth", "expected bytes per second >= 0");
   ARB_TRY(optional(t, path, "refresh", c.refresh, as_span));
+  ARB_TRY(optional(t, path, "full_refresh", c.full_refresh, as_span));
   ARB_TRY(optional(t, path, "max_hold", c.max_hold, as_span));
   ARB_TRY(optional(t, path, "retention", c.retention, as_span));
   ARB_TRY(optional(t, path, "esr_static_h", c.esr_static_h, as_span));
@@ -327,6 +328,7 @@ status validate(const node_config& cfg) {
     if (c.info.bunch < 1) return bad(p + ".bunch", "must be at least 1");
     if (c.refresh < 0 || c.max_hold <= 0)
       return bad(p, "refresh must be >= 0 and max_hold positive");
+    if (c.full_refresh < 0) return bad(p + ".full_refresh", "must not be negative");
     if (c.retention < 0) return bad(p + ".retention", "must not be negative");
     if (c.esr_static_h <= 0) return bad(p + ".esr_static_h", "must be positive");
     if (c.info.max_walltime < 0) return bad(p + ".max_walltime", "must not be negative");

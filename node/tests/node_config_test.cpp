@@ -53,6 +53,7 @@ local_jobs = [{ np = 16, walltime = "2h", runtime = "90m" }]
 esr_static_h = "4h"
 esr_history_interval = "30m"
 retention = "10m"
+full_refresh = "5m"
 acc_r = 0.5
 acc_w = 0.25
 max_walltime = "2d"
@@ -111,6 +112,8 @@ TEST(node_config, ReadsEveryKey) {
   EXPECT_EQ(b.esr_history_interval, 1800);
   EXPECT_EQ(b.retention, 600);
   EXPECT_EQ(cfg->clusters[1].retention, 30 * 86400);  // the default: 30 days of history
+  EXPECT_EQ(b.full_refresh, 300);
+  EXPECT_EQ(cfg->clusters[1].full_refresh, 30);  // the default
   EXPECT_DOUBLE_EQ(b.acc_r, 0.5);
   EXPECT_DOUBLE_EQ(b.acc_w, 0.25);
   EXPECT_EQ(b.info.max_walltime, 2 * 86400);
@@ -202,6 +205,7 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
   expect_error(one_cluster + "overrun_notice = \"0s\"\n", "cluster[0].overrun_notice");
   expect_error(one_cluster + "overrun_max = -1\n", "cluster[0].overrun_max");
   expect_error(one_cluster + "retention = \"-1m\"\n", "cluster[0].retention");
+  expect_error(one_cluster + "full_refresh = \"-1s\"\n", "cluster[0].full_refresh");
   expect_error("[node]\naudit = \"loud\"\n" + one_cluster, "node.audit");
   expect_error("[node]\ndurability = \"fast\"\n" + one_cluster,
                "node.durability: 'fast' is not one of full, normal");

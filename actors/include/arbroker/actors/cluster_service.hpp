@@ -15,6 +15,7 @@
 #include "arbroker/actors/broker_scope.hpp"
 #include "arbroker/adapters/lrms.hpp"
 #include "arbroker/core/availability_profile.hpp"
+#include "arbroker/core/capacity_view.hpp"
 #include "arbroker/core/cost.hpp"
 #include "arbroker/core/esr_history.hpp"
 #include "arbroker/core/esr_load.hpp"
@@ -34,7 +35,11 @@ namespace arbroker {
 struct cluster_service_config {
   msg::cluster_info info;  ///< name, CPUs, power, reservable sizes, ...
   cost_model cost = *cost_model::create(1.0, 3600, {}, 0);
-  duration refresh = 1;     ///< the view of the LRMS is at most this old
+  duration refresh = 1;  ///< the view of the LRMS is at most this old (0: read on every call)
+  /// The reservations in the view are read from the LRMS at least this often (at least
+  /// `refresh`); in between the service keeps its own there, and sees one made behind its
+  /// back when the LRMS refuses a hold that collides with it.
+  duration full_refresh = 30;
   duration max_hold = 600;  ///< a prepare may hold CPUs for at most this long
   /// Finished reservations stay queryable this long: in the journal's history when there is
   /// a journal (the service forgets them at once), else in memory.
@@ -102,9 +107,10 @@ struct recovery_report {
 /// The logic of a cluster reservation service (CRS, paper 000 Sec. 2.2 and 3), without
 /// actors: its actor (cluster_service_actor.hpp) owns one and forwards every message to it,
 /// adding timers. It owns the cluster's LRMS and a cached *view* of it (availability profile of
-/// running jobs and reservations, T_wkl, the queued jobs and their plan), refreshed from
-/// lrms::snapshot() when older than config.refresh and updated at once by its own prepares,
-/// commits and aborts.
+/// running jobs and reservations, T_wkl, the queued jobs and their plan): its jobs read again
+/// from lrms::jobs_snapshot() when older than config.refresh, the whole from
+/// lrms::snapshot() when older than config.full_refresh or when it turned out wrong, and its
+/// own reservations kept in it at once by its prepares, commits, changes and releases.
 ///
 /// Local Jobs Preferred, by config.ljp and config.ljp_check: under `ese` a request with LJP
 /// must fit the vacancies of the plan of the queued jobs (no queued job's planned start
@@ -227,23 +233,34 @@ class cluster_service {
     timestamp window_end = 0;
   };
 
+  /// The service's view of its LRMS (capacity_view.hpp): read whole at most every
+  /// max(refresh, full_refresh) (every call when refresh is 0), its jobs at most every
+  /// refresh; in between the service keeps its own reservations in it.
   struct view {
-    timestamp taken = -time_infinity;
-    std::optional<availability_profile> profile;  ///< running jobs + reservations
-    std::vector<waiting_job> queue;               ///< queued local jobs, FIFO
-    /// The profile with the queue planned into it (ESE, worst-case walltimes): its free
-    /// CPUs are the vacancies an LJP hold must fit under `ese`. Made again on demand after
-    /// any change the plan cannot simply absorb.
-    std::optional<availability_profile> planned;
-    timestamp t_wkl = 0;
+    std::optional<capacity_view> capacity;
+    timestamp full_read = -time_infinity;  ///< -time_infinity: read it all before next use
+    timestamp jobs_read = -time_infinity;  ///< -time_infinity: read the jobs before next use
     int running = 0;
     int queued = 0;
+    /// The jobs changed (a submit, a cancel): read them again before the next use.
+    void jobs_changed() noexcept { jobs_read = -time_infinity; }
+    /// The view missed something (the LRMS refused what it allowed, or kept what was
+    /// released): read it all again before the next use.
+    void wrong() noexcept { full_read = -time_infinity; }
+    const availability_profile& profile() const { return capacity->profile(); }
   };
 
   cluster_service(cluster_service_config cfg, std::unique_ptr<lrms> backend, history h);
 
   status refresh(timestamp now, bool force = false);
-  status read_view(timestamp now);  ///< the LRMS's snapshot into the view
+  status read_view(timestamp now);  ///< the LRMS's full snapshot into the view
+  status read_jobs(timestamp now);  ///< the LRMS's jobs into the view (reservations kept)
+  /// After either read: the job counts for status, and the esr history's sample.
+  void took_jobs(const lrms_snapshot& snap, timestamp now);
+  /// Whether the LJP rule `ese` can apply here (holds must fit the queue's plan).
+  bool plans_queue() const noexcept {
+    return cfg_.ljp != ljp_policy::off && cfg_.ljp_check == ljp_method::ese;
+  }
 
   /// Where the CPUs of a request must be free and from when on, under the site's LJP rule
   /// for a request that asks `ljp` (sent by an admin or not). permission_denied when the
@@ -254,10 +271,10 @@ class cluster_service {
     bool ljp = false;  ///< LJP applies
   };
   result<admission> admission_for(bool ljp, bool admin, timestamp now) const;
-  /// Adds a granted span to the view (and to the plan when it fits its vacancies).
-  void view_add(timestamp start, timestamp end, int np);
-  /// Takes a released span out of the view (the plan is made again before it is used).
-  void view_remove(timestamp start, timestamp end, int np);
+  /// Reservation `r` holds its terms in the view from `now` on (granted, changed, extended).
+  void view_put(const record& r, timestamp now);
+  /// LRMS reservation `lrms_id` holds nothing in the view any more.
+  void view_erase(const std::string& lrms_id);
 
   // The steps of probe() (cluster_probe.cpp).
   std::vector<std::size_t> rate_and_filter(std::vector<candidate>& cands,

@@ -44,7 +44,8 @@ struct cluster_entry {
   cluster_kind kind = cluster_kind::simulated;
   msg::cluster_info info;  ///< name, cpus, pp, bunch, tz_offset, os, features, ...
   cost_model cost = *cost_model::create(1.0, 3600, {}, 0);
-  duration refresh = 1;  ///< the service's view of the LRMS is at most this old
+  duration refresh = 1;        ///< the service's view of the LRMS is at most this old
+  duration full_refresh = 30;  ///< its reservations are read whole at least this often
   duration max_hold = 600;
   /// Finished reservations stay in the store's history (show, list --history) this long; a
   /// node without a store keeps them in memory instead.
