@@ -72,8 +72,9 @@ cluster_service_actor spawn_cluster(caf::actor_system& sys, int c) {
   auto l = simulated_lrms::create({info_of(c).name, 512, {1, {}}, wall_clock()});
   cluster_service_config sc;
   sc.info = info_of(c);
-  // ARB_BENCH_REFRESH=s: how old the service's view of its LRMS may get (default 1 s); a
-  // refresh reads the whole LRMS, every reservation the rounds left there included.
+  // ARB_BENCH_REFRESH=s: how old the service's view of its LRMS may get (default 1 s). A
+  // refresh reads the jobs; every full_refresh (30 s) the whole LRMS is read, every
+  // reservation the rounds left there included.
   const char* refresh = std::getenv("ARB_BENCH_REFRESH");
   sc.refresh = refresh ? std::max(1, std::atoi(refresh)) : 1;
   sc.ljp = ljp_policy::off;
