@@ -11,12 +11,17 @@
 //   arb_bench_remote [elastic|coreserve] [clients=1000] [round_seconds=3] [rounds=5]
 //                    [agents=4] [clusters=16] [brokers=1]
 //
-// Environment: ARB_BENCH_REFRESH (the services' view refresh, s), ARB_BENCH_POLICY (CAF's
-// scheduler policy: stealing, sharing), both to find where latency tails come from.
+// Environment: ARB_BENCH_AGENT_PROCESSES=1 runs each agent in a process of its own (forked
+// before any actor system starts, as arb-agent runs it) instead of one actor system in this
+// process standing for them all; ARB_BENCH_REFRESH (the services' view refresh, s),
+// ARB_BENCH_POLICY (CAF's scheduler policy: stealing, sharing), both to find where latency
+// tails come from.
 //
 // Prints the calibration (CAF round trips/s) and, for "local" (one broker only) and
 // "remote", the median of the rounds with their min and max.
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <caf/all.hpp>
 
 #include <algorithm>
@@ -247,15 +252,100 @@ void report(const char* title, const figures& f) {
   print("latency, 1 in flight", f.latency_us, "us");
 }
 
+remote::agent_server_config agent_config() {
+  remote::agent_server_config ac;
+  ac.name = "agent1";
+  ac.tls = api::make_server_tls({cert("agent1.pem"), cert("agent1.key"), cert("ca.pem")}).value();
+  ac.brokers = {"broker1"};
+  return ac;
+}
+
+// Agent `a`'s clusters: c = a, a + agents, ...
+std::vector<remote::agent_served_cluster> serve_clusters(caf::actor_system& sys, int a, int agents,
+                                                         int clusters,
+                                                         std::vector<cluster_service_actor>& out) {
+  std::vector<remote::agent_served_cluster> mine;
+  for (int c = a; c < clusters; c += agents) {
+    out.push_back(spawn_cluster(sys, c));
+    mine.push_back({info_of(c), out.back()});
+  }
+  return mine;
+}
+
+struct agent_process {
+  pid_t pid = -1;
+  int port = 0;
+  int stop = -1;  // closed by the parent: the agent ends
+};
+
+// In a child process: agent `a` with its clusters; writes its port to `ready`, then serves
+// until `stop` reads end of file (the parent closed it, or died). _exit: the parent's atexit
+// work (the certificates' folder) is not the child's.
+[[noreturn]] void agent_child(int a, int agents, int clusters, int ready, int stop) {
+  {
+    config cfg;
+    caf::actor_system sys{cfg};
+    std::vector<cluster_service_actor> served;
+    auto mine = serve_clusters(sys, a, agents, clusters, served);
+    auto server = remote::agent_server::start(sys, agent_config(), mine).value();
+    const int port = server->local_endpoint().port();
+    if (::write(ready, &port, sizeof port) != sizeof port) ::_exit(1);
+    ::close(ready);
+    char c;
+    while (::read(stop, &c, 1) > 0) {
+    }
+    server.reset();
+    for (auto& h : served)
+      caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
+  }
+  std::fflush(stdout);
+  ::_exit(0);
+}
+
+// Forks one process per agent; their ports, once each listens.
+std::vector<agent_process> fork_agents(int agents, int clusters) {
+  (void)cert("ca.pem");  // the certificates made once, here, for the children too
+  std::vector<agent_process> out;
+  for (int a = 0; a < agents; ++a) {
+    int ready[2], stop[2];
+    if (::pipe(ready) != 0 || ::pipe(stop) != 0) std::abort();
+    std::fflush(stdout);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(ready[0]);
+      ::close(stop[1]);
+      for (const auto& p : out)
+        ::close(p.stop);
+      agent_child(a, agents, clusters, ready[1], stop[0]);
+    }
+    ::close(ready[1]);
+    ::close(stop[0]);
+    agent_process p{pid, 0, stop[1]};
+    if (::read(ready[0], &p.port, sizeof p.port) != sizeof p.port) {
+      std::fprintf(stderr, "agent process %d did not start\n", a);
+      std::exit(1);
+    }
+    ::close(ready[0]);
+    out.push_back(p);
+  }
+  return out;
+}
+
 template <class Reply, class Make>
 int run(Make make, int clients, double seconds, int rounds, int agents, int clusters, int brokers) {
+  // Before any actor system (and its threads) exists in this process.
+  const bool processes = std::getenv("ARB_BENCH_AGENT_PROCESSES") != nullptr;
+  std::vector<agent_process> children;
+  if (processes) children = fork_agents(agents, clusters);
   config agent_cfg;
   caf::actor_system agent_sys{agent_cfg};
   const auto cal = stress::measure_round_trips(agent_sys, 1.0);
   std::printf("calibration: %.0f CAF round trips/s\n", cal.round_trips_per_second);
   std::printf(
-      "%d clusters of 512 CPUs, %d agents, %d broker node(s), %d clients, rounds of %.1f s\n",
-      clusters, agents, brokers, clients, seconds);
+      "%d clusters of 512 CPUs, %d agents (%s), %d broker node(s), %d clients, rounds of %.1f "
+      "s\n",
+      clusters, agents, processes ? "a process each" : "in this process", brokers, clients,
+      seconds);
   const auto reg = [](caf::actor_system& sys, const gis_actor& gis, const msg::cluster_info& i,
                       const cluster_service_actor& h) {
     caf::scoped_actor self{sys};
@@ -293,17 +383,14 @@ int run(Make make, int clients, double seconds, int rounds, int agents, int clus
   // Behind agents, over mutual TLS.
   std::vector<cluster_service_actor> served;
   std::vector<std::unique_ptr<remote::agent_server>> servers;
-  for (int a = 0; a < agents; ++a) {
-    std::vector<remote::agent_served_cluster> mine;
-    for (int c = a; c < clusters; c += agents) {
-      served.push_back(spawn_cluster(agent_sys, c));
-      mine.push_back({info_of(c), served.back()});
-    }
-    remote::agent_server_config ac;
-    ac.name = "agent1";
-    ac.tls = api::make_server_tls({cert("agent1.pem"), cert("agent1.key"), cert("ca.pem")}).value();
-    ac.brokers = {"broker1"};
-    servers.push_back(std::move(remote::agent_server::start(agent_sys, ac, mine).value()));
+  std::vector<int> ports;
+  for (const auto& p : children)
+    ports.push_back(p.port);
+  for (int a = 0; !processes && a < agents; ++a) {
+    auto mine = serve_clusters(agent_sys, a, agents, clusters, served);
+    servers.push_back(
+        std::move(remote::agent_server::start(agent_sys, agent_config(), mine).value()));
+    ports.push_back(servers.back()->local_endpoint().port());
   }
   std::vector<std::unique_ptr<node_side>> nodes;
   std::vector<node_side*> ptrs;
@@ -312,7 +399,7 @@ int run(Make make, int clients, double seconds, int rounds, int agents, int clus
     start_broker(*n);
     for (int a = 0; a < agents; ++a) {
       remote::remote_agent_config rc;
-      rc.address = "127.0.0.1:" + std::to_string(servers[a]->local_endpoint().port());
+      rc.address = "127.0.0.1:" + std::to_string(ports[a]);
       rc.agent_name = "agent1";
       rc.broker_name = "broker1";  // one certificate for all: their txns are random anyway
       rc.tls =
@@ -338,6 +425,10 @@ int run(Make make, int clients, double seconds, int rounds, int agents, int clus
   servers.clear();
   for (auto& h : served)
     caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
+  for (auto& p : children) {
+    ::close(p.stop);
+    ::waitpid(p.pid, nullptr, 0);
+  }
   return 0;
 }
 
