@@ -10,7 +10,10 @@
 //     queue, and no job of a client is in an LRMS without being a live copy of a grid job.
 // With --agent, the clusters are behind an arb-agent (remote/README.md): trials kill -9 the
 // agent and the broker node in turn, under load, and check the same promises through the
-// broker, except that a hold may outlive a crash until its expiry (never past it).
+// broker, except that a hold may outlive a crash until its expiry (never past it). The
+// agent's clusters are simulated (their LRMS dies with the agent, so no grid jobs), or, with
+// --agent-clusters, those of a TOML file (real batch systems, which outlive the agent: grid
+// jobs too).
 // Exit code 0 when every trial passed; each violation is printed.
 
 #include <signal.h>
@@ -18,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <toml++/toml.h>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -59,8 +63,9 @@ struct options {
   int np_max = 16;        // largest request (co-reservation parts: half of it)
   bool clean_up = false;  // cancel everything at the end and check the LRMS is empty
   std::vector<std::string> users{"alice", "bob"};  // tokens "<user>-secret"
-  std::string agent;  // arb-agent: the clusters behind it, killed in turn with arbd
-  bool grid = true;   // grid jobs among the requests
+  std::string agent;           // arb-agent: the clusters behind it, killed in turn with arbd
+  std::string agent_clusters;  // their [[cluster]] sections ("" = three simulated ones)
+  bool grid = true;            // grid jobs among the requests
 };
 
 // One arbd process on a port the OS chose, found through its ready file.
@@ -418,21 +423,34 @@ std::vector<std::string> audit(std::uint16_t port, ledger& led,
 
 // --agent: the agent's config (its three clusters, plain text on loopback) and the broker's
 // (every cluster at the agent). `port` 0 lets the agent choose.
-void write_agent_configs(const std::string& dir, unsigned port) {
-  std::ofstream a(dir + "/agent.toml");
-  a << "[node]\nname = \"crash-agent\"\ndata_dir = \"" << dir << "/agent-data\"\n"
+// The agent's config and the broker's, which reaches the agent's clusters on `port`.
+void write_agent_configs(const options& o, unsigned port) {
+  std::ofstream a(o.dir + "/agent.toml");
+  a << "[node]\nname = \"crash-agent\"\ndata_dir = \"" << o.dir << "/agent-data\"\n"
     << "[agent]\nlisten = \"127.0.0.1:" << port << "\"\nallow_plaintext = true\n"
     << "brokers = [\"crash-broker\"]\n";
-  for (auto [name, cpus] : {std::pair{"c1", 32}, std::pair{"c2", 16}, std::pair{"c3", 64}})
-    a << "[[cluster]]\nname = \"" << name << "\"\ncpus = " << cpus << "\npp = 1500\n";
-  std::ofstream b(dir + "/broker.toml");
+  std::vector<std::string> names;
+  if (o.agent_clusters.empty()) {
+    for (auto [name, cpus] : {std::pair{"c1", 32}, std::pair{"c2", 16}, std::pair{"c3", 64}}) {
+      a << "[[cluster]]\nname = \"" << name << "\"\ncpus = " << cpus << "\npp = 1500\n";
+      names.push_back(name);
+    }
+  } else {
+    std::ifstream in(o.agent_clusters);
+    a << in.rdbuf() << "\n";
+    const auto parsed = toml::parse_file(o.agent_clusters);  // throws on a bad file
+    if (const auto* list = parsed["cluster"].as_array())
+      for (const auto& c : *list)
+        if (const auto* t = c.as_table()) names.push_back((*t)["name"].value_or(std::string()));
+  }
+  std::ofstream b(o.dir + "/broker.toml");
   b << "[node]\nname = \"crash-broker\"\nallow_plaintext = true\naudit = false\n"
     << "[broker]\nprepare_expiry = \"5s\"\nhold = \"5s\"\n"
     << "[remote]\nallow_plaintext = true\ncall_timeout = 3\nheartbeat = 0.2\nsilence = 1\n";
-  for (const char* u : {"alice", "bob"})
+  for (const auto& u : o.users)
     b << "[[user]]\nname = \"" << u << "\"\ntoken = \"" << u << "-secret\"\n";
   b << "[[user]]\nname = \"admin\"\ntoken = \"admin-secret\"\nadmin = true\n";
-  for (const char* c : {"c1", "c2", "c3"})
+  for (const auto& c : names)
     b << "[[cluster]]\nname = \"" << c << "\"\nagent = \"127.0.0.1:" << port << "\"\n";
 }
 
@@ -463,11 +481,12 @@ int run(options o) {
   int failures = 0;
   std::optional<daemon_process> agent;
   if (!o.agent.empty()) {
-    write_agent_configs(o.dir, 0);
+    write_agent_configs(o, 0);
     agent = start_agent(o);
-    write_agent_configs(o.dir, agent->port);  // the same port after every restart
+    write_agent_configs(o, agent->port);  // the same port after every restart
     o.config = o.dir + "/broker.toml";
-    o.grid = false;  // a simulated LRMS forgets its queue with its agent: not a promise here
+    // A simulated LRMS forgets its queue with its agent: grid jobs only on real ones.
+    o.grid = !o.agent_clusters.empty();
   }
   auto d = daemon_process::start(o);
   if (agent) wait_for_the_agent(d.port);
@@ -613,6 +632,9 @@ int main(int argc, char** argv) {
   app.add_flag("--clean-up", o.clean_up, "cancel everything at the end; check the LRMS is empty");
   app.add_option("--agent", o.agent,
                  "arb-agent executable: the clusters behind it, killed in turn with arbd");
+  app.add_option("--agent-clusters", o.agent_clusters,
+                 "with --agent: a TOML file of the agent's [[cluster]] sections (real batch "
+                 "systems: grid jobs too)");
   app.add_option("--users", o.users,
                  "client users (token: <user>-secret); a real LRMS needs real accounts")
       ->delimiter(',');
