@@ -166,7 +166,10 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
       target = start <= now ? reservation_state::terminated : reservation_state::cancelled;
       ++report.lost;
     } else if (found && end > now) {
-      (void)lrms_->delete_reservation(found->id);  // an aborted hold or a compensated part
+      // An aborted hold, a compensated part, or one whose delete the LRMS refused before the
+      // crash (jobs still bound to it): deleted now, or tried again on every sweep.
+      auto del = lrms_->delete_reservation(found->id);
+      if (!del && del.err().code != errc::not_found) undeleted_[found->id] = end;
     }
     auto life = kept_hold ? held_lifecycle(start, end, row.expiry)
                           : restored_lifecycle(start, end, target, now);

@@ -26,9 +26,12 @@ msg::wire_error cluster_service::unfit_job(const record& r, const std::string& w
   return {};
 }
 
-// Into the LRMS reservation, under the reservation's owner and account.
+// Into the LRMS reservation, under the reservation's owner and account, named as every job the
+// service submits (name_prefix + name: found again by it after a crash; at an agent the name
+// carries the calling broker, whose cancel submitted_by then recognizes).
 result<std::string> cluster_service::submit_bound(const record& r, const msg::job_terms& j) {
-  return lrms_->submit_job({j.name, r.owner, j.np, j.walltime, r.lrms_id, j.command, r.account});
+  return lrms_->submit_job(
+      {cfg_.name_prefix + j.name, r.owner, j.np, j.walltime, r.lrms_id, j.command, r.account});
 }
 
 msg::bind_job_reply cluster_service::bind_job(const msg::bind_job_request& req, timestamp now) {

@@ -83,5 +83,27 @@ TEST_F(reservation_jobs_test, AReservationWithoutJobsIsNotReleasedEarly) {
   EXPECT_EQ(state(), reservation_state::active);
 }
 
+// A job bound to a reservation is named in the LRMS as every job the service submits (its
+// name_prefix first), so that the service finds it again by name (a grid job's copy after a
+// crash) and, at an agent, knows whose it is.
+TEST_F(reservation_jobs_test, BoundJobsAreNamedAndFoundAsSubmittedOnes) {
+  make(job_end_policy::keep);
+  auto c = svc->commit({"alice", id, {{"g7.0", 4, 600, "run"}}}, now);
+  ASSERT_TRUE(c.error.ok()) << c.error.message;
+  auto b = svc->bind_job({"alice", id, "g8.0", 4, 600, "run"}, now);
+  ASSERT_TRUE(b.error.ok()) << b.error.message;
+  const auto snap = lrms->snapshot();
+  ASSERT_EQ(snap->queued.size() + snap->running.size(), 2u);
+  for (const auto* list : {&snap->queued, &snap->running})
+    for (const auto& j : *list)
+      EXPECT_TRUE(j.name == "arb-g7.0" || j.name == "arb-g8.0") << j.name;
+  const auto found = svc->find_jobs({{"g7.0", "g8.0", "g9.0"}}, now);
+  ASSERT_TRUE(found.error.ok()) << found.error.message;
+  ASSERT_EQ(found.lrms_ids.size(), 3u);
+  EXPECT_EQ(found.lrms_ids[1], b.job_id);
+  EXPECT_FALSE(found.lrms_ids[0].empty());
+  EXPECT_TRUE(found.lrms_ids[2].empty());
+}
+
 }  // namespace
 }  // namespace arbroker

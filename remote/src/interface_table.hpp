@@ -57,7 +57,8 @@ result<std::tuple<Ts...>> unpack_values(std::string_view bytes) {
 // "<broker>:<txn>", so that one broker can never commit, abort or release another's and two
 // brokers' numbers never collide; its users "<broker>:<user>" and the jobs it cancels
 // "<broker>:<lrms id>", so that it reaches only what it made (an admin broker's are scoped by
-// no broker, ":<user>", and reach everything); its grid jobs' names "<broker>+<name>".
+// no broker, ":<user>", and reach everything); the names of the jobs it submits (grid jobs,
+// jobs bound to its reservations) "<broker>+<name>".
 
 /// The broker on the other end of an agent's connection.
 struct calling_broker {
@@ -85,6 +86,8 @@ inline void scope(msg::release_txn_request& r, const calling_broker& b) {
 }
 inline void scope(msg::commit_request& r, const calling_broker& b) {
   scope_user(r.user, b);
+  for (auto& j : r.jobs)
+    j.name = broker_scope::job_name(b.name, j.name);
 }
 inline void scope(msg::cancel_request& r, const calling_broker& b) {
   scope_user(r.user, b);
@@ -97,6 +100,7 @@ inline void scope(msg::query_request& r, const calling_broker& b) {
 }
 inline void scope(msg::bind_job_request& r, const calling_broker& b) {
   scope_user(r.user, b);
+  r.name = broker_scope::job_name(b.name, r.name);
 }
 inline void scope(msg::unbind_jobs_request& r, const calling_broker& b) {
   scope_user(r.user, b);
