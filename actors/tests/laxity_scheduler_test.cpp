@@ -68,7 +68,7 @@ TEST_F(laxity_test, BoundJobsFollowTheirReservation) {
   now += 1;
   auto snap = lrms->snapshot();
   ASSERT_EQ(snap->running.size(), 1u);
-  EXPECT_EQ(snap->running[0].name, "sim");
+  EXPECT_EQ(snap->running[0].name, "arb-sim");  // name_prefix + name
   EXPECT_EQ(snap->running[0].started, now);
 }
 
