@@ -331,6 +331,35 @@ TEST(RemoteAgent, ABrokerReachesOnlyWhatItMadeUnlessItIsAnAdminBroker) {
   EXPECT_TRUE(cancelled.error.ok()) << cancelled.error.message;
 }
 
+// A job a broker binds to its reservation (a grid job's copy under the reserve strategy) is
+// named for that broker in the LRMS like a submitted one: found by it after a crash, and
+// cancelled by it, never by another broker.
+TEST(RemoteAgent, ABrokerFindsAndCancelsTheJobsItBoundToItsReservations) {
+  agent_side agent;
+  agent.serve();
+  broker_side one, two;
+  one.connect(one.config(agent.address(), "broker1"));
+  two.connect(two.config(agent.address(), "broker2"));
+  ASSERT_TRUE(one.agent->wait_connected(10s)) << one.agent->last_error();
+  ASSERT_TRUE(two.agent->wait_connected(10s)) << two.agent->last_error();
+  auto [tag, held] = one.call<msg::prepare_reply>(1, hold("t-1", 8));
+  ASSERT_TRUE(held.error.ok()) << held.error.message;
+  ASSERT_TRUE(one.call<msg::ack_reply>(2, msg::commit_txn_request{"t-1"}).second.error.ok());
+  auto bound = one.ask<msg::bind_job_reply>(
+      msg::bind_job_request{"alice", held.reservation_id, "g1.0", 2, 600, "true"});
+  ASSERT_TRUE(bound.error.ok()) << bound.error.message;
+  EXPECT_EQ(one.ask<msg::job_find_reply>(msg::job_find_request{{"g1.0"}}).lrms_ids,
+            std::vector<std::string>{bound.job_id});
+  EXPECT_EQ(two.ask<msg::job_find_reply>(msg::job_find_request{{"g1.0"}}).lrms_ids,
+            std::vector<std::string>{""});
+  auto theirs = two.ask<msg::job_cancel_reply>(msg::job_cancel_request{bound.job_id});
+  EXPECT_EQ(theirs.error.err(), errc::not_found) << theirs.error.message;
+  auto mine = one.ask<msg::job_cancel_reply>(msg::job_cancel_request{bound.job_id});
+  EXPECT_TRUE(mine.error.ok()) << mine.error.message;
+  EXPECT_EQ(one.ask<msg::job_find_reply>(msg::job_find_request{{"g1.0"}}).lrms_ids,
+            std::vector<std::string>{""});  // cancelled: in no queue any more
+}
+
 /// Connects with `c` and returns why it did not get in (fails the test if it did).
 std::string refusal(broker_side& node, remote_agent_config c) {
   node.connect(std::move(c));
