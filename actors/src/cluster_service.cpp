@@ -79,8 +79,8 @@ status cluster_service::read_jobs(timestamp now) {
   auto snap = lrms_->jobs_snapshot();
   if (!snap) return snap.err();
   auto w = to_workload(*snap);
-  // A running job the view has no room for: it missed something; read it all next time.
-  if (!view_.capacity->set_jobs(now, std::move(w.running), std::move(w.queued))) view_.wrong();
+  // A running job the view has no room for marks it wrong(): refresh reads it all next time.
+  (void)view_.capacity->set_jobs(now, std::move(w.running), std::move(w.queued));
   view_.jobs_read = now;
   took_jobs(*snap, now);
   return {};
@@ -209,7 +209,8 @@ result<cluster_service::admission> cluster_service::admission_for(bool ljp, bool
 
 void cluster_service::view_put(const record& r, timestamp now) {
   if (!view_.capacity) return;  // read whole before its first use
-  if (!view_.capacity->put(r.lrms_id, {r.life.start(), r.life.end(), r.np}, now)) view_.wrong();
+  // One that does not fit marks the capacity view wrong(): refresh reads it all again.
+  (void)view_.capacity->put(r.lrms_id, {r.life.start(), r.life.end(), r.np}, now);
 }
 
 void cluster_service::view_erase(const std::string& lrms_id) {

@@ -235,14 +235,22 @@ TEST(RemoteAgent, ABrokerReservesOnAClusterItReachesThroughAnAgent) {
   caf::anon_send_exit(gis, caf::exit_reason::user_shutdown);
 }
 
+// broker1 (`one`) and broker2 (`two`), both connected to `agent`.
+::testing::AssertionResult connect_two_brokers(agent_side& agent, broker_side& one,
+                                               broker_side& two) {
+  one.connect(one.config(agent.address(), "broker1"));
+  two.connect(two.config(agent.address(), "broker2"));
+  for (auto* b : {&one, &two})
+    if (!b->agent->wait_connected(10s))
+      return ::testing::AssertionFailure() << b->agent->last_error();
+  return ::testing::AssertionSuccess();
+}
+
 TEST(RemoteAgent, TransactionsAreTheBrokersOwnAtTheAgent) {
   agent_side agent;
   agent.serve();
   broker_side one, two;
-  one.connect(one.config(agent.address(), "broker1"));
-  two.connect(two.config(agent.address(), "broker2"));
-  ASSERT_TRUE(one.agent->wait_connected(10s)) << one.agent->last_error();
-  ASSERT_TRUE(two.agent->wait_connected(10s)) << two.agent->last_error();
+  ASSERT_TRUE(connect_two_brokers(agent, one, two));
 
   auto [tag, held] = one.call<msg::prepare_reply>(42, hold("t-1", 8));
   EXPECT_EQ(tag.value, 42u);  // the caller's tag comes back
@@ -267,10 +275,7 @@ TEST(RemoteAgent, ABrokerReachesOnlyWhatItMadeUnlessItIsAnAdminBroker) {
   agent.serve();
   const auto port = agent.server->local_endpoint().port();
   broker_side one, two;
-  one.connect(one.config(agent.address(), "broker1"));
-  two.connect(two.config(agent.address(), "broker2"));
-  ASSERT_TRUE(one.agent->wait_connected(10s)) << one.agent->last_error();
-  ASSERT_TRUE(two.agent->wait_connected(10s)) << two.agent->last_error();
+  ASSERT_TRUE(connect_two_brokers(agent, one, two));
 
   // broker1 reserves for alice and submits a grid job for her.
   const auto terms = hold("t-1", 8);
@@ -338,10 +343,7 @@ TEST(RemoteAgent, ABrokerFindsAndCancelsTheJobsItBoundToItsReservations) {
   agent_side agent;
   agent.serve();
   broker_side one, two;
-  one.connect(one.config(agent.address(), "broker1"));
-  two.connect(two.config(agent.address(), "broker2"));
-  ASSERT_TRUE(one.agent->wait_connected(10s)) << one.agent->last_error();
-  ASSERT_TRUE(two.agent->wait_connected(10s)) << two.agent->last_error();
+  ASSERT_TRUE(connect_two_brokers(agent, one, two));
   auto [tag, held] = one.call<msg::prepare_reply>(1, hold("t-1", 8));
   ASSERT_TRUE(held.error.ok()) << held.error.message;
   ASSERT_TRUE(one.call<msg::ack_reply>(2, msg::commit_txn_request{"t-1"}).second.error.ok());

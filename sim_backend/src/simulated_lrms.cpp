@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <tuple>
 #include <utility>
 
 namespace arbroker {
@@ -652,26 +653,17 @@ result<lrms_snapshot> simulated_lrms::jobs_snapshot() {
 result<lrms_snapshot> simulated_lrms::snapshot() {
   auto s = jobs_snapshot();
   if (!s) return s;
-  // By start, then id; sorted as pointers, not looked up again.
-  std::vector<std::pair<timestamp, serial>> order;
-  std::vector<const reservation*> of;
+  // By start, then id (unique, so the pointer is never compared): each reservation is
+  // read through its pointer, not looked up again.
+  std::vector<std::tuple<timestamp, serial, const reservation*>> order;
   order.reserve(reservations_.size());
-  of.reserve(reservations_.size());
-  for (const auto& [rid, r] : reservations_) {
-    order.emplace_back(r.start, rid);
-    of.push_back(&r);
-  }
-  std::vector<std::uint32_t> by(order.size());
-  for (std::uint32_t i = 0; i < by.size(); ++i)
-    by[i] = i;
-  std::sort(by.begin(), by.end(),
-            [&](std::uint32_t a, std::uint32_t b) { return order[a] < order[b]; });
+  for (const auto& [rid, r] : reservations_)
+    order.emplace_back(r.start, rid, &r);
+  std::sort(order.begin(), order.end());
   s->reservations.reserve(order.size());
-  for (const auto i : by) {
-    const reservation& r = *of[i];
+  for (const auto& [start, rid, r] : order)
     s->reservations.push_back(
-        {reservation_id(order[i].second), r.name, r.owner, r.start, r.end, r.np, r.account});
-  }
+        {reservation_id(rid), r->name, r->owner, r->start, r->end, r->np, r->account});
   return s;
 }
 

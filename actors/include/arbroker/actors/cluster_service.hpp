@@ -244,8 +244,8 @@ class cluster_service {
     int queued = 0;
     /// The jobs changed (a submit, a cancel): read them again before the next use.
     void jobs_changed() noexcept { jobs_read = -time_infinity; }
-    /// The view missed something (the LRMS refused what it allowed, or kept what was
-    /// released): read it all again before the next use.
+    /// The LRMS refused what the view allowed: read it all again before the next use. (What
+    /// the view itself cannot take, it marks capacity_view::wrong(), which refresh reads.)
     void wrong() noexcept { full_read = -time_infinity; }
     const availability_profile& profile() const { return capacity->profile(); }
   };
