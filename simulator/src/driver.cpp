@@ -372,9 +372,10 @@ class virtual_grid {
   }
 
   static void own(cluster_slot& c, std::uint64_t n, job_owner who) {
-    if (c.owners.size() <= n) {
-      c.owners.resize(n + 1);
-      c.running_since.resize(n + 1, -1);
+    if (c.owners.size() <= n) {  // at once to the reserved size, not one serial at a time
+      const std::size_t size = std::max<std::size_t>(n + 1, c.owners.capacity());
+      c.owners.resize(size);
+      c.running_since.resize(size, -1);
     }
     c.owners[n] = who;
   }
