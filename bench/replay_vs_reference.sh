@@ -13,6 +13,10 @@
 #
 # TRACE: file names in ARB_TRACES_DIR (default ../shared/traces beside the checkout; all of
 # its *.swf and *.swf.gz when none is given). ARB_BUILD_DIR: the build (default build).
+# ARB_BASELINE_SIM: another arb-sim (an older build) to time side by side: each round runs it
+# right after the engine, and a second line per trace gives its medians and ratios.
+# ARB_NEIGHBOUR_SECONDS: runs bench/memory_churn.py (a noisy neighbour that fragments the
+# kernel's free memory) in the background for that long, to see how both programs fare.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${ARB_BUILD_DIR:-$here/build}
@@ -31,9 +35,16 @@ stress=$build/apps/arb-stress
 for exe in "$sim" "$stress"; do
   [[ -x $exe ]] || { echo "missing $exe: run scripts/build.sh" >&2; exit 2; }
 done
+baseline=${ARB_BASELINE_SIM:-}
+[[ -z $baseline || -x $baseline ]] || { echo "ARB_BASELINE_SIM: $baseline is not executable" >&2; exit 2; }
 export ARB_TRACES_DIR=$traces_dir  # arb-sim finds the trace there
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+neighbour=
+trap 'rm -rf "$work"; [[ -z $neighbour ]] || kill "$neighbour" 2>/dev/null || true' EXIT
+if [[ -n ${ARB_NEIGHBOUR_SECONDS:-} ]]; then
+  "$python" "$here/bench/memory_churn.py" "$ARB_NEIGHBOUR_SECONDS" &
+  neighbour=$!
+fi
 
 # median and range of the numbers on stdin: "median (min-max)"
 stats() { sort -g | awk '{v[NR]=$1} END {m = NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.3f (%.3f-%.3f)", m, v[1], v[NR]}'; }
@@ -78,7 +89,7 @@ group_size = 1         # 1: no job becomes a request
 book_ahead_h = 2
 time_range_h = 10
 EOF
-  : >"$work/cal" >"$work/rr" >"$work/er" >"$work/rp" >"$work/ep"
+  : >"$work/cal" >"$work/rr" >"$work/er" >"$work/rp" >"$work/ep" >"$work/br" >"$work/bp"
   for ((i = 0; i < runs; ++i)); do
     "$stress" --calibrate-only --calibrate-seconds 1 | awk '/calibration:/ {print $2}' >>"$work/cal"
     timed ref "$python" "$here/bench/easy_reference.py" --loose "$traces_dir/$t"
@@ -87,6 +98,11 @@ EOF
     sed -n 's/.* replay \([0-9.]*\) s;.*/\1/p' "$work/eng.out" >>"$work/er"
     cat "$work/ref.wall" >>"$work/rp"
     cat "$work/eng.wall" >>"$work/ep"
+    if [[ -n $baseline ]]; then
+      timed base "$baseline" --no-plots --no-progress -o "$work/out" "$work/run.toml"
+      sed -n 's/.* replay \([0-9.]*\) s;.*/\1/p' "$work/base.out" >>"$work/br"
+      cat "$work/base.wall" >>"$work/bp"
+    fi
   done
   jobs=$(sed -n 's/.* \([0-9]*\) jobs, walltime.*/\1/p' "$work/ref.out")
   mwt_ref=$(sed -n 's/.*MWT \([0-9]*\) s.*/\1/p' "$work/ref.out")
@@ -98,6 +114,10 @@ EOF
   printf "%-32s %8s %6s | %-23s %-23s %6s | %-23s %-23s %6s\n" "$t" "$jobs" "$mwt_ref" \
     "$(stats <"$work/rr")" "$(stats <"$work/er")" "$(ratio rr er)" \
     "$(stats <"$work/rp")" "$(stats <"$work/ep")" "$(ratio rp ep)"
+  if [[ -n $baseline ]]; then
+    printf "%-32s %8s %6s | %-23s %-23s %6s | %-23s %-23s %6s\n" "  baseline" "" "" "" \
+      "$(stats <"$work/br")" "$(ratio rr br)" "" "$(stats <"$work/bp")" "$(ratio rp bp)"
+  fi
   printf "%-32s calibration %s CAF round trips/s\n" "" \
     "$(sort -g "$work/cal" | awk '{v[NR]=$1} END {printf "%.0f (%.0f-%.0f)", v[int((NR+1)/2)], v[1], v[NR]}')"
 done
