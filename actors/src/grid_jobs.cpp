@@ -570,6 +570,8 @@ class grid_jobs_state {
     for (auto it = jobs_.rbegin(); it != jobs_.rend(); ++it) {
       const auto& j = it->second.job;
       if (!r.user.empty() && j.owner != r.user) continue;
+      // With history, the ended ones come from the store (the node reads its pages).
+      if (r.history && !j.active()) continue;
       if (only && j.state != *only) continue;
       if (!r.cluster.empty() &&
           std::none_of(j.copies.begin(), j.copies.end(),

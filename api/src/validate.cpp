@@ -425,7 +425,13 @@ status validate(const msg::grid_list_request& r) {
     return bad(
         errc::invalid_parameter, "grid_list.state",
         "'" + r.state + "' is not one of pending, queued, running, completed, failed, cancelled");
-  return check_text("grid_list.cluster", r.cluster, bounds::max_name, false);
+  if (auto s = check_text("grid_list.cluster", r.cluster, bounds::max_name, false); !s) return s;
+  if (r.limit < 0 || r.limit > bounds::max_history_page)
+    return bad(
+        errc::invalid_parameter, "grid_list.limit",
+        std::to_string(r.limit) + " is not in 0.." + std::to_string(bounds::max_history_page));
+  // "<ended>:<id>" from a previous page (the node checks that it reads as one).
+  return check_text("grid_list.before", r.before, bounds::max_id + 24, false);
 }
 
 status validate(const msg::coallocate_request& r) {

@@ -452,8 +452,9 @@ result<api::request_body> build_request(const options& o, timestamp now) {
   if (cmd == "jobs") {
     if (o.all && !o.as_user.empty()) return bad_option("all", "cannot be combined with --for");
     std::string user = o.all ? "" : (o.as_user.empty() ? o.user : o.as_user);
-    return api::request_body{
-        msg::grid_list_request{user, o.state, o.clusters.empty() ? "" : o.clusters.front()}};
+    return api::request_body{msg::grid_list_request{
+        user, o.state, o.clusters.empty() ? "" : o.clusters.front(),
+        o.jobs_history || !o.jobs_before.empty(), o.jobs_limit, o.jobs_before}};
   }
   if (cmd == "job show") return api::request_body{msg::grid_query_request{body_user(o), o.id}};
   if (cmd == "job cancel") return api::request_body{msg::grid_cancel_request{body_user(o), o.id}};
@@ -658,6 +659,12 @@ void define(CLI::App& app, options& o) {
   jobs->add_option("--cluster", o.clusters, "only with a copy on this cluster")
       ->allow_extra_args(false);
   jobs->add_flag("--all", o.all, "every user's grid jobs (admins only)");
+  jobs->add_flag("--history", o.jobs_history,
+                 "ended ones too, from the node's store, most recently ended first, by pages");
+  jobs->add_option("--limit", o.jobs_limit, "ended ones per page of history (default 100)")
+      ->check(CLI::Range(1, 1000));
+  jobs->add_option("--before", o.jobs_before,
+                   "the next page of history: the cursor the previous page named");
   auto* job = app.add_subcommand("job", "one grid job");
   job->require_subcommand(1);
   auto* job_show = job->add_subcommand("show", "a grid job with its copies and history");
@@ -778,6 +785,12 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
   if (!r) {
     (o.output == "json" ? out : err) << render_error(r.err(), o.output);
     return exit_code_of_transport(r.err());
+  }
+  if (auto* g = std::get_if<msg::grid_list_reply>(&r->body);
+      g && r->ok() && o.output == "table" && !g->next.empty()) {
+    out << render(*r, o.output);
+    err << "more history: arb jobs --history --before '" << g->next << "'\n";
+    return exit_code::ok;
   }
   if (auto* l = std::get_if<msg::list_reply>(&r->body); l && r->ok()) {
     (void)apply_list_view(o.list, clock(), *l);  // checked in build_request

@@ -89,6 +89,10 @@ struct options {
   std::string min_gain;
   int max_migrations = -2;
   std::string state;
+  /// `arb jobs`: ended ones from the store too, by pages (as `arb list --history`).
+  bool jobs_history = false;
+  int jobs_limit = 0;
+  std::string jobs_before;
   bool finish_eq7 = false;
 };
 

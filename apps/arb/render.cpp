@@ -290,7 +290,9 @@ struct body_renderer {
     json a = json::array();
     for (const auto& j : r.jobs)
       a.push_back(to_json(j));
-    return json{{"jobs", a}};
+    json out{{"jobs", a}};
+    if (!r.next.empty()) out["next"] = r.next;  // more history: arb jobs --history --before
+    return out;
   }
   json data(const msg::elastic_reply& r) const {
     json j = json::object();

@@ -33,7 +33,8 @@ std::string history_cursor(const reservation_row& last) {
   return std::to_string(last.finished) + ":" + last.id;
 }
 
-result<std::pair<timestamp, std::string>> parse_history_cursor(std::string_view cursor) {
+result<std::pair<timestamp, std::string>> parse_history_cursor(std::string_view cursor,
+                                                               std::string_view field) {
   const auto colon = cursor.find(':');
   timestamp finished = 0;
   const char* end = cursor.data() + (colon == std::string_view::npos ? 0 : colon);
@@ -41,7 +42,7 @@ result<std::pair<timestamp, std::string>> parse_history_cursor(std::string_view 
   if (colon == std::string_view::npos || ec != std::errc{} || at != end || finished <= 0 ||
       colon + 1 == cursor.size())
     return fail(errc::invalid_parameter,
-                "list.before: '" + std::string(cursor) +
+                std::string(field) + ": '" + std::string(cursor) +
                     "' is not where a page of history ends (use the `next` of the previous page)");
   return std::pair{finished, std::string(cursor.substr(colon + 1))};
 }
@@ -116,6 +117,52 @@ void history_reader::finished(std::string id, std::string user,
     if (*row && ((*row)->finished == 0 || (!user.empty() && (*row)->owner != user)))
       return done(std::optional<reservation_row>());  // live (the engine's), or another's
     done(std::move(*row));
+  });
+}
+
+void history_reader::ended_grid_jobs(
+    const msg::grid_list_request& req,
+    std::function<void(result<std::pair<std::vector<msg::grid_job_info>, std::string>>)> done) {
+  using page = std::pair<std::vector<msg::grid_job_info>, std::string>;
+  if (!impl_->grid_jobs) return done(page{});
+  history_query q;
+  q.owner = req.user;
+  q.limit = static_cast<std::size_t>(req.limit > 0 ? req.limit : default_history_page);
+  if (!req.before.empty()) {
+    auto c = parse_history_cursor(req.before, "grid_list.before");
+    if (!c) return done(c.err());
+    q.before = c->first;
+    q.before_id = c->second;
+  }
+  std::optional<grid_job_state> only;
+  if (!req.state.empty()) only = grid_job_state_from(req.state);  // checked by validate
+  boost::asio::post(impl_->thread, [journal = impl_->grid_jobs, q, only, cluster = req.cluster,
+                                    done = std::move(done)]() mutable {
+    const std::size_t limit = q.limit;
+    page out;
+    for (;;) {
+      auto rows = journal->ended_grid_jobs(q);
+      if (!rows) return done(rows.err());
+      for (const auto& row : *rows) {
+        q.before = row.ended;  // the next read starts after this row, taken or not
+        q.before_id = row.id;
+        auto rec = msg::decode_record(row.body);
+        if (!rec)
+          return done(
+              error{errc::storage_failure, "grid job " + row.id + ": " + rec.err().message});
+        const auto& j = rec->job;
+        const bool on_cluster = cluster.empty() || std::any_of(j.copies.begin(), j.copies.end(),
+                                                               [&](const grid_copy& c) {
+                                                                 return c.cluster == cluster;
+                                                               });
+        if ((!only || j.state == *only) && on_cluster) out.first.push_back(msg::info_of(j));
+        if (out.first.size() == limit) {
+          out.second = std::to_string(q.before) + ":" + q.before_id;
+          return done(std::move(out));
+        }
+      }
+      if (rows->size() < q.limit) return done(std::move(out));  // the store has no more
+    }
   });
 }
 

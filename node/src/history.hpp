@@ -17,6 +17,7 @@
 
 #include "arbroker/core/error.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
+#include "arbroker/messages/grid_job_protocol.hpp"
 #include "arbroker/messages/grid_job_record.hpp"
 #include "arbroker/store/journal.hpp"
 
@@ -27,8 +28,10 @@ msg::reservation_info info_of(const reservation_row& row);
 
 /// Where a page of history ends: "<finished>:<id>" of its last row.
 std::string history_cursor(const reservation_row& last);
-/// The (finished, id) of a cursor; invalid_parameter for text that is not one.
-result<std::pair<timestamp, std::string>> parse_history_cursor(std::string_view cursor);
+/// The (finished, id) of a cursor; invalid_parameter for text that is not one, naming
+/// `field` (the request's field that held it).
+result<std::pair<timestamp, std::string>> parse_history_cursor(
+    std::string_view cursor, std::string_view field = "list.before");
 
 /// One source's page of history (the node's store, an agent's for one remote cluster): its
 /// finished reservations, most recently finished first, and where its next page starts
@@ -66,6 +69,16 @@ class history_reader {
   /// anyone's, for admins); else nothing, exactly as for a reservation that never was.
   void finished(std::string id, std::string user,
                 std::function<void(result<std::optional<reservation_row>>)> done);
+
+  /// A page of `req.user`'s ended grid jobs (everyone's for an empty user) in `req.state`
+  /// and with a copy on `req.cluster` (any for ""), the most recently ended first, from
+  /// `req.before`: at most `req.limit` (100 for 0) and the cursor of the next page ("" when
+  /// the store has no more). The store is read until the page is full or has no more rows, so
+  /// filters never make a page short while more would match. storage_failure for a row that
+  /// cannot be read. `done` runs on the reader's thread.
+  void ended_grid_jobs(
+      const msg::grid_list_request& req,
+      std::function<void(result<std::pair<std::vector<msg::grid_job_info>, std::string>>)> done);
 
   /// The ended grid job `id` (its record), if the store has it and `user` owns it (empty:
   /// anyone's); else nothing. storage_failure for a row that cannot be read.

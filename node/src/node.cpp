@@ -751,7 +751,36 @@ void node::grid_cancel(msg::grid_cancel_request r, callback<msg::grid_job_reply>
                               }));
 }
 void node::grid_list(msg::grid_list_request r, callback<msg::grid_list_reply> done) {
-  impl_->ask(impl_->grid_jobs, std::move(r), std::move(done));
+  if (!r.history || !impl_->history)
+    return impl_->ask(impl_->grid_jobs, std::move(r), std::move(done));
+  // The manager's active jobs (the first page only), then a page of the store's ended ones.
+  auto add_page = [impl = impl_.get()](msg::grid_list_reply rep, const msg::grid_list_request& req,
+                                       callback<msg::grid_list_reply> reply) {
+    if (!impl->enter()) return reply(std::move(rep));
+    impl->history->ended_grid_jobs(
+        req, [impl, rep = std::move(rep), reply = std::move(reply)](auto page) mutable {
+          if (!page) {
+            rep.error = msg::to_wire(page.err());
+          } else {
+            // One that ended while the page was read may be in both: the live one stays.
+            std::set<std::string> live;
+            for (const auto& j : rep.jobs)
+              live.insert(j.id);
+            for (auto& j : page->first)
+              if (!live.count(j.id)) rep.jobs.push_back(std::move(j));
+            rep.next = std::move(page->second);
+          }
+          reply(std::move(rep));
+          impl->leave();
+        });
+  };
+  if (!r.before.empty()) return add_page({}, r, std::move(done));
+  impl_->ask(impl_->grid_jobs, r,
+             callback<msg::grid_list_reply>(
+                 [add_page, r, done = std::move(done)](msg::grid_list_reply rep) mutable {
+                   if (!rep.error.ok()) return done(std::move(rep));
+                   add_page(std::move(rep), r, std::move(done));
+                 }));
 }
 const grid_job_counters& node::grid_counters() const noexcept {
   return *impl_->grid_counters;

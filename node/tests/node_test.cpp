@@ -425,6 +425,104 @@ TEST_F(node_test, EndedGridJobsAreReadFromTheStore) {
   EXPECT_EQ(fresh.job.id, config().name + "/g8");
 }
 
+// `jobs --history`: the active grid jobs, then the ended ones from the store by pages, most
+// recently ended first, every one exactly once, a user's own only (an admin's: everyone's),
+// filters applied before a page is cut (a page is short only when the store has no more).
+TEST_F(node_test, EndedGridJobsAreListedFromTheStoreByPages) {
+  struct seeded {
+    std::string id, owner;
+    grid_job_state state;
+    timestamp ended;
+  };
+  std::vector<seeded> all;
+  const grid_job_state states[] = {grid_job_state::completed, grid_job_state::failed,
+                                   grid_job_state::cancelled};
+  for (int i = 1; i <= 9; ++i)  // two pairs end in the same second: the id breaks the tie
+    all.push_back({config().name + "/g" + std::to_string(i), i % 4 == 0 ? "bob" : "alice",
+                   states[i % 3], now - 1000 + (i / 2) * 100});
+  {
+    fs::create_directories(dir);
+    auto j = sqlite_journal::open((dir / "arbroker.db").string());
+    ASSERT_TRUE(j) << j.err().message;
+    for (const auto& g : all) {
+      msg::grid_job_record rec;
+      rec.request.user = g.owner;
+      rec.request.np = 1;
+      rec.request.walltime = 60;
+      rec.job.id = g.id;
+      rec.job.owner = g.owner;
+      rec.job.state = g.state;
+      rec.job.submitted = g.ended - 600;
+      rec.job.ended = g.ended;
+      ASSERT_TRUE((*j)->save_grid_job({g.id, g.owner, false, msg::encode_record(rec), g.ended}));
+    }
+  }
+  auto n = start(config());
+  ASSERT_TRUE(n);
+  msg::grid_submit_request r;
+  r.user = "alice";
+  r.name = "live";
+  r.command = "true";
+  r.np = 1;
+  r.walltime = 60;
+  auto live = n->grid_submit(r);
+  ASSERT_TRUE(live.error.ok()) << live.error.message;
+
+  // Every page of `user`'s history in `state`, by pages of `limit`: the ids in page order.
+  auto pages = [&](const std::string& user, const std::string& state, int limit) {
+    std::vector<std::string> ids;
+    std::string before;
+    for (int page = 0; page < 20; ++page) {
+      auto l = n->grid_list({user, state, "", true, limit, before});
+      EXPECT_TRUE(l.error.ok()) << l.error.message;
+      std::size_t ended = 0;
+      for (const auto& j : l.jobs) {
+        ids.push_back(j.id);
+        ended += j.ended > 0 ? 1 : 0;  // -1 while it has not ended
+      }
+      // Full pages of ended ones, but the last.
+      EXPECT_LE(ended, static_cast<std::size_t>(limit));
+      if (l.next.empty()) return ids;
+      EXPECT_EQ(ended, static_cast<std::size_t>(limit));
+      before = l.next;
+    }
+    ADD_FAILURE() << "no last page";
+    return ids;
+  };
+  // The expected order: the live one first (only on the first page), then (ended, id) down.
+  auto expected = [&](const std::string& user, std::optional<grid_job_state> state) {
+    std::vector<seeded> picked;
+    for (const auto& g : all)
+      if ((user.empty() || g.owner == user) && (!state || g.state == *state)) picked.push_back(g);
+    std::sort(picked.begin(), picked.end(), [](const seeded& a, const seeded& b) {
+      return std::pair{a.ended, a.id} > std::pair{b.ended, b.id};
+    });
+    std::vector<std::string> ids;
+    for (const auto& g : picked)
+      ids.push_back(g.id);
+    return ids;
+  };
+  auto with_live = [&](std::vector<std::string> ids) {
+    ids.insert(ids.begin(), live.job.id);
+    return ids;
+  };
+  EXPECT_EQ(pages("alice", "", 2), with_live(expected("alice", std::nullopt)));
+  EXPECT_EQ(pages("alice", "", 100), with_live(expected("alice", std::nullopt)));
+  EXPECT_EQ(pages("", "", 4), with_live(expected("", std::nullopt)));  // an admin
+  EXPECT_EQ(pages("bob", "", 1), expected("bob", std::nullopt));
+  EXPECT_EQ(pages("alice", "failed", 1), expected("alice", grid_job_state::failed));
+  EXPECT_FALSE(expected("alice", grid_job_state::failed).empty());
+
+  // Without history: what the manager holds (the ended ones left it at the restart).
+  auto held = n->grid_list({"alice", "", ""});
+  ASSERT_EQ(held.jobs.size(), 1u);
+  EXPECT_EQ(held.jobs[0].id, live.job.id);
+  EXPECT_TRUE(held.next.empty());
+  auto bad = n->grid_list({"alice", "", "", true, 2, "yesterday"});
+  EXPECT_EQ(bad.error.err(), errc::invalid_parameter);
+  EXPECT_NE(bad.error.message.find("grid_list.before"), std::string::npos) << bad.error.message;
+}
+
 // What a crash in the middle of co-reservations leaves in the store, settled on restart:
 // a transaction without a commit decision is aborted (presumed abort); one with a decision
 // is completed when every part is still there, and compensated when a part was lost.

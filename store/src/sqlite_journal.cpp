@@ -105,16 +105,17 @@ struct sqlite_journal::statements {
   sqlite3_stmt* find_grid_job = nullptr;
   sqlite3_stmt* last_grid_job = nullptr;
   sqlite3_stmt* purge_grid_jobs = nullptr;
+  sqlite3_stmt* ended_grid_jobs = nullptr;
   sqlite3_stmt* begin = nullptr;  // the writer's batches
   sqlite3_stmt* commit = nullptr;
   sqlite3_stmt* rollback = nullptr;
 
   ~statements() {
     for (auto* s :
-         {save,          forget,          rows_of,  last_serial,   find,      history_of,
-          history_all,   purge,           claim_of, save_claim,    setting,   save_setting,
-          log_commit,    forget_commit,   commits,  save_grid_job, grid_jobs, find_grid_job,
-          last_grid_job, purge_grid_jobs, begin,    commit,        rollback})
+         {save,          forget,          rows_of,         last_serial,   find,      history_of,
+          history_all,   purge,           claim_of,        save_claim,    setting,   save_setting,
+          log_commit,    forget_commit,   commits,         save_grid_job, grid_jobs, find_grid_job,
+          last_grid_job, purge_grid_jobs, ended_grid_jobs, begin,         commit,    rollback})
       sqlite3_finalize(s);
   }
 };
@@ -283,6 +284,11 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
        "SELECT id, owner, active, body, ended FROM grid_jobs WHERE active = 1 ORDER BY seq"},
       {&s.find_grid_job, "SELECT id, owner, active, body, ended FROM grid_jobs WHERE id = ?1"},
       {&s.last_grid_job, "SELECT COALESCE(MAX(seq), 0) FROM grid_jobs"},
+      // Keyset pages of ended jobs, most recently ended first: (ended, id) below ?2, ?3.
+      {&s.ended_grid_jobs,
+       "SELECT id, owner, active, body, ended FROM grid_jobs WHERE active = 0 AND ended > 0 "
+       "AND (?1 = '' OR owner = ?1) AND (?2 = 0 OR ended < ?2 OR (ended = ?2 AND id < ?3)) "
+       "ORDER BY ended DESC, id DESC LIMIT ?4"},
       {&s.purge_grid_jobs,
        "DELETE FROM grid_jobs WHERE active = 0 AND ended > 0 AND ended < ?1 AND seq < (SELECT "
        "MAX(seq) FROM grid_jobs)"},
@@ -743,6 +749,17 @@ result<std::optional<grid_job_row>> sqlite_journal::find_grid_job(const std::str
   if (!rows) return rows.err();
   if (rows->empty()) return std::optional<grid_job_row>();
   return std::optional<grid_job_row>(std::move(rows->front()));
+}
+
+result<std::vector<grid_job_row>> sqlite_journal::ended_grid_jobs(const history_query& q) {
+  if (auto ok = flush(); !ok) return ok.err();
+  std::lock_guard lock{db_mu_};
+  auto* st = st_->ended_grid_jobs;
+  bind_text(st, 1, q.owner);
+  sqlite3_bind_int64(st, 2, q.before);
+  bind_text(st, 3, q.before_id);
+  sqlite3_bind_int64(st, 4, static_cast<sqlite3_int64>(q.limit));
+  return read_grid_jobs(st);
 }
 
 result<std::uint64_t> sqlite_journal::last_grid_job_serial() {

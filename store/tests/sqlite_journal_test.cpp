@@ -345,5 +345,39 @@ TEST_F(sqlite_journal_test, EndedGridJobsArePurgedPastTheRetentionButTheLastId) 
   EXPECT_EQ(*(*j)->last_grid_job_serial(), 4u);
 }
 
+// A page of ended grid jobs: not the active ones, an owner's only (everyone's for ""), the
+// most recently ended first and the id down for a tie, from a keyset cursor.
+TEST_F(sqlite_journal_test, EndedGridJobsComeInPagesByEndTime) {
+  auto j = sqlite_journal::open(db());
+  ASSERT_TRUE(j);
+  ASSERT_TRUE((*j)->save_grid_job({"n/g1", "alice", false, "a", 1000}));
+  ASSERT_TRUE((*j)->save_grid_job({"n/g2", "alice", false, "b", 3000}));
+  ASSERT_TRUE((*j)->save_grid_job({"n/g3", "alice", true, "c"}));
+  ASSERT_TRUE((*j)->save_grid_job({"n/g4", "bob", false, "d", 2000}));
+  ASSERT_TRUE((*j)->save_grid_job({"n/g5", "alice", false, "e", 3000}));
+  auto ids = [](const result<std::vector<grid_job_row>>& rows) {
+    std::vector<std::string> out;
+    for (const auto& r : *rows)
+      out.push_back(r.id);
+    return out;
+  };
+  history_query q;
+  q.owner = "alice";
+  q.limit = 2;
+  auto first = (*j)->ended_grid_jobs(q);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(ids(first), (std::vector<std::string>{"n/g5", "n/g2"}));
+  q.before = 3000;
+  q.before_id = "n/g2";
+  EXPECT_EQ(ids((*j)->ended_grid_jobs(q)), (std::vector<std::string>{"n/g1"}));
+  q.owner = "";
+  q.limit = 10;
+  EXPECT_EQ(ids((*j)->ended_grid_jobs(q)), (std::vector<std::string>{"n/g4", "n/g1"}));
+  q.before = 0;
+  q.before_id = "";
+  EXPECT_EQ(ids((*j)->ended_grid_jobs(q)),
+            (std::vector<std::string>{"n/g5", "n/g2", "n/g4", "n/g1"}));
+}
+
 }  // namespace
 }  // namespace arbroker

@@ -158,6 +158,15 @@ TEST(cli, every_other_command_builds_its_body) {
   EXPECT_EQ(std::get<msg::list_request>(build({"--user", "root", "list", "--all"})).user, "");
   EXPECT_EQ(std::get<msg::list_request>(build({"--user", "root", "--for", "bob", "list"})).user,
             "bob");
+  EXPECT_EQ(std::get<msg::grid_list_request>(build({"--user", "alice", "jobs"})),
+            (msg::grid_list_request{"alice", "", "", false, 0, ""}));
+  EXPECT_EQ(std::get<msg::grid_list_request>(build(
+                {"--user", "alice", "jobs", "--history", "--limit", "5", "--state", "failed"})),
+            (msg::grid_list_request{"alice", "failed", "", true, 5, ""}));
+  // The next page: --before alone asks for history.
+  EXPECT_EQ(
+      std::get<msg::grid_list_request>(build({"--user", "alice", "jobs", "--before", "9:n/g3"})),
+      (msg::grid_list_request{"alice", "", "", true, 0, "9:n/g3"}));
   EXPECT_TRUE(std::holds_alternative<api::cluster_list_request>(build({"clusters"})));
   EXPECT_EQ(std::get<api::status_request>(build({"status", "--cluster", "a"})).clusters,
             (std::vector<std::string>{"a"}));

@@ -108,20 +108,27 @@ struct grid_cancel_request {
 ARB_FIELDS(grid_cancel_request, x.user, x.id)
 
 /// A user's grid jobs (an admin's empty user: everyone's), newest first, optionally only in
-/// one state ("" = any) or with a copy on one cluster ("" = any).
+/// one state ("" = any) or with a copy on one cluster ("" = any): those the node holds (the
+/// active ones and those ended within the last `ended_in_memory`). With `history`, the
+/// active ones and then the ended ones from the store, most recently ended first, by pages
+/// (the store keeps them for the retention).
 struct grid_list_request {
   std::string user;
   std::string state;
   std::string cluster;
+  bool history = false;
+  std::int32_t limit = 0;   ///< ended ones per page (0: 100; at most 1000)
+  std::string before = {};  ///< the `next` of the previous page ("" : the most recent)
   friend bool operator==(const grid_list_request&, const grid_list_request&) = default;
 };
-ARB_FIELDS(grid_list_request, x.user, x.state, x.cluster)
+ARB_FIELDS(grid_list_request, x.user, x.state, x.cluster, x.history, x.limit, x.before)
 
 struct grid_list_reply {
   std::vector<grid_job_info> jobs;
   wire_error error;
+  std::string next = {};  ///< with history: where the next page starts ("" : no more)
   friend bool operator==(const grid_list_reply&, const grid_list_reply&) = default;
 };
-ARB_FIELDS(grid_list_reply, x.jobs, x.error)
+ARB_FIELDS(grid_list_reply, x.jobs, x.error, x.next)
 
 }  // namespace arbroker::msg

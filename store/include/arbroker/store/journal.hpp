@@ -174,6 +174,10 @@ class grid_job_journal {
   virtual result<std::vector<grid_job_row>> grid_jobs() = 0;
   /// One row by id, active or history; nothing when the store does not have it.
   virtual result<std::optional<grid_job_row>> find_grid_job(const std::string& id) = 0;
+  /// A page of history: the ended rows (not active) of q.owner (every owner's for ""), most
+  /// recently ended first, (ended, id) below q's cursor, at most q.limit (q.cluster does not
+  /// apply: a grid job's clusters are in its body).
+  virtual result<std::vector<grid_job_row>> ended_grid_jobs(const history_query& q) = 0;
   /// The highest id number of a grid job the store still knows (0: none), so that a
   /// restarted node never gives an id again.
   virtual result<std::uint64_t> last_grid_job_serial() = 0;

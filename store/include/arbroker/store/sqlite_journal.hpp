@@ -78,6 +78,7 @@ class sqlite_journal final : public reservation_journal, public grid_job_journal
   status save_grid_job(const grid_job_row& row) override;
   result<std::vector<grid_job_row>> grid_jobs() override;
   result<std::optional<grid_job_row>> find_grid_job(const std::string& id) override;
+  result<std::vector<grid_job_row>> ended_grid_jobs(const history_query& q) override;
   result<std::uint64_t> last_grid_job_serial() override;
   status purge_grid_jobs(timestamp before) override;
 
