@@ -120,11 +120,9 @@ void history_reader::finished(std::string id, std::string user,
   });
 }
 
-void history_reader::ended_grid_jobs(
-    const msg::grid_list_request& req,
-    std::function<void(result<std::pair<std::vector<msg::grid_job_info>, std::string>>)> done) {
-  using page = std::pair<std::vector<msg::grid_job_info>, std::string>;
-  if (!impl_->grid_jobs) return done(page{});
+void history_reader::ended_grid_jobs(const msg::grid_list_request& req,
+                                     std::function<void(result<grid_job_page>)> done) {
+  if (!impl_->grid_jobs) return done(grid_job_page{});
   history_query q;
   q.owner = req.user;
   q.limit = static_cast<std::size_t>(req.limit > 0 ? req.limit : default_history_page);
@@ -139,7 +137,7 @@ void history_reader::ended_grid_jobs(
   boost::asio::post(impl_->thread, [journal = impl_->grid_jobs, q, only, cluster = req.cluster,
                                     done = std::move(done)]() mutable {
     const std::size_t limit = q.limit;
-    page out;
+    grid_job_page out;
     for (;;) {
       auto rows = journal->ended_grid_jobs(q);
       if (!rows) return done(rows.err());
@@ -155,9 +153,9 @@ void history_reader::ended_grid_jobs(
                                                                [&](const grid_copy& c) {
                                                                  return c.cluster == cluster;
                                                                });
-        if ((!only || j.state == *only) && on_cluster) out.first.push_back(msg::info_of(j));
-        if (out.first.size() == limit) {
-          out.second = std::to_string(q.before) + ":" + q.before_id;
+        if ((!only || j.state == *only) && on_cluster) out.rows.push_back(msg::info_of(j));
+        if (out.rows.size() == limit) {
+          out.next = std::to_string(q.before) + ":" + q.before_id;
           return done(std::move(out));
         }
       }

@@ -36,10 +36,13 @@ result<std::pair<timestamp, std::string>> parse_history_cursor(
 /// One source's page of history (the node's store, an agent's for one remote cluster): its
 /// finished reservations, most recently finished first, and where its next page starts
 /// ("" : it has no more).
-struct history_page {
-  std::vector<msg::reservation_info> rows;
+template <class Row>
+struct page_of {
+  std::vector<Row> rows;
   std::string next;
 };
+using history_page = page_of<msg::reservation_info>;
+using grid_job_page = page_of<msg::grid_job_info>;
 
 /// The page of the union of `pages` (each read from the same cursor): the newest rows that no
 /// source's unread rows can come before, at most `limit`, and the cursor of the next page
@@ -76,9 +79,8 @@ class history_reader {
   /// the store has no more). The store is read until the page is full or has no more rows, so
   /// filters never make a page short while more would match. storage_failure for a row that
   /// cannot be read. `done` runs on the reader's thread.
-  void ended_grid_jobs(
-      const msg::grid_list_request& req,
-      std::function<void(result<std::pair<std::vector<msg::grid_job_info>, std::string>>)> done);
+  void ended_grid_jobs(const msg::grid_list_request& req,
+                       std::function<void(result<grid_job_page>)> done);
 
   /// The ended grid job `id` (its record), if the store has it and `user` owns it (empty:
   /// anyone's); else nothing. storage_failure for a row that cannot be read.

@@ -236,6 +236,29 @@ struct node::impl {
         });
   }
 
+  // The live reply `rep` and then a page of history, which `read` reads (calling back with
+  // the page's rows and next). One that ended while the page was read may be in both: the
+  // live one stays.
+  template <class Reply, class Item, class Read>
+  void add_history_page(Reply rep, std::vector<Item> Reply::*items, Read read,
+                        callback<Reply> reply) {
+    if (!enter()) return reply(std::move(rep));
+    read([this, rep = std::move(rep), items, reply = std::move(reply)](auto page) mutable {
+      if (!page) {
+        rep.error = msg::to_wire(page.err());
+      } else {
+        std::set<std::string> live;
+        for (const auto& x : rep.*items)
+          live.insert(x.id);
+        for (auto& x : page->rows)
+          if (!live.count(x.id)) (rep.*items).push_back(std::move(x));
+        rep.next = std::move(page->next);
+      }
+      reply(std::move(rep));
+      leave();
+    });
+  }
+
   // The engine's not_found, answered from the history reader instead when `lookup` (which
   // calls back with what the store has) finds the thing: `explain` makes the reply of it.
   template <class Reply, class Row, class Lookup, class Explain>
@@ -681,24 +704,9 @@ void node::list(msg::list_request r, callback<msg::list_reply> done) {
     return impl_->ask(impl_->any_broker(r.user), std::move(r), std::move(done));
   auto add_page = [impl = impl_.get()](msg::list_reply rep, const msg::list_request& req,
                                        callback<msg::list_reply> reply) {
-    if (!impl->enter()) return reply(std::move(rep));
-    impl->history_pages(req,
-                        [impl, rep = std::move(rep), reply = std::move(reply)](auto page) mutable {
-                          if (!page) {
-                            rep.error = msg::to_wire(page.err());
-                          } else {
-                            // One that finished while the page was read may be in both: the live
-                            // one stays.
-                            std::set<std::string> live;
-                            for (const auto& x : rep.reservations)
-                              live.insert(x.id);
-                            for (auto& x : page->rows)
-                              if (!live.count(x.id)) rep.reservations.push_back(std::move(x));
-                            rep.next = std::move(page->next);
-                          }
-                          reply(std::move(rep));
-                          impl->leave();
-                        });
+    impl->add_history_page(
+        std::move(rep), &msg::list_reply::reservations,
+        [impl, req](auto read) { impl->history_pages(req, std::move(read)); }, std::move(reply));
   };
   // Later pages are history only; the first has the live ones before it.
   if (!r.before.empty()) return add_page({}, r, std::move(done));
@@ -756,23 +764,10 @@ void node::grid_list(msg::grid_list_request r, callback<msg::grid_list_reply> do
   // The manager's active jobs (the first page only), then a page of the store's ended ones.
   auto add_page = [impl = impl_.get()](msg::grid_list_reply rep, const msg::grid_list_request& req,
                                        callback<msg::grid_list_reply> reply) {
-    if (!impl->enter()) return reply(std::move(rep));
-    impl->history->ended_grid_jobs(
-        req, [impl, rep = std::move(rep), reply = std::move(reply)](auto page) mutable {
-          if (!page) {
-            rep.error = msg::to_wire(page.err());
-          } else {
-            // One that ended while the page was read may be in both: the live one stays.
-            std::set<std::string> live;
-            for (const auto& j : rep.jobs)
-              live.insert(j.id);
-            for (auto& j : page->first)
-              if (!live.count(j.id)) rep.jobs.push_back(std::move(j));
-            rep.next = std::move(page->second);
-          }
-          reply(std::move(rep));
-          impl->leave();
-        });
+    impl->add_history_page(
+        std::move(rep), &msg::grid_list_reply::jobs,
+        [impl, req](auto read) { impl->history->ended_grid_jobs(req, std::move(read)); },
+        std::move(reply));
   };
   if (!r.before.empty()) return add_page({}, r, std::move(done));
   impl_->ask(impl_->grid_jobs, r,
