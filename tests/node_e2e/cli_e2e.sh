@@ -288,6 +288,24 @@ done
 [ -n "$jobs_before" ] && [ "$shown" -eq "$(wc -l <<<"$jobs_before")" ] \
   && pass "grid jobs survive a restart ($shown shown, $(grep -c . <<<"$jobs_after") still listed)" \
   || fail "grid jobs before/after restart: $jobs_before // $jobs_after"
+# `jobs --history` pages through every one of them, the active ones and then the ended ones
+# from the store: each exactly once.
+paged=""
+page_args=()
+for page in $(seq 1 50); do
+  check "jobs --history, page $page" 0 "$arb" -o json jobs --history --limit 2 "${page_args[@]}"
+  paged+=$(grep -o '"id": "[^"]*/g[0-9]*"' <<<"$out")$'\n'
+  next=$(sed -n 's/^ *"next": "\([^"]*\)".*/\1/p' <<<"$out")
+  [ -z "$next" ] && break
+  page_args=(--before "$next")
+done
+paged=$(grep . <<<"$paged" | sort)
+[ -n "$paged" ] && [ "$paged" = "$jobs_before" ] \
+  && pass "jobs --history lists every grid job once after a restart ($(grep -c . <<<"$paged"), $page pages)" \
+  || fail "jobs --history: $paged // before: $jobs_before"
+check "jobs --history as a table" 0 "$arb" jobs --history --limit 1
+contains "$(cat "$work/stderr")" "more history: arb jobs --history --before '" \
+  && pass "the table names the next page's command" || fail "jobs --history table: $(cat "$work/stderr")"
 stop_arbd
 
 # A node started from the backup alone has what the node had when it was taken.
