@@ -55,7 +55,7 @@ msg::job_submit_reply cluster_service::submit_job(const msg::job_submit_request&
 msg::job_states_reply cluster_service::job_states(const msg::job_states_request& req, timestamp) {
   msg::job_states_reply out;
   out.cluster = name();
-  auto snap = lrms_->snapshot();
+  auto snap = lrms_->jobs_snapshot();  // no reservations needed: spares qrstat, a Slurm RPC
   if (!snap) {
     out.error = msg::to_wire(snap.err());
     return out;
@@ -119,7 +119,7 @@ msg::job_cancel_reply cluster_service::cancel_job(const msg::job_cancel_request&
 }
 
 result<bool> cluster_service::submitted_by(const std::string& lrms_id, std::string_view broker) {
-  auto snap = lrms_->snapshot();
+  auto snap = lrms_->jobs_snapshot();
   if (!snap) return snap.err();
   const std::string prefix = cfg_.name_prefix + broker_scope::job_name(broker, "");
   for (const auto* list : {&snap->running, &snap->queued})
@@ -130,7 +130,7 @@ result<bool> cluster_service::submitted_by(const std::string& lrms_id, std::stri
 
 msg::job_find_reply cluster_service::find_jobs(const msg::job_find_request& req, timestamp) {
   msg::job_find_reply out;
-  auto snap = lrms_->snapshot();
+  auto snap = lrms_->jobs_snapshot();
   if (!snap) {
     out.error = msg::to_wire(snap.err());
     return out;

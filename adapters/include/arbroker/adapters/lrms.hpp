@@ -92,10 +92,10 @@ class lrms {
 
   virtual result<lrms_snapshot> snapshot() = 0;
 
-  /// A snapshot of the jobs alone (`reservations` empty), for a caller that keeps track of
-  /// the reservations itself between full snapshots (a cluster service's capacity view). The
-  /// default takes a full snapshot; an LRMS that can read its jobs alone more cheaply
-  /// overrides it.
+  /// A snapshot of the jobs alone (`reservations` empty), for a caller that needs no
+  /// reservations (a job's state, name or owner) or keeps track of them itself between full
+  /// snapshots (a cluster service's capacity view). The default takes a full snapshot; an
+  /// LRMS that can read its jobs alone more cheaply overrides it.
   virtual result<lrms_snapshot> jobs_snapshot();
 
   /// Creates a reservation; returns its LRMS id. Must check capacity against running jobs
