@@ -31,15 +31,10 @@ msg::advice_reply cluster_service::advise(const msg::advice_request& req, timest
   job.deadline = req.site.let;
   job.shapes = req.site.shapes;
   if (job.ready >= job.deadline) return out;  // the window has passed: does not meet QoS
-  if (now - advisor_view_.taken >= cfg_.refresh || advisor_view_.taken > now) {
-    auto snap = lrms_->snapshot();
-    if (!snap) return failed(snap.err());
-    advisor_view_ = {now, to_workload(*snap)};
-  }
-  // The profile prepare checks against (kept current by our own prepares): place on it
-  // rather than building it again.
-  auto advice =
-      advise_match(advisor_view_.workload, now, job, ese_policy::reservations_first, rule->free);
+  // The workload as the view has it (refreshed above, as for a probe): no read of the LRMS
+  // of its own. And the profile prepare checks against: place on it rather than build it.
+  const auto workload = view_.capacity->workload(now);
+  auto advice = advise_match(workload, now, job, ese_policy::reservations_first, rule->free);
   if (!advice) return failed(advice.err());
   out.meets_qos = advice->meets_qos;
   out.np = advice->shape.np;

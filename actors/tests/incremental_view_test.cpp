@@ -64,7 +64,7 @@ void run(ljp_method check, unsigned seed) {
     return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
   };
   std::vector<std::string> txns, ids;
-  int prepares = 0, granted = 0, probes = 0, offered = 0;
+  int prepares = 0, granted = 0, probes = 0, offered = 0, advices = 0, advised = 0;
   const auto pick = [&](const std::vector<std::string>& v) {
     return v.empty() ? std::string("none") : v[uniform(0, static_cast<int>(v.size()) - 1)];
   };
@@ -78,6 +78,17 @@ void run(ljp_method check, unsigned seed) {
       ASSERT_EQ(kept.svc->probe(p, now), a);
       ++probes;
       offered += !a.slots.empty();
+    } else if (op < 35) {
+      // The match advisor's answer from the kept view, against one from a whole read.
+      msg::advice_request q;
+      q.user = "alice";
+      q.site = probe_req(now + uniform(0, 3 * 3600), now + 8 * 3600, 8 * uniform(1, 8)).site;
+      q.local_jobs_preferred = uniform(0, 3) != 0;
+      q.admin = uniform(0, 1) == 1;
+      const auto a = whole.svc->advise(q, now);
+      ASSERT_EQ(kept.svc->advise(q, now), a);
+      ++advices;
+      advised += a.error.ok() && a.meets_qos;
     } else if (op < 60) {
       const std::string txn = "t" + std::to_string(step);
       const timestamp start = now + uniform(0, 8 * 3600);
@@ -131,6 +142,7 @@ void run(ljp_method check, unsigned seed) {
   EXPECT_GT(granted, prepares / 10);
   EXPECT_LT(granted, prepares);
   EXPECT_GT(offered, probes / 10);
+  EXPECT_GT(advised, advices / 10);
   EXPECT_GT(*whole.full_reads, 500);
   EXPECT_LT(*kept.full_reads, *whole.full_reads / 2);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "arbroker/core/earliest_start.hpp"
 
@@ -109,6 +110,27 @@ bool capacity_view::set_jobs(timestamp now, std::vector<running_job> running,
   changed();
   if (!fits) wrong_ = true;
   return fits;
+}
+
+cluster_workload capacity_view::workload(timestamp now) const {
+  cluster_workload w;
+  w.cpus = cpus_;
+  const duration since_read = std::max<duration>(now - jobs_read_, 0);
+  w.running.reserve(running_.size());
+  for (const auto& j : running_)
+    w.running.push_back({j.np, std::max<duration>(j.remaining - since_read, 1)});
+  w.queued = queue_;
+  std::vector<std::pair<const std::string*, const reservation_span*>> kept;
+  kept.reserve(entries_.size());
+  for (const auto& [key, e] : entries_)
+    if (e.span.end > now) kept.emplace_back(&key, &e.span);
+  std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.second->start, *a.first) < std::tie(b.second->start, *b.first);
+  });
+  w.reservations.reserve(kept.size());
+  for (const auto& [key, span] : kept)
+    w.reservations.push_back(*span);
+  return w;
 }
 
 bool capacity_view::put(const std::string& key, const reservation_span& span, timestamp now) {

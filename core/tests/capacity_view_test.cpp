@@ -46,6 +46,27 @@ TEST(CapacityView, KeepsReservationsByKeyBetweenReadsOfTheJobs) {
   EXPECT_FALSE(v.wrong());
 }
 
+// The workload the match advisor places on is what a read of the LRMS at that time gives:
+// walltimes left as of then, the queue, the reservations that have not ended, by start.
+TEST(CapacityView, TheWorkloadIsWhatAReadNowWouldGive) {
+  auto v = make(16);
+  v.reset(100, {{4, 100}, {2, 30}}, {{8, 600}}, {{"r9", {500, 900, 6}}, {"r2", {150, 200, 4}}});
+  ASSERT_TRUE(v.put("r3", {500, 700, 2}, 100));
+  const auto at_read = v.workload(100);
+  EXPECT_EQ(at_read.cpus, 16);
+  EXPECT_EQ(at_read.running, (std::vector<running_job>{{4, 100}, {2, 30}}));
+  EXPECT_EQ(at_read.queued, (std::vector<waiting_job>{{8, 600}}));
+  EXPECT_EQ(at_read.reservations,
+            (std::vector<reservation_span>{{150, 200, 4}, {500, 700, 2}, {500, 900, 6}}));
+  // 60 s later, nothing read since: 40 s left of the first job, the second past its walltime
+  // but still running (1 s, as to_workload says); r2 has not ended yet.
+  const auto later = v.workload(160);
+  EXPECT_EQ(later.running, (std::vector<running_job>{{4, 40}, {2, 1}}));
+  EXPECT_EQ(later.reservations.size(), 3u);
+  EXPECT_EQ(v.workload(200).reservations,
+            (std::vector<reservation_span>{{500, 700, 2}, {500, 900, 6}}));  // r2 has ended
+}
+
 TEST(CapacityView, WhatDoesNotFitMakesTheViewWrongUntilTheNextFullRead) {
   auto v = make(10);
   v.reset(0, {}, {}, {{"r1", {100, 200, 8}}});

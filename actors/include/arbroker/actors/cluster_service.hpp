@@ -447,13 +447,6 @@ class cluster_service {
   write_ticket unsynced_ = 0;  ///< see take_unsynced()
   timestamp now_ = 0;          ///< of the last sweep (or recovery): when rows written now end
   timestamp next_purge_ = 0;   ///< when to purge the journal's history past the retention again
-  /// The LRMS workload the match advisor last read, reused for at most cfg_.refresh (as the
-  /// view is): reading it is most of an advice's cost (match_advisor.cpp).
-  struct advisor_view {
-    timestamp taken = -time_infinity;
-    cluster_workload workload;
-  };
-  advisor_view advisor_view_;
 };
 
 }  // namespace arbroker

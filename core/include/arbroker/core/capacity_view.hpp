@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "arbroker/core/availability_profile.hpp"
+#include "arbroker/core/earliest_start.hpp"
 #include "arbroker/core/error.hpp"
 #include "arbroker/core/esr_load.hpp"
 #include "arbroker/core/time.hpp"
@@ -82,6 +83,12 @@ class capacity_view {
 
   /// T_wkl at the time of the last read of the jobs, over the jobs and the reservations kept.
   timestamp t_wkl() const;
+
+  /// The workload as a read of the LRMS at `now` would give it (to_workload): the running
+  /// jobs with what is left of their walltimes at `now` (at least 1 s, as a job past its
+  /// walltime still runs), the queue, and every reservation kept that has not ended by `now`,
+  /// by start then key. O(j + q + n log n).
+  cluster_workload workload(timestamp now) const;
 
   const std::vector<waiting_job>& queue() const noexcept { return queue_; }
   std::size_t reservations() const noexcept { return entries_.size(); }
