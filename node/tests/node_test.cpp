@@ -43,6 +43,36 @@ class node_test : public ::testing::Test {
     return n ? std::move(*n) : nullptr;
   }
 
+  // A grid job that ended at `ended`, written into the store of `dir` as the manager writes
+  // one (before the node starts).
+  void save_ended_grid_job(const std::string& id, const std::string& owner, grid_job_state state,
+                           timestamp ended) {
+    fs::create_directories(dir);
+    auto j = sqlite_journal::open((dir / "arbroker.db").string());
+    ASSERT_TRUE(j) << j.err().message;
+    msg::grid_job_record rec;
+    rec.request.user = owner;
+    rec.request.np = 2;
+    rec.request.walltime = 60;
+    rec.job.id = id;
+    rec.job.owner = owner;
+    rec.job.state = state;
+    rec.job.submitted = ended - 540;
+    rec.job.ended = ended;
+    ASSERT_TRUE((*j)->save_grid_job({id, owner, false, msg::encode_record(rec), ended}));
+  }
+
+  // Alice's grid job of one CPU for a minute.
+  static msg::grid_submit_request small_grid_job(const std::string& name) {
+    msg::grid_submit_request r;
+    r.user = "alice";
+    r.name = name;
+    r.command = "true";
+    r.np = 1;
+    r.walltime = 60;
+    return r;
+  }
+
   msg::elastic_request elastic(const std::string& user, int np, duration offset = 3600) const {
     msg::elastic_request r;
     r.user = user;
@@ -385,21 +415,7 @@ TEST_F(node_test, FinishedReservationsAreReadFromTheStoresHistory) {
 // only, and new ids go on after it.
 TEST_F(node_test, EndedGridJobsAreReadFromTheStore) {
   const std::string id = config().name + "/g7";
-  {
-    fs::create_directories(dir);
-    auto j = sqlite_journal::open((dir / "arbroker.db").string());
-    ASSERT_TRUE(j) << j.err().message;
-    msg::grid_job_record rec;
-    rec.request.user = "alice";
-    rec.request.np = 2;
-    rec.request.walltime = 60;
-    rec.job.id = id;
-    rec.job.owner = "alice";
-    rec.job.state = grid_job_state::completed;
-    rec.job.submitted = now - 600;
-    rec.job.ended = now - 60;
-    ASSERT_TRUE((*j)->save_grid_job({id, "alice", false, msg::encode_record(rec), now - 60}));
-  }
+  save_ended_grid_job(id, "alice", grid_job_state::completed, now - 60);
   auto n = start(config());
   ASSERT_TRUE(n);
   auto shown = n->grid_query({"alice", id});
@@ -414,13 +430,7 @@ TEST_F(node_test, EndedGridJobsAreReadFromTheStore) {
       << cancel.error.message;
   EXPECT_EQ(n->grid_cancel({"bob", id}).error.err(), errc::not_found);
   EXPECT_EQ(n->grid_query({"alice", config().name + "/g404"}).error.err(), errc::not_found);
-  msg::grid_submit_request r;
-  r.user = "alice";
-  r.name = "after";
-  r.command = "true";
-  r.np = 1;
-  r.walltime = 60;
-  auto fresh = n->grid_submit(r);
+  auto fresh = n->grid_submit(small_grid_job("after"));
   ASSERT_TRUE(fresh.error.ok()) << fresh.error.message;
   EXPECT_EQ(fresh.job.id, config().name + "/g8");
 }
@@ -440,32 +450,11 @@ TEST_F(node_test, EndedGridJobsAreListedFromTheStoreByPages) {
   for (int i = 1; i <= 9; ++i)  // two pairs end in the same second: the id breaks the tie
     all.push_back({config().name + "/g" + std::to_string(i), i % 4 == 0 ? "bob" : "alice",
                    states[i % 3], now - 1000 + (i / 2) * 100});
-  {
-    fs::create_directories(dir);
-    auto j = sqlite_journal::open((dir / "arbroker.db").string());
-    ASSERT_TRUE(j) << j.err().message;
-    for (const auto& g : all) {
-      msg::grid_job_record rec;
-      rec.request.user = g.owner;
-      rec.request.np = 1;
-      rec.request.walltime = 60;
-      rec.job.id = g.id;
-      rec.job.owner = g.owner;
-      rec.job.state = g.state;
-      rec.job.submitted = g.ended - 600;
-      rec.job.ended = g.ended;
-      ASSERT_TRUE((*j)->save_grid_job({g.id, g.owner, false, msg::encode_record(rec), g.ended}));
-    }
-  }
+  for (const auto& g : all)
+    save_ended_grid_job(g.id, g.owner, g.state, g.ended);
   auto n = start(config());
   ASSERT_TRUE(n);
-  msg::grid_submit_request r;
-  r.user = "alice";
-  r.name = "live";
-  r.command = "true";
-  r.np = 1;
-  r.walltime = 60;
-  auto live = n->grid_submit(r);
+  auto live = n->grid_submit(small_grid_job("live"));
   ASSERT_TRUE(live.error.ok()) << live.error.message;
 
   // Every page of `user`'s history in `state`, by pages of `limit`: the ids in page order.
