@@ -293,14 +293,23 @@ status validate(const msg::query_request& r) {
   return check_reservation_id("query.reservation_id", r.reservation_id);
 }
 
+namespace {
+
+// A page of history: `limit` rows (0: the node's default) after the cursor `before`
+// ("<ended>:<id>" from a previous page; the node checks that it reads as one).
+status check_history_page(const std::string& request, std::int32_t limit,
+                          const std::string& before) {
+  if (limit < 0 || limit > bounds::max_history_page)
+    return bad(errc::invalid_parameter, request + ".limit",
+               std::to_string(limit) + " is not in 0.." + std::to_string(bounds::max_history_page));
+  return check_text(request + ".before", before, bounds::max_id + 24, false);
+}
+
+}  // namespace
+
 status validate(const msg::list_request& r) {
   if (auto s = check_user("list.user", r.user); !s) return s;
-  if (r.limit < 0 || r.limit > bounds::max_history_page)
-    return bad(
-        errc::invalid_parameter, "list.limit",
-        std::to_string(r.limit) + " is not in 0.." + std::to_string(bounds::max_history_page));
-  // "<finished>:<id>" from a previous page (the node checks that it reads as one).
-  return check_text("list.before", r.before, bounds::max_id + 24, false);
+  return check_history_page("list", r.limit, r.before);
 }
 
 status validate(const msg::bind_job_request& r) {
@@ -426,12 +435,7 @@ status validate(const msg::grid_list_request& r) {
         errc::invalid_parameter, "grid_list.state",
         "'" + r.state + "' is not one of pending, queued, running, completed, failed, cancelled");
   if (auto s = check_text("grid_list.cluster", r.cluster, bounds::max_name, false); !s) return s;
-  if (r.limit < 0 || r.limit > bounds::max_history_page)
-    return bad(
-        errc::invalid_parameter, "grid_list.limit",
-        std::to_string(r.limit) + " is not in 0.." + std::to_string(bounds::max_history_page));
-  // "<ended>:<id>" from a previous page (the node checks that it reads as one).
-  return check_text("grid_list.before", r.before, bounds::max_id + 24, false);
+  return check_history_page("grid_list", r.limit, r.before);
 }
 
 status validate(const msg::coallocate_request& r) {

@@ -29,8 +29,11 @@ msg::reservation_info info_of(const reservation_row& row) {
           row.window_end};
 }
 
-std::string history_cursor(const reservation_row& last) {
-  return std::to_string(last.finished) + ":" + last.id;
+std::string history_cursor(timestamp finished, std::string_view id) {
+  std::string out = std::to_string(finished);
+  out += ':';
+  out += id;
+  return out;
 }
 
 result<std::pair<timestamp, std::string>> parse_history_cursor(std::string_view cursor,
@@ -66,7 +69,7 @@ history_page merge_history_pages(std::vector<history_page> pages, std::size_t li
     out.rows.resize(limit);
     cut = key_of(out.rows.back());
   }
-  if (cut) out.next = std::to_string(cut->first) + ":" + cut->second;
+  if (cut) out.next = history_cursor(cut->first, cut->second);
   return out;
 }
 
@@ -133,10 +136,16 @@ void history_reader::ended_grid_jobs(const msg::grid_list_request& req,
     q.before_id = c->second;
   }
   std::optional<grid_job_state> only;
-  if (!req.state.empty()) only = grid_job_state_from(req.state);  // checked by validate
+  if (!req.state.empty()) {
+    only = grid_job_state_from(req.state);
+    if (!only)  // as the grid-job manager answers the first page
+      return done(
+          fail(errc::invalid_parameter,
+               "state: '" + req.state +
+                   "' is not one of pending, queued, running, completed, failed, cancelled"));
+  }
   boost::asio::post(impl_->thread, [journal = impl_->grid_jobs, q, only, cluster = req.cluster,
                                     done = std::move(done)]() mutable {
-    const std::size_t limit = q.limit;
     grid_job_page out;
     for (;;) {
       auto rows = journal->ended_grid_jobs(q);
@@ -154,8 +163,8 @@ void history_reader::ended_grid_jobs(const msg::grid_list_request& req,
                                                                  return c.cluster == cluster;
                                                                });
         if ((!only || j.state == *only) && on_cluster) out.rows.push_back(msg::info_of(j));
-        if (out.rows.size() == limit) {
-          out.next = std::to_string(q.before) + ":" + q.before_id;
+        if (out.rows.size() == q.limit) {
+          out.next = history_cursor(q.before, q.before_id);
           return done(std::move(out));
         }
       }

@@ -27,15 +27,18 @@ namespace arbroker::detail {
 msg::reservation_info info_of(const reservation_row& row);
 
 /// Where a page of history ends: "<finished>:<id>" of its last row.
-std::string history_cursor(const reservation_row& last);
+std::string history_cursor(timestamp finished, std::string_view id);
+inline std::string history_cursor(const reservation_row& last) {
+  return history_cursor(last.finished, last.id);
+}
 /// The (finished, id) of a cursor; invalid_parameter for text that is not one, naming
 /// `field` (the request's field that held it).
 result<std::pair<timestamp, std::string>> parse_history_cursor(
     std::string_view cursor, std::string_view field = "list.before");
 
 /// One source's page of history (the node's store, an agent's for one remote cluster): its
-/// finished reservations, most recently finished first, and where its next page starts
-/// ("" : it has no more).
+/// finished reservations (or ended grid jobs), most recently finished first, and where its
+/// next page starts ("" : it has no more).
 template <class Row>
 struct page_of {
   std::vector<Row> rows;

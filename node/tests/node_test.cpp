@@ -507,6 +507,13 @@ TEST_F(node_test, EndedGridJobsAreListedFromTheStoreByPages) {
   ASSERT_EQ(held.jobs.size(), 1u);
   EXPECT_EQ(held.jobs[0].id, live.job.id);
   EXPECT_TRUE(held.next.empty());
+  // A state that is none (the API refuses it before; an embedding program may not): refused
+  // on a later page, read from the store alone, as on the first.
+  auto later = n->grid_list(
+      {"alice", "runing", "", true, 2, std::to_string(all[0].ended) + ":" + all[0].id});
+  EXPECT_EQ(later.error.err(), errc::invalid_parameter);
+  EXPECT_EQ(n->grid_list({"alice", "runing", "", true, 2, ""}).error.err(),
+            errc::invalid_parameter);
   auto bad = n->grid_list({"alice", "", "", true, 2, "yesterday"});
   EXPECT_EQ(bad.error.err(), errc::invalid_parameter);
   EXPECT_NE(bad.error.message.find("grid_list.before"), std::string::npos) << bad.error.message;
