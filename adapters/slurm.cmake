@@ -1,7 +1,8 @@
 # The Slurm adapter (src/slurm_lrms.cpp) speaks the libslurm C API: Debian 12's
 # libslurm-dev, Slurm 22.05, installed by scripts/slurm/install.sh (which scripts/setup.sh
 # calls). Without libslurm (or with -DARB_WITH_SLURM=OFF) the adapter and its tests are
-# left out of the build.
+# left out of the build, and the batch-system registry (src/batch_systems.cpp) refuses a
+# cluster of kind "slurm", saying what the build lacks.
 option(ARB_WITH_SLURM "Build the Slurm adapter when libslurm is found" ON)
 if(ARB_WITH_SLURM)
   find_path(SLURM_INCLUDE_DIR slurm/slurm.h)
@@ -14,12 +15,16 @@ if(ARB_WITH_SLURM AND SLURM_INCLUDE_DIR AND SLURM_LIBRARY)
   target_link_libraries(arb_adapters PRIVATE ${SLURM_LIBRARY})
   find_package(Threads REQUIRED)
   target_link_libraries(arb_adapters PUBLIC Threads::Threads)
+  set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/src/batch_systems.cpp
+    PROPERTIES COMPILE_DEFINITIONS ARB_HAVE_SLURM=1)
 else()
   set(ARB_HAVE_SLURM OFF)
   message(STATUS "Slurm adapter: left out (libslurm not found or ARB_WITH_SLURM=OFF; "
     "scripts/slurm/install.sh installs it)")
   set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/src/slurm_lrms.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/tests/slurm_lrms_test.cpp PROPERTIES HEADER_FILE_ONLY ON)
+  set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/src/batch_systems.cpp
+    PROPERTIES COMPILE_DEFINITIONS ARB_HAVE_SLURM=0)
 endif()
 set(ARB_HAVE_SLURM ${ARB_HAVE_SLURM} PARENT_SCOPE)  # for bench/
 

@@ -32,6 +32,7 @@ packages=(
 # Testing, benchmarking and the experiments' plots besides.
 $demo || packages+=(
   clang-format
+  ccache                     # tests/minimal_build compiles a second build folder from the cache
   clang libclang-rt-14-dev   # the API's libFuzzer target
   libgtest-dev libgmock-dev  # tests
   librapidcheck-dev          # property tests

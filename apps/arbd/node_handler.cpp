@@ -22,20 +22,23 @@ api::response respond(Body body, const msg::wire_error& e) {
   return r;
 }
 
-std::string lrms_label(cluster_kind k) {
-  switch (k) {
-    case cluster_kind::slurm:
-      return "slurm";
-    case cluster_kind::gridengine:
-      return "gridengine";
-    case cluster_kind::remote:
-      return "remote";
-    default:
-      return "sim";
-  }
+// What `clusters` says a cluster's LRMS is: its batch system's name, "remote" or "sim".
+std::string lrms_label(const cluster_entry* c) {
+  if (!c || c->kind == cluster_kind::remote) return "remote";
+  return c->kind == cluster_kind::batch ? c->batch_system : "sim";
 }
 
 }  // namespace
+
+void keep_what_caller_sees(msg::cluster_status& s, const api::caller& who) {
+  if (who.admin) return;
+  auto others = [&who](const msg::reservation_info& r) { return r.owner != who.user; };
+  std::erase_if(s.reservations, others);
+  std::erase_if(s.lrms_reservations, others);
+  std::erase_if(s.lrms_running, others);
+  std::erase_if(s.lrms_queued, others);
+  std::erase_if(s.lrms_running_bound, others);
+}
 
 std::string operation_label(const api::request_body& body) {
   if (auto* e = std::get_if<msg::elastic_request>(&body)) return std::string(to_string(e->mode));
@@ -116,9 +119,8 @@ void node_handler::handle(const api::caller& who, api::request req,
           for (const auto& c : infos) {
             auto e = std::find_if(entries.begin(), entries.end(),
                                   [&](const cluster_entry& x) { return x.info.name == c.name; });
-            out.clusters.push_back({c.name,
-                                    lrms_label(e == entries.end() ? cluster_kind::remote : e->kind),
-                                    c.cpus, c.pp, c.os, c.features, c.max_walltime, c.max_hold});
+            out.clusters.push_back({c.name, lrms_label(e == entries.end() ? nullptr : &*e), c.cpus,
+                                    c.pp, c.os, c.features, c.max_walltime, c.max_hold});
           }
           answer(respond(std::move(out), {}));
         } else if constexpr (std::is_same_v<T, api::status_request>) {
@@ -128,12 +130,7 @@ void node_handler::handle(const api::caller& who, api::request req,
               if (!wanted.empty() &&
                   std::find(wanted.begin(), wanted.end(), s.cluster) == wanted.end())
                 continue;
-              // A user sees only their own reservations (another's looks exactly like a
-              // missing one, as in list and show); the counts stay the cluster's.
-              if (!who.admin)
-                std::erase_if(s.reservations, [&who](const msg::reservation_info& r) {
-                  return r.owner != who.user;
-                });
+              keep_what_caller_sees(s, who);
               out.clusters.push_back(std::move(s));
             }
             msg::wire_error e;

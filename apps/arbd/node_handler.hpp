@@ -21,6 +21,11 @@ class node_handler final : public api::request_handler {
   node_metrics* metrics_;  // may be null
 };
 
+/// What `status` shows a caller of one cluster: an admin everything; a user only their own
+/// reservations and jobs, in the service's list and in the LRMS's (another's looks exactly
+/// like a missing one, as in list and show). The counts stay the cluster's.
+void keep_what_caller_sees(msg::cluster_status& s, const api::caller& who);
+
 /// The metrics label of a request: its operation, elastic ones by mode (reserve, hold,
 /// whatif).
 std::string operation_label(const api::request_body& body);

@@ -18,8 +18,7 @@
 #include "arbroker/actors/decision_settler.hpp"
 #include "arbroker/actors/gis.hpp"
 #include "arbroker/actors/grid_jobs.hpp"
-#include "arbroker/adapters/gridengine_lrms.hpp"
-#include "arbroker/adapters/slurm_lrms.hpp"
+#include "arbroker/adapters/batch_systems.hpp"
 #include "arbroker/adapters/timed_lrms.hpp"
 #include "arbroker/messages/checked_requests.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
@@ -72,20 +71,10 @@ result<std::unique_ptr<lrms>> make_lrms(const cluster_entry& c) {
       if (!l) return l.err();
       return std::unique_ptr<lrms>(std::move(*l));
     }
-    case cluster_kind::slurm: {
-      slurm_options o;
-      o.conf = c.slurm_conf;
-      o.prefix = c.name_prefix;
-      o.partition = c.partition;
-      return std::unique_ptr<lrms>(std::make_unique<slurm_lrms>(std::move(o)));
-    }
-    case cluster_kind::gridengine: {
-      gridengine_config g;
-      g.sge_root = c.sge_root;
-      g.sge_cell = c.sge_cell;
-      g.pe = c.pe;
-      g.name_prefix = c.name_prefix;
-      return std::unique_ptr<lrms>(std::make_unique<gridengine_lrms>(std::move(g)));
+    case cluster_kind::batch: {
+      auto system = find_batch_system(c.batch_system);
+      if (!system) return system.err();
+      return make_batch_lrms(**system, c.batch, c.name_prefix);
     }
     case cluster_kind::remote:
       break;  // no LRMS here: its agent has it

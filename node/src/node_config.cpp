@@ -43,14 +43,20 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
   c.info.name = *name;
   std::string kind = "simulated";
   ARB_TRY(optional(t, path, "kind", kind, as_text));
-  if (kind == "simulated")
-    c.kind = cluster_kind::simulated;
-  else if (kind == "slurm")
-    c.kind = cluster_kind::slurm;
-  else if (kind == "gridengine")
-    c.kind = cluster_kind::gridengine;
-  else
-    return bad(path + ".kind", "'" + kind + "' is not one of simulated, slurm, gridengine");
+  const batch_system* system_of = nullptr;
+  if (kind != "simulated") {
+    auto system = find_batch_system(kind);
+    if (!system) {
+      if (system.err().code != errc::not_found) return bad(path + ".kind", system.err().message);
+      std::string kinds = "simulated";
+      for (const auto& b : batch_systems())
+        kinds += ", " + std::string(b.name);
+      return bad(path + ".kind", "'" + kind + "' is not one of " + kinds);
+    }
+    c.kind = cluster_kind::batch;
+    c.batch_system = kind;
+    system_of = *system;
+  }
   if (c.kind == cluster_kind::simulated || t.contains("cpus")) {
     auto cpus = config::integer(at(t, path, "cpus"));
     if (!cpus) return cpus.err();
@@ -146,13 +152,14 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
       c.local_jobs.push_back(job);
     }
   }
-  ARB_TRY(optional(t, path, "slurm_conf", c.slurm_conf, as_text));
-  ARB_TRY(optional(t, path, "partition", c.partition, as_text));
-  ARB_TRY(optional(t, path, "sge_root", c.sge_root, as_text));
-  ARB_TRY(optional(t, path, "sge_cell", c.sge_cell, as_text));
-  ARB_TRY(optional(t, path, "pe", c.pe, as_text));
-  if (c.kind == cluster_kind::slurm && c.slurm_conf.empty())
-    return bad(path + ".slurm_conf", "a slurm cluster needs the path of its slurm.conf");
+  ARB_TRY(optional(t, path, "slurm_conf", c.batch.slurm_conf, as_text));
+  ARB_TRY(optional(t, path, "partition", c.batch.partition, as_text));
+  ARB_TRY(optional(t, path, "sge_root", c.batch.sge_root, as_text));
+  ARB_TRY(optional(t, path, "sge_cell", c.batch.sge_cell, as_text));
+  ARB_TRY(optional(t, path, "pe", c.batch.pe, as_text));
+  if (system_of)
+    if (auto problem = system_of->check(c.batch))
+      return bad(path + "." + problem->key, problem->message);
   return c;
 }
 

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "arbroker/adapters/batch_systems.hpp"
 #include "arbroker/core/cost.hpp"
 #include "arbroker/core/error.hpp"
 #include "arbroker/core/job_end_policy.hpp"
@@ -28,9 +29,12 @@ struct user_entry {
   std::string vo = {};
 };
 
+/// simulated: an in-memory batch system on the wall clock (sim_backend/).
+/// batch: a real batch system through its adapter, cluster_entry::batch_system names which
+/// (adapters/batch_systems.hpp lists them and says which this build has).
 /// remote: a cluster an agent serves (arb-agent, or another node's [agent]); the node reaches
 /// it over the agent protocol (remote/README.md) and holds nothing of it itself.
-enum class cluster_kind { simulated, slurm, gridengine, remote };
+enum class cluster_kind { simulated, batch, remote };
 
 /// Local work a simulated cluster starts with, so that its schedule is not empty.
 struct simulated_job {
@@ -75,12 +79,9 @@ struct cluster_entry {
   /// Names of the LRMS reservations arbroker makes: this prefix, then a number. "": the one
   /// the store claimed for the cluster, or "arb-<node id>-" on a new store.
   std::string name_prefix;
-  std::vector<simulated_job> local_jobs;         ///< simulated only
-  std::string slurm_conf;                        ///< slurm only: path of slurm.conf
-  std::string partition;                         ///< slurm only ("" = the default partition)
-  std::string sge_root = "/var/lib/gridengine";  ///< gridengine only
-  std::string sge_cell = "default";
-  std::string pe = "arb";
+  std::vector<simulated_job> local_jobs;  ///< simulated only
+  std::string batch_system;               ///< batch only: "slurm", "gridengine", ...
+  batch_system_settings batch;            ///< batch only: how to reach it
   /// remote only: the agent's address ("host:port") and its certificate's common name.
   std::string agent;
   std::string agent_name;

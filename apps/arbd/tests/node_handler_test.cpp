@@ -1,0 +1,57 @@
+#include "node_handler.hpp"
+
+#include <gtest/gtest.h>
+
+namespace arbroker {
+namespace {
+
+msg::reservation_info item(std::string id, std::string owner) {
+  msg::reservation_info r;
+  r.id = std::move(id);
+  r.owner = std::move(owner);
+  return r;
+}
+
+// Every list of one cluster holds one item of alice's, one of bob's and a local user's.
+msg::cluster_status mixed_status() {
+  msg::cluster_status s;
+  s.cluster = "berlin";
+  s.running_jobs = 3;
+  s.queued_jobs = 3;
+  s.committed = 2;
+  for (auto* list : {&s.reservations, &s.lrms_reservations, &s.lrms_running, &s.lrms_queued,
+                     &s.lrms_running_bound})
+    *list = {item("a", "alice"), item("b", "bob"), item("l", "operator7")};
+  return s;
+}
+
+std::vector<std::string> owners(const std::vector<msg::reservation_info>& list) {
+  std::vector<std::string> out;
+  for (const auto& r : list)
+    out.push_back(r.owner);
+  return out;
+}
+
+TEST(node_handler, AUserSeesOnlyTheirOwnReservationsAndJobsInStatus) {
+  auto s = mixed_status();
+  keep_what_caller_sees(s, {"bob", false, api::front_end::msgpack});
+  const std::vector<std::string> bob{"bob"};
+  EXPECT_EQ(owners(s.reservations), bob);
+  EXPECT_EQ(owners(s.lrms_reservations), bob);
+  EXPECT_EQ(owners(s.lrms_running), bob);
+  EXPECT_EQ(owners(s.lrms_queued), bob);
+  EXPECT_EQ(owners(s.lrms_running_bound), bob);
+  // The cluster's counts are no one's in particular.
+  EXPECT_EQ(s.running_jobs, 3);
+  EXPECT_EQ(s.queued_jobs, 3);
+  EXPECT_EQ(s.committed, 2);
+}
+
+TEST(node_handler, AnAdminSeesEveryonesInStatus) {
+  auto s = mixed_status();
+  keep_what_caller_sees(s, {"root", true, api::front_end::http});
+  EXPECT_EQ(s, mixed_status());
+}
+
+}  // namespace
+}  // namespace arbroker
