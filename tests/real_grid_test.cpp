@@ -434,6 +434,84 @@ std::string real_grid::qsub(int np, int minutes, const start_signal& started) {
   return id;
 }
 
+// Issue 33: on full clusters (a local job of every CPU for 20 minutes on slurm1 and in the
+// Grid Engine cell), a hold asked from the job's end, a refusal's suggested start and a
+// co-reservation over both are granted where each batch system accepts them, at the first
+// proposal: Slurm from the job's EndTime + 1 s, Grid Engine from its end + DURATION_OFFSET
+// (60 s). Before, a proposal could start at the job's end, which Slurm refuses ("Requested
+// nodes are busy"), and a refusal suggested that same instant.
+TEST_F(real_grid, OnFullClustersEveryPathReservesWhereTheLrmsAccepts) {
+  start_signal s1, sg;
+  const auto job1 = sbatch_whole(conf1, 20, s1);
+  const auto jobg = qsub_whole(20, sg);
+  ASSERT_TRUE(s1.wait(30) && sg.wait(30)) << "the local jobs did not start";
+  slurm_lrms sl(slurm_opts(conf1));
+  gridengine_lrms ge(ge_conf());
+  auto end_of = [](lrms& l, const std::string& id) -> timestamp {
+    auto snap = l.jobs_snapshot();
+    EXPECT_TRUE(snap) << l.kind();
+    if (snap)
+      for (const auto& j : snap->running)
+        if (j.id == id && j.started) return *j.started + j.walltime;
+    ADD_FAILURE() << id << " is not running in " << l.kind();
+    return 0;
+  };
+  // Each job's end (StartTime + TimeLimit) and the LRMS's first free second after it.
+  const std::map<std::string, timestamp> job_end{{"slurm1", end_of(sl, job1)},
+                                                 {"sge", end_of(ge, jobg)}};
+  const std::map<std::string, duration> margin{{"slurm1", 1}, {"sge", 60}};
+  std::map<std::string, timestamp> free_from;
+  for (const auto& [cluster, end] : job_end)
+    free_from[cluster] = end + margin.at(cluster);
+  for (const auto& [cluster, first_free] : free_from) {
+    const int np = cpus[cluster];
+    // A hold whose first candidate start is the job's end: not proposed (the LRMS refused it
+    // before: rejected_by_lrms 1), the hold is granted at a start the LRMS takes.
+    auto hold = elastic(np, np, 0, 0, 600);
+    hold.clusters = {cluster};
+    hold.est = job_end.at(cluster);
+    hold.let = hold.est + 2 * 3600;
+    hold.mode = msg::request_mode::hold;
+    hold.hold_seconds = 60;
+    auto held = ask<msg::elastic_reply>(broker, hold);
+    ASSERT_TRUE(held.error.ok()) << cluster << ": " << held.error.message;
+    EXPECT_GE(held.reservation.start, first_free) << cluster;
+    EXPECT_EQ(held.stats.rejected_by_lrms, 0) << cluster;
+    ASSERT_TRUE(
+        ask<msg::ack_reply>(broker, msg::cancel_request{"root", held.reservation.id}).error.ok());
+    // A window that closes before the job has ended: refused, suggesting when it could start.
+    auto early = elastic(np, np, 0, 0, 600);
+    early.clusters = {cluster};
+    early.let = first_free - 30;
+    early.est = early.let - 900;
+    auto refused = ask<msg::elastic_reply>(broker, early);
+    ASSERT_FALSE(refused.error.ok()) << cluster;
+    EXPECT_EQ(refused.earliest_alternative, first_free) << cluster << ": " << refused.error.message;
+    // That suggestion as the earliest start: granted there, at the first proposal.
+    auto at = elastic(np, np, 0, 0, 600);
+    at.clusters = {cluster};
+    at.est = refused.earliest_alternative;
+    at.let = at.est + 3600;
+    auto got = ask<msg::elastic_reply>(broker, at);
+    ASSERT_TRUE(got.error.ok()) << cluster << ": " << got.error.message;
+    EXPECT_EQ(got.reservation.start, first_free) << cluster;
+    EXPECT_EQ(got.stats.rejected_by_lrms, 0) << cluster;
+    ASSERT_TRUE(
+        ask<msg::ack_reply>(broker, msg::cancel_request{"root", got.reservation.id}).error.ok());
+  }
+  // Both full clusters at one common start: the later of the two first free seconds.
+  msg::coreservation_request co;
+  co.user = "root";
+  co.est = wall_clock()();
+  co.let = co.est + 3 * 3600;
+  co.components = {part("slurm1", cpus["slurm1"]), part("sge", cpus["sge"])};
+  auto both = ask<msg::coreservation_reply>(broker, co);
+  ASSERT_TRUE(both.error.ok()) << both.error.message;
+  ASSERT_EQ(both.parts.size(), 2u);
+  EXPECT_EQ(both.parts[0].start, std::max(free_from.at("slurm1"), free_from.at("sge")));
+  EXPECT_EQ(both.attempts, 1);  // no LRMS refused its first common start
+}
+
 TEST_F(real_grid, LocalJobsSubmittedWithSbatchAreNotOvertaken) {
   start_signal started;
   const std::string running = sbatch_whole(conf1, 20, started);

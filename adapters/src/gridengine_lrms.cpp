@@ -248,6 +248,8 @@ result<lrms_snapshot> gridengine_lrms::snapshot_once(deadline until, bool with_r
   if (!limit) return limit.err();
   s.max_walltime = *limit;
   s.sizes = reservable_sizes{1, {}};
+  // qmaster books a running job until start + h_rt + DURATION_OFFSET (adapters/README.md).
+  s.job_end_margin = config_.duration_offset;
   auto running = list_jobs(until, &s.queued);
   if (!running) return running.err();
   s.running = std::move(*running);

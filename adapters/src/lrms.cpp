@@ -38,7 +38,8 @@ cluster_workload to_workload(const lrms_snapshot& s) {
   for (const auto& j : s.running) {
     if (j.reservation) continue;
     const timestamp started = j.started.value_or(s.now);
-    w.running.push_back({j.np, std::max<duration>(started + j.walltime - s.now, 1)});
+    w.running.push_back(
+        {j.np, std::max<duration>(started + j.walltime + s.job_end_margin - s.now, 1)});
   }
   for (const auto& j : s.queued)
     if (!j.reservation) w.queued.push_back({j.np, j.walltime});

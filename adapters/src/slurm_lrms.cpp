@@ -465,6 +465,9 @@ result<lrms_snapshot> slurm_lrms::read(bool with_reservations) {
         lrms_snapshot s;
         s.now = std::time(nullptr);
         s.sizes.bunch = 1;  // CPUs are reserved as single cores
+        // A reservation may start at a running job's EndTime + 1 s at the earliest (the
+        // job's end_time counts as taken; measured on 22.05, adapters/README.md).
+        s.job_end_margin = 1;
 
         partition_info_msg_t* raw_parts = nullptr;
         if (slurm_load_partitions(0, &raw_parts, SHOW_ALL) != SLURM_SUCCESS)

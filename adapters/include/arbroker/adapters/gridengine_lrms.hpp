@@ -27,6 +27,9 @@ struct gridengine_config {
   std::string name_prefix = "arb-";
   /// Bound on each adapter call (all the commands it runs together).
   std::chrono::milliseconds timeout{20000};
+  /// The scheduler's DURATION_OFFSET (`qconf -ssconf`, params): qmaster books a running job
+  /// until start + h_rt + this when it checks an advance reservation (default 60 s).
+  duration duration_offset = 60;
   std::string job_cwd = "/tmp";          ///< jobs' working directory
   std::string job_output = "/dev/null";  ///< jobs' stdout and stderr (qsub -o/-e)
 };

@@ -45,6 +45,12 @@ struct lrms_snapshot {
   /// Engine: the queues' h_rt); 0 when it sets none or does not say.
   duration max_walltime = 0;
   reservable_sizes sizes;
+  /// How long past a running job's walltime the LRMS still counts its CPUs as taken when it
+  /// checks a new reservation: the batch system's own rule at the boundary (Slurm 1 s: it
+  /// refuses a reservation starting at a job's EndTime, `_pick_node_cnt` keeps a job whose
+  /// end_time >= the start; Grid Engine its scheduler's DURATION_OFFSET, 60 s by default).
+  /// Every start arbroker proposes or suggests after a running job leaves this much.
+  duration job_end_margin = 0;
   std::vector<lrms_job> running;  ///< `started` set
   std::vector<lrms_job> queued;   ///< in queue (FIFO) order
   std::vector<lrms_reservation> reservations;
