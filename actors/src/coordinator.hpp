@@ -60,6 +60,26 @@ struct coordinator_job {
   /// Clusters that refused to serve the request at all (permission_denied: a site that
   /// enforces LJP asked to waive it by a non-admin) and all that answered a probe.
   int denied = 0, answered_probes = 0;
+  /// Probes whose cluster did not answer (unreachable, timeout).
+  int unreached = 0;
+  /// Tries refused with permission_denied (a site that enforces LJP, asked to waive it by a
+  /// non-admin).
+  int denied_tries = 0;
+
+  void note_probe_error(const msg::wire_error& e) {
+    const auto code = static_cast<errc>(e.code);
+    if (!e.ok() && (code == errc::unreachable || code == errc::timeout)) ++unreached;
+  }
+  /// The code of a request that ends without a reservation: `code` (busy, infeasible), unless
+  /// a cluster it needed could not be reached (a probe unanswered, or a prepare in doubt,
+  /// released since): then `unreachable`, for it may not have been capacity that it lacked;
+  /// or every try was refused as not permitted: then `permission_denied`.
+  errc failure_code(errc code) const {
+    if (unreached > 0 || attempt.in_doubt() > 0) return errc::unreachable;
+    // Every try refused for want of permission: more capacity would not have helped.
+    if (denied_tries > 0 && denied_tries == attempt.tries()) return errc::permission_denied;
+    return code;
+  }
 
   /// Keeps the earliest of the starts refusals named.
   void note_alternative(std::int64_t t) {

@@ -83,10 +83,8 @@ void coreservation_worker_state::settle(const job_ptr& j) {
     msg::coreservation_reply r;
     r.txn = attempt.txn();
     r.attempts = attempt.tries();
-    for (const auto& p : attempt.parts())
-      r.parts.push_back({p.prepared.reservation_id, p.terms.cluster, j->req.user, p.terms.start,
-                         p.terms.end, p.terms.np, reservation_state::committed, 0, 0,
-                         p.prepared.cost});
+    for (std::size_t i = 0; i < attempt.parts().size(); ++i)
+      r.parts.push_back(attempt.reservation_of(i));
     return answer(j, std::move(r));
   }
   if (attempt.current() != reservation_attempt::phase::idle) return;
@@ -181,6 +179,7 @@ void coreservation_worker_state::on_probe(const job_ptr& j, std::size_t componen
           {site, w.np, w.length, offset, w.first - offset, w.last - offset, w.cost_per_second});
   } else {
     j->reasons += "; " + r.cluster + ": " + r.error.message;
+    j->note_probe_error(r.error);
   }
   if (--j->probes_pending == 0) plan(j);
 }
@@ -192,7 +191,7 @@ void coreservation_worker_state::plan(const job_ptr& j) {
   for (std::size_t i = 0; i < j->options.size(); ++i) {
     auto& opts = j->options[i];
     if (opts.empty())
-      return fail(j, errc::infeasible,
+      return fail(j, j->failure_code(errc::infeasible),
                   "component " + std::to_string(i) + " fits on no cluster" + j->reasons);
     // The most CPUs (the shortest run) first, then the cheapest, then the earliest.
     std::sort(opts.begin(), opts.end(), [&](const option& a, const option& b) {
@@ -244,9 +243,11 @@ void coreservation_worker_state::next_attempt(const job_ptr& j) {
   }
   const int tries = j->attempt.tries();
   if (tries == 0)
-    return fail(j, errc::infeasible, "no common start time for all components" + j->reasons);
-  fail(j, errc::busy,
-       "all " + std::to_string(tries) + " common start times were refused" + j->reasons);
+    return fail(j, j->failure_code(errc::infeasible),
+                "no common start time for all components" + j->reasons);
+  fail(j, j->failure_code(errc::busy),
+       "all " + std::to_string(tries) + " common start times were refused" + j->reasons +
+           in_doubt_note(j->attempt));
 }
 
 }  // namespace arbroker

@@ -105,24 +105,8 @@ class elastic_coordinator
 
   // The reservation the granted (single-part) try made.
   static msg::elastic_reply granted_reply(const Job& j) {
-    const auto& attempt = j.attempt;
-    const auto& p = attempt.parts().front();
-    const bool hold = j.req.mode == msg::request_mode::hold;
     msg::elastic_reply r;
-    r.reservation = {p.prepared.reservation_id,
-                     p.terms.cluster,
-                     j.req.job.user,
-                     p.terms.start,
-                     p.terms.end,
-                     p.terms.np,
-                     hold ? reservation_state::accepted : reservation_state::committed,
-                     hold ? attempt.expiry() : 0,
-                     0,
-                     p.prepared.cost};
-    if (p.prepared.movable) {  // paper 002: it runs within this window, where it is now planned
-      r.reservation.earliest = p.terms.earliest;
-      r.reservation.deadline = p.terms.deadline;
-    }
+    r.reservation = j.attempt.reservation_of(0);
     r.stats = j.stats;
     return r;
   }
@@ -132,6 +116,7 @@ class elastic_coordinator
     const auto& refused = j.attempt.parts().front().prepared;
     if (refused.refused_by == msg::refusal::service) ++j.stats.rejected_by_service;
     if (refused.refused_by == msg::refusal::lrms) ++j.stats.rejected_by_lrms;
+    if (refused.error.code == static_cast<std::uint8_t>(errc::permission_denied)) ++j.denied_tries;
     j.note_alternative(refused.busy_until);
   }
 };

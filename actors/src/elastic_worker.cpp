@@ -182,6 +182,7 @@ void elastic_worker_state::on_probe_reply(const job_ptr& j, const msg::probe_rep
   if (j->answered) return;  // answered (timed out) meanwhile
   ++j->answered_probes;
   if (r.error.code == static_cast<std::uint8_t>(errc::permission_denied)) ++j->denied;
+  j->note_probe_error(r.error);
   if (r.error.ok()) {
     if (!j->sites[site].counted) {
       j->sites[site].counted = true;
@@ -307,10 +308,13 @@ void elastic_worker_state::try_next(const job_ptr& j) {
     if (j->candidates.empty())
       // Refused by every cluster it asked: say so with the clusters' own code.
       return refuse(j,
-                    j->denied > 0 && j->denied == j->answered_probes ? errc::permission_denied
-                                                                     : errc::infeasible,
+                    j->denied > 0 && j->denied == j->answered_probes
+                        ? errc::permission_denied
+                        : j->failure_code(errc::infeasible),
                     "no candidate time slot in the window" + j->reasons);
-    return refuse(j, errc::busy, "all " + std::to_string(tries) + " reserve tries were refused");
+    return refuse(
+        j, j->failure_code(errc::busy),
+        "all " + std::to_string(tries) + " reserve tries were refused" + in_doubt_note(j->attempt));
   }
   const std::size_t i = j->order[j->next++];
   const candidate& c = j->candidates[i];

@@ -118,9 +118,10 @@ void matchmaker_state::decide(const job_ptr& j) {
 void matchmaker_state::try_next(const job_ptr& j) {
   if (j->answered) return;
   if (j->next >= j->order.size() || j->attempt.tries() >= cfg().max_tries)
-    return fail(j, errc::busy,
+    return fail(j, j->failure_code(errc::busy),
                 "policy " + std::string(to_string(*j->req.policy)) + ": all " +
-                    std::to_string(j->attempt.tries()) + " clusters tried refused the reservation");
+                    std::to_string(j->attempt.tries()) + " clusters tried refused the reservation" +
+                    in_doubt_note(j->attempt));
   const std::size_t i = j->order[j->next++];
   const auto& a = j->advice[i];
   try_part(j, {i, a.cluster, a.start, a.end, a.np}, j->adapted[i]);

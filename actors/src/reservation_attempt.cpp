@@ -1,6 +1,7 @@
 #include "arbroker/actors/reservation_attempt.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 namespace arbroker {
 namespace {
@@ -12,6 +13,14 @@ msg::prepare_reply gone_reply(const std::string& txn, const std::string& cluster
   return r;
 }
 
+// The answer says the call may have run without its answer reaching us: the link to an
+// agent was lost with the call in flight, or the call outlived its deadline. (A call made
+// while a link is down did not run; releasing its txn is harmless: unknown txns succeed.)
+bool outcome_unknown(const msg::prepare_reply& r) {
+  const auto code = static_cast<errc>(r.error.code);
+  return !r.error.ok() && (code == errc::unreachable || code == errc::timeout);
+}
+
 }  // namespace
 
 std::string_view to_string(reservation_attempt::phase p) noexcept {
@@ -19,6 +28,12 @@ std::string_view to_string(reservation_attempt::phase p) noexcept {
                                                "releasing", "granted",   "given_up"};
   const auto i = static_cast<std::size_t>(p);
   return i < std::size(names) ? names[i] : "unknown";
+}
+
+std::string in_doubt_note(const reservation_attempt& a) {
+  if (a.in_doubt() == 0) return {};
+  return "; " + std::to_string(a.in_doubt()) +
+         " of them got no answer (released where they may have been granted)";
 }
 
 reservation_attempt::reservation_attempt(attempt_terms terms) : terms_(std::move(terms)) {}
@@ -37,6 +52,7 @@ std::uint64_t reservation_attempt::send(calls& out, std::size_t part, kind what)
       c.request = msg::abort_txn_request{part_txn(part)};
       break;
     case kind::release:
+    case kind::settle:
       c.request = msg::release_txn_request{part_txn(part)};
       break;
     case kind::decide:
@@ -65,7 +81,7 @@ reservation_attempt::calls reservation_attempt::try_placement(placement p, times
   decision_logged_ = false;
   parts_.clear();
   for (auto& part : p)
-    parts_.push_back({std::move(part), {}, false, false, false});
+    parts_.push_back({std::move(part), {}, false, false, false, false});
   // One participant needs no second phase: a plain reservation is committed by its prepare,
   // a hold for its client stays a hold.
   const bool single = parts_.size() == 1;
@@ -94,6 +110,30 @@ reservation_attempt::calls reservation_attempt::try_placement(placement p, times
   return out;
 }
 
+msg::reservation_info reservation_attempt::reservation_of(std::size_t part) const {
+  const auto& p = parts_.at(part);
+  msg::reservation_info r;
+  r.id = p.prepared.reservation_id;
+  r.cluster = p.terms.cluster;
+  r.owner = terms_.user;
+  r.start = p.terms.start;
+  r.end = p.terms.end;
+  r.np = p.terms.np;
+  r.state = p.committed ? reservation_state::committed : reservation_state::accepted;
+  r.expiry = p.committed ? 0 : expiry_;
+  r.admitted_after = p.prepared.admitted_after;
+  r.cost = p.prepared.cost;
+  r.account = terms_.account;
+  if (p.prepared.movable) {  // paper 002: it runs within this window, where it is now planned
+    r.earliest = p.terms.earliest;
+    r.deadline = p.terms.deadline;
+  }
+  r.created = p.prepared.created;
+  r.window_start = terms_.window_start;
+  r.window_end = terms_.window_end;
+  return r;
+}
+
 reservation_attempt::calls reservation_attempt::answer(std::uint64_t id,
                                                        const msg::prepare_reply* r) {
   auto it = open_.find(id);
@@ -103,17 +143,34 @@ reservation_attempt::calls reservation_attempt::answer(std::uint64_t id,
   auto& part = parts_[i];
   const bool granted = r && r->error.ok();
   if (phase_ == phase::given_up) {
-    // Its client was told "timeout": what this grants is nobody's.
+    // Its client was told "timeout": what this grants is nobody's, and what it may have
+    // granted without saying so neither.
     calls out;
     if (granted) send(out, i, kind::release);
+    if (r && outcome_unknown(*r)) {
+      part.prepared = *r;
+      settle(out, i);
+    }
     return out;
   }
   part.prepared = r ? *r : gone_reply(part_txn(i), part.terms.cluster);
   part.answered = true;
   part.lost = !r;
   part.committed = granted && parts_.size() == 1 && !terms_.client_commits;
-  if (--waiting_ > 0) return {};
-  return after_prepares();
+  calls out;
+  if (r && outcome_unknown(*r)) settle(out, i);  // now: the other parts may take long
+  if (--waiting_ > 0) return out;
+  auto next = after_prepares();
+  out.insert(out.end(), std::make_move_iterator(next.begin()), std::make_move_iterator(next.end()));
+  return out;
+}
+
+void reservation_attempt::settle(calls& out, std::size_t i) {
+  auto& part = parts_[i];
+  if (part.in_doubt) return;
+  part.in_doubt = true;
+  ++in_doubt_;
+  send(out, i, kind::settle);
 }
 
 reservation_attempt::calls reservation_attempt::after_prepares() {
@@ -183,6 +240,11 @@ reservation_attempt::calls reservation_attempt::answer(std::uint64_t id, const m
     return {};
   const open_call c = it->second;
   open_.erase(it);
+  if (c.what == kind::settle) {
+    // Nothing waited for it; a given-up attempt may be done with it now.
+    if (phase_ == phase::given_up && open_.empty()) forget_decision();
+    return {};
+  }
   if (phase_ == phase::given_up) {
     // The releases of a given-up attempt are done: recovery has nothing left to settle.
     if (open_.empty()) forget_decision();

@@ -90,6 +90,24 @@ TEST_F(broker_test, ElasticRequestLandsOnTheBestCandidate) {
   expected.window_start = now + 3600;  // what the request asked for
   expected.window_end = now + 3600 + 4 * 3600;
   EXPECT_EQ(q.info, expected);
+  // The reply is the reservation as a query shows it (its creation, window and LJP bound
+  // were 0 in the reply).
+  EXPECT_EQ(r, q.info);
+}
+
+// Issue 33: a user who asks to waive Local Jobs Preferred where the sites enforce it is
+// refused with permission_denied, also when the request names one slot of one cluster and the
+// broker prepares at once, without a probe (the prepare's refusal was answered `busy`).
+TEST_F(broker_test, AUsersWaiverOfEnforcedLjpIsPermissionDeniedNotBusy) {
+  for (bool one_slot : {false, true}) {
+    auto r = elastic(3600, one_slot ? 3600 : 4 * 3600, 8, 8, 3600, 8);
+    r.local_jobs_preferred = false;
+    if (one_slot) r.clusters = {"mid"};  // pp 1000: exactly the window at 8 CPUs
+    auto reply = ask<msg::elastic_reply>(broker, r);
+    EXPECT_EQ(code(reply.error), errc::permission_denied)
+        << one_slot << ": " << reply.error.message;
+  }
+  EXPECT_EQ(lrms_reservations("mid"), 0u);
 }
 
 TEST_F(broker_test, CostFirstPrefersTheCheapCluster) {
@@ -133,6 +151,9 @@ TEST_F(broker_test, HoldThenClientCommitsByReservationId) {
   EXPECT_EQ(code(foreign.error), errc::not_found);
   auto ok = ask<msg::query_reply>(broker, msg::commit_request{"alice", held.reservation.id, {}});
   ASSERT_TRUE(ok.error.ok()) << ok.error.message;
+  // The reply shows the reservation as the commit left it (it showed the hold before).
+  EXPECT_EQ(ok.info.state, reservation_state::committed);
+  EXPECT_EQ(ok.info.expiry, 0);
   advance(120);  // past the hold's expiry: committed, so it stays
   EXPECT_EQ(lrms_reservations(held.reservation.cluster), 1u);
 }

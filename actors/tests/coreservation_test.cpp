@@ -169,6 +169,7 @@ TEST_F(coreservation_test, AllComponentsCommitTogether) {
   for (const auto& p : reply.parts) {
     auto q = ask<msg::query_reply>(broker, msg::query_request{"alice", p.id});
     EXPECT_EQ(q.info.state, reservation_state::committed);
+    EXPECT_EQ(p, q.info);  // every part as a query shows it (creation, window, LJP bound)
   }
 }
 

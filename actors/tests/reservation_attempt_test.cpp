@@ -279,6 +279,70 @@ TEST_F(attempt_test, GivingUpWhileDecidingReleasesEveryHoldAndNeverCommits) {
   EXPECT_TRUE(log->decided.empty());
 }
 
+// Issue 33: a one-cluster reservation whose prepare's answer was lost (the link to its agent
+// broke) may have been committed there. It is released, without the next try waiting for
+// that release, and counted, so that the client hears `unreachable`, not a refusal.
+TEST_F(attempt_test, APrepareWhoseAnswerWasLostIsReleasedAndCounted) {
+  reservation_attempt a(terms());
+  auto cs = a.try_placement({part(0)}, now);
+  msg::prepare_reply lost;
+  lost.txn = "inc-7.1";
+  lost.error = msg::wire(errc::unreachable, "agent 'a1': not connected: stream truncated");
+  auto out = a.answer(cs[0].id, &lost);
+  EXPECT_EQ(kinds(out), (std::vector<std::pair<std::size_t, std::string>>{{0, "release"}}));
+  EXPECT_EQ(request_of<msg::release_txn_request>(out[0]).txn, "inc-7.1");
+  EXPECT_EQ(a.current(), phase::idle);  // the next try need not wait for the release
+  EXPECT_EQ(a.in_doubt(), 1);
+  EXPECT_TRUE(a.parts()[0].in_doubt);
+  EXPECT_EQ(a.open_calls(), 1u);  // the owner keeps the attempt until the release is answered
+  // A timeout is in doubt too (the call may still run at the cluster); a plain refusal not.
+  auto next = a.try_placement({part(1)}, now);
+  msg::prepare_reply late;
+  late.error = msg::wire(errc::timeout, "no answer within 10 s");
+  EXPECT_EQ(kinds(a.answer(next[0].id, &late)),
+            (std::vector<std::pair<std::size_t, std::string>>{{1, "release"}}));
+  auto third = a.try_placement({part(2)}, now);
+  auto no = refused(now + 600);
+  EXPECT_TRUE(a.answer(third[0].id, &no).empty());
+  EXPECT_EQ(a.in_doubt(), 2);
+  EXPECT_EQ(in_doubt_note(a),
+            "; 2 of them got no answer (released where they may have been granted)");
+  auto ack = ok();
+  EXPECT_TRUE(a.answer(out[0].id, &ack).empty());
+  EXPECT_EQ(a.current(), phase::idle);
+  EXPECT_EQ(a.open_calls(), 1u);
+}
+
+TEST_F(attempt_test, InSeveralPartsThePartInDoubtIsReleasedAndTheGrantedAborted) {
+  reservation_attempt a(terms());
+  auto cs = a.try_placement({part(0), part(1)}, now);
+  auto g0 = granted("c0/1");
+  msg::prepare_reply lost;
+  lost.error = msg::wire(errc::unreachable, "link lost");
+  auto first = a.answer(cs[1].id, &lost);
+  EXPECT_EQ(kinds(first), (std::vector<std::pair<std::size_t, std::string>>{{1, "release"}}));
+  EXPECT_EQ(request_of<msg::release_txn_request>(first[0]).txn, "inc-7.1");
+  auto aborts = a.answer(cs[0].id, &g0);
+  EXPECT_EQ(kinds(aborts), (std::vector<std::pair<std::size_t, std::string>>{{0, "abort"}}));
+  auto ack = ok();
+  a.answer(aborts[0].id, &ack);
+  EXPECT_EQ(a.current(), phase::idle);
+  EXPECT_EQ(a.in_doubt(), 1);
+}
+
+TEST_F(attempt_test, AnAnswerLostAfterTheDeadlineIsReleasedToo) {
+  reservation_attempt a(terms());
+  auto cs = a.try_placement({part(0)}, now);
+  EXPECT_TRUE(a.give_up().empty());
+  msg::prepare_reply lost;
+  lost.error = msg::wire(errc::timeout, "no answer");
+  auto out = a.answer(cs[0].id, &lost);
+  EXPECT_EQ(kinds(out), (std::vector<std::pair<std::size_t, std::string>>{{0, "release"}}));
+  auto ack = ok();
+  a.answer(out[0].id, &ack);
+  EXPECT_EQ(a.open_calls(), 0u);
+}
+
 TEST_F(attempt_test, ARefusedPartAbortsTheHoldsOfTheOthersBeforeTheNextTry) {
   reservation_attempt a(terms());
   auto cs = a.try_placement({part(0), part(1), part(2)}, now);

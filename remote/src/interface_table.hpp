@@ -72,8 +72,25 @@ inline void scope_txn(std::string& txn, const calling_broker& b) {
 inline void scope_user(std::string& user, const calling_broker& b) {
   user = broker_scope::scoped(b.admin ? std::string() : b.name, user);  // ":<user>": anybody's
 }
+// A site's LJP `enforce` may be waived only by an admin (local_jobs_preferred.hpp). The bit
+// says the caller is an admin of its broker node; at the agent that counts only for the
+// brokers it trusts as admins (admin_brokers): any other broker's is cleared.
+inline void admin_only(bool& admin, const calling_broker& b) {
+  if (!b.admin) admin = false;
+}
 inline void scope(msg::prepare_request& r, const calling_broker& b) {
   scope_txn(r.txn, b);
+  admin_only(r.admin, b);
+}
+inline void scope(msg::probe_batch_request& r, const calling_broker& b) {
+  for (auto& p : r.probes)
+    admin_only(p.admin, b);
+}
+inline void scope(msg::busy_hint_request& r, const calling_broker& b) {
+  admin_only(r.admin, b);
+}
+inline void scope(msg::advice_request& r, const calling_broker& b) {
+  admin_only(r.admin, b);
 }
 inline void scope(msg::commit_txn_request& r, const calling_broker& b) {
   scope_txn(r.txn, b);
@@ -94,6 +111,7 @@ inline void scope(msg::cancel_request& r, const calling_broker& b) {
 }
 inline void scope(msg::modify_request& r, const calling_broker& b) {
   scope_user(r.user, b);
+  admin_only(r.admin, b);
 }
 inline void scope(msg::query_request& r, const calling_broker& b) {
   scope_user(r.user, b);

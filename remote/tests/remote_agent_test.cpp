@@ -68,12 +68,12 @@ struct agent_side {
   cluster_service_actor service;
   std::unique_ptr<agent_server> server;
 
-  agent_side() {
+  explicit agent_side(ljp_policy ljp = ljp_policy::off) {
     auto l = simulated_lrms::create({"c1", 64, {1, {}}, wall_clock()});
     cluster_service_config c;
     c.info = c1_info();
     c.refresh = 0;
-    c.ljp = ljp_policy::off;
+    c.ljp = ljp;
     c.cost = *cost_model::create(1.0, 3600, {}, 0);
     c.scoped_callers = true;  // as an agent's (node.cpp)
     auto svc = cluster_service::create(c, std::move(*l));
@@ -244,6 +244,23 @@ TEST(RemoteAgent, ABrokerReservesOnAClusterItReachesThroughAnAgent) {
     if (!b->agent->wait_connected(10s))
       return ::testing::AssertionFailure() << b->agent->last_error();
   return ::testing::AssertionSuccess();
+}
+
+// Issue 33: a site's enforced LJP is waived only by an admin, and at the agent only an admin
+// broker's admin bit counts (any broker could set it for its clients before).
+TEST(RemoteAgent, OnlyAnAdminBrokerMayWaiveTheSitesEnforcedLocalJobsPreferred) {
+  agent_side agent(ljp_policy::enforce);
+  auto cfg = agent_side::tls_config();
+  cfg.admin_brokers = {"broker2"};
+  agent.serve(cfg);
+  broker_side one, two;
+  ASSERT_TRUE(connect_two_brokers(agent, one, two));
+  auto waive = hold("t-1", 8);  // local_jobs_preferred = false
+  waive.admin = true;
+  auto [tag1, refused] = one.call<msg::prepare_reply>(1, waive);
+  EXPECT_EQ(refused.error.err(), errc::permission_denied) << refused.error.message;
+  auto [tag2, granted] = two.call<msg::prepare_reply>(2, waive);
+  EXPECT_TRUE(granted.error.ok()) << granted.error.message;
 }
 
 TEST(RemoteAgent, TransactionsAreTheBrokersOwnAtTheAgent) {

@@ -137,8 +137,12 @@ struct ledger {
   std::map<std::string, msg::reservation_info> committed;  // id -> terms
   std::set<std::string> cancelled;                         // acknowledged cancels
   std::set<std::string> cancel_sent;                       // asked, maybe not answered
-  std::map<std::string, grid_strategy> grid_jobs;          // acknowledged grid jobs
-  std::set<std::string> grid_cancelled;                    // acknowledged grid cancels
+  // Requests answered with a failure, by the length of the window they asked for (unique per
+  // request): no reservation may exist with it (the client was told there is none).
+  std::map<std::int64_t, std::string> refused;
+  std::map<std::string, int> failure_codes;        // how requests failed, for the log
+  std::map<std::string, grid_strategy> grid_jobs;  // acknowledged grid jobs
+  std::set<std::string> grid_cancelled;            // acknowledged grid cancels
   // Progress, for choosing the crash point: replies received, clients that stopped.
   std::condition_variable progress;
   std::size_t replies = 0;
@@ -150,6 +154,12 @@ struct ledger {
       ++replies;
     }
     progress.notify_all();
+  }
+  void refuse(std::int64_t window, const api::response& rep) {
+    std::lock_guard lock{mu};
+    const auto code = std::string(to_string(static_cast<errc>(rep.code)));
+    refused[window] = code + ": " + rep.message;
+    ++failure_codes[code];
   }
 };
 
@@ -165,12 +175,19 @@ struct client_done {
   }
 };
 
+// A window length of its own for each request (8 h and a number of seconds no other request
+// has), so that a reservation names the request that made it (its window_end - window_start).
+std::int64_t unique_window() {
+  static std::atomic<std::int64_t> next{0};
+  return 8 * 3600 + ++next;
+}
+
 msg::elastic_request elastic(std::mt19937& rng, std::int64_t now, int np_max) {
   std::uniform_int_distribution<int> hours(1, 72), np_pick(0, 2), minutes(20, 120);
   const int np = std::max(1, std::array{np_max / 4, np_max / 2, np_max}[np_pick(rng)]);
   msg::elastic_request r;
   r.est = now + hours(rng) * 3600;
-  r.let = r.est + 8 * 3600;
+  r.let = r.est + unique_window();
   r.np_min = r.np_max = r.np_ref = np;
   r.dur_ref = minutes(rng) * 60;
   r.pp_ref = 1500;
@@ -182,7 +199,7 @@ msg::coreservation_request coreservation(std::mt19937& rng, std::int64_t now, in
   std::uniform_int_distribution<int> hours(1, 72);
   msg::coreservation_request r;
   r.est = now + hours(rng) * 3600;
-  r.let = r.est + 8 * 3600;
+  r.let = r.est + unique_window();
   for (int i = 0; i < 2; ++i) {
     msg::coreservation_component c;
     c.np_min = c.np_max = c.np_ref = std::max(1, np_max / 2);
@@ -238,16 +255,20 @@ void client_loop(std::uint16_t port, const std::string& user, unsigned seed, int
       continue;
     }
     if (what < 6) {
-      auto rep = c.call(elastic(rng, now, np_max));
+      const auto req = elastic(rng, now, np_max);
+      auto rep = c.call(req);
       if (!rep) return;  // the daemon is gone
       led.replied();
       if (auto* b = std::get_if<msg::elastic_reply>(&rep->body); b && rep->ok()) {
         std::lock_guard lock{led.mu};
         led.committed[b->reservation.id] = b->reservation;
         mine.push_back(b->reservation.id);
+      } else {
+        led.refuse(req.let - req.est, *rep);
       }
     } else if (what < 9) {
-      auto rep = c.call(coreservation(rng, now, np_max));
+      const auto req = coreservation(rng, now, np_max);
+      auto rep = c.call(req);
       if (!rep) return;
       led.replied();
       if (auto* b = std::get_if<msg::coreservation_reply>(&rep->body); b && rep->ok()) {
@@ -256,6 +277,8 @@ void client_loop(std::uint16_t port, const std::string& user, unsigned seed, int
           led.committed[p.id] = p;
           mine.push_back(p.id);
         }
+      } else {
+        led.refuse(req.let - req.est, *rep);
       }
     } else if (!mine.empty()) {
       const std::string id = mine.back();
@@ -357,6 +380,13 @@ std::vector<std::string> audit(std::uint16_t port, ledger& led,
   using rs = reservation_state;
   auto live = [](rs st) { return st == rs::committed || st == rs::active || st == rs::completed; };
   std::lock_guard lock{led.mu};
+  // Nothing that its client was told failed: a reservation (or a part) of a refused request
+  // is released (a hold expires), wherever its prepare's answer was lost.
+  for (const auto& r : all)
+    if (auto it = led.refused.find(r.window_end - r.window_start);
+        it != led.refused.end() && live(r.state))
+      bad.push_back(r.id + " is " + std::string(to_string(r.state)) +
+                    " although its client was told '" + it->second + "'");
   for (const auto& [id, want] : led.committed) {
     auto it = by_id.find(id);
     if (it == by_id.end()) {
@@ -426,7 +456,7 @@ std::vector<std::string> audit(std::uint16_t port, ledger& led,
 // The agent's config and the broker's, which reaches the agent's clusters on `port`.
 void write_agent_configs(const options& o, unsigned port) {
   std::ofstream a(o.dir + "/agent.toml");
-  a << "[node]\nname = \"crash-agent\"\ndata_dir = \"" << o.dir << "/agent-data\"\n"
+  a << "[node]\nname = \"crash-agent\"\naudit = false\ndata_dir = \"" << o.dir << "/agent-data\"\n"
     << "[agent]\nlisten = \"127.0.0.1:" << port << "\"\nallow_plaintext = true\n"
     << "brokers = [\"crash-broker\"]\n";
   std::vector<std::string> names;
@@ -535,11 +565,17 @@ int run(options o) {
       acked = led.committed.size();
       grid = led.grid_jobs.size();
     }
+    std::string failed;  // "busy 12, unreachable 3"
+    {
+      std::lock_guard lock{led.mu};
+      for (const auto& [code, n] : led.failure_codes)
+        failed += (failed.empty() ? "" : ", ") + code + " " + std::to_string(n);
+    }
     std::printf(
         "trial %d: %s killed after %d replies; %zu reservations and %zu grid jobs acknowledged "
-        "so far; %s\n",
+        "so far, failures (%s); %s\n",
         trial, agent_dies ? "the agent" : "arbd", kill_after, acked, grid,
-        bad.empty() ? "ok" : "VIOLATIONS");
+        failed.empty() ? "none" : failed.c_str(), bad.empty() ? "ok" : "VIOLATIONS");
     for (const auto& b : bad)
       std::printf("  %s\n", b.c_str());
     failures += !bad.empty();

@@ -74,10 +74,12 @@ reserve() {  # EXPECTED_EXIT NAME
   check "$2" "$1" env ARB_SERVER="$broker_server" ARB_USER=alice ARB_TOKEN=alice-secret \
     "$arb" reserve --est now+1h --let now+3h --np 2 --dur-ref 1h --cluster far
 }
-# A request while the agent cannot answer: refused (7, nothing reachable) within 5 s.
-refused_quickly() {  # NAME
+# A request while the agent cannot answer: refused as unreachable within 5 s.
+refused_quickly() {  # NAME: refused as `unreachable` (exit 1), not as busy (7)
   local start=$SECONDS
-  reserve 7 "$1"
+  reserve 1 "$1"
+  contains "$out $(cat "$work/stderr")" "unreachable" && pass "... as unreachable" ||
+    fail "... not as unreachable: $out $(cat "$work/stderr")"
   [ $((SECONDS - start)) -le 5 ] && pass "... within 5 s" || fail "... took $((SECONDS - start)) s"
 }
 

@@ -20,6 +20,12 @@
 //                            a commit failed (a hold expired first): release every part
 //                            (compensation), forget the decision, then refused
 //
+// A prepare whose answer was lost (unreachable or timeout: the link to an agent broke, or the
+// call outlived its deadline) may still have run at the cluster. Such a part is in doubt:
+// it is released (release_txn, idempotent; the remote layer keeps it and sends it again when
+// the link is back) without the try waiting for that release, and the attempt counts it
+// (in_doubt()), so that the owner answers `unreachable` rather than a refusal.
+//
 // A refused try leaves the attempt idle; the owner picks the next placement or gives the
 // client its answer. The client's deadline is give_up(): what the attempt holds is released,
 // and a grant that arrives afterwards is released when it arrives (a request that timed out
@@ -118,6 +124,7 @@ class reservation_attempt {
     bool answered = false;        ///< `prepared` is there
     bool committed = false;       ///< committed: by phase two, or by its prepare at once
     bool lost = false;            ///< its service went away (nothing to release there)
+    bool in_doubt = false;        ///< its prepare's answer was lost: it may hold something
   };
 
   explicit reservation_attempt(attempt_terms terms);
@@ -145,6 +152,10 @@ class reservation_attempt {
   std::size_t open_calls() const noexcept { return open_.size(); }
   /// The parts of the current or last try, in placement order.
   const std::vector<part_outcome>& parts() const noexcept { return parts_; }
+  /// The reservation part `part` of a granted try is, as its client sees it: held (with the
+  /// hold's expiry) or committed, its cluster's word on cost, creation and LJP bound, the
+  /// window the client asked for, and where a laxity cluster may still move it.
+  msg::reservation_info reservation_of(std::size_t part) const;
   /// The transaction of the current or last try.
   const std::string& txn() const noexcept { return txn_; }
   /// The txn part `part` of the current try carries to its cluster.
@@ -154,9 +165,14 @@ class reservation_attempt {
   /// Why the last try was refused, when no part's answer says it ("" otherwise): a journal
   /// that could not log the decision, or a hold lost during phase two.
   const std::string& failure() const noexcept { return failure_; }
+  /// Prepares (over every try) whose answer was lost, each released since: a request that
+  /// fails after one did not fail for want of capacity, and its client should hear
+  /// `unreachable`.
+  int in_doubt() const noexcept { return in_doubt_; }
 
  private:
-  enum class kind { prepare, commit, abort, release, decide };
+  /// settle: the release of a part in doubt, which nothing waits for.
+  enum class kind { prepare, commit, abort, release, decide, settle };
   struct open_call {
     std::size_t part;
     kind what;
@@ -174,10 +190,13 @@ class reservation_attempt {
   void finish_releasing();
   /// The current try needs its journal record no more (granted, or nothing left to settle).
   void forget_decision();
+  /// Releases part i, whose prepare's answer was lost, once.
+  void settle(calls& out, std::size_t i);
 
   attempt_terms terms_;
   phase phase_ = phase::idle;
   int tries_ = 0;
+  int in_doubt_ = 0;
   std::string txn_;
   timestamp expiry_ = 0;
   std::string failure_;
@@ -189,5 +208,9 @@ class reservation_attempt {
 };
 
 std::string_view to_string(reservation_attempt::phase p) noexcept;
+
+/// For a failure message: "" or "; N of them got no answer (released where they may have
+/// been granted)".
+std::string in_doubt_note(const reservation_attempt& a);
 
 }  // namespace arbroker
