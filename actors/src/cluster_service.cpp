@@ -261,6 +261,8 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
   out.reservation_id = id;
   out.cost = r.cost;
   out.movable = r.deadline != 0;
+  out.created = r.created;
+  out.admitted_after = r.admitted_after;
   r.serial = n;
   auto& rec = records_.emplace(n, std::move(r)).first->second;
   view_put(rec, now);

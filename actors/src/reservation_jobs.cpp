@@ -71,7 +71,8 @@ msg::query_reply cluster_service::commit(const msg::commit_request& req, timesta
     // idempotent: it goes through confirm alone).
     if (state == reservation_state::committed || state == reservation_state::active)
       return {info_of(*r), illegal(*r, "committed already, nothing to commit")};
-    return {info_of(*r), confirm(*r, now).error};
+    auto confirmed = confirm(*r, now);  // before info_of: the reply shows it committed
+    return {info_of(*r), confirmed.error};
   }
   if (state != reservation_state::accepted && state != reservation_state::committed &&
       state != reservation_state::active)

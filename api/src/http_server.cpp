@@ -94,6 +94,36 @@ std::string error_json(errc code, const std::string& message, const std::string&
   return text + ",\"detail\":" + detail + "}";
 }
 
+// Case-insensitive (ASCII), as Beast compares field names.
+bool iequals(std::string_view a, std::string_view b) {
+  return beast::iequals(beast::string_view(a.data(), a.size()),
+                        beast::string_view(b.data(), b.size()));
+}
+
+// Spaces and tabs around a header value's part (RFC 9110's OWS).
+std::string_view trimmed(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+/// The token of "Authorization: Bearer <token>"; the scheme is case-insensitive (RFC 9110,
+/// Sec. 11.1), as "bearer" or "BEARER" from some clients. Empty: no bearer token.
+std::string_view bearer_token(std::string_view authorization) {
+  constexpr std::string_view scheme = "bearer";
+  if (authorization.size() <= scheme.size() ||
+      !iequals(authorization.substr(0, scheme.size()), scheme) ||
+      authorization[scheme.size()] != ' ')
+    return {};
+  return trimmed(authorization.substr(scheme.size()));
+}
+
+/// A Content-Type that is JSON: "application/json" in any case, parameters (charset) after
+/// a ';' aside (RFC 9110, Sec. 8.3.1).
+bool is_json_media_type(std::string_view content_type) {
+  return iequals(trimmed(content_type.substr(0, content_type.find(';'))), "application/json");
+}
+
 class session_base {
  public:
   virtual ~session_base() = default;
@@ -272,17 +302,16 @@ class session final : public session_base, public std::enable_shared_from_this<s
     const auto user = std::string(req_["X-Arb-User"]);
     const auto auth = std::string_view(req_[http::field::authorization].data(),
                                        req_[http::field::authorization].size());
-    constexpr std::string_view bearer = "Bearer ";
-    if (user.empty() || auth.substr(0, bearer.size()) != bearer)
+    const auto token = bearer_token(auth);
+    if (user.empty() || token.empty())
       return unauthorized(user, "a request needs X-Arb-User and Authorization: Bearer <token>");
     if (srv_->config().client_cert_is_user && peer_name_ != user) {
       report_refusal(user, "the client certificate is not " + user + "'s");
       return respond(
           403, error_json(errc::permission_denied, "the client certificate is not " + user + "'s"));
     }
-    std::string token(auth.substr(bearer.size()));
     srv_->config().auth->check(
-        user, std::move(token),
+        user, std::string(token),
         [self = this->shared_from_this(), user, op](std::optional<caller> who) {
           asio::post(self->stream_.get_executor(), [self, user, op, who = std::move(who)] {
             if (self->closed_) return;
@@ -314,7 +343,7 @@ class session final : public session_base, public std::enable_shared_from_this<s
       respond(http_status_of(e.code), error_json(e.code, e.message));
     };
     const auto type = req_[http::field::content_type];
-    if (!type.empty() && type.substr(0, 16) != "application/json")
+    if (!type.empty() && !is_json_media_type(std::string_view(type.data(), type.size())))
       return refuse(fail(errc::invalid_parameter, "the body must be application/json"));
     const std::string_view text = req_.body().empty() ? "{}" : std::string_view(req_.body());
     auto body = request_body_from_json(op, text);

@@ -106,6 +106,9 @@ status check_job_terms(const std::string& prefix, const std::string& name, std::
                    std::to_string(bounds::max_text) + ")");
   if (command.find('\0') != std::string::npos)
     return bad(errc::invalid_parameter, prefix + ".command", "contains a NUL byte");
+  // A script may have newlines and tabs, but it is text: an LRMS keeps it, show prints it.
+  if (!valid_utf8(command))
+    return bad(errc::invalid_parameter, prefix + ".command", "is not valid UTF-8");
   return {};
 }
 
@@ -249,9 +252,9 @@ status validate(const estimate_request& r) {
   if (auto s = check_user("estimate.user", r.user); !s) return s;
   if (auto s = check_np("estimate.np", r.np); !s) return s;
   if (auto s = check_positive_duration("estimate.walltime", r.walltime); !s) return s;
-  if (r.ready < 0 || r.deadline < 0)
-    return bad(errc::invalid_window, r.ready < 0 ? "estimate.ready" : "estimate.deadline",
-               "must not be negative (0: none)");
+  // 0: none; otherwise a time a request may name (an estimate from the year 2603 helps no one).
+  if (auto s = check_time("estimate.ready", r.ready); !s) return s;
+  if (auto s = check_time("estimate.deadline", r.deadline); !s) return s;
   if (r.deadline > 0 && r.deadline - r.walltime < std::max<std::int64_t>(r.ready, 0))
     return bad(errc::invalid_window, "estimate.deadline",
                "leaves no room for the walltime after the ready time");

@@ -58,11 +58,11 @@ class basic_connection {
 
   reply send(http::verb method, const std::string& target, const std::string& body,
              const std::string& user = "alice", const std::string& token = "",
-             const std::string& type = "application/json") {
+             const std::string& type = "application/json", const std::string& scheme = "Bearer") {
     http::request<http::string_body> req{method, target, 11};
     req.set(http::field::host, "localhost");
     if (!user.empty()) req.set("X-Arb-User", user);
-    req.set(http::field::authorization, "Bearer " + (token.empty() ? user + "-token" : token));
+    req.set(http::field::authorization, scheme + " " + (token.empty() ? user + "-token" : token));
     if (!type.empty()) req.set(http::field::content_type, type);
     req.body() = body;
     req.prepare_payload();
@@ -205,7 +205,32 @@ TEST(http_server, a_bad_body_gets_400_naming_the_field_and_the_connection_stays)
   EXPECT_EQ(invalid.status, 400u) << invalid.body;
   auto text = c.send(http::verb::post, "/v1/list", "{}", "alice", "", "text/plain");
   EXPECT_EQ(text.status, 400u);
+  auto longer = c.send(http::verb::post, "/v1/list", "{}", "alice", "", "application/jsonx");
+  EXPECT_EQ(longer.status, 400u);
   EXPECT_EQ(c.post("list", "{}").status, 200u);
+}
+
+// Media types and auth schemes are case-insensitive (RFC 9110); both were refused.
+TEST(http_server, content_type_and_the_bearer_scheme_in_any_case) {
+  echo_handler h;
+  fixture f(h);
+  connection c(f.port);
+  for (const char* type :
+       {"Application/JSON", "application/json; charset=utf-8", "APPLICATION/JSON ;charset=UTF-8"}) {
+    auto r = c.send(http::verb::post, "/v1/list", "{}", "alice", "", type);
+    EXPECT_EQ(r.status, 200u) << type << ": " << r.raw;
+  }
+  for (const char* scheme : {"bearer", "BEARER", "Bearer "}) {
+    auto r = c.send(http::verb::post, "/v1/list", "{}", "alice", "", "application/json", scheme);
+    EXPECT_EQ(r.status, 200u) << "'" << scheme << "': " << r.raw;
+  }
+  // Another scheme, or a scheme without a token, is no login.
+  EXPECT_EQ(
+      c.send(http::verb::post, "/v1/list", "{}", "alice", "", "application/json", "Basic").status,
+      401u);
+  EXPECT_EQ(
+      c.send(http::verb::post, "/v1/list", "{}", "alice", " ", "application/json", "Bearer").status,
+      401u);
 }
 
 TEST(http_server, only_admins_act_for_other_users) {

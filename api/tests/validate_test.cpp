@@ -183,6 +183,11 @@ TEST(validate, other_operations_reject_nonsense) {
   EXPECT_EQ(first_field(estimate_request{"alice", 1, -60, {}, 0, 0}), "estimate.walltime");
   EXPECT_EQ(first_field(estimate_request{"alice", 1, 60, {""}, 0, 0}), "estimate.clusters[0]");
   EXPECT_EQ(first_field(estimate_request{"alice", 1, 60, {}, -5, 0}), "estimate.ready");
+  EXPECT_EQ(first_field(estimate_request{"alice", 1, 60, {}, bounds::max_time + 1, 0}),
+            "estimate.ready");
+  EXPECT_EQ(first_field(estimate_request{"alice", 1, 60, {}, 0, 20'000'000'000}),
+            "estimate.deadline");
+  EXPECT_EQ(first_field(estimate_request{"alice", 1, 60, {}, bounds::max_time - 60, 0}), "ok");
   EXPECT_EQ(first_field(estimate_request{"alice", 1, 60, {}, 1000, 1030}), "estimate.deadline");
   EXPECT_EQ(first_field(msg::commit_request{"alice", "", {}}), "commit.reservation_id");
   EXPECT_EQ(first_field(msg::modify_request{"alice", "a/1", 100, 50, 4, true}), "modify.end");
@@ -222,6 +227,15 @@ TEST(validate, text_must_be_valid_utf8) {
   EXPECT_EQ(s.err().code, errc::invalid_parameter);
   EXPECT_EQ(s.err().message, "query.reservation_id: is not valid UTF-8");
   EXPECT_FALSE(validate(msg::commit_request{"alice", "a/1", {{"j\xff\xfe", 1, 60, ""}}}));
+  // A job's command too, in a commit's jobs and in bind_job (both were accepted); a script's
+  // newlines and tabs are text.
+  auto cmd = validate(msg::commit_request{"alice", "a/1", {{"j", 1, 60, "echo \xff\xfe"}}});
+  ASSERT_FALSE(cmd);
+  EXPECT_EQ(cmd.err().message, "commit.jobs[0].command: is not valid UTF-8");
+  auto bound = validate(msg::bind_job_request{"alice", "a/1", "j", 1, 60, "run \xc3"});
+  ASSERT_FALSE(bound);
+  EXPECT_EQ(bound.err().message, "bind_job.command: is not valid UTF-8");
+  EXPECT_TRUE(validate(msg::bind_job_request{"alice", "a/1", "j", 1, 60, "cd /tmp\n\tsleep 1"}));
   EXPECT_TRUE(validate(msg::commit_request{"alice",
                                            "a/1",
                                            {{"j\xc3\xb6"

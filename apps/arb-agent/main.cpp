@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "arbroker/node/node.hpp"
+#include "audit_log.hpp"
 #include "version.hpp"
 
 namespace arbroker {
@@ -62,6 +63,13 @@ int run(const options& o) {
   }
   spdlog::set_level(spdlog::level::from_str(cfg->log_level));
   node_hooks hooks;
+  // The agent owns the capacity: its audit trail has every change of its reservations, made
+  // by whichever broker (brokers log their clients' requests, not the agent's changes).
+  if (cfg->audit) {
+    api::server_events unused;  // no API of its own: no requests, no logins
+    install_audit_log(unused);
+    hooks.reservation_changed = audit_reservation;
+  }
   hooks.remote_event = [](const std::string& what) { spdlog::info("event=agent {}", what); };
   auto n = node::start(*cfg, hooks);
   if (!n) {

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "arbroker/core/time_format.hpp"
+#include "refusal_flood.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -30,6 +31,7 @@ std::string log_quoted(std::string_view text) {
 namespace {
 // Set once at start-up, before the engine starts; read by engine threads.
 std::shared_ptr<spdlog::logger> installed;
+std::shared_ptr<refusal_flood> floods;
 }  // namespace
 
 void audit_reservation(const reservation_row& r) {
@@ -46,7 +48,19 @@ void audit_note(const std::string& line) {
   (installed ? installed : spdlog::default_logger())->info("{}", line);
 }
 
-void install_audit_log(api::server_events& events) {
+void audit_refusal_summaries(bool all) {
+  if (!installed || !floods) return;
+  const auto now = all ? refusal_flood::clock::time_point::max() : refusal_flood::clock::now();
+  for (const auto& s : floods->due(now))
+    installed->warn(
+        "event=refusals_summarized api={} user={} peer={} outcome={} suppressed={} "
+        "over_s={:.1f}",
+        api::to_string(s.who.via), log_quoted(s.who.user), s.who.peer,
+        to_string(static_cast<errc>(s.who.code)), s.suppressed,
+        std::chrono::duration<double>(s.span).count());
+}
+
+void install_audit_log(api::server_events& events, audit_limits limits) {
   auto base = spdlog::default_logger();
   auto audit =
       std::make_shared<spdlog::logger>("audit", base->sinks().begin(), base->sinks().end());
@@ -54,7 +68,10 @@ void install_audit_log(api::server_events& events) {
                                                              : spdlog::level::info);
   audit->flush_on(base->flush_level());  // as the node's own lines (a log file flushes each)
   installed = audit;
-  events.on_request_done = [audit](const api::request_record& r) {
+  floods = std::make_shared<refusal_flood>(limits.interval, limits.burst);
+  events.on_request_done = [audit, flood = floods](const api::request_record& r) {
+    if (r.code != 0 && !flood->admit({r.via, r.user, r.peer, r.code}, refusal_flood::clock::now()))
+      return;  // counted: audit_refusal_summaries() writes it
     const double ms = std::chrono::duration<double, std::milli>(r.latency).count();
     const auto outcome =
         r.code == 0 ? std::string_view("ok") : to_string(static_cast<errc>(r.code));

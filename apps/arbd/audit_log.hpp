@@ -4,6 +4,8 @@
 // from the API server's hooks (api::server_events), on a logger of its own so that it is
 // written at any log level but "off".
 
+#include <chrono>
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -12,9 +14,20 @@
 
 namespace arbroker {
 
+/// How many refusals of one client (front end, user, peer, outcome) an interval writes
+/// line by line; the rest go into one summary line (refusal_flood.hpp).
+struct audit_limits {
+  std::chrono::steady_clock::duration interval = std::chrono::seconds(10);
+  std::size_t burst = 20;
+};
+
 /// Hooks that log every answered request and refused login to spdlog's logger "audit"
-/// (created on the default logger's sinks).
-void install_audit_log(api::server_events& events);
+/// (created on the default logger's sinks). Refusals beyond `limits` are summarized.
+void install_audit_log(api::server_events& events, audit_limits limits = {});
+
+/// Writes `event=refusals_summarized ... suppressed=N` for each client whose interval is
+/// over (all: every one, at shutdown). Called periodically (arbd's status poll).
+void audit_refusal_summaries(bool all = false);
 
 /// One line per recorded change of a reservation (node_hooks::reservation_changed):
 /// `event=reservation id= cluster= owner= state= start= end= np= cost= txn= lrms_id=`, recovery's

@@ -299,6 +299,7 @@ int run(const options& o) {
   nm.start_polling(**n, std::chrono::seconds(o.poll_seconds), [&] {
     auto c = server->counters();
     nm.server_counts(c.connections_open, c.handshakes_refused);
+    audit_refusal_summaries();
   });
 
   const auto bound = server->local_endpoint();
@@ -340,6 +341,7 @@ int run(const options& o) {
   server->stop(std::chrono::duration_cast<std::chrono::milliseconds>(grace));
   close_http.join();
   nm.stop();  // while the engine still answers the poller's last status request
+  audit_refusal_summaries(true);
   const auto left = (*n)->shutdown(cfg->shutdown_grace);
   close_scrape.join();
   spdlog::info("event=stopped unanswered={}", left);

@@ -69,7 +69,7 @@ TEST(Msgpack, EnumsAreTheirNumbersAndOnlyTheirValuesDecode) {
   // The same bytes with the refusal's number (field 3) out of the enum's range.
   msgpack::sbuffer buf;
   msgpack::packer<msgpack::sbuffer> pk(&buf);
-  pk.pack_array(7);
+  pk.pack_array(9);
   pk.pack(std::string("t"));
   pk.pack(std::string("c/1"));
   pk.pack(-1);
@@ -79,6 +79,8 @@ TEST(Msgpack, EnumsAreTheirNumbersAndOnlyTheirValuesDecode) {
   pk.pack(std::string());
   pk.pack(0.0);
   pk.pack(false);  // movable
+  pk.pack(0);      // created
+  pk.pack(0);      // admitted_after
   auto bad = decode<prepare_reply>(std::string_view(buf.data(), buf.size()));
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.err().code, errc::invalid_parameter);

@@ -57,6 +57,15 @@ id=$(get reservation.id)
 [ -n "$id" ] && pass "the reply names the reservation ($id)" || fail "no id in $out"
 start=$(get reservation.start) end=$(get reservation.end)
 [ $((end - start)) -eq 7200 ] && pass "2 hours granted" || fail "granted $((end - start)) s"
+# status: a user sees only their own, in the service's lists and in the LRMS's own.
+http admin admin-secret status '{}'
+expect "an admin's status lists alice's reservation and the local jobs" 200 '"owner":"alice"'
+contains "$out" '"owner":"local"' || fail "the admin's status shows no local job: $out"
+http bob bob-secret status '{}'
+expect "status answers bob" 200 '"lrms_reservations":'
+contains "$out" '"owner":"alice"' && fail "bob's status shows alice's reservation: $out"
+contains "$out" '"owner":"local"' && fail "bob's status shows the local jobs: $out"
+pass "bob's status shows neither alice's reservation nor the local jobs"
 
 check "the msgpack CLI sees the reservation made over HTTP" 0 \
   env ARB_USER=alice ARB_TOKEN=alice-secret "$arb" list

@@ -64,6 +64,47 @@ TEST_F(audit_fixture, one_line_per_request_and_refused_login) {
             "code=permission_denied reason=\"wrong token\"");
 }
 
+// One client pipelining past the server's limits: 20 of its refusals are written, the rest
+// become one summary line; another client's, successes and logins are written as ever.
+TEST_F(audit_fixture, a_flood_of_refusals_is_summarized_per_client) {
+  const auto busy = static_cast<std::uint8_t>(errc::busy);
+  for (std::uint64_t i = 0; i < 1000; ++i)
+    events.on_request_done(api::request_record{"alice", "127.0.0.1:5000", i, api::operation::status,
+                                               "", busy, "too many requests in flight"});
+  for (std::uint64_t i = 0; i < 3; ++i)
+    events.on_request_done(api::request_record{"bob", "127.0.0.1:5001", i, api::operation::status,
+                                               "", busy, "too many requests in flight"});
+  for (std::uint64_t i = 0; i < 30; ++i)
+    events.on_request_done(api::request_record{"alice", "127.0.0.1:5000", 2000 + i,
+                                               api::operation::status, "", 0, ""});
+  events.on_login_refused(
+      api::login_refusal{"mallory", "127.0.0.1:5002", errc::permission_denied, "wrong token"});
+  audit_refusal_summaries(true);
+  std::istringstream lines(out.str());
+  std::string line, summary;
+  int alice_busy = 0, bob_busy = 0, ok = 0, logins = 0, summaries = 0;
+  while (std::getline(lines, line)) {
+    if (line.find("event=refusals_summarized") != std::string::npos) {
+      ++summaries;
+      summary = line;
+    }
+    if (line.find("event=login_refused") != std::string::npos) ++logins;
+    if (line.find("event=request") == std::string::npos) continue;
+    if (line.find("outcome=ok") != std::string::npos) ++ok;
+    if (line.find("outcome=busy") == std::string::npos) continue;
+    ++(line.find("\"alice\"") != std::string::npos ? alice_busy : bob_busy);
+  }
+  EXPECT_EQ(alice_busy, 20);
+  EXPECT_EQ(bob_busy, 3);
+  EXPECT_EQ(ok, 30);
+  EXPECT_EQ(logins, 1);
+  ASSERT_EQ(summaries, 1) << out.str();
+  EXPECT_NE(summary.find("api=msgpack user=\"alice\" peer=127.0.0.1:5000 outcome=busy "
+                         "suppressed=980 over_s="),
+            std::string::npos)
+      << summary;
+}
+
 TEST_F(audit_fixture, one_line_per_reservation_change) {
   reservation_row r;
   r.id = "berlin/7";

@@ -200,12 +200,14 @@ struct prepare_reply {
   double cost = 0;  ///< of the held terms, under the cluster's cost model
   /// The cluster (one with laxity) may move it within the prepare's [earliest, deadline].
   bool movable = false;
+  std::int64_t created = 0;         ///< when granted, by the cluster's clock
+  std::int64_t admitted_after = 0;  ///< the LJP bound it was admitted against (0: none)
 
   friend bool operator==(const prepare_reply&, const prepare_reply&) = default;
 };
 
 ARB_FIELDS(prepare_reply, x.txn, x.reservation_id, x.busy_until, x.refused_by, x.error, x.cost,
-           x.movable)
+           x.movable, x.created, x.admitted_after)
 
 /// Phase two of a coordinator's transaction: confirms every hold `txn` made. Refused for a
 /// txn that is unknown or expired; idempotent.
