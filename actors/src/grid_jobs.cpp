@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -416,6 +418,11 @@ class grid_jobs_state {
         return prepare_hold(serial, rd, k);
       } else {
         hold.why = rep ? rep->error.message : rep.err().message;
+        // An answer lost on its way (an agent's link) may hide a hold: release its txn.
+        const auto code = rep ? static_cast<errc>(rep->error.code) : rep.err().code;
+        if (code == errc::unreachable || code == errc::timeout)
+          txn(hold.at.cluster, msg::release_txn_request{jobs_.at(serial).job.id},
+              [](const result<msg::ack_reply>&) {});
       }
       if (--rd->pending == 0) keep_best(serial, rd->holds);
     };
@@ -465,6 +472,9 @@ class grid_jobs_state {
       t.job.history.push_back({now(), -1, "no cluster granted a hold:" + refused});
       return after_change(serial, {});
     }
+    for (const auto& h : holds)
+      if (h.reservation_id.empty())
+        t.job.history.push_back({now(), -1, "no hold at " + h.at.cluster + ": " + h.why});
     t.job.reservation = best->reservation_id;
     t.job.history.push_back({now(), -1,
                              "kept " + best->reservation_id + ": finishes first (" +
@@ -509,16 +519,31 @@ class grid_jobs_state {
     });
   }
 
-  // A cancelled reserve job's reservation, once no copy of the job is live any more.
+  // The reservation of a reserve job that ended before its course (job.reservation_to_release),
+  // once no copy of the job is live any more. The obligation is in the store with the job:
+  // it ends only when the cluster has cancelled the reservation (or says it has ended), so a
+  // cancel lost to a crash or an unreachable cluster is sent again (poll rounds, restarts).
   void release_reservation_if_done(std::uint64_t serial) {
-    if (!release_when_done_.contains(serial)) return;
     auto& t = jobs_.at(serial);
-    if (t.job.live_copies() > 0) return;
-    release_when_done_.erase(serial);
+    if (!t.job.reservation_to_release || t.job.live_copies() > 0 || releasing_.contains(serial))
+      return;
     const auto where = t.job.reservation.substr(0, t.job.reservation.rfind('/'));
-    if (const auto* e = cluster(where))
-      ask(e->service, msg::cancel_request{t.job.owner, t.job.reservation},
-          [](const result<msg::ack_reply>&) {});
+    const auto* e = cluster(where);
+    if (!e) return;  // not in the grid now: the next round asks again
+    releasing_.insert(serial);
+    ask(e->service, msg::cancel_request{t.job.owner, t.job.reservation},
+        [this, serial](const result<msg::ack_reply>& rep) {
+          releasing_.erase(serial);
+          auto it = jobs_.find(serial);
+          if (it == jobs_.end()) return;
+          const auto code = !rep ? rep.err().code : static_cast<errc>(rep->error.code);
+          // Cancelled now, or already gone (ended, cancelled, unknown): done either way.
+          const bool done = (rep && rep->error.ok()) || code == errc::not_found ||
+                            code == errc::illegal_transition;
+          if (!done) return;  // unreachable, timeout: the next round sends it again
+          it->second.job.reservation_to_release = false;
+          (void)persist_job(it->second);
+        });
   }
 
   // A coordinator's call (tagged) to a cluster service; counted like ask().
@@ -546,11 +571,12 @@ class grid_jobs_state {
           errc::illegal_transition,
           "grid job " + r.id + " has already ended (" + std::string(to_string(t->job.state)) + ")");
     auto acts = t->job.cancel(now());
+    // strategy reserve: the reservation was made for this job alone; it goes once the job
+    // has (cluster services answer in order, and the job's cancel is sent first). Written
+    // with the cancel, before the client hears of it.
+    if (!t->job.reservation.empty()) t->job.reservation_to_release = true;
     recount(*t);
     (void)persist_job(*t);
-    // strategy reserve: the reservation was made for this job alone; it goes once the job
-    // has (cluster services answer in order, and the job's cancel is sent first).
-    if (!t->job.reservation.empty()) release_when_done_.insert(serial_in(r.id));
     perform(serial_in(r.id), std::move(acts));
     release_reservation_if_done(serial_in(r.id));
     return {msg::info_of(t->job), {}};
@@ -724,14 +750,7 @@ class grid_jobs_state {
             }
           });
     }
-    for (auto serial : unreleased_) {
-      auto& t = jobs_.at(serial);
-      const auto where = t.job.reservation.substr(0, t.job.reservation.rfind('/'));
-      if (const auto* e = cluster(where))
-        ask(e->service, msg::cancel_request{t.job.owner, t.job.reservation},
-            [](const result<msg::ack_reply>&) {});
-    }
-    unreleased_.clear();
+
     // Only once the directory names their clusters (a copy on an unknown cluster would count
     // as lost while it may still run there).
     std::vector<std::uint64_t> later;
@@ -750,7 +769,9 @@ class grid_jobs_state {
 
   // One state request per cluster for every copy that may be in its queue.
   std::int32_t poll_round() {
-    if (!unresolved_.empty() || !unreleased_.empty() || !resend_.empty()) recover_round();
+    if (!unresolved_.empty() || !resend_.empty()) recover_round();
+    for (auto& [serial, t] : jobs_)
+      if (t.job.reservation_to_release) release_reservation_if_done(serial);
     forget_ended();
     std::map<std::string, std::vector<std::pair<std::uint64_t, std::size_t>>> by_cluster;
     for (auto& [serial, t] : jobs_) {
@@ -762,11 +783,15 @@ class grid_jobs_state {
       }
     }
     std::int32_t asked = 0;
+    auto batch = std::make_shared<poll_batch>();
+    std::erase_if(by_cluster, [this](const auto& kv) {
+      return !cluster(kv.first) || polling_.contains(kv.first);  // departed: dropped elsewhere
+    });
+    batch->waiting = by_cluster.size();
     for (auto& [at, copies] : by_cluster) {
-      if (!cluster(at) || polling_.contains(at)) continue;  // departed ones are dropped elsewhere
       asked += static_cast<std::int32_t>(copies.size());
       polling_.insert(at);
-      ask_states(at, std::move(copies), true);
+      ask_states(at, std::move(copies), batch);
     }
     return asked;
   }
@@ -785,44 +810,73 @@ class grid_jobs_state {
           copies.emplace_back(serial, i);
       }
     }
-    if (!copies.empty()) ask_states(ev.cluster, std::move(copies), false);
+    if (!copies.empty()) ask_states(ev.cluster, std::move(copies), nullptr);
   }
 
+  // What one LRMS said of one copy.
+  struct observation {
+    std::uint64_t serial;
+    std::size_t copy;
+    msg::job_state_report report;
+  };
+  // A poll round's observations, taken together once every cluster asked has answered, the
+  // copies that started first first: a flood's winner is the copy that started first in its
+  // LRMS, not the one whose cluster happened to answer first.
+  struct poll_batch {
+    std::size_t waiting = 0;
+    std::vector<observation> seen;
+  };
+
   // One state request to cluster `at` for `copies` (job serial, copy index); what it reports
-  // goes through the job's rules. `poll`: the poll round's request (polling_ is cleared).
+  // goes through the job's rules, at once or (`batch`: the poll round's) with the round's.
   void ask_states(const std::string& at, std::vector<std::pair<std::uint64_t, std::size_t>> copies,
-                  bool poll) {
+                  std::shared_ptr<poll_batch> batch) {
     msg::job_states_request q;
     for (auto [serial, i] : copies)
       q.lrms_ids.push_back(jobs_.at(serial).job.copies[i].lrms_id);
     ask(cluster(at)->service, std::move(q),
-        [this, at, poll, copies = std::move(copies)](const result<msg::job_states_reply>& rep) {
-          if (poll) polling_.erase(at);
-          if (!rep || !rep->error.ok()) return;  // unreadable now: next round
-          for (std::size_t k = 0; k < copies.size() && k < rep->jobs.size(); ++k) {
-            const auto& s = rep->jobs[k];
-            auto it = jobs_.find(copies[k].first);
-            if (it == jobs_.end()) continue;
-            auto& job = it->second.job;
-            const auto i = copies[k].second;
-            if (job.copies[i].lrms_id != s.lrms_id) continue;
-            // The LRMS forgot it (a simulated cluster restarted, or the job aged out of
-            // a real one's memory): it cannot run any more.
-            const bool forgotten = s.error.code == static_cast<std::uint8_t>(errc::not_found);
-            if (!s.error.ok() && !forgotten) continue;  // unknown now: next round
-            const auto seen = job.history.size();
-            const auto dup = job.duplicate_starts;
-            auto acts = forgotten
-                            ? job.on_lost(i, "the LRMS no longer knows it", now())
+        [this, at, batch, copies = std::move(copies)](const result<msg::job_states_reply>& rep) {
+          std::vector<observation> seen;
+          if (rep && rep->error.ok())  // else unreadable now: next round
+            for (std::size_t k = 0; k < copies.size() && k < rep->jobs.size(); ++k)
+              seen.push_back({copies[k].first, copies[k].second, rep->jobs[k]});
+          if (!batch) return observe(std::move(seen));
+          polling_.erase(at);
+          batch->seen.insert(batch->seen.end(), std::make_move_iterator(seen.begin()),
+                             std::make_move_iterator(seen.end()));
+          if (--batch->waiting == 0) observe(std::move(batch->seen));
+        });
+  }
+
+  // The LRMSs' reports through the jobs' rules: started copies in the order they started.
+  void observe(std::vector<observation> seen) {
+    auto started = [](const observation& o) {
+      return o.report.started >= 0 ? o.report.started : std::numeric_limits<std::int64_t>::max();
+    };
+    std::stable_sort(seen.begin(), seen.end(), [&](const observation& a, const observation& b) {
+      return started(a) < started(b);
+    });
+    for (const auto& o : seen) {
+      const auto& s = o.report;
+      auto it = jobs_.find(o.serial);
+      if (it == jobs_.end()) continue;
+      auto& job = it->second.job;
+      const auto i = o.copy;
+      if (job.copies[i].lrms_id != s.lrms_id) continue;
+      // The LRMS forgot it (a simulated cluster restarted, or the job aged out of a real
+      // one's memory): it cannot run any more.
+      const bool forgotten = s.error.code == static_cast<std::uint8_t>(errc::not_found);
+      if (!s.error.ok() && !forgotten) continue;  // unknown now: next round
+      const auto before = job.history.size();
+      const auto dup = job.duplicate_starts;
+      auto acts = forgotten ? job.on_lost(i, "the LRMS no longer knows it", now())
                             : job.on_observed(i, s.state,
                                               s.started >= 0 ? std::optional<timestamp>(s.started)
                                                              : std::nullopt,
                                               now());
-            count(job, dup, job.migrations, job.migration_gain);
-            if (job.history.size() != seen || !acts.empty())
-              after_change(copies[k].first, std::move(acts));
-          }
-        });
+      count(job, dup, job.migrations, job.migration_gain);
+      if (job.history.size() != before || !acts.empty()) after_change(o.serial, std::move(acts));
+    }
   }
 
   // Paper 003 Sec. 3.3 for every queued adaptive job, from one outlook per cluster: the
@@ -1035,10 +1089,7 @@ class grid_jobs_state {
       const auto serial = it->second;
       auto j = jobs_.find(serial);
       const bool waited_on =
-          j != jobs_.end() &&
-          (!j->second.answer_when_placed.empty() || release_when_done_.contains(serial) ||
-           j->second.job.active() ||
-           std::find(unreleased_.begin(), unreleased_.end(), serial) != unreleased_.end());
+          j != jobs_.end() && (!j->second.answer_when_placed.empty() || j->second.job.active());
       if (waited_on) {
         ++it;
         continue;
@@ -1070,17 +1121,18 @@ class grid_jobs_state {
     if (!t.job.resend_pending().empty()) resend_.push_back(serial);
     // A reserve job stopped between its holds and its bound job: its reservation (if the
     // commit was made) is released, and the job fails.
-    if (t.request.strategy == grid_strategy::reserve && t.job.copies.empty() &&
-        !is_terminal(t.job.state)) {
+    const bool stopped_before_its_job = t.request.strategy == grid_strategy::reserve &&
+                                        t.job.copies.empty() && !is_terminal(t.job.state);
+    if (stopped_before_its_job) {
       t.job.state = grid_job_state::failed;
       t.job.ended = now();
       t.job.history.push_back(
           {now(), -1, "the node stopped before the job was in its reservation"});
-      if (!t.job.reservation.empty()) unreleased_.push_back(serial);
+      if (!t.job.reservation.empty()) t.job.reservation_to_release = true;
     }
     auto& adopted = jobs_.emplace(serial, std::move(t)).first->second;
     recount(adopted);
-    if (!adopted.job.active()) (void)persist_job(adopted);  // failed above: noted as ended
+    if (stopped_before_its_job) (void)persist_job(adopted);  // failed above
   }
 
   self_pointer self_;
@@ -1092,10 +1144,8 @@ class grid_jobs_state {
   std::uint64_t next_serial_ = 1;
   std::set<std::string> polling_;  // clusters with a state request in flight
   std::vector<std::pair<std::uint64_t, std::size_t>> unresolved_;  // recovered, submitting
-  std::vector<std::uint64_t> unreleased_;
-  std::vector<std::uint64_t> resend_;          // recovered with cancels or withdrawals on their way
-  std::set<std::uint64_t> release_when_done_;  // cancelled reserve jobs  // recovered reserve jobs
-                                               // whose reservation goes
+  std::vector<std::uint64_t> resend_;  // recovered with cancels or withdrawals on their way
+  std::set<std::uint64_t> releasing_;  // reserve jobs whose reservation's cancel is on its way
   bool adapting_ = false;
   std::size_t outstanding_ = 0;
   std::uint64_t next_call_ = 1;        // tags of the reserve flow's calls

@@ -379,6 +379,90 @@ TEST_F(grid_jobs_test, ReserveHoldsAtTheBestClustersKeepsTheEarliestFinishAndRun
   EXPECT_EQ(lrms_reservations("b"), 0u);
 }
 
+// Issue 33: a reserve job cancelled just before the node was killed: the cancel of its
+// reservation had not reached the cluster. The obligation is in the store with the job, so
+// the restarted manager cancels the reservation (it stayed committed and charged before).
+TEST_F(grid_jobs_test, AReserveJobsReservationIsReleasedAfterARestartIfItsCancelWasLost) {
+  auto j0 = sqlite_journal::open(":memory:");
+  ASSERT_TRUE(j0);
+  journal = std::shared_ptr<sqlite_journal>(std::move(*j0));
+  add_cluster("a", 8, 1000);
+  auto made = ask<msg::elastic_reply>(broker, elastic(600, 3600, 8, 8, 600, 8));
+  ASSERT_TRUE(made.error.ok()) << made.error.message;
+  ASSERT_EQ(lrms_reservations("a"), 1u);
+  msg::grid_job_record rec;
+  rec.request = job(grid_strategy::reserve);
+  rec.job.id = "n/g1";
+  rec.job.owner = "alice";
+  rec.job.spec = {"sim", "./run", 8, 100, grid_strategy::reserve, 2, 0, -1};
+  rec.job.submitted = now;
+  rec.job.reservation = made.reservation.id;
+  (void)rec.job.cancel(now);  // no copy yet: cancelled at once
+  ASSERT_EQ(rec.job.state, grid_job_state::cancelled);
+  rec.job.reservation_to_release = true;
+  ASSERT_TRUE(rec.job.active());  // kept among the active rows until the release is done
+  ASSERT_TRUE(journal->save_grid_job({"n/g1", "alice", true, msg::encode_record(rec)}));
+  start_manager();
+  poll();
+  EXPECT_EQ(lrms_reservations("a"), 0u);
+  auto q =
+      ask<msg::query_reply>(services.at("a"), msg::query_request{"alice", made.reservation.id});
+  EXPECT_EQ(q.info.state, reservation_state::cancelled) << q.error.message;
+  // Done: the job is stored as ended, and a later restart has nothing to release.
+  auto rows = journal->grid_jobs();
+  ASSERT_TRUE(rows);
+  EXPECT_TRUE(rows->empty());
+  auto stored = journal->find_grid_job("n/g1");
+  ASSERT_TRUE(stored && *stored);
+  EXPECT_FALSE(msg::decode_record((*stored)->body)->job.reservation_to_release);
+}
+
+// Issue 33: a reserve job's history names each cluster that granted no hold, and why (it
+// did only when none granted one).
+TEST_F(grid_jobs_test, AReserveJobsHistoryNamesEveryRefusedHold) {
+  add_cluster("a", 8, 1000, 1, 1.0, [](msg::cluster_info& c) { c.max_hold = 30; });
+  add_cluster("b", 8, 1000);
+  start_manager();
+  auto r = job(grid_strategy::reserve);
+  r.width = 2;
+  auto j = submit(r);
+  ASSERT_EQ(j.copies.size(), 1u);
+  EXPECT_EQ(j.copies[0].cluster, "b");
+  bool named = false;
+  for (const auto& e : j.history)
+    named = named || e.what.rfind("no hold at a: ", 0) == 0;
+  EXPECT_TRUE(named) << "history: " << [&] {
+    std::string all;
+    for (const auto& e : j.history)
+      all += e.what + " | ";
+    return all;
+  }();
+}
+
+// Issue 33: both copies of a flood started between two polls. The winner is the copy that
+// started first in its LRMS, whichever cluster answers the poll first (a answers first here,
+// and its copy started 30 s after b's: a's copy won before).
+TEST_F(grid_jobs_test, AFloodsWinnerIsTheCopyThatStartedFirst) {
+  add_cluster("a", 8, 1000);
+  add_cluster("b", 8, 1000);
+  busy("a", 8, 1000, 50);
+  busy("b", 8, 1000, 20);
+  start_manager();
+  auto j = submit(job(grid_strategy::flood));
+  ASSERT_EQ(j.copies.size(), 2u);
+  const timestamp submitted = now;
+  advance(60);
+  poll();
+  auto s = show(j.id);
+  ASSERT_TRUE(s.winner >= 0) << s.history.back().what;
+  const auto& w = s.copies[static_cast<std::size_t>(s.winner)];
+  EXPECT_EQ(w.cluster, "b");
+  EXPECT_EQ(w.started, submitted + 20);
+  EXPECT_EQ(s.started, submitted + 20);
+  EXPECT_EQ(ours_in("a"), 0u);  // the later start is the duplicate, cancelled
+  EXPECT_EQ(ours_in("b"), 1u);
+}
+
 TEST_F(grid_jobs_test, BenchmarksChooseTheFasterClusterAndSetItsWalltime) {
   add_cluster("slow", 8, 1000);
   add_cluster("fast", 8, 1000);

@@ -108,7 +108,7 @@ bool grid_job::doomed(std::size_t i) const {
 }
 
 bool grid_job::active() const {
-  return !is_terminal(state) || live_copies() > 0;
+  return !is_terminal(state) || live_copies() > 0 || reservation_to_release;
 }
 
 bool grid_job::can_migrate() const {

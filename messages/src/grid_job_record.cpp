@@ -40,11 +40,36 @@ struct record_fields {
   std::int64_t min_gain = 0;
   std::int32_t max_migrations = -1;
   std::string command;
+  bool reservation_to_release = false;  // since format 2
 };
 template <class Inspector>
 auto inspect(Inspector& f, record_fields& x) {
   return f(x.request, x.job, x.copies, x.migrating_from, x.pending_gain, x.width, x.min_gain,
-           x.max_migrations, x.command);
+           x.max_migrations, x.command, x.reservation_to_release);
+}
+
+// The stored form: [format, record_fields]. Fields are only ever appended to the record and
+// to the structs in it, and a record of an older format decodes with the newer fields at
+// their defaults. Format 1 (up to 0.1.0 at 77220f1) was record_fields alone, unnumbered.
+struct stored_record {
+  std::uint32_t format = record_format;
+  record_fields fields;
+};
+template <class Inspector>
+auto inspect(Inspector& f, stored_record& x) {
+  return f(x.format, x.fields);
+}
+
+// Format 1 begins with the request (an array); later ones with their number.
+bool numbered(std::string_view bytes) {
+  try {
+    auto oh = msgpack::unpack(bytes.data(), bytes.size());
+    const auto& o = oh.get();
+    return o.type == msgpack::type::ARRAY && o.via.array.size > 0 &&
+           o.via.array.ptr[0].type == msgpack::type::POSITIVE_INTEGER;
+  } catch (const std::exception&) {
+    return false;  // decode says what is wrong
+  }
 }
 
 }  // namespace
@@ -66,11 +91,24 @@ std::string encode_record(const grid_job_record& r) {
   f.min_gain = r.job.spec.min_gain;
   f.max_migrations = r.job.spec.max_migrations;
   f.command = r.job.spec.command;
-  return encode(f);
+  f.reservation_to_release = r.job.reservation_to_release;
+  return encode(stored_record{record_format, std::move(f)});
 }
 
 result<grid_job_record> decode_record(std::string_view bytes) {
-  auto f = decode<record_fields>(bytes);
+  result<record_fields> f = record_fields{};
+  if (numbered(bytes)) {
+    auto stored = decode<stored_record>(bytes, missing_fields::keep_defaults);
+    if (!stored) return fail(errc::storage_failure, "grid job record: " + stored.err().message);
+    if (stored->format > record_format)
+      return fail(errc::storage_failure,
+                  "grid job record of format " + std::to_string(stored->format) +
+                      ", written by a newer arbroker (this build reads formats 1 to " +
+                      std::to_string(record_format) + ")");
+    f = std::move(stored->fields);
+  } else {
+    f = decode<record_fields>(bytes, missing_fields::keep_defaults);  // format 1
+  }
   if (!f) return fail(errc::storage_failure, "grid job record: " + f.err().message);
   grid_job_record r;
   r.request = std::move(f->request);
@@ -95,6 +133,7 @@ result<grid_job_record> decode_record(std::string_view bytes) {
   j.duplicate_starts = i.duplicate_starts;
   j.migration_gain = i.migration_gain;
   j.reservation = i.reservation;
+  j.reservation_to_release = f->reservation_to_release;
   for (const auto& e : i.history)
     j.history.push_back({e.at, e.copy, e.what});
   const auto n = j.copies.size();

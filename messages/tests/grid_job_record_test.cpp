@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "arbroker/messages/msgpack_codec.hpp"
+
 namespace arbroker::msg {
 namespace {
 
@@ -29,6 +31,90 @@ TEST(GridJobRecord, RoundTripsEveryFieldTheRulesNeed) {
   ASSERT_TRUE(back) << back.err().message;
   EXPECT_EQ(back->request, r.request);
   EXPECT_EQ(back->job, r.job);
+}
+
+grid_job_record sample() {
+  grid_job_record r;
+  r.request.user = "bob";
+  r.request.name = "old";
+  r.request.np = 2;
+  r.request.walltime = 300;
+  r.request.clusters = {"a", "b"};
+  r.job.id = "n/g1";
+  r.job.owner = "bob";
+  r.job.spec = {"old", "true", 2, 300, grid_strategy::single, 1, 0, -1};
+  r.job.submitted = 50;
+  r.job.add_copy("a", 50, "best");
+  return r;
+}
+
+msgpack::object_handle unpacked(const std::string& bytes) {
+  return msgpack::unpack(bytes.data(), bytes.size());
+}
+
+// Packs `o`, an array, leaving out its last `drop` elements.
+void pack_shorter(msgpack::packer<msgpack::sbuffer>& pk, const msgpack::object& o,
+                  std::uint32_t drop) {
+  pk.pack_array(o.via.array.size - drop);
+  for (std::uint32_t i = 0; i + drop < o.via.array.size; ++i)
+    pk.pack(o.via.array.ptr[i]);
+}
+
+// A record as 0.1.0 (77220f1) wrote it: the fields without a format number.
+TEST(GridJobRecord, AFormatOneRecordStillDecodes) {
+  const auto r = sample();
+  auto v2 = encode_record(r);
+  auto oh = unpacked(v2);
+  ASSERT_EQ(oh.get().via.array.size, 2u);
+  EXPECT_EQ(oh.get().via.array.ptr[0].as<std::uint32_t>(), record_format);
+  msgpack::sbuffer buf;
+  msgpack::packer<msgpack::sbuffer> pk(&buf);
+  pk.pack(oh.get().via.array.ptr[1]);
+  auto back = decode_record(std::string_view(buf.data(), buf.size()));
+  ASSERT_TRUE(back) << back.err().message;
+  EXPECT_EQ(back->request, r.request);
+  EXPECT_EQ(back->job, r.job);
+}
+
+// Fields appended to the request since a record was written keep their defaults (a strict
+// decode refused the record, and a node with active grid jobs did not start).
+TEST(GridJobRecord, FieldsAddedSinceTheRecordKeepTheirDefaults) {
+  auto r = sample();
+  r.request.finish_by_eq7 = true;  // the request's last field: "added" after this record
+  auto oh = unpacked(encode_record(r));
+  const auto& fields = oh.get().via.array.ptr[1];
+  msgpack::sbuffer buf;
+  msgpack::packer<msgpack::sbuffer> pk(&buf);
+  pk.pack_array(2);
+  pk.pack(record_format);
+  pk.pack_array(fields.via.array.size);
+  pack_shorter(pk, fields.via.array.ptr[0], 1);  // the request, one field short
+  for (std::uint32_t i = 1; i < fields.via.array.size; ++i)
+    pk.pack(fields.via.array.ptr[i]);
+  auto back = decode_record(std::string_view(buf.data(), buf.size()));
+  ASSERT_TRUE(back) << back.err().message;
+  EXPECT_EQ(back->request.finish_by_eq7, grid_submit_request{}.finish_by_eq7);
+  EXPECT_EQ(back->request.clusters, r.request.clusters);
+  EXPECT_EQ(back->job, r.job);
+  // Messages stay strict: a peer of this protocol sends every field.
+  msgpack::sbuffer req;
+  msgpack::packer<msgpack::sbuffer> rpk(&req);
+  pack_shorter(rpk, fields.via.array.ptr[0], 1);
+  EXPECT_FALSE(decode<grid_submit_request>(std::string_view(req.data(), req.size())));
+}
+
+TEST(GridJobRecord, ARecordOfANewerFormatIsRefusedSayingSo) {
+  auto oh = unpacked(encode_record(sample()));
+  msgpack::sbuffer buf;
+  msgpack::packer<msgpack::sbuffer> pk(&buf);
+  pk.pack_array(2);
+  pk.pack(record_format + 1);
+  pk.pack(oh.get().via.array.ptr[1]);
+  auto back = decode_record(std::string_view(buf.data(), buf.size()));
+  ASSERT_FALSE(back);
+  EXPECT_EQ(back.err().code, errc::storage_failure);
+  EXPECT_NE(back.err().message.find("written by a newer arbroker"), std::string::npos)
+      << back.err().message;
 }
 
 TEST(GridJobRecord, GarbageIsAStorageFailure) {

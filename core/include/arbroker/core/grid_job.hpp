@@ -146,6 +146,11 @@ struct grid_job {
   std::int32_t duplicate_starts = 0;
   duration migration_gain = 0;  ///< sum of the TTD gains promised by the migrations
   std::string reservation;      ///< strategy reserve: the reservation it runs in
+  /// Strategy reserve, ended without running its course (cancelled, or stopped before its
+  /// job was in it): the reservation, made for it alone, is to be cancelled once no copy is
+  /// live. Stored with the job, which stays active() until the reservation's cluster has
+  /// said so, so that a restart sends the cancel again.
+  bool reservation_to_release = false;
   std::vector<placement_event> history;
   friend bool operator==(const grid_job&, const grid_job&) = default;
 
@@ -182,7 +187,8 @@ struct grid_job {
   std::size_t live_copies() const;
   /// Copy i should not be (or stay) in any queue: the job was cancelled or another copy won.
   bool doomed(std::size_t i) const;
-  /// The broker still has work with it: not ended, or a copy may still be in a queue.
+  /// The broker still has work with it: not ended, a copy may still be in a queue, or its
+  /// reservation is to be released.
   bool active() const;
 
  private:

@@ -55,29 +55,42 @@ class msgpack_writer {
   msgpack::packer<msgpack::sbuffer>& out_;
 };
 
+/// What a reader does with a struct that has fewer fields than this build's. Fields are only
+/// ever appended, so the missing ones are the newest.
+enum class missing_fields {
+  refuse,         ///< messages: a peer of this protocol sends every field
+  keep_defaults,  ///< stored records an older release wrote: the new fields keep defaults
+};
+
 /// Reads fields in inspect order from a msgpack object; the first error sticks.
 class msgpack_reader {
  public:
   using result_type = void;
-  explicit msgpack_reader(const msgpack::object& in) : cur_(&in) {}
+  explicit msgpack_reader(const msgpack::object& in, missing_fields m = missing_fields::refuse)
+      : cur_(&in), missing_(m) {}
 
   template <class... Ts>
   void operator()(Ts&... xs) {
     if (failed()) return;
     if (cur_->type != msgpack::type::ARRAY) return set_error("expected an array (a struct)");
-    // Newer senders may append fields; older ones may not omit any.
-    if (cur_->via.array.size < sizeof...(Ts))
-      return set_error("struct has " + std::to_string(cur_->via.array.size) + " fields, expected " +
+    // Newer senders may append fields; older ones may not omit any (but older records may).
+    const std::size_t n = cur_->via.array.size;
+    if (n < sizeof...(Ts) && missing_ == missing_fields::refuse)
+      return set_error("struct has " + std::to_string(n) + " fields, expected " +
                        std::to_string(sizeof...(Ts)));
-    const msgpack::object* fields = cur_->via.array.ptr;
-    std::size_t i = 0;
-    (read_at(fields[i++], xs), ...);
+    [[maybe_unused]] const msgpack::object* fields = cur_->via.array.ptr;
+    [[maybe_unused]] std::size_t i = 0;
+    (read_present(fields, n, i++, xs), ...);
   }
 
   bool failed() const noexcept { return !error_.empty(); }
   const std::string& error_text() const noexcept { return error_; }
 
  private:
+  template <class T>
+  void read_present(const msgpack::object* fields, std::size_t n, std::size_t i, T& x) {
+    if (i < n) read_at(fields[i], x);
+  }
   template <class T>
   void read_at(const msgpack::object& o, T& x) {
     if (failed()) return;
@@ -161,6 +174,7 @@ class msgpack_reader {
   }
 
   const msgpack::object* cur_;
+  missing_fields missing_;
   std::string error_;
 };
 
@@ -178,7 +192,7 @@ std::string encode(const T& value) {
 /// A message from msgpack bytes; invalid_parameter with the reason when the bytes are not a
 /// well-formed T (trailing bytes are an error too).
 template <class T>
-result<T> decode(std::string_view bytes) {
+result<T> decode(std::string_view bytes, missing_fields missing = missing_fields::refuse) {
   msgpack::object_handle oh;
   std::size_t off = 0;
   try {
@@ -190,7 +204,7 @@ result<T> decode(std::string_view bytes) {
     return fail(errc::invalid_parameter,
                 "trailing bytes after the message (" + std::to_string(bytes.size() - off) + ")");
   T value{};
-  msgpack_reader r(oh.get());
+  msgpack_reader r(oh.get(), missing);
   inspect(r, value);
   if (r.failed()) return fail(errc::invalid_parameter, "bad message: " + r.error_text());
   return value;
