@@ -722,6 +722,32 @@ TEST_F(real_grid_jobs, AdaptiveJobMigratesWhenTheOtherQueueDrainsAndRunsOnce) {
   EXPECT_TRUE(in_lrms("slurm2", j.copies[1].lrms_id));
 }
 
+// Issue 33: with every cluster full (a local job of all its CPUs for 20 minutes), the reserve
+// strategy holds right after the running jobs where each batch system accepts it. Each hold
+// used to start exactly at a job's end, which Slurm and Grid Engine refuse: "no cluster
+// granted a hold".
+TEST_F(real_grid_jobs, ReserveOnFullClustersHoldsWhereTheBatchSystemsAccept) {
+  start_signal s1, s2, sg;
+  const timestamp before = wall_clock()();  // the local jobs end 20 minutes after this, or later
+  sbatch_whole(conf1, 20, s1);
+  sbatch_whole(conf2, 20, s2);
+  qsub_whole(20, sg);
+  ASSERT_TRUE(s1.wait(30) && s2.wait(30) && sg.wait(30)) << "the local jobs did not start";
+  auto sub = ask<msg::grid_job_reply>(manager, grid_job(grid_strategy::reserve, 3));
+  ASSERT_TRUE(sub.error.ok()) << sub.error.message;
+  remember(sub.job);
+  ASSERT_FALSE(sub.job.reservation.empty()) << sub.job.history.back().what;
+  std::string refused;
+  for (const auto& e : sub.job.history)
+    if (e.what.rfind("no hold at ", 0) == 0) refused += e.what + "; ";
+  EXPECT_EQ(refused, "");  // every full cluster granted its hold
+  const auto where = sub.job.reservation.substr(0, sub.job.reservation.find('/'));
+  auto q = ask<msg::query_reply>(crs.at(where), msg::query_request{"root", sub.job.reservation});
+  ASSERT_TRUE(q.error.ok()) << q.error.message;
+  EXPECT_GE(q.info.start, before + 20 * 60);  // after the running job, not over it
+  EXPECT_EQ(q.info.state, reservation_state::committed);
+}
+
 TEST_F(real_grid_jobs, ReserveKeepsOneReservationAndReleasesTheOthers) {
   auto sub = ask<msg::grid_job_reply>(manager, grid_job(grid_strategy::reserve, 3));
   ASSERT_TRUE(sub.error.ok()) << sub.error.message;
