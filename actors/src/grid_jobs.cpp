@@ -278,11 +278,11 @@ class grid_jobs_state {
     for (auto& p : rd.submits) {
       std::vector<ranked> ok;
       std::string refused;
-      // Paper 004 pre-ranks by SED (eq. 1-6); paper 003 by TTD when the job brings
-      // staging data or benchmarks (the rule). A grid job names no reference CPU:
-      // alpha = 1 everywhere, and the run term is the job's execution time.
-      const bool by_sed =
-          p.request.inputs.empty() && p.request.output_bytes < 0 && p.request.benchmarks.empty();
+      // By default the time to delivery from the planned earliest start each outlook gives
+      // (paper 003's TTD): SED's W_max x ceil(busy / CPUs) makes a cluster with one busy CPU
+      // look as full as a full one. `sed` ranks as paper 004 does (eq. 1-6). A grid job names
+      // no reference CPU: alpha = 1 everywhere, and the run term is its execution time.
+      const bool by_sed = p.request.ranking == grid_ranking::sed;
       for (const auto& [at, terms] : p.candidates) {
         const auto& rep = rd.answers.at(at);
         const auto idx = rd.shape_index[at].at({p.request.np, terms.walltime});

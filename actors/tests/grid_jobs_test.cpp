@@ -92,11 +92,13 @@ TEST_F(grid_jobs_test, SingleGoesToTheClusterThatDeliversFirstAndRunsToTheEnd) {
   add_cluster("b", 8, 1000);
   busy("a", 8, 1000, 1000);
   start_manager();
-  auto j = submit(job(grid_strategy::single));
+  auto r = job(grid_strategy::single);
+  r.ranking = grid_ranking::sed;
+  auto j = submit(r);
   ASSERT_EQ(j.copies.size(), 1u);
   EXPECT_EQ(j.copies[0].cluster, "b");
   EXPECT_EQ(j.id, "n/g1");
-  // No staging data, no benchmarks: pre-ranked by paper 004's SED (b: no wait, delay = run).
+  // Ranked by paper 004's SED, as asked (b: no wait, delay = run).
   EXPECT_NE(j.history[0].what.find("rank 1 by SED (100 s)"), std::string::npos)
       << j.history[0].what;
   poll();
@@ -107,6 +109,26 @@ TEST_F(grid_jobs_test, SingleGoesToTheClusterThatDeliversFirstAndRunsToTheEnd) {
   EXPECT_EQ(done.state, grid_job_state::completed);
   EXPECT_EQ(done.ended, now);
   EXPECT_EQ(ours_in("b"), 0u);
+}
+
+// Issue 33: a half-busy cluster that can start the job at once, and a full one: by default the
+// job goes where it starts first. SED (W_max x ceil(busy / CPUs)) takes both for busy and sends
+// it to the full cluster, whose W_max is the shorter; it stays a named ranking.
+TEST_F(grid_jobs_test, ByDefaultAJobGoesWhereItsPlannedStartIsEarliestNotWhereSedPointsIt) {
+  add_cluster("a", 16, 1000);
+  add_cluster("b", 16, 1000);
+  busy("a", 16, 1000, 500);  // full for 500 s
+  busy("b", 8, 3000, 3000);  // half busy: room for the job now
+  start_manager();
+  auto j = submit(job(grid_strategy::single, 4, 100));
+  ASSERT_EQ(j.copies.size(), 1u);
+  EXPECT_EQ(j.copies[0].cluster, "b");
+  EXPECT_NE(j.history[0].what.find("by TTD (100 s)"), std::string::npos) << j.history[0].what;
+  auto r = job(grid_strategy::single, 4, 100);
+  r.ranking = grid_ranking::sed;
+  auto k = submit(r);
+  ASSERT_EQ(k.copies.size(), 1u);
+  EXPECT_EQ(k.copies[0].cluster, "a");  // SED: 1000 x 1 + 100 against 3000 x 1 + 100
 }
 
 TEST_F(grid_jobs_test, FloodKeepsTheFirstCopyToRunAndLeavesNoOtherInAnyQueue) {

@@ -403,6 +403,8 @@ status validate(const msg::grid_submit_request& r) {
     return bad(errc::invalid_duration, "grid_submit.walltime",
                std::to_string(r.walltime) + " s outside [0, " + std::to_string(bounds::max_span) +
                    "] (0: from the benchmarks)");
+  if (!is_enum_value<grid_ranking>(static_cast<std::uint8_t>(r.ranking)))
+    return bad(errc::invalid_parameter, "grid_submit.ranking", "not start or sed");
   if (!is_enum_value<grid_strategy>(static_cast<std::uint8_t>(r.strategy)))
     return bad(errc::invalid_parameter, "grid_submit.strategy", "unknown strategy");
   if (r.width < 1 || r.width > max_grid_width)

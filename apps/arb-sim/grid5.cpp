@@ -123,6 +123,7 @@ status run_grid5(const grid5_config& c, const run_options& opt) {
         r.name = cl.name + "-" + std::to_string(j.job_id);
         r.np = np;
         r.walltime = run;
+        r.ranking = grid_ranking::sed;  // paper 004's experiments rank by SED
         grid.push_back({j.job_id, at, r});
         continue;
       }

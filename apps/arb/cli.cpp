@@ -329,6 +329,9 @@ result<msg::grid_submit_request> grid_submit(const options& o) {
     return bad_option("strategy",
                       "'" + o.strategy + "' is not one of single, flood, adaptive, reserve");
   r.strategy = *strategy;
+  auto ranking = grid_ranking_from(o.rank);
+  if (!ranking) return bad_option("rank", "'" + o.rank + "' is not one of start, sed");
+  r.ranking = *ranking;
   r.width = o.width;
   if (auto ok = runtime_hints(o, r); !ok) return ok.err();
   if (!o.min_gain.empty()) {
@@ -646,6 +649,11 @@ void define(CLI::App& app, options& o) {
   submit->add_option("--strategy", o.strategy, "grid job: single, flood, adaptive, reserve")
       ->capture_default_str();
   submit->add_option("--width", o.width, "grid job: copies of a flood (1..16)")
+      ->capture_default_str();
+  submit
+      ->add_option("--rank", o.rank,
+                   "grid job: rank clusters by the earliest planned start (start) or by paper "
+                   "004's SED delay (sed)")
       ->capture_default_str();
   hint_options(submit, "grid job: run time on a system with that result");
   submit->add_option("--min-gain", o.min_gain, "adaptive: migrate only for more than this");

@@ -81,6 +81,7 @@ struct options {
   std::vector<std::string> ids;  ///< coallocate: the parts' reservation ids
   // Grid jobs (submit without --reservation, jobs, job show/cancel).
   std::string strategy = "single";
+  std::string rank = "start";  ///< grid job: start (earliest planned start) or sed
   int width = 3;
   std::vector<std::string> benchmarks;  ///< name=result:seconds
   std::vector<std::string> inputs;      ///< location:size

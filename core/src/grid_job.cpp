@@ -10,6 +10,7 @@ namespace {
 
 constexpr std::array<std::string_view, 4> strategy_names = {"single", "flood", "adaptive",
                                                             "reserve"};
+constexpr std::array<std::string_view, 2> ranking_names = {"start", "sed"};
 constexpr std::array<std::string_view, 6> job_state_names = {"pending",   "queued", "running",
                                                              "completed", "failed", "cancelled"};
 constexpr std::array<std::string_view, 6> copy_state_names = {"submitting", "queued", "running",
@@ -33,6 +34,12 @@ std::string_view to_string(grid_strategy s) noexcept {
 }
 std::optional<grid_strategy> grid_strategy_from(std::string_view name) noexcept {
   return value_in<grid_strategy>(strategy_names, name);
+}
+std::string_view to_string(grid_ranking r) noexcept {
+  return name_in(ranking_names, r);
+}
+std::optional<grid_ranking> grid_ranking_from(std::string_view name) noexcept {
+  return value_in<grid_ranking>(ranking_names, name);
 }
 std::string_view to_string(grid_job_state s) noexcept {
   return name_in(job_state_names, s);

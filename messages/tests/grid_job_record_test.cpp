@@ -80,7 +80,7 @@ TEST(GridJobRecord, AFormatOneRecordStillDecodes) {
 // decode refused the record, and a node with active grid jobs did not start).
 TEST(GridJobRecord, FieldsAddedSinceTheRecordKeepTheirDefaults) {
   auto r = sample();
-  r.request.finish_by_eq7 = true;  // the request's last field: "added" after this record
+  r.request.ranking = grid_ranking::sed;  // the request's last field (added in format 2)
   auto oh = unpacked(encode_record(r));
   const auto& fields = oh.get().via.array.ptr[1];
   msgpack::sbuffer buf;
@@ -93,7 +93,7 @@ TEST(GridJobRecord, FieldsAddedSinceTheRecordKeepTheirDefaults) {
     pk.pack(fields.via.array.ptr[i]);
   auto back = decode_record(std::string_view(buf.data(), buf.size()));
   ASSERT_TRUE(back) << back.err().message;
-  EXPECT_EQ(back->request.finish_by_eq7, grid_submit_request{}.finish_by_eq7);
+  EXPECT_EQ(back->request.ranking, grid_submit_request{}.ranking);
   EXPECT_EQ(back->request.clusters, r.request.clusters);
   EXPECT_EQ(back->job, r.job);
   // Messages stay strict: a peer of this protocol sends every field.

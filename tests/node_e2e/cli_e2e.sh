@@ -182,7 +182,7 @@ for strategy in single flood adaptive reserve; do
   contains "$out" "e2e-$strategy" || fail "jobs lists $strategy: $out"
 done
 check "job show with copies and history" 0 "$arb" job show "$gid_flood"
-contains "$out" "rank 1 by SED" && contains "$out" "rank 2 by SED" || fail "flood history: $out"
+contains "$out" "rank 1 by TTD" && contains "$out" "rank 2 by TTD" || fail "flood history: $out"
 check "reserve runs in a reservation" 0 "$arb" -o json job show "$gid_reserve"
 contains "$out" '"reservation": "' && ! contains "$out" '"reservation": ""' \
   || fail "reserve has a reservation: $out"

@@ -154,6 +154,17 @@ TEST(cli, every_other_command_builds_its_body) {
       {"submit", "--reservation", "a/5", "--np", "4", "--walltime", "1h", "--command", "run.sh"}));
   EXPECT_EQ(s.reservation_id, "a/5");
   EXPECT_EQ(s.command, "run.sh");
+  // A grid job ranks by the earliest planned start unless --rank sed asks for paper 004's.
+  auto g = std::get<msg::grid_submit_request>(build({"submit", "--np", "4", "--walltime", "1h"}));
+  EXPECT_EQ(g.ranking, grid_ranking::start);
+  g = std::get<msg::grid_submit_request>(
+      build({"submit", "--np", "4", "--walltime", "1h", "--rank", "sed"}));
+  EXPECT_EQ(g.ranking, grid_ranking::sed);
+  auto bad = parse({"submit", "--np", "4", "--walltime", "1h", "--rank", "fastest"});
+  auto refused = build_request(bad.o, now);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.err().message.find("'fastest' is not one of start, sed"), std::string::npos)
+      << refused.err().message;
   EXPECT_EQ(std::get<msg::list_request>(build({"--user", "alice", "list"})).user, "alice");
   EXPECT_EQ(std::get<msg::list_request>(build({"--user", "root", "list", "--all"})).user, "");
   EXPECT_EQ(std::get<msg::list_request>(build({"--user", "root", "--for", "bob", "list"})).user,

@@ -47,6 +47,19 @@ struct enum_bounds<grid_strategy> {
 std::string_view to_string(grid_strategy s) noexcept;
 std::optional<grid_strategy> grid_strategy_from(std::string_view name) noexcept;
 
+/// How a grid job's clusters are ranked for its placement (docs/grid-jobs.md, "Placement").
+enum class grid_ranking : std::uint8_t {
+  start,  ///< by time to delivery from each cluster's planned earliest start (the default)
+  sed,    ///< by paper 004's SED delay (eq. 6): busy CPUs x W_max, not the plan of the queue
+};
+template <>
+struct enum_bounds<grid_ranking> {
+  static constexpr grid_ranking last = grid_ranking::sed;
+  static constexpr const char* name = "grid_ranking";
+};
+std::string_view to_string(grid_ranking r) noexcept;
+std::optional<grid_ranking> grid_ranking_from(std::string_view name) noexcept;
+
 enum class grid_job_state : std::uint8_t { pending, queued, running, completed, failed, cancelled };
 template <>
 struct enum_bounds<grid_job_state> {

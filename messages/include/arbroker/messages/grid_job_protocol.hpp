@@ -32,11 +32,14 @@ struct grid_submit_request {
   /// reserve: pick the hold with the earliest finish by paper 004's eq. 7 as printed
   /// (start + the site's TTD, which counts the wait twice) instead of start + run time.
   bool finish_by_eq7 = false;
+  /// start: by the time to delivery from each cluster's planned earliest start (the
+  /// outlook's); sed: by paper 004's SED delay, as its experiments rank.
+  grid_ranking ranking = grid_ranking::start;
   friend bool operator==(const grid_submit_request&, const grid_submit_request&) = default;
 };
 ARB_FIELDS(grid_submit_request, x.user, x.name, x.command, x.np, x.walltime, x.strategy, x.width,
            x.min_gain, x.max_migrations, x.benchmarks, x.penalty, x.inputs, x.output_bytes,
-           x.clusters, x.finish_by_eq7)
+           x.clusters, x.finish_by_eq7, x.ranking)
 
 struct grid_copy_info {
   std::string cluster;
