@@ -171,6 +171,16 @@ class real_grid : public ::testing::Test {
 
   void expect_not_overtaken(const std::string& cluster, lrms& l, const std::string& running,
                             const start_signal& started);
+  /// When running job `id` of `l` ends by its LRMS: its start plus its time limit.
+  static timestamp running_job_end(lrms& l, const std::string& id) {
+    auto snap = l.jobs_snapshot();
+    EXPECT_TRUE(snap) << l.kind();
+    if (snap)
+      for (const auto& j : snap->running)
+        if (j.id == id && j.started) return *j.started + j.walltime;
+    ADD_FAILURE() << id << " is not running in " << l.kind();
+    return 0;
+  }
   // A local job of the whole cluster for `minutes`, straight to the batch system (sbatch,
   // qsub); remembered for clean-up. Its script signals `started` when it runs.
   std::string sbatch_whole(const std::string& conf, int minutes, const start_signal& started);
@@ -447,18 +457,9 @@ TEST_F(real_grid, OnFullClustersEveryPathReservesWhereTheLrmsAccepts) {
   ASSERT_TRUE(s1.wait(30) && sg.wait(30)) << "the local jobs did not start";
   slurm_lrms sl(slurm_opts(conf1));
   gridengine_lrms ge(ge_conf());
-  auto end_of = [](lrms& l, const std::string& id) -> timestamp {
-    auto snap = l.jobs_snapshot();
-    EXPECT_TRUE(snap) << l.kind();
-    if (snap)
-      for (const auto& j : snap->running)
-        if (j.id == id && j.started) return *j.started + j.walltime;
-    ADD_FAILURE() << id << " is not running in " << l.kind();
-    return 0;
-  };
   // Each job's end (StartTime + TimeLimit) and the LRMS's first free second after it.
-  const std::map<std::string, timestamp> job_end{{"slurm1", end_of(sl, job1)},
-                                                 {"sge", end_of(ge, jobg)}};
+  const std::map<std::string, timestamp> job_end{{"slurm1", running_job_end(sl, job1)},
+                                                 {"sge", running_job_end(ge, jobg)}};
   const std::map<std::string, duration> margin{{"slurm1", 1}, {"sge", 60}};
   std::map<std::string, timestamp> free_from;
   for (const auto& [cluster, end] : job_end)
@@ -510,6 +511,40 @@ TEST_F(real_grid, OnFullClustersEveryPathReservesWhereTheLrmsAccepts) {
   ASSERT_EQ(both.parts.size(), 2u);
   EXPECT_EQ(both.parts[0].start, std::max(free_from.at("slurm1"), free_from.at("sge")));
   EXPECT_EQ(both.attempts, 1);  // no LRMS refused its first common start
+}
+
+// Issue 33: a partly busy cluster (a local job of half its CPUs for 20 minutes): a reservation
+// of the free half starts when asked, one of all the CPUs from the LRMS's first free second
+// after the job, each at the first proposal.
+TEST_F(real_grid, OnPartlyBusyClustersTheFreeCpusNowAndAllOfThemAfterTheJob) {
+  start_signal s1, sg;
+  const auto job1 = sbatch(conf1, cpus["slurm1"] / 2, 20, s1);
+  const auto jobg = qsub(cpus["sge"] / 2, 20, sg);
+  ASSERT_TRUE(s1.wait(30) && sg.wait(30)) << "the local jobs did not start";
+  slurm_lrms sl(slurm_opts(conf1));
+  gridengine_lrms ge(ge_conf());
+  // Each job's end and the LRMS's margin after it (adapters/README.md).
+  const std::map<std::string, std::pair<timestamp, duration>> end_and_margin{
+      {"slurm1", {running_job_end(sl, job1), 1}}, {"sge", {running_job_end(ge, jobg), 60}}};
+  for (const auto& [cluster, em] : end_and_margin) {
+    const auto [job_end, margin] = em;
+    const int np = cpus[cluster];
+    auto half = elastic(np / 2, np / 2, 120, 0, 600);
+    half.clusters = {cluster};
+    half.let = half.est + 600;  // one slot: from when it asks
+    auto now_half = ask<msg::elastic_reply>(broker, half);
+    ASSERT_TRUE(now_half.error.ok()) << cluster << ": " << now_half.error.message;
+    EXPECT_EQ(now_half.reservation.start, half.est) << cluster;
+    EXPECT_EQ(now_half.stats.rejected_by_lrms, 0) << cluster;
+    auto all = elastic(np, np, 0, 0, 600);
+    all.clusters = {cluster};
+    all.est = job_end;  // the LRMS refuses a start there
+    all.let = all.est + 2 * 3600;
+    auto later = ask<msg::elastic_reply>(broker, all);
+    ASSERT_TRUE(later.error.ok()) << cluster << ": " << later.error.message;
+    EXPECT_GE(later.reservation.start, job_end + margin) << cluster;
+    EXPECT_EQ(later.stats.rejected_by_lrms, 0) << cluster;
+  }
 }
 
 TEST_F(real_grid, LocalJobsSubmittedWithSbatchAreNotOvertaken) {
