@@ -547,6 +547,52 @@ TEST_F(real_grid, OnPartlyBusyClustersTheFreeCpusNowAndAllOfThemAfterTheJob) {
   }
 }
 
+// Issue 33: local jobs that wait for something besides CPUs are planned where they will run,
+// so that no reservation postpones them (Local Jobs Preferred, `ese`):
+//  - a job with a begin time (sbatch --begin=now+180 -n 8 -t 2): a 10-minute reservation of
+//    all the CPUs from now + 150 s was admitted, and the job then ran 10 minutes late;
+//  - a job that depends on a running one (-d afterany:<1 CPU, 5 min>): it was planned now,
+//    and a reservation of all the CPUs at the parent's end took its place.
+TEST_F(real_grid, LocalJobsWaitingForABeginTimeOrADependencyAreNotOvertaken) {
+  auto sbatch_with = [this](std::vector<std::string> args) {
+    process_spec p;
+    p.argv = {"sbatch", "--parsable", "-o", "/dev/null"};
+    p.argv.insert(p.argv.end(), args.begin(), args.end());
+    p.argv.push_back("--wrap=sleep 600");
+    p.env = {{"SLURM_CONF", conf1}};
+    auto id = submitted_id(run_process(p));
+    jobs.emplace_back(conf1, id);
+    return id;
+  };
+  const int np = cpus["slurm1"];
+  const timestamp t0 = wall_clock()();
+  const auto begun = sbatch_with({"--begin=now+180", "-n", std::to_string(np), "-t", "2"});
+  auto r = elastic(np, np, 0, 0, 600);
+  r.clusters = {"slurm1"};
+  r.est = t0 + 150;
+  r.let = t0 + 13 * 60;
+  auto before_it = ask<msg::elastic_reply>(broker, r);
+  // Only after the job's two minutes from its begin time, which leaves no room in the window.
+  EXPECT_FALSE(before_it.error.ok()) << "admitted at " << before_it.reservation.start;
+  EXPECT_GE(before_it.earliest_alternative, t0 + 180 + 120);
+  ASSERT_TRUE(slurm_lrms(slurm_opts(conf1)).cancel_job(begun));
+
+  start_signal parent_started;
+  const auto parent = sbatch(conf1, 1, 5, parent_started);
+  ASSERT_TRUE(parent_started.wait(30)) << "the parent did not start";
+  slurm_lrms sl(slurm_opts(conf1));
+  const timestamp parent_end = running_job_end(sl, parent);
+  (void)sbatch_with({"-d", "afterany:" + parent, "-n", std::to_string(np / 2), "-t", "2"});
+  auto after = elastic(np, np, 0, 0, 600);
+  after.clusters = {"slurm1"};
+  after.est = wall_clock()() + 60;
+  after.let = after.est + 2 * 3600;
+  after.tsn_max = 128;  // candidate starts ~1 minute apart
+  auto placed = ask<msg::elastic_reply>(broker, after);
+  ASSERT_TRUE(placed.error.ok()) << placed.error.message;
+  EXPECT_GE(placed.reservation.start, parent_end + 1 + 120);  // after the child's run
+}
+
 TEST_F(real_grid, LocalJobsSubmittedWithSbatchAreNotOvertaken) {
   start_signal started;
   const std::string running = sbatch_whole(conf1, 20, started);

@@ -1,6 +1,8 @@
 #include "arbroker/adapters/lrms.hpp"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 
 namespace arbroker {
 
@@ -41,8 +43,26 @@ cluster_workload to_workload(const lrms_snapshot& s) {
     w.running.push_back(
         {j.np, std::max<duration>(started + j.walltime + s.job_end_margin - s.now, 1)});
   }
+  // A queued job waits for its begin time and for the jobs it depends on: a running one's
+  // worst-case end, a queued one's planned run (the plan orders them).
+  std::unordered_map<std::string_view, timestamp> running_end;
+  for (const auto& j : s.running)
+    running_end[j.id] = j.started.value_or(s.now) + j.walltime + s.job_end_margin;
+  std::unordered_map<std::string_view, std::size_t> queued_at;
   for (const auto& j : s.queued)
-    if (!j.reservation) w.queued.push_back({j.np, j.walltime});
+    if (!j.reservation) queued_at.emplace(j.id, queued_at.size());
+  for (const auto& j : s.queued) {
+    if (j.reservation) continue;
+    waiting_job q{j.np, j.walltime, j.not_before > s.now ? j.not_before : 0};
+    for (const auto& parent : j.after) {
+      if (auto r = running_end.find(parent); r != running_end.end())
+        q.not_before = std::max(q.not_before, r->second);
+      else if (auto k = queued_at.find(parent); k != queued_at.end())
+        q.after.push_back(k->second);
+      // else: ended, or bound to a reservation: nothing to wait for in this plan
+    }
+    w.queued.push_back(std::move(q));
+  }
   for (const auto& r : s.reservations)
     w.reservations.push_back({r.start, r.end, r.np});
   return w;

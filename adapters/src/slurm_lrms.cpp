@@ -37,6 +37,30 @@ struct slurm_lrms::cluster {
   std::string partition;
 };
 
+std::vector<std::string> slurm_dependency_ids(std::string_view dependency) {
+  std::vector<std::string> ids;
+  std::size_t at = 0;
+  while (at < dependency.size()) {
+    auto end = dependency.find_first_of(",?", at);
+    if (end == std::string_view::npos) end = dependency.size();
+    std::string_view item = dependency.substr(at, end - at);  // "afterok:13:14(unfulfilled)"
+    at = end + 1;
+    const auto paren = item.find('(');
+    if (paren != std::string_view::npos && item.substr(paren) != "(unfulfilled)") continue;
+    item = item.substr(0, paren);
+    for (auto colon = item.find(':'); colon != std::string_view::npos;) {
+      const auto next = item.find(':', colon + 1);
+      std::string_view id = item.substr(
+          colon + 1, next == std::string_view::npos ? std::string_view::npos : next - colon - 1);
+      id = id.substr(0, id.find_first_of("+_"));  // "12+30" (a delay), "12_*" (an array)
+      if (!id.empty() && id.find_first_not_of("0123456789") == std::string_view::npos)
+        ids.emplace_back(id);
+      colon = next;
+    }
+  }
+  return ids;
+}
+
 errc slurm_errc(int code) noexcept {
   switch (code) {
     case ESLURM_NODES_BUSY:
@@ -328,6 +352,11 @@ lrms_job to_job(const slurm_job_info_t& j) {
   if (state == JOB_RUNNING || state == JOB_SUSPENDED) out.started = j.start_time;
   if (j.resv_name && *j.resv_name) out.reservation = std::string(j.resv_name);
   if (j.name) out.name = j.name;
+  if (state == JOB_PENDING) {
+    // What else it waits for besides CPUs: its begin time (--begin) and its dependencies.
+    out.not_before = static_cast<timestamp>(j.eligible_time);  // the --begin time
+    if (j.dependency) out.after = slurm_dependency_ids(j.dependency);
+  }
   return out;
 }
 

@@ -36,5 +36,27 @@ TEST(ToWorkload, ARunningJobHoldsItsCpusForTheLrmssMarginPastItsWalltime) {
   EXPECT_EQ(to_workload(s).running, (std::vector<running_job>{{8, 360}}));
 }
 
+// Issue 33: what a queued job waits for besides CPUs reaches the plan: its begin time, a
+// running parent's worst-case end (with the LRMS's margin), a queued parent's place.
+TEST(ToWorkload, AQueuedJobsBeginTimeAndDependenciesReachThePlan) {
+  lrms_snapshot s;
+  s.now = 1000;
+  s.cpus = 16;
+  s.job_end_margin = 1;
+  s.running = {{"7", "u", 4, 600, 0, 700, {}, ""}};  // ends 1300
+  lrms_job begun{"8", "u", 8, 120, 0, {}, {}, ""};
+  begun.not_before = 1180;
+  lrms_job child{"9", "u", 4, 60, 0, {}, {}, ""};
+  child.after = {"7", "8", "3"};  // running, queued, ended
+  lrms_job past{"10", "u", 2, 60, 0, {}, {}, ""};
+  past.not_before = 900;  // a begin time already passed: none
+  s.queued = {begun, child, past};
+  auto w = to_workload(s);
+  ASSERT_EQ(w.queued.size(), 3u);
+  EXPECT_EQ(w.queued[0], (waiting_job{8, 120, 1180, {}}));
+  EXPECT_EQ(w.queued[1], (waiting_job{4, 60, 1301, {0}}));
+  EXPECT_EQ(w.queued[2], (waiting_job{2, 60, 0, {}}));
+}
+
 }  // namespace
 }  // namespace arbroker

@@ -19,6 +19,16 @@ slurm_options no_cluster() {
   return o;
 }
 
+TEST(SlurmDependencies, TheIdsOfUnfulfilledConditions) {
+  EXPECT_EQ(slurm_dependency_ids("afterany:12(unfulfilled)"), std::vector<std::string>{"12"});
+  EXPECT_EQ(slurm_dependency_ids("afterok:13:14(unfulfilled),afterany:15(satisfied)"),
+            (std::vector<std::string>{"13", "14"}));
+  EXPECT_EQ(slurm_dependency_ids("afterok:16+30(unfulfilled)?afternotok:17_*(unfulfilled)"),
+            (std::vector<std::string>{"16", "17"}));
+  EXPECT_EQ(slurm_dependency_ids("singleton(unfulfilled)"), std::vector<std::string>{});
+  EXPECT_EQ(slurm_dependency_ids(""), std::vector<std::string>{});
+}
+
 TEST(SlurmNames, PrefixIsAddedOnce) {
   slurm_lrms s(no_cluster());
   EXPECT_EQ(s.reservation_name("r1"), "arb-r1");

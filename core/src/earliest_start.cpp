@@ -1,6 +1,7 @@
 #include "arbroker/core/earliest_start.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <string>
 
 namespace arbroker {
@@ -41,11 +42,34 @@ result<workload_plan> plan_workload(const cluster_workload& w, timestamp now, es
   return plan;
 }
 
+namespace {
+
+// The order the queue is planned in: queue order, except that a job comes after the jobs it
+// depends on (a dependency on a job later in the queue, or a cycle, is planned as if absent).
+std::vector<std::size_t> dependency_order(const std::vector<waiting_job>& queued) {
+  std::vector<std::size_t> order;
+  order.reserve(queued.size());
+  std::vector<char> placed(queued.size(), 0), visiting(queued.size(), 0);
+  std::function<void(std::size_t)> visit = [&](std::size_t i) {
+    if (placed[i] || visiting[i]) return;
+    visiting[i] = 1;
+    for (auto k : queued[i].after)
+      if (k < queued.size() && k != i) visit(k);
+    visiting[i] = 0;
+    placed[i] = 1;
+    order.push_back(i);
+  };
+  for (std::size_t i = 0; i < queued.size(); ++i)
+    visit(i);
+  return order;
+}
+
+}  // namespace
+
 result<std::vector<timestamp>> plan_queued_jobs(availability_profile& profile,
                                                 const std::vector<waiting_job>& queued,
                                                 timestamp now) {
-  std::vector<timestamp> starts;
-  starts.reserve(queued.size());
+  std::vector<timestamp> starts(queued.size(), time_infinity);
   for (std::size_t i = 0; i < queued.size(); ++i) {
     const auto& j = queued[i];
     if (j.np < 1)
@@ -54,15 +78,20 @@ result<std::vector<timestamp>> plan_queued_jobs(availability_profile& profile,
     if (j.walltime <= 0)
       return fail(errc::invalid_duration, "queued job #" + std::to_string(i) + " has walltime " +
                                               std::to_string(j.walltime) + " s");
-    if (j.np > profile.total()) {
-      starts.push_back(time_infinity);
-      continue;
-    }
-    auto start = profile.earliest_start(now, j.walltime, j.np);
+  }
+  for (const auto i : dependency_order(queued)) {
+    const auto& j = queued[i];
+    if (j.np > profile.total()) continue;  // never fits, blocks nothing
+    // Not before its begin time, nor before the jobs it waits for have run their walltime.
+    timestamp ready = std::max(now, j.not_before);
+    for (auto k : j.after)
+      if (k < queued.size() && k != i && starts[k] != time_infinity)
+        ready = std::max(ready, starts[k] + queued[k].walltime);
+    auto start = profile.earliest_start(ready, j.walltime, j.np);
     if (!start)
       return fail(start.err().code,
                   "queued job #" + std::to_string(i) + ": " + start.err().message);
-    starts.push_back(*start);
+    starts[i] = *start;
     // Cannot fail: earliest_start just found these CPUs free.
     (void)profile.add(*start, *start + j.walltime, j.np);
   }

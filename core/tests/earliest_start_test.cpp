@@ -133,6 +133,28 @@ TEST(EarliestStart, OversizedQueuedJobBlocksNothing) {
   EXPECT_EQ(plan->queue_tail, 30);
 }
 
+// Issue 33: a queued job that waits for its begin time, or for the jobs it depends on, is
+// planned there, not at the first vacancy: a reservation in front of it would postpone it.
+TEST(EarliestStart, QueuedJobsWaitForTheirBeginTimeAndTheirDependencies) {
+  cluster_workload w;
+  w.cpus = 8;
+  w.queued = {{8, 120, 180, {}},  // sbatch --begin=now+180 -t 2
+              {4, 100, 0, {2}},   // after the third job (planned first)
+              {4, 60, 0, {}}};
+  auto plan = plan_workload(w, 0, ese_policy::local_jobs_preferred);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->queued_starts, (std::vector<timestamp>{180, 60, 0}));
+  // A 10-minute reservation of every CPU from 150 s on: not before the begun job's end.
+  EXPECT_EQ(*estimate_earliest_start(w, 0, 150, 600, 8, ese_policy::local_jobs_preferred), 300);
+  // Without the begin time the job is planned now, and 150 s looks free (what was admitted).
+  w.queued[0].not_before = 0;
+  EXPECT_EQ(*estimate_earliest_start(w, 0, 150, 600, 8, ese_policy::local_jobs_preferred), 280);
+  // A dependency cycle is broken at one edge: the queue is still planned, whole.
+  w.queued = {{4, 100, 0, {1}}, {4, 100, 0, {0}}};
+  EXPECT_EQ(plan_workload(w, 0, ese_policy::local_jobs_preferred)->queued_starts,
+            (std::vector<timestamp>{100, 0}));
+}
+
 TEST(EarliestStart, RejectsBadInput) {
   auto w = figure2();
   EXPECT_EQ(estimate_earliest_start(w, 0, 0, 0, 1, ese_policy::local_jobs_preferred).err().code,

@@ -22,6 +22,10 @@ struct lrms_job {
   std::optional<timestamp> started;        ///< set for running jobs
   std::optional<std::string> reservation;  ///< id of the reservation it is bound to
   std::string name;  ///< as submitted (grid-job copies are found again by it after a crash)
+  /// A queued job that may not start before this (Slurm --begin, Grid Engine -a); 0: none.
+  timestamp not_before = 0;
+  /// The jobs it waits for (Slurm --dependency, Grid Engine -hold_jid), by LRMS id.
+  std::vector<std::string> after = {};
   friend bool operator==(const lrms_job&, const lrms_job&) = default;
 };
 

@@ -91,4 +91,9 @@ class slurm_lrms final : public lrms {
 /// lrms_failure for anything without a closer code.
 errc slurm_errc(int slurm_errno) noexcept;
 
+/// The job ids a pending job still waits for, from Slurm's dependency text
+/// ("afterany:12(unfulfilled),afterok:13:14(unfulfilled)"; "?" separates alternatives):
+/// every id of an unfulfilled condition (singleton and others without a job id are left out).
+std::vector<std::string> slurm_dependency_ids(std::string_view dependency);
+
 }  // namespace arbroker

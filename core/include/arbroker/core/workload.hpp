@@ -1,5 +1,8 @@
 #pragma once
 
+#include <cstddef>
+#include <vector>
+
 #include "arbroker/core/time.hpp"
 
 namespace arbroker {
@@ -16,10 +19,15 @@ struct running_job {
   friend bool operator==(const running_job&, const running_job&) = default;
 };
 
-/// A queued job: asks for np CPUs for at most `walltime` seconds (its wall time limit).
+/// A queued job: asks for np CPUs for at most `walltime` seconds (its wall time limit),
+/// not before `not_before` (a begin time, or the worst-case end of a running job it depends
+/// on; 0: none), and only after the queued jobs `after` (indices into the same queue, its
+/// dependencies) have run their walltime.
 struct waiting_job {
   int np = 0;
   duration walltime = 0;
+  timestamp not_before = 0;
+  std::vector<std::size_t> after = {};
 
   friend bool operator==(const waiting_job&, const waiting_job&) = default;
 };
