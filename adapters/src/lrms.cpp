@@ -44,13 +44,18 @@ cluster_workload to_workload(const lrms_snapshot& s) {
         {j.np, std::max<duration>(started + j.walltime + s.job_end_margin - s.now, 1)});
   }
   // A queued job waits for its begin time and for the jobs it depends on: a running one's
-  // worst-case end, a queued one's planned run (the plan orders them).
+  // worst-case end, a queued one's planned run (the plan orders them). The id indexes are
+  // built only when some job has dependencies (a simulated queue of 100k jobs has none).
   std::unordered_map<std::string_view, timestamp> running_end;
-  for (const auto& j : s.running)
-    running_end[j.id] = j.started.value_or(s.now) + j.walltime + s.job_end_margin;
   std::unordered_map<std::string_view, std::size_t> queued_at;
-  for (const auto& j : s.queued)
-    if (!j.reservation) queued_at.emplace(j.id, queued_at.size());
+  if (std::any_of(s.queued.begin(), s.queued.end(),
+                  [](const auto& j) { return !j.after.empty(); })) {
+    for (const auto& j : s.running)
+      running_end[j.id] = j.started.value_or(s.now) + j.walltime + s.job_end_margin;
+    for (const auto& j : s.queued)
+      if (!j.reservation) queued_at.emplace(j.id, queued_at.size());
+  }
+  w.queued.reserve(s.queued.size());
   for (const auto& j : s.queued) {
     if (j.reservation) continue;
     waiting_job q{j.np, j.walltime, j.not_before > s.now ? j.not_before : 0};
