@@ -67,8 +67,7 @@ struct coordinator_job {
   int denied_tries = 0;
 
   void note_probe_error(const msg::wire_error& e) {
-    const auto code = static_cast<errc>(e.code);
-    if (!e.ok() && (code == errc::unreachable || code == errc::timeout)) ++unreached;
+    if (outcome_unknown(e)) ++unreached;
   }
   /// The code of a request that ends without a reservation: `code` (busy, infeasible), unless
   /// a cluster it needed could not be reached (a probe unanswered, or a prepare in doubt,

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "arbroker/actors/gis.hpp"
+#include "arbroker/actors/reservation_attempt.hpp"
 #include "arbroker/core/expected_delay.hpp"
 #include "arbroker/core/grid_placement.hpp"
 #include "arbroker/core/site_adaptation.hpp"
@@ -419,8 +420,7 @@ class grid_jobs_state {
       } else {
         hold.why = rep ? rep->error.message : rep.err().message;
         // An answer lost on its way (an agent's link) may hide a hold: release its txn.
-        const auto code = rep ? static_cast<errc>(rep->error.code) : rep.err().code;
-        if (code == errc::unreachable || code == errc::timeout)
+        if (outcome_unknown(rep ? rep->error : msg::to_wire(rep.err())))
           txn(hold.at.cluster, msg::release_txn_request{jobs_.at(serial).job.id},
               [](const result<msg::ack_reply>&) {});
       }
@@ -770,12 +770,11 @@ class grid_jobs_state {
   // One state request per cluster for every copy that may be in its queue.
   std::int32_t poll_round() {
     if (!unresolved_.empty() || !resend_.empty()) recover_round();
-    for (auto& [serial, t] : jobs_)
-      if (t.job.reservation_to_release) release_reservation_if_done(serial);
     forget_ended();
     std::map<std::string, std::vector<std::pair<std::uint64_t, std::size_t>>> by_cluster;
     for (auto& [serial, t] : jobs_) {
       if (!t.job.active()) continue;
+      if (t.job.reservation_to_release) release_reservation_if_done(serial);  // a lost cancel
       for (std::size_t i = 0; i < t.job.copies.size(); ++i) {
         const auto& c = t.job.copies[i];
         if ((c.state == copy_state::queued || c.state == copy_state::running) && !c.lrms_id.empty())

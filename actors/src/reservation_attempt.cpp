@@ -13,14 +13,6 @@ msg::prepare_reply gone_reply(const std::string& txn, const std::string& cluster
   return r;
 }
 
-// The answer says the call may have run without its answer reaching us: the link to an
-// agent was lost with the call in flight, or the call outlived its deadline. (A call made
-// while a link is down did not run; releasing its txn is harmless: unknown txns succeed.)
-bool outcome_unknown(const msg::prepare_reply& r) {
-  const auto code = static_cast<errc>(r.error.code);
-  return !r.error.ok() && (code == errc::unreachable || code == errc::timeout);
-}
-
 }  // namespace
 
 std::string_view to_string(reservation_attempt::phase p) noexcept {
@@ -147,10 +139,7 @@ reservation_attempt::calls reservation_attempt::answer(std::uint64_t id,
     // granted without saying so neither.
     calls out;
     if (granted) send(out, i, kind::release);
-    if (r && outcome_unknown(*r)) {
-      part.prepared = *r;
-      settle(out, i);
-    }
+    if (r && outcome_unknown(r->error)) settle(out, i);
     return out;
   }
   part.prepared = r ? *r : gone_reply(part_txn(i), part.terms.cluster);
@@ -158,7 +147,7 @@ reservation_attempt::calls reservation_attempt::answer(std::uint64_t id,
   part.lost = !r;
   part.committed = granted && parts_.size() == 1 && !terms_.client_commits;
   calls out;
-  if (r && outcome_unknown(*r)) settle(out, i);  // now: the other parts may take long
+  if (r && outcome_unknown(r->error)) settle(out, i);  // now: the other parts may take long
   if (--waiting_ > 0) return out;
   auto next = after_prepares();
   out.insert(out.end(), std::make_move_iterator(next.begin()), std::make_move_iterator(next.end()));

@@ -55,6 +55,12 @@ const std::array<batch_system, 2> systems{{
     {"gridengine", true, "", nothing_needed, make_gridengine},
 }};
 
+error not_in_this_build(const batch_system& b) {
+  return {errc::invalid_parameter, "'" + std::string(b.name) +
+                                       "' is not in this build of arbroker; it needs " +
+                                       std::string(b.requires_text)};
+}
+
 }  // namespace
 
 std::span<const batch_system> batch_systems() {
@@ -66,9 +72,7 @@ result<const batch_system*> find_batch_system(std::string_view name) {
   for (const auto& b : systems) {
     if (b.name == name) {
       if (b.built) return &b;
-      return fail(errc::invalid_parameter, "'" + std::string(name) +
-                                               "' is not in this build of arbroker; it needs " +
-                                               std::string(b.requires_text));
+      return not_in_this_build(b);
     }
     known += (known.empty() ? "" : ", ") + std::string(b.name);
   }
@@ -79,10 +83,7 @@ result<const batch_system*> find_batch_system(std::string_view name) {
 result<std::unique_ptr<lrms>> make_batch_lrms(const batch_system& system,
                                               const batch_system_settings& settings,
                                               const std::string& name_prefix) {
-  if (!system.built || !system.make)
-    return fail(errc::invalid_parameter, std::string(system.name) +
-                                             " is not in this build of arbroker; it needs " +
-                                             std::string(system.requires_text));
+  if (!system.built || !system.make) return not_in_this_build(system);
   if (auto problem = system.check(settings))
     return fail(errc::invalid_parameter, problem->key + ": " + problem->message);
   return system.make(settings, name_prefix);

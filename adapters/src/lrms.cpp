@@ -37,12 +37,12 @@ result<lrms_snapshot> lrms::jobs_snapshot() {
 cluster_workload to_workload(const lrms_snapshot& s) {
   cluster_workload w;
   w.cpus = s.cpus;
-  for (const auto& j : s.running) {
-    if (j.reservation) continue;
-    const timestamp started = j.started.value_or(s.now);
-    w.running.push_back(
-        {j.np, std::max<duration>(started + j.walltime + s.job_end_margin - s.now, 1)});
-  }
+  // Until when the LRMS counts a running job's CPUs as taken (past its walltime by its margin).
+  auto booked_until = [&s](const lrms_job& j) {
+    return j.started.value_or(s.now) + j.walltime + s.job_end_margin;
+  };
+  for (const auto& j : s.running)
+    if (!j.reservation) w.running.push_back({j.np, std::max<duration>(booked_until(j) - s.now, 1)});
   // A queued job waits for its begin time and for the jobs it depends on: a running one's
   // worst-case end, a queued one's planned run (the plan orders them). The id indexes are
   // built only when some job has dependencies (a simulated queue of 100k jobs has none).
@@ -51,7 +51,7 @@ cluster_workload to_workload(const lrms_snapshot& s) {
   if (std::any_of(s.queued.begin(), s.queued.end(),
                   [](const auto& j) { return !j.after.empty(); })) {
     for (const auto& j : s.running)
-      running_end[j.id] = j.started.value_or(s.now) + j.walltime + s.job_end_margin;
+      running_end[j.id] = booked_until(j);
     for (const auto& j : s.queued)
       if (!j.reservation) queued_at.emplace(j.id, queued_at.size());
   }

@@ -66,8 +66,7 @@ int run(const options& o) {
   // The agent owns the capacity: its audit trail has every change of its reservations, made
   // by whichever broker (brokers log their clients' requests, not the agent's changes).
   if (cfg->audit) {
-    api::server_events unused;  // no API of its own: no requests, no logins
-    install_audit_log(unused);
+    install_audit_trail();  // no API of its own: no requests, no logins
     hooks.reservation_changed = audit_reservation;
   }
   hooks.remote_event = [](const std::string& what) { spdlog::info("event=agent {}", what); };

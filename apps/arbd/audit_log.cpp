@@ -60,7 +60,7 @@ void audit_refusal_summaries(bool all) {
         std::chrono::duration<double>(s.span).count());
 }
 
-void install_audit_log(api::server_events& events, audit_limits limits) {
+void install_audit_trail() {
   auto base = spdlog::default_logger();
   auto audit =
       std::make_shared<spdlog::logger>("audit", base->sinks().begin(), base->sinks().end());
@@ -68,6 +68,11 @@ void install_audit_log(api::server_events& events, audit_limits limits) {
                                                              : spdlog::level::info);
   audit->flush_on(base->flush_level());  // as the node's own lines (a log file flushes each)
   installed = audit;
+}
+
+void install_audit_log(api::server_events& events, audit_limits limits) {
+  install_audit_trail();
+  auto audit = installed;
   floods = std::make_shared<refusal_flood>(limits.interval, limits.burst);
   events.on_request_done = [audit, flood = floods](const api::request_record& r) {
     if (r.code != 0 && !flood->admit({r.via, r.user, r.peer, r.code}, refusal_flood::clock::now()))

@@ -21,8 +21,13 @@ struct audit_limits {
   std::size_t burst = 20;
 };
 
-/// Hooks that log every answered request and refused login to spdlog's logger "audit"
-/// (created on the default logger's sinks). Refusals beyond `limits` are summarized.
+/// The logger "audit" (on the default logger's sinks, written at any level but "off") that
+/// audit_reservation() and audit_note() write to: all a process without an API needs (the
+/// agent).
+void install_audit_trail();
+
+/// The audit trail, and hooks that log every answered request and refused login to it.
+/// Refusals beyond `limits` are summarized.
 void install_audit_log(api::server_events& events, audit_limits limits = {});
 
 /// Writes `event=refusals_summarized ... suppressed=N` for each client whose interval is

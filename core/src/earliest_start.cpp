@@ -1,7 +1,6 @@
 #include "arbroker/core/earliest_start.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <string>
 
 namespace arbroker {
@@ -45,22 +44,34 @@ result<workload_plan> plan_workload(const cluster_workload& w, timestamp now, es
 namespace {
 
 // The order the queue is planned in: queue order, except that a job comes after the jobs it
-// depends on (a dependency on a job later in the queue, or a cycle, is planned as if absent).
+// depends on (a cycle is broken at one edge). Iterative: a chain of thousands of jobs is no
+// deeper than the stack it needs here.
 std::vector<std::size_t> dependency_order(const std::vector<waiting_job>& queued) {
   std::vector<std::size_t> order;
   order.reserve(queued.size());
-  std::vector<char> placed(queued.size(), 0), visiting(queued.size(), 0);
-  std::function<void(std::size_t)> visit = [&](std::size_t i) {
-    if (placed[i] || visiting[i]) return;
-    visiting[i] = 1;
-    for (auto k : queued[i].after)
-      if (k < queued.size() && k != i) visit(k);
-    visiting[i] = 0;
-    placed[i] = 1;
-    order.push_back(i);
-  };
-  for (std::size_t i = 0; i < queued.size(); ++i)
-    visit(i);
+  enum : char { unseen, visiting, placed };
+  std::vector<char> mark(queued.size(), unseen);
+  std::vector<std::pair<std::size_t, std::size_t>> stack;  // (job, next parent to look at)
+  for (std::size_t root = 0; root < queued.size(); ++root) {
+    if (mark[root] != unseen) continue;
+    mark[root] = visiting;
+    stack.emplace_back(root, 0);
+    while (!stack.empty()) {
+      auto& [i, next] = stack.back();
+      const auto& after = queued[i].after;
+      if (next < after.size()) {
+        const auto k = after[next++];
+        if (k < queued.size() && mark[k] == unseen) {
+          mark[k] = visiting;
+          stack.emplace_back(k, 0);
+        }
+        continue;
+      }
+      mark[i] = placed;
+      order.push_back(i);
+      stack.pop_back();
+    }
+  }
   return order;
 }
 
@@ -79,7 +90,12 @@ result<std::vector<timestamp>> plan_queued_jobs(availability_profile& profile,
       return fail(errc::invalid_duration, "queued job #" + std::to_string(i) + " has walltime " +
                                               std::to_string(j.walltime) + " s");
   }
-  for (const auto i : dependency_order(queued)) {
+  // Queue order, unless some job depends on another (then parents first).
+  const bool dependencies = std::any_of(queued.begin(), queued.end(),
+                                        [](const waiting_job& j) { return !j.after.empty(); });
+  const auto order = dependencies ? dependency_order(queued) : std::vector<std::size_t>{};
+  for (std::size_t n = 0; n < queued.size(); ++n) {
+    const auto i = dependencies ? order[n] : n;
     const auto& j = queued[i];
     if (j.np > profile.total()) continue;  // never fits, blocks nothing
     // Not before its begin time, nor before the jobs it waits for have run their walltime.

@@ -209,6 +209,14 @@ class reservation_attempt {
 
 std::string_view to_string(reservation_attempt::phase p) noexcept;
 
+/// An error answer after which the call may still have run where it went: its answer was
+/// lost (unreachable: the link to an agent broke with the call in flight) or came too late
+/// (timeout). A call made while a link was down did not run; treating it alike is harmless.
+inline bool outcome_unknown(const msg::wire_error& e) {
+  const auto code = static_cast<errc>(e.code);
+  return !e.ok() && (code == errc::unreachable || code == errc::timeout);
+}
+
 /// For a failure message: "" or "; N of them got no answer (released where they may have
 /// been granted)".
 std::string in_doubt_note(const reservation_attempt& a);

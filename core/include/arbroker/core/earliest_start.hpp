@@ -45,9 +45,9 @@ struct workload_plan {
 /// capacity_exceeded (running jobs and reservations alone overbook the cluster).
 result<workload_plan> plan_workload(const cluster_workload& w, timestamp now, ese_policy policy);
 
-/// The queue part of plan_workload on a profile the caller built (running jobs and
-/// reservations): places each queued job in FIFO order at its earliest fit from `now` and
-/// returns the planned starts (time_infinity for a job larger than the profile).
+/// The queue part of plan_workload (parents first, each from its begin time and its parents'
+/// ends, else FIFO) on a profile the caller built (running jobs and reservations): the
+/// planned starts (time_infinity for a job larger than the profile).
 /// invalid_processor_range / invalid_duration for a job with np < 1 or walltime <= 0.
 result<std::vector<timestamp>> plan_queued_jobs(availability_profile& profile,
                                                 const std::vector<waiting_job>& queued,
