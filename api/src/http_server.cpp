@@ -146,6 +146,10 @@ class http_server::impl : public std::enable_shared_from_this<impl> {
     local_ = acceptor_.local_endpoint();
   }
 
+  /// stop() has begun: set before any session is told to drain, so that a response a session
+  /// writes before its own drain arrives already says the connection closes.
+  bool stopping() const noexcept { return stopping_flag_.load(std::memory_order_acquire); }
+
   void start() {
     asio::post(acceptor_.get_executor(), [self = shared_from_this()] { self->accept(); });
   }
@@ -179,6 +183,7 @@ class http_server::impl : public std::enable_shared_from_this<impl> {
   mutable std::mutex mu_;
   std::map<session_base*, std::shared_ptr<session_base>> sessions_;
   bool stopping_ = false;
+  std::atomic<bool> stopping_flag_{false};  // stopping_, read without mu_ by the sessions
   std::function<void()> on_stopped_;
 };
 
@@ -406,7 +411,7 @@ class session final : public session_base, public std::enable_shared_from_this<s
     res->set(http::field::server, "arbroker");
     res->set(http::field::content_type, "application/json");
     decorate(*res);
-    res->keep_alive(keep_alive_ && !draining_);
+    res->keep_alive(keep_alive_ && !draining_ && !srv_->stopping());
     res->body() = std::move(body);
     res->prepare_payload();
     lowest().expires_after(limits_.request_timeout);
@@ -507,6 +512,7 @@ void http_server::impl::stop(std::chrono::milliseconds deadline, std::function<v
                    return;
                  }
                  self->stopping_ = true;
+                 self->stopping_flag_.store(true, std::memory_order_release);
                  error_code ignored;
                  self->acceptor_.close(ignored);
                  for (auto& [_, s] : self->sessions_)
