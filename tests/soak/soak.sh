@@ -2,8 +2,9 @@
 # A CI-sized soak (issue 16): arbd on one simulated cluster, arb-soak reserving and cancelling
 # at a steady 200 requests/s over 16 connections for 20 s of warm-up and 90 s measured. The
 # node's RSS must not grow by more than 4 MiB/min (a least-squares slope over 3 s samples) and
-# the median latency of `list` in the last third must stay within twice the first third's
-# (or within 2 ms of it: below that it is noise).
+# the median latency of `list` in the last third (each sample the fastest of 5 calls) must stay
+# within twice the first third's (or within 2 ms of it: below that it is noise). ctest runs it
+# alone (RUN_SERIAL).
 # The cluster keeps its default retention (30 days of history): finished reservations leave
 # memory at once and stay in the store, so the history grows on disk, never in memory.
 # Usage: soak.sh ARBD ARB_SOAK WORKDIR
