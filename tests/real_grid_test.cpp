@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -591,6 +592,107 @@ TEST_F(real_grid, LocalJobsWaitingForABeginTimeOrADependencyAreNotOvertaken) {
   auto placed = ask<msg::elastic_reply>(broker, after);
   ASSERT_TRUE(placed.error.ok()) << placed.error.message;
   EXPECT_GE(placed.reservation.start, parent_end + 1 + 120);  // after the child's run
+}
+
+// The same on Grid Engine: a job of the whole cell with -a (its begin time) and one with
+// -hold_jid (after a running job), both read from qstat and planned as Slurm's are.
+TEST_F(real_grid, LocalJobsWaitingForAnExecutionTimeOrAHoldJidAreNotOvertaken) {
+  auto qsub_with = [this](std::vector<std::string> args) {
+    process_spec p;
+    p.argv = {
+        "/usr/lib/gridengine/qsub", "-terse", "-b", "y", "-o", "/dev/null", "-e", "/dev/null"};
+    p.argv.insert(p.argv.end(), args.begin(), args.end());
+    p.argv.emplace_back("/bin/sleep");
+    p.argv.emplace_back("600");
+    p.env = {{"SGE_ROOT", ge_conf().sge_root}, {"SGE_CELL", ge_conf().sge_cell}, {"TZ", "UTC"}};
+    auto id = submitted_id(run_process(p));
+    ge_jobs.push_back(id);
+    return id;
+  };
+  const int np = cpus["sge"];
+  const timestamp t0 = wall_clock()();
+  char at[32];  // qsub -a [[CC]YY]MMDDhhmm[.SS], in UTC
+  const std::time_t begin = t0 + 180;
+  std::strftime(at, sizeof at, "%Y%m%d%H%M.%S", std::gmtime(&begin));
+  const auto begun = qsub_with({"-a", at, "-pe", "arb", std::to_string(np), "-l", "h_rt=120"});
+  auto r = elastic(np, np, 0, 0, 600);
+  r.clusters = {"sge"};
+  r.est = t0 + 150;
+  r.let = t0 + 13 * 60;
+  auto before_it = ask<msg::elastic_reply>(broker, r);
+  EXPECT_FALSE(before_it.error.ok()) << "admitted at " << before_it.reservation.start;
+  EXPECT_GE(before_it.earliest_alternative, t0 + 180 + 120);
+  gridengine_lrms ge(ge_conf());
+  ASSERT_TRUE(ge.cancel_job(begun));
+
+  start_signal parent_started;
+  const auto parent = qsub(1, 5, parent_started);
+  ASSERT_TRUE(parent_started.wait(30)) << "the parent did not start";
+  const timestamp parent_end = running_job_end(ge, parent);
+  // Ten minutes, so that a start after it cannot be a candidate's rounding past the
+  // parent's end + DURATION_OFFSET (candidates are ~1 minute apart).
+  (void)qsub_with({"-hold_jid", parent, "-pe", "arb", std::to_string(np / 2), "-l", "h_rt=600"});
+  auto after = elastic(np, np, 0, 0, 600);
+  after.clusters = {"sge"};
+  after.est = wall_clock()() + 60;
+  after.let = after.est + 2 * 3600;
+  after.tsn_max = 128;  // candidate starts ~1 minute apart
+  auto placed = ask<msg::elastic_reply>(broker, after);
+  ASSERT_TRUE(placed.error.ok()) << placed.error.message;
+  // After the child's run, which starts when the parent's slot is free.
+  EXPECT_GE(placed.reservation.start, parent_end + ge_conf().duration_offset + 600);
+}
+
+// Issue 33: a held local job (scontrol hold / sbatch -H, qhold / qsub -h) is planned as if
+// released now, so it blocks a reservation over its CPUs, and the status names it and why.
+TEST_F(real_grid, HeldLocalJobsBlockAndTheStatusSaysWhy) {
+  process_spec p;
+  p.argv = {"sbatch",
+            "--parsable",
+            "-H",
+            "-o",
+            "/dev/null",
+            "-n",
+            std::to_string(cpus["slurm1"]),
+            "-t",
+            "10",
+            "--wrap=sleep 600"};
+  p.env = {{"SLURM_CONF", conf1}};
+  const auto held_slurm = submitted_id(run_process(p));
+  jobs.emplace_back(conf1, held_slurm);
+  p.argv = {"/usr/lib/gridengine/qsub",
+            "-terse",
+            "-h",
+            "-b",
+            "y",
+            "-o",
+            "/dev/null",
+            "-e",
+            "/dev/null",
+            "-pe",
+            "arb",
+            std::to_string(cpus["sge"]),
+            "-l",
+            "h_rt=600",
+            "/bin/sleep",
+            "600"};
+  p.env = {{"SGE_ROOT", ge_conf().sge_root}, {"SGE_CELL", ge_conf().sge_cell}};
+  const auto held_ge = submitted_id(run_process(p));
+  ge_jobs.push_back(held_ge);
+  for (const auto& [cluster, id] :
+       std::vector<std::pair<std::string, std::string>>{{"slurm1", held_slurm}, {"sge", held_ge}}) {
+    SCOPED_TRACE(cluster);
+    auto r = elastic(cpus[cluster], cpus[cluster], 60, 5 * 60, 300);
+    r.clusters = {cluster};
+    auto reply = ask<msg::elastic_reply>(broker, r);
+    EXPECT_FALSE(reply.error.ok()) << "admitted at " << reply.reservation.start;
+    auto status = ask<msg::cluster_status>(crs[cluster], msg::cluster_status_request{});
+    ASSERT_EQ(status.approximated.size(), 1u);
+    EXPECT_EQ(status.approximated[0].job, id);
+    EXPECT_EQ(status.approximated[0].owner, "root");
+    EXPECT_NE(status.approximated[0].reason.find("held"), std::string::npos)
+        << status.approximated[0].reason;
+  }
 }
 
 TEST_F(real_grid, LocalJobsSubmittedWithSbatchAreNotOvertaken) {

@@ -717,9 +717,11 @@ msg::cluster_status cluster_service::status_report(const msg::cluster_status_req
           .push_back({j.id, name(), j.owner, started, started + j.walltime, j.np,
                       reservation_state::active, 0, 0, 0});
     }
-    for (const auto& j : snap->queued)
+    for (const auto& j : snap->queued) {
       out.lrms_queued.push_back(
           {j.id, name(), j.owner, -1, -1, j.np, reservation_state::accepted, 0, 0, 0});
+      if (!j.approximation.empty()) out.approximated.push_back({j.id, j.owner, j.approximation});
+    }
   }
   out.running_jobs = view_.running;
   out.queued_jobs = view_.queued;

@@ -163,13 +163,13 @@ result<std::vector<lrms_job>> gridengine_lrms::list_jobs(deadline until,
   if (!o->ok()) return refused("qstat", *o);
   auto entries = ge::parse_qstat(o->out);
   if (!entries) return entries.err();
-  // Which reservation each job is bound to is only in the jobs' details.
+  // Which reservation each job is bound to, and its -a time, are only in the jobs' details.
   std::vector<std::string> numbers;
   for (const auto& e : *entries) {
     std::string n = e.job.id.substr(0, e.job.id.find('.'));
     if (std::find(numbers.begin(), numbers.end(), n) == numbers.end()) numbers.push_back(n);
   }
-  std::map<std::string, std::string> bound;
+  std::map<std::string, ge::job_details> details;
   if (!numbers.empty()) {
     std::string list;
     for (const auto& n : numbers)
@@ -178,14 +178,16 @@ result<std::vector<lrms_job>> gridengine_lrms::list_jobs(deadline until,
     if (!d) return d.err();
     // A job that ended in between makes qstat -j complain and exit 1; the rest is fine.
     if (!d->ok() && ge::classify(said(*d)) == errc::unreachable) return refused("qstat", *d);
-    auto b = ge::parse_job_reservations(d->out);
+    auto b = ge::parse_job_details(d->out);
     if (!b) return b.err();
-    bound = std::move(*b);
+    details = std::move(*b);
   }
   std::vector<lrms_job> running;
   for (auto& e : *entries) {
-    if (auto it = bound.find(e.job.id.substr(0, e.job.id.find('.'))); it != bound.end())
-      e.job.reservation = it->second;
+    if (auto it = details.find(e.job.id.substr(0, e.job.id.find('.'))); it != details.end()) {
+      e.job.reservation = it->second.reservation;
+      if (e.pending) e.job.not_before = it->second.not_before;
+    }
     if (e.pending) {
       if (queued != nullptr) queued->push_back(std::move(e.job));
     } else {

@@ -196,6 +196,32 @@ result<int> parse_cluster_slots(std::string_view xml) {
   return total;
 }
 
+namespace {
+
+/// A pending job's predecessors (-hold_jid: qstat -r lists those not finished yet), and why
+/// the plan only approximates it, if it does.
+void read_what_it_waits_for(const pugi::xml_node& j, qstat_entry& e) {
+  for (const auto& p : j.children("predecessor_jobs"))
+    if (const auto id = trim(p.text().get()); !id.empty()) e.job.after.emplace_back(id);
+  std::string why;
+  const auto add = [&why](const std::string& reason) { why += (why.empty() ? "" : "; ") + reason; };
+  // 'h' is also the hold of -hold_jid while a predecessor runs: that one the plan models. A
+  // user hold on top of it cannot be told apart in qstat's XML.
+  if (e.state.find('h') != std::string::npos && e.job.after.empty())
+    add("held (qhold or qsub -h): planned as if released now");
+  if (e.state.find('E') != std::string::npos)
+    add("in error state " + e.state + ": planned as if cleared now");
+  if (const auto q = text_of(j, "hard_req_queue"); !q.empty())
+    add("bound to queue " + std::string(q) + ": planned on any of the cell's slots");
+  for (const auto& req : j.children("hard_request"))
+    if (std::string_view(req.attribute("name").value()) == "hostname")
+      add("bound to host " + std::string(trim(req.text().get())) +
+          ": planned on any of the cell's slots");
+  e.job.approximation = std::move(why);
+}
+
+}  // namespace
+
 result<std::vector<qstat_entry>> parse_qstat(std::string_view xml) {
   auto doc = load(xml, "qstat -xml");
   if (!doc) return doc.err();
@@ -228,6 +254,7 @@ result<std::vector<qstat_entry>> parse_qstat(std::string_view xml) {
       if (!t) return t.err();
       e.job.started = *t;
     }
+    if (e.pending) read_what_it_waits_for(j, e);
     return e;
   };
   const auto root = doc->child("job_info");
@@ -245,17 +272,21 @@ result<std::vector<qstat_entry>> parse_qstat(std::string_view xml) {
   return running;
 }
 
-result<std::map<std::string, std::string>> parse_job_reservations(std::string_view xml) {
+result<std::map<std::string, job_details>> parse_job_details(std::string_view xml) {
   // qstat -j prints complaints about vanished jobs before the XML; start at the XML.
   const auto start = xml.find("<?xml");
-  if (start == std::string_view::npos) return std::map<std::string, std::string>{};
+  if (start == std::string_view::npos) return std::map<std::string, job_details>{};
   auto doc = load(xml.substr(start), "qstat -j -xml");
   if (!doc) return doc.err();
-  std::map<std::string, std::string> out;
+  std::map<std::string, job_details> out;
   for (const auto& el : doc->child("detailed_job_info").child("djob_info").children("element")) {
     const auto id = text_of(el, "JB_job_number");
-    const auto ar = text_of(el, "JB_ar");
-    if (!id.empty() && !ar.empty() && ar != "0") out.emplace(id, ar);
+    if (id.empty()) continue;
+    job_details d;
+    if (const auto ar = text_of(el, "JB_ar"); !ar.empty() && ar != "0") d.reservation = ar;
+    // qsub -a: seconds since the epoch (0: none).
+    d.not_before = to_number<timestamp>(text_of(el, "JB_execution_time")).value_or(0);
+    if (d.reservation || d.not_before > 0) out.emplace(id, std::move(d));
   }
   return out;
 }

@@ -61,6 +61,33 @@ std::vector<std::string> slurm_dependency_ids(std::string_view dependency) {
   return ids;
 }
 
+std::string slurm_approximation(const slurm_pending_facts& f) {
+  std::string why;
+  const auto add = [&why](std::string_view reason) {
+    why += (why.empty() ? "" : "; ") + std::string(reason);
+  };
+  // Held jobs have priority 0 and so come last in the plan; when released they get one back.
+  if (f.held) add("held (scontrol hold): planned as if released now, after the other jobs");
+  const auto in_list = [](std::string_view list, std::string_view name) {
+    for (std::size_t at = 0; at <= list.size();) {
+      const auto end = std::min(list.find(',', at), list.size());
+      if (list.substr(at, end - at) == name) return true;
+      at = end + 1;
+    }
+    return false;
+  };
+  if (!f.partitions.empty() && !in_list(f.partitions, f.cluster_partition))
+    add("in partition " + std::string(f.partitions) + ": counted against " +
+        std::string(f.cluster_partition) + "'s CPUs");
+  if (!f.req_nodes.empty())
+    add("asks for nodes " + std::string(f.req_nodes) + ": planned on any CPU");
+  if (f.dependency.find("singleton") != std::string_view::npos)
+    add("dependency singleton: planned without it");
+  if (f.dependency.find('?') != std::string_view::npos)
+    add("dependency with alternatives (?): planned after all of them");
+  return why;
+}
+
 errc slurm_errc(int code) noexcept {
   switch (code) {
     case ESLURM_NODES_BUSY:
@@ -341,7 +368,7 @@ lrms_reservation to_reservation(const reserve_info_t& r) {
   return out;
 }
 
-lrms_job to_job(const slurm_job_info_t& j) {
+lrms_job to_job(const slurm_job_info_t& j, std::string_view cluster_partition = {}) {
   lrms_job out;
   out.id = std::to_string(j.job_id);
   out.owner = j.user_name && *j.user_name ? j.user_name : user_name(j.user_id);
@@ -356,6 +383,11 @@ lrms_job to_job(const slurm_job_info_t& j) {
     // What else it waits for besides CPUs: its begin time (--begin) and its dependencies.
     out.not_before = static_cast<timestamp>(j.eligible_time);  // the --begin time
     if (j.dependency) out.after = slurm_dependency_ids(j.dependency);
+    const bool held =
+        j.priority == 0 || j.state_reason == WAIT_HELD || j.state_reason == WAIT_HELD_USER;
+    out.approximation =
+        slurm_approximation({held, j.partition ? j.partition : "", cluster_partition,
+                             j.req_nodes ? j.req_nodes : "", j.dependency ? j.dependency : ""});
   }
   return out;
 }
@@ -532,7 +564,7 @@ result<lrms_snapshot> slurm_lrms::read(bool with_reservations) {
           if (state == lrms_job_state::running)
             s.running.push_back(to_job(j));
           else if (state == lrms_job_state::queued)
-            queued.push_back({j.priority, to_job(j)});
+            queued.push_back({j.priority, to_job(j, part->name ? part->name : "")});
         }
         // Queue order: Slurm starts higher priorities first, then earlier submissions.
         std::stable_sort(queued.begin(), queued.end(), [](const auto& a, const auto& b) {

@@ -246,21 +246,82 @@ TEST(Qstat, ClusterSlots) {
                           "</cluster_queue_summary></job_info>"));
 }
 
-TEST(Qstat, JobReservations) {
-  auto m = parse_job_reservations(R"(Following jobs do not exist or permissions are not sufficient: 
+TEST(Qstat, JobDetails) {
+  auto m = parse_job_details(R"(Following jobs do not exist or permissions are not sufficient: 
 9
 <?xml version='1.0'?>
 <detailed_job_info  xmlns:xsd="x">
   <djob_info>
-    <element><JB_job_number>2</JB_job_number><JB_ar>1</JB_ar><JB_owner>root</JB_owner></element>
+    <element><JB_job_number>2</JB_job_number><JB_ar>1</JB_ar><JB_owner>root</JB_owner>
+      <JB_execution_time>0</JB_execution_time></element>
     <element><JB_job_number>3</JB_job_number><JB_owner>root</JB_owner></element>
+    <element><JB_job_number>4</JB_job_number><JB_execution_time>1795838250</JB_execution_time>
+      </element>
   </djob_info>
 </detailed_job_info>)");
   ASSERT_TRUE(m) << m.err().message;
-  EXPECT_EQ(*m, (std::map<std::string, std::string>{{"2", "1"}}));
-  auto none = parse_job_reservations("Following jobs do not exist: 9\n");
+  EXPECT_EQ(*m, (std::map<std::string, job_details>{{"2", {"1", 0}}, {"4", {{}, 1795838250}}}));
+  auto none = parse_job_details("Following jobs do not exist: 9\n");
   ASSERT_TRUE(none);
   EXPECT_TRUE(none->empty());
+}
+
+// What qstat -xml -r printed (SGE 8.1.9) for jobs submitted with -hold_jid 293,294 -q arb.q
+// -l hostname=localhost, with -h, and one in an error state.
+constexpr const char* qstat_waiting = R"(<?xml version='1.0'?>
+<job_info  xmlns:xsd="x">
+  <queue_info>
+  </queue_info>
+  <job_info>
+    <job_list state="pending">
+      <JB_job_number>297</JB_job_number>
+      <JB_name>dep2</JB_name>
+      <JB_owner>root</JB_owner>
+      <state>hqw</state>
+      <JB_submission_time>2026-11-28T03:48:11</JB_submission_time>
+      <slots>1</slots>
+      <hard_request name="h_rt" resource_contribution="0.000000">120</hard_request>
+      <hard_request name="hostname" resource_contribution="0.000000">localhost</hard_request>
+      <hard_req_queue>arb.q</hard_req_queue>
+      <predecessor_jobs_req>293</predecessor_jobs_req>
+      <predecessor_jobs_req>294</predecessor_jobs_req>
+      <predecessor_jobs>293</predecessor_jobs>
+      <predecessor_jobs>294</predecessor_jobs>
+    </job_list>
+    <job_list state="pending">
+      <JB_job_number>296</JB_job_number>
+      <JB_owner>root</JB_owner>
+      <state>hqw</state>
+      <slots>2</slots>
+    </job_list>
+    <job_list state="pending">
+      <JB_job_number>298</JB_job_number>
+      <JB_owner>root</JB_owner>
+      <state>Eqw</state>
+      <slots>2</slots>
+    </job_list>
+    <job_list state="pending">
+      <JB_job_number>299</JB_job_number>
+      <JB_owner>root</JB_owner>
+      <state>qw</state>
+      <slots>2</slots>
+    </job_list>
+  </job_info>
+</job_info>)";
+
+TEST(Qstat, WhatPendingJobsWaitFor) {
+  auto r = parse_qstat(qstat_waiting);
+  ASSERT_TRUE(r) << r.err().message;
+  ASSERT_EQ(r->size(), 4u);
+  // Its predecessors are modelled; the queue and host it is bound to are not.
+  EXPECT_EQ((*r)[0].job.after, (std::vector<std::string>{"293", "294"}));
+  EXPECT_EQ((*r)[0].job.approximation,
+            "bound to queue arb.q: planned on any of the cell's slots; bound to host localhost: "
+            "planned on any of the cell's slots");
+  EXPECT_EQ((*r)[1].job.approximation, "held (qhold or qsub -h): planned as if released now");
+  EXPECT_EQ((*r)[2].job.approximation, "in error state Eqw: planned as if cleared now");
+  EXPECT_EQ((*r)[3].job.approximation, "");
+  EXPECT_TRUE((*r)[3].job.after.empty());
 }
 
 TEST(Qacct, LastRecordWins) {

@@ -29,6 +29,18 @@ TEST(SlurmDependencies, TheIdsOfUnfulfilledConditions) {
   EXPECT_EQ(slurm_dependency_ids(""), std::vector<std::string>{});
 }
 
+TEST(SlurmApproximations, WhatThePlanCannotModelIsNamed) {
+  EXPECT_EQ(slurm_approximation({false, "debug", "debug", "", "afterok:12(unfulfilled)"}), "");
+  EXPECT_EQ(slurm_approximation({false, "debug,long", "long", "", ""}), "");
+  EXPECT_EQ(slurm_approximation({true, "debug", "debug", "", ""}),
+            "held (scontrol hold): planned as if released now, after the other jobs");
+  EXPECT_EQ(slurm_approximation({false, "gpu", "debug", "n1", "singleton(unfulfilled)"}),
+            "in partition gpu: counted against debug's CPUs; asks for nodes n1: planned on any "
+            "CPU; dependency singleton: planned without it");
+  EXPECT_EQ(slurm_approximation({false, "debug", "debug", "", "afterok:1(unfulfilled)?afterok:2"}),
+            "dependency with alternatives (?): planned after all of them");
+}
+
 TEST(SlurmNames, PrefixIsAddedOnce) {
   slurm_lrms s(no_cluster());
   EXPECT_EQ(s.reservation_name("r1"), "arb-r1");

@@ -91,6 +91,13 @@ json to_json(const std::vector<msg::reservation_info>& rs) {
   return a;
 }
 
+json approximated_json(const std::vector<msg::queued_job_note>& notes) {
+  json a = json::array();
+  for (const auto& n : notes)
+    a.push_back(json{{"job", n.job}, {"owner", n.owner}, {"reason", n.reason}});
+  return a;
+}
+
 json to_json(const msg::slot& s) {
   json j{{"cluster", s.cluster},
          {"start", s.start},
@@ -253,8 +260,16 @@ struct body_renderer {
       rows.push_back({c.cluster, when(c.now), std::to_string(c.cpus), std::to_string(c.holds),
                       std::to_string(c.committed), std::to_string(c.running_jobs),
                       std::to_string(c.queued_jobs), c.name_prefix.empty() ? "-" : c.name_prefix});
-    return table(
+    std::string out = table(
         {"CLUSTER", "NOW", "CPUS", "HOLDS", "COMMITTED", "RUNNING", "QUEUED", "LRMS NAMES"}, rows);
+    // Queued local jobs the plan (and so LJP) only approximates: what an admin should know.
+    std::vector<row> notes;
+    for (const auto& c : r.clusters)
+      for (const auto& n : c.approximated)
+        notes.push_back({c.cluster, n.job, n.owner, n.reason});
+    if (!notes.empty())
+      out += "\n" + table({"CLUSTER", "QUEUED JOB", "OWNER", "PLANNED APPROXIMATELY"}, notes);
+    return out;
   }
 
   std::string text(const msg::grid_job_reply& r) const {
@@ -362,6 +377,7 @@ struct body_renderer {
                        {"moves", c.moves},
                        {"overruns", c.overruns},
                        {"overruns_refused", c.overruns_refused},
+                       {"approximated", approximated_json(c.approximated)},
                        {"reservations", to_json(c.reservations)}});
     return json{{"clusters", a}};
   }

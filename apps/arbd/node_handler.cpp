@@ -38,6 +38,8 @@ void keep_what_caller_sees(msg::cluster_status& s, const api::caller& who) {
   std::erase_if(s.lrms_running, others);
   std::erase_if(s.lrms_queued, others);
   std::erase_if(s.lrms_running_bound, others);
+  std::erase_if(s.approximated,
+                [&who](const msg::queued_job_note& n) { return n.owner != who.user; });
 }
 
 std::string operation_label(const api::request_body& body) {

@@ -22,6 +22,8 @@ msg::cluster_status mixed_status() {
   for (auto* list : {&s.reservations, &s.lrms_reservations, &s.lrms_running, &s.lrms_queued,
                      &s.lrms_running_bound})
     *list = {item("a", "alice"), item("b", "bob"), item("l", "operator7")};
+  for (const auto* owner : {"alice", "bob", "operator7"})
+    s.approximated.push_back({std::string("j-") + owner, owner, "held"});
   return s;
 }
 
@@ -41,6 +43,8 @@ TEST(node_handler, AUserSeesOnlyTheirOwnReservationsAndJobsInStatus) {
   EXPECT_EQ(owners(s.lrms_running), bob);
   EXPECT_EQ(owners(s.lrms_queued), bob);
   EXPECT_EQ(owners(s.lrms_running_bound), bob);
+  ASSERT_EQ(s.approximated.size(), 1u);
+  EXPECT_EQ(s.approximated[0].owner, "bob");
   // The cluster's counts are no one's in particular.
   EXPECT_EQ(s.running_jobs, 3);
   EXPECT_EQ(s.queued_jobs, 3);

@@ -51,15 +51,24 @@ result<int> parse_cluster_slots(std::string_view xml);
 
 /// A job as qstat -xml -r reports it.
 struct qstat_entry {
-  lrms_job job;       ///< walltime: h_rt, or time_infinity without one; reservation unset
+  /// walltime: h_rt, or time_infinity without one; reservation and not_before unset (they
+  /// are in qstat -j); for a pending job, after (its unfinished -hold_jid predecessors) and
+  /// approximation (held, an error state, bound to a queue or host).
+  lrms_job job;
   std::string state;  ///< qstat's letters: r, t, qw, hqw, Eqw, dr, ...
   bool pending = false;
 };
 /// Running jobs first, then pending ones in the order qstat lists them (its dispatch order).
 result<std::vector<qstat_entry>> parse_qstat(std::string_view xml);
 
-/// job number -> reservation id, from qstat -j LIST -xml (jobs without one are left out).
-result<std::map<std::string, std::string>> parse_job_reservations(std::string_view xml);
+/// What only a job's details say: the reservation it is bound to (-ar) and its -a time.
+struct job_details {
+  std::optional<std::string> reservation;
+  timestamp not_before = 0;
+  friend bool operator==(const job_details&, const job_details&) = default;
+};
+/// job number -> its details, from qstat -j LIST -xml (jobs with neither are left out).
+result<std::map<std::string, job_details>> parse_job_details(std::string_view xml);
 
 /// The last accounting record of qacct -j ID.
 struct accounting_record {

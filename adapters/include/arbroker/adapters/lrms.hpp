@@ -26,6 +26,11 @@ struct lrms_job {
   timestamp not_before = 0;
   /// The jobs it waits for (Slurm --dependency, Grid Engine -hold_jid), by LRMS id.
   std::vector<std::string> after = {};
+  /// Why the plan of the queue only approximates this queued job ("" when it models all it
+  /// waits for): held, bound to nodes or a queue, in another partition, an error state. Such
+  /// a job is planned as if it could start on any CPU as soon as its begin time and its
+  /// predecessors allow, so it blocks reservations rather than being overtaken by them.
+  std::string approximation = {};
   friend bool operator==(const lrms_job&, const lrms_job&) = default;
 };
 

@@ -96,4 +96,15 @@ errc slurm_errc(int slurm_errno) noexcept;
 /// every id of an unfulfilled condition (singleton and others without a job id are left out).
 std::vector<std::string> slurm_dependency_ids(std::string_view dependency);
 
+/// What the plan of the queue cannot model about a pending Slurm job.
+struct slurm_pending_facts {
+  bool held = false;                   ///< priority 0, or reason JobHeldUser/JobHeldAdmin
+  std::string_view partitions;         ///< the job's ("p1,p2")
+  std::string_view cluster_partition;  ///< the one the adapter plans
+  std::string_view req_nodes;          ///< nodes it asked for (-w)
+  std::string_view dependency;         ///< Slurm's dependency text
+};
+/// Why the plan only approximates such a job (lrms_job::approximation): "" when it does not.
+std::string slurm_approximation(const slurm_pending_facts& f);
+
 }  // namespace arbroker

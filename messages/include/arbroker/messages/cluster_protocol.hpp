@@ -414,6 +414,16 @@ struct cluster_status_request {
 };
 ARB_NO_FIELDS(cluster_status_request)
 
+/// A queued LRMS job that the plan of the queue only approximates, and why (for admins:
+/// what LJP protects less exactly than it could).
+struct queued_job_note {
+  std::string job;  ///< LRMS id
+  std::string owner;
+  std::string reason;
+  friend bool operator==(const queued_job_note&, const queued_job_note&) = default;
+};
+ARB_FIELDS(queued_job_note, x.job, x.owner, x.reason)
+
 struct cluster_status {
   std::string cluster;
   std::int64_t now = 0;
@@ -449,13 +459,15 @@ struct cluster_status {
   /// The names of this node's reservations in the LRMS: this prefix, then the id number
   /// (lrms_reservations lists every name under it; another node's prefix is not this one).
   std::string name_prefix = {};
+  /// Queued LRMS jobs the plan approximates (held, bound to nodes, ...): lrms_job::approximation.
+  std::vector<queued_job_note> approximated = {};
   friend bool operator==(const cluster_status&, const cluster_status&) = default;
 };
 ARB_FIELDS(cluster_status, x.cluster, x.now, x.cpus, x.holds, x.committed, x.running_jobs,
            x.queued_jobs, x.reservations, x.lrms_reservations, x.lrms_running, x.holds_created,
            x.commits, x.aborts, x.expiries, x.cancels, x.reserved_cpus, x.error, x.lrms_queued,
            x.lrms_running_bound, x.undeleted, x.moves, x.overruns, x.overruns_refused,
-           x.name_prefix)
+           x.name_prefix, x.approximated)
 
 }  // namespace arbroker::msg
 
