@@ -876,6 +876,29 @@ TEST_F(real_grid_jobs, FloodRunsWhereItCanStartAndLeavesNoOtherCopyInAnyQueue) {
   EXPECT_EQ(j.duplicate_starts, 0);
 }
 
+// Issue 33: slurm1 and the Grid Engine cell are full for 20 minutes, slurm2 is half busy for
+// as long. A job of 2 CPUs placed by `single`, and the first placement of `adaptive`, go
+// where they start at once (slurm2), not to a full cluster that paper 004's SED, with its
+// W_max x ceil(busy/CPUs) over a long W_max, cannot tell from a partly busy one.
+TEST_F(real_grid_jobs, SingleAndAdaptiveStartAtOnceOnThePartlyBusyCluster) {
+  start_signal s1, s2, sg;
+  sbatch_whole(conf1, 20, s1);
+  sbatch(conf2, cpus["slurm2"] / 2, 20, s2);
+  qsub_whole(20, sg);
+  ASSERT_TRUE(s1.wait(30) && s2.wait(30) && sg.wait(30)) << "the local jobs did not start";
+  for (const auto strategy : {grid_strategy::single, grid_strategy::adaptive}) {
+    SCOPED_TRACE(static_cast<int>(strategy));
+    auto sub = ask<msg::grid_job_reply>(manager, grid_job(strategy, 1));
+    ASSERT_TRUE(sub.error.ok()) << sub.error.message;
+    remember(sub.job);
+    ASSERT_EQ(sub.job.copies.size(), 1u);
+    EXPECT_EQ(sub.job.copies[0].cluster, "slurm2");
+    auto j = until(sub.job.id, [](const auto& x) { return x.state == grid_job_state::running; });
+    EXPECT_EQ(j.state, grid_job_state::running);
+    (void)ask<msg::grid_job_reply>(manager, msg::grid_cancel_request{"root", sub.job.id});
+  }
+}
+
 TEST_F(real_grid_jobs, AdaptiveJobMigratesWhenTheOtherQueueDrainsAndRunsOnce) {
   start_signal s1, s2;
   sbatch_whole(conf1, 20, s1);

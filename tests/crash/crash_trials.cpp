@@ -7,7 +7,8 @@
 //   - no reservation id appears twice, and no cluster is overbooked by reservations;
 //   - grid jobs of every strategy: none acknowledged is lost, none runs twice (at most one
 //     copy of a job in any LRMS), no copy the node no longer counts as live is left in a
-//     queue, and no job of a client is in an LRMS without being a live copy of a grid job.
+//     queue, no job of a client is in an LRMS without being a live copy of a grid job, and a
+//     `reserve` job cancelled (or failed before its job ran) leaves no live reservation.
 // With --agent, the clusters are behind an arb-agent (remote/README.md): trials kill -9 the
 // agent and the broker node in turn, under load, and check the same promises through the
 // broker, except that a hold may outlive a crash until its expiry (never past it). The
@@ -332,6 +333,22 @@ std::vector<std::string> audit_grid(api::client& admin, ledger& led,
           it->second->state != grid_job_state::cancelled)
         bad.push_back("acknowledged grid cancel undone: " + id);
     }
+  }
+  // A reserve job cancelled, or failed before its job was in its reservation, holds no
+  // reservation any more: its release is written with the cancel and survives a crash.
+  auto live_list = admin.call(msg::list_request{"", false, 0, ""});
+  if (!live_list || !live_list->ok()) return {"list failed"};
+  std::set<std::string> live_reservations;
+  for (const auto& r : std::get<msg::list_reply>(live_list->body).reservations)
+    if (r.state == reservation_state::committed || r.state == reservation_state::active)
+      live_reservations.insert(r.id);
+  for (const auto& j : jobs) {
+    const bool ended_without_its_job = j.state == grid_job_state::cancelled ||
+                                       (j.state == grid_job_state::failed && j.copies.empty());
+    if (j.strategy == grid_strategy::reserve && ended_without_its_job &&
+        live_reservations.count(j.reservation))
+      bad.push_back(j.id + " is " + std::string(to_string(j.state)) + " but its reservation " +
+                    j.reservation + " is still live");
   }
   auto status = admin.call(api::status_request{});
   if (!status || !status->ok()) return {"status failed"};
