@@ -877,25 +877,49 @@ TEST_F(real_grid_jobs, FloodRunsWhereItCanStartAndLeavesNoOtherCopyInAnyQueue) {
 }
 
 // Issue 33: slurm1 and the Grid Engine cell are full for 20 minutes, slurm2 is half busy for
-// as long. A job of 2 CPUs placed by `single`, and the first placement of `adaptive`, go
-// where they start at once (slurm2), not to a full cluster that paper 004's SED, with its
-// W_max x ceil(busy/CPUs) over a long W_max, cannot tell from a partly busy one.
-TEST_F(real_grid_jobs, SingleAndAdaptiveStartAtOnceOnThePartlyBusyCluster) {
+// as long. A job of 2 CPUs runs where it can start at once (slurm2) whatever its strategy:
+// placed by `single`, the first placement of `adaptive`, the flood's winner (its other copies
+// withdrawn) and the reservation `reserve` keeps (the others released). Paper 004's SED,
+// with its W_max x ceil(busy/CPUs) over a long W_max, cannot tell a full cluster from a
+// partly busy one: `--rank sed` sends single and adaptive to the full Grid Engine cell.
+TEST_F(real_grid_jobs, EveryStrategyStartsAtOnceOnThePartlyBusyCluster) {
   start_signal s1, s2, sg;
   sbatch_whole(conf1, 20, s1);
   sbatch(conf2, cpus["slurm2"] / 2, 20, s2);
   qsub_whole(20, sg);
   ASSERT_TRUE(s1.wait(30) && s2.wait(30) && sg.wait(30)) << "the local jobs did not start";
-  for (const auto strategy : {grid_strategy::single, grid_strategy::adaptive}) {
-    SCOPED_TRACE(static_cast<int>(strategy));
-    auto sub = ask<msg::grid_job_reply>(manager, grid_job(strategy, 1));
+  for (const auto strategy : {grid_strategy::single, grid_strategy::adaptive, grid_strategy::flood,
+                              grid_strategy::reserve}) {
+    SCOPED_TRACE(std::string(to_string(strategy)));
+    const bool wide = strategy == grid_strategy::flood || strategy == grid_strategy::reserve;
+    auto sub = ask<msg::grid_job_reply>(manager, grid_job(strategy, wide ? 3 : 1));
     ASSERT_TRUE(sub.error.ok()) << sub.error.message;
     remember(sub.job);
-    ASSERT_EQ(sub.job.copies.size(), 1u);
-    EXPECT_EQ(sub.job.copies[0].cluster, "slurm2");
-    auto j = until(sub.job.id, [](const auto& x) { return x.state == grid_job_state::running; });
-    EXPECT_EQ(j.state, grid_job_state::running);
+    auto j = until(sub.job.id, [](const auto& x) {
+      return x.state == grid_job_state::running &&
+             std::none_of(x.copies.begin(), x.copies.end(),
+                          [](const auto& c) { return c.state == copy_state::queued; });
+    });
+    ASSERT_EQ(j.state, grid_job_state::running);
+    const auto runs = std::find_if(j.copies.begin(), j.copies.end(),
+                                   [](const auto& c) { return c.state == copy_state::running; });
+    ASSERT_NE(runs, j.copies.end());
+    EXPECT_EQ(runs->cluster, "slurm2");
+    for (const auto& c : j.copies)  // squeue/qstat: only the running copy is left
+      EXPECT_EQ(in_lrms(c.cluster, c.lrms_id), &c == &*runs) << c.cluster << " " << c.lrms_id;
+    if (strategy == grid_strategy::reserve) {
+      EXPECT_EQ(j.reservation.rfind("slurm2/", 0), 0u) << j.reservation;
+      slurm_lrms sl1(slurm_opts(conf1));
+      gridengine_lrms ge(ge_conf());
+      EXPECT_TRUE(ours(sl1).empty() && ours(ge).empty());  // the other holds were released
+    }
+    // Cancelled and gone from slurm2's queue, so that the next job finds its CPUs free.
     (void)ask<msg::grid_job_reply>(manager, msg::grid_cancel_request{"root", sub.job.id});
+    auto gone = until(sub.job.id, [&](const auto& x) {
+      return std::none_of(x.copies.begin(), x.copies.end(),
+                          [&](const auto& c) { return in_lrms(c.cluster, c.lrms_id); });
+    });
+    ASSERT_EQ(gone.state, grid_job_state::cancelled);
   }
 }
 
