@@ -10,6 +10,18 @@ namespace arbroker {
 
 using namespace sqlite_detail;
 
+namespace {
+
+/// The first of the rows a lookup by primary key read, if any.
+template <class Row>
+result<std::optional<Row>> first_of(result<std::vector<Row>> rows) {
+  if (!rows) return rows.err();
+  if (rows->empty()) return std::optional<Row>();
+  return std::optional<Row>(std::move(rows->front()));
+}
+
+}  // namespace
+
 status sqlite_journal::save(const reservation_row& r) {
   auto t = save_pipelined(r);
   if (!t) return t.err();
@@ -116,10 +128,7 @@ result<std::optional<reservation_row>> sqlite_journal::find(const std::string& i
   if (auto ok = flush(); !ok) return ok.err();
   std::lock_guard lock{db_mu_};
   bind_text(st_->find, 1, id);
-  auto rows = read_rows(st_->find);
-  if (!rows) return rows.err();
-  if (rows->empty()) return std::optional<reservation_row>();
-  return std::optional<reservation_row>(std::move(rows->front()));
+  return first_of(read_rows(st_->find));
 }
 
 result<std::vector<reservation_row>> sqlite_journal::finished_rows(const history_query& q) {
@@ -268,10 +277,7 @@ result<std::optional<grid_job_row>> sqlite_journal::find_grid_job(const std::str
   if (auto ok = flush(); !ok) return ok.err();
   std::lock_guard lock{db_mu_};
   bind_text(st_->find_grid_job, 1, id);
-  auto rows = read_grid_jobs(st_->find_grid_job);
-  if (!rows) return rows.err();
-  if (rows->empty()) return std::optional<grid_job_row>();
-  return std::optional<grid_job_row>(std::move(rows->front()));
+  return first_of(read_grid_jobs(st_->find_grid_job));
 }
 
 result<std::vector<grid_job_row>> sqlite_journal::ended_grid_jobs(const history_query& q) {
