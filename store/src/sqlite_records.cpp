@@ -22,6 +22,13 @@ result<std::optional<Row>> first_of(result<std::vector<Row>> rows) {
 
 }  // namespace
 
+template <class F>
+auto sqlite_journal::read(F f) -> decltype(f()) {
+  if (auto ok = flush(); !ok) return ok.err();
+  std::lock_guard lock{db_mu_};
+  return f();
+}
+
 status sqlite_journal::save(const reservation_row& r) {
   auto t = save_pipelined(r);
   if (!t) return t.err();
@@ -102,17 +109,17 @@ result<std::vector<reservation_row>> sqlite_journal::read_rows(sqlite3_stmt* st)
 }
 
 result<std::vector<reservation_row>> sqlite_journal::rows_of(const std::string& cluster) {
-  if (auto ok = flush(); !ok) return ok.err();  // what was written before is read
-  std::lock_guard lock{db_mu_};
-  bind_text(st_->rows_of, 1, cluster);
-  return read_rows(st_->rows_of);
+  return read([&]() -> result<std::vector<reservation_row>> {
+    bind_text(st_->rows_of, 1, cluster);
+    return read_rows(st_->rows_of);
+  });
 }
 
 result<std::uint64_t> sqlite_journal::last_serial(const std::string& cluster) {
-  if (auto ok = flush(); !ok) return ok.err();
-  std::lock_guard lock{db_mu_};
-  bind_text(st_->last_serial, 1, cluster);
-  return read_serial(st_->last_serial, "cannot read the last reservation id");
+  return read([&]() -> result<std::uint64_t> {
+    bind_text(st_->last_serial, 1, cluster);
+    return read_serial(st_->last_serial, "cannot read the last reservation id");
+  });
 }
 
 result<std::uint64_t> sqlite_journal::read_serial(sqlite3_stmt* st, const char* what) {
@@ -125,22 +132,22 @@ result<std::uint64_t> sqlite_journal::read_serial(sqlite3_stmt* st, const char* 
 }
 
 result<std::optional<reservation_row>> sqlite_journal::find(const std::string& id) {
-  if (auto ok = flush(); !ok) return ok.err();
-  std::lock_guard lock{db_mu_};
-  bind_text(st_->find, 1, id);
-  return first_of(read_rows(st_->find));
+  return read([&]() -> result<std::optional<reservation_row>> {
+    bind_text(st_->find, 1, id);
+    return first_of(read_rows(st_->find));
+  });
 }
 
 result<std::vector<reservation_row>> sqlite_journal::finished_rows(const history_query& q) {
-  if (auto ok = flush(); !ok) return ok.err();
-  std::lock_guard lock{db_mu_};
-  auto* st = q.owner.empty() ? st_->history_all : st_->history_of;
-  if (!q.owner.empty()) bind_text(st, 1, q.owner);
-  sqlite3_bind_int64(st, 2, q.before);
-  bind_text(st, 3, q.before_id);
-  sqlite3_bind_int64(st, 4, static_cast<std::int64_t>(q.limit));
-  bind_text(st, 5, q.cluster);
-  return read_rows(st);
+  return read([&]() -> result<std::vector<reservation_row>> {
+    auto* st = q.owner.empty() ? st_->history_all : st_->history_of;
+    if (!q.owner.empty()) bind_text(st, 1, q.owner);
+    sqlite3_bind_int64(st, 2, q.before);
+    bind_text(st, 3, q.before_id);
+    sqlite3_bind_int64(st, 4, static_cast<std::int64_t>(q.limit));
+    bind_text(st, 5, q.cluster);
+    return read_rows(st);
+  });
 }
 
 status sqlite_journal::purge_finished(const std::string& cluster, timestamp before) {
@@ -152,20 +159,20 @@ status sqlite_journal::purge_finished(const std::string& cluster, timestamp befo
 }
 
 result<std::optional<lrms_claim>> sqlite_journal::claim_of(const std::string& cluster) {
-  if (auto ok = flush(); !ok) return ok.err();
-  std::lock_guard lock{db_mu_};
-  auto* st = st_->claim_of;
-  bind_text(st, 1, cluster);
-  std::optional<lrms_claim> out;
-  const int rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW)
-    out = lrms_claim{column_text(st, 0), static_cast<std::uint64_t>(std::max<std::int64_t>(
-                                             sqlite3_column_int64(st, 1), 0))};
-  sqlite3_reset(st);
-  sqlite3_clear_bindings(st);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-    return sql_error(db_, path_, "cannot read the claim of cluster " + cluster);
-  return out;
+  return read([&]() -> result<std::optional<lrms_claim>> {
+    auto* st = st_->claim_of;
+    bind_text(st, 1, cluster);
+    std::optional<lrms_claim> out;
+    const int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+      out = lrms_claim{column_text(st, 0), static_cast<std::uint64_t>(std::max<std::int64_t>(
+                                               sqlite3_column_int64(st, 1), 0))};
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+      return sql_error(db_, path_, "cannot read the claim of cluster " + cluster);
+    return out;
+  });
 }
 
 status sqlite_journal::save_claim(const std::string& cluster, const lrms_claim& claim) {
@@ -179,18 +186,18 @@ status sqlite_journal::save_claim(const std::string& cluster, const lrms_claim& 
 }
 
 result<std::string> sqlite_journal::node_id() {
-  if (auto ok = flush(); !ok) return ok.err();
-  std::lock_guard lock{db_mu_};
-  auto* st = st_->setting;
-  bind_text(st, 1, "id");
-  std::string out;
-  const int rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW) out = column_text(st, 0);
-  sqlite3_reset(st);
-  sqlite3_clear_bindings(st);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-    return sql_error(db_, path_, "cannot read the node id");
-  return out;
+  return read([&]() -> result<std::string> {
+    auto* st = st_->setting;
+    bind_text(st, 1, "id");
+    std::string out;
+    const int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) out = column_text(st, 0);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+      return sql_error(db_, path_, "cannot read the node id");
+    return out;
+  });
 }
 
 status sqlite_journal::save_node_id(const std::string& id) {
@@ -223,16 +230,16 @@ status sqlite_journal::forget_commit(const std::string& txn) {
 }
 
 result<std::vector<std::string>> sqlite_journal::commits() {
-  if (auto ok = flush(); !ok) return ok.err();
-  std::lock_guard lock{db_mu_};
-  auto* st = st_->commits;
-  std::vector<std::string> out;
-  int rc;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-    out.push_back(column_text(st, 0));
-  sqlite3_reset(st);
-  if (rc != SQLITE_DONE) return sql_error(db_, path_, "cannot read commit decisions");
-  return out;
+  return read([&]() -> result<std::vector<std::string>> {
+    auto* st = st_->commits;
+    std::vector<std::string> out;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+      out.push_back(column_text(st, 0));
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) return sql_error(db_, path_, "cannot read commit decisions");
+    return out;
+  });
 }
 
 status sqlite_journal::save_grid_job(const grid_job_row& row) {
@@ -268,33 +275,32 @@ result<std::vector<grid_job_row>> sqlite_journal::read_grid_jobs(sqlite3_stmt* s
 }
 
 result<std::vector<grid_job_row>> sqlite_journal::grid_jobs() {
-  if (auto ok = flush(); !ok) return ok.err();
-  std::lock_guard lock{db_mu_};
-  return read_grid_jobs(st_->grid_jobs);
+  return read(
+      [&]() -> result<std::vector<grid_job_row>> { return read_grid_jobs(st_->grid_jobs); });
 }
 
 result<std::optional<grid_job_row>> sqlite_journal::find_grid_job(const std::string& id) {
-  if (auto ok = flush(); !ok) return ok.err();
-  std::lock_guard lock{db_mu_};
-  bind_text(st_->find_grid_job, 1, id);
-  return first_of(read_grid_jobs(st_->find_grid_job));
+  return read([&]() -> result<std::optional<grid_job_row>> {
+    bind_text(st_->find_grid_job, 1, id);
+    return first_of(read_grid_jobs(st_->find_grid_job));
+  });
 }
 
 result<std::vector<grid_job_row>> sqlite_journal::ended_grid_jobs(const history_query& q) {
-  if (auto ok = flush(); !ok) return ok.err();
-  std::lock_guard lock{db_mu_};
-  auto* st = st_->ended_grid_jobs;
-  bind_text(st, 1, q.owner);
-  sqlite3_bind_int64(st, 2, q.before);
-  bind_text(st, 3, q.before_id);
-  sqlite3_bind_int64(st, 4, static_cast<sqlite3_int64>(q.limit));
-  return read_grid_jobs(st);
+  return read([&]() -> result<std::vector<grid_job_row>> {
+    auto* st = st_->ended_grid_jobs;
+    bind_text(st, 1, q.owner);
+    sqlite3_bind_int64(st, 2, q.before);
+    bind_text(st, 3, q.before_id);
+    sqlite3_bind_int64(st, 4, static_cast<sqlite3_int64>(q.limit));
+    return read_grid_jobs(st);
+  });
 }
 
 result<std::uint64_t> sqlite_journal::last_grid_job_serial() {
-  if (auto ok = flush(); !ok) return ok.err();
-  std::lock_guard lock{db_mu_};
-  return read_serial(st_->last_grid_job, "cannot read the last grid job id");
+  return read([&]() -> result<std::uint64_t> {
+    return read_serial(st_->last_grid_job, "cannot read the last grid job id");
+  });
 }
 
 status sqlite_journal::purge_grid_jobs(timestamp before) {

@@ -109,6 +109,9 @@ class sqlite_journal final : public reservation_journal, public grid_job_journal
   status wait_durable(write_ticket ticket);
   /// Blocks until everything queued so far is committed (before a read).
   status flush();
+  /// A read that sees every write queued before it: flush(), then `f` under db_mu_.
+  template <class F>
+  auto read(F f) -> decltype(f());
   /// The writer thread: one transaction per batch of queued writes, then under full one
   /// sync of the WAL; tickets, waiters and callbacks follow.
   void write_loop();
