@@ -140,6 +140,40 @@ TEST_P(lrms_conformance, WhatCanNeverBeHeldIsRefused) {
   EXPECT_TRUE(s->reservations.empty());
 }
 
+// New terms replace the old ones without a moment of neither (make-before-break, maybe under
+// a new id); terms the LRMS cannot hold change nothing.
+TEST_P(lrms_conformance, AModifyReplacesTheTermsOrChangesNothing) {
+  const timestamp t = wall_now() + 3600;
+  auto r = reserve(t, 600, 2);
+  ASSERT_TRUE(r) << r.err().message;
+  const std::string owner = under_test().owner;
+  auto m = l->modify_reservation(*r, {"", owner, t + 3600, 900, 3});
+  ASSERT_TRUE(m) << m.err().message;
+  reservations.push_back(*m);
+  auto s = l->snapshot();
+  ASSERT_TRUE(s) << s.err().message;
+  const auto* now_held = listed(*s, *m);
+  ASSERT_NE(now_held, nullptr) << *m << " is not listed";
+  EXPECT_EQ(now_held->start, t + 3600);
+  EXPECT_EQ(now_held->end, t + 3600 + 900);
+  EXPECT_EQ(now_held->np, 3);
+  if (*m != *r) {
+    EXPECT_EQ(listed(*s, *r), nullptr) << "the old " << *r << " is left";
+  }
+  EXPECT_EQ(s->reservations.size(), 1u);
+  auto blocker = reserve(t + 7200, 600, under_test().cpus);
+  ASSERT_TRUE(blocker) << blocker.err().message;
+  auto refused = l->modify_reservation(*m, {"", owner, t + 7200, 600, 1});
+  ASSERT_FALSE(refused) << "overbooked with " << *refused;
+  EXPECT_EQ(refused.err().code, errc::busy) << refused.err().message;
+  s = l->snapshot();
+  ASSERT_TRUE(s) << s.err().message;
+  now_held = listed(*s, *m);
+  ASSERT_NE(now_held, nullptr) << "a refused modify lost " << *m;
+  EXPECT_EQ(now_held->start, t + 3600);
+  EXPECT_EQ(now_held->np, 3);
+}
+
 // A job bound to a reservation runs in it once it starts, is listed as bound to it, and
 // ends when cancelled.
 TEST_P(lrms_conformance, AJobBoundToAReservationRunsInItUntilCancelled) {
