@@ -188,6 +188,10 @@ class real_grid : public ::testing::Test {
   std::string qsub_whole(int minutes, const start_signal& started);
   std::string sbatch(const std::string& conf, int np, int minutes, const start_signal& started);
   std::string qsub(int np, int minutes, const start_signal& started);
+  // A local job straight to the batch system with these options, ending with what it runs
+  // (a script, or sbatch's --wrap); remembered for clean-up. qsub runs in UTC (its -a).
+  std::string sbatch_with(const std::string& conf, std::vector<std::string> options);
+  std::string qsub_with(std::vector<std::string> options);
   void expect_vacancies_only(
       const std::string& cluster, lrms& l,
       const std::function<std::string(int, int, const start_signal&)>& submit);
@@ -409,14 +413,8 @@ std::string real_grid::sbatch_whole(const std::string& conf, int minutes,
 
 std::string real_grid::sbatch(const std::string& conf, int np, int minutes,
                               const start_signal& started) {
-  process_spec p;
-  p.argv = {
-      "sbatch",    "--parsable",    "-n", std::to_string(np), "-t", std::to_string(minutes), "-o",
-      "/dev/null", started.script()};
-  p.env = {{"SLURM_CONF", conf}};
-  auto id = submitted_id(run_process(p));
-  jobs.emplace_back(conf, id);
-  return id;
+  return sbatch_with(conf,
+                     {"-n", std::to_string(np), "-t", std::to_string(minutes), started.script()});
 }
 
 std::string real_grid::qsub_whole(int minutes, const start_signal& started) {
@@ -424,22 +422,25 @@ std::string real_grid::qsub_whole(int minutes, const start_signal& started) {
 }
 
 std::string real_grid::qsub(int np, int minutes, const start_signal& started) {
+  return qsub_with({"-l", "h_rt=" + std::to_string(minutes * 60), "-pe", "arb", std::to_string(np),
+                    started.script()});
+}
+
+std::string real_grid::sbatch_with(const std::string& conf, std::vector<std::string> options) {
   process_spec p;
-  p.argv = {"/usr/lib/gridengine/qsub",
-            "-terse",
-            "-l",
-            "h_rt=" + std::to_string(minutes * 60),
-            "-pe",
-            "arb",
-            std::to_string(np),
-            "-b",
-            "y",
-            "-o",
-            "/dev/null",
-            "-e",
-            "/dev/null",
-            started.script()};
-  p.env = {{"SGE_ROOT", ge_conf().sge_root}, {"SGE_CELL", ge_conf().sge_cell}};
+  p.argv = {"sbatch", "--parsable", "-o", "/dev/null"};
+  p.argv.insert(p.argv.end(), options.begin(), options.end());
+  p.env = {{"SLURM_CONF", conf}};
+  auto id = submitted_id(run_process(p));
+  jobs.emplace_back(conf, id);
+  return id;
+}
+
+std::string real_grid::qsub_with(std::vector<std::string> options) {
+  process_spec p;
+  p.argv = {"/usr/lib/gridengine/qsub", "-terse", "-b", "y", "-o", "/dev/null", "-e", "/dev/null"};
+  p.argv.insert(p.argv.end(), options.begin(), options.end());
+  p.env = {{"SGE_ROOT", ge_conf().sge_root}, {"SGE_CELL", ge_conf().sge_cell}, {"TZ", "UTC"}};
   auto id = submitted_id(run_process(p));
   ge_jobs.push_back(id);
   return id;
@@ -555,19 +556,10 @@ TEST_F(real_grid, OnPartlyBusyClustersTheFreeCpusNowAndAllOfThemAfterTheJob) {
 //  - a job that depends on a running one (-d afterany:<1 CPU, 5 min>): it was planned now,
 //    and a reservation of all the CPUs at the parent's end took its place.
 TEST_F(real_grid, LocalJobsWaitingForABeginTimeOrADependencyAreNotOvertaken) {
-  auto sbatch_with = [this](std::vector<std::string> args) {
-    process_spec p;
-    p.argv = {"sbatch", "--parsable", "-o", "/dev/null"};
-    p.argv.insert(p.argv.end(), args.begin(), args.end());
-    p.argv.push_back("--wrap=sleep 600");
-    p.env = {{"SLURM_CONF", conf1}};
-    auto id = submitted_id(run_process(p));
-    jobs.emplace_back(conf1, id);
-    return id;
-  };
   const int np = cpus["slurm1"];
   const timestamp t0 = wall_clock()();
-  const auto begun = sbatch_with({"--begin=now+180", "-n", std::to_string(np), "-t", "2"});
+  const auto begun = sbatch_with(
+      conf1, {"--begin=now+180", "-n", std::to_string(np), "-t", "2", "--wrap=sleep 600"});
   auto r = elastic(np, np, 0, 0, 600);
   r.clusters = {"slurm1"};
   r.est = t0 + 150;
@@ -583,7 +575,8 @@ TEST_F(real_grid, LocalJobsWaitingForABeginTimeOrADependencyAreNotOvertaken) {
   ASSERT_TRUE(parent_started.wait(30)) << "the parent did not start";
   slurm_lrms sl(slurm_opts(conf1));
   const timestamp parent_end = running_job_end(sl, parent);
-  (void)sbatch_with({"-d", "afterany:" + parent, "-n", std::to_string(np / 2), "-t", "2"});
+  (void)sbatch_with(conf1, {"-d", "afterany:" + parent, "-n", std::to_string(np / 2), "-t", "2",
+                            "--wrap=sleep 600"});
   auto after = elastic(np, np, 0, 0, 600);
   after.clusters = {"slurm1"};
   after.est = wall_clock()() + 60;
@@ -597,24 +590,13 @@ TEST_F(real_grid, LocalJobsWaitingForABeginTimeOrADependencyAreNotOvertaken) {
 // The same on Grid Engine: a job of the whole cell with -a (its begin time) and one with
 // -hold_jid (after a running job), both read from qstat and planned as Slurm's are.
 TEST_F(real_grid, LocalJobsWaitingForAnExecutionTimeOrAHoldJidAreNotOvertaken) {
-  auto qsub_with = [this](std::vector<std::string> args) {
-    process_spec p;
-    p.argv = {
-        "/usr/lib/gridengine/qsub", "-terse", "-b", "y", "-o", "/dev/null", "-e", "/dev/null"};
-    p.argv.insert(p.argv.end(), args.begin(), args.end());
-    p.argv.emplace_back("/bin/sleep");
-    p.argv.emplace_back("600");
-    p.env = {{"SGE_ROOT", ge_conf().sge_root}, {"SGE_CELL", ge_conf().sge_cell}, {"TZ", "UTC"}};
-    auto id = submitted_id(run_process(p));
-    ge_jobs.push_back(id);
-    return id;
-  };
   const int np = cpus["sge"];
   const timestamp t0 = wall_clock()();
   char at[32];  // qsub -a [[CC]YY]MMDDhhmm[.SS], in UTC
   const std::time_t begin = t0 + 180;
   std::strftime(at, sizeof at, "%Y%m%d%H%M.%S", std::gmtime(&begin));
-  const auto begun = qsub_with({"-a", at, "-pe", "arb", std::to_string(np), "-l", "h_rt=120"});
+  const auto begun = qsub_with(
+      {"-a", at, "-pe", "arb", std::to_string(np), "-l", "h_rt=120", "/bin/sleep", "600"});
   auto r = elastic(np, np, 0, 0, 600);
   r.clusters = {"sge"};
   r.est = t0 + 150;
@@ -631,7 +613,8 @@ TEST_F(real_grid, LocalJobsWaitingForAnExecutionTimeOrAHoldJidAreNotOvertaken) {
   const timestamp parent_end = running_job_end(ge, parent);
   // Ten minutes, so that a start after it cannot be a candidate's rounding past the
   // parent's end + DURATION_OFFSET (candidates are ~1 minute apart).
-  (void)qsub_with({"-hold_jid", parent, "-pe", "arb", std::to_string(np / 2), "-l", "h_rt=600"});
+  (void)qsub_with({"-hold_jid", parent, "-pe", "arb", std::to_string(np / 2), "-l", "h_rt=600",
+                   "/bin/sleep", "600"});
   auto after = elastic(np, np, 0, 0, 600);
   after.clusters = {"sge"};
   after.est = wall_clock()() + 60;
@@ -646,39 +629,10 @@ TEST_F(real_grid, LocalJobsWaitingForAnExecutionTimeOrAHoldJidAreNotOvertaken) {
 // Issue 33: a held local job (scontrol hold / sbatch -H, qhold / qsub -h) is planned as if
 // released now, so it blocks a reservation over its CPUs, and the status names it and why.
 TEST_F(real_grid, HeldLocalJobsBlockAndTheStatusSaysWhy) {
-  process_spec p;
-  p.argv = {"sbatch",
-            "--parsable",
-            "-H",
-            "-o",
-            "/dev/null",
-            "-n",
-            std::to_string(cpus["slurm1"]),
-            "-t",
-            "10",
-            "--wrap=sleep 600"};
-  p.env = {{"SLURM_CONF", conf1}};
-  const auto held_slurm = submitted_id(run_process(p));
-  jobs.emplace_back(conf1, held_slurm);
-  p.argv = {"/usr/lib/gridengine/qsub",
-            "-terse",
-            "-h",
-            "-b",
-            "y",
-            "-o",
-            "/dev/null",
-            "-e",
-            "/dev/null",
-            "-pe",
-            "arb",
-            std::to_string(cpus["sge"]),
-            "-l",
-            "h_rt=600",
-            "/bin/sleep",
-            "600"};
-  p.env = {{"SGE_ROOT", ge_conf().sge_root}, {"SGE_CELL", ge_conf().sge_cell}};
-  const auto held_ge = submitted_id(run_process(p));
-  ge_jobs.push_back(held_ge);
+  const auto held_slurm = sbatch_with(
+      conf1, {"-H", "-n", std::to_string(cpus["slurm1"]), "-t", "10", "--wrap=sleep 600"});
+  const auto held_ge = qsub_with(
+      {"-h", "-pe", "arb", std::to_string(cpus["sge"]), "-l", "h_rt=600", "/bin/sleep", "600"});
   for (const auto& [cluster, id] :
        std::vector<std::pair<std::string, std::string>>{{"slurm1", held_slurm}, {"sge", held_ge}}) {
     SCOPED_TRACE(cluster);

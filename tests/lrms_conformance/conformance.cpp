@@ -38,13 +38,11 @@ void lrms_conformance::SetUp() {
   l = under_test().make();
   ASSERT_TRUE(l);
   // The previous case's cancelled jobs may take the LRMS a moment to clear away.
-  const auto deadline = std::chrono::steady_clock::now() + under_test().dispatch_limit;
   auto s = l->snapshot();
-  while (s && !(s->running.empty() && s->queued.empty()) &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  (void)eventually([&] {
     s = l->snapshot();
-  }
+    return !s || (s->running.empty() && s->queued.empty());
+  });
   ASSERT_TRUE(s) << s.err().message;
   ASSERT_EQ(s->cpus, under_test().cpus);
   ASSERT_TRUE(s->running.empty() && s->queued.empty()) << "the cluster is not idle";
@@ -78,14 +76,20 @@ result<std::string> lrms_conformance::submit(int np, duration walltime,
   return id;
 }
 
-bool lrms_conformance::becomes(const std::string& job, lrms_job_state want) {
+bool lrms_conformance::eventually(const std::function<bool()>& done) {
   const auto deadline = std::chrono::steady_clock::now() + under_test().dispatch_limit;
-  for (;;) {
-    auto st = l->job_status(job);
-    if (st && *st == want) return true;
+  while (!done()) {
     if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
+  return true;
+}
+
+bool lrms_conformance::becomes(const std::string& job, lrms_job_state want) {
+  return eventually([&] {
+    auto st = l->job_status(job);
+    return st && *st == want;
+  });
 }
 
 // What was asked is what is listed, to the second; a delete removes it, a second delete
@@ -212,11 +216,10 @@ TEST_P(lrms_conformance, DeletingAReservationInUseKeepsItOrTakesItsJob) {
   } else {
     ASSERT_TRUE(d) << d.err().message;
     EXPECT_EQ(listed(*s, *r), nullptr);
-    const auto deadline = std::chrono::steady_clock::now() + under_test().dispatch_limit;
-    while (s && running(*s, *j) && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    (void)eventually([&] {
       s = l->snapshot();
-    }
+      return !s || !running(*s, *j);
+    });
     ASSERT_TRUE(s) << s.err().message;
     EXPECT_EQ(running(*s, *j), nullptr) << *j << " runs on without its reservation";
   }

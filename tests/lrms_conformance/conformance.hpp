@@ -51,6 +51,9 @@ class lrms_conformance : public ::testing::TestWithParam<lrms_under_test> {
   result<std::string> reserve(timestamp start, duration length, int np);
   /// Submits a job (a sleep), remembered for the clean-up.
   result<std::string> submit(int np, duration walltime, std::optional<std::string> in = {});
+  /// Polls `done` until it holds or the dispatch limit passes (an LRMS tells no one when a
+  /// job changes state: its state is asked again every 200 ms). True when it held.
+  bool eventually(const std::function<bool()>& done);
   /// Polls job_status until it is `want` (or the dispatch limit passes).
   bool becomes(const std::string& job, lrms_job_state want);
 
