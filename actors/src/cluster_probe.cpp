@@ -94,7 +94,7 @@ result<std::vector<candidate>> cluster_service::check_and_price(
   // by moving accepted reservations within their windows, as prepare would (make_room).
   std::optional<laxity_view> lax;
   auto fits_with_moves = [&](const candidate& c) {
-    if (!cfg_.laxity || movable_.empty()) return false;
+    if (!cfg_.laxity || ledger_.movable().empty()) return false;
     if (!lax) lax = movable(profile, now);
     if (lax->jobs.empty()) return false;
     return static_cast<bool>(

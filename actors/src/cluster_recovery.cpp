@@ -52,18 +52,12 @@ result<reservation_lifecycle> held_lifecycle(timestamp start, timestamp end, tim
 
 }  // namespace
 
-void cluster_service::adopt(record r, timestamp now) {
-  const std::uint64_t n = r.serial = serial_of(r.id);
-  const bool finished = is_terminal(r.life.state());
-  if (!finished) timeline_.emplace(r.life.end(), n);
-  if (!r.txn.empty()) by_txn_.emplace(r.txn, n);
-  if (r.deadline != 0 && !finished) movable_.insert(n);
-  auto& rec = records_.emplace(n, std::move(r)).first->second;
-  index_record(rec);
-  if (finished)
-    mark_finished(rec, now);
-  else
-    watch_overrun(rec);
+status cluster_service::adopt(record r, timestamp now) {
+  r.serial = serial_of(r.id);
+  auto rec = ledger_.add(std::move(r), now);
+  if (!rec) return rec.err();
+  if (!is_terminal((*rec)->life.state())) watch_overrun(**rec);
+  return {};
 }
 
 status cluster_service::recover(const std::vector<reservation_row>& rows, const recovery_plan& plan,
@@ -95,12 +89,12 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
     // one is still refused, and a decision settler's commit of a part a compensation
     // released still hears "cancelled", not "no part here" (decision_settler.hpp).
     history_query newest;
-    newest.limit = remembered_txns;
+    newest.limit = ledger_.remembered_txns();
     newest.cluster = name();
     auto ended = cfg_.journal->finished_rows(newest);
     if (!ended) return ended.err();
     for (auto it = ended->rbegin(); it != ended->rend(); ++it)  // oldest first, as they ended
-      remember_ended(it->txn, it->id, it->state);
+      ledger_.remember_ended(it->txn, it->id, it->state);
   }
   std::unordered_map<std::string, const lrms_reservation*> by_id;
   std::unordered_map<std::string, const lrms_reservation*> by_name;
@@ -194,9 +188,7 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
       const auto state = target == reservation_state::committed && !ended ? target : r.life.state();
       if (auto ok = persist(r, state); !ok) return ok.err();
     }
-    const auto serial = serial_of(r.id);
-    adopt(std::move(r), now);
-    if (kept_hold) expiries_.emplace(row.expiry, serial);
+    if (auto ok = adopt(std::move(r), now); !ok) return ok;  // (a kept hold: pending)
   }
   if (auto ok = settle_unclaimed(*snap, claimed, lease, now, report); !ok) return ok;
   if (cfg_.journal) {  // the claim, and the first block of ids, before anything is given
@@ -267,7 +259,7 @@ status cluster_service::settle_unclaimed(const lrms_snapshot& snap,
     if (auto c = cost_for(lr->start, lr->end, lr->np, lr->owner)) r.cost = *c;
     if (auto ok = persist(r, r.life.state()); !ok) return ok;
     next_id_ = std::max(next_id_, n + 1);
-    adopt(std::move(r), now);
+    if (auto ok = adopt(std::move(r), now); !ok) return ok;
     ++report.adopted;
   }
   return {};

@@ -101,9 +101,9 @@ msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, tim
   msg::prepare_reply out;
   out.txn = req.txn;
   sweep(now);
-  if (auto it = by_txn_.find(req.txn); it != by_txn_.end()) {
+  if (const auto* held = ledger_.of_txn(req.txn)) {
     // Idempotent: a repeated prepare of a live hold answers as the first did.
-    const auto& r = records_.at(it->second);
+    const auto& r = *held;
     if (r.life.state() == reservation_state::accepted ||
         r.life.state() == reservation_state::committed) {
       out.reservation_id = r.id;
@@ -115,15 +115,14 @@ msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, tim
                                                         std::string(to_string(r.life.state())));
     return out;
   }
-  if (auto e = ended_txns_.find(req.txn); e != ended_txns_.end()) {
+  if (const auto* e = ledger_.ended(req.txn)) {
     // A late copy of a prepare whose transaction is over here: never a new hold.
-    out.error =
-        msg::wire(errc::illegal_transition,
-                  "transaction '" + req.txn + "' is over here (" +
-                      (e->second.id.empty() ? std::string("aborted before its prepare arrived")
-                                            : "reservation '" + e->second.id + "' " +
-                                                  std::string(to_string(e->second.state))) +
-                      "): a late prepare is refused");
+    out.error = msg::wire(
+        errc::illegal_transition,
+        "transaction '" + req.txn + "' is over here (" +
+            (e->id.empty() ? std::string("aborted before its prepare arrived")
+                           : "reservation '" + e->id + "' " + std::string(to_string(e->state))) +
+            "): a late prepare is refused");
     return out;
   }
   if (auto bound = admit(req, now, out)) grant(req, now, *bound, out);
@@ -264,19 +263,13 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
   out.created = r.created;
   out.admitted_after = r.admitted_after;
   r.serial = n;
-  auto& rec = records_.emplace(n, std::move(r)).first->second;
+  const auto& rec = **ledger_.add(std::move(r), now);  // (a new serial, a new txn)
   view_put(rec, now);
-  index_record(rec);
-  by_txn_.emplace(req.txn, n);
-  expiries_.emplace(req.expiry, n);
-  timeline_.emplace(req.end, n);
   watch_overrun(rec);
-  if (rec.deadline != 0) movable_.insert(n);
   ++events_.holds_created;
   if (req.commit_at_once) {
     ++events_.commits;
-    (void)rec.life.apply(reservation_event::commit, now);
-    expiries_.erase({rec.life.expiry(), n});
+    (void)ledger_.apply(n, reservation_event::commit, now);
   }
 }
 
@@ -330,7 +323,7 @@ status cluster_service::persist(const record& r, reservation_state state) {
   return {};
 }
 
-void cluster_service::release(record& r, reservation_event e, timestamp now, bool persisted) {
+void cluster_service::release(const record& r, reservation_event e, timestamp now, bool persisted) {
   auto del = lrms_->delete_reservation(r.lrms_id);
   if (!del && del.err().code != errc::not_found) {
     // The LRMS kept it: it stays in the view, and the delete is tried again on every sweep
@@ -339,39 +332,23 @@ void cluster_service::release(record& r, reservation_event e, timestamp now, boo
   } else {
     view_erase(r.lrms_id);
   }
-  expiries_.erase({r.life.expiry(), r.serial});
-  timeline_.erase({r.life.end(), r.serial});
-  movable_.erase(r.serial);
   // On a laxity cluster CPUs freed before their time let the others move forward.
   if (cfg_.laxity && r.life.end() > now) pull_due_ = true;
-  (void)r.life.apply(e, now);
+  (void)ledger_.apply(r.serial, e, now);  // (ends it, whatever the lifecycle says)
   // Best effort: a hold the store still shows is aborted on recovery anyway.
   if (!persisted) (void)persist(r, r.life.state());
-  mark_finished(r, now);
-}
-
-void cluster_service::index_record(const record& r) {
-  by_owner_[r.owner].insert(r.serial);
-  if (!is_terminal(r.life.state())) live_.insert(r.serial);
-}
-
-void cluster_service::mark_finished(record& r, timestamp now) {
-  r.finished = now;
-  finished_.emplace(now, r.serial);
-  live_.erase(r.serial);
 }
 
 msg::ack_reply cluster_service::commit_txn(const msg::commit_txn_request& req, timestamp now) {
   sweep(now);
-  auto* r = of_txn(req.txn);
-  if (r) return confirm(*r, now);
+  if (const auto* r = ledger_.of_txn(req.txn)) return confirm(*r, now);
   // A part that was here and ended says so (a decision settler tells a part released by a
   // compensation from a cluster without a part); one that ran after its commit still is.
-  if (auto e = ended_txns_.find(req.txn); e != ended_txns_.end() && !e->second.id.empty()) {
-    const auto st = e->second.state;
+  if (const auto* e = ledger_.ended(req.txn); e && !e->id.empty()) {
+    const auto st = e->state;
     if (st == reservation_state::completed || st == reservation_state::terminated) return {};
     return {msg::wire(errc::illegal_transition,
-                      "reservation '" + e->second.id + "' is " + std::string(to_string(st)) +
+                      "reservation '" + e->id + "' is " + std::string(to_string(st)) +
                           ": cannot commit transaction '" + req.txn + "'")};
   }
   return {msg::wire(errc::not_found, "unknown transaction '" + req.txn + "'")};
@@ -379,7 +356,7 @@ msg::ack_reply cluster_service::commit_txn(const msg::commit_txn_request& req, t
 
 // Phase two for one reservation: a hold becomes committed, durably before it is
 // acknowledged; committing a committed one again is fine.
-msg::ack_reply cluster_service::confirm(record& r, timestamp now) {
+msg::ack_reply cluster_service::confirm(const record& r, timestamp now) {
   switch (r.life.state()) {
     case reservation_state::committed:
     case reservation_state::active:
@@ -387,9 +364,8 @@ msg::ack_reply cluster_service::confirm(record& r, timestamp now) {
     case reservation_state::accepted:
       // Durable before it is acknowledged: a crash after this answer must not lose it.
       if (auto ok = persist(r, reservation_state::committed); !ok) return {msg::to_wire(ok.err())};
-      if (auto ok = r.life.apply(reservation_event::commit, now); !ok)
+      if (auto ok = ledger_.apply(r.serial, reservation_event::commit, now); !ok)
         return {msg::to_wire(ok.err())};
-      expiries_.erase({r.life.expiry(), r.serial});
       ++events_.commits;
       return {};
     default:
@@ -399,9 +375,9 @@ msg::ack_reply cluster_service::confirm(record& r, timestamp now) {
 
 msg::ack_reply cluster_service::abort_txn(const msg::abort_txn_request& req, timestamp now) {
   sweep(now);
-  auto* r = of_txn(req.txn);
+  const auto* r = ledger_.of_txn(req.txn);
   if (!r) {  // presumed abort: nothing held, and a prepare arriving later must not hold
-    remember_ended(req.txn, "", reservation_state::cancelled);  // (once: the first stays)
+    ledger_.remember_ended(req.txn, "", reservation_state::cancelled);  // (once: the first stays)
     return {};
   }
   switch (r->life.state()) {
@@ -417,33 +393,19 @@ msg::ack_reply cluster_service::abort_txn(const msg::abort_txn_request& req, tim
 
 msg::ack_reply cluster_service::release_txn(const msg::release_txn_request& req, timestamp now) {
   sweep(now);
-  auto* r = of_txn(req.txn);
+  const auto* r = ledger_.of_txn(req.txn);
   if (!r) {  // never granted: nothing to undo, and a prepare arriving later must not hold
-    remember_ended(req.txn, "", reservation_state::cancelled);  // (once: the first stays)
+    ledger_.remember_ended(req.txn, "", reservation_state::cancelled);  // (once: the first stays)
     return {};
   }
-  r->life.advance(now);
+  ledger_.advance(r->serial, now);
   if (r->life.state() == reservation_state::accepted) return drop_hold(*r, now);
   if (is_terminal(r->life.state())) return {};  // gone already
   return withdraw(*r, now);
 }
 
-void cluster_service::remember_ended(const std::string& txn, const std::string& id,
-                                     reservation_state state) {
-  if (txn.empty() || !ended_txns_.emplace(txn, ended_txn{id, state}).second) return;
-  ended_order_.push_back(txn);
-  if (ended_order_.size() <= remembered_txns) return;
-  ended_txns_.erase(ended_order_.front());
-  ended_order_.pop_front();
-}
-
-cluster_service::record* cluster_service::of_txn(const std::string& txn) {
-  auto it = by_txn_.find(txn);
-  return it == by_txn_.end() ? nullptr : &records_.at(it->second);
-}
-
 // A coordinator releases a hold (abort, or undo).
-msg::ack_reply cluster_service::drop_hold(record& r, timestamp now) {
+msg::ack_reply cluster_service::drop_hold(const record& r, timestamp now) {
   release(r, reservation_event::cancel, now);
   ++events_.aborts;
   return {};
@@ -455,15 +417,15 @@ msg::wire_error cluster_service::illegal(const record& r, const std::string& wha
       "reservation '" + r.id + "' is " + std::string(to_string(r.life.state())) + ": " + what);
 }
 
-cluster_service::record* cluster_service::owned(const std::string& id, const std::string& user,
-                                                timestamp now) {
+const cluster_service::record* cluster_service::owned(const std::string& id,
+                                                      const std::string& user, timestamp now) {
   sweep(now);
-  auto it = records_.find(serial_of(id));
-  if (it == records_.end()) return nullptr;
+  const auto* r = ledger_.find(serial_of(id));
+  if (!r) return nullptr;
   // An empty user is any owner: an admin's request (the API fills in everyone else's).
-  if (!broker_scope::may_see(caller_of(user), it->second.txn, it->second.owner)) return nullptr;
-  it->second.life.advance(now);
-  return &it->second;
+  if (!broker_scope::may_see(caller_of(user), r->txn, r->owner)) return nullptr;
+  ledger_.advance(r->serial, now);
+  return r;
 }
 
 broker_scope::caller cluster_service::caller_of(std::string_view user) const {
@@ -511,7 +473,7 @@ msg::reservation_info cluster_service::info_of(const record& r) const {
 }
 
 msg::ack_reply cluster_service::cancel(const msg::cancel_request& req, timestamp now) {
-  auto* r = owned(req.reservation_id, req.user, now);
+  const auto* r = owned(req.reservation_id, req.user, now);
   if (!r) return {missing(req.reservation_id)};
   // A client hears that a second cancel changed nothing (a coordinator's release, through
   // withdraw, may come twice).
@@ -522,8 +484,8 @@ msg::ack_reply cluster_service::cancel(const msg::cancel_request& req, timestamp
 // A reservation's owner (or its coordinator) withdraws it: cancelled before it starts,
 // terminated while active; written before the LRMS lets go, so that a crash cannot bring a
 // cancelled one back. Cancelling a cancelled one again is fine.
-msg::ack_reply cluster_service::withdraw(record& r, timestamp now) {
-  r.life.advance(now);  // (a coordinator's release comes without owned())
+msg::ack_reply cluster_service::withdraw(const record& r, timestamp now) {
+  ledger_.advance(r.serial, now);  // (a coordinator's release comes without owned())
   switch (r.life.state()) {
     case reservation_state::accepted:
     case reservation_state::committed:
@@ -538,8 +500,8 @@ msg::ack_reply cluster_service::withdraw(record& r, timestamp now) {
   }
 }
 
-msg::ack_reply cluster_service::end_early(record& r, reservation_state to, reservation_event e,
-                                          timestamp now) {
+msg::ack_reply cluster_service::end_early(const record& r, reservation_state to,
+                                          reservation_event e, timestamp now) {
   if (auto ok = persist(r, to); !ok) return {msg::to_wire(ok.err())};
   release(r, e, now, true);
   ++events_.cancels;
@@ -547,7 +509,7 @@ msg::ack_reply cluster_service::end_early(record& r, reservation_state to, reser
 }
 
 msg::query_reply cluster_service::modify(const msg::modify_request& req, timestamp now) {
-  auto* r = owned(req.reservation_id, req.user, now);
+  const auto* r = owned(req.reservation_id, req.user, now);
   if (!r) return {{}, missing(req.reservation_id)};
   if (r->life.state() != reservation_state::committed)
     return {info_of(*r),
@@ -580,7 +542,7 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
                                         ") would postpone queued local jobs (this site keeps "
                                         "local jobs preferred)")};
   }
-  (void)r->life.apply(reservation_event::request_change, now);
+  (void)ledger_.apply(r->serial, reservation_event::request_change, now);
   record changed = *r;
   (void)changed.life.change_terms(now, req.start, req.end);
   changed.np = req.np;
@@ -589,17 +551,16 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
   changed.admitted_after = rule->ljp ? rule->not_before : 0;
   if (auto c = cost_for(req.start, req.end, req.np, r->owner)) changed.cost = *c;
   if (auto ok = replace_terms(*r, std::move(changed), now); !ok) {
-    (void)r->life.apply(reservation_event::change_refused, now);
+    (void)ledger_.apply(r->serial, reservation_event::change_refused, now);
     return {info_of(*r), msg::to_wire(ok.err())};
   }
-  movable_.erase(r->serial);
   return {info_of(*r), {}};
 }
 
 // Puts `r` on the terms of `changed` (its lifecycle already on them): the LRMS first
 // (make-before-break), durable next (if not, the old terms go back into the LRMS), then the
 // view, the timeline and the record. On error `r` keeps its terms.
-status cluster_service::replace_terms(record& r, record changed, timestamp now) {
+status cluster_service::replace_terms(const record& r, record changed, timestamp now) {
   const auto spec_of = [this](const record& x) {
     return reservation_spec{lrms_name(x.serial),           x.owner, x.life.start(),
                             x.life.end() - x.life.start(), x.np,    x.account};
@@ -608,21 +569,20 @@ status cluster_service::replace_terms(record& r, record changed, timestamp now) 
   if (!new_id) return new_id.err();
   changed.lrms_id = *new_id;
   if (auto ok = persist(changed, reservation_state::committed); !ok) {
-    if (auto back = lrms_->modify_reservation(*new_id, spec_of(r))) r.lrms_id = *back;
+    if (auto back = lrms_->modify_reservation(*new_id, spec_of(r)))
+      ledger_.set_lrms_id(r.serial, *back);
     view_.wrong();
     return ok;
   }
   view_erase(r.lrms_id);
   view_put(changed, now);
-  timeline_.erase({r.life.end(), r.serial});
-  timeline_.emplace(changed.life.end(), r.serial);
-  r = std::move(changed);
+  (void)ledger_.replace(r.serial, std::move(changed));  // (same reservation, committed)
   watch_overrun(r);
   return {};
 }
 
 msg::query_reply cluster_service::query(const msg::query_request& req, timestamp now) {
-  auto* r = owned(req.reservation_id, req.user, now);
+  const auto* r = owned(req.reservation_id, req.user, now);
   if (!r) return {{}, missing(req.reservation_id)};
   return {info_of(*r), {}, r->jobs};  // with the jobs bound to it (commit, bind, coallocate)
 }
@@ -631,23 +591,21 @@ msg::list_reply cluster_service::list(const msg::list_request& req, timestamp no
   sweep(now);
   msg::list_reply out;
   const auto who = caller_of(req.user);
-  auto add = [&](record& r) {
+  auto add = [&](const record& r) {
     if (!broker_scope::may_see(who, r.txn, r.owner)) return;
-    r.life.advance(now);
+    ledger_.advance(r.serial, now);
     // Finished ones only when asked for (without a journal they are still here).
     if (is_terminal(r.life.state()) && !req.history) return;
     out.reservations.push_back(info_of(r));
   };
   if (!who.rest.empty()) {
-    if (auto o = by_owner_.find(std::string(who.rest)); o != by_owner_.end())
-      for (const auto n : o->second)
-        add(records_.at(n));
+    for (const auto n : ledger_.of_owner(std::string(who.rest)))
+      add(*ledger_.find(n));
   } else if (req.history) {
-    for (auto& [n, r] : records_)
-      add(r);
+    ledger_.for_each(add);
   } else {
-    for (const auto n : live_)
-      add(records_.at(n));
+    for (const auto n : std::vector(ledger_.live().begin(), ledger_.live().end()))
+      add(*ledger_.find(n));
   }
   std::sort(out.reservations.begin(), out.reservations.end(), [](const auto& a, const auto& b) {
     return std::tie(a.start, a.id) < std::tie(b.start, b.id);
@@ -725,9 +683,10 @@ msg::cluster_status cluster_service::status_report(const msg::cluster_status_req
   }
   out.running_jobs = view_.running;
   out.queued_jobs = view_.queued;
-  for (const auto n : live_) {  // what has finished holds nothing
-    auto& r = records_.at(n);
-    r.life.advance(now);
+  // What has finished holds nothing. (A copy: advancing may finish one.)
+  for (const auto n : std::vector(ledger_.live().begin(), ledger_.live().end())) {
+    ledger_.advance(n, now);
+    const auto& r = *ledger_.find(n);
     if (!holds_capacity(r.life.state())) continue;
     if (r.life.state() == reservation_state::accepted)
       ++out.holds;
@@ -768,45 +727,22 @@ void cluster_service::retry_deletes(timestamp now) {
 void cluster_service::sweep(timestamp now) {
   now_ = now;
   if (!undeleted_.empty()) retry_deletes(now);
+  // Holds that expired first: the policies below then see no hold past its expiry (one that
+  // advanced to expired there would never be deleted from the LRMS).
+  while (auto n = ledger_.due_hold(now)) {
+    release(*ledger_.find(*n), reservation_event::expire, now);
+    ++events_.expiries;
+  }
   release_after_jobs(now);
   handle_overruns(now);
-  while (!expiries_.empty() && expiries_.begin()->first <= now) {
-    const std::uint64_t n = expiries_.begin()->second;
-    expiries_.erase(expiries_.begin());
-    auto& r = records_.at(n);
-    if (r.life.state() == reservation_state::accepted) {
-      release(r, reservation_event::expire, now);
-      ++events_.expiries;
-    }
-  }
-  while (!timeline_.empty() && timeline_.begin()->first <= now) {
-    const std::uint64_t n = timeline_.begin()->second;
-    timeline_.erase(timeline_.begin());
-    auto& r = records_.at(n);
-    r.life.advance(now);
-    if (is_terminal(r.life.state())) {
-      if (!undeleted_.contains(r.lrms_id)) view_erase(r.lrms_id);  // over: holds nothing
-      mark_finished(r, now);
-      movable_.erase(n);
-      persist_end(r);
-    }
+  for (const auto n : ledger_.take_ended(now)) {
+    const auto& r = *ledger_.find(n);
+    if (!undeleted_.contains(r.lrms_id)) view_erase(r.lrms_id);  // over: holds nothing
+    persist_end(r);
   }
   // Finished reservations leave memory: at once when the journal keeps the history (node
   // memory then does not grow with it), else after the retention.
-  const duration kept = cfg_.journal ? 0 : cfg_.retention;
-  while (!finished_.empty() && finished_.begin()->first + kept <= now) {
-    const std::uint64_t n = finished_.begin()->second;
-    finished_.erase(finished_.begin());
-    auto it = records_.find(n);
-    if (it == records_.end()) continue;
-    by_txn_.erase(it->second.txn);
-    remember_ended(it->second.txn, it->second.id, it->second.life.state());
-    if (auto o = by_owner_.find(it->second.owner); o != by_owner_.end()) {
-      o->second.erase(n);
-      if (o->second.empty()) by_owner_.erase(o);
-    }
-    records_.erase(it);
-  }
+  ledger_.purge(now - (cfg_.journal ? 0 : cfg_.retention));
   if (cfg_.journal && now >= next_purge_) {  // the history past the retention, once a minute
     (void)cfg_.journal->purge_finished(name(), now - cfg_.retention);
     next_purge_ = now + 60;
@@ -815,8 +751,7 @@ void cluster_service::sweep(timestamp now) {
 }
 
 std::optional<timestamp> cluster_service::next_expiry() const {
-  std::optional<timestamp> next;
-  if (!expiries_.empty()) next = expiries_.begin()->first;
+  std::optional<timestamp> next = ledger_.next_expiry();
   if (!watched_.empty() && (!next || jobs_look_at_ < *next)) next = jobs_look_at_;
   if (!overrun_checks_.empty() && (!next || overrun_checks_.begin()->first < *next))
     next = overrun_checks_.begin()->first;

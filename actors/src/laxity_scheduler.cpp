@@ -14,8 +14,8 @@ namespace arbroker {
 cluster_service::laxity_view cluster_service::movable(const availability_profile& base,
                                                       timestamp now) const {
   laxity_view out{{}, base};
-  for (std::uint64_t n : movable_) {
-    const record& r = records_.at(n);
+  for (std::uint64_t n : ledger_.movable()) {
+    const record& r = *ledger_.find(n);
     if (r.life.state() != reservation_state::committed || r.life.start() <= now) continue;
     // A span the base does not hold (a stale view) stays where it is, as if rigid.
     if (!out.fixed.remove(r.life.start(), r.life.end(), r.np)) continue;
@@ -25,7 +25,7 @@ cluster_service::laxity_view cluster_service::movable(const availability_profile
   return out;
 }
 
-bool cluster_service::move(record& r, timestamp start, timestamp now) {
+bool cluster_service::move(const record& r, timestamp start, timestamp now) {
   record moved = r;
   (void)moved.life.apply(reservation_event::request_change, now);
   (void)moved.life.change_terms(now, start, start + (r.life.end() - r.life.start()));
@@ -51,7 +51,7 @@ std::size_t cluster_service::apply_moves(const std::vector<laxity_job>& jobs,
   for (bool progress = true; progress && !pending.empty();) {
     progress = false;
     for (auto it = pending.begin(); it != pending.end();) {
-      if (move(records_.at(jobs[*it].key), starts[*it], now)) {
+      if (move(*ledger_.find(jobs[*it].key), starts[*it], now)) {
         it = pending.erase(it);
         progress = true;
         ++moved;
@@ -77,7 +77,8 @@ bool cluster_service::make_room(timestamp start, timestamp end, int np,
 result<cluster_service::admission> cluster_service::with_room(timestamp start, timestamp end,
                                                               int np, admission rule, bool ljp,
                                                               bool admin, timestamp now) {
-  if (!cfg_.laxity || movable_.empty() || !make_room(start, end, np, *rule.free, now)) return rule;
+  if (!cfg_.laxity || ledger_.movable().empty() || !make_room(start, end, np, *rule.free, now))
+    return rule;
   // Reservations moved: the view changed (and the plan of the queue is made again).
   if (auto ok = refresh(now); !ok) return ok.err();
   return admission_for(ljp, admin, now);

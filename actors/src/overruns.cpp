@@ -30,10 +30,10 @@ void cluster_service::handle_overruns(timestamp now) {
   while (!overrun_checks_.empty() && overrun_checks_.begin()->first <= now) {
     const auto [at, n] = *overrun_checks_.begin();
     overrun_checks_.erase(overrun_checks_.begin());
-    auto it = records_.find(n);
-    if (it == records_.end()) continue;
-    record& r = it->second;
-    r.life.advance(now);
+    const record* found = ledger_.find(n);
+    if (!found) continue;
+    const record& r = *found;
+    ledger_.advance(n, now);
     // Only a look for its current end counts: one moved, extended or ended has another.
     const timestamp end = r.life.end();
     if (at < end - cfg_.overrun_notice || at >= end) continue;
@@ -73,7 +73,7 @@ void cluster_service::handle_overruns(timestamp now) {
   }
 }
 
-bool cluster_service::extend_for_overrun(record& r, timestamp now) {
+bool cluster_service::extend_for_overrun(const record& r, timestamp now) {
   const timestamp from = r.life.end(), to = from + cfg_.overrun_quantum;
   if (!refresh(now)) return false;
   // The quantum is admitted as a new span asking for LJP would be (a site that keeps local
@@ -88,15 +88,12 @@ bool cluster_service::extend_for_overrun(record& r, timestamp now) {
     view_.wrong();  // the LRMS knows better: read it again
     return false;
   }
-  (void)r.life.extend(now, to);
-  if (auto c = cost_for(from, to, r.np, r.owner)) r.cost += *c;
-  ++r.overruns;
+  const auto cost = cost_for(from, to, r.np, r.owner);
+  (void)ledger_.extend(r.serial, now, to, cost ? *cost : 0.0);
   // Best effort: the LRMS has the new end; a journal without it recovers the old end, and
   // the LRMS ends the reservation at the new one all the same.
   (void)persist(r, reservation_state::committed);
   view_put(r, now);
-  timeline_.erase({from, r.serial});
-  timeline_.emplace(to, r.serial);
   watch_overrun(r);
   return true;
 }

@@ -52,10 +52,10 @@ msg::ack_reply cluster_service::unbind_jobs(const msg::unbind_jobs_request& req,
   if (!r) return {missing(req.reservation_id)};
   msg::ack_reply out;
   for (const auto& id : req.jobs) {
-    auto it = std::find(r->jobs.begin(), r->jobs.end(), id);
-    if (it == r->jobs.end()) continue;  // not its job: nothing to undo
+    if (std::find(r->jobs.begin(), r->jobs.end(), id) == r->jobs.end())
+      continue;  // not its job: nothing to undo
     if (auto ok = lrms_->cancel_job(id); !ok && out.error.ok()) out.error = msg::to_wire(ok.err());
-    r->jobs.erase(it);
+    ledger_.remove_job(r->serial, id);
   }
   if (r->jobs.empty()) watched_.erase(r->serial);  // after_jobs = release: nothing ran here
   view_.jobs_changed();
@@ -112,9 +112,9 @@ msg::query_reply cluster_service::commit(const msg::commit_request& req, timesta
   return out;
 }
 
-void cluster_service::note_bound_jobs(record& r, const std::vector<std::string>& ids,
+void cluster_service::note_bound_jobs(const record& r, const std::vector<std::string>& ids,
                                       timestamp now) {
-  r.jobs.insert(r.jobs.end(), ids.begin(), ids.end());
+  ledger_.add_jobs(r.serial, ids);
   if (cfg_.after_jobs != job_end_policy::release || ids.empty()) return;
   watched_.insert(r.serial);
   jobs_look_at_ = std::min(jobs_look_at_, now + std::max<duration>(cfg_.refresh, 1));
@@ -133,13 +133,13 @@ void cluster_service::release_after_jobs(timestamp now) {
     for (const auto& j : *jobs)
       alive.insert(j.id);
   for (auto it = watched_.begin(); it != watched_.end();) {
-    auto rec = records_.find(*it);
-    if (rec == records_.end()) {
+    const record* rec = ledger_.find(*it);
+    if (!rec) {
       it = watched_.erase(it);
       continue;
     }
-    auto& r = rec->second;
-    r.life.advance(now);
+    const record& r = *rec;
+    ledger_.advance(r.serial, now);
     const bool running_on = std::any_of(r.jobs.begin(), r.jobs.end(),
                                         [&](const std::string& id) { return alive.count(id); });
     if (is_terminal(r.life.state()) || !running_on) {

@@ -208,6 +208,26 @@ TEST_F(overrun_test, OffUnlessAQuantumIsConfigured) {
   EXPECT_EQ(info(id).state, reservation_state::completed);
 }
 
+// A hold whose overrun look and expiry come due in one sweep (a late timer) is deleted from the
+// LRMS: the look must not advance it to expired behind the sweep's back, which then saw no
+// hold to delete and left its CPUs held in the LRMS until the reservation's end.
+TEST_F(overrun_test, AHoldExpiringInTheSweepOfItsLookLeavesTheLrms) {
+  const auto r = svc->prepare({.txn = "late-timer",
+                               .owner = "alice",
+                               .start = now + 10,
+                               .end = now + 70,  // its look is due at now + 10
+                               .np = 32,
+                               .expiry = now + 100},
+                              now);
+  ASSERT_TRUE(r.error.ok()) << r.error.message;
+  ASSERT_TRUE(in_lrms(r.reservation_id));
+  now += 100;
+  svc->sweep(now);  // (no sweep at the look's time)
+  EXPECT_FALSE(in_lrms(r.reservation_id));
+  EXPECT_EQ(info(r.reservation_id).state, reservation_state::expired);
+  EXPECT_EQ(svc->status_report({}, now).expiries, 1);
+}
+
 TEST_F(overrun_test, BadSettingsAreRefused) {
   const std::vector<std::tuple<duration, duration, int>> bad = {
       {-1, 60, 4}, {600, 0, 4}, {600, 60, -1}};

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "arbroker/actors/broker_scope.hpp"
+#include "arbroker/actors/cluster_service_config.hpp"
 #include "arbroker/adapters/lrms.hpp"
 #include "arbroker/core/availability_profile.hpp"
 #include "arbroker/core/capacity_view.hpp"
@@ -22,6 +23,7 @@
 #include "arbroker/core/job_end_policy.hpp"
 #include "arbroker/core/laxity_plan.hpp"
 #include "arbroker/core/local_jobs_preferred.hpp"
+#include "arbroker/core/reservation_ledger.hpp"
 #include "arbroker/core/reservation_state.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
 #include "arbroker/messages/gis_protocol.hpp"
@@ -30,79 +32,6 @@
 #include "arbroker/store/recovery_plan.hpp"
 
 namespace arbroker {
-
-/// Settings of one cluster reservation service.
-struct cluster_service_config {
-  msg::cluster_info info;  ///< name, CPUs, power, reservable sizes, ...
-  cost_model cost = *cost_model::create(1.0, 3600, {}, 0);
-  duration refresh = 1;  ///< the view of the LRMS is at most this old (0: read on every call)
-  /// The reservations in the view are read from the LRMS at least this often (at least
-  /// `refresh`); in between the service keeps its own there, and sees one made behind its
-  /// back when the LRMS refuses a hold that collides with it.
-  duration full_refresh = 30;
-  duration max_hold = 600;  ///< a prepare may hold CPUs for at most this long
-  /// Finished reservations stay queryable this long: in the journal's history when there is
-  /// a journal (the service forgets them at once), else in memory.
-  duration retention = 3600;
-  duration esr_static_h = 18000;  ///< paper 000: 18000 s
-  load_params load;               ///< accuracies for T_wkl
-  /// Local Jobs Preferred (paper 004, Sec. III-B): who may waive it and how it is checked.
-  ljp_policy ljp = ljp_policy::enforce;
-  ljp_method ljp_check = ljp_method::ese;
-  /// Paper 003, Sec. 3.1: release a reservation when its jobs have ended, or keep it.
-  job_end_policy after_jobs = job_end_policy::keep;
-  /// Paper 002's RLC scheduler: committed reservations that came with a window (movable
-  /// requests) are moved within it, earliest deadline first, to admit new ones, and pulled
-  /// forward when others end early (laxity_scheduler.cpp). false: every reservation is rigid.
-  bool laxity = false;
-  /// Paper 002, Sec. 5.3 (overruns.cpp): jobs still running `overrun_notice` before their
-  /// reservation ends (whoever submitted them into it) get `overrun_quantum` more time, at
-  /// most `overrun_max` times per reservation, when the CPUs are free for it under the site's
-  /// LJP rule (on a laxity cluster movable reservations may move for it); otherwise they end
-  /// with the reservation. 0: off.
-  duration overrun_quantum = 0;
-  duration overrun_notice = 60;
-  int overrun_max = 4;
-  duration history_delta = 3600;  ///< sampling interval of the esr history
-  /// The names of its reservations in the LRMS: the prefix, then the id number. With a
-  /// journal the prefix is claimed there (lrms_claim): recovery refuses a reservation under
-  /// it that this service did not make (another node with the same prefix) ...
-  std::string name_prefix = "arb-";
-  /// ... unless told to take such reservations over (`arbd --adopt`): they become committed
-  /// reservations of this service, kept in the LRMS until their end.
-  bool adopt_foreign = false;
-  /// Recovery keeps a hold without a commit decision until its expiry instead of presuming
-  /// abort: for an agent (remote/README.md), whose holds are coordinated by brokers in
-  /// other processes whose decisions it cannot see; their commits may still be on the way.
-  bool keep_in_doubt_holds = false;
-  /// Callers name themselves per broker (broker_scope.hpp): an agent's. A user
-  /// "<broker>:<user>" reaches only that broker's reservations, a job cancel
-  /// "<broker>:<lrms id>" only that broker's jobs; ":<user>" is an admin broker's (anybody's).
-  bool scoped_callers = false;
-  /// Users' virtual organizations (user -> VO; paper 000, Sec. 3.3): the cost model's
-  /// agreement for a user's VO applies when the user has none of their own. Null: no VOs.
-  std::shared_ptr<const std::map<std::string, std::string>> vo_of;
-  /// Where reservations are made durable before they are answered for (null: nowhere, as
-  /// in the stress tool and the simulator).
-  std::shared_ptr<reservation_journal> journal;
-  /// Told every change of a reservation the service records (a hold granted, committed,
-  /// cancelled, released, expired, its terms changed), with the row as written, on the
-  /// service's thread: an audit trail (must be quick and thread-safe; null: nobody).
-  std::function<void(const reservation_row&)> on_change;
-};
-
-/// What cluster_service::recover() found and did.
-struct recovery_report {
-  int restored = 0;         ///< committed reservations found in the LRMS and adopted
-  int recreated = 0;        ///< committed ones the (simulated) LRMS had lost, made again
-  int lost = 0;             ///< committed ones neither found nor made again (now cancelled)
-  int aborted_holds = 0;    ///< holds without a commit decision (presumed abort)
-  int completed_holds = 0;  ///< holds whose co-reservation had decided commit
-  int compensated = 0;      ///< committed parts of a co-reservation that lost another part
-  int orphans = 0;          ///< LRMS reservations of ours that no row claims, deleted
-  int adopted = 0;          ///< another node's under our prefix, taken over (adopt_foreign)
-  int kept_holds = 0;       ///< in-doubt holds kept until their expiry (keep_in_doubt_holds)
-};
 
 /// The logic of a cluster reservation service (CRS, paper 000 Sec. 2.2 and 3), without
 /// actors: its actor (cluster_service_actor.hpp) owns one and forwards every message to it,
@@ -209,29 +138,7 @@ class cluster_service {
   reservation_journal* journal() const { return cfg_.journal.get(); }
 
  private:
-  struct record {
-    std::string id;
-    std::string txn;
-    std::string owner;
-    std::string lrms_id;
-    reservation_lifecycle life;
-    int np = 0;
-    double cost = 0;
-    timestamp admitted_after = 0;        ///< T_wkl it was checked against (0: LJP off)
-    timestamp finished = time_infinity;  ///< when it reached a terminal state
-    std::uint64_t serial = 0;            ///< n of the id "<cluster>/n": its key here
-    std::vector<std::string> jobs = {};  ///< LRMS ids of the jobs bound to it
-    std::string account = {};            ///< charged in the LRMS; its jobs run under it
-    /// Paper 002: a committed reservation with deadline > 0 may be moved within [earliest,
-    /// deadline] until it starts (laxity clusters only); 0: rigid.
-    timestamp earliest = 0;
-    timestamp deadline = 0;
-    int overruns = 0;       ///< overrun quanta granted to it
-    timestamp created = 0;  ///< when the hold was granted
-    /// The window the client asked for (prepare_request), for show; 0: not known.
-    timestamp window_start = 0;
-    timestamp window_end = 0;
-  };
+  using record = reservation_record;
 
   /// The service's view of its LRMS (capacity_view.hpp): read whole at most every
   /// max(refresh, full_refresh) (every call when refresh is 0), its jobs at most every
@@ -297,20 +204,18 @@ class cluster_service {
              msg::prepare_reply& out);
   timestamp busy_hint(const msg::prepare_request& req, const availability_profile& free) const;
 
-  msg::ack_reply confirm(record& r, timestamp now);
-  record* of_txn(const std::string& txn);
-  /// Remembers that `txn` is over here (see ended_txns_); id "" when it never held anything.
-  void remember_ended(const std::string& txn, const std::string& id, reservation_state state);
-  msg::ack_reply drop_hold(record& r, timestamp now);
+  msg::ack_reply confirm(const record& r, timestamp now);
+  msg::ack_reply drop_hold(const record& r, timestamp now);
   /// illegal_transition: `r` is in a state that does not allow `what`.
   msg::wire_error illegal(const record& r, const std::string& what) const;
   /// The owner ends it before its end (cancelled, or terminated while active).
-  msg::ack_reply end_early(record& r, reservation_state to, reservation_event e, timestamp now);
+  msg::ack_reply end_early(const record& r, reservation_state to, reservation_event e,
+                           timestamp now);
   /// New terms for a committed reservation (`changed`: `r` with its lifecycle on them): in
   /// the LRMS make-before-break, then durable, then in the view and the record. Used by an
   /// owner's modify and by the laxity scheduler's moves.
-  status replace_terms(record& r, record changed, timestamp now);
-  msg::ack_reply withdraw(record& r, timestamp now);
+  status replace_terms(const record& r, record changed, timestamp now);
+  msg::ack_reply withdraw(const record& r, timestamp now);
   /// The name in the LRMS of the reservation "<cluster>/<serial>": the prefix and serial.
   std::string lrms_name(std::uint64_t serial) const;
   /// What np CPUs over [start, end) cost `user`, under the user's or their VO's agreement.
@@ -326,7 +231,7 @@ class cluster_service {
   /// After a sweep, the reservation `id` if `user` owns it (its state brought up to `now`),
   /// else null: another user's looks exactly like a missing one. With scoped callers,
   /// another broker's too.
-  record* owned(const std::string& id, const std::string& user, timestamp now);
+  const record* owned(const std::string& id, const std::string& user, timestamp now);
   /// Who asks (scoped_callers): the broker ("" for an admin broker, or without scoping) and
   /// the user ("" for an admin).
   broker_scope::caller caller_of(std::string_view user) const;
@@ -337,12 +242,12 @@ class cluster_service {
   std::uint64_t serial_of(std::string_view id) const;
   /// The number a string of decimal digits spells, or 0 if it is not one.
   static std::uint64_t number_in(std::string_view digits);
-  void release(record& r, reservation_event e, timestamp now, bool persisted = false);
+  void release(const record& r, reservation_event e, timestamp now, bool persisted = false);
   // Jobs bound to reservations (reservation_jobs.cpp).
   msg::wire_error unfit_job(const record& r, const std::string& which, int np,
                             duration walltime) const;
   result<std::string> submit_bound(const record& r, const msg::job_terms& j);
-  void note_bound_jobs(record& r, const std::vector<std::string>& ids, timestamp now);
+  void note_bound_jobs(const record& r, const std::vector<std::string>& ids, timestamp now);
   void release_after_jobs(timestamp now);
   // The RLC scheduler of paper 002 (laxity_scheduler.cpp).
   struct laxity_view {
@@ -358,7 +263,7 @@ class cluster_service {
   std::size_t apply_moves(const std::vector<laxity_job>& jobs, const std::vector<timestamp>& starts,
                           timestamp now);
   /// One reservation to `start` (same length), by replace_terms.
-  bool move(record& r, timestamp start, timestamp now);
+  bool move(const record& r, timestamp start, timestamp now);
   /// Prepare on a laxity cluster: re-plans the movable reservations around the new hold
   /// (pinned at its terms) and moves them; true when any moved (admit() then checks the
   /// hold on the new view).
@@ -383,13 +288,14 @@ class cluster_service {
   void handle_overruns(timestamp now);
   /// One quantum after r's end, if the CPUs are free for it (the LJP rule, laxity moves):
   /// in the LRMS in place, then in the record, view, timeline and journal.
-  bool extend_for_overrun(record& r, timestamp now);
+  bool extend_for_overrun(const record& r, timestamp now);
   /// The row of `r` in `state`; a terminal state is history from r.finished (or now).
   reservation_row row_of(const record& r, reservation_state state) const;
   status persist(const record& r, reservation_state state);
   /// Writes the end of a reservation that ended by time (completed), which nobody waits for.
   void persist_end(const record& r);
-  void adopt(record r, timestamp now);
+  /// A restored record into the ledger (invalid_parameter: two rows with one id or txn).
+  status adopt(record r, timestamp now);
 
   cluster_service_config cfg_;
   std::unique_ptr<lrms> lrms_;
@@ -402,35 +308,9 @@ class cluster_service {
     std::int64_t holds_created = 0, commits = 0, aborts = 0, expiries = 0, cancels = 0, moves = 0,
                  overruns = 0, overruns_refused = 0;
   } events_;  // for status reports (metrics)
-  // Records and their indices by serial (the n of "<cluster>/n"), not by id string: the
-  // service touches them several times per request.
-  std::unordered_map<std::uint64_t, record> records_;
-  std::unordered_map<std::string, std::uint64_t> by_txn_;  // txn -> serial
-  /// Transactions over here whose records left memory (a hold that expired or was aborted, a
-  /// reservation that ended), and those aborted or released before any prepare of theirs
-  /// arrived (id ""): txn -> what became of them, the latest `remembered_txns`. A prepare of
-  /// one arriving late (a retry, a delayed copy) is refused instead of holding CPUs again for
-  /// a transaction its coordinator has given up; a late commit_txn of an expired hold learns
-  /// that it expired, not that its transaction is unknown.
-  struct ended_txn {
-    std::string id;
-    reservation_state state;
-  };
-  std::unordered_map<std::string, ended_txn> ended_txns_;
-  std::deque<std::string> ended_order_;
-  static constexpr std::size_t remembered_txns = 4096;
-  /// Indexes of records_, so that a call touches only what it answers about, however long
-  /// the history kept for `retention`: every record by owner (list for one user), and the
-  /// serials of those not finished (status; holds and reservations still to run).
-  std::unordered_map<std::string, std::set<std::uint64_t>> by_owner_;
-  std::set<std::uint64_t> live_;
-  std::set<std::pair<timestamp, std::uint64_t>> expiries_;  // pending holds: (expiry, serial)
-  std::set<std::pair<timestamp, std::uint64_t>> finished_;  // terminal: (finished, serial)
-  /// Files a new record under its indexes, and takes it off the live ones when it finishes.
-  void index_record(const record& r);
-  void mark_finished(record& r, timestamp now);
-  std::set<std::pair<timestamp, std::uint64_t>> timeline_;  // committed: (next start/end, serial)
-  std::set<std::uint64_t> movable_;  // laxity clusters: reservations with a window, by serial
+  /// The records and every index over them (reservation_ledger.hpp): the only code that
+  /// changes them. The policies below keep their own schedules, by serial.
+  reservation_ledger ledger_;
   /// When to look for overrunning jobs: (end - overrun_notice, serial). An entry whose
   /// reservation has since moved or ended is dropped when it comes due.
   std::set<std::pair<timestamp, std::uint64_t>> overrun_checks_;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "arbroker/actors/cluster_service.hpp"
+#include "arbroker/actors/cluster_service_config.hpp"
 #include "arbroker/adapters/timed_lrms.hpp"
 #include "arbroker/messages/broker_protocol.hpp"
 #include "arbroker/messages/cluster_protocol.hpp"
