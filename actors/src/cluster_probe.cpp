@@ -20,7 +20,7 @@ msg::probe_reply cluster_service::probe(const msg::probe_request& req, timestamp
   };
   sweep(now);
   if (auto ok = refresh(now); !ok) return failed(ok.err());
-  out.t_wkl = view_.capacity->t_wkl();
+  out.t_wkl = view_.capacity().t_wkl();
   if (req.keep < 0)
     return failed(
         fail(errc::invalid_parameter, "keep must be >= 0, not " + std::to_string(req.keep)));
@@ -160,9 +160,9 @@ double cluster_service::esr_of(esr_method method, timestamp start, timestamp end
     case esr_method::static_:
       return esr_static(start - now, cfg_.esr_static_h).value_or(0.0);
     case esr_method::history:
-      return history_.esr(start, end, np).value_or(0.0);
+      return view_.esr_history().esr(start, end, np).value_or(0.0);
     case esr_method::load:
-      return esr_load(start, view_.capacity->t_wkl());
+      return esr_load(start, view_.capacity().t_wkl());
   }
   return 0.0;
 }

@@ -32,69 +32,19 @@ result<std::unique_ptr<cluster_service>> cluster_service::create(cluster_service
     return fail(errc::invalid_parameter,
                 "cluster '" + i.name +
                     "': overrun_quantum and overrun_max must be >= 0 and overrun_notice >= 1 s");
-  auto h = history::create(cfg.history_delta, 24 * 14);
-  if (!h) return h.err();
+  auto view = lrms_view::create({i.name, i.cpus, cfg.load, cfg.refresh, cfg.full_refresh,
+                                 cfg.history_delta, cfg.ljp, cfg.ljp_check});
+  if (!view) return view.err();
   return std::unique_ptr<cluster_service>(
-      new cluster_service(std::move(cfg), std::move(backend), std::move(*h)));
+      new cluster_service(std::move(cfg), std::move(backend), std::move(*view)));
 }
 
 cluster_service::cluster_service(cluster_service_config cfg, std::unique_ptr<lrms> backend,
-                                 history h)
-    : cfg_(std::move(cfg)), lrms_(std::move(backend)), history_(std::move(h)) {}
+                                 lrms_view view)
+    : cfg_(std::move(cfg)), lrms_(std::move(backend)), view_(std::move(view)) {}
 
 status cluster_service::refresh(timestamp now, bool force) {
-  auto& v = view_;
-  const bool whole = force || cfg_.refresh == 0 || !v.capacity || v.capacity->wrong() ||
-                     now - v.full_read >= std::max(cfg_.refresh, cfg_.full_refresh);
-  if (whole) {
-    if (auto ok = read_view(now); !ok) return ok;
-  } else if (now - v.jobs_read >= cfg_.refresh) {
-    if (auto ok = read_jobs(now); !ok) return ok;
-  }
-  // The queue's plan, made now rather than by the first request that needs it.
-  if (plans_queue()) (void)v.capacity->planned(now);
-  return {};
-}
-
-status cluster_service::read_view(timestamp now) {
-  auto snap = lrms_->snapshot();
-  if (!snap) return snap.err();
-  if (!view_.capacity) {
-    auto c = capacity_view::create(cfg_.info.cpus, cfg_.load);
-    if (!c) return c.err();
-    view_.capacity = std::move(*c);
-  }
-  auto w = to_workload(*snap);
-  std::vector<keyed_reservation> reservations;
-  reservations.reserve(snap->reservations.size());
-  for (const auto& r : snap->reservations)
-    reservations.push_back({r.id, {r.start, r.end, r.np}});
-  view_.capacity->reset(now, std::move(w.running), std::move(w.queued), reservations);
-  view_.full_read = view_.jobs_read = now;
-  took_jobs(*snap, now);
-  return {};
-}
-
-status cluster_service::read_jobs(timestamp now) {
-  auto snap = lrms_->jobs_snapshot();
-  if (!snap) return snap.err();
-  auto w = to_workload(*snap);
-  // A running job the view has no room for marks it wrong(): refresh reads it all next time.
-  (void)view_.capacity->set_jobs(now, std::move(w.running), std::move(w.queued));
-  view_.jobs_read = now;
-  took_jobs(*snap, now);
-  return {};
-}
-
-void cluster_service::took_jobs(const lrms_snapshot& snap, timestamp now) {
-  view_.running = static_cast<int>(snap.running.size());
-  view_.queued = static_cast<int>(snap.queued.size());
-  // esr history: one sample of idle CPUs per history interval.
-  const timestamp slot_begin =
-      now - ((now % cfg_.history_delta) + cfg_.history_delta) % cfg_.history_delta;
-  const auto& recs = history_.records();
-  if (recs.empty() || recs.back().begin < slot_begin)
-    (void)history_.record(slot_begin, view_.profile().free_at(now));
+  return view_.refresh(*lrms_, now, force);
 }
 
 msg::prepare_reply cluster_service::prepare(const msg::prepare_request& req, timestamp now) {
@@ -165,7 +115,7 @@ std::optional<timestamp> cluster_service::admit(const msg::prepare_request& req,
   if (req.start < rule->not_before)
     // Paper 000, Sec. 3.3.2: a reservation may not bypass waiting local jobs.
     return refuse(errc::busy,
-                  "start " + ts(req.start) + " is before T_wkl " + ts(view_.capacity->t_wkl()) +
+                  "start " + ts(req.start) + " is before T_wkl " + ts(view_.capacity().t_wkl()) +
                       ": it would bypass waiting local jobs",
                   msg::refusal::service, rule->not_before);
   // Paper 002: accepted reservations moved within their windows to make room. (Only reading
@@ -195,27 +145,12 @@ timestamp cluster_service::busy_hint(const msg::prepare_request& req,
   return t ? *t : -1;
 }
 
-result<cluster_service::admission> cluster_service::admission_for(bool ljp, bool admin,
-                                                                  timestamp now) const {
-  auto applies = ljp_applies(cfg_.ljp, ljp, admin);
-  if (!applies)
-    return fail(applies.err().code, "cluster '" + name() + "': " + applies.err().message);
-  if (!*applies) return admission{&view_.profile(), now, false};
-  if (cfg_.ljp_check == ljp_method::twkl)
-    return admission{&view_.profile(), std::max(now, view_.capacity->t_wkl()), true};
-  return admission{&view_.capacity->planned(now), now, true};
-}
-
 void cluster_service::view_put(const record& r, timestamp now) {
-  if (!view_.capacity) return;  // read whole before its first use
-  // One that does not fit marks the capacity view wrong(): refresh reads it all again.
-  (void)view_.capacity->put(r.lrms_id, {r.life.start(), r.life.end(), r.np}, now);
+  view_.put(r.lrms_id, {r.life.start(), r.life.end(), r.np}, now);
 }
 
 void cluster_service::view_erase(const std::string& lrms_id) {
-  if (view_.capacity) view_.capacity->erase(lrms_id);
-  // The LRMS may start queued jobs in the CPUs at once: read the jobs again.
-  if (view_.queued > 0) view_.jobs_changed();
+  view_.erase(lrms_id);
 }
 
 // An admitted prepare: the hold in the LRMS, durable in the journal before it is answered
@@ -529,7 +464,7 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
   if (!rule) return {info_of(*r), msg::to_wire(rule.err())};
   if (req.start < rule->not_before)
     return {info_of(*r), msg::wire(errc::busy, "new start " + ts(req.start) + " is before T_wkl " +
-                                                   ts(view_.capacity->t_wkl()))};
+                                                   ts(view_.capacity().t_wkl()))};
   if (rule->free != &view_.profile()) {
     // Under `ese` the new terms must fit the plan's vacancies, its own old terms given back.
     auto vacant = *rule->free;
@@ -681,8 +616,8 @@ msg::cluster_status cluster_service::status_report(const msg::cluster_status_req
       if (!j.approximation.empty()) out.approximated.push_back({j.id, j.owner, j.approximation});
     }
   }
-  out.running_jobs = view_.running;
-  out.queued_jobs = view_.queued;
+  out.running_jobs = view_.running();
+  out.queued_jobs = view_.queued();
   // What has finished holds nothing. (A copy: advancing may finish one.)
   for (const auto n : std::vector(ledger_.live().begin(), ledger_.live().end())) {
     ledger_.advance(n, now);

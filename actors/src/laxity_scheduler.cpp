@@ -88,7 +88,7 @@ void cluster_service::pull_forward_moves(timestamp now) {
   pull_due_ = false;
   if (!refresh(now)) return;
   // Under LJP's `ese` the queued local jobs keep their planned starts here too.
-  const auto& base = plans_queue() ? view_.capacity->planned(now) : view_.profile();
+  const auto& base = view_.plans_queue() ? view_.capacity().planned(now) : view_.profile();
   auto lv = movable(base, now);
   if (lv.jobs.empty()) return;
   auto starts = pull_forward(lv.fixed, lv.jobs, now);

@@ -33,7 +33,7 @@ msg::advice_reply cluster_service::advise(const msg::advice_request& req, timest
   if (job.ready >= job.deadline) return out;  // the window has passed: does not meet QoS
   // The workload as the view has it (refreshed above, as for a probe): no read of the LRMS
   // of its own. And the profile prepare checks against: place on it rather than build it.
-  const auto workload = view_.capacity->workload(now);
+  const auto workload = view_.capacity().workload(now);
   auto advice = advise_match(workload, now, job, ese_policy::reservations_first, rule->free);
   if (!advice) return failed(advice.err());
   out.meets_qos = advice->meets_qos;

@@ -14,6 +14,7 @@
 
 #include "arbroker/actors/broker_scope.hpp"
 #include "arbroker/actors/cluster_service_config.hpp"
+#include "arbroker/actors/lrms_view.hpp"
 #include "arbroker/adapters/lrms.hpp"
 #include "arbroker/core/availability_profile.hpp"
 #include "arbroker/core/capacity_view.hpp"
@@ -35,11 +36,17 @@ namespace arbroker {
 
 /// The logic of a cluster reservation service (CRS, paper 000 Sec. 2.2 and 3), without
 /// actors: its actor (cluster_service_actor.hpp) owns one and forwards every message to it,
-/// adding timers. It owns the cluster's LRMS and a cached *view* of it (availability profile of
-/// running jobs and reservations, T_wkl, the queued jobs and their plan): its jobs read again
-/// from lrms::jobs_snapshot() when older than config.refresh, the whole from
-/// lrms::snapshot() when older than config.full_refresh or when it turned out wrong, and its
-/// own reservations kept in it at once by its prepares, commits, changes and releases.
+/// adding timers. It is a facade over parts it owns, each with its own header and tests:
+/// - the cluster's LRMS (adapters/lrms.hpp);
+/// - its *view* of it (lrms_view.hpp: availability profile of running jobs and reservations,
+///   T_wkl, the queued jobs and their plan, kept fresh by config.refresh and full_refresh,
+///   and the admission rule below), in which the service keeps its own reservations at once;
+/// - the reservation ledger (core/reservation_ledger.hpp): the records and every index over
+///   them, which nothing else changes;
+/// - policies acting through the ledger and the view, one file each: the laxity planner
+///   (laxity_scheduler.cpp), the overrun watch (overruns.cpp), jobs bound to reservations
+///   (reservation_jobs.cpp), the job desk for grid jobs (cluster_jobs.cpp), probes and advice
+///   (cluster_probe.cpp, match_advisor.cpp) and recovery (cluster_recovery.cpp).
 ///
 /// Local Jobs Preferred, by config.ljp and config.ljp_check: under `ese` a request with LJP
 /// must fit the vacancies of the plan of the queued jobs (no queued job's planned start
@@ -140,44 +147,14 @@ class cluster_service {
  private:
   using record = reservation_record;
 
-  /// The service's view of its LRMS (capacity_view.hpp): read whole at most every
-  /// max(refresh, full_refresh) (every call when refresh is 0), its jobs at most every
-  /// refresh; in between the service keeps its own reservations in it.
-  struct view {
-    std::optional<capacity_view> capacity;
-    timestamp full_read = -time_infinity;  ///< -time_infinity: read it all before next use
-    timestamp jobs_read = -time_infinity;  ///< -time_infinity: read the jobs before next use
-    int running = 0;
-    int queued = 0;
-    /// The jobs changed (a submit, a cancel): read them again before the next use.
-    void jobs_changed() noexcept { jobs_read = -time_infinity; }
-    /// The LRMS refused what the view allowed: read it all again before the next use. (What
-    /// the view itself cannot take, it marks capacity_view::wrong(), which refresh reads.)
-    void wrong() noexcept { full_read = -time_infinity; }
-    const availability_profile& profile() const { return capacity->profile(); }
-  };
+  cluster_service(cluster_service_config cfg, std::unique_ptr<lrms> backend, lrms_view view);
 
-  cluster_service(cluster_service_config cfg, std::unique_ptr<lrms> backend, history h);
-
+  /// The view brought up to `now` (lrms_view::refresh).
   status refresh(timestamp now, bool force = false);
-  status read_view(timestamp now);  ///< the LRMS's full snapshot into the view
-  status read_jobs(timestamp now);  ///< the LRMS's jobs into the view (reservations kept)
-  /// After either read: the job counts for status, and the esr history's sample.
-  void took_jobs(const lrms_snapshot& snap, timestamp now);
-  /// Whether the LJP rule `ese` can apply here (holds must fit the queue's plan).
-  bool plans_queue() const noexcept {
-    return cfg_.ljp != ljp_policy::off && cfg_.ljp_check == ljp_method::ese;
+  using admission = lrms_view::admission;
+  result<admission> admission_for(bool ljp, bool admin, timestamp now) const {
+    return view_.admission_for(ljp, admin, now);
   }
-
-  /// Where the CPUs of a request must be free and from when on, under the site's LJP rule
-  /// for a request that asks `ljp` (sent by an admin or not). permission_denied when the
-  /// site enforces LJP and a non-admin waives it. Valid until the view changes.
-  struct admission {
-    const availability_profile* free = nullptr;
-    timestamp not_before = 0;
-    bool ljp = false;  ///< LJP applies
-  };
-  result<admission> admission_for(bool ljp, bool admin, timestamp now) const;
   /// Reservation `r` holds its terms in the view from `now` on (granted, changed, extended).
   void view_put(const record& r, timestamp now);
   /// LRMS reservation `lrms_id` holds nothing in the view any more.
@@ -299,8 +276,7 @@ class cluster_service {
 
   cluster_service_config cfg_;
   std::unique_ptr<lrms> lrms_;
-  history history_;
-  view view_;
+  lrms_view view_;
   std::uint64_t next_id_ = 1;
   static constexpr std::uint64_t lease_block = 1024;
   std::uint64_t lease_ = 0;  ///< ids below it may be in the LRMS (the journal's claim)
