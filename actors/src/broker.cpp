@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <random>
 
+#include "arbroker/actors/fan_in.hpp"
 #include "coreservation_worker.hpp"
 #include "directory_subscription.hpp"
 #include "elastic_worker.hpp"
@@ -187,33 +188,23 @@ caf::typed_response_promise<msg::list_reply> broker_state::list_all(msg::list_re
     rp.deliver(msg::error_reply<msg::list_reply>(errc::unreachable, directory_.error));
     return rp;
   }
-  if (directory_.clusters->empty()) {
-    rp.deliver(msg::list_reply{});
-    return rp;
-  }
-  struct gather {
-    msg::list_reply merged;
-    std::size_t pending;
-  };
-  auto g = std::make_shared<gather>(gather{{}, directory_.clusters->size()});
-  for (const auto& c : *directory_.clusters) {
-    auto done = [rp, g]() mutable {
-      if (--g->pending == 0) rp.deliver(std::move(g->merged));
-    };
+  auto merged = std::make_shared<msg::list_reply>();
+  fan_in join(directory_.clusters->size(),
+              [rp, merged]() mutable { rp.deliver(std::move(*merged)); });
+  for (const auto& c : *directory_.clusters)
     self_->request(c.service, caf::infinite, req)
         .then(
-            [g, done](msg::list_reply& r) mutable {
+            [merged, join](msg::list_reply& r) {
               for (auto& x : r.reservations)
-                g->merged.reservations.push_back(std::move(x));
-              if (!r.error.ok()) g->merged.error = r.error;
-              done();
+                merged->reservations.push_back(std::move(x));
+              if (!r.error.ok()) merged->error = r.error;
+              join.arrived();
             },
-            [g, done](caf::error&) mutable {
-              g->merged.error =
+            [merged, join](caf::error&) {
+              merged->error =
                   msg::wire(errc::unreachable, "a cluster did not answer; the list is incomplete");
-              done();
+              join.arrived();
             });
-  }
   return rp;
 }
 

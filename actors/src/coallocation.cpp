@@ -11,6 +11,7 @@
 
 #include <memory>
 
+#include "arbroker/actors/fan_in.hpp"
 #include "broker_state.hpp"
 
 namespace arbroker {
@@ -22,7 +23,6 @@ struct coallocation {
   std::vector<cluster_service_actor> services;  // by part
   std::vector<msg::wire_error> errors;          // by part, this round
   msg::coallocate_reply reply;                  // jobs by part
-  std::size_t pending = 0;
   caf::typed_response_promise<msg::coallocate_reply> client;
 
   std::string part(std::size_t i) const {
@@ -50,25 +50,20 @@ template <class Reply, class Self, class Make, class OnReply, class Done>
 void each_part(Self* self, const coallocation_ptr& c, Make make, OnReply on_reply, Done done,
                const std::vector<bool>& parts_in) {
   c->errors.assign(c->req.parts.size(), {});
-  c->pending = 0;
-  for (std::size_t i = 0; i < parts_in.size(); ++i)
-    c->pending += parts_in[i] ? 1 : 0;
-  if (c->pending == 0) return done();
+  const fan_in join(static_cast<std::size_t>(std::count(parts_in.begin(), parts_in.end(), true)),
+                    std::move(done));
   for (std::size_t i = 0; i < c->req.parts.size(); ++i) {
     if (!parts_in[i]) continue;
-    auto finish = [c, done] {
-      if (--c->pending == 0) done();
-    };
     self->request(c->services[i], caf::infinite, make(i))
         .then(
-            [i, on_reply, finish](Reply& r) {
+            [i, on_reply, join](Reply& r) {
               on_reply(i, r);
-              finish();
+              join.arrived();
             },
-            [c, i, finish](caf::error& e) {
+            [c, i, join](caf::error& e) {
               c->errors[i] = msg::wire(errc::unreachable,
                                        "the cluster did not answer (" + caf::to_string(e) + ")");
-              finish();
+              join.arrived();
             });
   }
 }

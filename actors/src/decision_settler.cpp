@@ -1,5 +1,7 @@
 #include "arbroker/actors/decision_settler.hpp"
 
+#include "arbroker/actors/fan_in.hpp"
+
 namespace arbroker {
 namespace {
 
@@ -14,9 +16,8 @@ std::vector<std::string> part_names(const std::string& txn, int max_parts) {
 // One decision at a time: its commits, then (if a part was lost) its releases.
 struct settler_state {
   decision_settler_config cfg;
-  std::size_t next = 0;     // the decision being settled
-  std::size_t pending = 0;  // calls of the current phase still unanswered
-  bool lost = false;        // a part refused its commit
+  std::size_t next = 0;  // the decision being settled
+  bool lost = false;     // a part refused its commit
   std::uint64_t tag = 0;
 };
 
@@ -26,20 +27,19 @@ template <class Request>
 void ask_everyone(caf::stateful_actor<settler_state>* self, std::function<void()> when_done) {
   auto& st = self->state;
   const auto names = part_names(st.cfg.decisions[st.next], st.cfg.max_parts);
-  st.pending = st.cfg.clusters.size() * names.size();
-  auto done = std::make_shared<std::function<void()>>(std::move(when_done));
+  const fan_in join(st.cfg.clusters.size() * names.size(), std::move(when_done));
   for (const auto& [cluster, service] : st.cfg.clusters)
     for (const auto& name : names)
       self->request(service, caf::infinite, msg::call_tag{++st.tag}, Request{name})
           .then(
-              [self, done](msg::call_tag, const msg::ack_reply& r) {
+              [self, join](msg::call_tag, const msg::ack_reply& r) {
                 if constexpr (std::is_same_v<Request, msg::commit_txn_request>)
                   // not_found: no part of it there. Anything else: a part that cannot commit.
                   if (!r.error.ok() && r.error.err() != errc::not_found) self->state.lost = true;
-                if (--self->state.pending == 0) (*done)();
+                join.arrived();
               },
-              [self, done](caf::error&) {  // the cluster's service is gone: nothing to undo
-                if (--self->state.pending == 0) (*done)();
+              [join](caf::error&) {  // the cluster's service is gone: nothing to undo
+                join.arrived();
               });
 }
 

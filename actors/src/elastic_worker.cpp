@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "arbroker/actors/fan_in.hpp"
 #include "arbroker/core/slot_generation.hpp"
 
 namespace arbroker {
@@ -331,18 +332,16 @@ void elastic_worker_state::after_busy_hints(const job_ptr& j, Then then) {
   std::vector<std::size_t> ask;
   for (std::size_t i = 0; i < j->sites.size(); ++i)
     if (j->sites[i].nothing_fits) ask.push_back(i);
-  if (ask.empty()) return then();
-  auto pending = std::make_shared<std::size_t>(ask.size());
-  auto next = std::make_shared<Then>(std::move(then));
+  const fan_in join(ask.size(), std::move(then));
   for (auto i : ask) {
     const auto& s = j->sites[i];
     call<msg::busy_hint_reply>(
         s.entry->service,
         msg::busy_hint_request{s.adapted, j->req.local_jobs_preferred, j->req.admin},
-        [this, j, pending, next](msg::busy_hint_reply* r) {
+        [this, j, join](msg::busy_hint_reply* r) {
           guarded(j, [&] {
             if (r && r->error.ok()) j->note_alternative(r->earliest_fit);
-            if (--*pending == 0) (*next)();
+            join.arrived();
           });
         });
   }

@@ -9,6 +9,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "arbroker/actors/fan_in.hpp"
 #include "arbroker/actors/gis.hpp"
 #include "arbroker/actors/reservation_attempt.hpp"
 #include "arbroker/core/expected_delay.hpp"
@@ -235,7 +236,6 @@ class grid_jobs_state {
     std::map<std::string, msg::job_outlook_request> asks;
     std::map<std::string, std::map<msg::queue_shape, std::size_t>> shape_index;
     std::map<std::string, result<msg::job_outlook_reply>> answers;
-    std::size_t pending = 0;
   };
 
   void flush() {
@@ -250,12 +250,13 @@ class grid_jobs_state {
         if (idx.emplace(shape, rd->asks[at].shapes.size()).second)
           rd->asks[at].shapes.push_back(shape);
       }
-    rd->pending = rd->asks.size();
+    // (Every submission has a candidate: the batch asks at least one cluster.)
+    const fan_in join(rd->asks.size(), [this, rd] { rank_batch(*rd); });
     for (auto& [at, q] : rd->asks) {
       const auto* e = cluster(at);
-      auto done = [this, rd, at](const result<msg::job_outlook_reply>& rep) {
+      auto done = [rd, at, join](const result<msg::job_outlook_reply>& rep) {
         rd->answers.emplace(at, rep);
-        if (--rd->pending == 0) rank_batch(*rd);
+        join.arrived();
       };
       if (!e)
         done(error{errc::not_found, at + " left the grid"});
@@ -900,7 +901,6 @@ class grid_jobs_state {
       std::map<std::string, msg::job_outlook_request> asks;
       std::map<std::string, msg::job_outlook_reply> answers;
       std::map<std::string, std::map<msg::queue_shape, std::size_t>> shape_index;
-      std::size_t pending = 0;
     };
     auto rd = std::make_shared<round>();
     rd->jobs = std::move(movable);
@@ -928,18 +928,18 @@ class grid_jobs_state {
       }
     }
     rd->first.push_back(rd->options.size());
+    if (rd->asks.empty()) return static_cast<std::int32_t>(rd->jobs.size());
     adapting_ = true;
-    rd->pending = rd->asks.size();
+    const fan_in join(rd->asks.size(), [this, rd] {
+      adapting_ = false;
+      decide_migrations(*rd);
+    });
     for (auto& [at, q] : rd->asks) {
-      ask(cluster(at)->service, q, [this, rd, at](const result<msg::job_outlook_reply>& rep) {
+      ask(cluster(at)->service, q, [rd, at, join](const result<msg::job_outlook_reply>& rep) {
         if (rep && rep->error.ok()) rd->answers[at] = *rep;
-        if (--rd->pending == 0) {
-          adapting_ = false;
-          decide_migrations(*rd);
-        }
+        join.arrived();
       });
     }
-    if (rd->asks.empty()) adapting_ = false;
     return static_cast<std::int32_t>(rd->jobs.size());
   }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "arbroker/actors/fan_in.hpp"
+
 namespace arbroker {
 
 const cluster_service_actor& matchmaker_state::service_of(const match_job& j,
@@ -43,18 +45,23 @@ void matchmaker_state::start(const job_ptr& j, const std::vector<const directory
                 clusters.empty() ? "no cluster satisfies the core requirements"
                                  : "no cluster can host the request" + j->reasons);
   j->advice.resize(j->window.size());
-  j->advice_pending = static_cast<int>(j->window.size());
+  const fan_in join(j->window.size(), [this, j] {
+    guarded(j, [&] {
+      if (!j->answered) decide(j);
+    });
+  });
   for (std::size_t i = 0; i < j->window.size(); ++i) {
     msg::advice_request ask{j->req.job.user, j->adapted[i], j->req.local_jobs_preferred,
                             j->req.admin};
     call<msg::advice_reply>(j->window[i]->service, std::move(ask),
-                            [this, j, i](msg::advice_reply* r) {
+                            [this, j, i, join](msg::advice_reply* r) {
                               guarded(j, [&] {
                                 if (r) return on_advice(j, i, std::move(*r));
                                 msg::advice_reply none;
                                 none.error = service_gone();
                                 on_advice(j, i, std::move(none));
                               });
+                              join.arrived();
                             });
   }
 }
@@ -63,7 +70,6 @@ void matchmaker_state::on_advice(const job_ptr& j, std::size_t i, msg::advice_re
   if (j->answered) return;
   if (!r.error.ok()) j->reasons += "; " + j->window[i]->info.name + ": " + r.error.message;
   j->advice[i] = std::move(r);
-  if (--j->advice_pending == 0) decide(j);
 }
 
 // Every advisor answered: order the window by the policy.

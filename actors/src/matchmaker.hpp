@@ -25,7 +25,6 @@ struct match_job : elastic_job_base {
   std::vector<msg::advice_reply> advice;       ///< per cluster; error set when none came
   std::vector<std::size_t> order;              ///< clusters to try, best first
   std::size_t next = 0;
-  int advice_pending = 0;
 };
 
 /// Per request: pick the selection window from the GIS's directory, ask every cluster's

@@ -22,6 +22,7 @@
 #include "arbroker/actors/broker.hpp"
 #include "arbroker/actors/cluster_service_actor.hpp"
 #include "arbroker/actors/decision_settler.hpp"
+#include "arbroker/actors/fan_in.hpp"
 #include "arbroker/actors/gis.hpp"
 #include "arbroker/actors/grid_jobs.hpp"
 #include "arbroker/adapters/batch_systems.hpp"
@@ -278,11 +279,9 @@ struct node::impl {
           dests.size(), msg::error_reply<Reply>(errc::unreachable, "the node is shutting down")));
     struct join {
       std::vector<Reply> replies;
-      std::size_t pending;
       callback<std::vector<Reply>> done;
     };
-    auto j = std::make_shared<join>(
-        join{std::vector<Reply>(dests.size()), dests.size(), std::move(done)});
+    auto j = std::make_shared<join>(join{std::vector<Reply>(dests.size()), std::move(done)});
     auto complete = [this, j] {
       j->done(std::move(j->replies));
       leave();
@@ -291,10 +290,11 @@ struct node::impl {
     caf::anon_send(
         gateway, gateway_task{[dests = std::move(dests), r = std::move(r), j,
                                complete](caf::event_based_actor* self) {
+          const fan_in all(dests.size(), complete);  // (on the gateway's thread)
           for (std::size_t i = 0; i < dests.size(); ++i) {
-            auto one = [j, i, complete](Reply rep) {
+            auto one = [j, i, all](Reply rep) {
               j->replies[i] = std::move(rep);
-              if (--j->pending == 0) complete();
+              all.arrived();
             };
             if (!dests[i].second) {
               one(msg::error_reply<Reply>(errc::not_found, "no cluster '" + dests[i].first + "'"));

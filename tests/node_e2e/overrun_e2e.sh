@@ -30,7 +30,9 @@ TOML
 as_alice() { env ARB_USER=alice ARB_TOKEN=alice-secret "$arb" "$@"; }
 
 start_arbd --config "$work/node.toml" --poll 1
-check "alice reserves the cluster for 5 s" 0 as_alice -o json reserve --est now --let now+5m \
+# It starts 3 s from now: the commit comes before the start, so the job's 5 s fit however
+# long the two calls take (from `now` they would not once a second boundary fell between them).
+check "alice reserves the cluster for 5 s" 0 as_alice -o json reserve --est now+3s --let now+5m \
   --np 4 --np-ref 4 --pp-ref 1000 --dur-ref 5s
 id=$(json_field "$out" id)
 start=$(json_number "$out" start)
