@@ -150,18 +150,19 @@ sim::cluster_spec cluster(const toml::table& root) {
   c.pp = get(t, "cluster", "pp", c.pp);
   c.bunch = get<int>(t, "cluster", "bunch", c.bunch);
   c.scheduler = get(t, "cluster", "scheduler", c.scheduler);
-  c.acc_r = get(t, "cluster", "acc_r", c.acc_r);
-  c.acc_w = get(t, "cluster", "acc_w", c.acc_w);
-  c.esr_static_h = get<duration>(t, "cluster", "esr_static_h", c.esr_static_h);
-  c.history_delta = get<duration>(t, "cluster", "history_delta", c.history_delta);
-  const auto ljp = get(t, "cluster", "ljp", std::string(to_string(c.ljp)));
-  if (auto p = ljp_policy_from(ljp))
-    c.ljp = *p;
+  auto& p = c.policy;
+  p.load.acc_r = get(t, "cluster", "acc_r", p.load.acc_r);
+  p.load.acc_w = get(t, "cluster", "acc_w", p.load.acc_w);
+  p.esr_static_h = get<duration>(t, "cluster", "esr_static_h", p.esr_static_h);
+  p.history_delta = get<duration>(t, "cluster", "history_delta", p.history_delta);
+  const auto ljp = get(t, "cluster", "ljp", std::string(to_string(p.ljp)));
+  if (auto l = ljp_policy_from(ljp))
+    p.ljp = *l;
   else
     bad("cluster.ljp", "'" + ljp + "' is not one of enforce, default, off");
-  const auto method = get(t, "cluster", "ljp_method", std::string(to_string(c.ljp_check)));
+  const auto method = get(t, "cluster", "ljp_method", std::string(to_string(p.ljp_check)));
   if (auto m = ljp_method_from(method))
-    c.ljp_check = *m;
+    p.ljp_check = *m;
   else
     bad("cluster.ljp_method", "'" + method + "' is not one of ese, twkl");
   return c;

@@ -64,11 +64,14 @@ using measures = std::array<std::optional<double>, metric_count>;
 sim::scenario scenario_of(const paper002_config& c, const std::vector<job_draw>& jobs,
                           const point& p) {
   sim::scenario s;
-  for (int k = 0; k < c.clusters; ++k)
-    s.clusters.push_back({.name = "c" + std::to_string(k),
-                          .cpus = c.cpus,
-                          .scheduler = c.scheduler,
-                          .laxity = c.laxity});
+  for (int k = 0; k < c.clusters; ++k) {
+    sim::cluster_spec spec;
+    spec.name = "c" + std::to_string(k);
+    spec.cpus = c.cpus;
+    spec.scheduler = c.scheduler;
+    spec.policy.laxity = c.laxity;
+    s.clusters.push_back(std::move(spec));
+  }
   for (const auto& d : jobs) {
     const auto& j = d.job;
     const bool ar = d.ar_draw < p.par;

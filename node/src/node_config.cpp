@@ -24,19 +24,49 @@ bool name_like(const std::string& s, std::size_t max) {
   });
 }
 
+}  // namespace
+
+std::vector<std::string_view> cluster_keys() {
+  std::vector<std::string_view> keys = {
+      "name",        "kind",           "cpus",      "pp",          "bunch",
+      "counts",      "tz_offset",      "os",        "features",    "allowed_users",
+      "name_prefix", "base_unit_cost", "base_unit", "day_rates",   "agreements",
+      "local_jobs",  "slurm_conf",     "partition", "sge_root",    "sge_cell",
+      "pe",          "benchmarks",     "bandwidth", "max_walltime"};
+  for (const auto& f : policy_fields())
+    keys.push_back(f.key);
+  return keys;
+}
+
+namespace {
+
+// The site's policy for one cluster's service: every key of cluster_policy (policy_fields).
+status read_policy(const toml::table& t, const std::string& path, cluster_policy& p) {
+  for (const auto& f : policy_fields()) {
+    const char* key = f.key.data();
+    auto ok = std::visit(
+        [&](auto* v) -> status {
+          using T = std::remove_pointer_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, duration>) return optional(t, path, key, *v, as_span);
+          if constexpr (std::is_same_v<T, double>) return optional(t, path, key, *v, as_number);
+          if constexpr (std::is_same_v<T, int>) return optional(t, path, key, *v, as_int);
+          if constexpr (std::is_same_v<T, bool>) return optional(t, path, key, *v, as_bool);
+          if constexpr (std::is_same_v<T, ljp_policy>)
+            return optional_choice(t, path, key, *v, ljp_policy_from, "enforce, default, off");
+          if constexpr (std::is_same_v<T, ljp_method>)
+            return optional_choice(t, path, key, *v, ljp_method_from, "ese, twkl");
+          if constexpr (std::is_same_v<T, job_end_policy>)
+            return optional_choice(t, path, key, *v, job_end_policy_from, "keep, release");
+        },
+        f.of(p));
+    if (!ok) return ok;
+  }
+  return {};
+}
+
 result<cluster_entry> read_cluster(const toml::table& t, const std::string& path) {
   if (t.contains("agent")) return detail::read_remote_cluster(t, path);
-  ARB_TRY(only_known_keys(
-      t, path, {"name",           "kind",          "cpus",           "pp",
-                "bunch",          "counts",        "tz_offset",      "os",
-                "features",       "allowed_users", "refresh",        "max_hold",
-                "retention",      "name_prefix",   "base_unit_cost", "base_unit",
-                "day_rates",      "agreements",    "local_jobs",     "slurm_conf",
-                "partition",      "sge_root",      "sge_cell",       "pe",
-                "benchmarks",     "bandwidth",     "esr_static_h",   "esr_history_interval",
-                "acc_r",          "acc_w",         "max_walltime",   "ljp",
-                "ljp_method",     "after_jobs",    "laxity",         "overrun_quantum",
-                "overrun_notice", "overrun_max",   "full_refresh"}));
+  ARB_TRY(only_known_keys(t, path, cluster_keys()));
   cluster_entry c;
   auto name = config::text(at(t, path, "name"));
   if (!name) return name.err();
@@ -102,25 +132,10 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
   ARB_TRY(optional(t, path, "max_walltime", c.info.max_walltime, as_span));
   if (!(c.info.bandwidth >= 0) || c.info.bandwidth > 1e300)
     return bad(path + ".bandwidth", "expected bytes per second >= 0");
-  ARB_TRY(optional(t, path, "refresh", c.refresh, as_span));
-  ARB_TRY(optional(t, path, "full_refresh", c.full_refresh, as_span));
-  ARB_TRY(optional(t, path, "max_hold", c.max_hold, as_span));
-  ARB_TRY(optional(t, path, "retention", c.retention, as_span));
-  ARB_TRY(optional(t, path, "esr_static_h", c.esr_static_h, as_span));
-  ARB_TRY(optional(t, path, "esr_history_interval", c.esr_history_interval, as_span));
-  ARB_TRY(optional(t, path, "acc_r", c.acc_r, as_number));
-  ARB_TRY(optional(t, path, "acc_w", c.acc_w, as_number));
+  ARB_TRY(read_policy(t, path, c));
   ARB_TRY(optional(t, path, "name_prefix", c.name_prefix, as_text));
   if (t.contains("name_prefix") && c.name_prefix.empty())
     return bad(path + ".name_prefix", "must not be empty (leave it out for the node's own)");
-  ARB_TRY(optional_choice(t, path, "ljp", c.ljp, ljp_policy_from, "enforce, default, off"));
-  ARB_TRY(optional_choice(t, path, "ljp_method", c.ljp_check, ljp_method_from, "ese, twkl"));
-  ARB_TRY(
-      optional_choice(t, path, "after_jobs", c.after_jobs, job_end_policy_from, "keep, release"));
-  ARB_TRY(optional(t, path, "laxity", c.laxity, as_bool));
-  ARB_TRY(optional(t, path, "overrun_quantum", c.overrun_quantum, as_span));
-  ARB_TRY(optional(t, path, "overrun_notice", c.overrun_notice, as_span));
-  ARB_TRY(optional(t, path, "overrun_max", c.overrun_max, as_int));
   if (c.overrun_quantum < 0) return bad(path + ".overrun_quantum", "expected a duration >= 0");
   if (c.overrun_notice < 1) return bad(path + ".overrun_notice", "expected a duration >= 1 s");
   if (c.overrun_max < 0) return bad(path + ".overrun_max", "expected a count >= 0");
@@ -339,8 +354,8 @@ status validate(const node_config& cfg) {
     if (c.retention < 0) return bad(p + ".retention", "must not be negative");
     if (c.esr_static_h <= 0) return bad(p + ".esr_static_h", "must be positive");
     if (c.info.max_walltime < 0) return bad(p + ".max_walltime", "must not be negative");
-    if (c.esr_history_interval <= 0) return bad(p + ".esr_history_interval", "must be positive");
-    for (auto [key, v] : {std::pair{".acc_r", c.acc_r}, std::pair{".acc_w", c.acc_w}})
+    if (c.history_delta <= 0) return bad(p + ".esr_history_interval", "must be positive");
+    for (auto [key, v] : {std::pair{".acc_r", c.load.acc_r}, std::pair{".acc_w", c.load.acc_w}})
       if (!(v >= 0) || v > 1e6) return bad(p + key, "must be a finite number >= 0");
     if (!c.name_prefix.empty() && !name_like(c.name_prefix, 32))
       return bad(p + ".name_prefix", "must be at most 32 letters, digits, '-', '_' or '.'");

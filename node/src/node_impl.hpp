@@ -385,6 +385,7 @@ struct node::impl {
         *backend =
             std::make_unique<timed_lrms>(std::move(*backend), hooks.lrms_observer(c.info.name));
       cluster_service_config sc;
+      static_cast<cluster_policy&>(sc) = c;  // the site's policy, as configured
       sc.info = c.info;
       if (c.kind != cluster_kind::simulated) {
         auto snap = (*backend)->snapshot();
@@ -394,24 +395,10 @@ struct node::impl {
         if (sc.info.max_walltime == 0) sc.info.max_walltime = snap->max_walltime;
       }
       sc.cost = c.cost;
-      sc.refresh = c.refresh;
-      sc.full_refresh = c.full_refresh;
-      sc.max_hold = c.max_hold;
       // With a store the history is there (the service forgets at once); without one it is
       // in memory, for an hour at most, so that memory does not grow with a long retention.
       sc.retention = journal ? c.retention : std::min<duration>(c.retention, seconds_per_hour);
       sc.info.max_hold = c.max_hold;  // published: the broker sends no longer hold there
-      sc.esr_static_h = c.esr_static_h;
-      sc.history_delta = c.esr_history_interval;
-      sc.load.acc_r = c.acc_r;
-      sc.load.acc_w = c.acc_w;
-      sc.ljp = c.ljp;
-      sc.ljp_check = c.ljp_check;
-      sc.after_jobs = c.after_jobs;
-      sc.laxity = c.laxity;
-      sc.overrun_quantum = c.overrun_quantum;
-      sc.overrun_notice = c.overrun_notice;
-      sc.overrun_max = c.overrun_max;
       sc.name_prefix = c.name_prefix;
       sc.adopt_foreign = cfg.adopt;
       sc.keep_in_doubt_holds = cfg.agent.has_value();  // brokers elsewhere decide its holds

@@ -110,13 +110,13 @@ TEST(node_config, ReadsEveryKey) {
   ASSERT_EQ(b.local_jobs.size(), 1u);
   EXPECT_EQ(b.local_jobs[0].runtime, 5400);
   EXPECT_EQ(b.esr_static_h, 4 * 3600);
-  EXPECT_EQ(b.esr_history_interval, 1800);
+  EXPECT_EQ(b.history_delta, 1800);
   EXPECT_EQ(b.retention, 600);
   EXPECT_EQ(cfg->clusters[1].retention, 30 * 86400);  // the default: 30 days of history
   EXPECT_EQ(b.full_refresh, 300);
   EXPECT_EQ(cfg->clusters[1].full_refresh, 30);  // the default
-  EXPECT_DOUBLE_EQ(b.acc_r, 0.5);
-  EXPECT_DOUBLE_EQ(b.acc_w, 0.25);
+  EXPECT_DOUBLE_EQ(b.load.acc_r, 0.5);
+  EXPECT_DOUBLE_EQ(b.load.acc_w, 0.25);
   EXPECT_EQ(b.info.max_walltime, 2 * 86400);
   EXPECT_EQ(b.ljp, ljp_policy::by_default);
   EXPECT_EQ(b.ljp_check, ljp_method::twkl);

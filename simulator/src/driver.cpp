@@ -273,21 +273,14 @@ class virtual_grid {
     if (!l) return l.err();
     simulated_lrms* raw = l->get();
     cluster_service_config c;
+    static_cast<cluster_policy&>(c) = spec.policy;
     c.info.name = spec.name;
     c.info.cpus = spec.cpus;
     c.info.pp = spec.pp;
     c.info.bunch = spec.bunch;
-    c.refresh = 0;  // the view is rebuilt on every call: no staleness in the experiments
     auto cost = cost_model::create(spec.unit_cost, 3600, {}, 0);
     if (!cost) return cost.err();
     c.cost = *cost;
-    c.esr_static_h = spec.esr_static_h;
-    c.history_delta = spec.history_delta;
-    c.load.acc_r = spec.acc_r;
-    c.load.acc_w = spec.acc_w;
-    c.ljp = spec.ljp;
-    c.ljp_check = spec.ljp_check;
-    c.laxity = spec.laxity;
     auto svc = cluster_service::create(c, std::move(*l));
     if (!svc) return svc.err();
     auto handle =

@@ -5,14 +5,14 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "arbroker/actors/cluster_policy.hpp"
 #include "arbroker/adapters/batch_systems.hpp"
 #include "arbroker/core/cost.hpp"
 #include "arbroker/core/error.hpp"
-#include "arbroker/core/job_end_policy.hpp"
-#include "arbroker/core/local_jobs_preferred.hpp"
 #include "arbroker/core/time.hpp"
 #include "arbroker/messages/gis_protocol.hpp"
 
@@ -43,39 +43,16 @@ struct simulated_job {
   duration runtime = 3600;  ///< what it really runs (<= walltime: ends early)
 };
 
-/// One cluster the node brokers for.
-struct cluster_entry {
+/// One cluster the node brokers for: the site's policy for its service (cluster_policy.hpp;
+/// its TOML keys are listed there once) and how to reach and describe it.
+struct cluster_entry : cluster_policy {
+  /// Finished reservations stay in the store's history (show, list --history) this long; a
+  /// node without a store keeps them in memory instead, for an hour at most.
+  cluster_entry() { retention = 30 * seconds_per_day; }
+
   cluster_kind kind = cluster_kind::simulated;
   msg::cluster_info info;  ///< name, cpus, pp, bunch, tz_offset, os, features, ...
   cost_model cost = *cost_model::create(1.0, 3600, {}, 0);
-  duration refresh = 1;        ///< the service's view of the LRMS is at most this old
-  duration full_refresh = 30;  ///< its reservations are read whole at least this often
-  duration max_hold = 600;
-  /// Finished reservations stay in the store's history (show, list --history) this long; a
-  /// node without a store keeps them in memory instead.
-  duration retention = 30 * seconds_per_day;
-  /// Estimated success rates (paper 000 Sec. 3.2.3): the static method's h, the history
-  /// method's sampling interval, the load method's accuracies (its T_wkl).
-  duration esr_static_h = 18000;
-  duration esr_history_interval = 3600;
-  double acc_r = 1.0;
-  double acc_w = 1.0;
-  /// Local Jobs Preferred (paper 004, Sec. III-B): "enforce" (only an admin may waive it),
-  /// "default" (a request may waive it) or "off"; checked by "ese" (no queued job's
-  /// planned start moves) or "twkl" (paper 000's T_wkl bound).
-  ljp_policy ljp = ljp_policy::enforce;
-  ljp_method ljp_check = ljp_method::ese;
-  /// Paper 003, Sec. 3.1: "keep" a reservation for its term (more jobs may be bound) or
-  /// "release" it once the jobs bound to it have ended.
-  job_end_policy after_jobs = job_end_policy::keep;
-  /// Paper 002: move movable reservations within their windows (EDF plan) to admit more.
-  bool laxity = false;
-  /// Paper 002, Sec. 5.3: jobs still running overrun_notice before their reservation ends
-  /// get overrun_quantum more, at most overrun_max times, where the CPUs are free (not on
-  /// Grid Engine); 0: off.
-  duration overrun_quantum = 0;
-  duration overrun_notice = 60;
-  int overrun_max = 4;
   /// Names of the LRMS reservations arbroker makes: this prefix, then a number. "": the one
   /// the store claimed for the cluster, or "arb-<node id>-" on a new store.
   std::string name_prefix;
@@ -129,6 +106,10 @@ struct broker_entry {
   int max_tries = 64;
   int selection_window = 0;  ///< paper 002: clusters passed to the matchmaker (0: all)
 };
+
+/// The keys a `[[cluster]]` table of a local cluster may have (one an agent serves has its
+/// own: docs/config.md): its description and how to reach it, then policy_fields().
+std::vector<std::string_view> cluster_keys();
 
 struct node_config {
   std::string name = "arbd";

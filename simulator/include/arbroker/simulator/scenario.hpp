@@ -7,12 +7,24 @@
 #include <string>
 #include <vector>
 
-#include "arbroker/core/local_jobs_preferred.hpp"
+#include "arbroker/actors/cluster_policy.hpp"
 #include "arbroker/core/time.hpp"
 #include "arbroker/messages/broker_protocol.hpp"
 #include "arbroker/messages/grid_job_protocol.hpp"
 
 namespace arbroker::sim {
+
+/// The policy of a simulated cluster's service (cluster_policy.hpp): a daemon's but for three
+/// defaults: the view is read on every call (no staleness in the experiments), and Local Jobs
+/// Preferred lets each request decide and checks paper 000's T_wkl, as the recorded
+/// experiments did.
+inline cluster_policy simulated_policy() {
+  cluster_policy p;
+  p.refresh = 0;
+  p.ljp = ljp_policy::by_default;
+  p.ljp_check = ljp_method::twkl;
+  return p;
+}
 
 /// One simulated cluster: its CRS is registered at the GIS and owns a simulated_lrms.
 struct cluster_spec {
@@ -24,16 +36,7 @@ struct cluster_spec {
   /// The local scheduler policy: "fcfs", "easy" or "conservative" (simulated_lrms's
   /// scheduling_policy); anything else is refused by run_simulation.
   std::string scheduler = "fcfs";
-  double acc_r = 1.0;  ///< T_wkl accuracy of running jobs' remaining time
-  double acc_w = 1.0;  ///< T_wkl accuracy of waiting jobs' wall times
-  duration esr_static_h = 18000;
-  duration history_delta = 3600;
-  /// Local Jobs Preferred: unlike a daemon's (enforce, ese), a simulated site lets each
-  /// request decide and checks paper 000's T_wkl, as the recorded experiments did.
-  ljp_policy ljp = ljp_policy::by_default;
-  ljp_method ljp_check = ljp_method::twkl;
-  /// Paper 002's RLC scheduler: movable reservations are moved within their windows.
-  bool laxity = false;
+  cluster_policy policy = simulated_policy();  ///< its service's: T_wkl accuracies, LJP, laxity
 };
 
 /// A batch job submitted straight to a cluster's LRMS (not through the broker).
