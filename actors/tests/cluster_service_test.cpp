@@ -25,6 +25,13 @@ struct fixture : ::testing::Test {
 
   void SetUp() override { make(); }
 
+  // Whatever a test did, the service's books still agree with themselves.
+  void TearDown() override {
+    if (svc) {
+      EXPECT_EQ(svc->ledger_violation(), "");
+    }
+  }
+
   void make(duration refresh = 0, std::shared_ptr<reservation_journal> journal = nullptr,
             ljp_policy ljp = ljp_policy::enforce, ljp_method check = ljp_method::ese,
             std::function<void(const reservation_row&)> on_change = nullptr) {

@@ -137,6 +137,8 @@ void run(ljp_method check, unsigned seed) {
       }
       now += uniform(1, 120);
     }
+    ASSERT_EQ(kept.svc->ledger_violation(), "") << "step " << step;
+    ASSERT_EQ(whole.svc->ledger_violation(), "") << "step " << step;
   }
   // The run did what it is for: contention, refusals and grants, and few full reads.
   EXPECT_GT(granted, prepares / 10);

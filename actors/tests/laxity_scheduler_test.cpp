@@ -207,6 +207,7 @@ TEST_F(laxity_test, UnderLoadEveryPromiseHolds) {
       EXPECT_EQ(l->end, i.end) << id;
     }
     moved_somewhere = static_cast<int>(svc->status_report({}, now).moves);
+    ASSERT_EQ(svc->ledger_violation(), "") << "after request " << k;
   }
   EXPECT_GT(moved_somewhere, 0);  // the load did make the cluster move reservations
 }

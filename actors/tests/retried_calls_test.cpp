@@ -21,6 +21,13 @@ struct retried_calls : ::testing::Test {
   std::shared_ptr<testing::memory_journal> journal = std::make_shared<testing::memory_journal>();
   std::unique_ptr<cluster_service> svc;
 
+  // Whatever a test did, the service's books still agree with themselves.
+  void TearDown() override {
+    if (svc) {
+      EXPECT_EQ(svc->ledger_violation(), "");
+    }
+  }
+
   void SetUp() override {
     auto l = simulated_lrms::create({"c1", 64, {8, {}}, [this] { return now; }});
     ASSERT_TRUE(l);

@@ -24,6 +24,13 @@ struct simulated_service : ::testing::Test {
   std::shared_ptr<memory_journal> journal = std::make_shared<memory_journal>();
   int txns = 0;
 
+  // Whatever a test did, the service's books still agree with themselves.
+  void TearDown() override {
+    if (svc) {
+      EXPECT_EQ(svc->ledger_violation(), "");
+    }
+  }
+
   /// A new service "c1" (refresh 0, LJP off, the same journal); `tweak` sets the rest.
   void make(const std::function<void(cluster_service_config&)>& tweak = {}) {
     auto l = simulated_lrms::create({"c1", 64, {1, {}}, [this] { return now; }});

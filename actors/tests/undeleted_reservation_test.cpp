@@ -29,6 +29,13 @@ struct undeleted_test : ::testing::Test {
   flaky_deletes* lrms = nullptr;  // owned by the service
   std::unique_ptr<cluster_service> svc;
 
+  // Whatever a test did, the service's books still agree with themselves.
+  void TearDown() override {
+    if (svc) {
+      EXPECT_EQ(svc->ledger_violation(), "");
+    }
+  }
+
   void SetUp() override {
     auto inner = simulated_lrms::create({"c1", 64, {8, {}}, [this] { return now; }});
     ASSERT_TRUE(inner);

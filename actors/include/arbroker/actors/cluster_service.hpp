@@ -136,6 +136,10 @@ class cluster_service {
   /// reservations to pull forward), for the actor's timer.
   std::optional<timestamp> next_expiry() const;
 
+  /// What is wrong with the service's books: "" when every index of its reservation ledger
+  /// agrees with the records (reservation_ledger::check), for tests and audits. O(n).
+  std::string ledger_violation() const { return ledger_.check(); }
+
   /// Rows are written pipelined (reservation_journal::save_pipelined): the ticket of the
   /// latest write not yet known durable, 0 when there is none, and forgotten here. Whoever
   /// answers for what the service just did answers only once the journal says this ticket
