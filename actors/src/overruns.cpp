@@ -21,32 +21,25 @@
 namespace arbroker {
 
 void cluster_service::watch_overrun(const record& r) {
-  if (cfg_.overrun_quantum <= 0) return;
-  overrun_checks_.emplace(r.life.end() - cfg_.overrun_notice, r.serial);
+  overruns_.watch(r.serial, r.life.end());
 }
 
 void cluster_service::handle_overruns(timestamp now) {
   std::optional<lrms_snapshot> snap;  // one for every look due now
-  while (!overrun_checks_.empty() && overrun_checks_.begin()->first <= now) {
-    const auto [at, n] = *overrun_checks_.begin();
-    overrun_checks_.erase(overrun_checks_.begin());
+  while (auto due = overruns_.take_due(now)) {
+    const auto [at, n] = *due;
     const record* found = ledger_.find(n);
     if (!found) continue;
     const record& r = *found;
     ledger_.advance(n, now);
-    // Only a look for its current end counts: one moved, extended or ended has another.
     const timestamp end = r.life.end();
-    if (at < end - cfg_.overrun_notice || at >= end) continue;
-    if (r.life.state() == reservation_state::committed && at < r.life.start()) {
-      // Shorter than the notice: look when it starts instead.
-      overrun_checks_.emplace(r.life.start(), n);
-      continue;
-    }
-    if (r.life.state() != reservation_state::active) continue;
+    const auto verdict = overruns_.what_now(at, r.life.state(), r.life.start(), end);
+    if (verdict == overrun_watch::verdict::at_start) overruns_.again(n, r.life.start());
+    if (verdict != overrun_watch::verdict::look) continue;
     if (!snap) {
       auto s = lrms_->snapshot();
       if (!s) {  // the LRMS did not answer: look again in a second, while there is time
-        if (now + 1 < end) overrun_checks_.emplace(now + 1, n);
+        if (now + 1 < end) overruns_.again(n, now + 1);
         continue;
       }
       snap = std::move(*s);
@@ -61,7 +54,7 @@ void cluster_service::handle_overruns(timestamp now) {
       const bool waiting =
           std::any_of(snap->queued.begin(), snap->queued.end(),
                       [&](const lrms_job& j) { return j.reservation == r.lrms_id; });
-      if (waiting && now + 1 < end) overrun_checks_.emplace(now + 1, n);
+      if (waiting && now + 1 < end) overruns_.again(n, now + 1);
       continue;
     }
     if (r.overruns < cfg_.overrun_max && extend_for_overrun(r, now)) {

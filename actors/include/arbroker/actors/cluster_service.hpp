@@ -15,6 +15,7 @@
 #include "arbroker/actors/broker_scope.hpp"
 #include "arbroker/actors/cluster_service_config.hpp"
 #include "arbroker/actors/lrms_view.hpp"
+#include "arbroker/actors/overrun_watch.hpp"
 #include "arbroker/adapters/lrms.hpp"
 #include "arbroker/core/availability_profile.hpp"
 #include "arbroker/core/capacity_view.hpp"
@@ -291,9 +292,7 @@ class cluster_service {
   /// The records and every index over them (reservation_ledger.hpp): the only code that
   /// changes them. The policies below keep their own schedules, by serial.
   reservation_ledger ledger_;
-  /// When to look for overrunning jobs: (end - overrun_notice, serial). An entry whose
-  /// reservation has since moved or ended is dropped when it comes due.
-  std::set<std::pair<timestamp, std::uint64_t>> overrun_checks_;
+  overrun_watch overruns_;  ///< when to look for overrunning jobs (overruns.cpp)
   /// Reservations the service let go of that the LRMS did not delete (unreachable, in use):
   /// LRMS id -> their end. Every sweep tries again until the LRMS deletes them, forgets them,
   /// or they end on their own; until then they still hold CPUs there.

@@ -1,0 +1,30 @@
+#include "arbroker/actors/overrun_watch.hpp"
+
+namespace arbroker {
+
+void overrun_watch::watch(serial_t n, timestamp end) {
+  if (on()) looks_.emplace(end - notice_, n);
+}
+
+std::optional<timestamp> overrun_watch::next() const {
+  if (looks_.empty()) return std::nullopt;
+  return looks_.begin()->first;
+}
+
+std::optional<std::pair<timestamp, overrun_watch::serial_t>> overrun_watch::take_due(
+    timestamp now) {
+  if (looks_.empty() || looks_.begin()->first > now) return std::nullopt;
+  auto due = *looks_.begin();
+  looks_.erase(looks_.begin());
+  return due;
+}
+
+overrun_watch::verdict overrun_watch::what_now(timestamp at, reservation_state state,
+                                               timestamp start, timestamp end) const {
+  // Only a look for its current end counts: one moved, extended or ended has another.
+  if (at < end - notice_ || at >= end) return verdict::stale;
+  if (state == reservation_state::committed && at < start) return verdict::at_start;
+  return state == reservation_state::active ? verdict::look : verdict::stale;
+}
+
+}  // namespace arbroker
