@@ -44,7 +44,8 @@ cluster_service::cluster_service(cluster_service_config cfg, std::unique_ptr<lrm
     : cfg_(std::move(cfg)),
       lrms_(std::move(backend)),
       view_(std::move(view)),
-      overruns_(cfg_.overrun_quantum, cfg_.overrun_notice) {}
+      overruns_(cfg_.overrun_quantum, cfg_.overrun_notice),
+      job_ends_(cfg_.refresh) {}
 
 status cluster_service::refresh(timestamp now, bool force) {
   return view_.refresh(*lrms_, now, force);
@@ -690,7 +691,7 @@ void cluster_service::sweep(timestamp now) {
 
 std::optional<timestamp> cluster_service::next_expiry() const {
   std::optional<timestamp> next = ledger_.next_expiry();
-  if (!watched_.empty() && (!next || jobs_look_at_ < *next)) next = jobs_look_at_;
+  if (auto look = job_ends_.next(); look && (!next || *look < *next)) next = look;
   if (auto look = overruns_.next(); look && (!next || *look < *next)) next = look;
   if (pull_due_) next = 0;  // laxity: reservations wait to be pulled forward, at once
   return next;

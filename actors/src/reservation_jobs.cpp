@@ -57,7 +57,7 @@ msg::ack_reply cluster_service::unbind_jobs(const msg::unbind_jobs_request& req,
     if (auto ok = lrms_->cancel_job(id); !ok && out.error.ok()) out.error = msg::to_wire(ok.err());
     ledger_.remove_job(r->serial, id);
   }
-  if (r->jobs.empty()) watched_.erase(r->serial);  // after_jobs = release: nothing ran here
+  if (r->jobs.empty()) job_ends_.forget(r->serial);  // after_jobs = release: nothing ran here
   view_.jobs_changed();
   return out;
 }
@@ -116,40 +116,36 @@ void cluster_service::note_bound_jobs(const record& r, const std::vector<std::st
                                       timestamp now) {
   ledger_.add_jobs(r.serial, ids);
   if (cfg_.after_jobs != job_end_policy::release || ids.empty()) return;
-  watched_.insert(r.serial);
-  jobs_look_at_ = std::min(jobs_look_at_, now + std::max<duration>(cfg_.refresh, 1));
+  job_ends_.watch(r.serial, now);
 }
 
 void cluster_service::release_after_jobs(timestamp now) {
-  if (watched_.empty() || now < jobs_look_at_) return;
-  const duration interval = std::max<duration>(cfg_.refresh, 1);
+  if (!job_ends_.due(now)) return;
   auto snap = lrms_->snapshot();
   if (!snap) {
-    jobs_look_at_ = now + interval;  // the LRMS did not answer: look again later
+    job_ends_.looked(now);  // the LRMS did not answer: look again later
     return;
   }
   std::unordered_set<std::string> alive;
   for (const auto* jobs : {&snap->queued, &snap->running})
     for (const auto& j : *jobs)
       alive.insert(j.id);
-  for (auto it = watched_.begin(); it != watched_.end();) {
-    const record* rec = ledger_.find(*it);
+  for (const auto n : std::vector(job_ends_.watched().begin(), job_ends_.watched().end())) {
+    const record* rec = ledger_.find(n);
     if (!rec) {
-      it = watched_.erase(it);
+      job_ends_.forget(n);
       continue;
     }
     const record& r = *rec;
-    ledger_.advance(r.serial, now);
+    ledger_.advance(n, now);
     const bool running_on = std::any_of(r.jobs.begin(), r.jobs.end(),
                                         [&](const std::string& id) { return alive.count(id); });
     if (is_terminal(r.life.state()) || !running_on) {
-      it = watched_.erase(it);
+      job_ends_.forget(n);
       if (!is_terminal(r.life.state())) (void)withdraw(r, now);  // its jobs are done
-      continue;
     }
-    ++it;
   }
-  jobs_look_at_ = watched_.empty() ? time_infinity : now + interval;
+  job_ends_.looked(now);
 }
 
 }  // namespace arbroker

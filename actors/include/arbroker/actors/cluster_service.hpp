@@ -14,6 +14,7 @@
 
 #include "arbroker/actors/broker_scope.hpp"
 #include "arbroker/actors/cluster_service_config.hpp"
+#include "arbroker/actors/job_end_watch.hpp"
 #include "arbroker/actors/lrms_view.hpp"
 #include "arbroker/actors/overrun_watch.hpp"
 #include "arbroker/adapters/lrms.hpp"
@@ -293,14 +294,11 @@ class cluster_service {
   /// changes them. The policies below keep their own schedules, by serial.
   reservation_ledger ledger_;
   overrun_watch overruns_;  ///< when to look for overrunning jobs (overruns.cpp)
+  job_end_watch job_ends_;  ///< after_jobs = release: when to look (reservation_jobs.cpp)
   /// Reservations the service let go of that the LRMS did not delete (unreachable, in use):
   /// LRMS id -> their end. Every sweep tries again until the LRMS deletes them, forgets them,
   /// or they end on their own; until then they still hold CPUs there.
   std::map<std::string, timestamp> undeleted_;
-  /// Under job_end_policy::release: the reservations with bound jobs, looked at (one LRMS
-  /// snapshot for all) at `jobs_look_at_` and every refresh interval after.
-  std::set<std::uint64_t> watched_;
-  timestamp jobs_look_at_ = time_infinity;
   /// A reservation ended early on a laxity cluster: the next sweep pulls the others forward.
   bool pull_due_ = false;
   write_ticket unsynced_ = 0;  ///< see take_unsynced()
