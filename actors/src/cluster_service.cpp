@@ -32,8 +32,7 @@ result<std::unique_ptr<cluster_service>> cluster_service::create(cluster_service
     return fail(errc::invalid_parameter,
                 "cluster '" + i.name +
                     "': overrun_quantum and overrun_max must be >= 0 and overrun_notice >= 1 s");
-  auto view = lrms_view::create({i.name, i.cpus, cfg.load, cfg.refresh, cfg.full_refresh,
-                                 cfg.history_delta, cfg.ljp, cfg.ljp_check});
+  auto view = lrms_view::create({i.name, i.cpus, cfg});  // (the policy part of cfg)
   if (!view) return view.err();
   return std::unique_ptr<cluster_service>(
       new cluster_service(std::move(cfg), std::move(backend), std::move(*view)));

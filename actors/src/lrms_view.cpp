@@ -7,17 +7,17 @@
 namespace arbroker {
 
 result<lrms_view> lrms_view::create(settings s) {
-  auto h = history::create(s.history_delta, 24 * 14);
+  auto h = history::create(s.policy.history_delta, 24 * 14);
   if (!h) return h.err();
   return lrms_view(std::move(s), std::move(*h));
 }
 
 status lrms_view::refresh(lrms& backend, timestamp now, bool force) {
-  const bool whole = force || s_.refresh == 0 || !capacity_ || capacity_->wrong() ||
-                     now - full_read_ >= std::max(s_.refresh, s_.full_refresh);
+  const bool whole = force || s_.policy.refresh == 0 || !capacity_ || capacity_->wrong() ||
+                     now - full_read_ >= std::max(s_.policy.refresh, s_.policy.full_refresh);
   if (whole) {
     if (auto ok = read_whole(backend, now); !ok) return ok;
-  } else if (now - jobs_read_ >= s_.refresh) {
+  } else if (now - jobs_read_ >= s_.policy.refresh) {
     if (auto ok = read_jobs(backend, now); !ok) return ok;
   }
   if (plans_queue()) (void)capacity_->planned(now);
@@ -28,7 +28,7 @@ status lrms_view::read_whole(lrms& backend, timestamp now) {
   auto snap = backend.snapshot();
   if (!snap) return snap.err();
   if (!capacity_) {
-    auto c = capacity_view::create(s_.cpus, s_.load);
+    auto c = capacity_view::create(s_.cpus, s_.policy.load);
     if (!c) return c.err();
     capacity_ = std::move(*c);
   }
@@ -59,18 +59,18 @@ void lrms_view::took_jobs(const lrms_snapshot& snap, timestamp now) {
   queued_ = static_cast<int>(snap.queued.size());
   // esr history: one sample of idle CPUs per history interval.
   const timestamp slot_begin =
-      now - ((now % s_.history_delta) + s_.history_delta) % s_.history_delta;
+      now - ((now % s_.policy.history_delta) + s_.policy.history_delta) % s_.policy.history_delta;
   const auto& recs = history_.records();
   if (recs.empty() || recs.back().begin < slot_begin)
     (void)history_.record(slot_begin, profile().free_at(now));
 }
 
 result<lrms_view::admission> lrms_view::admission_for(bool ljp, bool admin, timestamp now) const {
-  auto applies = ljp_applies(s_.ljp, ljp, admin);
+  auto applies = ljp_applies(s_.policy.ljp, ljp, admin);
   if (!applies)
     return fail(applies.err().code, "cluster '" + s_.cluster + "': " + applies.err().message);
   if (!*applies) return admission{&profile(), now, false};
-  if (s_.ljp_check == ljp_method::twkl)
+  if (s_.policy.ljp_check == ljp_method::twkl)
     return admission{&profile(), std::max(now, capacity_->t_wkl()), true};
   return admission{&capacity_->planned(now), now, true};
 }

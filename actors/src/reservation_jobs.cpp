@@ -52,10 +52,8 @@ msg::ack_reply cluster_service::unbind_jobs(const msg::unbind_jobs_request& req,
   if (!r) return {missing(req.reservation_id)};
   msg::ack_reply out;
   for (const auto& id : req.jobs) {
-    if (std::find(r->jobs.begin(), r->jobs.end(), id) == r->jobs.end())
-      continue;  // not its job: nothing to undo
+    if (!ledger_.remove_job(r->serial, id)) continue;  // not its job: nothing to undo
     if (auto ok = lrms_->cancel_job(id); !ok && out.error.ok()) out.error = msg::to_wire(ok.err());
-    ledger_.remove_job(r->serial, id);
   }
   if (r->jobs.empty()) job_ends_.forget(r->serial);  // after_jobs = release: nothing ran here
   view_.jobs_changed();

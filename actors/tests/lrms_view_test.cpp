@@ -29,7 +29,12 @@ struct lrms_view_test : ::testing::Test {
   }
 
   lrms_view make(ljp_policy ljp = ljp_policy::off, ljp_method check = ljp_method::ese) {
-    auto v = lrms_view::create({"c1", 64, {}, 10, 60, 3600, ljp, check});
+    cluster_policy p;
+    p.refresh = 10;
+    p.full_refresh = 60;
+    p.ljp = ljp;
+    p.ljp_check = check;
+    auto v = lrms_view::create({"c1", 64, p});
     EXPECT_TRUE(v) << to_string(v.err());
     return std::move(*v);
   }

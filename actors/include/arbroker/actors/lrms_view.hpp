@@ -3,12 +3,11 @@
 #include <optional>
 #include <string>
 
+#include "arbroker/actors/cluster_policy.hpp"
 #include "arbroker/adapters/lrms.hpp"
 #include "arbroker/core/availability_profile.hpp"
 #include "arbroker/core/capacity_view.hpp"
 #include "arbroker/core/esr_history.hpp"
-#include "arbroker/core/esr_load.hpp"
-#include "arbroker/core/local_jobs_preferred.hpp"
 
 namespace arbroker {
 
@@ -27,12 +26,9 @@ class lrms_view {
   struct settings {
     std::string cluster;  ///< for messages
     int cpus = 0;
-    load_params load;
-    duration refresh = 1;
-    duration full_refresh = 30;
-    duration history_delta = 3600;  ///< the esr history's sampling interval
-    ljp_policy ljp = ljp_policy::enforce;
-    ljp_method ljp_check = ljp_method::ese;
+    /// The site's (cluster_policy.hpp): refresh, full_refresh, history_delta, load, ljp and
+    /// ljp_check are the view's.
+    cluster_policy policy;
   };
   /// Where the CPUs of a request must be free and from when on, under the site's LJP rule.
   struct admission {
@@ -53,7 +49,7 @@ class lrms_view {
   result<admission> admission_for(bool ljp, bool admin, timestamp now) const;
   /// Whether the LJP rule `ese` can apply here (holds must fit the queue's plan).
   bool plans_queue() const noexcept {
-    return s_.ljp != ljp_policy::off && s_.ljp_check == ljp_method::ese;
+    return s_.policy.ljp != ljp_policy::off && s_.policy.ljp_check == ljp_method::ese;
   }
 
   /// Reservation `lrms_id` holds `span` from `now` on (granted, changed, extended). One the
