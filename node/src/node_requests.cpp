@@ -122,6 +122,11 @@ void node::coallocate(msg::coallocate_request r, callback<msg::coallocate_reply>
 }
 
 void node::grid_submit(msg::grid_submit_request r, callback<msg::grid_job_reply> done) {
+  // A reserve job makes a reservation, so it is served as an elastic request of its user
+  // would be: refused when no broker instance serves the user. The other strategies only
+  // queue jobs, which the user may do in any case.
+  if (r.strategy == grid_strategy::reserve && !impl_->broker_for(r.user))
+    return done(msg::error_reply<msg::grid_job_reply>(no_instance(r.user)));
   impl_->ask(impl_->grid_jobs, std::move(r), std::move(done));
 }
 void node::grid_query(msg::grid_query_request r, callback<msg::grid_job_reply> done) {

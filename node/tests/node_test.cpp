@@ -297,6 +297,22 @@ TEST_F(node_test, RequestsGoToTheBrokerInstanceOfTheirUsersVirtualOrganization) 
         << a.error.message;
     // Her reservations are still hers to list and cancel: those reach the clusters anyway.
     EXPECT_TRUE(n->list({"alice"}).error.ok());
+    // A grid job of strategy reserve makes a reservation: refused alike, and nothing is
+    // made; a job that only queues is hers to submit.
+    auto reserve = small_grid_job("held");
+    reserve.strategy = grid_strategy::reserve;
+    auto refused = n->grid_submit(reserve);
+    EXPECT_EQ(refused.error.code, static_cast<std::uint8_t>(errc::permission_denied));
+    EXPECT_NE(refused.error.message.find("no broker instance of this node serves user 'alice'"),
+              std::string::npos)
+        << refused.error.message;
+    EXPECT_TRUE(n->list({"alice"}).reservations.empty());
+    EXPECT_TRUE(n->grid_submit(small_grid_job("queued")).error.ok());
+    auto bobs = reserve;
+    bobs.user = "bob";
+    const auto granted = n->grid_submit(bobs);
+    EXPECT_TRUE(granted.error.ok()) << granted.error.message;
+    EXPECT_FALSE(granted.job.reservation.empty());
   }
   broker_entry rest;
   rest.name = "everyone";
