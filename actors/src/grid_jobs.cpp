@@ -11,7 +11,7 @@
 
 #include "arbroker/actors/fan_in.hpp"
 #include "arbroker/actors/gis.hpp"
-#include "arbroker/actors/reservation_attempt.hpp"
+#include "arbroker/actors/reserve_flow.hpp"
 #include "arbroker/core/expected_delay.hpp"
 #include "arbroker/core/grid_placement.hpp"
 #include "arbroker/core/site_adaptation.hpp"
@@ -32,12 +32,6 @@ using grid_jobs_impl_actor =
 template <class Request>
 using reply_of = caf::detail::tl_head_t<
     typename caf::response_type<cluster_service_actor::signatures, Request>::type>;
-/// The same for a coordinator's tagged call: `(call_tag, Request)` -> `(call_tag, Reply)`.
-template <class Request>
-using tagged_reply_of = caf::detail::tl_at_t<
-    typename caf::response_type<cluster_service_actor::signatures, msg::call_tag, Request>::type,
-    1>;
-
 /// A field of a cluster service's reply, or why there is none: the call failed, or the reply
 /// carries an error.
 template <class Reply, class T>
@@ -57,15 +51,6 @@ struct ranked {
   duration sed_delay = 0;  ///< paper 004 eq. 6 (the TTD where SED cannot be computed)
   duration key = 0;        ///< what the ranking sorts by: SED delay, or TTD with staging data
   const char* by = "TTD";
-};
-
-/// strategy reserve: one hold of the JBS flow (paper 004 Sec. III-A).
-struct reserve_hold {
-  ranked at;
-  timestamp start = 0;
-  std::string reservation_id;  ///< granted when set
-  std::string why;             ///< refused
-  bool retried = false;
 };
 
 /// How long the holds of the reserve flow may stay undecided.
@@ -139,6 +124,10 @@ class grid_jobs_state {
     std::vector<caf::typed_response_promise<msg::grid_job_reply>> answer_when_placed;
     std::optional<grid_job_state> counted;  // the state it is counted under in counters.jobs
     bool noted_ended = false;               // in ended_ (it leaves memory from there)
+    /// strategy reserve: its holds, until the job is in its reservation (or failed), and
+    /// the flow's phase this job has acted on.
+    std::shared_ptr<reserve_flow> flow;
+    reserve_flow::phase flow_seen = reserve_flow::phase::holding;
   };
 
   // Keeps counters.jobs in step with the job's state.
@@ -384,119 +373,101 @@ class grid_jobs_state {
     return went;
   }
 
-  // The JBS flow (paper 004 Sec. III-A, paper 003 Sec. 3 step 4): hold at the best k
-  // clusters at once, each at the start its estimator gave (after stage-in), keep the hold
-  // that finishes first, abort the others, and run the job in the kept reservation with the
-  // walltime of the largest benchmark estimate.
-  struct reserve_round {
-    std::vector<reserve_hold> holds;
-    std::size_t pending = 0;
-  };
-
+  // The JBS flow (reserve_flow.hpp; paper 004 Sec. III-A, paper 003 Sec. 3 step 4): hold at
+  // the best k clusters at once, each at the start its estimator gave (after stage-in), keep
+  // the hold that finishes first, let the others go, and run the job in the kept reservation
+  // with the walltime of the largest benchmark estimate.
   void reserve(std::uint64_t serial, std::vector<ranked> ok) {
-    auto rd = std::make_shared<reserve_round>();
-    for (auto& o : ok) {
-      reserve_hold h;
-      h.start = std::max(o.start, now() + o.terms.stage_in + start_lead);
-      h.at = std::move(o);
-      rd->holds.push_back(std::move(h));
-    }
-    rd->pending = rd->holds.size();
-    for (std::size_t k = 0; k < rd->holds.size(); ++k)
-      prepare_hold(serial, rd, k);
-  }
-
-  void prepare_hold(std::uint64_t serial, std::shared_ptr<reserve_round> rd, std::size_t k) {
     auto& t = jobs_.at(serial);
-    auto& h = rd->holds[k];
-    auto answered = [this, serial, rd, k](const result<msg::prepare_reply>& rep) {
-      auto& hold = rd->holds[k];
-      if (rep && rep->error.ok()) {
-        hold.reservation_id = rep->reservation_id;
-      } else if (rep && rep->busy_until > hold.start && !hold.retried) {
-        // The cluster's admission (local jobs first) wants a later start: try that once.
-        hold.retried = true;
-        hold.start = rep->busy_until;
-        return prepare_hold(serial, rd, k);
-      } else {
-        hold.why = rep ? rep->error.message : rep.err().message;
-        // An answer lost on its way (an agent's link) may hide a hold: release its txn.
-        if (outcome_unknown(rep ? rep->error : msg::to_wire(rep.err())))
-          txn(hold.at.cluster, msg::release_txn_request{jobs_.at(serial).job.id},
-              [](const result<msg::ack_reply>&) {});
-      }
-      if (--rd->pending == 0) keep_best(serial, rd->holds);
-    };
-    // The reservation: the smallest size the cluster reserves that holds the job.
-    const auto* e = cluster(h.at.cluster);
-    if (!e) return answered(error{errc::not_found, h.at.cluster + " left the grid"});
-    auto sizes = reservable_counts({e->info.bunch, e->info.counts}, t.job.spec.np, e->info.cpus,
-                                   e->info.cpus);
-    if (!sizes) return answered(sizes.err());
-    msg::prepare_request q;
-    q.txn = t.job.id;
-    q.owner = t.job.owner;
-    q.start = h.start;
-    q.end = h.start + h.at.walltime + submit_slack;
-    q.np = sizes->front();
-    q.expiry = now() + hold_expiry;
-    txn(h.at.cluster, std::move(q), std::move(answered));
-  }
-
-  // Eq. 7 as printed (start + the site's delay, here its TTD) or start + run time.
-  void keep_best(std::uint64_t serial, std::vector<reserve_hold>& holds) {
-    auto& t = jobs_.at(serial);
-    auto finish = [&](const reserve_hold& h) {
-      if (t.request.finish_by_eq7) return h.start + h.at.sed_delay;
-      return h.start + h.at.terms.execution + h.at.terms.stage_out.value_or(0);
-    };
-    const reserve_hold* best = nullptr;
-    std::string refused;
-    for (const auto& h : holds) {
-      if (h.reservation_id.empty()) {
-        refused += " " + h.at.cluster + ": " + h.why + ";";
+    std::vector<reserve_option> options;
+    std::string unfit;
+    std::vector<std::string> unfit_notes;
+    for (const auto& o : ok) {
+      // The reservation: the smallest size the cluster reserves that holds the job.
+      const auto* e = cluster(o.cluster);
+      auto sizes = !e ? result<std::vector<std::int32_t>>(
+                            error{errc::not_found, o.cluster + " left the grid"})
+                      : reservable_counts({e->info.bunch, e->info.counts}, t.job.spec.np,
+                                          e->info.cpus, e->info.cpus);
+      if (!sizes) {
+        unfit += " " + o.cluster + ": " + sizes.err().message + ";";
+        unfit_notes.push_back("no hold at " + o.cluster + ": " + sizes.err().message);
         continue;
       }
-      if (!best || finish(h) < finish(*best)) best = &h;
+      // Eq. 7 as printed (start + the site's delay, here its TTD) or start + run time.
+      const duration finish =
+          t.request.finish_by_eq7 ? o.sed_delay : o.terms.execution + o.terms.stage_out.value_or(0);
+      options.push_back({o.cluster, std::max(o.start, now() + o.terms.stage_in + start_lead),
+                         o.walltime + submit_slack, sizes->front(), finish});
     }
-    for (const auto& h : holds) {
-      if (h.reservation_id.empty() || &h == best) continue;
-      t.job.history.push_back({now(), -1,
-                               "released the hold " + h.reservation_id + " (finish " +
-                                   std::to_string(finish(h)) + ")"});
-      txn(h.at.cluster, msg::abort_txn_request{t.job.id}, [](const result<msg::ack_reply>&) {});
+    if (options.empty()) {
+      unfit.pop_back();
+      return fail_reserve(serial, "no cluster granted a hold:" + unfit);
     }
-    if (!best) {
-      if (!refused.empty()) refused.pop_back();
-      t.job.state = grid_job_state::failed;
-      t.job.ended = now();
-      t.job.history.push_back({now(), -1, "no cluster granted a hold:" + refused});
-      return after_change(serial, {});
+    for (auto& n : unfit_notes)
+      t.job.history.push_back({now(), -1, std::move(n)});
+    t.flow = std::make_shared<reserve_flow>(t.job.id, t.job.owner, hold_expiry);
+    flow_step(serial, t.flow, t.flow->start(std::move(options), now()));
+  }
+
+  // Sends the calls of a job's reserve flow; their answers go back to it and then here,
+  // where what the flow decided becomes the job's.
+  void flow_step(std::uint64_t serial, const std::shared_ptr<reserve_flow>& f,
+                 reserve_flow::calls cs) {
+    for (auto& c : cs)
+      std::visit(
+          [&](auto& q) {
+            using R = std::decay_t<decltype(q)>;
+            const auto& where = f->option(c.hold).cluster;
+            if constexpr (std::is_same_v<R, msg::prepare_request>) {
+              txn<msg::prepare_reply>(
+                  where, std::move(q),
+                  [this, serial, f, h = c.hold, id = c.what.id](const msg::prepare_reply* r) {
+                    flow_step(serial, f, f->answer(h, id, r, now()));
+                  });
+            } else if constexpr (!std::is_same_v<R, reservation_attempt::durable_wait>) {
+              // (A one-part attempt logs no decision: no durable_wait.)
+              txn<msg::ack_reply>(
+                  where, std::move(q),
+                  [this, serial, f, h = c.hold, id = c.what.id](const msg::ack_reply* r) {
+                    flow_step(serial, f, f->answer(h, id, r));
+                  });
+            }
+          },
+          c.what.request);
+    auto it = jobs_.find(serial);
+    if (it == jobs_.end() || it->second.flow != f) return;
+    auto& t = it->second;
+    for (auto& n : f->take_notes())
+      t.job.history.push_back({now(), -1, std::move(n)});
+    if (t.flow_seen == f->current()) return;
+    t.flow_seen = f->current();
+    switch (f->current()) {
+      case reserve_flow::phase::committing:
+        t.job.reservation = f->reservation_id();
+        (void)persist_job(t);
+        break;
+      case reserve_flow::phase::kept: {
+        const auto& kept = f->option(*f->kept());
+        bind(serial, kept.cluster, kept.length - submit_slack);
+        break;
+      }
+      case reserve_flow::phase::failed:
+        fail_reserve(serial, f->failure());
+        break;
+      default:
+        break;
     }
-    for (const auto& h : holds)
-      if (h.reservation_id.empty())
-        t.job.history.push_back({now(), -1, "no hold at " + h.at.cluster + ": " + h.why});
-    t.job.reservation = best->reservation_id;
-    t.job.history.push_back({now(), -1,
-                             "kept " + best->reservation_id + ": finishes first (" +
-                                 std::to_string(finish(*best)) + ")"});
-    (void)persist_job(t);
-    txn(best->at.cluster, msg::commit_txn_request{t.job.id},
-        [this, serial, where = best->at.cluster,
-         walltime = best->at.walltime](const result<msg::ack_reply>& ack) {
-          auto it = jobs_.find(serial);
-          if (it == jobs_.end()) return;  // ended (cancelled) and forgotten meanwhile
-          auto& job = it->second.job;
-          if (!ack || !ack->error.ok()) {
-            job.state = grid_job_state::failed;
-            job.ended = now();
-            job.history.push_back({now(), -1,
-                                   "commit at " + where + " failed: " +
-                                       (ack ? ack->error.message : ack.err().message)});
-            return after_change(serial, {});
-          }
-          bind(serial, where, walltime);
-        });
+  }
+
+  void fail_reserve(std::uint64_t serial, const std::string& why) {
+    auto& job = jobs_.at(serial).job;
+    if (is_terminal(job.state)) return;
+    job.state = grid_job_state::failed;
+    job.ended = now();
+    if (job.history.empty() || job.history.back().what != why)
+      job.history.push_back({now(), -1, why});
+    after_change(serial, {});
   }
 
   // The job into the kept reservation: a copy whose LRMS id is the bound job's.
@@ -547,20 +518,24 @@ class grid_jobs_state {
         });
   }
 
-  // A coordinator's call (tagged) to a cluster service; counted like ask().
-  template <class Request, class F>
+  // A call of a reserve flow, tagged as a coordinator's; counted like ask(). The handler gets
+  // the reply, nullptr when the cluster left the grid (nothing is held there), or an
+  // `unreachable` reply when the call failed: its answer was lost, and the flow treats what it
+  // asked for as in doubt.
+  template <class Reply, class Request, class F>
   void txn(const std::string& where, Request q, F handler) {
-    using reply = tagged_reply_of<Request>;
     const auto* e = cluster(where);
-    if (!e) return handler(result<reply>(error{errc::not_found, where + " left the grid"}));
+    if (!e) return handler(static_cast<const Reply*>(nullptr));
     const auto sent = call_started();
     self_->request(e->service, caf::infinite, msg::call_tag{next_call_++}, std::move(q))
         .then(
-            [this, handler, sent](msg::call_tag, reply& rep) mutable {
-              call_ended(handler, sent, result<reply>(std::move(rep)));
+            [this, handler, sent](msg::call_tag, Reply& rep) mutable {
+              call_ended(handler, sent, static_cast<const Reply*>(&rep));
             },
             [this, handler, sent](caf::error& err) mutable {
-              call_ended(handler, sent, unreachable<reply>(err));
+              Reply lost;
+              lost.error = msg::to_wire(unreachable<Reply>(err).err());
+              call_ended(handler, sent, static_cast<const Reply*>(&lost));
             });
   }
 
@@ -578,8 +553,13 @@ class grid_jobs_state {
     if (!t->job.reservation.empty()) t->job.reservation_to_release = true;
     recount(*t);
     (void)persist_job(*t);
-    perform(serial_in(r.id), std::move(acts));
-    release_reservation_if_done(serial_in(r.id));
+    const auto serial = serial_in(r.id);
+    // Cancelled while its holds were asked for: they go (a reservation kept already goes
+    // as above), and the submission waiting for its placement hears of the cancel.
+    if (t->flow && !t->flow->done()) flow_step(serial, t->flow, t->flow->give_up());
+    perform(serial, std::move(acts));
+    release_reservation_if_done(serial);
+    answer_if_placed(*t);
     return {msg::info_of(t->job), {}};
   }
 
@@ -661,10 +641,17 @@ class grid_jobs_state {
     (void)persist_job(t);
     perform(serial, std::move(acts));
     release_reservation_if_done(serial);
+    answer_if_placed(t);
+  }
+
+  // Answers the submission once no copy is still being submitted (and a reserve job's holds
+  // are decided).
+  void answer_if_placed(tracked& t) {
     const bool placing = std::any_of(t.job.copies.begin(), t.job.copies.end(), [](const auto& c) {
       return c.state == copy_state::submitting;
     });
-    if (placing || t.answer_when_placed.empty()) return;
+    const bool holding = t.flow && !t.flow->done() && t.job.copies.empty();
+    if (placing || holding || t.answer_when_placed.empty()) return;
     msg::grid_job_reply rep{msg::info_of(t.job), {}};
     if (t.job.state == grid_job_state::failed)
       rep.error = msg::wire(errc::infeasible, t.job.history.back().what);
@@ -1034,8 +1021,8 @@ class grid_jobs_state {
 
   // ... to here: its latency into the counters (wall time: what an operator wants to see,
   // whatever clock the manager plans with), the handler, and maybe the end of a round.
-  template <class F, class Reply>
-  void call_ended(F& handler, std::chrono::steady_clock::time_point sent, result<Reply> r) {
+  template <class F, class Answer>
+  void call_ended(F& handler, std::chrono::steady_clock::time_point sent, Answer r) {
     cfg_.counters->lrms_call_microseconds += std::chrono::duration_cast<std::chrono::microseconds>(
                                                  std::chrono::steady_clock::now() - sent)
                                                  .count();

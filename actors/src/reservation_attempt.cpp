@@ -296,6 +296,21 @@ void reservation_attempt::forget_decision() {
   decision_logged_ = false;
 }
 
+reservation_attempt::calls reservation_attempt::commit_hold() {
+  const bool a_hold = phase_ == phase::granted && parts_.size() == 1 && !parts_[0].committed;
+  if (!a_hold) return {};
+  return commit_all();
+}
+
+reservation_attempt::calls reservation_attempt::release_hold() {
+  calls out;
+  const bool a_hold = phase_ == phase::granted && parts_.size() == 1 && !parts_[0].committed;
+  if (!a_hold) return out;
+  send(out, 0, kind::abort);
+  phase_ = phase::given_up;
+  return out;
+}
+
 reservation_attempt::calls reservation_attempt::give_up() {
   calls out;
   switch (phase_) {

@@ -168,6 +168,66 @@ TEST_F(attempt_test, AHoldForItsClientStaysAHold) {
   EXPECT_FALSE(a.parts()[0].committed);
 }
 
+// An owner that is its own client (the grid-job manager's reserve flow) commits the hold it
+// was granted, or lets it go.
+TEST_F(attempt_test, TheOwnerOfAHoldCommitsIt) {
+  reservation_attempt a(terms(true));
+  auto cs = a.try_placement({part(2)}, now);
+  auto r = granted("c2/1");
+  a.answer(cs[0].id, &r);
+  auto commit = a.commit_hold();
+  ASSERT_EQ(kinds(commit), (std::vector<std::pair<std::size_t, std::string>>{{2, "commit"}}));
+  EXPECT_EQ(request_of<msg::commit_txn_request>(commit[0]).txn, "inc-7.1");
+  EXPECT_EQ(a.current(), phase::committing);
+  EXPECT_TRUE(a.commit_hold().empty());  // once
+  auto ack = ok();
+  EXPECT_TRUE(a.answer(commit[0].id, &ack).empty());
+  EXPECT_EQ(a.current(), phase::granted);
+  EXPECT_TRUE(a.parts()[0].committed);
+  EXPECT_EQ(a.reservation_of(0).state, reservation_state::committed);
+  // A committed reservation is no hold to commit or let go.
+  EXPECT_TRUE(a.commit_hold().empty());
+  EXPECT_TRUE(a.release_hold().empty());
+  EXPECT_EQ(a.open_calls(), 0u);
+}
+
+TEST_F(attempt_test, AHoldThatExpiredBeforeItsCommitIsReleasedAndTheAttemptIdle) {
+  reservation_attempt a(terms(true));
+  auto cs = a.try_placement({part(0)}, now);
+  auto r = granted("c0/1");
+  a.answer(cs[0].id, &r);
+  auto commit = a.commit_hold();
+  auto no = refused_ack();
+  auto release = a.answer(commit[0].id, &no);
+  ASSERT_EQ(kinds(release), (std::vector<std::pair<std::size_t, std::string>>{{0, "release"}}));
+  EXPECT_NE(a.failure().find("a hold expired during commit (expired)"), std::string::npos)
+      << a.failure();
+  auto ack = ok();
+  a.answer(release[0].id, &ack);
+  EXPECT_EQ(a.current(), phase::idle);
+  EXPECT_FALSE(a.parts()[0].committed);
+  EXPECT_EQ(a.open_calls(), 0u);
+}
+
+TEST_F(attempt_test, TheOwnerOfAHoldLetsItGo) {
+  reservation_attempt a(terms(true));
+  EXPECT_TRUE(a.release_hold().empty());  // nothing held yet
+  auto cs = a.try_placement({part(1)}, now);
+  EXPECT_TRUE(a.release_hold().empty());  // still preparing: give_up() is for that
+  auto r = granted("c1/1");
+  a.answer(cs[0].id, &r);
+  auto abort = a.release_hold();
+  ASSERT_EQ(kinds(abort), (std::vector<std::pair<std::size_t, std::string>>{{1, "abort"}}));
+  EXPECT_EQ(request_of<msg::abort_txn_request>(abort[0]).txn, "inc-7.1");
+  EXPECT_EQ(a.current(), phase::given_up);
+  EXPECT_TRUE(a.done());
+  EXPECT_EQ(a.open_calls(), 1u);
+  auto ack = ok();
+  EXPECT_TRUE(a.answer(abort[0].id, &ack).empty());
+  EXPECT_EQ(a.open_calls(), 0u);
+  EXPECT_TRUE(a.commit_hold().empty());
+}
+
 TEST_F(attempt_test, ARefusalLeavesItIdleForTheNextTry) {
   reservation_attempt a(terms());
   auto cs = a.try_placement({part(0)}, now);

@@ -139,6 +139,14 @@ class reservation_attempt {
   /// The outcome of a durable_wait: the decision is durable (ok), or never will be.
   calls decided(std::uint64_t id, const status& durable);
 
+  /// For an owner that is its own client (client_commits, one part: the grid-job manager's
+  /// reserve flow). Precondition: granted, the hold not committed. Commits the hold: granted
+  /// (committed) once the commit is answered, or, if it failed (the hold expired first),
+  /// the hold is released and the attempt is idle with failure() saying why.
+  calls commit_hold();
+  /// ... or lets the granted hold go (abort): done (given up) afterwards.
+  calls release_hold();
+
   /// The client's deadline passed (or the client went away): releases what the try holds,
   /// now or when a grant still on its way arrives. Done afterwards, whatever the phase.
   calls give_up();
