@@ -1,0 +1,257 @@
+// The grid-job manager's state without CAF: a port whose calls the test answers by hand, in
+// the order it chooses, as reservation_attempt's tests drive the coordinator core.
+#include "grid_job_manager.hpp"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+
+namespace arbroker {
+namespace {
+
+// Every call the manager made, waiting for the test to answer it.
+struct recording_port : grid_job_port {
+  struct pending {
+    std::string cluster;
+    grid_cluster_request request;
+    std::function<void(result<grid_cluster_reply>)> done;
+  };
+  std::deque<pending> calls;
+  int flushes = 0;
+
+  void call(const std::string& cluster, grid_cluster_request q,
+            std::function<void(result<grid_cluster_reply>)> done) override {
+    calls.push_back({cluster, std::move(q), std::move(done)});
+  }
+  void flush_soon() override { ++flushes; }
+
+  // Takes the oldest call of request type R (fails the test if there is none).
+  template <class R>
+  pending take() {
+    for (auto it = calls.begin(); it != calls.end(); ++it)
+      if (std::holds_alternative<R>(it->request)) {
+        auto p = std::move(*it);
+        calls.erase(it);
+        return p;
+      }
+    ADD_FAILURE() << "no call of that kind is waiting";
+    return {};
+  }
+  template <class R>
+  std::size_t waiting() const {
+    std::size_t n = 0;
+    for (const auto& c : calls)
+      n += std::holds_alternative<R>(c.request);
+    return n;
+  }
+};
+
+struct grid_job_manager_test : ::testing::Test {
+  timestamp now = 1'000'000;
+  recording_port port;
+  std::unique_ptr<grid_job_manager> manager;
+  std::vector<msg::grid_job_reply> answers;  // to submissions, in the order given
+
+  // Clusters of 8 CPUs each, named as given.
+  void start(const std::vector<std::string>& clusters) {
+    grid_jobs_config cfg;
+    cfg.node = "arb";
+    cfg.clock = [this] { return now; };
+    manager = std::make_unique<grid_job_manager>(std::move(cfg), port);
+    std::vector<msg::cluster_info> infos;
+    std::vector<cluster_service_actor> services;
+    for (const auto& name : clusters) {
+      msg::cluster_info c;
+      c.name = name;
+      c.cpus = 8;
+      infos.push_back(c);
+      services.emplace_back();
+    }
+    manager->directory().clusters = make_directory(infos, services);
+  }
+
+  static msg::grid_submit_request job(grid_strategy s = grid_strategy::single, int width = 1) {
+    msg::grid_submit_request r;
+    r.user = "alice";
+    r.name = "sim";
+    r.command = "./run";
+    r.np = 8;
+    r.walltime = 100;
+    r.strategy = s;
+    r.width = width;
+    return r;
+  }
+
+  void submit(msg::grid_submit_request r) {
+    manager->submit(std::move(r), [this](msg::grid_job_reply rep) { answers.push_back(rep); });
+  }
+
+  // Answers the oldest outlook call: the cluster could start each shape `in` seconds from now.
+  std::string answer_outlook(duration in) {
+    auto p = port.take<msg::job_outlook_request>();
+    msg::job_outlook_reply rep;
+    rep.cluster = p.cluster;
+    rep.now = now;
+    rep.starts.assign(std::get<msg::job_outlook_request>(p.request).shapes.size(), now + in);
+    p.done(grid_cluster_reply(rep));
+    return p.cluster;
+  }
+
+  // Answers the oldest submit call with LRMS id `<cluster>.<n>`; returns the cluster.
+  std::string answer_submit() {
+    auto p = port.take<msg::job_submit_request>();
+    msg::job_submit_reply rep;
+    rep.cluster = p.cluster;
+    rep.lrms_id = p.cluster + "." + std::to_string(++lrms_serial);
+    p.done(grid_cluster_reply(rep));
+    return p.cluster;
+  }
+  int lrms_serial = 0;
+};
+
+TEST_F(grid_job_manager_test, ABatchSharesOneOutlookPerClusterAndSpreadsItsJobs) {
+  start({"a", "b"});
+  submit(job());
+  submit(job());
+  EXPECT_EQ(port.flushes, 1);  // one flush for the batch
+  EXPECT_TRUE(port.calls.empty());
+  manager->flush();
+  ASSERT_EQ(port.waiting<msg::job_outlook_request>(), 2u);  // one per cluster, not per job
+  for (const auto& c : port.calls)
+    EXPECT_EQ(std::get<msg::job_outlook_request>(c.request).shapes.size(), 1u);  // one shape
+  // a starts either job at once, b in 50 s. The first goes to a; a's queue then grows by
+  // one job's worth (8 CPUs x 100 s / 8 CPUs), so the second goes to b.
+  const auto first = port.calls.front().cluster;
+  answer_outlook(first == "a" ? 0 : 50);
+  answer_outlook(first == "a" ? 50 : 0);
+  ASSERT_EQ(port.waiting<msg::job_submit_request>(), 2u);
+  std::set<std::string> where{port.calls[0].cluster, port.calls[1].cluster};
+  EXPECT_EQ(where, (std::set<std::string>{"a", "b"}));
+  EXPECT_TRUE(answers.empty());  // answered once the copies are in their queues
+  answer_submit();
+  answer_submit();
+  ASSERT_EQ(answers.size(), 2u);
+  for (const auto& a : answers) {
+    ASSERT_TRUE(a.error.ok()) << a.error.message;
+    EXPECT_EQ(a.job.state, grid_job_state::queued);
+  }
+}
+
+TEST_F(grid_job_manager_test, ARequestNoClusterCanTakeIsRefusedWithoutACall) {
+  start({"a"});
+  auto big = job();
+  big.np = 64;
+  submit(big);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].error.err(), errc::infeasible);
+  EXPECT_NE(answers[0].error.message.find("larger than every cluster (largest: 8 CPUs)"),
+            std::string::npos)
+      << answers[0].error.message;
+  EXPECT_EQ(port.flushes, 0);
+  EXPECT_TRUE(port.calls.empty());
+  EXPECT_TRUE(manager->list({}).jobs.empty());
+}
+
+TEST_F(grid_job_manager_test, AFloodsCopyThatStartedFirstWinsAndTheOtherIsCancelled) {
+  start({"a", "b"});
+  submit(job(grid_strategy::flood, 2));
+  manager->flush();
+  answer_outlook(0);
+  answer_outlook(0);
+  answer_submit();
+  answer_submit();
+  ASSERT_EQ(answers.size(), 1u);
+  const auto id = answers[0].job.id;
+  EXPECT_EQ(manager->poll_round(), 2);  // two copies asked about
+  ASSERT_EQ(port.waiting<msg::job_states_request>(), 2u);
+  // Both started between two looks: b's 30 s before a's. Whichever cluster answers first,
+  // b's copy wins (a answers first here).
+  for (const auto& at : {"a", "b"}) {
+    auto it = std::find_if(port.calls.begin(), port.calls.end(),
+                           [&](const auto& c) { return c.cluster == at; });
+    ASSERT_NE(it, port.calls.end());
+    auto p = std::move(*it);
+    port.calls.erase(it);
+    msg::job_states_reply rep;
+    rep.cluster = at;
+    for (const auto& lrms_id : std::get<msg::job_states_request>(p.request).lrms_ids)
+      rep.jobs.push_back(
+          {lrms_id, observed_state::running, std::string(at) == "a" ? now - 10 : now - 40, {}});
+    p.done(grid_cluster_reply(rep));
+  }
+  auto cancel = port.take<msg::job_cancel_request>();
+  EXPECT_EQ(cancel.cluster, "a");
+  EXPECT_TRUE(port.calls.empty());
+  msg::job_cancel_reply found;
+  found.lrms_id = std::get<msg::job_cancel_request>(cancel.request).lrms_id;
+  found.found = observed_state::running;
+  cancel.done(grid_cluster_reply(found));
+  auto shown = manager->query({"alice", id});
+  ASSERT_TRUE(shown.error.ok());
+  EXPECT_EQ(shown.job.state, grid_job_state::running);
+  EXPECT_EQ(shown.job.started, now - 40);
+}
+
+TEST_F(grid_job_manager_test, ARoundIsSettledOnlyWhenEveryCallItMadeIsAnswered) {
+  start({"a"});
+  submit(job());
+  manager->flush();
+  answer_outlook(0);
+  answer_submit();
+  manager->poll_round();
+  std::optional<std::int32_t> settled;
+  manager->when_settled(1, [&](std::int32_t v) { settled = v; });
+  EXPECT_FALSE(settled);
+  auto p = port.take<msg::job_states_request>();
+  msg::job_states_reply rep;
+  for (const auto& lrms_id : std::get<msg::job_states_request>(p.request).lrms_ids)
+    rep.jobs.push_back({lrms_id, observed_state::queued, -1, {}});
+  p.done(grid_cluster_reply(rep));
+  EXPECT_EQ(settled, 1);
+}
+
+// A reserve job cancelled while its holds are asked for: nothing is committed or bound, the
+// submission hears of the cancel, and the holds granted afterwards are let go.
+TEST_F(grid_job_manager_test, AReserveJobCancelledWhileItsHoldsAreAskedForLetsThemGo) {
+  start({"a", "b"});
+  submit(job(grid_strategy::reserve, 2));
+  manager->flush();
+  answer_outlook(0);
+  answer_outlook(0);
+  ASSERT_EQ(port.waiting<msg::prepare_request>(), 2u);
+  ASSERT_TRUE(answers.empty());
+  auto cancelled = manager->cancel({"alice", "arb/g1"});
+  ASSERT_TRUE(cancelled.error.ok()) << cancelled.error.message;
+  EXPECT_EQ(cancelled.job.state, grid_job_state::cancelled);
+  ASSERT_EQ(answers.size(), 1u);  // the submission's answer
+  EXPECT_EQ(answers[0].job.state, grid_job_state::cancelled);
+  for (int k = 0; k < 2; ++k) {
+    auto p = port.take<msg::prepare_request>();
+    msg::prepare_reply granted;
+    granted.txn = std::get<msg::prepare_request>(p.request).txn;
+    granted.reservation_id = p.cluster + "/1";
+    p.done(grid_cluster_reply(granted));
+  }
+  EXPECT_EQ(port.waiting<msg::release_txn_request>(), 2u);
+  EXPECT_EQ(port.waiting<msg::commit_txn_request>(), 0u);
+  EXPECT_EQ(port.waiting<msg::bind_job_request>(), 0u);
+  EXPECT_TRUE(manager->query({"alice", "arb/g1"}).job.reservation.empty());
+}
+
+// A call the port could not deliver (its cluster left the grid before it went out) fails the
+// copy; the job is answered with the reason.
+TEST_F(grid_job_manager_test, ACopyWhoseClusterLeftBeforeItsSubmitFails) {
+  start({"a"});
+  submit(job());
+  manager->flush();
+  answer_outlook(0);
+  auto p = port.take<msg::job_submit_request>();
+  p.done(error{errc::not_found, "a left the grid"});
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].job.state, grid_job_state::failed);
+  EXPECT_NE(answers[0].error.message.find("a left the grid"), std::string::npos)
+      << answers[0].error.message;
+}
+
+}  // namespace
+}  // namespace arbroker
