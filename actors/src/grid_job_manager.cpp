@@ -122,7 +122,25 @@ struct grid_job_manager::impl {
     /// the flow's phase this job has acted on.
     std::shared_ptr<reserve_flow> flow;
     reserve_flow::phase flow_seen = reserve_flow::phase::holding;
+    /// What the request brings for its terms, read once (a recovered job's on first use) ...
+    std::optional<placement_inputs> inputs;
+    /// ... and its terms on each cluster, computed once per cluster (dropped when the
+    /// directory changes: a cluster's speed or bandwidth may have).
+    std::map<std::string, placement_terms> terms;
   };
+
+  // The job's terms on cluster `e`: computed at most once per directory.
+  result<placement_terms> terms_at(tracked& t, const directory_entry& e) {
+    if (auto it = t.terms.find(e.info.name); it != t.terms.end()) return it->second;
+    if (!t.inputs) {
+      auto in = inputs_of(t.request);
+      if (!in) return in.err();
+      t.inputs = std::move(*in);
+    }
+    auto terms = terms_for(*t.inputs, e);
+    if (terms) t.terms.emplace(e.info.name, *terms);
+    return terms;
+  }
 
   // Keeps counters.jobs in step with the job's state.
   void recount(tracked& t) {
@@ -150,7 +168,7 @@ struct grid_job_manager::impl {
       rp(msg::error_reply<msg::grid_job_reply>(e));
     };
     if (auto ok = check_request(r); !ok) return refuse(ok.err());
-    const auto inputs = inputs_of(r);
+    auto inputs = inputs_of(r);
     if (!inputs) return refuse(inputs.err());
     if (!directory_.error.empty()) return refuse({errc::unreachable, directory_.error});
     if (r.min_gain < 0) r.min_gain = cfg_.default_min_gain;
@@ -198,7 +216,7 @@ struct grid_job_manager::impl {
     std::vector<std::pair<std::string, placement_terms>> where;
     for (const auto& c : cands)
       where.emplace_back(c.entry->info.name, c.terms);
-    batch_.push_back({std::move(r), std::move(rp), std::move(where)});
+    batch_.push_back({std::move(r), std::move(rp), std::move(where), std::move(*inputs)});
     if (!flush_pending_) {
       flush_pending_ = true;
       port_.flush_soon();
@@ -209,6 +227,7 @@ struct grid_job_manager::impl {
     msg::grid_submit_request request;
     reply_fn rp;
     std::vector<std::pair<std::string, placement_terms>> candidates;
+    placement_inputs inputs;
   };
 
   struct outlook_round {
@@ -293,8 +312,7 @@ struct grid_job_manager::impl {
         }
       }
       const auto np = p.request.np;
-      for (const auto& [at, walltime] :
-           place(std::move(p.request), std::move(ok), std::move(refused), p.rp)) {
+      for (const auto& [at, walltime] : place(std::move(p), std::move(ok), std::move(refused))) {
         grown[at] += queue_growth(at, np, walltime);
         grown_cores[at] += np;
       }
@@ -303,9 +321,10 @@ struct grid_job_manager::impl {
 
   // The ranking is in: keep the best (or the best `width` for a flood) and submit there.
   // Returns where it went: (cluster, walltime) of each copy or hold.
-  std::vector<std::pair<std::string, duration>> place(msg::grid_submit_request r,
-                                                      std::vector<ranked> ok, std::string refused,
-                                                      reply_fn rp) {
+  std::vector<std::pair<std::string, duration>> place(pending_submit p, std::vector<ranked> ok,
+                                                      std::string refused) {
+    auto& r = p.request;
+    auto& rp = p.rp;
     if (ok.empty()) {
       ++cfg_.counters->refused;
       if (!refused.empty()) refused.pop_back();
@@ -333,6 +352,9 @@ struct grid_job_manager::impl {
         r.strategy, r.width,   r.min_gain, r.max_migrations};
     t.job.submitted = now();
     t.request = std::move(r);
+    t.inputs = std::move(p.inputs);  // the terms as ranked: not computed again
+    for (auto& [at, terms] : p.candidates)
+      t.terms.emplace(at, terms);
     if (t.request.strategy != grid_strategy::reserve)
       for (std::size_t i = 0; i < ok.size(); ++i)
         t.job.add_copy(ok[i].cluster, t.job.submitted,
@@ -590,10 +612,8 @@ struct grid_job_manager::impl {
     auto& t = jobs_.at(serial);
     const auto& c = t.job.copies[i];
     const auto* e = cluster(c.cluster);
-    auto inputs = inputs_of(t.request);
-    auto terms = !e        ? result<placement_terms>(error{errc::not_found, "cluster left"})
-                 : !inputs ? result<placement_terms>(inputs.err())
-                           : terms_for(*inputs, *e);
+    auto terms =
+        e ? terms_at(t, *e) : result<placement_terms>(error{errc::not_found, "cluster left"});
     if (!e || !terms) {
       auto acts = t.job.on_submitted(
           i, error{errc::not_found, c.cluster + " is not in the directory"}, now());
@@ -874,15 +894,13 @@ struct grid_job_manager::impl {
     rd->first.reserve(rd->jobs.size() + 1);
     for (auto serial : rd->jobs) {
       rd->first.push_back(rd->options.size());
-      const auto& t = jobs_.at(serial);
+      auto& t = jobs_.at(serial);
       const auto live = *t.job.only_live_copy();
       const auto query = eligibility(t.request, t.job.owner);
-      const auto inputs = inputs_of(t.request);  // once per job, not per cluster
-      if (!inputs) continue;
       for (const auto& e : *rd->dir) {
         const auto& c = e.info;
         if (!satisfies(c, query)) continue;
-        auto terms = terms_for(*inputs, e);
+        auto terms = terms_at(t, e);
         if (!terms) continue;
         auto& q = rd->asks[c.name];
         const msg::queue_shape shape{t.job.spec.np, terms->walltime};
@@ -958,7 +976,14 @@ struct grid_job_manager::impl {
     }
   }
 
-  // Copies on clusters that left the directory can no longer be watched: they fail.
+  // The directory changed: the terms on its clusters are computed again when next needed,
+  // and copies on clusters that left it can no longer be watched: they fail.
+  void directory_changed() {
+    for (auto& [serial, t] : jobs_)
+      t.terms.clear();
+    drop_departed();
+  }
+
   void drop_departed() {
     for (auto& [serial, t] : jobs_) {
       if (!t.job.active()) continue;
@@ -1143,7 +1168,7 @@ directory_view& grid_job_manager::directory() {
   return impl_->directory_;
 }
 void grid_job_manager::directory_changed() {
-  impl_->drop_departed();
+  impl_->directory_changed();
 }
 void grid_job_manager::when_settled(std::int32_t value, std::function<void(std::int32_t)> done) {
   impl_->when_settled(value, std::move(done));
