@@ -1,0 +1,354 @@
+#pragma once
+
+// The grid-job manager's state (internal to actors/src/): one struct behind grid_job_manager,
+// its operations in four files, one concern each:
+//   grid_job_manager.cpp    the jobs: queries, cancels, copies and their LRMS calls, the store,
+//                           adoption after a restart, ended jobs leaving memory; the facade
+//   grid_job_placement.cpp  submissions, one outlook per cluster per batch, the ranking (TTD
+//                           or SED), placement by strategy
+//   grid_job_reserve.cpp    the reserve strategy: its flow's calls (reserve_flow.hpp), the job
+//                           bound into the kept reservation, the reservation's release
+//   grid_job_rounds.cpp     poll rounds and LRMS events, recovery rounds, adaptation rounds
+//                           (migrations), clusters that leave the directory
+
+#include "grid_job_manager.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "arbroker/actors/fan_in.hpp"
+#include "arbroker/actors/reserve_flow.hpp"
+#include "arbroker/core/expected_delay.hpp"
+#include "arbroker/core/grid_placement.hpp"
+#include "arbroker/core/site_adaptation.hpp"
+#include "grid_job_terms.hpp"
+
+namespace arbroker {
+namespace grid_jobs_detail {
+
+/// The reply a cluster service gives to each request the manager sends.
+template <class Request>
+struct reply_to_t;
+template <>
+struct reply_to_t<msg::job_outlook_request> {
+  using type = msg::job_outlook_reply;
+};
+template <>
+struct reply_to_t<msg::job_submit_request> {
+  using type = msg::job_submit_reply;
+};
+template <>
+struct reply_to_t<msg::job_states_request> {
+  using type = msg::job_states_reply;
+};
+template <>
+struct reply_to_t<msg::job_cancel_request> {
+  using type = msg::job_cancel_reply;
+};
+template <>
+struct reply_to_t<msg::job_find_request> {
+  using type = msg::job_find_reply;
+};
+template <>
+struct reply_to_t<msg::bind_job_request> {
+  using type = msg::bind_job_reply;
+};
+template <>
+struct reply_to_t<msg::prepare_request> {
+  using type = msg::prepare_reply;
+};
+template <class Request>
+requires std::is_same_v<Request, msg::cancel_request> ||
+    std::is_same_v<Request, msg::commit_txn_request> ||
+    std::is_same_v<Request, msg::abort_txn_request> ||
+    std::is_same_v<Request, msg::release_txn_request>
+struct reply_to_t<Request> {
+  using type = msg::ack_reply;
+};
+template <class Request>
+using reply_to = typename reply_to_t<Request>::type;
+
+}  // namespace grid_jobs_detail
+
+struct grid_job_manager::impl {
+  /// A field of a cluster service's reply, or why there is none: the call failed, or the reply
+  /// carries an error.
+  template <class Reply, class T>
+  static result<T> outcome(const result<Reply>& rep, T Reply::*field) {
+    if (!rep) return rep.err();
+    if (!rep->error.ok()) return msg::from_wire(rep->error);
+    return (*rep).*field;
+  }
+
+  /// One cluster's answer to a ranking outlook.
+  struct ranked {
+    std::string cluster;
+    duration ttd = 0;
+    duration walltime = 0;
+    timestamp start = 0;  ///< the cluster's earliest start for the job
+    placement_terms terms;
+    duration sed_delay = 0;  ///< paper 004 eq. 6 (the TTD where SED cannot be computed)
+    duration key = 0;        ///< what the ranking sorts by: SED delay, or TTD with staging data
+    const char* by = "TTD";
+  };
+
+  /// How long the holds of the reserve flow may stay undecided.
+  static constexpr duration hold_expiry = 60;
+  /// A reserve-flow reservation lasts the job's walltime and this much more: a reservation
+  /// that starts at once has begun by the time its job is submitted into it, and a batch
+  /// system refuses a job that would run past the reservation's end (Grid Engine: "the job
+  /// duration exceeds the end time of the advance reservation").
+  static constexpr duration submit_slack = 60;
+  /// ... and starts at least this far ahead: a hold for "now" is in the past by the time the
+  /// batch system sees it once the clock has ticked ("reservation start ... is in the past").
+  static constexpr duration start_lead = 5;
+
+  using reply_fn = grid_job_manager::reply_fn;
+
+  impl(grid_jobs_config cfg, grid_job_port& port) : cfg_(std::move(cfg)), port_(port) {
+    if (!cfg_.counters) cfg_.counters = std::make_shared<grid_job_counters>();
+    next_serial_ = std::max(next_serial_, cfg_.last_serial + 1);
+    for (auto& rec : cfg_.recovered)
+      adopt(std::move(rec));
+    cfg_.recovered.clear();
+  }
+
+  msg::grid_job_reply query(const msg::grid_query_request& r);
+
+  struct tracked {
+    msg::grid_submit_request request;
+    grid_job job;
+    std::vector<reply_fn> answer_when_placed;
+    std::optional<grid_job_state> counted;  // the state it is counted under in counters.jobs
+    bool noted_ended = false;               // in ended_ (it leaves memory from there)
+    /// strategy reserve: its holds, until the job is in its reservation (or failed), and
+    /// the flow's phase this job has acted on.
+    std::shared_ptr<reserve_flow> flow;
+    reserve_flow::phase flow_seen = reserve_flow::phase::holding;
+    /// What the request brings for its terms, read once (a recovered job's on first use) ...
+    std::optional<placement_inputs> inputs;
+    /// ... and its terms on each cluster, computed once per cluster (dropped when the
+    /// directory changes: a cluster's speed or bandwidth may have).
+    std::map<std::string, placement_terms> terms;
+  };
+
+  // The job's terms on cluster `e`: computed at most once per directory.
+  result<placement_terms> terms_at(tracked& t, const directory_entry& e);
+
+  // Keeps counters.jobs in step with the job's state.
+  void recount(tracked& t);
+
+  void uncount(tracked& t);
+
+  timestamp now() const { return cfg_.clock(); }
+
+  // -- requests ---------------------------------------------------------------------------
+
+  void submit(msg::grid_submit_request r, reply_fn rp);
+
+  struct pending_submit {
+    msg::grid_submit_request request;
+    reply_fn rp;
+    std::vector<std::pair<std::string, placement_terms>> candidates;
+    placement_inputs inputs;
+  };
+
+  struct outlook_round {
+    std::vector<pending_submit> submits;
+    std::map<std::string, msg::job_outlook_request> asks;
+    std::map<std::string, std::map<msg::queue_shape, std::size_t>> shape_index;
+    std::map<std::string, result<msg::job_outlook_reply>> answers;
+  };
+
+  void flush();
+
+  // How much later a cluster starts the next job once one of np CPUs for `walltime` joined
+  // its queue: the jobs of one batch (or one adaptation round) see one outlook, and without
+  // this they would all pick the same cluster.
+  duration queue_growth(const std::string& at, std::int32_t np, duration walltime) const;
+
+  void rank_batch(outlook_round& rd);
+
+  // The ranking is in: keep the best (or the best `width` for a flood) and submit there.
+  // Returns where it went: (cluster, walltime) of each copy or hold.
+  std::vector<std::pair<std::string, duration>> place(pending_submit p, std::vector<ranked> ok,
+                                                      std::string refused);
+
+  // The JBS flow (reserve_flow.hpp; paper 004 Sec. III-A, paper 003 Sec. 3 step 4): hold at
+  // the best k clusters at once, each at the start its estimator gave (after stage-in), keep
+  // the hold that finishes first, let the others go, and run the job in the kept reservation
+  // with the walltime of the largest benchmark estimate.
+  void reserve(std::uint64_t serial, std::vector<ranked> ok);
+
+  // Sends the calls of a job's reserve flow; their answers go back to it and then here,
+  // where what the flow decided becomes the job's.
+  void flow_step(std::uint64_t serial, const std::shared_ptr<reserve_flow>& f,
+                 reserve_flow::calls cs);
+
+  void fail_reserve(std::uint64_t serial, const std::string& why);
+
+  // The job into the kept reservation: a copy whose LRMS id is the bound job's.
+  void bind(std::uint64_t serial, const std::string& where, duration walltime);
+
+  // The reservation of a reserve job that ended before its course (job.reservation_to_release),
+  // once no copy of the job is live any more. The obligation is in the store with the job:
+  // it ends only when the cluster has cancelled the reservation (or says it has ended), so a
+  // cancel lost to a crash or an unreachable cluster is sent again (poll rounds, restarts).
+  void release_reservation_if_done(std::uint64_t serial);
+
+  // A call of a reserve flow, tagged as a coordinator's; counted like ask(). The handler gets
+  // the reply, nullptr when the cluster left the grid (nothing is held there), or an
+  // `unreachable` reply when the call failed: its answer was lost, and the flow treats what it
+  // asked for as in doubt.
+  template <class Reply, class Request, class F>
+  void txn(const std::string& where, Request q, F handler) {
+    ask(where, std::move(q), [handler](const result<Reply>& rep) mutable {
+      if (rep) return handler(&*rep);
+      if (rep.err().code == errc::not_found) return handler(static_cast<const Reply*>(nullptr));
+      Reply lost;
+      lost.error = msg::to_wire(rep.err());
+      handler(static_cast<const Reply*>(&lost));
+    });
+  }
+
+  msg::grid_job_reply cancel(const msg::grid_cancel_request& r);
+
+  msg::grid_list_reply list(const msg::grid_list_request& r) const;
+
+  tracked* find(const std::string& id, const std::string& user);
+
+  static msg::grid_job_reply missing(const std::string& id);
+
+  // -- copies ---------------------------------------------------------------------------
+
+  const directory_entry* cluster(const std::string& which) const;
+
+  void send_copy(std::uint64_t serial, std::size_t i);
+
+  // Writes the job, does what the rules asked, and answers a submit once no copy is
+  // still being submitted.
+  void after_change(std::uint64_t serial, std::vector<grid_action> acts);
+
+  // Answers the submission once no copy is still being submitted (and a reserve job's holds
+  // are decided).
+  void answer_if_placed(tracked& t);
+
+  void perform(std::uint64_t serial, std::vector<grid_action> acts);
+
+  void count(const grid_job& j, std::int32_t dup, std::int32_t mig, duration gain);
+
+  // -- rounds ---------------------------------------------------------------------------
+
+  // After a restart: find the copies whose submission was never answered by their names,
+  // and release the reservations of reserve jobs that never got their job.
+  void recover_round();
+
+  // One state request per cluster for every copy that may be in its queue.
+  std::int32_t poll_round();
+
+  // An LRMS's event hook: its copies that changed are looked at now, not at the next poll.
+  void look_at(const msg::lrms_job_events& ev);
+
+  // What one LRMS said of one copy.
+  struct observation {
+    std::uint64_t serial;
+    std::size_t copy;
+    msg::job_state_report report;
+  };
+  // A poll round's observations, taken together once every cluster asked has answered, the
+  // copies that started first first: a flood's winner is the copy that started first in its
+  // LRMS, not the one whose cluster happened to answer first.
+  struct poll_batch {
+    std::size_t waiting = 0;
+    std::vector<observation> seen;
+  };
+
+  // One state request to cluster `at` for `copies` (job serial, copy index); what it reports
+  // goes through the job's rules, at once or (`batch`: the poll round's) with the round's.
+  void ask_states(const std::string& at, std::vector<std::pair<std::uint64_t, std::size_t>> copies,
+                  std::shared_ptr<poll_batch> batch);
+
+  // The LRMSs' reports through the jobs' rules: started copies in the order they started.
+  void observe(std::vector<observation> seen);
+
+  // Paper 003 Sec. 3.3 for every queued adaptive job, from one outlook per cluster: the
+  // planned start of each job where it stands, and when it would start elsewhere.
+  std::int32_t adapt_round();
+
+  template <class Round>
+  void decide_migrations(Round& rd);
+
+  // The directory changed: the terms on its clusters are computed again when next needed,
+  // and copies on clusters that left it can no longer be watched: they fail.
+  void directory_changed();
+
+  void drop_departed();
+
+  // -- plumbing -------------------------------------------------------------------------
+
+  // A request to the service of cluster `at` (the one way the manager calls a cluster);
+  // the handler gets the reply or the error. Counted so that poll_atom/adapt_atom can answer
+  // when everything they set off is done.
+  template <class Request, class F>
+  void ask(const std::string& at, Request q, F handler) {
+    using reply = grid_jobs_detail::reply_to<Request>;
+    const auto sent = call_started();
+    port_.call(at, std::move(q),
+               [this, handler = std::move(handler), sent](result<grid_cluster_reply> r) mutable {
+                 auto typed = r ? result<reply>(std::get<reply>(std::move(*r))) : r.err();
+                 call_ended(handler, sent, std::move(typed));
+               });
+  }
+
+  // Every call (ask, txn) is counted from here ...
+  std::chrono::steady_clock::time_point call_started();
+
+  // ... to here: its latency into the counters (wall time: what an operator wants to see,
+  // whatever clock the manager plans with), the handler, and maybe the end of a round.
+  template <class F, class Answer>
+  void call_ended(F& handler, std::chrono::steady_clock::time_point sent, Answer r) {
+    cfg_.counters->lrms_call_microseconds += std::chrono::duration_cast<std::chrono::microseconds>(
+                                                 std::chrono::steady_clock::now() - sent)
+                                                 .count();
+    handler(r);
+    settled();
+  }
+
+  void when_settled(std::int32_t value, std::function<void(std::int32_t)> done);
+
+  void settled();
+
+  arbroker::status persist_job(tracked& t);
+
+  // Ended jobs leave memory after ended_in_memory, or sooner beyond ended_in_memory_max
+  // (oldest first), unless something still waits on them; the store keeps them (purged past
+  // the retention once a minute). Memory and list then do not grow with the history.
+  void forget_ended();
+
+  void adopt(msg::grid_job_record rec);
+
+  grid_jobs_config cfg_;
+  grid_job_port& port_;
+  directory_view directory_;
+  std::map<std::uint64_t, tracked> jobs_;                // by serial: oldest first
+  std::set<std::pair<timestamp, std::uint64_t>> ended_;  // (ended, serial): leave memory
+  timestamp next_purge_ = 0;
+  std::uint64_t next_serial_ = 1;
+  std::set<std::string> polling_;  // clusters with a state request in flight
+  std::vector<std::pair<std::uint64_t, std::size_t>> unresolved_;  // recovered, submitting
+  std::vector<std::uint64_t> resend_;  // recovered with cancels or withdrawals on their way
+  std::set<std::uint64_t> releasing_;  // reserve jobs whose reservation's cancel is on its way
+  bool adapting_ = false;
+  std::size_t outstanding_ = 0;
+  std::vector<pending_submit> batch_;  // submissions waiting for the next flush
+  bool flush_pending_ = false;
+  std::vector<std::pair<std::function<void(std::int32_t)>, std::int32_t>> waiters_;
+};
+
+}  // namespace arbroker

@@ -1,0 +1,152 @@
+// The reserve strategy (JBS): the flow's calls, the bound job, the reservation's release.
+#include "grid_job_manager_impl.hpp"
+
+namespace arbroker {
+
+// The JBS flow (reserve_flow.hpp; paper 004 Sec. III-A, paper 003 Sec. 3 step 4): hold at
+// the best k clusters at once, each at the start its estimator gave (after stage-in), keep
+// the hold that finishes first, let the others go, and run the job in the kept reservation
+// with the walltime of the largest benchmark estimate.
+void grid_job_manager::impl::reserve(std::uint64_t serial, std::vector<ranked> ok) {
+  auto& t = jobs_.at(serial);
+  std::vector<reserve_option> options;
+  std::string unfit;
+  std::vector<std::string> unfit_notes;
+  for (const auto& o : ok) {
+    // The reservation: the smallest size the cluster reserves that holds the job.
+    const auto* e = cluster(o.cluster);
+    auto sizes =
+        !e ? result<std::vector<std::int32_t>>(error{errc::not_found, o.cluster + " left the grid"})
+           : reservable_counts({e->info.bunch, e->info.counts}, t.job.spec.np, e->info.cpus,
+                               e->info.cpus);
+    if (!sizes) {
+      unfit += " " + o.cluster + ": " + sizes.err().message + ";";
+      unfit_notes.push_back("no hold at " + o.cluster + ": " + sizes.err().message);
+      continue;
+    }
+    // Eq. 7 as printed (start + the site's delay, here its TTD) or start + run time.
+    const duration finish =
+        t.request.finish_by_eq7 ? o.sed_delay : o.terms.execution + o.terms.stage_out.value_or(0);
+    options.push_back({o.cluster, std::max(o.start, now() + o.terms.stage_in + start_lead),
+                       o.walltime + submit_slack, sizes->front(), finish});
+  }
+  if (options.empty()) {
+    unfit.pop_back();
+    return fail_reserve(serial, "no cluster granted a hold:" + unfit);
+  }
+  for (auto& n : unfit_notes)
+    t.job.history.push_back({now(), -1, std::move(n)});
+  t.flow = std::make_shared<reserve_flow>(t.job.id, t.job.owner, hold_expiry);
+  flow_step(serial, t.flow, t.flow->start(std::move(options), now()));
+}
+
+// Sends the calls of a job's reserve flow; their answers go back to it and then here,
+// where what the flow decided becomes the job's.
+void grid_job_manager::impl::flow_step(std::uint64_t serial, const std::shared_ptr<reserve_flow>& f,
+                                       reserve_flow::calls cs) {
+  for (auto& c : cs)
+    std::visit(
+        [&](auto& q) {
+          using R = std::decay_t<decltype(q)>;
+          const auto& where = f->option(c.hold).cluster;
+          if constexpr (std::is_same_v<R, msg::prepare_request>) {
+            txn<msg::prepare_reply>(
+                where, std::move(q),
+                [this, serial, f, h = c.hold, id = c.what.id](const msg::prepare_reply* r) {
+                  flow_step(serial, f, f->answer(h, id, r, now()));
+                });
+          } else if constexpr (!std::is_same_v<R, reservation_attempt::durable_wait>) {
+            // (A one-part attempt logs no decision: no durable_wait.)
+            txn<msg::ack_reply>(
+                where, std::move(q),
+                [this, serial, f, h = c.hold, id = c.what.id](const msg::ack_reply* r) {
+                  flow_step(serial, f, f->answer(h, id, r));
+                });
+          }
+        },
+        c.what.request);
+  auto it = jobs_.find(serial);
+  if (it == jobs_.end() || it->second.flow != f) return;
+  auto& t = it->second;
+  for (auto& n : f->take_notes())
+    t.job.history.push_back({now(), -1, std::move(n)});
+  if (t.flow_seen == f->current()) return;
+  t.flow_seen = f->current();
+  switch (f->current()) {
+    case reserve_flow::phase::committing:
+      t.job.reservation = f->reservation_id();
+      (void)persist_job(t);
+      break;
+    case reserve_flow::phase::kept: {
+      const auto& kept = f->option(*f->kept());
+      bind(serial, kept.cluster, kept.length - submit_slack);
+      break;
+    }
+    case reserve_flow::phase::failed:
+      fail_reserve(serial, f->failure());
+      break;
+    default:
+      break;
+  }
+}
+
+void grid_job_manager::impl::fail_reserve(std::uint64_t serial, const std::string& why) {
+  auto& job = jobs_.at(serial).job;
+  if (is_terminal(job.state)) return;
+  job.state = grid_job_state::failed;
+  job.ended = now();
+  if (job.history.empty() || job.history.back().what != why)
+    job.history.push_back({now(), -1, why});
+  after_change(serial, {});
+}
+
+// The job into the kept reservation: a copy whose LRMS id is the bound job's.
+void grid_job_manager::impl::bind(std::uint64_t serial, const std::string& where,
+                                  duration walltime) {
+  auto& t = jobs_.at(serial);
+  const auto i = t.job.add_copy(where, now(), "runs in reservation " + t.job.reservation);
+  (void)persist_job(t);
+  const auto* e = cluster(where);
+  if (!e)
+    return after_change(
+        serial, t.job.on_submitted(i, error{errc::not_found, where + " left the grid"}, now()));
+  ++cfg_.counters->copies_submitted;
+  msg::bind_job_request q{
+      t.job.owner,   t.job.reservation, "g" + std::to_string(serial) + "." + std::to_string(i),
+      t.job.spec.np, walltime,          t.job.spec.command};
+  ask(where, std::move(q), [this, serial, i](const result<msg::bind_job_reply>& rep) {
+    const auto id = outcome(rep, &msg::bind_job_reply::job_id);
+    auto it = jobs_.find(serial);
+    if (it == jobs_.end()) return;
+    after_change(serial, it->second.job.on_submitted(i, id, now()));
+  });
+}
+
+// The reservation of a reserve job that ended before its course (job.reservation_to_release),
+// once no copy of the job is live any more. The obligation is in the store with the job:
+// it ends only when the cluster has cancelled the reservation (or says it has ended), so a
+// cancel lost to a crash or an unreachable cluster is sent again (poll rounds, restarts).
+void grid_job_manager::impl::release_reservation_if_done(std::uint64_t serial) {
+  auto& t = jobs_.at(serial);
+  if (!t.job.reservation_to_release || t.job.live_copies() > 0 || releasing_.contains(serial))
+    return;
+  const auto where = t.job.reservation.substr(0, t.job.reservation.rfind('/'));
+  const auto* e = cluster(where);
+  if (!e) return;  // not in the grid now: the next round asks again
+  releasing_.insert(serial);
+  ask(where, msg::cancel_request{t.job.owner, t.job.reservation},
+      [this, serial](const result<msg::ack_reply>& rep) {
+        releasing_.erase(serial);
+        auto it = jobs_.find(serial);
+        if (it == jobs_.end()) return;
+        const auto code = !rep ? rep.err().code : static_cast<errc>(rep->error.code);
+        // Cancelled now, or already gone (ended, cancelled, unknown): done either way.
+        const bool done =
+            (rep && rep->error.ok()) || code == errc::not_found || code == errc::illegal_transition;
+        if (!done) return;  // unreachable, timeout: the next round sends it again
+        it->second.job.reservation_to_release = false;
+        (void)persist_job(it->second);
+      });
+}
+
+}  // namespace arbroker

@@ -1,0 +1,293 @@
+// The manager's rounds: polls and LRMS events, recovery, adaptation, departed clusters.
+#include "grid_job_manager_impl.hpp"
+
+namespace arbroker {
+
+// After a restart: find the copies whose submission was never answered by their names,
+// and release the reservations of reserve jobs that never got their job.
+void grid_job_manager::impl::recover_round() {
+  std::map<std::string, std::vector<std::pair<std::uint64_t, std::size_t>>> by_cluster;
+  for (auto [serial, i] : unresolved_) {
+    auto& t = jobs_.at(serial);
+    const auto& c = t.job.copies[i];
+    if (cluster(c.cluster)) {
+      by_cluster[c.cluster].emplace_back(serial, i);
+    } else {
+      after_change(
+          serial,
+          t.job.on_submitted(i, error{errc::not_found, c.cluster + " is not in the grid"}, now()));
+    }
+  }
+  unresolved_.clear();
+  for (auto& [at, copies] : by_cluster) {
+    msg::job_find_request q;
+    for (auto [serial, i] : copies)
+      q.names.push_back("g" + std::to_string(serial) + "." + std::to_string(i));
+    ask(at, std::move(q), [this, copies = copies](const result<msg::job_find_reply>& rep) {
+      for (std::size_t k = 0; k < copies.size(); ++k) {
+        auto [serial, i] = copies[k];
+        if (!rep || !rep->error.ok() || k >= rep->lrms_ids.size()) {
+          unresolved_.emplace_back(serial, i);  // the LRMS cannot tell now: again later
+          continue;
+        }
+        const auto& id = rep->lrms_ids[k];
+        auto found =
+            id.empty()
+                ? result<std::string>(error{errc::unreachable,
+                                            "the submission never reached the LRMS (node stopped)"})
+                : result<std::string>(id);
+        if (!jobs_.contains(serial)) continue;
+        after_change(serial, jobs_.at(serial).job.on_submitted(i, found, now()));
+      }
+    });
+  }
+
+  // Only once the directory names their clusters (a copy on an unknown cluster would count
+  // as lost while it may still run there).
+  std::vector<std::uint64_t> later;
+  for (auto serial : resend_) {
+    auto acts = jobs_.at(serial).job.resend_pending();
+    const bool known = std::all_of(acts.begin(), acts.end(), [&](const grid_action& a) {
+      return cluster(jobs_.at(serial).job.copies[a.copy].cluster) != nullptr;
+    });
+    if (known)
+      after_change(serial, std::move(acts));
+    else
+      later.push_back(serial);
+  }
+  resend_ = std::move(later);
+}
+
+// One state request per cluster for every copy that may be in its queue.
+std::int32_t grid_job_manager::impl::poll_round() {
+  if (!unresolved_.empty() || !resend_.empty()) recover_round();
+  forget_ended();
+  std::map<std::string, std::vector<std::pair<std::uint64_t, std::size_t>>> by_cluster;
+  for (auto& [serial, t] : jobs_) {
+    if (!t.job.active()) continue;
+    if (t.job.reservation_to_release) release_reservation_if_done(serial);  // a lost cancel
+    for (std::size_t i = 0; i < t.job.copies.size(); ++i) {
+      const auto& c = t.job.copies[i];
+      if ((c.state == copy_state::queued || c.state == copy_state::running) && !c.lrms_id.empty())
+        by_cluster[c.cluster].emplace_back(serial, i);
+    }
+  }
+  std::int32_t asked = 0;
+  auto batch = std::make_shared<poll_batch>();
+  std::erase_if(by_cluster, [this](const auto& kv) {
+    return !cluster(kv.first) || polling_.contains(kv.first);  // departed: dropped elsewhere
+  });
+  batch->waiting = by_cluster.size();
+  for (auto& [at, copies] : by_cluster) {
+    asked += static_cast<std::int32_t>(copies.size());
+    polling_.insert(at);
+    ask_states(at, std::move(copies), batch);
+  }
+  return asked;
+}
+
+// An LRMS's event hook: its copies that changed are looked at now, not at the next poll.
+void grid_job_manager::impl::look_at(const msg::lrms_job_events& ev) {
+  if (!cluster(ev.cluster)) return;
+  const std::set<std::string> changed(ev.lrms_ids.begin(), ev.lrms_ids.end());
+  std::vector<std::pair<std::uint64_t, std::size_t>> copies;
+  for (auto& [serial, t] : jobs_) {
+    if (!t.job.active()) continue;
+    for (std::size_t i = 0; i < t.job.copies.size(); ++i) {
+      const auto& c = t.job.copies[i];
+      if (c.cluster == ev.cluster && changed.contains(c.lrms_id) &&
+          (c.state == copy_state::queued || c.state == copy_state::running))
+        copies.emplace_back(serial, i);
+    }
+  }
+  if (!copies.empty()) ask_states(ev.cluster, std::move(copies), nullptr);
+}
+
+// One state request to cluster `at` for `copies` (job serial, copy index); what it reports
+// goes through the job's rules, at once or (`batch`: the poll round's) with the round's.
+void grid_job_manager::impl::ask_states(const std::string& at,
+                                        std::vector<std::pair<std::uint64_t, std::size_t>> copies,
+                                        std::shared_ptr<poll_batch> batch) {
+  msg::job_states_request q;
+  for (auto [serial, i] : copies)
+    q.lrms_ids.push_back(jobs_.at(serial).job.copies[i].lrms_id);
+  ask(at, std::move(q),
+      [this, at, batch, copies = std::move(copies)](const result<msg::job_states_reply>& rep) {
+        std::vector<observation> seen;
+        if (rep && rep->error.ok())  // else unreadable now: next round
+          for (std::size_t k = 0; k < copies.size() && k < rep->jobs.size(); ++k)
+            seen.push_back({copies[k].first, copies[k].second, rep->jobs[k]});
+        if (!batch) return observe(std::move(seen));
+        polling_.erase(at);
+        batch->seen.insert(batch->seen.end(), std::make_move_iterator(seen.begin()),
+                           std::make_move_iterator(seen.end()));
+        if (--batch->waiting == 0) observe(std::move(batch->seen));
+      });
+}
+
+// The LRMSs' reports through the jobs' rules: started copies in the order they started.
+void grid_job_manager::impl::observe(std::vector<observation> seen) {
+  auto started = [](const observation& o) {
+    return o.report.started >= 0 ? o.report.started : std::numeric_limits<std::int64_t>::max();
+  };
+  std::stable_sort(seen.begin(), seen.end(), [&](const observation& a, const observation& b) {
+    return started(a) < started(b);
+  });
+  for (const auto& o : seen) {
+    const auto& s = o.report;
+    auto it = jobs_.find(o.serial);
+    if (it == jobs_.end()) continue;
+    auto& job = it->second.job;
+    const auto i = o.copy;
+    if (job.copies[i].lrms_id != s.lrms_id) continue;
+    // The LRMS forgot it (a simulated cluster restarted, or the job aged out of a real
+    // one's memory): it cannot run any more.
+    const bool forgotten = s.error.code == static_cast<std::uint8_t>(errc::not_found);
+    if (!s.error.ok() && !forgotten) continue;  // unknown now: next round
+    const auto before = job.history.size();
+    const auto dup = job.duplicate_starts;
+    auto acts =
+        forgotten ? job.on_lost(i, "the LRMS no longer knows it", now())
+                  : job.on_observed(
+                        i, s.state,
+                        s.started >= 0 ? std::optional<timestamp>(s.started) : std::nullopt, now());
+    count(job, dup, job.migrations, job.migration_gain);
+    if (job.history.size() != before || !acts.empty()) after_change(o.serial, std::move(acts));
+  }
+}
+
+// Paper 003 Sec. 3.3 for every queued adaptive job, from one outlook per cluster: the
+// planned start of each job where it stands, and when it would start elsewhere.
+std::int32_t grid_job_manager::impl::adapt_round() {
+  std::vector<std::uint64_t> movable;
+  for (const auto& [serial, t] : jobs_)
+    if (t.job.can_migrate()) movable.push_back(serial);
+  if (movable.empty() || adapting_) return 0;
+  // A place a job could move to: the cluster, the job's terms there, its shape's index in
+  // that cluster's outlook request.
+  struct option {
+    const std::string* at;  // a name in `dir`
+    placement_terms terms;
+    std::size_t shape = 0;
+  };
+  struct round {
+    std::shared_ptr<const cluster_directory> dir;  // the names the options point into
+    std::vector<std::uint64_t> jobs;
+    std::vector<option> options;     // computed once per round, job after job ...
+    std::vector<std::size_t> first;  // ... job j's from first[j] to first[j + 1]
+    std::map<std::string, msg::job_outlook_request> asks;
+    std::map<std::string, msg::job_outlook_reply> answers;
+    std::map<std::string, std::map<msg::queue_shape, std::size_t>> shape_index;
+  };
+  auto rd = std::make_shared<round>();
+  rd->jobs = std::move(movable);
+  rd->dir = directory_.clusters;
+  rd->first.reserve(rd->jobs.size() + 1);
+  for (auto serial : rd->jobs) {
+    rd->first.push_back(rd->options.size());
+    auto& t = jobs_.at(serial);
+    const auto live = *t.job.only_live_copy();
+    const auto query = eligibility(t.request, t.job.owner);
+    for (const auto& e : *rd->dir) {
+      const auto& c = e.info;
+      if (!satisfies(c, query)) continue;
+      auto terms = terms_at(t, e);
+      if (!terms) continue;
+      auto& q = rd->asks[c.name];
+      const msg::queue_shape shape{t.job.spec.np, terms->walltime};
+      const auto idx = rd->shape_index[c.name].emplace(shape, q.shapes.size()).first->second;
+      if (idx == q.shapes.size()) q.shapes.push_back(shape);
+      rd->options.push_back({&c.name, *terms, idx});
+      if (t.job.copies[live].cluster == c.name) q.queued_ids.push_back(t.job.copies[live].lrms_id);
+    }
+  }
+  rd->first.push_back(rd->options.size());
+  if (rd->asks.empty()) return static_cast<std::int32_t>(rd->jobs.size());
+  adapting_ = true;
+  const fan_in join(rd->asks.size(), [this, rd] {
+    adapting_ = false;
+    decide_migrations(*rd);
+  });
+  for (auto& [at, q] : rd->asks) {
+    ask(at, q, [rd, at, join](const result<msg::job_outlook_reply>& rep) {
+      if (rep && rep->error.ok()) rd->answers[at] = *rep;
+      join.arrived();
+    });
+  }
+  return static_cast<std::int32_t>(rd->jobs.size());
+}
+
+template <class Round>
+void grid_job_manager::impl::decide_migrations(Round& rd) {
+  // Where each cluster's queued copies stand: lrms id -> planned start.
+  std::map<std::string, std::unordered_map<std::string, timestamp>> planned;
+  for (const auto& [at, rep] : rd.answers) {
+    const auto& ids = rd.asks.at(at).queued_ids;
+    for (std::size_t k = 0; k < ids.size() && k < rep.queued_starts.size(); ++k)
+      if (rep.queued_starts[k] >= 0) planned[at][ids[k]] = rep.queued_starts[k];
+  }
+  std::map<std::string, duration> grown;  // by the migrations decided earlier this round
+  for (std::size_t j = 0; j < rd.jobs.size(); ++j) {
+    const auto serial = rd.jobs[j];
+    auto it = jobs_.find(serial);
+    if (it == jobs_.end() || !it->second.job.can_migrate()) continue;
+    auto& t = it->second;
+    const auto& cur = t.job.copies[*t.job.only_live_copy()];
+    auto stands = planned[cur.cluster].find(cur.lrms_id);
+    if (stands == planned[cur.cluster].end()) continue;  // started or gone: next poll
+    std::optional<duration> cur_ttd;
+    std::vector<ttd_option> others;
+    for (auto k = rd.first[j]; k < rd.first[j + 1]; ++k) {
+      const auto& o = rd.options[k];
+      const auto& at = *o.at;
+      auto ans = rd.answers.find(at);
+      if (ans == rd.answers.end()) continue;
+      const auto& rep = ans->second;
+      if (at == cur.cluster) {
+        auto here = o.terms;
+        here.stage_in = 0;  // its inputs are there already
+        if (auto ttd = ttd_at(here, rep.now, stands->second)) cur_ttd = *ttd;
+        continue;
+      }
+      if (o.shape >= rep.starts.size() || rep.starts[o.shape] < 0) continue;
+      const timestamp start = rep.starts[o.shape] + grown[at];
+      if (auto ttd = ttd_at(o.terms, rep.now, start)) others.push_back({at, *ttd});
+    }
+    if (!cur_ttd) continue;
+    auto best = choose_migration(*cur_ttd, others, t.job.spec.min_gain);
+    if (!best) continue;
+    const auto n = t.job.migrate(best->cluster, *cur_ttd - best->ttd, now());
+    for (auto k = rd.first[j]; k < rd.first[j + 1]; ++k)
+      if (*rd.options[k].at == best->cluster)
+        grown[best->cluster] +=
+            queue_growth(best->cluster, t.job.spec.np, rd.options[k].terms.walltime);
+    if (auto saved = persist_job(t); !saved) continue;  // retried next round
+    send_copy(serial, n);
+  }
+}
+
+// The directory changed: the terms on its clusters are computed again when next needed,
+// and copies on clusters that left it can no longer be watched: they fail.
+void grid_job_manager::impl::directory_changed() {
+  for (auto& [serial, t] : jobs_)
+    t.terms.clear();
+  drop_departed();
+}
+
+void grid_job_manager::impl::drop_departed() {
+  for (auto& [serial, t] : jobs_) {
+    if (!t.job.active()) continue;
+    std::vector<grid_action> acts;
+    bool changed = false;
+    for (std::size_t i = 0; i < t.job.copies.size(); ++i) {
+      const auto& c = t.job.copies[i];
+      if (!is_live(c.state) || c.state == copy_state::submitting || cluster(c.cluster)) continue;
+      auto more = t.job.on_lost(i, c.cluster + " left the grid", now());
+      acts.insert(acts.end(), more.begin(), more.end());
+      changed = true;
+    }
+    if (changed) after_change(serial, std::move(acts));
+  }
+}
+
+}  // namespace arbroker
