@@ -1,5 +1,5 @@
 // The cluster service's operations on best-effort jobs: the copies of grid jobs that the
-// grid-job manager (grid_jobs.cpp) places in this cluster's batch queue.
+// grid-job manager (grid_job_manager.hpp) places in this cluster's batch queue.
 
 #include <unordered_map>
 

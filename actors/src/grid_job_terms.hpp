@@ -2,7 +2,7 @@
 
 // What a grid-job request means, apart from any actor (internal to actors/): its checks, the
 // clusters that may take it, and its terms on one cluster. Used by the grid-job manager
-// (grid_jobs.cpp).
+// (grid_job_manager.hpp).
 
 #include <cstdint>
 #include <string>

@@ -1,12 +1,13 @@
 #pragma once
 
 // The grid-job manager: the broker's half for best-effort jobs (core/grid_job.hpp has the
-// rules, actors/README.md "Grid jobs" the flow). One actor per node. It ranks the clusters
-// by time to delivery from one outlook per cluster, places copies by the job's strategy,
-// watches them with one batched state request per cluster per poll interval (or when an LRMS
-// event hook reports a change, in the simulator), cancels losers
-// and duplicates, and moves queued adaptive jobs. Every change of a job is written to the
-// store before the LRMS call it leads to, and every decision before its cancels.
+// rules, docs/grid-jobs.md the flow). One actor per node, over a plain state class
+// (src/grid_job_manager.hpp). It ranks the clusters by time to delivery from one outlook per
+// cluster, places copies by the job's strategy, watches them with one batched state request
+// per cluster per poll interval (or when an LRMS event hook reports a change, in the
+// simulator), cancels losers and duplicates, and moves queued adaptive jobs. Every change of
+// a job is written to the store before the LRMS call it leads to, and every decision before
+// its cancels.
 
 #include <atomic>
 #include <limits>
