@@ -32,47 +32,21 @@
 namespace arbroker {
 namespace grid_jobs_detail {
 
-/// The reply a cluster service gives to each request the manager sends.
+/// The reply a cluster service gives to each request the manager sends (declared only: the
+/// overloads name the pairs, reply_to picks one).
+msg::job_outlook_reply reply_of(const msg::job_outlook_request&);
+msg::job_submit_reply reply_of(const msg::job_submit_request&);
+msg::job_states_reply reply_of(const msg::job_states_request&);
+msg::job_cancel_reply reply_of(const msg::job_cancel_request&);
+msg::job_find_reply reply_of(const msg::job_find_request&);
+msg::bind_job_reply reply_of(const msg::bind_job_request&);
+msg::prepare_reply reply_of(const msg::prepare_request&);
+msg::ack_reply reply_of(const msg::cancel_request&);
+msg::ack_reply reply_of(const msg::commit_txn_request&);
+msg::ack_reply reply_of(const msg::abort_txn_request&);
+msg::ack_reply reply_of(const msg::release_txn_request&);
 template <class Request>
-struct reply_to_t;
-template <>
-struct reply_to_t<msg::job_outlook_request> {
-  using type = msg::job_outlook_reply;
-};
-template <>
-struct reply_to_t<msg::job_submit_request> {
-  using type = msg::job_submit_reply;
-};
-template <>
-struct reply_to_t<msg::job_states_request> {
-  using type = msg::job_states_reply;
-};
-template <>
-struct reply_to_t<msg::job_cancel_request> {
-  using type = msg::job_cancel_reply;
-};
-template <>
-struct reply_to_t<msg::job_find_request> {
-  using type = msg::job_find_reply;
-};
-template <>
-struct reply_to_t<msg::bind_job_request> {
-  using type = msg::bind_job_reply;
-};
-template <>
-struct reply_to_t<msg::prepare_request> {
-  using type = msg::prepare_reply;
-};
-template <class Request>
-requires std::is_same_v<Request, msg::cancel_request> ||
-    std::is_same_v<Request, msg::commit_txn_request> ||
-    std::is_same_v<Request, msg::abort_txn_request> ||
-    std::is_same_v<Request, msg::release_txn_request>
-struct reply_to_t<Request> {
-  using type = msg::ack_reply;
-};
-template <class Request>
-using reply_to = typename reply_to_t<Request>::type;
+using reply_to = decltype(reply_of(std::declval<const Request&>()));
 
 }  // namespace grid_jobs_detail
 
