@@ -17,7 +17,7 @@
 #include "arbroker/api/json_codec.hpp"
 #include "arbroker/api/openapi.hpp"
 #include "arbroker/api/validate.hpp"
-#include "reply_channel.hpp"
+#include "request_pipeline.hpp"
 
 namespace arbroker::api {
 
@@ -27,6 +27,7 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 using boost::system::error_code;
 using clock = std::chrono::steady_clock;
+using detail::request_pipeline;
 
 unsigned http_status_of(errc code) noexcept {
   switch (code) {
@@ -340,11 +341,9 @@ class session final : public session_base, public std::enable_shared_from_this<s
   void dispatch(const caller& authenticated, operation op) {
     who_ = authenticated;
     who_.via = front_end::http;
-    const caller& who = who_;
-    const auto arrived = clock::now();
-    const std::uint64_t id = ++requests_;
-    auto refuse = [&](const error& e, const std::string& subject = "") {
-      report(id, op, static_cast<std::uint8_t>(e.code), e.message, subject, arrived);
+    request_pipeline p(srv_->config().events, who_, peer_, ++requests_, op);
+    auto refuse = [&](const error& e) {
+      p.report(e);
       respond(http_status_of(e.code), error_json(e.code, e.message));
     };
     const auto type = req_[http::field::content_type];
@@ -353,52 +352,28 @@ class session final : public session_base, public std::enable_shared_from_this<s
     const std::string_view text = req_.body().empty() ? "{}" : std::string_view(req_.body());
     auto body = request_body_from_json(op, text);
     if (!body) return refuse(body.err());
-    std::string subject = srv_->config().events.on_request_done ? subject_of(*body) : "";
-    if (auto s = validate(*body); !s) return refuse(s.err(), subject);
-    if (auto s = apply_caller(who, *body); !s) return refuse(s.err(), subject);
-    if (draining_) return refuse(fail(errc::unreachable, "the server is shutting down"), subject);
-
-    auto done = detail::reply_once(
-        this->weak_from_this(), srv_->replies(),
-        [id, op, arrived, subject](const std::shared_ptr<session>& self, response r) {
-          asio::post(self->stream_.get_executor(),
-                     [self, id, op, arrived, subject, r = std::move(r)]() mutable {
-                       self->finish(id, op, std::move(r), arrived, std::move(subject));
-                     });
-        });
-    try {
-      srv_->handler().handle(who, request{id, std::move(*body)}, done);
-    } catch (const std::exception& e) {
-      done(error_response(id, op, fail(errc::internal, std::string("handler: ") + e.what())));
-    }
+    p.about(*body);
+    if (auto s = p.admit(*body); !s) return refuse(s.err());
+    if (draining_) return refuse(fail(errc::unreachable, "the server is shutting down"));
+    p.run(srv_->handler(), request{p.id(), std::move(*body)}, this->weak_from_this(),
+          srv_->replies(),
+          [](const std::shared_ptr<session>& self, request_pipeline pipeline, response r) {
+            asio::post(self->stream_.get_executor(),
+                       [self, pipeline = std::move(pipeline), r = std::move(r)]() mutable {
+                         self->finish(std::move(pipeline), std::move(r));
+                       });
+          });
   }
 
-  void finish(std::uint64_t id, operation op, response r, clock::time_point arrived,
-              std::string subject) {
+  void finish(request_pipeline p, response r) {
     if (closed_) return;
-    if (!reply_matches(op, r.body))
-      r = error_response(id, op,
-                         fail(errc::internal, "the handler answered with the wrong body type"));
-    if (srv_->config().events.on_request_done) {
-      auto made = subject_of(r.body);
-      if (!made.empty() && made != subject) subject += (subject.empty() ? "" : "->") + made;
-    }
-    report(id, op, r.code, r.message, subject, arrived);
+    p.check(r);
+    p.made(r.body);
+    p.report(r.code, r.message);
     if (r.ok()) return respond(200, to_json(r.body));
     const auto code = static_cast<errc>(r.code);
     respond(http_status_of(code),
             error_json(code, r.message, carries_detail(r.body) ? to_json(r.body) : "null"));
-  }
-
-  void report(std::uint64_t id, operation op, std::uint8_t code, const std::string& message,
-              std::string subject, clock::time_point arrived) {
-    const auto latency = clock::now() - arrived;
-    const auto& events = srv_->config().events;
-    if (events.on_response) events.on_response(op, code, latency);
-    if (events.on_request_done)
-      events.on_request_done(request_record{who_.user, peer_, id, op, std::move(subject), code,
-                                            code == 0 ? std::string() : message, latency,
-                                            front_end::http});
   }
 
   template <class Decorate = void (*)(http::response<http::string_body>&)>

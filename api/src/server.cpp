@@ -15,11 +15,12 @@
 #include "arbroker/api/stream.hpp"
 #include "arbroker/api/tls.hpp"
 #include "arbroker/api/validate.hpp"
-#include "reply_channel.hpp"
+#include "request_pipeline.hpp"
 
 namespace arbroker::api {
 
 namespace asio = boost::asio;
+using detail::request_pipeline;
 using tcp = asio::ip::tcp;
 using boost::system::error_code;
 using clock = std::chrono::steady_clock;
@@ -246,18 +247,15 @@ class connection : public std::enable_shared_from_this<connection> {
       return send_response(error_response(decoded.id.value_or(0), op.value_or(operation::none),
                                           decoded.value.err()));
     }
-    const auto arrived = clock::now();
     request req = std::move(*decoded.value);
-    const std::uint64_t id = req.id;
-    const operation op = req.op();
-    // What it is about, for the audit hook only (a copy per request otherwise).
-    std::string subject = srv_->config().events.on_request_done ? subject_of(req.body) : "";
+    request_pipeline p(srv_->config().events, who_, peer_, req.id, req.op());
+    p.about(req.body);
     auto refuse = [&](const error& e) {
       srv_->count(&server_counters::requests_refused);
-      report(id, op, static_cast<std::uint8_t>(e.code), e.message, subject, arrived);
-      send_response(error_response(id, op, e));
+      p.report(e);
+      send_response(error_response(p.id(), p.op(), e));
     };
-    if (id == 0)  // its answer would read as one about an unreadable frame
+    if (p.id() == 0)  // its answer would read as one about an unreadable frame
       return refuse(fail(errc::invalid_parameter,
                          "request id 0 is reserved for answers about unreadable frames; "
                          "number requests from 1"));
@@ -266,53 +264,30 @@ class connection : public std::enable_shared_from_this<connection> {
     if (in_flight_ >= limits_.max_in_flight)
       return refuse(fail(errc::busy, "too many requests in flight on this connection (limit " +
                                          std::to_string(limits_.max_in_flight) + ")"));
-    if (auto s = validate(req.body); !s) return refuse(s.err());
-    if (auto s = apply_caller(who_, req.body); !s) return refuse(s.err());
+    if (auto s = p.admit(req.body); !s) return refuse(s.err());
 
     ++in_flight_;
     srv_->count(&server_counters::requests_dispatched);
-    auto done = detail::reply_once(
-        weak_from_this(), channel_,
-        [id, op, arrived, subject](const std::shared_ptr<connection>& self, response r) {
-          asio::post(self->exec_, [self, id, op, arrived, subject, r = std::move(r)]() mutable {
-            self->finish(id, op, std::move(r), arrived, std::move(subject));
+    p.run(srv_->handler(), std::move(req), weak_from_this(), channel_,
+          [](const std::shared_ptr<connection>& self, request_pipeline pipeline, response r) {
+            asio::post(self->exec_,
+                       [self, pipeline = std::move(pipeline), r = std::move(r)]() mutable {
+                         self->finish(std::move(pipeline), std::move(r));
+                       });
           });
-        });
-    try {
-      srv_->handler().handle(who_, std::move(req), done);
-    } catch (const std::exception& e) {
-      done(error_response(id, op, fail(errc::internal, std::string("handler: ") + e.what())));
-    }
   }
 
-  void finish(std::uint64_t id, operation op, response r, clock::time_point arrived,
-              std::string subject) {
+  void finish(request_pipeline p, response r) {
     --in_flight_;
     if (closed_) return;
-    r.id = id;
-    r.op = op;
-    if (!reply_matches(op, r.body))
-      r = error_response(id, op,
-                         fail(errc::internal, "the handler answered with the wrong body type"));
+    r.id = p.id();
+    r.op = p.op();
+    p.check(r);
     if (r.code != 0 && !carries_detail(r.body)) r.body = std::monostate{};  // nil: nothing more
-    if (srv_->config().events.on_request_done) {
-      // The reservation it named, and what the reply made (granted ids, bound jobs).
-      auto made = subject_of(r.body);
-      if (!made.empty() && made != subject) subject += (subject.empty() ? "" : "->") + made;
-    }
-    report(id, op, r.code, r.message, subject, arrived);
+    p.made(r.body);
+    p.report(r.code, r.message);
     send_response(r);
     if (draining_ && in_flight_ == 0) close_after_flush();
-  }
-
-  void report(std::uint64_t id, operation op, std::uint8_t code, const std::string& message,
-              std::string subject, clock::time_point arrived) {
-    const auto latency = clock::now() - arrived;
-    const auto& events = srv_->config().events;
-    if (events.on_response) events.on_response(op, code, latency);
-    if (events.on_request_done)
-      events.on_request_done(request_record{who_.user, peer_, id, op, std::move(subject), code,
-                                            code == 0 ? std::string() : message, latency});
   }
 
   void refuse_handshake(errc code, std::string message) {
