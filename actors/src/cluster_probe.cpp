@@ -92,10 +92,10 @@ result<std::vector<candidate>> cluster_service::check_and_price(
   const auto& profile = *rule.free;
   // Paper 002: on a laxity cluster a slot that does not fit as things are may still be had
   // by moving accepted reservations within their windows, as prepare would (make_room).
-  std::optional<laxity_view> lax;
+  std::optional<laxity_planner::movable_set> lax;
   auto fits_with_moves = [&](const candidate& c) {
     if (!cfg_.laxity || ledger_.movable().empty()) return false;
-    if (!lax) lax = movable(profile, now);
+    if (!lax) lax = laxity_planner::movable(ledger_, profile, now);
     if (lax->jobs.empty()) return false;
     return static_cast<bool>(
         admit_with_laxity(lax->fixed, lax->jobs, pinned_job(c.start, c.end, c.np), now));

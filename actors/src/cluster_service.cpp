@@ -271,7 +271,7 @@ void cluster_service::release(const record& r, reservation_event e, timestamp no
     view_erase(r.lrms_id);
   }
   // On a laxity cluster CPUs freed before their time let the others move forward.
-  if (cfg_.laxity && r.life.end() > now) pull_due_ = true;
+  if (cfg_.laxity && r.life.end() > now) laxity_.note_early_end();
   (void)ledger_.apply(r.serial, e, now);  // (ends it, whatever the lifecycle says)
   // Best effort: a hold the store still shows is aborted on recovery anyway.
   if (!persisted) (void)persist(r, r.life.state());
@@ -685,14 +685,14 @@ void cluster_service::sweep(timestamp now) {
     (void)cfg_.journal->purge_finished(name(), now - cfg_.retention);
     next_purge_ = now + 60;
   }
-  if (pull_due_) pull_forward_moves(now);
+  if (laxity_.pull_due()) pull_forward_moves(now);
 }
 
 std::optional<timestamp> cluster_service::next_expiry() const {
   std::optional<timestamp> next = ledger_.next_expiry();
   if (auto look = job_ends_.next(); look && (!next || *look < *next)) next = look;
   if (auto look = overruns_.next(); look && (!next || *look < *next)) next = look;
-  if (pull_due_) next = 0;  // laxity: reservations wait to be pulled forward, at once
+  if (laxity_.pull_due()) next = 0;  // laxity: reservations wait to be pulled forward, at once
   return next;
 }
 

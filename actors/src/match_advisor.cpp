@@ -47,7 +47,9 @@ msg::advice_reply cluster_service::advise(const msg::advice_request& req, timest
   out.longest_walltime = advice->longest_walltime;
   // Paper 002: on a laxity cluster the placement is the one its EDF plan would make, and
   // zeta is what that costs the reservations it has accepted.
-  if (cfg_.laxity) advise_with_laxity(job.ready, job.deadline, job.shapes, *rule->free, now, out);
+  if (cfg_.laxity)
+    laxity_planner::advise(ledger_, cfg_.info.cpus, job.ready, job.deadline, job.shapes,
+                           *rule->free, now, out);
   return out;
 }
 

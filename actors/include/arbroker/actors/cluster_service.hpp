@@ -15,6 +15,7 @@
 #include "arbroker/actors/broker_scope.hpp"
 #include "arbroker/actors/cluster_service_config.hpp"
 #include "arbroker/actors/job_end_watch.hpp"
+#include "arbroker/actors/laxity_planner.hpp"
 #include "arbroker/actors/lrms_view.hpp"
 #include "arbroker/actors/overrun_watch.hpp"
 #include "arbroker/adapters/lrms.hpp"
@@ -46,7 +47,7 @@ namespace arbroker {
 /// - the reservation ledger (core/reservation_ledger.hpp): the records and every index over
 ///   them, which nothing else changes;
 /// - policies acting through the ledger and the view, one file each: the laxity planner
-///   (laxity_scheduler.cpp), the overrun watch (overruns.cpp), jobs bound to reservations
+///   (laxity_planner.hpp, its moves in laxity_scheduler.cpp), the overrun watch (overruns.cpp), jobs bound to reservations
 ///   (reservation_jobs.cpp), the job desk for grid jobs (cluster_jobs.cpp), probes and advice
 ///   (cluster_probe.cpp, match_advisor.cpp) and recovery (cluster_recovery.cpp).
 ///
@@ -232,38 +233,16 @@ class cluster_service {
   result<std::string> submit_bound(const record& r, const msg::job_terms& j);
   void note_bound_jobs(const record& r, const std::vector<std::string>& ids, timestamp now);
   void release_after_jobs(timestamp now);
-  // The RLC scheduler of paper 002 (laxity_scheduler.cpp).
-  struct laxity_view {
-    std::vector<laxity_job> jobs;  ///< the movable reservations, key = serial
-    availability_profile fixed;    ///< `base` without them
-  };
-  /// The reservations that may still move, and `base` without their spans.
-  laxity_view movable(const availability_profile& base, timestamp now) const;
-  /// Moves the reservations of `jobs` to `starts` on the LRMS (make-before-break, as
-  /// modify) and in the records, view and journal; a move the LRMS refuses is tried again
-  /// after the others. How many moved (those that did not keep their terms, which are
-  /// still valid: every applied move is within its window and the LRMS's capacity).
-  std::size_t apply_moves(const std::vector<laxity_job>& jobs, const std::vector<timestamp>& starts,
-                          timestamp now);
-  /// One reservation to `start` (same length), by replace_terms.
-  bool move(const record& r, timestamp start, timestamp now);
-  /// Prepare on a laxity cluster: re-plans the movable reservations around the new hold
-  /// (pinned at its terms) and moves them; true when any moved (admit() then checks the
-  /// hold on the new view).
-  bool make_room(timestamp start, timestamp end, int np, const availability_profile& free,
-                 timestamp now);
+  // The laxity planner's moves (laxity_scheduler.cpp; the planner: laxity_planner.hpp).
+  /// Carries out a move the planner decided, by replace_terms.
+  laxity_planner::mover mover(timestamp now);
   /// A new span pinned at [start, end) on a laxity cluster (a hold, an overrun quantum): the
-  /// movable reservations re-planned around it and moved (make_room); the rule to check the
-  /// span against afterwards, on the view as the moves left it (`rule` when nothing moved).
+  /// movable reservations re-planned around it and moved; the rule to check the span
+  /// against afterwards, on the view as the moves left it (`rule` when nothing moved).
   result<admission> with_room(timestamp start, timestamp end, int np, admission rule, bool ljp,
                               bool admin, timestamp now);
   /// After reservations ended early: pull the movable ones forward.
   void pull_forward_moves(timestamp now);
-  /// The match advisor on a laxity cluster: the EDF placement of the job and its zeta over
-  /// the movable reservations (match_advisor.cpp falls back to this).
-  void advise_with_laxity(timestamp ready, timestamp deadline, const std::vector<job_shape>& shapes,
-                          const availability_profile& free, timestamp now,
-                          msg::advice_reply& out) const;
   // Overruns (overruns.cpp).
   /// Looks at `r` again `overrun_notice` before its (current) end, if overruns are on.
   void watch_overrun(const record& r);
@@ -299,8 +278,7 @@ class cluster_service {
   /// LRMS id -> their end. Every sweep tries again until the LRMS deletes them, forgets them,
   /// or they end on their own; until then they still hold CPUs there.
   std::map<std::string, timestamp> undeleted_;
-  /// A reservation ended early on a laxity cluster: the next sweep pulls the others forward.
-  bool pull_due_ = false;
+  laxity_planner laxity_;    ///< paper 002's moves (laxity_scheduler.cpp)
   write_ticket unsynced_ = 0;  ///< see take_unsynced()
   timestamp now_ = 0;          ///< of the last sweep (or recovery): when rows written now end
   timestamp next_purge_ = 0;   ///< when to purge the journal's history past the retention again
