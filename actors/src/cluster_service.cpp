@@ -43,6 +43,8 @@ cluster_service::cluster_service(cluster_service_config cfg, std::unique_ptr<lrm
     : cfg_(std::move(cfg)),
       lrms_(std::move(backend)),
       view_(std::move(view)),
+      desk_({cfg_.info.name, cfg_.info.cpus, cfg_.name_prefix, cfg_.scoped_callers}, *lrms_,
+            [this] { view_.jobs_changed(); }),
       overruns_(cfg_.overrun_quantum, cfg_.overrun_notice),
       job_ends_(cfg_.refresh) {}
 

@@ -14,6 +14,7 @@
 
 #include "arbroker/actors/broker_scope.hpp"
 #include "arbroker/actors/cluster_service_config.hpp"
+#include "arbroker/actors/job_desk.hpp"
 #include "arbroker/actors/job_end_watch.hpp"
 #include "arbroker/actors/laxity_planner.hpp"
 #include "arbroker/actors/lrms_view.hpp"
@@ -48,7 +49,7 @@ namespace arbroker {
 ///   them, which nothing else changes;
 /// - policies acting through the ledger and the view, one file each: the laxity planner
 ///   (laxity_planner.hpp, its moves in laxity_scheduler.cpp), the overrun watch (overruns.cpp), jobs bound to reservations
-///   (reservation_jobs.cpp), the job desk for grid jobs (cluster_jobs.cpp), probes and advice
+///   (reservation_jobs.cpp), the job desk for grid jobs (job_desk.hpp), probes and advice
 ///   (cluster_probe.cpp, match_advisor.cpp) and recovery (cluster_recovery.cpp).
 ///
 /// Local Jobs Preferred, by config.ljp and config.ljp_check: under `ese` a request with LJP
@@ -105,18 +106,23 @@ class cluster_service {
   msg::cluster_status status_report(const msg::cluster_status_request& req, timestamp now);
   msg::estimate_reply estimate(const msg::estimate_request& req, timestamp now);
 
-  // -- the grid-job manager's operations on best-effort jobs (cluster_jobs.cpp) -----------
+  // -- the grid-job manager's operations on best-effort jobs: the job desk (job_desk.hpp) --
 
-  /// Queues a job without a reservation. infeasible for a job larger than the cluster.
-  msg::job_submit_reply submit_job(const msg::job_submit_request& req, timestamp now);
-  /// The states of jobs from one snapshot; a job no longer in it is asked about alone.
-  msg::job_states_reply job_states(const msg::job_states_request& req, timestamp now);
-  /// Cancels a job (a queued one only, with only_if_queued) and says what it found.
-  msg::job_cancel_reply cancel_job(const msg::job_cancel_request& req, timestamp now);
-  /// Queued or running jobs by name, from one snapshot.
-  msg::job_find_reply find_jobs(const msg::job_find_request& req, timestamp now);
-  /// Planned starts from one plan of the queue (ESE, local jobs first).
-  msg::job_outlook_reply job_outlook(const msg::job_outlook_request& req, timestamp now);
+  msg::job_submit_reply submit_job(const msg::job_submit_request& req, timestamp) {
+    return desk_.submit(req);
+  }
+  msg::job_states_reply job_states(const msg::job_states_request& req, timestamp) {
+    return desk_.states(req);
+  }
+  msg::job_cancel_reply cancel_job(const msg::job_cancel_request& req, timestamp) {
+    return desk_.cancel(req);
+  }
+  msg::job_find_reply find_jobs(const msg::job_find_request& req, timestamp) {
+    return desk_.find(req);
+  }
+  msg::job_outlook_reply job_outlook(const msg::job_outlook_request& req, timestamp) {
+    return desk_.outlook(req);
+  }
 
   /// Expires every hold whose expiry is <= now (deleting it from the LRMS), applies start
   /// and end times, and forgets finished reservations past the retention time.
@@ -219,8 +225,6 @@ class cluster_service {
   /// Who asks (scoped_callers): the broker ("" for an admin broker, or without scoping) and
   /// the user ("" for an admin).
   broker_scope::caller caller_of(std::string_view user) const;
-  /// Whether the live job `lrms_id` is `broker`'s: its LRMS name is "<prefix><broker>+...".
-  result<bool> submitted_by(const std::string& lrms_id, std::string_view broker);
   static msg::wire_error missing(const std::string& id);
   /// The serial of one of this service's ids "<cluster>/n", or 0 (we start at 1).
   std::uint64_t serial_of(std::string_view id) const;
@@ -262,6 +266,7 @@ class cluster_service {
   cluster_service_config cfg_;
   std::unique_ptr<lrms> lrms_;
   lrms_view view_;
+  job_desk desk_;  ///< grid jobs' copies in the batch queue (job_desk.hpp)
   std::uint64_t next_id_ = 1;
   static constexpr std::uint64_t lease_block = 1024;
   std::uint64_t lease_ = 0;  ///< ids below it may be in the LRMS (the journal's claim)

@@ -1,9 +1,9 @@
-// The cluster service's operations on best-effort jobs: the copies of grid jobs that the
-// grid-job manager (grid_job_manager.hpp) places in this cluster's batch queue.
+#include "arbroker/actors/job_desk.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 
-#include "arbroker/actors/cluster_service.hpp"
+#include "arbroker/actors/broker_scope.hpp"
 #include "arbroker/core/earliest_start.hpp"
 
 namespace arbroker {
@@ -27,35 +27,35 @@ observed_state observed(lrms_job_state s) {
 
 }  // namespace
 
-msg::job_submit_reply cluster_service::submit_job(const msg::job_submit_request& req, timestamp) {
+msg::job_submit_reply job_desk::submit(const msg::job_submit_request& req) {
   msg::job_submit_reply out;
-  out.cluster = name();
+  out.cluster = s_.cluster;
   if (req.np < 1 || req.walltime <= 0) {
     out.error = msg::wire(errc::invalid_parameter, "a job needs np >= 1 and walltime > 0");
     return out;
   }
-  if (req.np > cfg_.info.cpus) {
+  if (req.np > s_.cpus) {
     out.error =
-        msg::wire(errc::infeasible, "job of " + std::to_string(req.np) + " CPUs: " + name() +
-                                        " has " + std::to_string(cfg_.info.cpus));
+        msg::wire(errc::infeasible, "job of " + std::to_string(req.np) + " CPUs: " + s_.cluster +
+                                        " has " + std::to_string(s_.cpus));
     return out;
   }
   job_spec spec{
-      cfg_.name_prefix + req.name, req.user, req.np, req.walltime, std::nullopt, req.command};
-  auto id = lrms_->submit_job(spec);
+      s_.name_prefix + req.name, req.user, req.np, req.walltime, std::nullopt, req.command};
+  auto id = lrms_.submit_job(spec);
   if (!id) {
     out.error = msg::to_wire(id.err());
     return out;
   }
   out.lrms_id = std::move(*id);
-  view_.jobs_changed();  // the queue changed: read it again before the next probe
+  queue_changed_();  // the service reads the queue again before the next probe
   return out;
 }
 
-msg::job_states_reply cluster_service::job_states(const msg::job_states_request& req, timestamp) {
+msg::job_states_reply job_desk::states(const msg::job_states_request& req) {
   msg::job_states_reply out;
-  out.cluster = name();
-  auto snap = lrms_->jobs_snapshot();  // no reservations needed: spares qrstat, a Slurm RPC
+  out.cluster = s_.cluster;
+  auto snap = lrms_.jobs_snapshot();  // no reservations needed: spares qrstat, a Slurm RPC
   if (!snap) {
     out.error = msg::to_wire(snap.err());
     return out;
@@ -74,7 +74,7 @@ msg::job_states_reply cluster_service::job_states(const msg::job_states_request&
       r.started = it->second->started.value_or(snap->now);
     } else if (queued.contains(id)) {
       r.state = observed_state::queued;
-    } else if (auto st = lrms_->job_status(id)) {
+    } else if (auto st = lrms_.job_status(id)) {
       // Left the queue since (or between snapshot and now): one call for this job alone.
       r.state = observed(*st);
       if (*st == lrms_job_state::running) r.started = snap->now;
@@ -86,11 +86,14 @@ msg::job_states_reply cluster_service::job_states(const msg::job_states_request&
   return out;
 }
 
-msg::job_cancel_reply cluster_service::cancel_job(const msg::job_cancel_request& req, timestamp) {
+msg::job_cancel_reply job_desk::cancel(const msg::job_cancel_request& req) {
   msg::job_cancel_reply out;
-  const auto who = caller_of(req.lrms_id);  // an agent's caller: "<broker>:<lrms id>"
+  // An agent's caller: "<broker>:<lrms id>".
+  auto who = broker_scope::caller{{}, req.lrms_id};
+  if (s_.scoped_callers)
+    if (auto c = broker_scope::split(req.lrms_id)) who = *c;
   out.lrms_id = std::string(who.rest);
-  auto st = lrms_->job_status(out.lrms_id);
+  auto st = lrms_.job_status(out.lrms_id);
   if (!st) {
     out.error = msg::to_wire(st.err());
     return out;
@@ -106,31 +109,31 @@ msg::job_cancel_reply cluster_service::cancel_job(const msg::job_cancel_request&
       return out;
     }
     if (!*mine) {
-      out.error = msg::wire(errc::not_found, "no job '" + out.lrms_id + "' on " + name());
+      out.error = msg::wire(errc::not_found, "no job '" + out.lrms_id + "' on " + s_.cluster);
       return out;
     }
   }
-  if (auto ok = lrms_->cancel_job(out.lrms_id); !ok) {
+  if (auto ok = lrms_.cancel_job(out.lrms_id); !ok) {
     out.error = msg::to_wire(ok.err());
     return out;
   }
-  view_.jobs_changed();
+  queue_changed_();
   return out;
 }
 
-result<bool> cluster_service::submitted_by(const std::string& lrms_id, std::string_view broker) {
-  auto snap = lrms_->jobs_snapshot();
+result<bool> job_desk::submitted_by(const std::string& lrms_id, std::string_view broker) {
+  auto snap = lrms_.jobs_snapshot();
   if (!snap) return snap.err();
-  const std::string prefix = cfg_.name_prefix + broker_scope::job_name(broker, "");
+  const std::string prefix = s_.name_prefix + broker_scope::job_name(broker, "");
   for (const auto* list : {&snap->running, &snap->queued})
     for (const auto& j : *list)
       if (j.id == lrms_id) return j.name.starts_with(prefix);
   return false;
 }
 
-msg::job_find_reply cluster_service::find_jobs(const msg::job_find_request& req, timestamp) {
+msg::job_find_reply job_desk::find(const msg::job_find_request& req) {
   msg::job_find_reply out;
-  auto snap = lrms_->jobs_snapshot();
+  auto snap = lrms_.jobs_snapshot();
   if (!snap) {
     out.error = msg::to_wire(snap.err());
     return out;
@@ -140,17 +143,16 @@ msg::job_find_reply cluster_service::find_jobs(const msg::job_find_request& req,
     for (const auto& j : *list)
       if (!j.name.empty()) by_name.emplace(j.name, j.id);
   for (const auto& n : req.names) {
-    auto it = by_name.find(cfg_.name_prefix + n);
+    auto it = by_name.find(s_.name_prefix + n);
     out.lrms_ids.push_back(it == by_name.end() ? std::string() : std::string(it->second));
   }
   return out;
 }
 
-msg::job_outlook_reply cluster_service::job_outlook(const msg::job_outlook_request& req,
-                                                    timestamp) {
+msg::job_outlook_reply job_desk::outlook(const msg::job_outlook_request& req) {
   msg::job_outlook_reply out;
-  out.cluster = name();
-  auto snap = lrms_->snapshot();
+  out.cluster = s_.cluster;
+  auto snap = lrms_.snapshot();
   if (!snap) {
     out.error = msg::to_wire(snap.err());
     return out;
@@ -171,7 +173,7 @@ msg::job_outlook_reply cluster_service::job_outlook(const msg::job_outlook_reque
   out.starts.reserve(req.shapes.size());
   for (const auto& s : req.shapes) {
     std::int64_t start = -1;
-    if (s.np >= 1 && s.np <= cfg_.info.cpus && s.walltime > 0) {
+    if (s.np >= 1 && s.np <= s_.cpus && s.walltime > 0) {
       auto t = estimate_earliest_start(*plan, snap->now, snap->now, s.walltime, s.np);
       if (t) start = *t;
     }
