@@ -107,6 +107,16 @@ struct grid_job_manager_test : ::testing::Test {
     return p.cluster;
   }
   int lrms_serial = 0;
+
+  // Clusters `clusters` (8 CPUs each) and a job of strategy `s` submitted, ranked with every
+  // cluster able to start it at once: its copies (or holds) are asked for.
+  void ranked_at_once(const std::vector<std::string>& clusters, grid_strategy s, int width) {
+    start(clusters);
+    submit(job(s, width));
+    manager->flush();
+    for (std::size_t k = 0; k < clusters.size(); ++k)
+      answer_outlook(0);
+  }
 };
 
 TEST_F(grid_job_manager_test, ABatchSharesOneOutlookPerClusterAndSpreadsItsJobs) {
@@ -153,11 +163,7 @@ TEST_F(grid_job_manager_test, ARequestNoClusterCanTakeIsRefusedWithoutACall) {
 }
 
 TEST_F(grid_job_manager_test, AFloodsCopyThatStartedFirstWinsAndTheOtherIsCancelled) {
-  start({"a", "b"});
-  submit(job(grid_strategy::flood, 2));
-  manager->flush();
-  answer_outlook(0);
-  answer_outlook(0);
+  ranked_at_once({"a", "b"}, grid_strategy::flood, 2);
   answer_submit();
   answer_submit();
   ASSERT_EQ(answers.size(), 1u);
@@ -193,10 +199,7 @@ TEST_F(grid_job_manager_test, AFloodsCopyThatStartedFirstWinsAndTheOtherIsCancel
 }
 
 TEST_F(grid_job_manager_test, ARoundIsSettledOnlyWhenEveryCallItMadeIsAnswered) {
-  start({"a"});
-  submit(job());
-  manager->flush();
-  answer_outlook(0);
+  ranked_at_once({"a"}, grid_strategy::single, 1);
   answer_submit();
   manager->poll_round();
   std::optional<std::int32_t> settled;
@@ -213,11 +216,7 @@ TEST_F(grid_job_manager_test, ARoundIsSettledOnlyWhenEveryCallItMadeIsAnswered) 
 // A reserve job cancelled while its holds are asked for: nothing is committed or bound, the
 // submission hears of the cancel, and the holds granted afterwards are let go.
 TEST_F(grid_job_manager_test, AReserveJobCancelledWhileItsHoldsAreAskedForLetsThemGo) {
-  start({"a", "b"});
-  submit(job(grid_strategy::reserve, 2));
-  manager->flush();
-  answer_outlook(0);
-  answer_outlook(0);
+  ranked_at_once({"a", "b"}, grid_strategy::reserve, 2);
   ASSERT_EQ(port.waiting<msg::prepare_request>(), 2u);
   ASSERT_TRUE(answers.empty());
   auto cancelled = manager->cancel({"alice", "arb/g1"});
@@ -241,10 +240,7 @@ TEST_F(grid_job_manager_test, AReserveJobCancelledWhileItsHoldsAreAskedForLetsTh
 // A call the port could not deliver (its cluster left the grid before it went out) fails the
 // copy; the job is answered with the reason.
 TEST_F(grid_job_manager_test, ACopyWhoseClusterLeftBeforeItsSubmitFails) {
-  start({"a"});
-  submit(job());
-  manager->flush();
-  answer_outlook(0);
+  ranked_at_once({"a"}, grid_strategy::single, 1);
   auto p = port.take<msg::job_submit_request>();
   p.done(error{errc::not_found, "a left the grid"});
   ASSERT_EQ(answers.size(), 1u);

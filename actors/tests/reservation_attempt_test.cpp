@@ -120,6 +120,14 @@ struct attempt_test : ::testing::Test {
     return a.answer(cs[1].id, &g1);
   }
 
+  // A hold for its client at `site`, granted: the attempt is granted, the hold uncommitted.
+  void hold_granted(reservation_attempt& a, std::size_t site) {
+    auto cs = a.try_placement({part(site)}, now);
+    auto r = granted("c" + std::to_string(site) + "/1");
+    a.answer(cs[0].id, &r);
+    ASSERT_EQ(a.current(), phase::granted);
+  }
+
   static msg::ack_reply ok() { return {}; }
   static msg::ack_reply refused_ack() { return {msg::wire(errc::illegal_transition, "expired")}; }
 
@@ -172,9 +180,7 @@ TEST_F(attempt_test, AHoldForItsClientStaysAHold) {
 // was granted, or lets it go.
 TEST_F(attempt_test, TheOwnerOfAHoldCommitsIt) {
   reservation_attempt a(terms(true));
-  auto cs = a.try_placement({part(2)}, now);
-  auto r = granted("c2/1");
-  a.answer(cs[0].id, &r);
+  hold_granted(a, 2);
   auto commit = a.commit_hold();
   ASSERT_EQ(kinds(commit), (std::vector<std::pair<std::size_t, std::string>>{{2, "commit"}}));
   EXPECT_EQ(request_of<msg::commit_txn_request>(commit[0]).txn, "inc-7.1");
@@ -193,9 +199,7 @@ TEST_F(attempt_test, TheOwnerOfAHoldCommitsIt) {
 
 TEST_F(attempt_test, AHoldThatExpiredBeforeItsCommitIsReleasedAndTheAttemptIdle) {
   reservation_attempt a(terms(true));
-  auto cs = a.try_placement({part(0)}, now);
-  auto r = granted("c0/1");
-  a.answer(cs[0].id, &r);
+  hold_granted(a, 0);
   auto commit = a.commit_hold();
   auto no = refused_ack();
   auto release = a.answer(commit[0].id, &no);

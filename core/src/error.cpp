@@ -1,47 +1,35 @@
 #include "arbroker/core/error.hpp"
 
+#include <array>
+
+#include "arbroker/core/enum_names.hpp"
+
 namespace arbroker {
 
+/// By value, 0 being no code.
+constexpr std::array<std::string_view, 19> errc_names = {"unknown",
+                                                         "invalid_window",
+                                                         "invalid_processor_range",
+                                                         "invalid_duration",
+                                                         "invalid_speedup_model",
+                                                         "invalid_parameter",
+                                                         "capacity_exceeded",
+                                                         "not_allocated",
+                                                         "infeasible",
+                                                         "illegal_transition",
+                                                         "not_found",
+                                                         "busy",
+                                                         "permission_denied",
+                                                         "unreachable",
+                                                         "timeout",
+                                                         "in_use",
+                                                         "lrms_failure",
+                                                         "storage_failure",
+                                                         "internal"};
+static_assert(errc_names.size() == static_cast<std::size_t>(errc::internal) + 1);
+
 std::string_view to_string(errc code) noexcept {
-  switch (code) {
-    case errc::invalid_window:
-      return "invalid_window";
-    case errc::invalid_processor_range:
-      return "invalid_processor_range";
-    case errc::invalid_duration:
-      return "invalid_duration";
-    case errc::invalid_speedup_model:
-      return "invalid_speedup_model";
-    case errc::invalid_parameter:
-      return "invalid_parameter";
-    case errc::capacity_exceeded:
-      return "capacity_exceeded";
-    case errc::not_allocated:
-      return "not_allocated";
-    case errc::infeasible:
-      return "infeasible";
-    case errc::illegal_transition:
-      return "illegal_transition";
-    case errc::not_found:
-      return "not_found";
-    case errc::busy:
-      return "busy";
-    case errc::permission_denied:
-      return "permission_denied";
-    case errc::unreachable:
-      return "unreachable";
-    case errc::timeout:
-      return "timeout";
-    case errc::in_use:
-      return "in_use";
-    case errc::lrms_failure:
-      return "lrms_failure";
-    case errc::storage_failure:
-      return "storage_failure";
-    case errc::internal:
-      return "internal";
-  }
-  return "unknown";
+  return name_in(errc_names, code);
 }
 
 std::string to_string(const error& e) {

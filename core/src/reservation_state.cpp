@@ -1,61 +1,30 @@
 #include "arbroker/core/reservation_state.hpp"
 
+#include <array>
 #include <string>
+
+#include "arbroker/core/enum_names.hpp"
 
 namespace arbroker {
 
+/// By value.
+constexpr std::array<std::string_view, 10> state_names = {
+    "requested", "rejected",  "accepted",  "committed",  "change_requested",
+    "active",    "cancelled", "completed", "terminated", "expired"};
+static_assert(state_names.size() == static_cast<std::size_t>(reservation_state::expired) + 1);
+
 std::string_view to_string(reservation_state s) noexcept {
-  switch (s) {
-    case reservation_state::requested:
-      return "requested";
-    case reservation_state::rejected:
-      return "rejected";
-    case reservation_state::accepted:
-      return "accepted";
-    case reservation_state::committed:
-      return "committed";
-    case reservation_state::change_requested:
-      return "change_requested";
-    case reservation_state::active:
-      return "active";
-    case reservation_state::cancelled:
-      return "cancelled";
-    case reservation_state::completed:
-      return "completed";
-    case reservation_state::terminated:
-      return "terminated";
-    case reservation_state::expired:
-      return "expired";
-  }
-  return "?";
+  return name_in(state_names, s);
 }
 
+/// By value.
+constexpr std::array<std::string_view, 11> event_names = {
+    "accept",         "reject", "commit", "expire", "request_change", "change_granted",
+    "change_refused", "start",  "finish", "cancel", "terminate"};
+static_assert(event_names.size() == static_cast<std::size_t>(reservation_event::terminate) + 1);
+
 std::string_view to_string(reservation_event e) noexcept {
-  switch (e) {
-    case reservation_event::accept:
-      return "accept";
-    case reservation_event::reject:
-      return "reject";
-    case reservation_event::commit:
-      return "commit";
-    case reservation_event::expire:
-      return "expire";
-    case reservation_event::request_change:
-      return "request_change";
-    case reservation_event::change_granted:
-      return "change_granted";
-    case reservation_event::change_refused:
-      return "change_refused";
-    case reservation_event::start:
-      return "start";
-    case reservation_event::finish:
-      return "finish";
-    case reservation_event::cancel:
-      return "cancel";
-    case reservation_event::terminate:
-      return "terminate";
-  }
-  return "?";
+  return name_in(event_names, e);
 }
 
 bool is_terminal(reservation_state s) noexcept {
@@ -147,26 +116,14 @@ query_status to_query_status(reservation_state s) noexcept {
   return query_status::rejected;
 }
 
+/// By value.
+constexpr std::array<std::string_view, 8> query_status_names = {
+    "not committed", "not started", "expired",    "active",
+    "completed",     "cancelled",   "terminated", "rejected"};
+static_assert(query_status_names.size() == static_cast<std::size_t>(query_status::rejected) + 1);
+
 std::string_view to_string(query_status q) noexcept {
-  switch (q) {
-    case query_status::not_committed:
-      return "not committed";
-    case query_status::not_started:
-      return "not started";
-    case query_status::expired:
-      return "expired";
-    case query_status::active:
-      return "active";
-    case query_status::completed:
-      return "completed";
-    case query_status::cancelled:
-      return "cancelled";
-    case query_status::terminated:
-      return "terminated";
-    case query_status::rejected:
-      return "rejected";
-  }
-  return "?";
+  return name_in(query_status_names, q);
 }
 
 result<reservation_lifecycle> reservation_lifecycle::create(timestamp start, timestamp end) {

@@ -1,27 +1,24 @@
 #include "arbroker/core/success_rate.hpp"
 
+#include <array>
 #include <cmath>
 #include <string>
 
+#include "arbroker/core/enum_names.hpp"
 #include "arbroker/core/number_text.hpp"
 
 namespace arbroker {
 
+/// By value.
+constexpr std::array<std::string_view, 3> esr_method_names = {"static", "history", "load"};
+static_assert(esr_method_names.size() == static_cast<std::size_t>(esr_method::load) + 1);
+
 std::string_view to_string(esr_method method) noexcept {
-  switch (method) {
-    case esr_method::static_:
-      return "static";
-    case esr_method::history:
-      return "history";
-    case esr_method::load:
-      return "load";
-  }
-  return "unknown";
+  return name_in(esr_method_names, method);
 }
 
 result<esr_method> parse_esr_method(std::string_view name) {
-  for (auto m : {esr_method::static_, esr_method::history, esr_method::load})
-    if (name == to_string(m)) return m;
+  if (auto m = value_in<esr_method>(esr_method_names, name)) return *m;
   return fail(errc::invalid_parameter,
               "unknown esr method '" + std::string(name) + "', expected static, history or load");
 }

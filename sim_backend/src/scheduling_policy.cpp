@@ -1,23 +1,21 @@
 #include "arbroker/sim/scheduling_policy.hpp"
 
+#include <array>
+
+#include "arbroker/core/enum_names.hpp"
+
 namespace arbroker {
 
+/// By value.
+constexpr std::array<std::string_view, 3> policy_names = {"fcfs", "easy", "conservative"};
+static_assert(policy_names.size() == static_cast<std::size_t>(scheduling_policy::conservative) + 1);
+
 std::string_view to_string(scheduling_policy p) noexcept {
-  switch (p) {
-    case scheduling_policy::fcfs:
-      return "fcfs";
-    case scheduling_policy::easy:
-      return "easy";
-    case scheduling_policy::conservative:
-      return "conservative";
-  }
-  return "?";
+  return name_in(policy_names, p);
 }
 
 std::optional<scheduling_policy> parse_scheduling_policy(std::string_view text) noexcept {
-  for (auto p : {scheduling_policy::fcfs, scheduling_policy::easy, scheduling_policy::conservative})
-    if (text == to_string(p)) return p;
-  return std::nullopt;
+  return value_in<scheduling_policy>(policy_names, text);
 }
 
 }  // namespace arbroker
