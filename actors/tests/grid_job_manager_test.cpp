@@ -53,10 +53,14 @@ struct grid_job_manager_test : ::testing::Test {
   std::vector<msg::grid_job_reply> answers;  // to submissions, in the order given
 
   // Clusters of 8 CPUs each, named as given.
-  void start(const std::vector<std::string>& clusters) {
+  void start(const std::vector<std::string>& clusters,
+             std::vector<msg::grid_job_record> recovered = {}) {
     grid_jobs_config cfg;
     cfg.node = "arb";
     cfg.clock = [this] { return now; };
+    cfg.recovered = std::move(recovered);
+    cfg.ended_in_memory = 3600;
+    cfg.ended_in_memory_max = 2;
     manager = std::make_unique<grid_job_manager>(std::move(cfg), port);
     std::vector<msg::cluster_info> infos;
     std::vector<cluster_service_actor> services;
@@ -247,6 +251,122 @@ TEST_F(grid_job_manager_test, ACopyWhoseClusterLeftBeforeItsSubmitFails) {
   EXPECT_EQ(answers[0].job.state, grid_job_state::failed);
   EXPECT_NE(answers[0].error.message.find("a left the grid"), std::string::npos)
       << answers[0].error.message;
+}
+
+// After a restart: a copy written down but never answered for is looked for by its name at
+// its cluster, adopted when found, failed when it never got there; the other copy of the
+// flood goes on.
+TEST_F(grid_job_manager_test, RecoveryLooksForUnansweredCopiesByTheirNames) {
+  msg::grid_job_record rec;
+  rec.request = job(grid_strategy::flood, 2);
+  rec.job.id = "arb/g7";
+  rec.job.owner = "alice";
+  rec.job.spec = {"sim", "./run", 8, 100, grid_strategy::flood, 2, 0, -1};
+  rec.job.submitted = now;
+  rec.job.add_copy("a", now, "top");
+  rec.job.add_copy("b", now, "top");
+  start({"a", "b"}, {rec});
+  manager->poll_round();
+  ASSERT_EQ(port.waiting<msg::job_find_request>(), 2u);
+  for (int k = 0; k < 2; ++k) {
+    auto p = port.take<msg::job_find_request>();
+    const auto& names = std::get<msg::job_find_request>(p.request).names;
+    ASSERT_EQ(names.size(), 1u);
+    EXPECT_EQ(names[0], p.cluster == "a" ? "g7.0" : "g7.1");
+    msg::job_find_reply rep;
+    rep.lrms_ids = {p.cluster == "a" ? "a.42" : ""};  // b never got its copy
+    p.done(grid_cluster_reply(rep));
+  }
+  auto shown = manager->query({"alice", "arb/g7"});
+  ASSERT_TRUE(shown.error.ok());
+  ASSERT_EQ(shown.job.copies.size(), 2u);
+  EXPECT_EQ(shown.job.copies[0].lrms_id, "a.42");
+  EXPECT_EQ(shown.job.copies[0].state, copy_state::queued);
+  EXPECT_EQ(shown.job.copies[1].state, copy_state::failed);
+  EXPECT_EQ(shown.job.state, grid_job_state::queued);
+  // New jobs go on after the recovered one's number.
+  submit(job());
+  manager->flush();
+  answer_outlook(0);
+  answer_outlook(0);
+  answer_submit();
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].job.id, "arb/g8");
+}
+
+// Paper 003 Sec. 3.3 from one outlook per cluster: a queued adaptive job moves where its TTD
+// is earlier, submitted there first, and its old copy is withdrawn once the new one is in.
+TEST_F(grid_job_manager_test, AnAdaptiveJobMovesWhereItWouldStartEarlier) {
+  ranked_at_once({"a", "b"}, grid_strategy::adaptive, 1);
+  const auto first = answer_submit();
+  const auto other = first == "a" ? std::string("b") : std::string("a");
+  ASSERT_EQ(answers.size(), 1u);
+  const auto old_id = answers[0].job.copies[0].lrms_id;
+  EXPECT_EQ(manager->adapt_round(), 1);
+  ASSERT_EQ(port.waiting<msg::job_outlook_request>(), 2u);
+  for (int k = 0; k < 2; ++k) {
+    auto p = port.take<msg::job_outlook_request>();
+    const auto& q = std::get<msg::job_outlook_request>(p.request);
+    msg::job_outlook_reply rep;
+    rep.cluster = p.cluster;
+    rep.now = now;
+    // Where it stands it starts in an hour; the other cluster could start it at once.
+    rep.starts.assign(q.shapes.size(), p.cluster == first ? now + 3600 : now);
+    if (p.cluster == first) {
+      EXPECT_EQ(q.queued_ids, std::vector<std::string>{old_id});
+      rep.queued_starts = {now + 3600};
+    }
+    p.done(grid_cluster_reply(rep));
+  }
+  EXPECT_EQ(port.waiting<msg::job_cancel_request>(), 0u);  // not before the new copy is in
+  EXPECT_EQ(answer_submit(), other);
+  auto withdraw = port.take<msg::job_cancel_request>();
+  EXPECT_EQ(withdraw.cluster, first);
+  const auto& w = std::get<msg::job_cancel_request>(withdraw.request);
+  EXPECT_EQ(w.lrms_id, old_id);
+  EXPECT_TRUE(w.only_if_queued);
+  msg::job_cancel_reply found;
+  found.lrms_id = old_id;
+  found.found = observed_state::queued;
+  withdraw.done(grid_cluster_reply(found));
+  auto shown = manager->query({"alice", answers[0].job.id});
+  EXPECT_EQ(shown.job.migrations, 1);
+  EXPECT_EQ(shown.job.state, grid_job_state::queued);
+}
+
+// Ended jobs stay in memory for `list` among at most ended_in_memory_max (here 2), the
+// oldest leaving first; the active ones always stay.
+TEST_F(grid_job_manager_test, AtMostSoManyEndedJobsStayInMemory) {
+  start({"a"});
+  for (int k = 0; k < 4; ++k) {
+    submit(job());
+    manager->flush();
+    answer_outlook(0);
+    answer_submit();
+  }
+  ASSERT_EQ(answers.size(), 4u);
+  for (int k = 0; k < 3; ++k) {  // the first three are cancelled, one after another
+    now += 10;
+    ASSERT_TRUE(manager->cancel({"alice", answers[k].job.id}).error.ok());
+    auto p = port.take<msg::job_cancel_request>();
+    msg::job_cancel_reply rep;
+    rep.lrms_id = std::get<msg::job_cancel_request>(p.request).lrms_id;
+    p.done(grid_cluster_reply(rep));
+  }
+  manager->poll_round();  // ended jobs leave memory in the rounds
+  auto listed = manager->list({});
+  std::vector<std::string> ids;
+  for (const auto& j : listed.jobs)
+    ids.push_back(j.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"arb/g4", "arb/g3", "arb/g2"}));  // newest first
+  msg::grid_list_request only_cancelled;
+  only_cancelled.state = "cancelled";
+  auto cancelled = manager->list(only_cancelled);
+  EXPECT_EQ(cancelled.jobs.size(), 2u);
+  only_cancelled.state = "lost";
+  EXPECT_EQ(manager->list(only_cancelled).error.err(), errc::invalid_parameter);
+  EXPECT_EQ(manager->query({"alice", "arb/g1"}).error.err(), errc::not_found);
+  EXPECT_EQ(manager->query({"bob", "arb/g4"}).error.err(), errc::not_found);  // not his
 }
 
 }  // namespace
