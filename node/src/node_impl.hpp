@@ -181,6 +181,18 @@ struct node::impl {
         std::move(done), std::move(explain));
   }
 
+  // A request about a reservation that exists (commit, cancel, modify, query, bind): through
+  // the user's broker instance (any serves it), explained from the store's history when the
+  // services know it no more (unless_finished).
+  template <class Reply, class Request, class Explain>
+  void about_reservation(Request r, callback<Reply> done, Explain explain) {
+    auto id = r.reservation_id, user = r.user;
+    const auto& b = any_broker(user);
+    ask(b, std::move(r),
+        unless_finished<Reply>(std::move(id), std::move(user), std::move(done),
+                               std::move(explain)));
+  }
+
   // The same for a grid job the manager no longer holds: ended, in the store's history.
   template <class Explain>
   callback<msg::grid_job_reply> unless_ended_job(std::string id, std::string user,

@@ -49,41 +49,26 @@ auto shown_as_ended(std::string what) {
 }  // namespace
 
 void node::commit(msg::commit_request r, callback<msg::query_reply> done) {
-  auto id = r.reservation_id, user = r.user;
-  const auto& b = impl_->any_broker(user);
-  impl_->ask(b, std::move(r),
-             impl_->unless_finished<msg::query_reply>(
-                 std::move(id), std::move(user), std::move(done), shown_as_ended("cannot commit")));
+  impl_->about_reservation<msg::query_reply>(std::move(r), std::move(done),
+                                             shown_as_ended("cannot commit"));
 }
 void node::cancel(msg::cancel_request r, callback<msg::ack_reply> done) {
-  auto id = r.reservation_id, user = r.user;
-  const auto& b = impl_->any_broker(user);
-  impl_->ask(b, std::move(r),
-             impl_->unless_finished<msg::ack_reply>(
-                 std::move(id), std::move(user), std::move(done),
-                 [](msg::ack_reply& out, const reservation_row& row) {
-                   out.error =
-                       ended(row, row.state == reservation_state::cancelled ? "nothing to cancel"
-                                                                            : "cannot cancel");
-                 }));
+  impl_->about_reservation<msg::ack_reply>(
+      std::move(r), std::move(done), [](msg::ack_reply& out, const reservation_row& row) {
+        out.error = ended(
+            row, row.state == reservation_state::cancelled ? "nothing to cancel" : "cannot cancel");
+      });
 }
 void node::modify(msg::modify_request r, callback<msg::query_reply> done) {
-  auto id = r.reservation_id, user = r.user;
-  const auto& b = impl_->any_broker(user);
-  impl_->ask(b, std::move(r),
-             impl_->unless_finished<msg::query_reply>(
-                 std::move(id), std::move(user), std::move(done),
-                 shown_as_ended("only a committed reservation that has not started can change")));
+  impl_->about_reservation<msg::query_reply>(
+      std::move(r), std::move(done),
+      shown_as_ended("only a committed reservation that has not started can change"));
 }
 void node::query(msg::query_request r, callback<msg::query_reply> done) {
-  auto id = r.reservation_id, user = r.user;
-  const auto& b = impl_->any_broker(user);
-  impl_->ask(b, std::move(r),
-             impl_->unless_finished<msg::query_reply>(
-                 std::move(id), std::move(user), std::move(done),
-                 [](msg::query_reply& out, const reservation_row& row) {
-                   out = msg::query_reply{detail::info_of(row), {}, {}};
-                 }));
+  impl_->about_reservation<msg::query_reply>(std::move(r), std::move(done),
+                                             [](msg::query_reply& out, const reservation_row& row) {
+                                               out = msg::query_reply{detail::info_of(row), {}, {}};
+                                             });
 }
 void node::list(msg::list_request r, callback<msg::list_reply> done) {
   if (!r.history || !impl_->history)
@@ -107,14 +92,10 @@ void node::list(msg::list_request r, callback<msg::list_reply> done) {
       }));
 }
 void node::bind_job(msg::bind_job_request r, callback<msg::bind_job_reply> done) {
-  auto id = r.reservation_id, user = r.user;
-  const auto& b = impl_->any_broker(user);
-  impl_->ask(b, std::move(r),
-             impl_->unless_finished<msg::bind_job_reply>(
-                 std::move(id), std::move(user), std::move(done),
-                 [](msg::bind_job_reply& out, const reservation_row& row) {
-                   out.error = ended(row, "jobs bind to committed reservations");
-                 }));
+  impl_->about_reservation<msg::bind_job_reply>(
+      std::move(r), std::move(done), [](msg::bind_job_reply& out, const reservation_row& row) {
+        out.error = ended(row, "jobs bind to committed reservations");
+      });
 }
 void node::coallocate(msg::coallocate_request r, callback<msg::coallocate_reply> done) {
   const auto& b = impl_->any_broker(r.user);
