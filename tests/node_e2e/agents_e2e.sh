@@ -44,12 +44,7 @@ agent_ca = "$certs/ca.pem"
 call_timeout = 3
 heartbeat = 0.2
 silence = 1
-[[user]]
-name = "alice"
-token = "alice-secret"
-[[user]]
-name = "bob"
-token = "bob-secret"
+$(users_toml alice bob)
 [[cluster]]
 name = "sa"
 agent = "127.0.0.1:$agent1_port"

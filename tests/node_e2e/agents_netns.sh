@@ -61,9 +61,7 @@ agent_ca = "$certs/ca.pem"
 call_timeout = 2
 heartbeat = 0.2
 silence = 1
-[[user]]
-name = "alice"
-token = "alice-secret"
+$(users_toml alice)
 [[cluster]]
 name = "far"
 agent = "$agent_ip:7711"

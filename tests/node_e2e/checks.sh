@@ -10,6 +10,12 @@ check() {  # check NAME EXPECTED_EXIT COMMAND...: runs it, output in $out
   if [ "$rc" -eq "$want" ]; then pass "$name"; else
     fail "$name (exit $rc, wanted $want): $out $(cat "$work/stderr")"; fi
 }
+# The [[user]] tables of a node's config for the users named, each with the token
+# "<name>-secret" (the scripts log in as them with `as`).
+users_toml() {
+  local u
+  for u in "$@"; do printf '[[user]]\nname = "%s"\ntoken = "%s-secret"\n' "$u" "$u"; done
+}
 contains() { case "$1" in *"$2"*) return 0 ;; *) return 1 ;; esac; }
 json_field() { sed -n "s/.*\"$2\": *\"\([^\"]*\)\".*/\1/p" <<<"$1" | head -n1; }
 json_number() { sed -n "s/.*\"$2\": *\([0-9-]*\).*/\1/p" <<<"$1" | head -n1; }

@@ -106,9 +106,7 @@ name = "http-e2e"
 [tls]
 certificate = "$certs/server.pem"
 private_key = "$certs/server.key"
-[[user]]
-name = "alice"
-token = "alice-secret"
+$(users_toml alice)
 [[cluster]]
 name = "c1"
 cpus = 8

@@ -9,16 +9,11 @@ arbd=$1 arb=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 . "$(dirname "$0")/checks.sh"
 
-cat >"$work/node.toml" <<'TOML'
+cat >"$work/node.toml" <<TOML
 [node]
 allow_plaintext = true  # loopback only
 name = "laxity-e2e"
-[[user]]
-name = "alice"
-token = "alice-secret"
-[[user]]
-name = "bob"
-token = "bob-secret"
+$(users_toml alice bob)
 [[cluster]]
 name = "lax"
 cpus = 8

@@ -10,13 +10,11 @@ arbd=$1 arb=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 . "$(dirname "$0")/checks.sh"
 
-cat >"$work/node.toml" <<'TOML'
+cat >"$work/node.toml" <<TOML
 [node]
 allow_plaintext = true  # loopback only
 name = "overrun-e2e"
-[[user]]
-name = "alice"
-token = "alice-secret"
+$(users_toml alice)
 [[cluster]]
 name = "sim"
 cpus = 4

@@ -20,12 +20,7 @@ name = "tls-e2e"
 certificate = "$certs/server.pem"
 private_key = "$certs/server.key"
 ${1:+client_ca = \"$1\"}
-[[user]]
-name = "alice"
-token = "alice-secret"
-[[user]]
-name = "bob"
-token = "bob-secret"
+$(users_toml alice bob)
 [[cluster]]
 name = "c1"
 cpus = 8
