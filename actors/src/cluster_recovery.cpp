@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "arbroker/actors/cluster_service.hpp"
+#include "arbroker/actors/row_recovery.hpp"
 
 namespace arbroker {
 namespace {
@@ -119,51 +120,38 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
     int np = row.np;
     timestamp start = row.start;
     timestamp end = row.end;
-    auto target =
-        row.state == reservation_state::change_requested ? reservation_state::committed : row.state;
-    bool kept_hold = false;
-    if (target == reservation_state::accepted) {
-      if (plan.commit_txns.count(decision_txn(row.txn))) {
-        target = reservation_state::committed;  // the coordinator decided commit
-        ++report.completed_holds;
-      } else if (cfg_.keep_in_doubt_holds && row.expiry > now && row.end > now) {
-        kept_hold = true;  // a broker elsewhere may still commit it: it expires as it would
-        ++report.kept_holds;
-      } else {
-        target = reservation_state::cancelled;  // presumed abort
-        ++report.aborted_holds;
+    const auto rule = recover_row(row, plan, cfg_.keep_in_doubt_holds, found != nullptr,
+                                  lrms_->kind() == "simulated", now, report);
+    auto target = rule.target;
+    const bool kept_hold = rule.kept_hold;
+    switch (rule.step) {
+      case lrms_step::restore:  // the LRMS is the truth on terms
+        lrms_id = found->id;
+        start = found->start;
+        end = found->end;
+        np = found->np;
+        break;
+      case lrms_step::recreate: {
+        const timestamp from = std::max(start, now);
+        auto made = lrms_->create_reservation(
+            {name_there, row.owner, from, end - from, row.np, row.account});
+        if (made) {
+          lrms_id = *made;
+          ++report.recreated;
+        } else {
+          target = ended_early(start, now);
+          ++report.lost;
+        }
+        break;
       }
-    } else if (holds_capacity(target) && plan.compensate_ids.count(row.id)) {
-      target = start <= now ? reservation_state::terminated : reservation_state::cancelled;
-      ++report.compensated;
-    }
-    const bool live = holds_capacity(target) && end > now;
-    if (live && found) {
-      // The LRMS is the truth on terms (a modify may have landed just before the crash).
-      lrms_id = found->id;
-      start = found->start;
-      end = found->end;
-      np = found->np;
-      ++report.restored;
-    } else if (live && lrms_->kind() == "simulated") {
-      const timestamp from = std::max(start, now);
-      auto made =
-          lrms_->create_reservation({name_there, row.owner, from, end - from, row.np, row.account});
-      if (made) {
-        lrms_id = *made;
-        ++report.recreated;
-      } else {
-        target = start <= now ? reservation_state::terminated : reservation_state::cancelled;
-        ++report.lost;
-      }
-    } else if (live) {
-      target = start <= now ? reservation_state::terminated : reservation_state::cancelled;
-      ++report.lost;
-    } else if (found && end > now) {
-      // An aborted hold, a compensated part, or one whose delete the LRMS refused before the
-      // crash (jobs still bound to it): deleted now, or tried again on every sweep.
-      auto del = lrms_->delete_reservation(found->id);
-      if (!del && del.err().code != errc::not_found) undeleted_[found->id] = end;
+      case lrms_step::remove:
+        // Deleted now, or tried again on every sweep.
+        if (auto del = lrms_->delete_reservation(found->id);
+            !del && del.err().code != errc::not_found)
+          undeleted_[found->id] = end;
+        break;
+      case lrms_step::none:
+        break;
     }
     auto life = kept_hold ? held_lifecycle(start, end, row.expiry)
                           : restored_lifecycle(start, end, target, now);

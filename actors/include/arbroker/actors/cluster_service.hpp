@@ -50,7 +50,8 @@ namespace arbroker {
 /// - policies acting through the ledger and the view, one file each: the laxity planner
 ///   (laxity_planner.hpp, its moves in laxity_scheduler.cpp), the overrun watch (overruns.cpp), jobs bound to reservations
 ///   (reservation_jobs.cpp), the job desk for grid jobs (job_desk.hpp), probes and advice
-///   (cluster_probe.cpp, match_advisor.cpp) and recovery (cluster_recovery.cpp).
+///   (cluster_probe.cpp, match_advisor.cpp) and recovery (cluster_recovery.cpp, its rule per
+///   row in row_recovery.hpp).
 ///
 /// Local Jobs Preferred, by config.ljp and config.ljp_check: under `ese` a request with LJP
 /// must fit the vacancies of the plan of the queued jobs (no queued job's planned start
