@@ -47,11 +47,14 @@ namespace arbroker {
 ///   and the admission rule below), in which the service keeps its own reservations at once;
 /// - the reservation ledger (core/reservation_ledger.hpp): the records and every index over
 ///   them, which nothing else changes;
-/// - policies acting through the ledger and the view, one file each: the laxity planner
-///   (laxity_planner.hpp, its moves in laxity_scheduler.cpp), the overrun watch (overruns.cpp), jobs bound to reservations
-///   (reservation_jobs.cpp), the job desk for grid jobs (job_desk.hpp), probes and advice
-///   (cluster_probe.cpp, match_advisor.cpp) and recovery (cluster_recovery.cpp, its rule per
-///   row in row_recovery.hpp).
+/// - parts with their own headers and tests: the laxity planner (laxity_planner.hpp; the
+///   service carries out its moves, laxity_scheduler.cpp), the overrun and job-end watches
+///   (overrun_watch.hpp, job_end_watch.hpp), the job desk for grid jobs (job_desk.hpp) and
+///   recovery's rule per row (row_recovery.hpp);
+/// - policies acting through the ledger, the view and those parts, one file each: overruns
+///   (overruns.cpp), jobs bound to reservations (reservation_jobs.cpp), probes and advice
+///   (cluster_probe.cpp, match_advisor.cpp), recovery (cluster_recovery.cpp) and the
+///   reports (cluster_reports.cpp).
 ///
 /// Local Jobs Preferred, by config.ljp and config.ljp_check: under `ese` a request with LJP
 /// must fit the vacancies of the plan of the queued jobs (no queued job's planned start
