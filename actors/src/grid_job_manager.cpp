@@ -12,14 +12,15 @@ msg::grid_job_reply grid_job_manager::impl::query(const msg::grid_query_request&
 
 // The job's terms on cluster `e`: computed at most once per directory.
 result<placement_terms> grid_job_manager::impl::terms_at(tracked& t, const directory_entry& e) {
-  if (auto it = t.terms.find(e.info.name); it != t.terms.end()) return it->second;
+  for (const auto& [at, terms] : t.terms)
+    if (at == e.info.name) return terms;
   if (!t.inputs) {
     auto in = inputs_of(t.request);
     if (!in) return in.err();
     t.inputs = std::move(*in);
   }
   auto terms = terms_for(*t.inputs, e);
-  if (terms) t.terms.emplace(e.info.name, *terms);
+  if (terms) t.terms.emplace_back(e.info.name, *terms);
   return terms;
 }
 

@@ -109,7 +109,9 @@ struct grid_job_manager::impl {
     std::optional<placement_inputs> inputs;
     /// ... and its terms on each cluster, computed once per cluster (dropped when the
     /// directory changes: a cluster's speed or bandwidth may have).
-    std::map<std::string, placement_terms> terms;
+    /// A job that may move (adaptive) keeps every candidate's, the others those of the
+    /// clusters their copies or holds went to. (A short list: searched, not indexed.)
+    std::vector<std::pair<std::string, placement_terms>> terms;
   };
 
   // The job's terms on cluster `e`: computed at most once per directory.

@@ -181,9 +181,15 @@ std::vector<std::pair<std::string, duration>> grid_job_manager::impl::place(pend
       r.strategy, r.width,   r.min_gain, r.max_migrations};
   t.job.submitted = now();
   t.request = std::move(r);
-  t.inputs = std::move(p.inputs);  // the terms as ranked: not computed again
-  for (auto& [at, terms] : p.candidates)
-    t.terms.emplace(at, terms);
+  // The terms as ranked, not computed again: every candidate's for a job that may move, the
+  // chosen clusters' for the others.
+  t.inputs = std::move(p.inputs);
+  if (t.request.strategy != grid_strategy::adaptive)
+    std::erase_if(p.candidates, [&](const auto& c) {
+      return std::none_of(ok.begin(), ok.end(),
+                          [&](const ranked& o) { return o.cluster == c.first; });
+    });
+  t.terms = std::move(p.candidates);
   if (t.request.strategy != grid_strategy::reserve)
     for (std::size_t i = 0; i < ok.size(); ++i)
       t.job.add_copy(ok[i].cluster, t.job.submitted,

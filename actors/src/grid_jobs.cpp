@@ -92,20 +92,26 @@ class grid_jobs_state : public grid_job_port {
     const auto& dir = manager_->directory().clusters;
     const auto* e = dir ? find_cluster(*dir, cluster) : nullptr;
     if (!e) return done(error{errc::not_found, cluster + " left the grid"});
+    // One handler for the reply and the error, shared rather than copied (it may carry the
+    // round's state).
+    auto answer =
+        std::make_shared<std::function<void(result<grid_cluster_reply>)>>(std::move(done));
     std::visit(
         [&](auto& req) {
           using R = std::decay_t<decltype(req)>;
-          auto failed = [this, done](caf::error& err) {
-            done(error{errc::unreachable, "cluster service: " + self_->system().render(err)});
+          auto failed = [this, answer](caf::error& err) {
+            (*answer)(error{errc::unreachable, "cluster service: " + self_->system().render(err)});
           };
           if constexpr (tagged<R>) {
             self_->request(e->service, caf::infinite, msg::call_tag{next_call_++}, std::move(req))
-                .then([done](msg::call_tag,
-                             tagged_reply_of<R>& rep) { done(grid_cluster_reply(std::move(rep))); },
-                      failed);
+                .then(
+                    [answer](msg::call_tag, tagged_reply_of<R>& rep) {
+                      (*answer)(grid_cluster_reply(std::move(rep)));
+                    },
+                    failed);
           } else {
             self_->request(e->service, caf::infinite, std::move(req))
-                .then([done](reply_of<R>& rep) { done(grid_cluster_reply(std::move(rep))); },
+                .then([answer](reply_of<R>& rep) { (*answer)(grid_cluster_reply(std::move(rep))); },
                       failed);
           }
         },
