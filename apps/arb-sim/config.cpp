@@ -5,6 +5,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "arbroker/actors/cluster_policy.hpp"
+#include "arbroker/config/toml_fields.hpp"
 #include "arbroker/core/preference.hpp"
 
 namespace arbroker::simapp {
@@ -141,6 +143,44 @@ workload_config workload(const toml::table& root) {
   return w;
 }
 
+// The site's policy for the simulated cluster: every key of cluster_policy, as a node's
+// `[[cluster]]` reads it (policy_fields; docs/config.md), over the simulator's defaults.
+void read_policy(const toml::table& t, cluster_policy& p) {
+  if (t.contains("history_delta"))
+    bad("cluster.history_delta", "now esr_history_interval, as in a node's [[cluster]]");
+  auto check = [](const auto& r) {
+    if (!r) throw bad_key{r.err().message};
+    return *r;
+  };
+  auto choice = [](const config::field& at, auto from, const char* choices) {
+    auto text = config::text(at);
+    if (!text) throw bad_key{text.err().message};
+    auto v = from(*text);
+    if (!v) bad(at.path, "'" + *text + "' is not one of " + choices);
+    return *v;
+  };
+  for (const auto& f : policy_fields()) {
+    const char* key = f.key.data();
+    if (!t.contains(key)) continue;
+    const auto at = config::at(t, "cluster", key);
+    std::visit(
+        [&](auto* v) {
+          using T = std::remove_pointer_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, duration>) *v = check(config::span_of(at));
+          if constexpr (std::is_same_v<T, double>) *v = check(config::number(at));
+          if constexpr (std::is_same_v<T, int>) *v = static_cast<int>(check(config::integer(at)));
+          if constexpr (std::is_same_v<T, bool>) *v = check(config::boolean(at));
+          if constexpr (std::is_same_v<T, ljp_policy>)
+            *v = choice(at, ljp_policy_from, "enforce, default, off");
+          if constexpr (std::is_same_v<T, ljp_method>)
+            *v = choice(at, ljp_method_from, "ese, twkl");
+          if constexpr (std::is_same_v<T, job_end_policy>)
+            *v = choice(at, job_end_policy_from, "keep, release");
+        },
+        f.of(p));
+  }
+}
+
 sim::cluster_spec cluster(const toml::table& root) {
   const auto& t = table(root, "", "cluster");
   sim::cluster_spec c;
@@ -150,21 +190,7 @@ sim::cluster_spec cluster(const toml::table& root) {
   c.pp = get(t, "cluster", "pp", c.pp);
   c.bunch = get<int>(t, "cluster", "bunch", c.bunch);
   c.scheduler = get(t, "cluster", "scheduler", c.scheduler);
-  auto& p = c.policy;
-  p.load.acc_r = get(t, "cluster", "acc_r", p.load.acc_r);
-  p.load.acc_w = get(t, "cluster", "acc_w", p.load.acc_w);
-  p.esr_static_h = get<duration>(t, "cluster", "esr_static_h", p.esr_static_h);
-  p.history_delta = get<duration>(t, "cluster", "history_delta", p.history_delta);
-  const auto ljp = get(t, "cluster", "ljp", std::string(to_string(p.ljp)));
-  if (auto l = ljp_policy_from(ljp))
-    p.ljp = *l;
-  else
-    bad("cluster.ljp", "'" + ljp + "' is not one of enforce, default, off");
-  const auto method = get(t, "cluster", "ljp_method", std::string(to_string(p.ljp_check)));
-  if (auto m = ljp_method_from(method))
-    p.ljp_check = *m;
-  else
-    bad("cluster.ljp_method", "'" + method + "' is not one of ese, twkl");
+  read_policy(t, c.policy);
   return c;
 }
 
