@@ -369,9 +369,7 @@ const cluster_service::record* cluster_service::owned(const std::string& id,
 }
 
 broker_scope::caller cluster_service::caller_of(std::string_view user) const {
-  if (cfg_.scoped_callers)
-    if (auto c = broker_scope::split(user)) return *c;
-  return {{}, user};
+  return broker_scope::caller_of(user, cfg_.scoped_callers);
 }
 
 std::uint64_t cluster_service::serial_of(std::string_view id) const {

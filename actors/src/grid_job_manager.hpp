@@ -35,6 +35,23 @@ using grid_cluster_reply =
                  msg::job_cancel_reply, msg::job_find_reply, msg::bind_job_reply, msg::ack_reply,
                  msg::prepare_reply>;
 
+/// The reply a cluster service gives to each request (declared only: the overloads name the
+/// pairs, reply_to picks one; the actor's typed requests check them against the service's
+/// signatures at compile time).
+msg::job_outlook_reply reply_of(const msg::job_outlook_request&);
+msg::job_submit_reply reply_of(const msg::job_submit_request&);
+msg::job_states_reply reply_of(const msg::job_states_request&);
+msg::job_cancel_reply reply_of(const msg::job_cancel_request&);
+msg::job_find_reply reply_of(const msg::job_find_request&);
+msg::bind_job_reply reply_of(const msg::bind_job_request&);
+msg::prepare_reply reply_of(const msg::prepare_request&);
+msg::ack_reply reply_of(const msg::cancel_request&);
+msg::ack_reply reply_of(const msg::commit_txn_request&);
+msg::ack_reply reply_of(const msg::abort_txn_request&);
+msg::ack_reply reply_of(const msg::release_txn_request&);
+template <class Request>
+using reply_to = decltype(reply_of(std::declval<const Request&>()));
+
 /// How the manager reaches the cluster services.
 class grid_job_port {
  public:

@@ -30,26 +30,6 @@
 #include "grid_job_terms.hpp"
 
 namespace arbroker {
-namespace grid_jobs_detail {
-
-/// The reply a cluster service gives to each request the manager sends (declared only: the
-/// overloads name the pairs, reply_to picks one).
-msg::job_outlook_reply reply_of(const msg::job_outlook_request&);
-msg::job_submit_reply reply_of(const msg::job_submit_request&);
-msg::job_states_reply reply_of(const msg::job_states_request&);
-msg::job_cancel_reply reply_of(const msg::job_cancel_request&);
-msg::job_find_reply reply_of(const msg::job_find_request&);
-msg::bind_job_reply reply_of(const msg::bind_job_request&);
-msg::prepare_reply reply_of(const msg::prepare_request&);
-msg::ack_reply reply_of(const msg::cancel_request&);
-msg::ack_reply reply_of(const msg::commit_txn_request&);
-msg::ack_reply reply_of(const msg::abort_txn_request&);
-msg::ack_reply reply_of(const msg::release_txn_request&);
-template <class Request>
-using reply_to = decltype(reply_of(std::declval<const Request&>()));
-
-}  // namespace grid_jobs_detail
-
 struct grid_job_manager::impl {
   /// A field of a cluster service's reply, or why there is none: the call failed, or the reply
   /// carries an error.
@@ -273,7 +253,7 @@ struct grid_job_manager::impl {
   // when everything they set off is done.
   template <class Request, class F>
   void ask(const std::string& at, Request q, F handler) {
-    using reply = grid_jobs_detail::reply_to<Request>;
+    using reply = reply_to<Request>;
     const auto sent = call_started();
     port_.call(at, std::move(q),
                [this, handler = std::move(handler), sent](result<grid_cluster_reply> r) mutable {

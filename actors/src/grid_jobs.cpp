@@ -19,15 +19,6 @@ using grid_jobs_impl_actor =
                             caf::reacts_to<flush_atom>>::extend_with<directory_subscriber>;
 
 template <class Request>
-using reply_of = caf::detail::tl_head_t<
-    typename caf::response_type<cluster_service_actor::signatures, Request>::type>;
-/// The same for a coordinator's tagged call: `(call_tag, Request)` -> `(call_tag, Reply)`.
-template <class Request>
-using tagged_reply_of = caf::detail::tl_at_t<
-    typename caf::response_type<cluster_service_actor::signatures, msg::call_tag, Request>::type,
-    1>;
-
-template <class Request>
 constexpr bool tagged = std::is_same_v<Request, msg::prepare_request> ||
                         std::is_same_v<Request, msg::commit_txn_request> ||
                         std::is_same_v<Request, msg::abort_txn_request> ||
@@ -104,14 +95,12 @@ class grid_jobs_state : public grid_job_port {
           };
           if constexpr (tagged<R>) {
             self_->request(e->service, caf::infinite, msg::call_tag{next_call_++}, std::move(req))
-                .then(
-                    [answer](msg::call_tag, tagged_reply_of<R>& rep) {
-                      (*answer)(grid_cluster_reply(std::move(rep)));
-                    },
-                    failed);
+                .then([answer](msg::call_tag,
+                               reply_to<R>& rep) { (*answer)(grid_cluster_reply(std::move(rep))); },
+                      failed);
           } else {
             self_->request(e->service, caf::infinite, std::move(req))
-                .then([answer](reply_of<R>& rep) { (*answer)(grid_cluster_reply(std::move(rep))); },
+                .then([answer](reply_to<R>& rep) { (*answer)(grid_cluster_reply(std::move(rep))); },
                       failed);
           }
         },

@@ -89,9 +89,7 @@ msg::job_states_reply job_desk::states(const msg::job_states_request& req) {
 msg::job_cancel_reply job_desk::cancel(const msg::job_cancel_request& req) {
   msg::job_cancel_reply out;
   // An agent's caller: "<broker>:<lrms id>".
-  auto who = broker_scope::caller{{}, req.lrms_id};
-  if (s_.scoped_callers)
-    if (auto c = broker_scope::split(req.lrms_id)) who = *c;
+  const auto who = broker_scope::caller_of(req.lrms_id, s_.scoped_callers);
   out.lrms_id = std::string(who.rest);
   auto st = lrms_.job_status(out.lrms_id);
   if (!st) {

@@ -48,6 +48,14 @@ inline std::optional<caller> split(std::string_view x) {
   return caller{x.substr(0, i), x.substr(i + 1)};
 }
 
+/// Who a name given to a cluster service speaks for: with scoped callers (at an agent) the
+/// broker and what it scopes, else no broker ("") and the name as it is.
+inline caller caller_of(std::string_view x, bool scoped_callers) {
+  if (scoped_callers)
+    if (auto c = split(x)) return *c;
+  return {{}, x};
+}
+
 /// Whether `scoped_name` ("<broker>:...") is `broker`'s.
 inline bool belongs_to(std::string_view scoped_name, std::string_view broker) {
   return scoped_name.size() > broker.size() && scoped_name[broker.size()] == ':' &&

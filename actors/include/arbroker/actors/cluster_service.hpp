@@ -287,7 +287,7 @@ class cluster_service {
   /// LRMS id -> their end. Every sweep tries again until the LRMS deletes them, forgets them,
   /// or they end on their own; until then they still hold CPUs there.
   std::map<std::string, timestamp> undeleted_;
-  laxity_planner laxity_;    ///< paper 002's moves (laxity_scheduler.cpp)
+  laxity_planner laxity_;      ///< paper 002's moves (laxity_scheduler.cpp)
   write_ticket unsynced_ = 0;  ///< see take_unsynced()
   timestamp now_ = 0;          ///< of the last sweep (or recovery): when rows written now end
   timestamp next_purge_ = 0;   ///< when to purge the journal's history past the retention again
