@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "arbroker/actors/gis.hpp"
 #include "arbroker/actors/reservation_attempt.hpp"
@@ -39,6 +40,13 @@ inline result<site_request> adapt_to_cluster(const arbroker::elastic_request& re
   delivery = on_site->delivery;
   return adapt_to_site(on_site->req, c.site);
 }
+
+/// A cluster fit for a request: the request adapted to it, and what a slot there delivers.
+struct adapted_host {
+  const directory_entry* entry = nullptr;
+  site_request adapted;
+  delivery_terms delivery;
+};
 
 /// The derived state (CRTP) provides start(job, fit clusters) and try_next(job), the next
 /// candidate or the refusal; it may hide on_granted(job) to learn where a request landed.
@@ -90,6 +98,29 @@ class elastic_coordinator
   void on_granted(const Job&) {}
 
  protected:
+  /// Steps 3-4 of paper 000 for both: the request adapted to each of `clusters`, in their
+  /// order; a cluster it cannot be adapted to is named in the job's reasons. None fit: the
+  /// request has failed (answered) and the result is empty.
+  std::vector<adapted_host> adapt_to_clusters(const job_ptr& j,
+                                              const std::vector<const directory_entry*>& clusters) {
+    std::vector<adapted_host> hosts;
+    for (const auto* c : clusters) {
+      adapted_host h{c, {}, {}};
+      auto adapted = adapt_to_cluster(j->req.job, *c, this->now(), h.delivery);
+      if (!adapted) {
+        j->reasons += "; " + c->info.name + ": " + adapted.err().message;
+        continue;
+      }
+      h.adapted = std::move(*adapted);
+      hosts.push_back(std::move(h));
+    }
+    if (hosts.empty())
+      this->fail(j, errc::infeasible,
+                 clusters.empty() ? "no cluster satisfies the core requirements"
+                                  : "no cluster can host the request" + j->reasons);
+    return hosts;
+  }
+
   /// Tries one cluster's placement. A movable request (paper 002) lets the cluster move it
   /// within the window the request was adapted to there.
   void try_part(const job_ptr& j, placement_part part, const site_request& adapted) {

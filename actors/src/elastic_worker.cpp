@@ -63,24 +63,15 @@ void elastic_worker_state::start(const job_ptr& j,
                                  const std::vector<const directory_entry*>& clusters) {
   j->stats.clusters = static_cast<std::int32_t>(clusters.size());
   const bool whatif = j->req.mode == msg::request_mode::whatif;
-  for (const auto* c : clusters) {
-    delivery_terms delivery;
-    auto adapted = adapt_to_cluster(j->req.job, *c, now(), delivery);
-    if (!adapted) {
-      j->reasons += "; " + c->info.name + ": " + adapted.err().message;
-      continue;
-    }
+  for (auto& h : adapt_to_clusters(j, clusters)) {
     elastic_job::site s;
-    s.entry = c;
-    s.adapted = std::move(*adapted);
+    s.entry = h.entry;
+    s.adapted = std::move(h.adapted);
     s.send_all = whatif;  // a what-if shows every candidate
     if (!whatif) s.bound = first_objective_bound(s.adapted, j->req.prefer.front());
     j->sites.push_back(std::move(s));
   }
-  if (j->sites.empty())
-    return fail(j, errc::infeasible,
-                clusters.empty() ? "no cluster satisfies the core requirements"
-                                 : "no cluster can host the request" + j->reasons);
+  if (j->sites.empty()) return;  // failed: no cluster fits
   if (reserve_fixed_slot(j)) return;
   j->candidates.reserve(j->sites.size() * static_cast<std::size_t>(std::max(1, cfg().probe_keep)));
   j->origins.reserve(j->candidates.capacity());

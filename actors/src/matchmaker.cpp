@@ -8,7 +8,7 @@ namespace arbroker {
 
 const cluster_service_actor& matchmaker_state::service_of(const match_job& j,
                                                           std::size_t site) const {
-  return j.window.at(site)->service;
+  return j.window.at(site).entry->service;
 }
 
 // -- the steps ---------------------------------------------------------------------------------
@@ -29,21 +29,8 @@ void matchmaker_state::start(const job_ptr& j, const std::vector<const directory
     std::sort(clusters.begin(), clusters.end(),
               [](const auto* a, const auto* b) { return a->info.name < b->info.name; });
   }
-  for (const auto* c : clusters) {
-    delivery_terms delivery;
-    auto adapted = adapt_to_cluster(j->req.job, *c, now(), delivery);
-    if (!adapted) {
-      j->reasons += "; " + c->info.name + ": " + adapted.err().message;
-      continue;
-    }
-    j->window.push_back(c);
-    j->adapted.push_back(std::move(*adapted));
-    j->delivery.push_back(delivery);
-  }
-  if (j->window.empty())
-    return fail(j, errc::infeasible,
-                clusters.empty() ? "no cluster satisfies the core requirements"
-                                 : "no cluster can host the request" + j->reasons);
+  j->window = adapt_to_clusters(j, clusters);
+  if (j->window.empty()) return;  // failed: no cluster fits
   j->advice.resize(j->window.size());
   const fan_in join(j->window.size(), [this, j] {
     guarded(j, [&] {
@@ -51,9 +38,9 @@ void matchmaker_state::start(const job_ptr& j, const std::vector<const directory
     });
   });
   for (std::size_t i = 0; i < j->window.size(); ++i) {
-    msg::advice_request ask{j->req.job.user, j->adapted[i], j->req.local_jobs_preferred,
+    msg::advice_request ask{j->req.job.user, j->window[i].adapted, j->req.local_jobs_preferred,
                             j->req.admin};
-    call<msg::advice_reply>(j->window[i]->service, std::move(ask),
+    call<msg::advice_reply>(j->window[i].entry->service, std::move(ask),
                             [this, j, i, join](msg::advice_reply* r) {
                               guarded(j, [&] {
                                 if (r) return on_advice(j, i, std::move(*r));
@@ -68,7 +55,7 @@ void matchmaker_state::start(const job_ptr& j, const std::vector<const directory
 
 void matchmaker_state::on_advice(const job_ptr& j, std::size_t i, msg::advice_reply r) {
   if (j->answered) return;
-  if (!r.error.ok()) j->reasons += "; " + j->window[i]->info.name + ": " + r.error.message;
+  if (!r.error.ok()) j->reasons += "; " + j->window[i].entry->info.name + ": " + r.error.message;
   j->advice[i] = std::move(r);
 }
 
@@ -79,7 +66,7 @@ void matchmaker_state::decide(const job_ptr& j) {
   const double pp_ref = scaled ? j->req.job.pp_ref : 1.0;
   std::vector<match_report> reports;
   for (std::size_t i = 0; i < j->window.size(); ++i) {
-    const auto& info = j->window[i]->info;
+    const auto& info = j->window[i].entry->info;
     const auto& a = j->advice[i];
     match_report r;
     r.name = info.name;
@@ -100,7 +87,7 @@ void matchmaker_state::decide(const job_ptr& j) {
     // Paper 003 Sec. 3.2: the wait the advisor planned, the mean of the benchmark estimates,
     // and the staging (the slot already starts after the stage-in, so max(stage-in, wait) is
     // the wait here).
-    r.ttd = ttd_terms(j->delivery[i], a.now, a.start, a.end);
+    r.ttd = ttd_terms(j->window[i].delivery, a.now, a.start, a.end);
     reports.push_back(std::move(r));
   }
   j->stats.above_threshold = j->stats.candidates;
@@ -130,7 +117,7 @@ void matchmaker_state::try_next(const job_ptr& j) {
                     in_doubt_note(j->attempt));
   const std::size_t i = j->order[j->next++];
   const auto& a = j->advice[i];
-  try_part(j, {i, a.cluster, a.start, a.end, a.np}, j->adapted[i]);
+  try_part(j, {i, a.cluster, a.start, a.end, a.np}, j->window[i].adapted);
 }
 
 }  // namespace arbroker

@@ -19,11 +19,9 @@ namespace arbroker {
 struct match_job : elastic_job_base {
   using elastic_job_base::elastic_job_base;
 
-  std::vector<const directory_entry*> window;  ///< the selection window, by name
-  std::vector<site_request> adapted;           ///< the request adapted to each
-  std::vector<delivery_terms> delivery;        ///< what a slot on each delivers (TTD)
-  std::vector<msg::advice_reply> advice;       ///< per cluster; error set when none came
-  std::vector<std::size_t> order;              ///< clusters to try, best first
+  std::vector<adapted_host> window;       ///< the selection window's fit clusters, by name
+  std::vector<msg::advice_reply> advice;  ///< per cluster; error set when none came
+  std::vector<std::size_t> order;         ///< clusters to try, best first
   std::size_t next = 0;
 };
 
