@@ -34,7 +34,8 @@ class cluster_service_state {
   explicit cluster_service_state(self_pointer self) : self_(self) {}
 
  private:  // (the handlers' makers come first: make_behavior deduces their types)
-  // The handler of a coordinator's call: the service's answer goes back with the call's tag.
+  // The handler of a tagged call (a coordinator's, the grid-job manager's): the service's
+  // answer goes back with the call's tag.
   // A hold a call made is due to expire some time: the timer is armed after each.
   template <class Request, class Reply>
   auto call(Reply (cluster_service::*op)(const Request&, timestamp)) {
@@ -117,12 +118,12 @@ class cluster_service_state {
         serve(&cluster_service::unbind_jobs),
         serve(&cluster_service::estimate),
         serve(&cluster_service::status_report),
-        // The grid-job manager.
-        serve(&cluster_service::submit_job),
-        serve(&cluster_service::job_states),
-        serve(&cluster_service::cancel_job),
-        serve(&cluster_service::find_jobs),
-        serve(&cluster_service::job_outlook),
+        // The grid-job manager, tagged.
+        call(&cluster_service::submit_job),
+        call(&cluster_service::job_states),
+        call(&cluster_service::cancel_job),
+        call(&cluster_service::find_jobs),
+        call(&cluster_service::job_outlook),
         [this, &svc](expire_atom) {
           timer_.fired();
           try {

@@ -6,8 +6,8 @@
 // everything else, once:
 //   - the jobs: one per client request, under the broker's request number, answered to the
 //     broker exactly once (the broker answers the client);
-//   - the calls to cluster services, tagged (tagged_calls.hpp), and their services' deaths,
-//     which answer the open calls at once;
+//   - the calls to cluster services, tagged, and their services' deaths, which answer the
+//     open calls at once (service_calls.hpp);
 //   - running a job's reservation_attempt: sending the calls it asks for and handing it
 //     their answers; the derived state only says what to try next and what to answer;
 //   - the broker's deadline (timeout_atom): the attempt gives up, the client hears
@@ -30,7 +30,6 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -39,8 +38,8 @@
 #include "arbroker/actors/gis.hpp"
 #include "arbroker/actors/protocols.hpp"
 #include "arbroker/actors/reservation_attempt.hpp"
-#include "arbroker/actors/tagged_calls.hpp"
 #include "directory_subscription.hpp"
+#include "service_calls.hpp"
 
 namespace arbroker {
 
@@ -111,11 +110,11 @@ class coordinator_state {
         [this](msg::request_no no, Request& req) { return take(no, std::move(req)); },
         [this](timeout_atom, msg::request_no no) { time_out(no); },
         [this](flush_atom) { derived().flush(); },
-        [this](msg::call_tag t, msg::probe_batch_reply& r) { batches_.complete(t, r); },
-        [this](msg::call_tag t, msg::busy_hint_reply& r) { hints_.complete(t, r); },
-        [this](msg::call_tag t, msg::advice_reply& r) { advice_.complete(t, r); },
-        [this](msg::call_tag t, msg::prepare_reply& r) { prepares_.complete(t, r); },
-        [this](msg::call_tag t, msg::ack_reply& r) { acks_.complete(t, r); },
+        [this](msg::call_tag t, msg::probe_batch_reply& r) { calls_.complete(t, r); },
+        [this](msg::call_tag t, msg::busy_hint_reply& r) { calls_.complete(t, r); },
+        [this](msg::call_tag t, msg::advice_reply& r) { calls_.complete(t, r); },
+        [this](msg::call_tag t, msg::prepare_reply& r) { calls_.complete(t, r); },
+        [this](msg::call_tag t, msg::ack_reply& r) { calls_.complete(t, r); },
         [this](durable_atom, write_ticket key, const std::string& failure) {
           decision_durable(key, failure);
         },
@@ -155,8 +154,7 @@ class coordinator_state {
   /// service went away first.
   template <class ReplyType, class RequestType, class F>
   void call(const cluster_service_actor& service, RequestType req, F on_answer) {
-    auto tag = calls_for<ReplyType>().add(watch(service), std::move(on_answer));
-    self_->send(service, tag, std::move(req));
+    calls_.template call<ReplyType>(self_, service, std::move(req), std::move(on_answer));
   }
 
   /// Calls `service` (the service of `cluster`) with a batch of probes; `on_probe(k, reply)`
@@ -248,20 +246,6 @@ class coordinator_state {
  private:
   Derived& derived() { return static_cast<Derived&>(*this); }
 
-  template <class ReplyType>
-  tagged_calls<ReplyType>& calls_for() {
-    if constexpr (std::is_same_v<ReplyType, msg::probe_batch_reply>)
-      return batches_;
-    else if constexpr (std::is_same_v<ReplyType, msg::busy_hint_reply>)
-      return hints_;
-    else if constexpr (std::is_same_v<ReplyType, msg::advice_reply>)
-      return advice_;
-    else if constexpr (std::is_same_v<ReplyType, msg::prepare_reply>)
-      return prepares_;
-    else
-      return acks_;
-  }
-
   caf::typed_response_promise<msg::request_no, Reply> take(msg::request_no no, Request req) {
     auto j = derived().make_job(no, req);
     auto rp = self_->template make_response_promise<msg::request_no, Reply>();
@@ -351,22 +335,11 @@ class coordinator_state {
     fail(j, errc::timeout, "no answer within " + std::to_string(cfg_.request_timeout) + " s");
   }
 
-  // Monitors a service before the first call to it, so that calls to a service that goes
-  // away are answered (with nullptr) instead of waiting for the request's deadline.
-  caf::actor_addr watch(const cluster_service_actor& service) {
-    auto addr = service.address();
-    if (watched_.insert(addr).second) self_->monitor(service);
-    return addr;
-  }
-
+  // A service that goes away answers its open calls at once (with nullptr) instead of
+  // leaving them to the request's deadline.
   void on_down(const caf::down_msg& dm) {
     if (dm.source == broker_) return self_->quit(dm.reason);
-    watched_.erase(dm.source);  // a later call to it monitors it again and learns at once
-    batches_.lost(dm.source);
-    hints_.lost(dm.source);
-    advice_.lost(dm.source);
-    prepares_.lost(dm.source);
-    acks_.lost(dm.source);
+    calls_.lost(dm.source);
   }
 
   self_pointer self_;
@@ -377,12 +350,9 @@ class coordinator_state {
   std::unordered_map<msg::request_no,
                      std::pair<job_ptr, caf::typed_response_promise<msg::request_no, Reply>>>
       jobs_;
-  tagged_calls<msg::probe_batch_reply> batches_;
-  tagged_calls<msg::busy_hint_reply> hints_;
-  tagged_calls<msg::advice_reply> advice_;
-  tagged_calls<msg::prepare_reply> prepares_;
-  tagged_calls<msg::ack_reply> acks_;
-  std::unordered_set<caf::actor_addr> watched_;  ///< services monitored
+  service_calls<msg::probe_batch_reply, msg::busy_hint_reply, msg::advice_reply, msg::prepare_reply,
+                msg::ack_reply>
+      calls_;
   /// Commit decisions waiting to be durable: the job and its attempt's call id, by key.
   std::unordered_map<std::uint64_t, std::pair<job_ptr, std::uint64_t>> decisions_;
   std::uint64_t next_decision_ = 1;

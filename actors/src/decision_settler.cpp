@@ -1,6 +1,7 @@
 #include "arbroker/actors/decision_settler.hpp"
 
 #include "arbroker/actors/fan_in.hpp"
+#include "service_calls.hpp"
 
 namespace arbroker {
 namespace {
@@ -18,7 +19,7 @@ struct settler_state {
   decision_settler_config cfg;
   std::size_t next = 0;  // the decision being settled
   bool lost = false;     // a part refused its commit
-  std::uint64_t tag = 0;
+  service_calls<msg::ack_reply> calls;
 };
 
 void settle_next(caf::stateful_actor<settler_state>* self);
@@ -30,17 +31,14 @@ void ask_everyone(caf::stateful_actor<settler_state>* self, std::function<void()
   const fan_in join(st.cfg.clusters.size() * names.size(), std::move(when_done));
   for (const auto& [cluster, service] : st.cfg.clusters)
     for (const auto& name : names)
-      self->request(service, caf::infinite, msg::call_tag{++st.tag}, Request{name})
-          .then(
-              [self, join](msg::call_tag, const msg::ack_reply& r) {
-                if constexpr (std::is_same_v<Request, msg::commit_txn_request>)
-                  // not_found: no part of it there. Anything else: a part that cannot commit.
-                  if (!r.error.ok() && r.error.err() != errc::not_found) self->state.lost = true;
-                join.arrived();
-              },
-              [join](caf::error&) {  // the cluster's service is gone: nothing to undo
-                join.arrived();
-              });
+      st.calls.template call<msg::ack_reply>(
+          self, service, Request{name}, [self, join](msg::ack_reply* r) {
+            // No reply: the cluster's service is gone, nothing to undo. not_found: no part of
+            // it there. Anything else: a part that cannot commit.
+            if constexpr (std::is_same_v<Request, msg::commit_txn_request>)
+              if (r && !r->error.ok() && r->error.err() != errc::not_found) self->state.lost = true;
+            join.arrived();
+          });
 }
 
 void finish_current(caf::stateful_actor<settler_state>* self, bool whole) {
@@ -71,8 +69,10 @@ void settle_next(caf::stateful_actor<settler_state>* self) {
 
 caf::behavior settler(caf::stateful_actor<settler_state>* self, decision_settler_config cfg) {
   self->state.cfg = std::move(cfg);
+  self->set_down_handler([self](caf::down_msg& dm) { self->state.calls.lost(dm.source); });
   settle_next(self);
-  return {[](caf::ok_atom) {}};  // (answers only: it asks, it is not asked)
+  // It asks, it is not asked: answers only.
+  return {[self](msg::call_tag t, msg::ack_reply& r) { self->state.calls.complete(t, r); }};
 }
 
 }  // namespace

@@ -22,8 +22,8 @@
 
 namespace arbroker {
 
-/// Every request the manager sends to a cluster service (the reserve flow's prepare,
-/// commit, abort and release go tagged, as a coordinator's).
+/// Every request the manager sends to a cluster service (all tagged, as a coordinator's,
+/// but the bind and the cancel it makes on a reservation for the job's owner).
 using grid_cluster_request =
     std::variant<msg::job_outlook_request, msg::job_submit_request, msg::job_states_request,
                  msg::job_cancel_request, msg::job_find_request, msg::bind_job_request,

@@ -6,6 +6,7 @@
 
 #include "directory_subscription.hpp"
 #include "grid_job_manager.hpp"
+#include "service_calls.hpp"
 
 namespace arbroker {
 namespace {
@@ -13,16 +14,23 @@ namespace {
 /// The manager's own timers: a poll round or an adaptation round is due.
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 
-using grid_jobs_impl_actor =
-    grid_jobs_actor::extend<caf::reacts_to<tick_atom, poll_atom>,
-                            caf::reacts_to<tick_atom, adapt_atom>,
-                            caf::reacts_to<flush_atom>>::extend_with<directory_subscriber>;
+/// Its own timers and flushes, and the answers to its tagged calls.
+using grid_jobs_impl_actor = grid_jobs_actor::extend<
+    caf::reacts_to<tick_atom, poll_atom>, caf::reacts_to<tick_atom, adapt_atom>,
+    caf::reacts_to<flush_atom>, caf::reacts_to<msg::call_tag, msg::job_outlook_reply>,
+    caf::reacts_to<msg::call_tag, msg::job_submit_reply>,
+    caf::reacts_to<msg::call_tag, msg::job_states_reply>,
+    caf::reacts_to<msg::call_tag, msg::job_cancel_reply>,
+    caf::reacts_to<msg::call_tag, msg::job_find_reply>,
+    caf::reacts_to<msg::call_tag, msg::prepare_reply>,
+    caf::reacts_to<msg::call_tag, msg::ack_reply>>::extend_with<directory_subscriber>;
 
+/// The operations it makes on a reservation for the job's owner (the reserve flow's bound
+/// job and its release): a client's, in the services' plain dialect. Every other call is the
+/// engine's own, tagged (service_calls.hpp).
 template <class Request>
-constexpr bool tagged = std::is_same_v<Request, msg::prepare_request> ||
-                        std::is_same_v<Request, msg::commit_txn_request> ||
-                        std::is_same_v<Request, msg::abort_txn_request> ||
-                        std::is_same_v<Request, msg::release_txn_request>;
+constexpr bool clients_operation =
+    std::is_same_v<Request, msg::bind_job_request> || std::is_same_v<Request, msg::cancel_request>;
 
 class grid_jobs_state : public grid_job_port {
  public:
@@ -37,6 +45,7 @@ class grid_jobs_state : public grid_job_port {
     const auto gis = cfg.gis;
     manager_ = std::make_unique<grid_job_manager>(std::move(cfg), *this);
     ignore_stray_messages(self_);
+    self_->set_down_handler([this](const caf::down_msg& dm) { calls_.lost(dm.source); });
     subscribe_directory(self_, gis, manager_->directory());
     // The first rounds: recovered jobs are looked at as soon as the directory is in.
     self_->send(self_, tick_atom::value, poll_atom::value);
@@ -57,6 +66,13 @@ class grid_jobs_state : public grid_job_port {
         [this](poll_atom) { return when_settled(manager_->poll_round()); },
         [this](adapt_atom) { return when_settled(manager_->adapt_round()); },
         [this](const msg::lrms_job_events& ev) { manager_->look_at(ev); },
+        [this](msg::call_tag t, msg::job_outlook_reply& r) { calls_.complete(t, r); },
+        [this](msg::call_tag t, msg::job_submit_reply& r) { calls_.complete(t, r); },
+        [this](msg::call_tag t, msg::job_states_reply& r) { calls_.complete(t, r); },
+        [this](msg::call_tag t, msg::job_cancel_reply& r) { calls_.complete(t, r); },
+        [this](msg::call_tag t, msg::job_find_reply& r) { calls_.complete(t, r); },
+        [this](msg::call_tag t, msg::prepare_reply& r) { calls_.complete(t, r); },
+        [this](msg::call_tag t, msg::ack_reply& r) { calls_.complete(t, r); },
         [this](tick_atom, poll_atom) {
           manager_->poll_round();
           if (poll_interval_ > 0)
@@ -90,18 +106,19 @@ class grid_jobs_state : public grid_job_port {
     std::visit(
         [&](auto& req) {
           using R = std::decay_t<decltype(req)>;
-          auto failed = [this, answer](caf::error& err) {
-            (*answer)(error{errc::unreachable, "cluster service: " + self_->system().render(err)});
-          };
-          if constexpr (tagged<R>) {
-            self_->request(e->service, caf::infinite, msg::call_tag{next_call_++}, std::move(req))
-                .then([answer](msg::call_tag,
-                               reply_to<R>& rep) { (*answer)(grid_cluster_reply(std::move(rep))); },
-                      failed);
-          } else {
+          if constexpr (clients_operation<R>) {
+            auto failed = [this, answer](caf::error& err) {
+              (*answer)(
+                  error{errc::unreachable, "cluster service: " + self_->system().render(err)});
+            };
             self_->request(e->service, caf::infinite, std::move(req))
                 .then([answer](reply_to<R>& rep) { (*answer)(grid_cluster_reply(std::move(rep))); },
                       failed);
+          } else {
+            calls_.call<reply_to<R>>(self_, e->service, std::move(req), [answer](reply_to<R>* rep) {
+              if (!rep) return (*answer)(error{errc::unreachable, "the cluster service is gone"});
+              (*answer)(grid_cluster_reply(std::move(*rep)));
+            });
           }
         },
         q);
@@ -120,7 +137,9 @@ class grid_jobs_state : public grid_job_port {
   std::unique_ptr<grid_job_manager> manager_;
   duration poll_interval_ = 0;
   duration adaptation_interval_ = 0;
-  std::uint64_t next_call_ = 1;  // tags of the reserve flow's calls
+  service_calls<msg::job_outlook_reply, msg::job_submit_reply, msg::job_states_reply,
+                msg::job_cancel_reply, msg::job_find_reply, msg::prepare_reply, msg::ack_reply>
+      calls_;
 };
 
 grid_jobs_impl_actor::behavior_type grid_jobs_behavior(

@@ -152,7 +152,13 @@ struct broker_side {
             [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
     return out;
   }
-  /// A client's operation on the remote cluster (query, cancel, list, jobs).
+  /// The grid-job manager's call (tagged) to the remote cluster.
+  template <class Reply, class Request>
+  Reply job_call(Request r) {
+    return call<Reply>(++job_tags, std::move(r)).second;
+  }
+  std::uint64_t job_tags = 1000;
+  /// A client's operation on the remote cluster (query, cancel, list).
   template <class Reply, class Request>
   Reply ask(Request r) {
     caf::scoped_actor self{sys};
@@ -204,12 +210,7 @@ TEST(RemoteAgent, ABrokerReservesOnAClusterItReachesThroughAnAgent) {
   r.user = "alice";
   r.est = wall_clock()() + 3600;
   r.let = r.est + 4 * 3600;
-  r.np_min = 8;
-  r.np_max = 16;
-  r.dur_ref = 3600;
-  r.pp_ref = 1000;
-  r.np_ref = 8;
-  r.speedup = msg::to_spec(*speedup_model::amdahl(0));
+  msg::set_linear_work(r, 8, 16, 3600, 8);
   r.prefer = msg::default_preferences();
   msg::elastic_reply reply;
   self->request(broker, 20s, *msg::check(r))
@@ -301,7 +302,7 @@ TEST(RemoteAgent, ABrokerReachesOnlyWhatItMadeUnlessItIsAnAdminBroker) {
   ASSERT_TRUE(one.call<msg::ack_reply>(2, msg::commit_txn_request{"t-1"}).second.error.ok());
   const auto id = held.reservation_id;
   auto job =
-      one.ask<msg::job_submit_reply>(msg::job_submit_request{"alice", "gj-1", "true", 2, 600});
+      one.job_call<msg::job_submit_reply>(msg::job_submit_request{"alice", "gj-1", "true", 2, 600});
   ASSERT_TRUE(job.error.ok()) << job.error.message;
 
   // broker2, even for the same user or as its own admin (no user), finds neither.
@@ -319,10 +320,10 @@ TEST(RemoteAgent, ABrokerReachesOnlyWhatItMadeUnlessItIsAnAdminBroker) {
                                                               .np = 4,
                                                               .local_jobs_preferred = false});
   EXPECT_EQ(modify.error.err(), errc::not_found) << modify.error.message;
-  auto found = two.ask<msg::job_find_reply>(msg::job_find_request{{"gj-1"}});
+  auto found = two.job_call<msg::job_find_reply>(msg::job_find_request{{"gj-1"}});
   ASSERT_EQ(found.lrms_ids.size(), 1u);
   EXPECT_EQ(found.lrms_ids[0], "");  // its names are its own
-  auto kill = two.ask<msg::job_cancel_reply>(msg::job_cancel_request{job.lrms_id});
+  auto kill = two.job_call<msg::job_cancel_reply>(msg::job_cancel_request{job.lrms_id});
   EXPECT_EQ(kill.error.err(), errc::not_found) << kill.error.message;
 
   // broker1 still has both, untouched: its reservation as it was, its job live.
@@ -331,7 +332,7 @@ TEST(RemoteAgent, ABrokerReachesOnlyWhatItMadeUnlessItIsAnAdminBroker) {
   EXPECT_EQ(q.info.np, 8);
   EXPECT_EQ(q.info.state, reservation_state::committed);
   EXPECT_EQ(one.ask<msg::list_reply>(msg::list_request{""}).reservations.size(), 1u);
-  EXPECT_EQ(one.ask<msg::job_find_reply>(msg::job_find_request{{"gj-1"}}).lrms_ids,
+  EXPECT_EQ(one.job_call<msg::job_find_reply>(msg::job_find_request{{"gj-1"}}).lrms_ids,
             std::vector<std::string>{job.lrms_id});
 
   // The agent again, with broker2 as an admin broker: it reaches broker1's reservation.
@@ -346,7 +347,7 @@ TEST(RemoteAgent, ABrokerReachesOnlyWhatItMadeUnlessItIsAnAdminBroker) {
   ASSERT_TRUE(seen.error.ok()) << seen.error.message;
   EXPECT_EQ(seen.info.owner, "alice");
   EXPECT_EQ(two.ask<msg::list_reply>(msg::list_request{"alice"}).reservations.size(), 1u);
-  auto killed = two.ask<msg::job_cancel_reply>(msg::job_cancel_request{job.lrms_id});
+  auto killed = two.job_call<msg::job_cancel_reply>(msg::job_cancel_request{job.lrms_id});
   EXPECT_TRUE(killed.error.ok()) << killed.error.message;
   EXPECT_EQ(killed.lrms_id, job.lrms_id);
   auto cancelled = two.ask<msg::ack_reply>(msg::cancel_request{"alice", id});
@@ -367,15 +368,15 @@ TEST(RemoteAgent, ABrokerFindsAndCancelsTheJobsItBoundToItsReservations) {
   auto bound = one.ask<msg::bind_job_reply>(
       msg::bind_job_request{"alice", held.reservation_id, "g1.0", 2, 600, "true"});
   ASSERT_TRUE(bound.error.ok()) << bound.error.message;
-  EXPECT_EQ(one.ask<msg::job_find_reply>(msg::job_find_request{{"g1.0"}}).lrms_ids,
+  EXPECT_EQ(one.job_call<msg::job_find_reply>(msg::job_find_request{{"g1.0"}}).lrms_ids,
             std::vector<std::string>{bound.job_id});
-  EXPECT_EQ(two.ask<msg::job_find_reply>(msg::job_find_request{{"g1.0"}}).lrms_ids,
+  EXPECT_EQ(two.job_call<msg::job_find_reply>(msg::job_find_request{{"g1.0"}}).lrms_ids,
             std::vector<std::string>{""});
-  auto theirs = two.ask<msg::job_cancel_reply>(msg::job_cancel_request{bound.job_id});
+  auto theirs = two.job_call<msg::job_cancel_reply>(msg::job_cancel_request{bound.job_id});
   EXPECT_EQ(theirs.error.err(), errc::not_found) << theirs.error.message;
-  auto mine = one.ask<msg::job_cancel_reply>(msg::job_cancel_request{bound.job_id});
+  auto mine = one.job_call<msg::job_cancel_reply>(msg::job_cancel_request{bound.job_id});
   EXPECT_TRUE(mine.error.ok()) << mine.error.message;
-  EXPECT_EQ(one.ask<msg::job_find_reply>(msg::job_find_request{{"g1.0"}}).lrms_ids,
+  EXPECT_EQ(one.job_call<msg::job_find_reply>(msg::job_find_request{{"g1.0"}}).lrms_ids,
             std::vector<std::string>{""});  // cancelled: in no queue any more
 }
 

@@ -56,11 +56,13 @@ using reservation_operations =
                      caf::replies_to<msg::bind_job_request>::with<msg::bind_job_reply>,
                      caf::replies_to<msg::list_request>::with<msg::list_reply>>;
 
-/// One cluster's reservation service. Coordinators call it tagged, `(call_tag, request)`,
-/// and it answers `(call_tag, reply)` as an ordinary message (tagged_calls.hpp): one dialect
-/// for the probes (always in batches: a coordinator sends a service the probes of all its
-/// requests at once), the match advice and the two phases of a transaction. Clients' operations
-/// on their reservations, which the broker routes here, are plain requests.
+/// One cluster's reservation service, in two dialects. The engine's own parts call it
+/// tagged, `(call_tag, request)`, and it answers `(call_tag, reply)` as an ordinary message,
+/// every caller the same way (actors/src/service_calls.hpp): the probes (always in batches:
+/// a coordinator sends a service the probes of all its requests at once), the match advice,
+/// the two phases of a transaction, and the grid-job manager's jobs. Clients' operations on
+/// their reservations (which the broker routes here, or the grid-job manager makes for a
+/// job's owner), the estimates and the status are plain requests.
 using cluster_service_actor = caf::typed_actor<
     caf::replies_to<msg::call_tag, msg::probe_batch_request>::with<msg::call_tag,
                                                                    msg::probe_batch_reply>,
@@ -75,13 +77,17 @@ using cluster_service_actor = caf::typed_actor<
     // The broker undoing a co-allocation's part (coallocation_protocol.hpp).
     caf::replies_to<msg::unbind_jobs_request>::with<msg::ack_reply>,
     caf::replies_to<msg::cluster_status_request>::with<msg::cluster_status>,
-    // The grid-job manager's (job_protocol.hpp): best-effort jobs in the cluster's queue.
-    caf::replies_to<msg::job_submit_request>::with<msg::job_submit_reply>,
-    caf::replies_to<msg::job_states_request>::with<msg::job_states_reply>,
-    caf::replies_to<msg::job_cancel_request>::with<msg::job_cancel_reply>,
-    caf::replies_to<msg::job_find_request>::with<msg::job_find_reply>,
-    caf::replies_to<msg::job_outlook_request>::with<msg::job_outlook_reply>>::
-    extend_with<reservation_operations>;
+    // The grid-job manager's, tagged (job_protocol.hpp): best-effort jobs in the cluster's
+    // queue.
+    caf::replies_to<msg::call_tag, msg::job_submit_request>::with<msg::call_tag,
+                                                                  msg::job_submit_reply>,
+    caf::replies_to<msg::call_tag, msg::job_states_request>::with<msg::call_tag,
+                                                                  msg::job_states_reply>,
+    caf::replies_to<msg::call_tag, msg::job_cancel_request>::with<msg::call_tag,
+                                                                  msg::job_cancel_reply>,
+    caf::replies_to<msg::call_tag, msg::job_find_request>::with<msg::call_tag, msg::job_find_reply>,
+    caf::replies_to<msg::call_tag, msg::job_outlook_request>::with<
+        msg::call_tag, msg::job_outlook_reply>>::extend_with<reservation_operations>;
 
 /// The answers a coordinator gets from the cluster services it calls.
 using service_answers = caf::typed_actor<caf::reacts_to<msg::call_tag, msg::probe_batch_reply>,

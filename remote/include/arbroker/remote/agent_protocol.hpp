@@ -26,8 +26,9 @@
 namespace arbroker::remote {
 
 /// Bumped whenever the framing, the envelopes below or what a call means at the other end
-/// change (2: the agent scopes users, job cancels and grid-job names per broker).
-inline constexpr std::uint32_t agent_protocol_version = 2;
+/// change (2: the agent scopes users, job cancels and grid-job names per broker; 3: the
+/// grid-job manager's job calls are tagged).
+inline constexpr std::uint32_t agent_protocol_version = 3;
 inline constexpr std::string_view agent_magic = "arbroker-agent";
 /// The op of a heartbeat.
 inline constexpr std::uint32_t ping_op = 0xFFFFFFFFu;
