@@ -96,12 +96,7 @@ msg::checked_elastic_request make_elastic() {
   r.user = "alice";
   r.est = wall_clock()() + 60 + static_cast<std::int64_t>(rng() % (365 * 86400));
   r.let = r.est + 3600;
-  r.np_min = 1;
-  r.np_max = 1;
-  r.dur_ref = 60;
-  r.pp_ref = 1000;
-  r.np_ref = 1;
-  r.speedup = msg::to_spec(*speedup_model::amdahl(0));
+  msg::set_linear_work(r, 1, 1, 60, 1);
   r.prefer = msg::default_preferences();
   r.tsn_max = 2;
   return *msg::check(r);

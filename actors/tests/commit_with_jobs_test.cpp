@@ -4,9 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "arbroker/actors/cluster_service.hpp"
-#include "arbroker/sim/simulated_lrms.hpp"
 #include "delegating_lrms.hpp"
+#include "simulated_service.hpp"
 
 namespace arbroker {
 namespace {
@@ -27,31 +26,14 @@ class failing_submits final : public testing::delegating_lrms {
   }
 };
 
-struct commit_jobs_test : ::testing::Test {
-  timestamp now = 1'000'000;
-  failing_submits* lrms = nullptr;  // owned by the service
-  std::unique_ptr<cluster_service> svc;
-  std::string id;  // a hold of 8 CPUs from now + 600 for an hour
+struct commit_jobs_test : testing::simulated_service {
+  failing_submits* failing = nullptr;  // owned by the service
+  std::string id;                      // a hold of 8 CPUs from now + 600 for an hour
 
   void SetUp() override {
-    auto inner = simulated_lrms::create({"c1", 64, {8, {}}, [this] { return now; }});
-    ASSERT_TRUE(inner);
-    auto l = std::make_unique<failing_submits>(std::move(*inner));
-    lrms = l.get();
-    cluster_service_config cfg;
-    cfg.info.name = "c1";
-    cfg.info.cpus = 64;
-    cfg.refresh = 0;
-    auto s = cluster_service::create(std::move(cfg), std::move(l));
-    ASSERT_TRUE(s);
-    svc = std::move(*s);
-    auto h = svc->prepare({.txn = "t1",
-                           .owner = "alice",
-                           .start = now + 600,
-                           .end = now + 4200,
-                           .np = 8,
-                           .expiry = now + 60},
-                          now);
+    // No journal: an expired hold stays in memory, to be refused a commit as expired.
+    make({.bunch = 8, .journaled = false, .wrap = testing::wrapped_in(failing)});
+    auto h = hold(now + 600, 3600, 8);
     ASSERT_TRUE(h.error.ok()) << h.error.message;
     id = h.reservation_id;
   }
@@ -92,7 +74,7 @@ TEST_F(commit_jobs_test, TheHoldAndItsJobsAreCommittedInOneCall) {
 }
 
 TEST_F(commit_jobs_test, AJobTheLrmsRefusesUndoesTheOthersAndLeavesTheHold) {
-  lrms->fail_at = 1;  // the second job
+  failing->fail_at = 1;  // the second job
   auto r = svc->commit({"alice", id, two_jobs()}, now);
   EXPECT_EQ(r.error.err(), errc::unreachable);
   EXPECT_NE(r.error.message.find("job 1 ('main')"), std::string::npos) << r.error.message;

@@ -93,12 +93,7 @@ struct coreservation_test : engine_fixture {
 
   msg::coreservation_component component(std::vector<std::string> clusters, duration offset = 0) {
     msg::coreservation_component c;
-    c.np_min = 8;
-    c.np_max = 8;
-    c.dur_ref = 3600;
-    c.pp_ref = 1000;
-    c.np_ref = 8;
-    c.speedup = msg::to_spec(*speedup_model::amdahl(0));
+    msg::set_linear_work(c, 8, 8, 3600, 8);
     c.offset = offset;
     c.clusters = std::move(clusters);
     return c;

@@ -14,6 +14,7 @@
 #include "arbroker/actors/engine.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
 #include "arbroker/store/sqlite_journal.hpp"
+#include "c1_config.hpp"
 #include "recording_vfs.hpp"
 
 namespace arbroker {
@@ -44,11 +45,7 @@ TEST(durable_replies, AHoldIsAnsweredOnlyOnceItsRowIsOnDiskAndReadsDoNotWaitForI
     const timestamp now = 1'000'000;
     auto l = simulated_lrms::create({"c1", 64, {1, {}}, [now] { return now; }});
     ASSERT_TRUE(l);
-    cluster_service_config c;
-    c.info.name = "c1";
-    c.info.cpus = 64;
-    c.refresh = 0;
-    c.ljp = ljp_policy::off;
+    auto c = testing::plain_c1();
     c.journal = journal;
     auto svc = cluster_service::create(std::move(c), std::move(*l));
     ASSERT_TRUE(svc) << to_string(svc.err());

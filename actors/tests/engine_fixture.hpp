@@ -151,12 +151,7 @@ class engine_fixture : public ::testing::Test {
     r.user = "alice";
     r.est = now + est_offset;
     r.let = now + est_offset + window;
-    r.np_min = np_min;
-    r.np_max = np_max;
-    r.dur_ref = dur_ref;
-    r.pp_ref = 1000;
-    r.np_ref = np_ref;
-    r.speedup = msg::to_spec(*speedup_model::amdahl(0));
+    msg::set_linear_work(r, np_min, np_max, dur_ref, np_ref);
     r.prefer = msg::default_preferences();
     r.tsn_max = 4;
     r.tss_gap = 600;

@@ -1,6 +1,7 @@
 // The grid-job manager's state without CAF: a port whose calls the test answers by hand, in
 // the order it chooses, as reservation_attempt's tests drive the coordinator core.
 #include "grid_job_manager.hpp"
+#include "grid_job_samples.hpp"
 
 #include <gtest/gtest.h>
 
@@ -75,15 +76,7 @@ struct grid_job_manager_test : ::testing::Test {
   }
 
   static msg::grid_submit_request job(grid_strategy s = grid_strategy::single, int width = 1) {
-    msg::grid_submit_request r;
-    r.user = "alice";
-    r.name = "sim";
-    r.command = "./run";
-    r.np = 8;
-    r.walltime = 100;
-    r.strategy = s;
-    r.width = width;
-    return r;
+    return testing::sample_grid_job(s, width);
   }
 
   void submit(msg::grid_submit_request r) {
@@ -257,14 +250,7 @@ TEST_F(grid_job_manager_test, ACopyWhoseClusterLeftBeforeItsSubmitFails) {
 // its cluster, adopted when found, failed when it never got there; the other copy of the
 // flood goes on.
 TEST_F(grid_job_manager_test, RecoveryLooksForUnansweredCopiesByTheirNames) {
-  msg::grid_job_record rec;
-  rec.request = job(grid_strategy::flood, 2);
-  rec.job.id = "arb/g7";
-  rec.job.owner = "alice";
-  rec.job.spec = {"sim", "./run", 8, 100, grid_strategy::flood, 2, 0, -1};
-  rec.job.submitted = now;
-  rec.job.add_copy("a", now, "top");
-  rec.job.add_copy("b", now, "top");
+  const auto rec = testing::unanswered_flood("arb/g7", now);
   start({"a", "b"}, {rec});
   manager->poll_round();
   ASSERT_EQ(port.waiting<msg::job_find_request>(), 2u);

@@ -5,6 +5,7 @@
 
 #include "arbroker/store/sqlite_journal.hpp"
 #include "engine_fixture.hpp"
+#include "grid_job_samples.hpp"
 
 namespace arbroker::testing {
 namespace {
@@ -44,15 +45,7 @@ class grid_jobs_test : public engine_fixture {
   }
 
   msg::grid_submit_request job(grid_strategy s, int np = 8, duration walltime = 100) {
-    msg::grid_submit_request r;
-    r.user = "alice";
-    r.name = "sim";
-    r.command = "./run";
-    r.np = np;
-    r.walltime = walltime;
-    r.strategy = s;
-    r.width = 2;
-    return r;
+    return testing::sample_grid_job(s, 2, np, walltime);
   }
 
   msg::grid_job_info submit(msg::grid_submit_request r) {
@@ -524,14 +517,7 @@ TEST_F(grid_jobs_test, RecoveryFindsACopyWhoseSubmissionWasNeverAnsweredByItsNam
   busy("b", 8, 1000, 1000);
   // The node wrote a flood of two copies, submitted the one to a, and died before it heard
   // back; the one to b never left.
-  msg::grid_job_record rec;
-  rec.request = job(grid_strategy::flood);
-  rec.job.id = "n/g1";
-  rec.job.owner = "alice";
-  rec.job.spec = {"sim", "./run", 8, 100, grid_strategy::flood, 2, 0, -1};
-  rec.job.submitted = now;
-  rec.job.add_copy("a", now, "top");
-  rec.job.add_copy("b", now, "top");
+  const auto rec = testing::unanswered_flood("n/g1", now);
   ASSERT_TRUE(journal->save_grid_job({"n/g1", "alice", true, msg::encode_record(rec)}));
   auto orphan = lrms.at("a")->submit_job({"arb-g1.0", "alice", 8, 100, {}, "./run"});
   ASSERT_TRUE(orphan);

@@ -8,33 +8,25 @@
 #include <algorithm>
 #include <random>
 
-#include "arbroker/actors/cluster_service.hpp"
 #include "arbroker/core/earliest_start.hpp"
-#include "arbroker/sim/simulated_lrms.hpp"
+#include "simulated_service.hpp"
 
 namespace arbroker {
 namespace {
 
-struct ljp_fixture : ::testing::Test {
-  timestamp now = 2'000'000;
-  simulated_lrms* lrms = nullptr;  // owned by the service
-  std::unique_ptr<cluster_service> svc;
+struct ljp_fixture : testing::simulated_service {
   int cpus = 10;
+
+  ljp_fixture() { now = 2'000'000; }
 
   void make(ljp_policy policy, ljp_method method, int n_cpus = 10) {
     cpus = n_cpus;
-    auto l = simulated_lrms::create({"c", cpus, {1, {}}, [this] { return now; }});
-    ASSERT_TRUE(l) << to_string(l.err());
-    lrms = l->get();
-    cluster_service_config cfg;
-    cfg.info.name = "c";
-    cfg.info.cpus = cpus;
-    cfg.refresh = 0;
-    cfg.ljp = policy;
-    cfg.ljp_check = method;
-    auto s = cluster_service::create(std::move(cfg), std::move(*l));
-    ASSERT_TRUE(s) << to_string(s.err());
-    svc = std::move(*s);
+    testing::service_setup setup{.journaled = false};
+    setup.config.info.name = "c";
+    setup.config.info.cpus = cpus;
+    setup.config.ljp = policy;
+    setup.config.ljp_check = method;
+    simulated_service::make(std::move(setup));
   }
 
   // Issue 14's counterexample to T_wkl: nine 1-CPU jobs with 10 s left, one with 1000 s,

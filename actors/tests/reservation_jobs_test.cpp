@@ -3,38 +3,21 @@
 
 #include <gtest/gtest.h>
 
-#include "arbroker/actors/cluster_service.hpp"
-#include "arbroker/sim/simulated_lrms.hpp"
+#include "simulated_service.hpp"
 
 namespace arbroker {
 namespace {
 
-struct reservation_jobs_test : ::testing::Test {
-  timestamp now = 1'000'000;
-  simulated_lrms* lrms = nullptr;  // owned by the service
-  std::unique_ptr<cluster_service> svc;
+struct reservation_jobs_test : testing::simulated_service {
   std::string id;  // committed: 8 CPUs over [t0 + 600, t0 + 4200)
   timestamp t0 = now;
 
   void make(job_end_policy policy) {
-    auto l = simulated_lrms::create({"c1", 16, {1, {}}, [this] { return now; }});
-    ASSERT_TRUE(l);
-    lrms = l->get();
-    cluster_service_config cfg;
-    cfg.info.name = "c1";
-    cfg.info.cpus = 16;
-    cfg.refresh = 0;
-    cfg.after_jobs = policy;
-    auto s = cluster_service::create(std::move(cfg), std::move(*l));
-    ASSERT_TRUE(s);
-    svc = std::move(*s);
-    auto h = svc->prepare({.txn = "t1",
-                           .owner = "alice",
-                           .start = t0 + 600,
-                           .end = t0 + 4200,
-                           .np = 8,
-                           .expiry = now + 60},
-                          now);
+    testing::service_setup setup{.journaled = false};  // ended reservations stay in memory
+    setup.config.info.cpus = 16;
+    setup.config.after_jobs = policy;
+    simulated_service::make(std::move(setup));
+    auto h = hold(t0 + 600, 3600, 8);
     ASSERT_TRUE(h.error.ok()) << h.error.message;
     id = h.reservation_id;
   }

@@ -7,37 +7,14 @@
 
 #include <tuple>
 
-#include "arbroker/actors/cluster_service.hpp"
-#include "arbroker/sim/simulated_lrms.hpp"
 #include "c1_config.hpp"
-#include "memory_journal.hpp"
+#include "simulated_service.hpp"
 
 namespace arbroker {
 namespace {
 
-struct retried_calls : ::testing::Test {
-  timestamp now = 1'000'000;
-  simulated_lrms* lrms = nullptr;  // owned by the service
-  std::shared_ptr<testing::memory_journal> journal = std::make_shared<testing::memory_journal>();
-  std::unique_ptr<cluster_service> svc;
-
-  // Whatever a test did, the service's books still agree with themselves.
-  void TearDown() override {
-    if (svc) {
-      EXPECT_EQ(svc->ledger_violation(), "");
-    }
-  }
-
-  void SetUp() override {
-    auto l = simulated_lrms::create({"c1", 64, {8, {}}, [this] { return now; }});
-    ASSERT_TRUE(l);
-    lrms = l->get();
-    auto cfg = testing::c1_config();
-    cfg.journal = journal;
-    auto s = cluster_service::create(std::move(cfg), std::move(*l));
-    ASSERT_TRUE(s) << to_string(s.err());
-    svc = std::move(*s);
-  }
+struct retried_calls : testing::simulated_service {
+  void SetUp() override { make({.config = testing::c1_config(), .bunch = 8}); }
 
   msg::prepare_request prepare_req(const std::string& txn, timestamp start) const {
     return {.txn = txn,

@@ -1,8 +1,8 @@
 #pragma once
 
-// A cluster service on a simulated LRMS of 64 CPUs, on a clock the test moves by hand, with
-// an in-memory journal: for the tests of what a service does to its committed reservations
-// over time (laxity moves, overruns).
+// A cluster service on a simulated LRMS (64 CPUs unless a test says otherwise), on a clock
+// the test moves by hand, with an in-memory journal: for the tests of what a service does
+// with its reservations and their jobs, at once and over time.
 
 #include <gtest/gtest.h>
 
@@ -13,9 +13,29 @@
 
 #include "arbroker/actors/cluster_service.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
+#include "c1_config.hpp"
 #include "memory_journal.hpp"
 
 namespace arbroker::testing {
+
+/// What simulated_service::make builds.
+struct service_setup {
+  cluster_service_config config = plain_c1();
+  int bunch = 1;          ///< the simulated LRMS reserves CPUs in bunches of this many
+  bool journaled = true;  ///< with the fixture's journal
+  /// Puts the simulated LRMS behind a test double (none: the service drives it directly).
+  std::function<std::unique_ptr<lrms>(std::unique_ptr<simulated_lrms>)> wrap = {};
+};
+
+/// A wrap that puts the LRMS behind a new `Double` (a delegating_lrms) and points `out` at it.
+template <class Double>
+auto wrapped_in(Double*& out) {
+  return [&out](std::unique_ptr<simulated_lrms> inner) -> std::unique_ptr<lrms> {
+    auto l = std::make_unique<Double>(std::move(inner));
+    out = l.get();
+    return l;
+  };
+}
 
 struct simulated_service : ::testing::Test {
   timestamp now = 1'000'000;
@@ -31,21 +51,43 @@ struct simulated_service : ::testing::Test {
     }
   }
 
-  /// A new service "c1" (refresh 0, LJP off, the same journal); `tweak` sets the rest.
-  void make(const std::function<void(cluster_service_config&)>& tweak = {}) {
-    auto l = simulated_lrms::create({"c1", 64, {1, {}}, [this] { return now; }});
-    ASSERT_TRUE(l);
+  /// A new service on a new simulated LRMS of the configuration's name and CPUs, with the
+  /// fixture's journal (when `journaled`), on the fixture's clock.
+  void make(service_setup setup) {
+    auto& cfg = setup.config;
+    auto l = simulated_lrms::create(
+        {cfg.info.name, cfg.info.cpus, {setup.bunch, {}}, [this] { return now; }});
+    ASSERT_TRUE(l) << to_string(l.err());
     lrms = l->get();
-    cluster_service_config cfg;
-    cfg.info.name = "c1";
-    cfg.info.cpus = 64;
-    cfg.refresh = 0;
-    cfg.ljp = ljp_policy::off;
-    cfg.journal = journal;
-    if (tweak) tweak(cfg);
-    auto s = cluster_service::create(std::move(cfg), std::move(*l));
+    if (setup.journaled) cfg.journal = journal;
+    std::unique_ptr<arbroker::lrms> backend;
+    if (setup.wrap)
+      backend = setup.wrap(std::move(*l));
+    else
+      backend = std::move(*l);
+    auto s = cluster_service::create(std::move(cfg), std::move(backend));
     ASSERT_TRUE(s) << to_string(s.err());
     svc = std::move(*s);
+  }
+
+  /// A new plain_c1 service with the same journal; `tweak` sets the rest.
+  void make(const std::function<void(cluster_service_config&)>& tweak = {}) {
+    service_setup setup;
+    setup.config.journal = journal;
+    if (tweak) tweak(setup.config);
+    setup.journaled = false;  // set above, where tweak may change it
+    make(std::move(setup));
+  }
+
+  /// alice's hold of np CPUs over [start, start + len), expiring in a minute.
+  msg::prepare_reply hold(timestamp start, duration len, int np) {
+    return svc->prepare({.txn = "t" + std::to_string(++txns),
+                         .owner = "alice",
+                         .start = start,
+                         .end = start + len,
+                         .np = np,
+                         .expiry = now + 60},
+                        now);
   }
 
   /// alice's committed reservation of np CPUs over [start, start + len), movable within

@@ -5,10 +5,17 @@
 namespace arbroker {
 namespace {
 
-TEST(ToWorkload, RemainingWalltimesAndBoundJobs) {
+// An LRMS of `cpus` CPUs as seen at time 1000, ending jobs `margin` s past their walltimes.
+lrms_snapshot seen_at_1000(int cpus, duration margin = 0) {
   lrms_snapshot s;
   s.now = 1000;
-  s.cpus = 16;
+  s.cpus = cpus;
+  s.job_end_margin = margin;
+  return s;
+}
+
+TEST(ToWorkload, RemainingWalltimesAndBoundJobs) {
+  auto s = seen_at_1000(16);
   s.running = {{"1", "u", 4, 600, 0, 700, {}, ""},     // ends at 1300: 300 s left
                {"2", "u", 2, 100, 0, 800, {}, ""},     // overdue: at least 1 s
                {"3", "u", 8, 600, 0, 900, "R1", ""}};  // inside reservation R1
@@ -25,10 +32,7 @@ TEST(ToWorkload, RemainingWalltimesAndBoundJobs) {
 // EndTime): the workload holds the job's CPUs job_end_margin seconds longer, so that no start
 // arbroker proposes or suggests is one the LRMS refuses.
 TEST(ToWorkload, ARunningJobHoldsItsCpusForTheLrmssMarginPastItsWalltime) {
-  lrms_snapshot s;
-  s.now = 1000;
-  s.cpus = 8;
-  s.job_end_margin = 1;
+  auto s = seen_at_1000(8, 1);
   s.running = {{"1", "u", 8, 600, 0, 700, {}, ""}};  // EndTime 1300
   auto w = to_workload(s);
   EXPECT_EQ(w.running, (std::vector<running_job>{{8, 301}}));  // free from 1301
@@ -39,10 +43,7 @@ TEST(ToWorkload, ARunningJobHoldsItsCpusForTheLrmssMarginPastItsWalltime) {
 // Issue 33: what a queued job waits for besides CPUs reaches the plan: its begin time, a
 // running parent's worst-case end (with the LRMS's margin), a queued parent's place.
 TEST(ToWorkload, AQueuedJobsBeginTimeAndDependenciesReachThePlan) {
-  lrms_snapshot s;
-  s.now = 1000;
-  s.cpus = 16;
-  s.job_end_margin = 1;
+  auto s = seen_at_1000(16, 1);
   s.running = {{"7", "u", 4, 600, 0, 700, {}, ""}};  // ends 1300
   lrms_job begun{"8", "u", 8, 120, 0, {}, {}, ""};
   begun.not_before = 1180;

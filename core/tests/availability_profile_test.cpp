@@ -50,6 +50,24 @@ class ProfileTest : public ::testing::Test {
     out.push_back(static_cast<int>(p.change_points()));
     return out;
   }
+
+  struct bad_change {
+    timestamp start, end;
+    int np;
+    errc code;
+  };
+
+  // Each case, given to `op` (add or remove), is refused with its code and changes nothing.
+  template <class Op>
+  static void expect_each_refused(P& p, Op op, const std::vector<bad_change>& cases) {
+    const auto before = snapshot(p);
+    for (const auto& c : cases) {
+      auto st = op(p, c.start, c.end, c.np);
+      ASSERT_FALSE(st) << c.start << " " << c.end << " " << c.np;
+      EXPECT_EQ(st.err().code, c.code) << st.err().message;
+      EXPECT_EQ(snapshot(p), before);
+    }
+  }
 };
 
 using implementations = ::testing::Types<availability_profile, linear_profile>;
@@ -116,30 +134,22 @@ TYPED_TEST(ProfileTest, AdjacentAllocationsShareAChangePoint) {
 
 TYPED_TEST(ProfileTest, AddValidatesAndChangesNothingOnError) {
   auto p = this->example();
-  const auto before = this->snapshot(p);
-  struct bad_case {
-    timestamp start, end;
-    int np;
-    errc code;
+  const auto add_op = [](TypeParam& q, timestamp start, timestamp end, int np) {
+    return q.add(start, end, np);
   };
-  const std::vector<bad_case> cases = {
-      {5, 5, 1, errc::invalid_window},
-      {6, 5, 1, errc::invalid_window},
-      {-time_infinity - 1, 0, 1, errc::invalid_window},
-      {0, time_infinity + 1, 1, errc::invalid_window},
-      {0, 1, 0, errc::invalid_processor_range},
-      {0, 1, -1, errc::invalid_processor_range},
-      {20, 21, 1, errc::capacity_exceeded},   // [20,30) is full
-      {0, 6, 4, errc::capacity_exceeded},     // only 3 free in [5,6)
-      {-5, 40, 1, errc::capacity_exceeded},   // spans the full stretch
-      {16, 17, 11, errc::capacity_exceeded},  // more than the total
-  };
-  for (const auto& c : cases) {
-    auto st = p.add(c.start, c.end, c.np);
-    ASSERT_FALSE(st) << c.start << " " << c.end << " " << c.np;
-    EXPECT_EQ(st.err().code, c.code) << st.err().message;
-    EXPECT_EQ(this->snapshot(p), before);
-  }
+  this->expect_each_refused(p, add_op,
+                            {
+                                {5, 5, 1, errc::invalid_window},
+                                {6, 5, 1, errc::invalid_window},
+                                {-time_infinity - 1, 0, 1, errc::invalid_window},
+                                {0, time_infinity + 1, 1, errc::invalid_window},
+                                {0, 1, 0, errc::invalid_processor_range},
+                                {0, 1, -1, errc::invalid_processor_range},
+                                {20, 21, 1, errc::capacity_exceeded},   // [20,30) is full
+                                {0, 6, 4, errc::capacity_exceeded},     // only 3 free in [5,6)
+                                {-5, 40, 1, errc::capacity_exceeded},   // spans the full stretch
+                                {16, 17, 11, errc::capacity_exceeded},  // more than the total
+                            });
   auto st = p.add(0, 6, 4);
   EXPECT_NE(st.err().message.find("only 3 free"), std::string::npos) << st.err().message;
   // Exactly the free capacity fits.
@@ -153,27 +163,20 @@ TYPED_TEST(ProfileTest, AddValidatesAndChangesNothingOnError) {
 TYPED_TEST(ProfileTest, RemoveValidatesAndChangesNothingOnError) {
   auto p = this->example();
   const auto before = this->snapshot(p);
-  struct bad_case {
-    timestamp start, end;
-    int np;
-    errc code;
+  const auto remove_op = [](TypeParam& q, timestamp start, timestamp end, int np) {
+    return q.remove(start, end, np);
   };
-  const std::vector<bad_case> cases = {
-      {5, 5, 1, errc::invalid_window},
-      {0, time_infinity + 1, 1, errc::invalid_window},
-      {0, 1, 0, errc::invalid_processor_range},
-      {0, 10, 5, errc::not_allocated},  // only 4 used in [0,5)
-      {15, 20, 1, errc::not_allocated},
-      {0, 30, 1, errc::not_allocated},  // nothing used in [15,20)
-      {-1, 1, 1, errc::not_allocated},
-      {29, 31, 1, errc::not_allocated},
-  };
-  for (const auto& c : cases) {
-    auto st = p.remove(c.start, c.end, c.np);
-    ASSERT_FALSE(st) << c.start << " " << c.end << " " << c.np;
-    EXPECT_EQ(st.err().code, c.code) << st.err().message;
-    EXPECT_EQ(this->snapshot(p), before);
-  }
+  this->expect_each_refused(p, remove_op,
+                            {
+                                {5, 5, 1, errc::invalid_window},
+                                {0, time_infinity + 1, 1, errc::invalid_window},
+                                {0, 1, 0, errc::invalid_processor_range},
+                                {0, 10, 5, errc::not_allocated},  // only 4 used in [0,5)
+                                {15, 20, 1, errc::not_allocated},
+                                {0, 30, 1, errc::not_allocated},  // nothing used in [15,20)
+                                {-1, 1, 1, errc::not_allocated},
+                                {29, 31, 1, errc::not_allocated},
+                            });
   // Releasing part of what is used is allowed (step-function semantics).
   ASSERT_TRUE(p.remove(6, 8, 7));
   EXPECT_EQ(p.free_at(6), 10);

@@ -128,6 +128,21 @@ struct coreservation_component {
 ARB_FIELDS(coreservation_component, x.np_min, x.np_max, x.dur_ref, x.pp_ref, x.np_ref, x.speedup,
            x.offset, x.clusters)
 
+/// Sets the work terms an elastic request and a co-reservation component share: `np_min` to
+/// `np_max` CPUs, `dur_ref` seconds on `np_ref` CPUs of power `pp_ref`, linear speedup
+/// (Amdahl with no serial part), the simplest job to write down. Returns `x`.
+template <class Work>
+Work& set_linear_work(Work& x, std::int32_t np_min, std::int32_t np_max, std::int64_t dur_ref,
+                      std::int32_t np_ref, double pp_ref = 1000) {
+  x.np_min = np_min;
+  x.np_max = np_max;
+  x.dur_ref = dur_ref;
+  x.np_ref = np_ref;
+  x.pp_ref = pp_ref;
+  x.speedup = {};
+  return x;
+}
+
 /// k components that must all start together (up to their offsets): on distinct clusters
 /// where that is possible, else several on one cluster as far as its CPUs go.
 struct coreservation_request {
