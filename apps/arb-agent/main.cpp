@@ -22,23 +22,15 @@ namespace {
 
 struct options {
   std::string config;
-  std::optional<std::string> data_dir, log_level;
+  node_config_overrides over;  ///< from --data-dir, --log-level, --adopt
   std::string ready_file;
   bool check = false;
-  bool adopt = false;
 };
 
 int run(const options& o) {
-  auto cfg = load_node_config(o.config);
+  auto cfg = with_overrides(load_node_config(o.config), o.over);
   if (!cfg) {
     spdlog::error("config: {}", cfg.err().message);
-    return 2;
-  }
-  if (o.data_dir) cfg->data_dir = *o.data_dir;
-  if (o.log_level) cfg->log_level = *o.log_level;
-  cfg->adopt = o.adopt;
-  if (auto ok = validate(*cfg); !ok) {
-    spdlog::error("config: {}", ok.err().message);
     return 2;
   }
   if (!cfg->agent) {
@@ -116,12 +108,12 @@ int main(int argc, char** argv) {
   auto* l = app.add_option("--log-level", log_level, "trace, debug, info, warn, error, off");
   app.add_option("--ready-file", o.ready_file, "written once the agent serves");
   app.add_flag("--check", o.check, "check the configuration and exit");
-  app.add_flag("--adopt", o.adopt,
+  app.add_flag("--adopt", o.over.adopt,
                "take over reservations under this agent's LRMS names that it did not make");
   app.set_version_flag("--version", arbroker::build_version());
   CLI11_PARSE(app, argc, argv);
   spdlog::set_default_logger(spdlog::stderr_color_mt("arb-agent"));  // stdout: the ready line
-  if (*d) o.data_dir = data_dir;
-  if (*l) o.log_level = log_level;
+  if (*d) o.over.data_dir = data_dir;
+  if (*l) o.over.log_level = log_level;
   return arbroker::run(o);
 }

@@ -30,12 +30,12 @@ namespace {
 
 struct options {
   std::string config;
-  std::optional<std::string> listen, metrics, http, data_dir, log_level;
+  node_config_overrides
+      over;  ///< from --listen, --metrics, --http, --data-dir, --log-level, --adopt
   std::string ready_file;
   std::string log_file;     ///< "" = stderr
   std::string backup;       ///< copy the store here and stop ("" = serve)
   bool check = false;       ///< check the configuration and stop
-  bool adopt = false;       ///< take over reservations under our prefixes we did not make
   bool hash_token = false;  ///< print the hash of the token on stdin and stop
   int poll_seconds = 5;
 };
@@ -142,20 +142,11 @@ int backup(const node_config& cfg, const std::string& to) {
 }
 
 int run(const options& o) {
-  auto cfg =
-      o.config.empty() ? result<node_config>(default_node_config()) : load_node_config(o.config);
+  auto cfg = with_overrides(
+      o.config.empty() ? result<node_config>(default_node_config()) : load_node_config(o.config),
+      o.over);
   if (!cfg) {
     spdlog::error("config: {}", cfg.err().message);
-    return 2;
-  }
-  if (o.listen) cfg->listen = *o.listen;
-  if (o.metrics) cfg->metrics_listen = *o.metrics;
-  if (o.http) cfg->http_listen = *o.http;
-  if (o.data_dir) cfg->data_dir = *o.data_dir;
-  if (o.log_level) cfg->log_level = *o.log_level;
-  cfg->adopt = o.adopt;
-  if (auto ok = validate(*cfg); !ok) {
-    spdlog::error("config: {}", ok.err().message);
     return 2;
   }
   auto tokens = tokens_of(*cfg);  // checked here (--check too), served below
@@ -374,7 +365,7 @@ int main(int argc, char** argv) {
   app.add_flag("--check", o.check,
                "read and check the configuration (as a start would), print a summary, and exit: "
                "0 fine, 2 not");
-  app.add_flag("--adopt", o.adopt,
+  app.add_flag("--adopt", o.over.adopt,
                "take over the LRMS reservations under this node's name prefixes that its store "
                "does not know (another node's, or those of a lost store) instead of refusing to "
                "start");
@@ -388,11 +379,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 3600));
   CLI11_PARSE(app, argc, argv);
   if (o.hash_token) return arbroker::hash_token_from_stdin();
-  if (*l) o.listen = listen;
-  if (*m) o.metrics = metrics;
-  if (*h) o.http = http;
-  if (*d) o.data_dir = data_dir;
-  if (*v) o.log_level = log_level;
+  if (*l) o.over.listen = listen;
+  if (*m) o.over.metrics_listen = metrics;
+  if (*h) o.over.http_listen = http;
+  if (*d) o.over.data_dir = data_dir;
+  if (*v) o.over.log_level = log_level;
 
   // Before any thread exists, so that every thread inherits the mask.
   auto sigs = arbroker::stop_signals();

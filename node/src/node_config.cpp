@@ -282,6 +282,18 @@ std::optional<std::size_t> broker_routes::of(const std::string& user) const {
   return it != by_user_.end() ? std::optional<std::size_t>(it->second) : catch_all_;
 }
 
+result<node_config> with_overrides(result<node_config> cfg, const node_config_overrides& over) {
+  if (!cfg) return cfg;
+  if (over.listen) cfg->listen = *over.listen;
+  if (over.metrics_listen) cfg->metrics_listen = *over.metrics_listen;
+  if (over.http_listen) cfg->http_listen = *over.http_listen;
+  if (over.data_dir) cfg->data_dir = *over.data_dir;
+  if (over.log_level) cfg->log_level = *over.log_level;
+  cfg->adopt = over.adopt;
+  if (auto ok = validate(*cfg); !ok) return ok.err();
+  return cfg;
+}
+
 status validate(const node_config& cfg) {
   if (cfg.name.empty()) return fail(errc::invalid_parameter, "node.name: must not be empty");
   if (!cfg.id.empty() &&

@@ -179,6 +179,16 @@ std::string store_file(const node_config& cfg);
 /// Checks a configuration built in code the same way.
 status validate(const node_config& cfg);
 
+/// What a daemon's command line (arbd, arb-agent) sets over its configuration file; what is
+/// unset stays as the file says.
+struct node_config_overrides {
+  std::optional<std::string> listen, metrics_listen, http_listen, data_dir, log_level;
+  bool adopt = false;
+};
+
+/// A configuration as read (or its error) with `over` applied, then checked as validate does.
+result<node_config> with_overrides(result<node_config> cfg, const node_config_overrides& over);
+
 /// The node's broker instances: cfg.brokers, or the one "default" instance of [broker].
 std::vector<broker_entry> broker_instances(const node_config& cfg);
 
