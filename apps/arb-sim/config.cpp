@@ -208,12 +208,13 @@ request_config requests(const toml::table& root) {
   return r;
 }
 
+trace_experiment trace_experiment_of(const toml::table& root, std::string name) {
+  return {std::move(name), workload(root), cluster(root), requests(root)};
+}
+
 paper000_config paper000(const toml::table& root, std::string name) {
   paper000_config c;
-  c.name = std::move(name);
-  c.workload = workload(root);
-  c.cluster = cluster(root);
-  c.request = requests(root);
+  static_cast<trace_experiment&>(c) = trace_experiment_of(root, std::move(name));
   const auto& g = table(root, "", "grid");
   c.book_ahead_h = numbers(g, "grid", "book_ahead_h");
   c.time_range_h = numbers(g, "grid", "time_range_h");
@@ -250,10 +251,7 @@ paper000_config paper000(const toml::table& root, std::string name) {
 
 replay_config replay(const toml::table& root, std::string name) {
   replay_config c;
-  c.name = std::move(name);
-  c.workload = workload(root);
-  c.cluster = cluster(root);
-  c.request = requests(root);
+  static_cast<trace_experiment&>(c) = trace_experiment_of(root, std::move(name));
   c.point = point(table(root, "", "reservations"), "reservations", {});
   return c;
 }

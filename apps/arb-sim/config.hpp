@@ -54,12 +54,17 @@ struct gantt_config {
   double to_h = 48;
 };
 
-/// Paper 000 Sec. 4: one cluster, a trace, reservations from chosen jobs, a parameter grid.
-struct paper000_config {
+/// A trace on one cluster, a share of its jobs turned into reservations: what paper 000's
+/// experiment and the replay of a whole trace share.
+struct trace_experiment {
   std::string name;
   workload_config workload;
   sim::cluster_spec cluster;
   request_config request;
+};
+
+/// Paper 000 Sec. 4: a trace experiment over a parameter grid.
+struct paper000_config : trace_experiment {
   std::vector<double> book_ahead_h;
   std::vector<double> time_range_h;
   std::vector<std::pair<double, double>> np_factors;
@@ -75,11 +80,7 @@ struct paper000_config {
 };
 
 /// Replay of a whole trace with a share of the jobs turned into requests (performance).
-struct replay_config {
-  std::string name;
-  workload_config workload;
-  sim::cluster_spec cluster;
-  request_config request;
+struct replay_config : trace_experiment {
   grid_point point;
 };
 
