@@ -29,20 +29,11 @@ echo "gridengine/install: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt=(apt-get -o DPkg::Lock::Timeout=600)
 # debconf-set-selections comes with debconf, which every Debian system has.
-debconf-set-selections <<'SEL'
-gridengine-common shared/gridengineconfig boolean true
-gridengine-common shared/gridenginecell string default
-gridengine-common shared/gridenginemaster string localhost
-gridengine-master shared/gridengineconfig boolean true
-gridengine-master shared/gridenginecell string default
-gridengine-master shared/gridenginemaster string localhost
-gridengine-client shared/gridengineconfig boolean true
-gridengine-client shared/gridenginecell string default
-gridengine-client shared/gridenginemaster string localhost
-gridengine-exec shared/gridengineconfig boolean true
-gridengine-exec shared/gridenginecell string default
-gridengine-exec shared/gridenginemaster string localhost
-SEL
+for pkg in gridengine-common gridengine-master gridengine-client gridengine-exec; do
+  printf '%s shared/gridengineconfig boolean true\n' "$pkg"
+  printf '%s shared/gridenginecell string default\n' "$pkg"
+  printf '%s shared/gridenginemaster string localhost\n' "$pkg"
+done | debconf-set-selections
 
 # The packages' postinst scripts start the daemons through invoke-rc.d; start.sh starts them
 # itself (no systemd here), so forbid that for the duration of the install when no policy is

@@ -81,6 +81,11 @@ qc() {
   out=$("$ge_bin/qconf" "$@" 2>&1) || ge_die "qconf $* failed: $out"
 }
 qconf=("$ge_bin/qconf")
+# qc_put KIND NAME FILE: the object NAME of KIND (p: parallel environment, q: queue) as FILE
+# says, whether it exists (modified) or not (added).
+qc_put() {
+  if "${qconf[@]}" -s"$1" "$2" >/dev/null 2>&1; then qc -M"$1" "$3"; else qc -A"$1" "$3"; fi
+}
 
 # Global configuration: jobs of any user (root included) may run; advance reservations are
 # allowed; accounting records are written at once (job_status reads them through qacct).
@@ -131,11 +136,7 @@ urgency_slots      min
 accounting_summary FALSE
 qsort_args         NONE
 EOF
-if "${qconf[@]}" -sp "$ge_pe" >/dev/null 2>&1; then
-  qc -Mp "$tmp/pe"
-else
-  qc -Ap "$tmp/pe"
-fi
+qc_put p "$ge_pe" "$tmp/pe"
 
 # The queue: $slots slots, no load thresholds (a busy build machine must not put it in alarm).
 cat >"$tmp/queue" <<EOF
@@ -190,11 +191,7 @@ h_rss                 INFINITY
 s_vmem                INFINITY
 h_vmem                INFINITY
 EOF
-if "${qconf[@]}" -sq "$ge_queue" >/dev/null 2>&1; then
-  qc -Mq "$tmp/queue"
-else
-  qc -Aq "$tmp/queue"
-fi
+qc_put q "$ge_queue" "$tmp/queue"
 
 # Scheduler: a run every second, and at once after a submission or a job's end.
 "${qconf[@]}" -ssconf >"$tmp/sched"

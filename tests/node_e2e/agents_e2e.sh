@@ -34,13 +34,7 @@ start_agent() {  # NAME: sets ${NAME}_pid and ${NAME}_port
 }
 broker_config() {  # NAME [ONLY_SA]: all three clusters, or only sa
   cat >"$work/$1.toml" <<TOML
-[node]
-name = "$1"
-allow_plaintext = true
-[remote]
-certificate = "$certs/$1.pem"
-private_key = "$certs/$1.key"
-agent_ca = "$certs/ca.pem"
+$(broker_head_toml "$1")
 call_timeout = 3
 heartbeat = 0.2
 silence = 1

@@ -60,13 +60,7 @@ for a in a1 a2 a3; do
 done
 
 cat >"$work/broker1.toml" <<TOML
-[node]
-name = "broker1"
-allow_plaintext = true
-[remote]
-certificate = "$certs/broker1.pem"
-private_key = "$certs/broker1.key"
-agent_ca = "$certs/ca.pem"
+$(broker_head_toml broker1)
 heartbeat = 0.2
 silence = 1
 [[user]]

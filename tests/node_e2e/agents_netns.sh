@@ -51,13 +51,7 @@ name = "far"
 cpus = 16
 TOML
 cat >"$work/broker.toml" <<TOML
-[node]
-name = "broker1"
-allow_plaintext = true
-[remote]
-certificate = "$certs/broker1.pem"
-private_key = "$certs/broker1.key"
-agent_ca = "$certs/ca.pem"
+$(broker_head_toml broker1)
 call_timeout = 2
 heartbeat = 0.2
 silence = 1

@@ -16,6 +16,14 @@ users_toml() {
   local u
   for u in "$@"; do printf '[[user]]\nname = "%s"\ntoken = "%s-secret"\n' "$u" "$u"; done
 }
+# The head of the config of a broker node NAME that reaches agents over mutual TLS: [node]
+# (plaintext API on loopback) and the start of [remote] (its certificate and key in $certs,
+# the agents' CA); the caller adds the rest of [remote].
+broker_head_toml() {
+  printf '[node]\nname = "%s"\nallow_plaintext = true\n[remote]\n' "$1"
+  printf 'certificate = "%s"\nprivate_key = "%s"\nagent_ca = "%s"\n' \
+    "$certs/$1.pem" "$certs/$1.key" "$certs/ca.pem"
+}
 contains() { case "$1" in *"$2"*) return 0 ;; *) return 1 ;; esac; }
 json_field() { sed -n "s/.*\"$2\": *\"\([^\"]*\)\".*/\1/p" <<<"$1" | head -n1; }
 json_number() { sed -n "s/.*\"$2\": *\([0-9-]*\).*/\1/p" <<<"$1" | head -n1; }
