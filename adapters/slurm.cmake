@@ -1,4 +1,4 @@
-# The Slurm adapter (src/slurm_lrms.cpp) speaks the libslurm C API: Debian 12's
+# The Slurm adapter (src/slurm_lrms.cpp, src/slurm_words.cpp) speaks the libslurm C API: Debian 12's
 # libslurm-dev, Slurm 22.05, installed by scripts/slurm/install.sh (which scripts/setup.sh
 # calls). Without libslurm (or with -DARB_WITH_SLURM=OFF) the adapter and its tests are
 # left out of the build, and the batch-system registry (src/batch_systems.cpp) refuses a
@@ -22,6 +22,7 @@ else()
   message(STATUS "Slurm adapter: left out (libslurm not found or ARB_WITH_SLURM=OFF; "
     "scripts/slurm/install.sh installs it)")
   set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/src/slurm_lrms.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/src/slurm_words.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/tests/slurm_lrms_test.cpp PROPERTIES HEADER_FILE_ONLY ON)
   set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/src/batch_systems.cpp
     PROPERTIES COMPILE_DEFINITIONS ARB_HAVE_SLURM=0)

@@ -1,60 +1,15 @@
+// The broker on three simulated clusters and stand-ins: where elastic requests land, holds and
+// their commits, probes, tries, failures, the directory (the faults: broker_faults_test.cpp).
+
 #include "arbroker/actors/broker.hpp"
 
-#include "broker_state.hpp"
-#include "engine_fixture.hpp"
+#include "broker_fixture.hpp"
 
 namespace arbroker {
 namespace {
 
-using testing::engine_fixture;
-
-errc code(const msg::wire_error& e) {
-  return e.err();
-}
-
-struct broker_test : engine_fixture {
-  void SetUp() override {
-    add_cluster("slow", 64, 500, 4, 0.5);   // half as fast, cheaper
-    add_cluster("fast", 32, 2000, 4, 2.0);  // twice as fast, dearer
-    add_cluster("mid", 16, 1000, 4, 1.0);
-  }
-
-  // A slot a stand-in service offers, priced 1.
-  static msg::slot priced_slot(const std::string& cluster, timestamp start, timestamp end,
-                               std::int32_t np) {
-    msg::slot sl;
-    sl.cluster = cluster;
-    sl.start = start;
-    sl.end = end;
-    sl.np = np;
-    sl.cost = 1;
-    sl.flags = msg::slot::has_cost;
-    return sl;
-  }
-
-  // A stand-in's handler of probe batches (how coordinators probe), each probe answered by
-  // `one`.
-  template <class F>
-  static auto probes_by(F one) {
-    return [one](msg::call_tag tag, const msg::probe_batch_request& b) {
-      msg::probe_batch_reply out;
-      for (const auto& p : b.probes)
-        out.replies.push_back(one(p));
-      return caf::make_message(tag, out);
-    };
-  }
-
-  // Registers a stand-in service (a test's own actor) as a 16-CPU cluster of power 1000.
-  void register_stand_in(const std::string& name, const caf::actor& service, double pp = 1000) {
-    msg::cluster_info info;
-    info.name = name;
-    info.cpus = 16;
-    info.pp = pp;
-    auto ack = ask<msg::ack_reply>(gis, register_atom::value, info,
-                                   caf::actor_cast<cluster_service_actor>(service));
-    ASSERT_TRUE(ack.error.ok()) << ack.error.message;
-  }
-};
+using testing::broker_test;
+using testing::code;
 
 TEST_F(broker_test, ElasticRequestLandsOnTheBestCandidate) {
   // 8 CPUs for 1 h at power 1000, linear speedup; window of 4 h starting in 1 h.
@@ -138,9 +93,7 @@ TEST_F(broker_test, WhatIfRanksWithoutReserving) {
 }
 
 TEST_F(broker_test, HoldThenClientCommitsByReservationId) {
-  auto req = elastic(3600, 4 * 3600, 4, 16, 3600, 8);
-  req.mode = msg::request_mode::hold;
-  req.hold_seconds = 60;
+  auto req = minute_hold();
   auto held = ask<msg::elastic_reply>(broker, req);
   ASSERT_TRUE(held.error.ok()) << held.error.message;
   EXPECT_EQ(held.reservation.state, reservation_state::accepted);
@@ -161,9 +114,7 @@ TEST_F(broker_test, HoldThenClientCommitsByReservationId) {
 // Issue 16: a second commit or cancel changed nothing and says so (both used to succeed
 // silently), with the state the reservation is in; the first one's effect stands.
 TEST_F(broker_test, ASecondCommitOrCancelSaysItChangedNothing) {
-  auto req = elastic(3600, 4 * 3600, 4, 16, 3600, 8);
-  req.mode = msg::request_mode::hold;
-  req.hold_seconds = 60;
+  auto req = minute_hold();
   auto held = ask<msg::elastic_reply>(broker, req);
   ASSERT_TRUE(held.error.ok()) << held.error.message;
   const auto id = held.reservation.id;
@@ -220,9 +171,7 @@ TEST_F(broker_test, AHoldLongerThanAClusterGrantsGoesElsewhereOrIsRefusedClearly
 }
 
 TEST_F(broker_test, UncommittedHoldExpiresByItselfOnTime) {
-  auto req = elastic(3600, 4 * 3600, 4, 16, 3600, 8);
-  req.mode = msg::request_mode::hold;
-  req.hold_seconds = 60;
+  auto req = minute_hold();
   auto held = ask<msg::elastic_reply>(broker, req);
   ASSERT_TRUE(held.error.ok());
   const auto& cluster = held.reservation.cluster;
@@ -414,153 +363,6 @@ TEST_F(broker_test, TriesGoOnInPreferenceOrderFarDownTheRanking) {
   for (std::size_t i = 0; i < tried_ends.size(); ++i)
     EXPECT_EQ(tried_ends[i], base + static_cast<timestamp>(i) * 600 + 3600) << i;
   self->send_exit(many, caf::exit_reason::user_shutdown);
-  sched.run();
-}
-
-TEST_F(broker_test, AServiceThatDiesWhileAskedIsPassedOverAtOnce) {
-  // A stand-in that offers the best slot there is and ends when asked to prepare it.
-  int prepares = 0;
-  auto vanishing = sys.spawn([&](caf::event_based_actor* s) -> caf::behavior {
-    return {
-        probes_by([&](const msg::probe_request& p) {
-          msg::probe_reply r;
-          r.cluster = "vanishing";
-          // Ends before anything "mid" can offer.
-          r.slots.push_back(
-              priced_slot("vanishing", p.site.est, p.site.est + 60, p.site.shapes.front().np));
-          r.generated = r.above_threshold = r.available = 1;
-          return r;
-        }),
-        [&, s](msg::call_tag, const msg::prepare_request&) {
-          ++prepares;
-          s->quit();  // no answer, ever
-        },
-    };
-  });
-  ASSERT_NO_FATAL_FAILURE(register_stand_in("vanishing", vanishing));
-  auto req = elastic(3600, 4 * 3600, 4, 8, 3600, 8);
-  req.clusters = {"vanishing", "mid"};
-  auto h = self->request(broker, caf::infinite, checked(req));
-  sched.run();  // no clock advance: an answer now cannot come from the request's deadline
-  EXPECT_EQ(prepares, 1);
-  ASSERT_FALSE(self->mailbox().empty()) << "the request waits for a service that is gone";
-  h.receive(
-      [](msg::elastic_reply& r) {
-        ASSERT_TRUE(r.error.ok()) << r.error.message;
-        EXPECT_EQ(r.reservation.cluster, "mid");
-      },
-      [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
-}
-
-// A stand-in service that grants every prepare, but only when told to ("go"), and notes the
-// reservations released: a prepare still on its way when its request times out.
-struct slow_service {
-  using go_atom = caf::atom_constant<caf::atom("go")>;
-  std::vector<std::pair<caf::response_promise, msg::call_tag>> waiting;
-  std::map<std::string, std::string> granted;  // txn -> reservation id
-  std::vector<std::string> cancelled;          // reservation ids released
-  caf::behavior operator()(caf::event_based_actor* s) {
-    return {
-        [](msg::call_tag tag, const msg::advice_request& q) {
-          msg::advice_reply a;
-          a.cluster = "late";
-          a.meets_qos = true;
-          a.np = q.site.shapes.front().np;
-          a.start = q.site.est;
-          a.end = q.site.est + q.site.shapes.front().dur;
-          return caf::make_message(tag, a);
-        },
-        [this, s](msg::call_tag tag, const msg::prepare_request& p) {
-          auto rp = s->make_response_promise();
-          granted[p.txn] = "late/" + std::to_string(granted.size() + 1);
-          waiting.push_back({rp, tag});
-          return rp;
-        },
-        [this](go_atom) {
-          for (auto& [rp, tag] : waiting) {
-            msg::prepare_reply r;
-            r.reservation_id = "late/" + std::to_string(cancelled.size() + 1);
-            rp.deliver(tag, r);
-          }
-          waiting.clear();
-        },
-        [this](msg::call_tag tag, const msg::release_txn_request& r) {
-          cancelled.push_back(granted.at(r.txn));
-          return caf::make_message(tag, msg::ack_reply{});
-        },
-    };
-  }
-};
-
-TEST_F(broker_test, WhatATimedOutRequestIsGrantedLateIsCancelled) {
-  slow_service late;
-  auto svc = sys.spawn([&](caf::event_based_actor* s) { return late(s); });
-  ASSERT_NO_FATAL_FAILURE(register_stand_in("late", svc));
-  for (const std::string policy : {"", "ff"}) {  // the elastic worker, then the matchmaker
-    SCOPED_TRACE("policy '" + policy + "'");
-    auto req = elastic(3600, 3600, 8, 8, 3600, 8);
-    req.clusters = {"late"};
-    req.policy = policy;
-    auto h = self->request(broker, caf::infinite, checked(req));
-    sched.run();
-    ASSERT_EQ(late.waiting.size(), 1u);  // the prepare is held back
-    advance(broker_cfg.request_timeout);
-    h.receive([](msg::elastic_reply& r) { EXPECT_EQ(code(r.error), errc::timeout); },
-              [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
-    const auto before = late.cancelled.size();
-    self->send(svc, slow_service::go_atom::value);  // the grant arrives after the timeout
-    sched.run();
-    ASSERT_EQ(late.cancelled.size(), before + 1);
-    EXPECT_EQ(late.cancelled.back(), "late/" + std::to_string(before + 1));
-  }
-  self->send_exit(svc, caf::exit_reason::user_shutdown);
-  sched.run();
-}
-
-TEST_F(broker_test, AnElasticWorkerThatDiesIsReplacedAndItsRequestsAnswered) {
-  slow_service late;
-  auto svc = sys.spawn([&](caf::event_based_actor* s) { return late(s); });
-  ASSERT_NO_FATAL_FAILURE(register_stand_in("late", svc));
-  auto* b = dynamic_cast<caf::stateful_actor<broker_state, broker_impl_actor::base>*>(
-      caf::actor_cast<caf::abstract_actor*>(broker));
-  ASSERT_NE(b, nullptr);
-  const auto pool = b->state.elastic_workers;
-  ASSERT_EQ(pool.size(), static_cast<std::size_t>(broker_cfg.elastic_workers));
-  // One request in flight on every worker, each held at its prepare.
-  auto req = elastic(3600, 3600, 8, 8, 3600, 8);
-  req.clusters = {"late"};
-  std::vector<decltype(self->request(broker, caf::infinite, checked(req)))> pending;
-  for (std::size_t i = 0; i < pool.size(); ++i)
-    pending.push_back(self->request(broker, caf::infinite, checked(req)));
-  sched.run();
-  ASSERT_EQ(late.waiting.size(), pool.size());
-  // The worker of the first request dies: its client hears why, the others wait on.
-  self->send_exit(pool[0], caf::exit_reason::user_shutdown);
-  sched.run();
-  pending[0].receive(
-      [](msg::elastic_reply& r) {
-        EXPECT_EQ(code(r.error), errc::internal);
-        EXPECT_NE(r.error.message.find("terminated before answering"), std::string::npos)
-            << r.error.message;
-      },
-      [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
-  // It was replaced; the pool still serves every request, the others' included.
-  ASSERT_EQ(b->state.elastic_workers.size(), pool.size());
-  EXPECT_NE(b->state.elastic_workers[0], pool[0]);
-  self->send(svc, slow_service::go_atom::value);
-  sched.run();
-  for (std::size_t i = 1; i < pending.size(); ++i)
-    pending[i].receive([](msg::elastic_reply& r) { EXPECT_TRUE(r.error.ok()) << r.error.message; },
-                       [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
-  // The dead worker's grant went to nobody (its hold expires by itself, as for any
-  // coordinator that dies). New requests are served by the whole pool, the new worker too.
-  auto small = elastic(3600, 30 * 24 * 3600, 4, 4, 600, 4);
-  small.clusters = {"slow", "fast", "mid"};
-  for (std::size_t i = 0; i < pool.size(); ++i) {
-    auto r = ask<msg::elastic_reply>(broker, small);
-    EXPECT_TRUE(r.error.ok()) << r.error.message;
-  }
-  self->send_exit(svc, caf::exit_reason::user_shutdown);
   sched.run();
 }
 

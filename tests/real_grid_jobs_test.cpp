@@ -1,0 +1,234 @@
+// Grid jobs end to end on real batch systems (real_grid.hpp): floods, every strategy on a
+// partly busy cluster, migration, and the reserve strategy on full clusters.
+
+#include "real_grid.hpp"
+
+namespace arbroker {
+namespace {
+
+using namespace arbroker::testing;
+
+// -- grid jobs on the real batch systems --------------------------------------------------
+
+struct real_grid_jobs : real_grid {
+  void SetUp() override {
+    real_grid::SetUp();
+    grid_jobs_config c;
+    c.node = "e2e";
+    c.gis = gis;
+    c.clock = wall_clock();
+    c.poll_interval = 0;  // rounds when the test asks
+    c.adaptation_interval = 0;
+    manager = spawn_grid_jobs(sys, c);
+  }
+  void TearDown() override {
+    self->send_exit(manager, caf::exit_reason::user_shutdown);
+    real_grid::TearDown();
+  }
+
+  msg::grid_submit_request grid_job(grid_strategy s, int width) {
+    msg::grid_submit_request r;
+    r.user = "root";
+    r.name = "e2e";
+    r.command = "sleep 600";
+    r.np = 2;
+    r.walltime = 900;
+    r.strategy = s;
+    r.width = width;
+    return r;
+  }
+
+  msg::grid_job_info show(const std::string& id) {
+    return ask<msg::grid_job_reply>(manager, msg::grid_query_request{"root", id}).job;
+  }
+
+  // Polls the LRMSs through the manager until `done` holds (the real schedulers start jobs
+  // within seconds), for at most 60 s.
+  template <class Pred>
+  msg::grid_job_info until(const std::string& id, Pred done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    for (;;) {
+      (void)ask<std::int32_t>(manager, poll_atom::value);
+      auto j = show(id);
+      if (done(j) || std::chrono::steady_clock::now() > deadline) return j;
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+  }
+
+  // Whether the LRMS of `cluster` still has `lrms_id` in its queue or running.
+  bool in_lrms(const std::string& cluster, const std::string& lrms_id) {
+    std::unique_ptr<lrms> l;
+    if (cluster == "sge")
+      l = std::make_unique<gridengine_lrms>(ge_conf());
+    else
+      l = std::make_unique<slurm_lrms>(slurm_opts(cluster == "slurm1" ? conf1 : conf2));
+    auto st = l->job_status(lrms_id);
+    return st && (*st == lrms_job_state::queued || *st == lrms_job_state::running);
+  }
+
+  void remember(const msg::grid_job_info& j) {
+    for (const auto& c : j.copies) {
+      if (c.lrms_id.empty()) continue;
+      if (c.cluster == "sge")
+        ge_jobs.push_back(c.lrms_id);
+      else
+        jobs.emplace_back(c.cluster == "slurm1" ? conf1 : conf2, c.lrms_id);
+    }
+  }
+
+  grid_jobs_actor manager;
+};
+
+TEST_F(real_grid_jobs, FloodRunsWhereItCanStartAndLeavesNoOtherCopyInAnyQueue) {
+  start_signal s1, sg;
+  sbatch_whole(conf1, 20, s1);
+  qsub_whole(20, sg);
+  ASSERT_TRUE(s1.wait(30) && sg.wait(30)) << "the local jobs did not start";
+  auto sub = ask<msg::grid_job_reply>(manager, grid_job(grid_strategy::flood, 3));
+  ASSERT_TRUE(sub.error.ok()) << sub.error.message;
+  remember(sub.job);
+  ASSERT_EQ(sub.job.copies.size(), 3u);
+  auto j = until(sub.job.id, [](const auto& x) {
+    return x.state == grid_job_state::running &&
+           std::none_of(x.copies.begin(), x.copies.end(),
+                        [](const auto& c) { return c.state == copy_state::queued; });
+  });
+  ASSERT_EQ(j.state, grid_job_state::running);
+  ASSERT_GE(j.winner, 0);
+  EXPECT_EQ(j.copies[static_cast<std::size_t>(j.winner)].cluster, "slurm2");
+  for (std::size_t i = 0; i < j.copies.size(); ++i) {
+    const auto& c = j.copies[i];
+    EXPECT_EQ(in_lrms(c.cluster, c.lrms_id), static_cast<int>(i) == j.winner)
+        << c.cluster << " " << c.lrms_id;  // squeue/qstat: only the winner is left
+  }
+  EXPECT_EQ(j.duplicate_starts, 0);
+}
+
+// Issue 33: slurm1 and the Grid Engine cell are full for 20 minutes, slurm2 is half busy for
+// as long. A job of 2 CPUs runs where it can start at once (slurm2) whatever its strategy:
+// placed by `single`, the first placement of `adaptive`, the flood's winner (its other copies
+// withdrawn) and the reservation `reserve` keeps (the others released). Paper 004's SED,
+// with its W_max x ceil(busy/CPUs) over a long W_max, cannot tell a full cluster from a
+// partly busy one: `--rank sed` sends single and adaptive to the full Grid Engine cell.
+TEST_F(real_grid_jobs, EveryStrategyStartsAtOnceOnThePartlyBusyCluster) {
+  start_signal s1, s2, sg;
+  sbatch_whole(conf1, 20, s1);
+  sbatch(conf2, cpus["slurm2"] / 2, 20, s2);
+  qsub_whole(20, sg);
+  ASSERT_TRUE(s1.wait(30) && s2.wait(30) && sg.wait(30)) << "the local jobs did not start";
+  for (const auto strategy : {grid_strategy::single, grid_strategy::adaptive, grid_strategy::flood,
+                              grid_strategy::reserve}) {
+    SCOPED_TRACE(std::string(to_string(strategy)));
+    const bool wide = strategy == grid_strategy::flood || strategy == grid_strategy::reserve;
+    auto sub = ask<msg::grid_job_reply>(manager, grid_job(strategy, wide ? 3 : 1));
+    ASSERT_TRUE(sub.error.ok()) << sub.error.message;
+    remember(sub.job);
+    auto j = until(sub.job.id, [](const auto& x) {
+      return x.state == grid_job_state::running &&
+             std::none_of(x.copies.begin(), x.copies.end(),
+                          [](const auto& c) { return c.state == copy_state::queued; });
+    });
+    ASSERT_EQ(j.state, grid_job_state::running);
+    const auto runs = std::find_if(j.copies.begin(), j.copies.end(),
+                                   [](const auto& c) { return c.state == copy_state::running; });
+    ASSERT_NE(runs, j.copies.end());
+    EXPECT_EQ(runs->cluster, "slurm2");
+    for (const auto& c : j.copies)  // squeue/qstat: only the running copy is left
+      EXPECT_EQ(in_lrms(c.cluster, c.lrms_id), &c == &*runs) << c.cluster << " " << c.lrms_id;
+    if (strategy == grid_strategy::reserve) {
+      EXPECT_EQ(j.reservation.rfind("slurm2/", 0), 0u) << j.reservation;
+      slurm_lrms sl1(slurm_opts(conf1));
+      gridengine_lrms ge(ge_conf());
+      EXPECT_TRUE(ours(sl1).empty() && ours(ge).empty());  // the other holds were released
+    }
+    // Cancelled and gone from slurm2's queue, so that the next job finds its CPUs free.
+    (void)ask<msg::grid_job_reply>(manager, msg::grid_cancel_request{"root", sub.job.id});
+    auto gone = until(sub.job.id, [&](const auto& x) {
+      return std::none_of(x.copies.begin(), x.copies.end(),
+                          [&](const auto& c) { return in_lrms(c.cluster, c.lrms_id); });
+    });
+    ASSERT_EQ(gone.state, grid_job_state::cancelled);
+  }
+}
+
+TEST_F(real_grid_jobs, AdaptiveJobMigratesWhenTheOtherQueueDrainsAndRunsOnce) {
+  start_signal s1, s2;
+  sbatch_whole(conf1, 20, s1);
+  const auto blocker2 = sbatch_whole(conf2, 40, s2);
+  ASSERT_TRUE(s1.wait(30) && s2.wait(30)) << "the local jobs did not start";
+  auto r = grid_job(grid_strategy::adaptive, 1);
+  r.clusters = {"slurm1", "slurm2"};
+  auto sub = ask<msg::grid_job_reply>(manager, r);
+  ASSERT_TRUE(sub.error.ok()) << sub.error.message;
+  remember(sub.job);
+  ASSERT_EQ(sub.job.copies.at(0).cluster, "slurm1");  // its queue ends first (20 < 40 min)
+  (void)ask<std::int32_t>(manager, adapt_atom::value);
+  EXPECT_EQ(show(sub.job.id).migrations, 0);
+  // slurm2's queue drains: the job should move there.
+  ASSERT_TRUE(slurm_lrms(slurm_opts(conf2)).cancel_job(blocker2));
+  (void)ask<std::int32_t>(manager, adapt_atom::value);
+  auto moved = show(sub.job.id);
+  remember(moved);
+  ASSERT_EQ(moved.migrations, 1);
+  ASSERT_EQ(moved.copies.size(), 2u);
+  EXPECT_EQ(moved.copies[1].cluster, "slurm2");
+  EXPECT_FALSE(in_lrms("slurm1", moved.copies[0].lrms_id));
+  auto j = until(sub.job.id, [](const auto& x) { return x.state == grid_job_state::running; });
+  ASSERT_EQ(j.state, grid_job_state::running);
+  EXPECT_EQ(j.winner, 1);
+  EXPECT_FALSE(in_lrms("slurm1", j.copies[0].lrms_id));  // it runs exactly once
+  EXPECT_TRUE(in_lrms("slurm2", j.copies[1].lrms_id));
+}
+
+// Issue 33: with every cluster full (a local job of all its CPUs for 20 minutes), the reserve
+// strategy holds right after the running jobs where each batch system accepts it. Each hold
+// used to start exactly at a job's end, which Slurm and Grid Engine refuse: "no cluster
+// granted a hold".
+TEST_F(real_grid_jobs, ReserveOnFullClustersHoldsWhereTheBatchSystemsAccept) {
+  start_signal s1, s2, sg;
+  const timestamp before = wall_clock()();  // the local jobs end 20 minutes after this, or later
+  sbatch_whole(conf1, 20, s1);
+  sbatch_whole(conf2, 20, s2);
+  qsub_whole(20, sg);
+  ASSERT_TRUE(s1.wait(30) && s2.wait(30) && sg.wait(30)) << "the local jobs did not start";
+  auto sub = ask<msg::grid_job_reply>(manager, grid_job(grid_strategy::reserve, 3));
+  ASSERT_TRUE(sub.error.ok()) << sub.error.message;
+  remember(sub.job);
+  ASSERT_FALSE(sub.job.reservation.empty()) << sub.job.history.back().what;
+  std::string refused;
+  for (const auto& e : sub.job.history)
+    if (e.what.rfind("no hold at ", 0) == 0) refused += e.what + "; ";
+  EXPECT_EQ(refused, "");  // every full cluster granted its hold
+  const auto where = sub.job.reservation.substr(0, sub.job.reservation.find('/'));
+  auto q = ask<msg::query_reply>(crs.at(where), msg::query_request{"root", sub.job.reservation});
+  ASSERT_TRUE(q.error.ok()) << q.error.message;
+  EXPECT_GE(q.info.start, before + 20 * 60);  // after the running job, not over it
+  EXPECT_EQ(q.info.state, reservation_state::committed);
+}
+
+TEST_F(real_grid_jobs, ReserveKeepsOneReservationAndReleasesTheOthers) {
+  auto sub = ask<msg::grid_job_reply>(manager, grid_job(grid_strategy::reserve, 3));
+  ASSERT_TRUE(sub.error.ok()) << sub.error.message;
+  remember(sub.job);
+  ASSERT_FALSE(sub.job.reservation.empty());
+  slurm_lrms s1(slurm_opts(conf1)), s2(slurm_opts(conf2));
+  gridengine_lrms ge(ge_conf());
+  std::size_t held = 0;
+  for (lrms* l : std::initializer_list<lrms*>{&s1, &s2, &ge})
+    held += ours(*l).size();
+  EXPECT_EQ(held, 1u);  // the kept one; the other two holds were released in the LRMSs
+  ASSERT_EQ(sub.job.copies.size(), 1u);
+  EXPECT_TRUE(in_lrms(sub.job.copies[0].cluster, sub.job.copies[0].lrms_id));
+  auto c = ask<msg::grid_job_reply>(manager, msg::grid_cancel_request{"root", sub.job.id});
+  ASSERT_TRUE(c.error.ok()) << c.error.message;
+  auto after =
+      until(sub.job.id, [](const auto& x) { return x.copies[0].state == copy_state::cancelled; });
+  EXPECT_FALSE(in_lrms(after.copies[0].cluster, after.copies[0].lrms_id));
+  held = 0;
+  for (lrms* l : std::initializer_list<lrms*>{&s1, &s2, &ge})
+    held += ours(*l).size();
+  EXPECT_EQ(held, 0u);
+}
+
+}  // namespace
+}  // namespace arbroker
