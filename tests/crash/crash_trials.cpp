@@ -17,11 +17,6 @@
 // jobs too).
 // Exit code 0 when every trial passed; each violation is printed.
 
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <toml++/toml.h>
 #include <CLI/CLI.hpp>
 
@@ -44,8 +39,7 @@
 #include "arbroker/core/grid_job.hpp"
 #include "arbroker/core/reservation_state.hpp"
 #include "arbroker/core/speedup.hpp"
-
-extern char** environ;
+#include "daemon_process.hpp"
 
 namespace arbroker {
 namespace {
@@ -69,68 +63,17 @@ struct options {
   bool grid = true;            // grid jobs among the requests
 };
 
-// One arbd process on a port the OS chose, found through its ready file.
-class daemon_process {
- public:
-  static daemon_process start(const options& o) {
-    std::vector<std::string> args{o.arbd,     "--data-dir",  o.dir + "/data",
-                                  "--listen", "127.0.0.1:0", "--metrics",
-                                  "",         "--log-level", "warn"};
-    if (!o.config.empty()) {
-      args.push_back("--config");
-      args.push_back(o.config);
-    }
-    return spawn(std::move(args));
+// arbd on a port the OS chose, its data in the trials' directory.
+daemon_process start_arbd(const options& o) {
+  std::vector<std::string> args{o.arbd,     "--data-dir",  o.dir + "/data",
+                                "--listen", "127.0.0.1:0", "--metrics",
+                                "",         "--log-level", "warn"};
+  if (!o.config.empty()) {
+    args.push_back("--config");
+    args.push_back(o.config);
   }
-  /// Any daemon that prints "ready <port> ..." on stdout once it serves (arbd, arb-agent).
-  static daemon_process spawn(std::vector<std::string> args) {
-    std::vector<char*> argv;
-    for (auto& a : args)
-      argv.push_back(a.data());
-    argv.push_back(nullptr);
-    // arbd prints "ready <api port> <metrics port>" on stdout once it serves: read it
-    // through a pipe (a blocking read, no polling), or EOF if it dies first.
-    int out[2];
-    if (::pipe(out) != 0) throw std::runtime_error("pipe");
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&fa, out[0]);
-    pid_t pid = 0;
-    const int rc = posix_spawn(&pid, args[0].c_str(), &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    ::close(out[1]);
-    if (rc != 0) throw std::runtime_error("cannot start " + args[0]);
-    std::string line;
-    char ch;
-    while (::read(out[0], &ch, 1) == 1 && ch != '\n')
-      line += ch;
-    ::close(out[0]);  // it prints nothing else on stdout
-    daemon_process d;
-    d.pid = pid;
-    unsigned port = 0;
-    if (std::sscanf(line.c_str(), "ready %u", &port) != 1) {
-      int st = 0;
-      ::waitpid(pid, &st, 0);
-      throw std::runtime_error(args[0] + " did not start (exit status " + std::to_string(st) + ")");
-    }
-    d.port = static_cast<std::uint16_t>(port);
-    return d;
-  }
-  void kill9() {
-    ::kill(pid, SIGKILL);
-    int st = 0;
-    ::waitpid(pid, &st, 0);
-  }
-  int terminate() {
-    ::kill(pid, SIGTERM);
-    int st = 0;
-    ::waitpid(pid, &st, 0);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  }
-  pid_t pid = 0;
-  std::uint16_t port = 0;
-};
+  return daemon_process::spawn(std::move(args));
+}
 
 // What clients were told. A reservation is "acked" once its success reply arrived.
 struct ledger {
@@ -535,7 +478,7 @@ int run(options o) {
     // A simulated LRMS forgets its queue with its agent: grid jobs only on real ones.
     o.grid = !o.agent_clusters.empty();
   }
-  auto d = daemon_process::start(o);
+  auto d = start_arbd(o);
   if (agent) wait_for_the_agent(d.port);
   for (int trial = 1; trial <= o.trials; ++trial) {
     std::atomic<bool> dead{false};
@@ -573,7 +516,7 @@ int run(options o) {
     if (agent_dies)
       agent = start_agent(o);
     else
-      d = daemon_process::start(o);
+      d = start_arbd(o);
     if (agent) wait_for_the_agent(d.port);
     auto bad = audit(d.port, led, o.users, agent.has_value());
     std::size_t acked, grid;
