@@ -66,9 +66,8 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
   now_ = now;
   auto snap = lrms_->snapshot();
   if (!snap) return snap.err();
-  // Which names under our prefix we may have given: those below the claim's lease. A store
-  // from before claims (schema < 8) had rows but no claim: every name counts as ours, as
-  // then. Without a journal, too (the node claims its prefix by configuration alone).
+  // Which names under our prefix we may have given: those below the lease (lrms_names).
+  // Without a journal, every one (the node claims its prefix by configuration alone).
   std::uint64_t lease = std::numeric_limits<std::uint64_t>::max();
   if (cfg_.journal) {  // ids of finished reservations are history: never given again
     auto last = cfg_.journal->last_serial(name());
@@ -76,16 +75,9 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
     next_id_ = std::max(next_id_, *last + 1);
     auto claim = cfg_.journal->claim_of(name());
     if (!claim) return claim.err();
-    if (*claim && (*claim)->prefix != cfg_.name_prefix)
-      return fail(errc::invalid_parameter,
-                  "this node's reservations on the cluster are named '" + (*claim)->prefix +
-                      "<n>' in its LRMS, not '" + cfg_.name_prefix +
-                      "<n>': with another prefix it would lose them (set name_prefix = \"" +
-                      (*claim)->prefix + "\")");
-    if (*claim)
-      lease = (*claim)->lease;
-    else if (*last == 0)
-      lease = 0;  // a new store: nothing in the LRMS is ours yet
+    auto at_restart = names_.lease_at_restart(*claim, *last);
+    if (!at_restart) return at_restart.err();
+    lease = *at_restart;
     // The transactions that ended most recently, as before the restart: a late prepare of
     // one is still refused, and a decision settler's commit of a part a compensation
     // released still hears "cancelled", not "no part here" (decision_settler.hpp).
@@ -108,7 +100,7 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
     const auto n = serial_of(row.id);
     if (row.cluster != name() || n == 0) continue;  // not an id this service gives
     next_id_ = std::max(next_id_, n + 1);
-    const std::string name_there = lrms_name(n);
+    const std::string name_there = names_.name_of(n);
     const lrms_reservation* found = nullptr;
     if (auto it = by_id.find(row.lrms_id); it != by_id.end())
       found = it->second;
@@ -180,18 +172,18 @@ status cluster_service::recover(const std::vector<reservation_row>& rows, const 
   }
   if (auto ok = settle_unclaimed(*snap, claimed, lease, now, report); !ok) return ok;
   if (cfg_.journal) {  // the claim, and the first block of ids, before anything is given
-    const std::uint64_t upto = next_id_ + lease_block;
-    if (auto ok = cfg_.journal->save_claim(name(), {cfg_.name_prefix, upto}); !ok) return ok;
-    lease_ = upto;
+    const std::uint64_t upto = next_id_ + lrms_names::lease_block;
+    if (auto ok = cfg_.journal->save_claim(name(), {names_.prefix(), upto}); !ok) return ok;
+    names_.leased(upto);
   }
   return refresh(now, true);
 }
 
 status cluster_service::lease(std::uint64_t n) {
-  if (!cfg_.journal || n < lease_) return {};
-  const std::uint64_t upto = n + lease_block;
-  if (auto ok = cfg_.journal->save_claim(name(), {cfg_.name_prefix, upto}); !ok) return ok;
-  lease_ = upto;
+  const auto upto = names_.lease_for(n);
+  if (!cfg_.journal || !upto) return {};
+  if (auto ok = cfg_.journal->save_claim(name(), {names_.prefix(), *upto}); !ok) return ok;
+  names_.leased(*upto);
   return {};
 }
 
@@ -200,11 +192,10 @@ status cluster_service::settle_unclaimed(const lrms_snapshot& snap,
                                          timestamp now, recovery_report& report) {
   std::vector<std::pair<std::uint64_t, const lrms_reservation*>> foreign;
   for (const auto& lr : snap.reservations) {
-    if (claimed.count(lr.id) || lr.name.compare(0, cfg_.name_prefix.size(), cfg_.name_prefix))
-      continue;
-    const auto n = number_in(std::string_view(lr.name).substr(cfg_.name_prefix.size()));
-    if (n == 0) continue;  // not a name we give
-    if (n >= lease) {
+    if (claimed.count(lr.id)) continue;
+    const auto [what, n] = names_.classify(lr.name, lease);
+    if (what == lrms_names::unclaimed::not_ours) continue;
+    if (what == lrms_names::unclaimed::foreign) {
       foreign.emplace_back(n, &lr);
       continue;
     }

@@ -1,7 +1,6 @@
 #include "arbroker/actors/cluster_service.hpp"
 
 #include <algorithm>
-#include <charconv>
 
 #include "arbroker/core/earliest_start.hpp"
 #include "arbroker/core/time_format.hpp"
@@ -45,6 +44,7 @@ cluster_service::cluster_service(cluster_service_config cfg, std::unique_ptr<lrm
       view_(std::move(view)),
       desk_({cfg_.info.name, cfg_.info.cpus, cfg_.name_prefix, cfg_.scoped_callers}, *lrms_,
             [this] { view_.jobs_changed(); }),
+      names_(cfg_.name_prefix),
       overruns_(cfg_.overrun_quantum, cfg_.overrun_notice),
       job_ends_(cfg_.refresh) {}
 
@@ -169,7 +169,7 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
   }
   const std::string id = name() + "/" + std::to_string(n);
   auto lrms_id = lrms_->create_reservation(
-      {lrms_name(n), req.owner, req.start, req.end - req.start, req.np, req.account});
+      {names_.name_of(n), req.owner, req.start, req.end - req.start, req.np, req.account});
   if (!lrms_id) {
     out.refused_by = msg::refusal::lrms;
     out.busy_until = busy_hint(req, view_.profile());
@@ -211,10 +211,6 @@ void cluster_service::grant(const msg::prepare_request& req, timestamp now,
     ++events_.commits;
     (void)ledger_.apply(n, reservation_event::commit, now);
   }
-}
-
-std::string cluster_service::lrms_name(std::uint64_t serial) const {
-  return cfg_.name_prefix + std::to_string(serial);
 }
 
 result<double> cluster_service::cost_for(timestamp start, timestamp end, int np,
@@ -375,14 +371,7 @@ broker_scope::caller cluster_service::caller_of(std::string_view user) const {
 std::uint64_t cluster_service::serial_of(std::string_view id) const {
   const std::string& c = name();
   if (id.size() <= c.size() || id.compare(0, c.size(), c) != 0 || id[c.size()] != '/') return 0;
-  return number_in(id.substr(c.size() + 1));
-}
-
-std::uint64_t cluster_service::number_in(std::string_view digits) {
-  std::uint64_t n = 0;
-  const char* last = digits.data() + digits.size();
-  auto [end, ec] = std::from_chars(digits.data(), last, n);
-  return ec == std::errc{} && end == last ? n : 0;
+  return lrms_names::number_in(id.substr(c.size() + 1));
 }
 
 msg::wire_error cluster_service::missing(const std::string& id) {
@@ -500,7 +489,7 @@ msg::query_reply cluster_service::modify(const msg::modify_request& req, timesta
 // view, the timeline and the record. On error `r` keeps its terms.
 status cluster_service::replace_terms(const record& r, record changed, timestamp now) {
   const auto spec_of = [this](const record& x) {
-    return reservation_spec{lrms_name(x.serial),           x.owner, x.life.start(),
+    return reservation_spec{names_.name_of(x.serial),      x.owner, x.life.start(),
                             x.life.end() - x.life.start(), x.np,    x.account};
   };
   auto new_id = lrms_->modify_reservation(r.lrms_id, spec_of(changed));

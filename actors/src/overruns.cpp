@@ -14,8 +14,6 @@
 // that would have ended within the notice gets a quantum it does not need: the service
 // cannot tell it from one that overruns before the LRMS would kill it.
 
-#include <algorithm>
-
 #include "arbroker/actors/cluster_service.hpp"
 
 namespace arbroker {
@@ -44,17 +42,9 @@ void cluster_service::handle_overruns(timestamp now) {
       }
       snap = std::move(*s);
     }
-    const bool overrunning =
-        std::any_of(snap->running.begin(), snap->running.end(), [&](const lrms_job& j) {
-          return j.reservation == r.lrms_id && j.started && *j.started + j.walltime >= end;
-        });
-    if (!overrunning) {
-      // A job of it still waiting (its LRMS starts it late, or behind another of its jobs)
-      // may overrun once it runs: look again in a second, while there is time.
-      const bool waiting =
-          std::any_of(snap->queued.begin(), snap->queued.end(),
-                      [&](const lrms_job& j) { return j.reservation == r.lrms_id; });
-      if (waiting && now + 1 < end) overruns_.again(n, now + 1);
+    const auto seen = overrun_watch::jobs_at_end(*snap, r.lrms_id, end);
+    if (seen != overrun_watch::jobs_seen::overrunning) {
+      if (seen == overrun_watch::jobs_seen::waiting && now + 1 < end) overruns_.again(n, now + 1);
       continue;
     }
     if (r.overruns < cfg_.overrun_max && extend_for_overrun(r, now)) {

@@ -6,9 +6,6 @@
 // per refresh interval while any such reservation is watched, driven by the actor's timer
 // (next_expiry), not by a call per job.
 
-#include <algorithm>
-#include <unordered_set>
-
 #include "arbroker/actors/cluster_service.hpp"
 
 namespace arbroker {
@@ -124,26 +121,17 @@ void cluster_service::release_after_jobs(timestamp now) {
     job_ends_.looked(now);  // the LRMS did not answer: look again later
     return;
   }
-  std::unordered_set<std::string> alive;
-  for (const auto* jobs : {&snap->queued, &snap->running})
-    for (const auto& j : *jobs)
-      alive.insert(j.id);
-  for (const auto n : std::vector(job_ends_.watched().begin(), job_ends_.watched().end())) {
-    const record* rec = ledger_.find(n);
-    if (!rec) {
-      job_ends_.forget(n);
-      continue;
-    }
-    const record& r = *rec;
-    ledger_.advance(n, now);
-    const bool running_on = std::any_of(r.jobs.begin(), r.jobs.end(),
-                                        [&](const std::string& id) { return alive.count(id); });
-    if (is_terminal(r.life.state()) || !running_on) {
-      job_ends_.forget(n);
-      if (!is_terminal(r.life.state())) (void)withdraw(r, now);  // its jobs are done
-    }
-  }
-  job_ends_.looked(now);
+  const auto done = job_ends_.look(
+      *snap,
+      [&](std::uint64_t n) -> const std::vector<std::string>* {
+        const record* r = ledger_.find(n);
+        if (!r) return nullptr;
+        ledger_.advance(n, now);
+        return is_terminal(r->life.state()) ? nullptr : &r->jobs;
+      },
+      now);
+  for (const auto n : done)  // their jobs are done
+    if (const record* r = ledger_.find(n)) (void)withdraw(*r, now);
 }
 
 }  // namespace arbroker

@@ -52,5 +52,30 @@ TEST(overrun_watch, ALookAskedAgainComesDueAgain) {
   EXPECT_FALSE(w.take_due(100));
 }
 
+lrms_job job_in(std::string reservation, std::optional<timestamp> started, duration walltime) {
+  lrms_job j;
+  j.id = "j" + std::to_string(walltime);
+  j.np = 1;
+  j.walltime = walltime;
+  j.started = started;
+  j.reservation = std::move(reservation);
+  return j;
+}
+
+TEST(overrun_watch, AJobOverrunsWhenItsOwnLimitDoesNotStopItBeforeTheEnd) {
+  using seen = overrun_watch::jobs_seen;
+  lrms_snapshot snap;
+  snap.running = {job_in("r1", 1000, 500)};  // ends at 1500
+  EXPECT_EQ(overrun_watch::jobs_at_end(snap, "r1", 1600), seen::none);
+  EXPECT_EQ(overrun_watch::jobs_at_end(snap, "r1", 1500), seen::overrunning);  // at the end
+  EXPECT_EQ(overrun_watch::jobs_at_end(snap, "r1", 1400), seen::overrunning);
+  EXPECT_EQ(overrun_watch::jobs_at_end(snap, "r2", 1400), seen::none);  // not its job
+  snap.queued = {job_in("r1", std::nullopt, 100)};  // one of it still waits: it may yet
+  EXPECT_EQ(overrun_watch::jobs_at_end(snap, "r1", 1600), seen::waiting);
+  EXPECT_EQ(overrun_watch::jobs_at_end(snap, "r1", 1400), seen::overrunning);
+  snap.queued = {job_in("r2", std::nullopt, 100)};
+  EXPECT_EQ(overrun_watch::jobs_at_end(snap, "r1", 1600), seen::none);
+}
+
 }  // namespace
 }  // namespace arbroker

@@ -17,6 +17,7 @@
 #include "arbroker/actors/job_desk.hpp"
 #include "arbroker/actors/job_end_watch.hpp"
 #include "arbroker/actors/laxity_planner.hpp"
+#include "arbroker/actors/lrms_names.hpp"
 #include "arbroker/actors/lrms_view.hpp"
 #include "arbroker/actors/overrun_watch.hpp"
 #include "arbroker/adapters/lrms.hpp"
@@ -49,12 +50,13 @@ namespace arbroker {
 ///   them, which nothing else changes;
 /// - parts with their own headers and tests: the laxity planner (laxity_planner.hpp; the
 ///   service carries out its moves, laxity_scheduler.cpp), the overrun and job-end watches
-///   (overrun_watch.hpp, job_end_watch.hpp), the job desk for grid jobs (job_desk.hpp) and
-///   recovery's rule per row (row_recovery.hpp);
-/// - policies acting through the ledger, the view and those parts, one file each: overruns
-///   (overruns.cpp), jobs bound to reservations (reservation_jobs.cpp), probes and advice
-///   (cluster_probe.cpp, match_advisor.cpp), recovery (cluster_recovery.cpp) and the
-///   reports (cluster_reports.cpp).
+///   (overrun_watch.hpp, job_end_watch.hpp: when to look, and what a look finds), the job desk
+///   for grid jobs (job_desk.hpp), recovery's rule per row (row_recovery.hpp) and our names in
+///   the LRMS with their lease (lrms_names.hpp);
+/// - policies that carry out what those parts decide, through the ledger and the view, one
+///   file each: overruns (overruns.cpp), jobs bound to reservations (reservation_jobs.cpp),
+///   probes and advice (cluster_probe.cpp, match_advisor.cpp), recovery
+///   (cluster_recovery.cpp) and the reports (cluster_reports.cpp).
 ///
 /// Local Jobs Preferred, by config.ljp and config.ljp_check: under `ese` a request with LJP
 /// must fit the vacancies of the plan of the queued jobs (no queued job's planned start
@@ -210,15 +212,13 @@ class cluster_service {
   /// owner's modify and by the laxity scheduler's moves.
   status replace_terms(const record& r, record changed, timestamp now);
   msg::ack_reply withdraw(const record& r, timestamp now);
-  /// The name in the LRMS of the reservation "<cluster>/<serial>": the prefix and serial.
-  std::string lrms_name(std::uint64_t serial) const;
   /// What np CPUs over [start, end) cost `user`, under the user's or their VO's agreement.
   result<double> cost_for(timestamp start, timestamp end, int np, const std::string& user) const;
   /// Puts id number n below the claim's lease in the journal (durably) before the LRMS sees
-  /// a name with it; the lease grows in blocks, so this writes once per lease_block ids.
+  /// a name with it (lrms_names::lease_for: once per block of ids).
   status lease(std::uint64_t n);
-  /// Recovery's end: the LRMS's reservations under our prefix that no row claims. Ours
-  /// (below `lease`, or any without a journal) are deleted; others refused or adopted.
+  /// Recovery's end: the LRMS's reservations under our prefix that no row claims, as
+  /// lrms_names::classify says under `lease`: orphans deleted, others refused or adopted.
   status settle_unclaimed(const lrms_snapshot& snap, const std::set<std::string>& claimed,
                           std::uint64_t lease, timestamp now, recovery_report& report);
   msg::reservation_info info_of(const record& r) const;
@@ -232,8 +232,6 @@ class cluster_service {
   static msg::wire_error missing(const std::string& id);
   /// The serial of one of this service's ids "<cluster>/n", or 0 (we start at 1).
   std::uint64_t serial_of(std::string_view id) const;
-  /// The number a string of decimal digits spells, or 0 if it is not one.
-  static std::uint64_t number_in(std::string_view digits);
   void release(const record& r, reservation_event e, timestamp now, bool persisted = false);
   // Jobs bound to reservations (reservation_jobs.cpp).
   msg::wire_error unfit_job(const record& r, const std::string& which, int np,
@@ -272,8 +270,7 @@ class cluster_service {
   lrms_view view_;
   job_desk desk_;  ///< grid jobs' copies in the batch queue (job_desk.hpp)
   std::uint64_t next_id_ = 1;
-  static constexpr std::uint64_t lease_block = 1024;
-  std::uint64_t lease_ = 0;  ///< ids below it may be in the LRMS (the journal's claim)
+  lrms_names names_;  ///< our names in the LRMS and the journal's lease on them
   struct {
     std::int64_t holds_created = 0, commits = 0, aborts = 0, expiries = 0, cancels = 0, moves = 0,
                  overruns = 0, overruns_refused = 0;

@@ -1,9 +1,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
+#include "arbroker/adapters/lrms.hpp"
 #include "arbroker/core/time.hpp"
 
 namespace arbroker {
@@ -32,6 +36,13 @@ class job_end_watch {
   bool due(timestamp now) const { return !watched_.empty() && now >= look_at_; }
   /// A look was made (or failed) at `now`: the next one `every` later, if any is watched.
   void looked(timestamp now) { look_at_ = watched_.empty() ? time_infinity : now + every_; }
+
+  /// The jobs bound to a watched reservation, or nullptr when it is gone or has ended.
+  using jobs_of = std::function<const std::vector<std::string>*(serial_t)>;
+  /// A look at `now` through the LRMS's snapshot: the reservations whose jobs have all left
+  /// the LRMS (none queued, none running), to be released, in serial order. They, and those
+  /// gone or ended, are no longer watched; the next look is `every` later.
+  std::vector<serial_t> look(const lrms_snapshot& snap, const jobs_of& jobs, timestamp now);
 
  private:
   duration every_;

@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "arbroker/adapters/lrms.hpp"
 #include "arbroker/core/reservation_state.hpp"
 #include "arbroker/core/time.hpp"
 
@@ -42,6 +43,15 @@ class overrun_watch {
     look,      ///< active, and the look is for its end: see whether its jobs overrun
   };
   verdict what_now(timestamp at, reservation_state state, timestamp start, timestamp end) const;
+
+  /// What a look sees of the jobs in LRMS reservation `lrms_id`, which ends at `end`.
+  enum class jobs_seen {
+    overrunning,  ///< one runs whose own time limit does not stop it before `end`: a quantum
+    waiting,      ///< none does, but one still waits to start there: look again soon
+    none,         ///< every job of it ends in time (or it has none): nothing to do
+  };
+  static jobs_seen jobs_at_end(const lrms_snapshot& snap, const std::string& lrms_id,
+                               timestamp end);
 
  private:
   duration quantum_;
