@@ -239,6 +239,8 @@ struct grid_job_manager::impl {
 
   template <class Round>
   void decide_migrations(Round& rd);
+  /// How many of `evaluated` queued adaptive jobs one round may move (cfg.migration_share).
+  std::size_t migrations_allowed(std::size_t evaluated) const;
 
   // The directory changed: the terms on its clusters are computed again when next needed,
   // and copies on clusters that left it can no longer be watched: they fail.
@@ -254,6 +256,8 @@ struct grid_job_manager::impl {
   template <class Request, class F>
   void ask(const std::string& at, Request q, F handler) {
     using reply = reply_to<Request>;
+    if constexpr (std::is_same_v<Request, msg::job_outlook_request>) ++cfg_.counters->outlook_calls;
+    if constexpr (std::is_same_v<Request, msg::job_states_request>) ++cfg_.counters->state_calls;
     const auto sent = call_started();
     port_.call(at, std::move(q),
                [this, handler = std::move(handler), sent](result<grid_cluster_reply> r) mutable {
@@ -303,7 +307,8 @@ struct grid_job_manager::impl {
   bool adapting_ = false;
   std::size_t outstanding_ = 0;
   std::vector<pending_submit> batch_;  // submissions waiting for the next flush
-  bool flush_pending_ = false;
+  bool flush_pending_ = false;  // a flush is asked for (port::flush_soon) or waits for ranking_
+  bool ranking_ = false;        // a batch's outlooks are in flight
   std::vector<std::pair<std::function<void(std::int32_t)>, std::int32_t>> waiters_;
 };
 

@@ -64,8 +64,20 @@ void grid_job_manager::impl::submit(msg::grid_submit_request r, reply_fn rp) {
   }
 }
 
+// One batch's outlooks in flight at a time (as a group commit): the submissions that arrive
+// meanwhile wait for them and go in the next batch. Its copies are sent before the next
+// batch's outlooks, which a service takes in order, so the next batch sees them queued; with
+// several batches in flight each was ranked blind to the others' copies (they piled onto the
+// same clusters, and adaptation moved them again), and each trickle of submissions cost an
+// outlook from every cluster.
 void grid_job_manager::impl::flush() {
   flush_pending_ = false;
+  if (batch_.empty()) return;
+  if (ranking_) {
+    flush_pending_ = true;  // flushed once the batch in flight is ranked (no flush_soon)
+    return;
+  }
+  ranking_ = true;
   auto rd = std::make_shared<outlook_round>();
   rd->submits = std::move(batch_);
   batch_.clear();
@@ -77,7 +89,11 @@ void grid_job_manager::impl::flush() {
         rd->asks[at].shapes.push_back(shape);
     }
   // (Every submission has a candidate: the batch asks at least one cluster.)
-  const fan_in join(rd->asks.size(), [this, rd] { rank_batch(*rd); });
+  const fan_in join(rd->asks.size(), [this, rd] {
+    rank_batch(*rd);
+    ranking_ = false;
+    if (flush_pending_) flush();
+  });
   for (auto& [at, q] : rd->asks)
     ask(at, std::move(q), [rd, at, join](const result<msg::job_outlook_reply>& rep) {
       rd->answers.emplace(at, rep);

@@ -227,14 +227,19 @@ void grid_job_manager::impl::decide_migrations(Round& rd) {
       if (rep.queued_starts[k] >= 0) planned[at][ids[k]] = rep.queued_starts[k];
   }
   std::map<std::string, duration> grown;  // by the migrations decided earlier this round
-  for (std::size_t j = 0; j < rd.jobs.size(); ++j) {
-    const auto serial = rd.jobs[j];
-    auto it = jobs_.find(serial);
-    if (it == jobs_.end() || !it->second.job.can_migrate()) continue;
-    auto& t = it->second;
+  // Job j's best move by the outlooks and the moves decided so far, with its TTD where it
+  // stands; nothing when it stays (started, gone, no gain above its min_gain).
+  struct move {
+    ttd_option to;
+    duration from_ttd = 0;
+  };
+  auto best_move = [&](std::size_t j) -> std::optional<move> {
+    auto it = jobs_.find(rd.jobs[j]);
+    if (it == jobs_.end() || !it->second.job.can_migrate()) return std::nullopt;
+    const auto& t = it->second;
     const auto& cur = t.job.copies[*t.job.only_live_copy()];
     auto stands = planned[cur.cluster].find(cur.lrms_id);
-    if (stands == planned[cur.cluster].end()) continue;  // started or gone: next poll
+    if (stands == planned[cur.cluster].end()) return std::nullopt;  // started or gone
     std::optional<duration> cur_ttd;
     std::vector<ttd_option> others;
     for (auto k = rd.first[j]; k < rd.first[j + 1]; ++k) {
@@ -253,17 +258,44 @@ void grid_job_manager::impl::decide_migrations(Round& rd) {
       const timestamp start = rep.starts[o.shape] + grown[at];
       if (auto ttd = ttd_at(o.terms, rep.now, start)) others.push_back({at, *ttd});
     }
-    if (!cur_ttd) continue;
+    if (!cur_ttd) return std::nullopt;
     auto best = choose_migration(*cur_ttd, others, t.job.spec.min_gain);
-    if (!best) continue;
-    const auto n = t.job.migrate(best->cluster, *cur_ttd - best->ttd, now());
+    if (!best) return std::nullopt;
+    return move{std::move(*best), *cur_ttd};
+  };
+  // The largest gains first, and at most a share of the jobs evaluated per round: a batch
+  // placed from one outlook per cluster can leave many jobs a little better off elsewhere,
+  // and moving them all at once (each destination's growth only guessed) sets off the next
+  // round's moves back (a migration storm).
+  std::vector<std::pair<duration, std::size_t>> by_gain;  // (gain, job index)
+  for (std::size_t j = 0; j < rd.jobs.size(); ++j)
+    if (auto m = best_move(j)) by_gain.emplace_back(m->from_ttd - m->to.ttd, j);
+  std::sort(by_gain.begin(), by_gain.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::size_t moved = 0;
+  const std::size_t most = migrations_allowed(rd.jobs.size());
+  for (const auto& [gain_first_seen, j] : by_gain) {
+    if (moved == most) break;
+    auto m = best_move(j);  // again: the moves decided before it may have taken its gain
+    if (!m) continue;
+    auto& t = jobs_.at(rd.jobs[j]);
+    const auto n = t.job.migrate(m->to.cluster, m->from_ttd - m->to.ttd, now());
+    ++moved;
     for (auto k = rd.first[j]; k < rd.first[j + 1]; ++k)
-      if (*rd.options[k].at == best->cluster)
-        grown[best->cluster] +=
-            queue_growth(best->cluster, t.job.spec.np, rd.options[k].terms.walltime);
+      if (*rd.options[k].at == m->to.cluster)
+        grown[m->to.cluster] +=
+            queue_growth(m->to.cluster, t.job.spec.np, rd.options[k].terms.walltime);
     if (auto saved = persist_job(t); !saved) continue;  // retried next round
-    send_copy(serial, n);
+    send_copy(rd.jobs[j], n);
   }
+}
+
+// At most migration_share of the `evaluated` jobs move in one round, and at least one.
+std::size_t grid_job_manager::impl::migrations_allowed(std::size_t evaluated) const {
+  const double share = std::clamp(cfg_.migration_share, 0.0, 1.0);
+  const auto most = static_cast<std::size_t>(std::ceil(share * static_cast<double>(evaluated)));
+  return std::max<std::size_t>(most, 1);
 }
 
 // The directory changed: the terms on its clusters are computed again when next needed,

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <map>
+#include <set>
 
 namespace arbroker {
 namespace {
@@ -52,6 +54,7 @@ struct grid_job_manager_test : ::testing::Test {
   recording_port port;
   std::unique_ptr<grid_job_manager> manager;
   std::vector<msg::grid_job_reply> answers;  // to submissions, in the order given
+  double migration_share = 0.1;              // of the jobs a round evaluates (a node's default)
 
   // Clusters of 8 CPUs each, named as given.
   void start(const std::vector<std::string>& clusters,
@@ -62,6 +65,7 @@ struct grid_job_manager_test : ::testing::Test {
     cfg.recovered = std::move(recovered);
     cfg.ended_in_memory = 3600;
     cfg.ended_in_memory_max = 2;
+    cfg.migration_share = migration_share;
     manager = std::make_unique<grid_job_manager>(std::move(cfg), port);
     std::vector<msg::cluster_info> infos;
     std::vector<cluster_service_actor> services;
@@ -142,6 +146,35 @@ TEST_F(grid_job_manager_test, ABatchSharesOneOutlookPerClusterAndSpreadsItsJobs)
     ASSERT_TRUE(a.error.ok()) << a.error.message;
     EXPECT_EQ(a.job.state, grid_job_state::queued);
   }
+}
+
+// One batch's outlooks in flight at a time: a submission that arrives meanwhile waits for
+// them, and its batch asks only after the first batch's copies were sent, so the services
+// (which take one sender's messages in order) answer it with those copies queued.
+TEST_F(grid_job_manager_test, TheNextBatchIsAskedForOnlyOnceTheBatchInFlightIsPlaced) {
+  start({"a", "b"});
+  submit(job());
+  manager->flush();
+  ASSERT_EQ(port.waiting<msg::job_outlook_request>(), 2u);
+  submit(job());
+  submit(job());
+  EXPECT_EQ(port.flushes, 2);
+  manager->flush();  // the flush the second submission asked for: it waits
+  EXPECT_EQ(port.waiting<msg::job_outlook_request>(), 2u);
+  submit(job());
+  EXPECT_EQ(port.flushes, 2);  // already waiting: no further flush asked for
+  answer_outlook(0);
+  answer_outlook(0);
+  // The first job's copy is sent, then the three waiting jobs' batch asks each cluster once.
+  ASSERT_EQ(port.calls.size(), 3u);
+  EXPECT_TRUE(std::holds_alternative<msg::job_submit_request>(port.calls[0].request));
+  EXPECT_EQ(port.waiting<msg::job_outlook_request>(), 2u);
+  answer_outlook(0);
+  answer_outlook(0);
+  EXPECT_EQ(port.waiting<msg::job_submit_request>(), 4u);
+  for (int k = 0; k < 4; ++k)
+    answer_submit();
+  EXPECT_EQ(answers.size(), 4u);
 }
 
 TEST_F(grid_job_manager_test, ARequestNoClusterCanTakeIsRefusedWithoutACall) {
@@ -318,6 +351,62 @@ TEST_F(grid_job_manager_test, AnAdaptiveJobMovesWhereItWouldStartEarlier) {
   auto shown = manager->query({"alice", answers[0].job.id});
   EXPECT_EQ(shown.job.migrations, 1);
   EXPECT_EQ(shown.job.state, grid_job_state::queued);
+}
+
+// A round moves at most migration_share of the jobs it evaluates, those that gain most first
+// (whatever their order), so that one batch's guesses do not set off a migration storm.
+TEST_F(grid_job_manager_test, ARoundMovesAtMostItsShareOfTheJobsLargestGainsFirst) {
+  migration_share = 0.5;
+  start({"a", "b"});
+  // Four adaptive jobs, each placed on a (b would start them only in an hour).
+  for (int k = 0; k < 4; ++k) {
+    submit(job(grid_strategy::adaptive, 1));
+    manager->flush();
+    for (int c = 0; c < 2; ++c) {
+      auto p = port.take<msg::job_outlook_request>();
+      msg::job_outlook_reply rep;
+      rep.cluster = p.cluster;
+      rep.now = now;
+      rep.starts.assign(std::get<msg::job_outlook_request>(p.request).shapes.size(),
+                        p.cluster == "a" ? now : now + 3600);
+      p.done(grid_cluster_reply(rep));
+    }
+    ASSERT_EQ(answer_submit(), "a");
+  }
+  ASSERT_EQ(answers.size(), 4u);
+  EXPECT_EQ(manager->adapt_round(), 4);
+  // Where they stand on a, job k starts after waits[k]; b could start any at once (then each
+  // move there puts the next 100 s later). All four would gain: the two that gain most move.
+  const std::map<std::string, duration> waits = {{answers[0].job.copies[0].lrms_id, 1000},
+                                                 {answers[1].job.copies[0].lrms_id, 4000},
+                                                 {answers[2].job.copies[0].lrms_id, 3000},
+                                                 {answers[3].job.copies[0].lrms_id, 2000}};
+  for (int c = 0; c < 2; ++c) {
+    auto p = port.take<msg::job_outlook_request>();
+    const auto& q = std::get<msg::job_outlook_request>(p.request);
+    msg::job_outlook_reply rep;
+    rep.cluster = p.cluster;
+    rep.now = now;
+    rep.starts.assign(q.shapes.size(), p.cluster == "b" ? now : now + 5000);
+    for (const auto& id : q.queued_ids)
+      rep.queued_starts.push_back(now + waits.at(id));
+    p.done(grid_cluster_reply(rep));
+  }
+  ASSERT_EQ(port.waiting<msg::job_submit_request>(), 2u);
+  EXPECT_EQ(answer_submit(), "b");
+  EXPECT_EQ(answer_submit(), "b");
+  ASSERT_EQ(port.waiting<msg::job_cancel_request>(), 2u);  // the old copies withdrawn
+  for (int k = 0; k < 2; ++k) {
+    auto withdraw = port.take<msg::job_cancel_request>();
+    msg::job_cancel_reply found;
+    found.lrms_id = std::get<msg::job_cancel_request>(withdraw.request).lrms_id;
+    found.found = observed_state::queued;
+    withdraw.done(grid_cluster_reply(found));
+  }
+  std::vector<int> moved;
+  for (const auto& a : answers)
+    moved.push_back(manager->query({"alice", a.job.id}).job.migrations);
+  EXPECT_EQ(moved, (std::vector<int>{0, 1, 1, 0}));
 }
 
 // Ended jobs stay in memory for `list` among at most ended_in_memory_max (here 2), the

@@ -248,6 +248,7 @@ int run(const stress_options& o) {
   gc.clock = wall_clock();
   gc.poll_interval = 1;
   gc.adaptation_interval = 2;
+  gc.migration_share = o.migration_share;
   gc.keep_ended_jobs();  // the audit lists every job at the end
   auto grid_counters = std::make_shared<grid_job_counters>();
   gc.counters = grid_counters;
@@ -392,11 +393,13 @@ int run(const stress_options& o) {
     const auto submitted = std::max<long long>(grid_counters->submitted.load(), 1);
     fmt::print(
         "grid jobs: {} accepted, {} listed; {} copies, {} cancelled, {} duplicate starts, {} "
-        "migrations; {:.1f} LRMS calls per job\n",
+        "migrations; {:.1f} LRMS calls per job (outlooks {:.2f}, state requests {:.2f})\n",
         grid_acked.size(), grid_listed, grid_counters->copies_submitted.load(),
         grid_counters->copies_cancelled.load(), grid_counters->duplicate_starts.load(),
         grid_counters->migrations.load(),
-        static_cast<double>(grid_counters->lrms_calls.load()) / static_cast<double>(submitted));
+        static_cast<double>(grid_counters->lrms_calls.load()) / static_cast<double>(submitted),
+        static_cast<double>(grid_counters->outlook_calls.load()) / static_cast<double>(submitted),
+        static_cast<double>(grid_counters->state_calls.load()) / static_cast<double>(submitted));
   }
 
   const long long total_violations = violations + static_cast<long long>(final_violations.size()) +
@@ -472,6 +475,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 4096));
   app.add_option("--hold-seconds", o.hold_seconds, "holds that clients abandon expire after this")
       ->check(CLI::Range(1, 600));
+  app.add_option("--migration-share", o.migration_share,
+                 "an adaptation round moves at most this share of the adaptive jobs it evaluates")
+      ->check(CLI::Range(0.001, 1.0));
   app.add_flag("!--no-local-jobs", o.local_jobs, "no background local jobs");
   app.add_option("--spread-hours", o.spread_hours, "earliest starts fall within this many hours")
       ->check(CLI::Range(1, 100000));

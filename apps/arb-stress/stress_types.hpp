@@ -57,6 +57,7 @@ struct stress_options {
   int coreservation_parts = 3;
   int coreservation_clusters = 8;  ///< co-reservations pick among the first this many
   duration hold_seconds = 3;       ///< holds a client abandons expire after this
+  double migration_share = 0.1;    ///< grid_jobs_config::migration_share, a node's default
   bool local_jobs = true;          ///< background local jobs on every cluster
   std::size_t threads = 2;
   int elastic_workers = 4;        ///< the broker's pool of elastic workers

@@ -73,8 +73,8 @@ node_metrics::node_metrics(prometheus::Registry& reg, const std::string& version
       grid_events_(counter(reg, "arb_grid_job_events_total",
                            "Grid-job manager events: submitted, refused, copies_submitted, "
                            "copies_cancelled, duplicate_starts, migrations, "
-                           "migration_gain_seconds, lrms_calls, lrms_call_microseconds (their "
-                           "summed latency).")) {
+                           "migration_gain_seconds, lrms_calls (of them outlook_calls and "
+                           "state_calls), lrms_call_microseconds (their summed latency).")) {
   gauge(reg, "arb_build_info", "The running arbd's version (the value is always 1).")
       .Add({{"version", version}})
       .Set(1);
@@ -190,6 +190,8 @@ void node_metrics::update(const grid_job_counters& g) {
       {"migrations", &g.migrations},
       {"migration_gain_seconds", &g.migration_gain},
       {"lrms_calls", &g.lrms_calls},
+      {"outlook_calls", &g.outlook_calls},
+      {"state_calls", &g.state_calls},
       {"lrms_call_microseconds", &g.lrms_call_microseconds}};
   for (const auto& [name, value] : events) {
     const auto v = value->load();

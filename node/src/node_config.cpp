@@ -348,6 +348,8 @@ status validate(const node_config& cfg) {
   if (cfg.job_retention < 60) return bad("grid_jobs.retention", "must be at least 1 minute");
   if (cfg.default_max_migrations < -1)
     return bad("grid_jobs.max_migrations", "must be >= -1 (-1: unbounded)");
+  if (!(cfg.migration_share > 0 && cfg.migration_share <= 1))
+    return bad("grid_jobs.migration_share", "must be a share above 0 and at most 1");
   std::set<std::string> names;
   for (std::size_t i = 0; i < cfg.clusters.size(); ++i) {
     const auto& c = cfg.clusters[i];
@@ -455,13 +457,14 @@ result<node_config> from_table(const toml::table& root) {
     return bad("broker", "expected a [broker] table or [[broker]] tables");
   }
   if (auto* g = root["grid_jobs"].as_table()) {
-    ARB_TRY(only_known_keys(
-        *g, "grid_jobs",
-        {"poll_interval", "adaptation_interval", "min_gain", "max_migrations", "retention"}));
+    ARB_TRY(only_known_keys(*g, "grid_jobs",
+                            {"poll_interval", "adaptation_interval", "min_gain", "max_migrations",
+                             "migration_share", "retention"}));
     ARB_TRY(optional(*g, "grid_jobs", "poll_interval", cfg.job_poll_interval, as_span));
     ARB_TRY(optional(*g, "grid_jobs", "adaptation_interval", cfg.adaptation_interval, as_span));
     ARB_TRY(optional(*g, "grid_jobs", "min_gain", cfg.default_min_gain, as_span));
     ARB_TRY(optional(*g, "grid_jobs", "max_migrations", cfg.default_max_migrations, as_int));
+    ARB_TRY(optional(*g, "grid_jobs", "migration_share", cfg.migration_share, as_number));
     ARB_TRY(optional(*g, "grid_jobs", "retention", cfg.job_retention, as_span));
   }
   if (auto* l = root["limits"].as_table()) {

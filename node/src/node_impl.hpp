@@ -489,6 +489,7 @@ struct node::impl {
     gc.adaptation_interval = cfg.adaptation_interval;
     gc.default_min_gain = cfg.default_min_gain;
     gc.default_max_migrations = cfg.default_max_migrations;
+    gc.migration_share = cfg.migration_share;
     gc.journal = grid_journal;
     gc.counters = grid_counters;
     gc.retention = cfg.job_retention;

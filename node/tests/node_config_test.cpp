@@ -31,6 +31,14 @@ max_connections = 200
 handshake_timeout = "3s"
 shutdown_grace = "15s"
 
+[grid_jobs]
+poll_interval = "20s"
+adaptation_interval = "2m"
+min_gain = "5m"
+max_migrations = 3
+migration_share = 0.25
+retention = "7d"
+
 [[user]]
 name = "alice"
 token = "a-long-secret"
@@ -94,6 +102,12 @@ TEST(node_config, ReadsEveryKey) {
   EXPECT_EQ(cfg->max_connections, 200u);
   EXPECT_EQ(cfg->handshake_timeout, 3);
   EXPECT_EQ(cfg->shutdown_grace, 15);
+  EXPECT_EQ(cfg->job_poll_interval, 20);
+  EXPECT_EQ(cfg->adaptation_interval, 120);
+  EXPECT_EQ(cfg->default_min_gain, 300);
+  EXPECT_EQ(cfg->default_max_migrations, 3);
+  EXPECT_DOUBLE_EQ(cfg->migration_share, 0.25);
+  EXPECT_EQ(cfg->job_retention, 7 * 86400);
   ASSERT_EQ(cfg->users.size(), 2u);
   EXPECT_FALSE(cfg->users[0].admin);
   EXPECT_TRUE(cfg->users[1].admin);
@@ -218,6 +232,10 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
                "node.durability: 'fast' is not one of full, normal");
   expect_error(one_cluster + "esr_history_interval = \"0s\"\n", "cluster[0].esr_history_interval");
   expect_error("[limits]\nmax_connections = 0\n" + one_cluster, "limits.max_connections");
+  for (const char* share : {"0", "1.5", "-0.1"})
+    expect_error("[grid_jobs]\nmigration_share = " + std::string(share) + "\n" + one_cluster,
+                 "grid_jobs.migration_share: must be a share above 0 and at most 1");
+  expect_error("[grid_jobs]\nmax_migrations = -2\n" + one_cluster, "grid_jobs.max_migrations");
 }
 
 TEST(node_config, TheApiNeedsTlsOrPlainTextAllowedOnLoopback) {

@@ -89,6 +89,7 @@ class virtual_grid {
       gc.clock = clock();
       gc.poll_interval = s.grid_poll_interval;
       gc.adaptation_interval = s.grid_adaptation_interval;
+      gc.migration_share = s.grid_migration_share;
       gc.counters = grid_counters_;
       gc.keep_ended_jobs();  // the results read every job at the end
       if (!s.grid_event_hooks && s.grid_poll_interval <= 0)

@@ -45,6 +45,9 @@ struct grid_job_counters {
   std::atomic<std::int64_t> submitted{0}, refused{0}, copies_submitted{0}, copies_cancelled{0},
       duplicate_starts{0}, migrations{0}, migration_gain{0}, lrms_calls{0},
       lrms_call_microseconds{0};  ///< summed over the calls: mean latency = this / lrms_calls
+  /// Of lrms_calls, the batched ones: outlooks (one per cluster per batch of submissions or
+  /// adaptation round) and job-state requests (one per cluster per poll or LRMS event).
+  std::atomic<std::int64_t> outlook_calls{0}, state_calls{0};
   /// Grid jobs the manager holds now (active, and ended within ended_in_memory), by
   /// strategy and state (indices: the enums' numbers).
   std::atomic<std::int64_t> jobs[4][6] = {};
@@ -58,6 +61,9 @@ struct grid_jobs_config {
   duration adaptation_interval = 60;  ///< 0: only when asked (adapt_atom)
   duration default_min_gain = 0;
   std::int32_t default_max_migrations = -1;
+  /// At most this share of the queued adaptive jobs an adaptation round evaluates moves in
+  /// that round (at least one), those with the largest gains first: (0, 1].
+  double migration_share = 0.1;
   /// Where jobs are kept (null: nowhere).
   std::shared_ptr<grid_job_journal> journal;
   /// Jobs found in the store at start (the active ones); watched again at once.

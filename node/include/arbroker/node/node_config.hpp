@@ -146,6 +146,7 @@ struct node_config {
   duration adaptation_interval = 60;    ///< how often queued adaptive jobs are re-evaluated
   duration default_min_gain = 0;        ///< adaptive jobs that name none (paper: any gain)
   int default_max_migrations = -1;      ///< adaptive jobs that name none (-1: unbounded)
+  double migration_share = 0.1;         ///< of the jobs a round evaluates, at most so many move
   duration job_retention = 30 * 86400;  ///< ended grid jobs stay in the store this long
 
   // Network limits per connection.

@@ -93,6 +93,9 @@ struct scenario {
   /// false: the manager learns only from its polls, as with a real LRMS (needs polls).
   bool grid_event_hooks = true;
   duration grid_adaptation_interval = 60;  ///< its adaptation rounds
+  /// The share of the evaluated jobs a round may move (grid_jobs_config::migration_share):
+  /// 1, paper 003's rule (every job that gains moves), unlike a node's default.
+  double grid_migration_share = 1;
 };
 
 }  // namespace arbroker::sim
