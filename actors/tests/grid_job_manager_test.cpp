@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -96,6 +97,23 @@ struct grid_job_manager_test : ::testing::Test {
     rep.starts.assign(std::get<msg::job_outlook_request>(p.request).shapes.size(), now + in);
     p.done(grid_cluster_reply(rep));
     return p.cluster;
+  }
+
+  // Answers the oldest outlook call: a new job starts on that cluster after wait(cluster), a
+  // copy queued there (by LRMS id) after queued(id). Returns the cluster and what it was asked.
+  using waits_fn = std::function<duration(const std::string&)>;
+  std::pair<std::string, msg::job_outlook_request> answer_outlook_by(const waits_fn& wait,
+                                                                     const waits_fn& queued = {}) {
+    auto p = port.take<msg::job_outlook_request>();
+    auto q = std::get<msg::job_outlook_request>(p.request);
+    msg::job_outlook_reply rep;
+    rep.cluster = p.cluster;
+    rep.now = now;
+    rep.starts.assign(q.shapes.size(), now + wait(p.cluster));
+    for (const auto& id : q.queued_ids)
+      rep.queued_starts.push_back(now + queued(id));
+    p.done(grid_cluster_reply(rep));
+    return {p.cluster, std::move(q)};
   }
 
   // Answers the oldest submit call with LRMS id `<cluster>.<n>`; returns the cluster.
@@ -323,19 +341,14 @@ TEST_F(grid_job_manager_test, AnAdaptiveJobMovesWhereItWouldStartEarlier) {
   const auto old_id = answers[0].job.copies[0].lrms_id;
   EXPECT_EQ(manager->adapt_round(), 1);
   ASSERT_EQ(port.waiting<msg::job_outlook_request>(), 2u);
+  // Where it stands it starts in an hour; the other cluster could start it at once.
   for (int k = 0; k < 2; ++k) {
-    auto p = port.take<msg::job_outlook_request>();
-    const auto& q = std::get<msg::job_outlook_request>(p.request);
-    msg::job_outlook_reply rep;
-    rep.cluster = p.cluster;
-    rep.now = now;
-    // Where it stands it starts in an hour; the other cluster could start it at once.
-    rep.starts.assign(q.shapes.size(), p.cluster == first ? now + 3600 : now);
-    if (p.cluster == first) {
+    const auto [at, q] =
+        answer_outlook_by([&](const std::string& c) { return c == first ? 3600 : 0; },
+                          [](const std::string&) { return 3600; });
+    if (at == first) {
       EXPECT_EQ(q.queued_ids, std::vector<std::string>{old_id});
-      rep.queued_starts = {now + 3600};
     }
-    p.done(grid_cluster_reply(rep));
   }
   EXPECT_EQ(port.waiting<msg::job_cancel_request>(), 0u);  // not before the new copy is in
   EXPECT_EQ(answer_submit(), other);
@@ -362,15 +375,8 @@ TEST_F(grid_job_manager_test, ARoundMovesAtMostItsShareOfTheJobsLargestGainsFirs
   for (int k = 0; k < 4; ++k) {
     submit(job(grid_strategy::adaptive, 1));
     manager->flush();
-    for (int c = 0; c < 2; ++c) {
-      auto p = port.take<msg::job_outlook_request>();
-      msg::job_outlook_reply rep;
-      rep.cluster = p.cluster;
-      rep.now = now;
-      rep.starts.assign(std::get<msg::job_outlook_request>(p.request).shapes.size(),
-                        p.cluster == "a" ? now : now + 3600);
-      p.done(grid_cluster_reply(rep));
-    }
+    for (int c = 0; c < 2; ++c)
+      answer_outlook_by([](const std::string& at) { return at == "a" ? 0 : 3600; });
     ASSERT_EQ(answer_submit(), "a");
   }
   ASSERT_EQ(answers.size(), 4u);
@@ -381,17 +387,9 @@ TEST_F(grid_job_manager_test, ARoundMovesAtMostItsShareOfTheJobsLargestGainsFirs
                                                  {answers[1].job.copies[0].lrms_id, 4000},
                                                  {answers[2].job.copies[0].lrms_id, 3000},
                                                  {answers[3].job.copies[0].lrms_id, 2000}};
-  for (int c = 0; c < 2; ++c) {
-    auto p = port.take<msg::job_outlook_request>();
-    const auto& q = std::get<msg::job_outlook_request>(p.request);
-    msg::job_outlook_reply rep;
-    rep.cluster = p.cluster;
-    rep.now = now;
-    rep.starts.assign(q.shapes.size(), p.cluster == "b" ? now : now + 5000);
-    for (const auto& id : q.queued_ids)
-      rep.queued_starts.push_back(now + waits.at(id));
-    p.done(grid_cluster_reply(rep));
-  }
+  for (int c = 0; c < 2; ++c)
+    answer_outlook_by([](const std::string& at) { return at == "b" ? 0 : 5000; },
+                      [&](const std::string& id) { return waits.at(id); });
   ASSERT_EQ(port.waiting<msg::job_submit_request>(), 2u);
   EXPECT_EQ(answer_submit(), "b");
   EXPECT_EQ(answer_submit(), "b");
