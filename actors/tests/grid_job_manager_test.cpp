@@ -195,6 +195,27 @@ TEST_F(grid_job_manager_test, TheNextBatchIsAskedForOnlyOnceTheBatchInFlightIsPl
   EXPECT_EQ(answers.size(), 4u);
 }
 
+// A batch whose outlooks fail is refused, and the batch waiting behind it is asked for: a
+// failed call never holds the submissions after it.
+TEST_F(grid_job_manager_test, ABatchWhoseOutlooksFailDoesNotHoldTheNextOne) {
+  start({"a"});
+  submit(job());
+  manager->flush();
+  submit(job());
+  manager->flush();  // waits for the first batch's outlook
+  ASSERT_EQ(port.waiting<msg::job_outlook_request>(), 1u);
+  port.take<msg::job_outlook_request>().done(error{errc::unreachable, "a did not answer"});
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].error.err(), errc::infeasible);
+  EXPECT_NE(answers[0].error.message.find("a did not answer"), std::string::npos)
+      << answers[0].error.message;
+  ASSERT_EQ(port.waiting<msg::job_outlook_request>(), 1u);  // the second batch's
+  answer_outlook(0);
+  answer_submit();
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_TRUE(answers[1].error.ok()) << answers[1].error.message;
+}
+
 TEST_F(grid_job_manager_test, ARequestNoClusterCanTakeIsRefusedWithoutACall) {
   start({"a"});
   auto big = job();
