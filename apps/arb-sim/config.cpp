@@ -143,11 +143,12 @@ workload_config workload(const toml::table& root) {
   return w;
 }
 
-// The site's policy for the simulated cluster: every key of cluster_policy, as a node's
-// `[[cluster]]` reads it (policy_fields; docs/config.md), over the simulator's defaults.
-void read_policy(const toml::table& t, cluster_policy& p) {
+// The site's policy for the simulated clusters: every key of cluster_policy, as a node's
+// `[[cluster]]` reads it (policy_fields; docs/config.md), over the experiment's defaults, from
+// table `path` (errors name it).
+void read_policy(const toml::table& t, const std::string& path, cluster_policy& p) {
   if (t.contains("history_delta"))
-    bad("cluster.history_delta", "now esr_history_interval, as in a node's [[cluster]]");
+    bad(path + ".history_delta", "now esr_history_interval, as in a node's [[cluster]]");
   auto check = [](const auto& r) {
     if (!r) throw bad_key{r.err().message};
     return *r;
@@ -162,7 +163,7 @@ void read_policy(const toml::table& t, cluster_policy& p) {
   for (const auto& f : policy_fields()) {
     const char* key = f.key.data();
     if (!t.contains(key)) continue;
-    const auto at = config::at(t, "cluster", key);
+    const auto at = config::at(t, path, key);
     std::visit(
         [&](auto* v) {
           using T = std::remove_pointer_t<decltype(v)>;
@@ -190,7 +191,7 @@ sim::cluster_spec cluster(const toml::table& root) {
   c.pp = get(t, "cluster", "pp", c.pp);
   c.bunch = get<int>(t, "cluster", "bunch", c.bunch);
   c.scheduler = get(t, "cluster", "scheduler", c.scheduler);
-  read_policy(t, c.policy);
+  read_policy(t, "cluster", c.policy);
   return c;
 }
 
@@ -408,6 +409,7 @@ grid5_config grid5(const toml::table& root, std::string name) {
   c.walltime = walltime_rule_of(get(g, "grid", "walltime_rule", std::string("extend")),
                                 "grid.walltime_rule");
   c.adaptation_s = get<duration>(g, "grid", "adaptation_s", c.adaptation_s);
+  read_policy(g, "grid", c.policy);
   if (!(c.days > 0) || c.grid_every < 1 || c.poll_s < 0 || c.adaptation_s < 1)
     bad("grid", "days > 0, grid_every >= 1, poll_s >= 0 and adaptation_s >= 1 are needed");
   if (!c.event_hooks && c.poll_s < 1)

@@ -198,7 +198,16 @@ struct grid5_config {
   bool event_hooks = true;      ///< the simulated LRMSs' job events tell the manager
   sim::walltime_rule walltime = sim::walltime_rule::extend;  ///< of the local jobs
   duration adaptation_s = 60;                                ///< its adaptation rounds
+  /// The clusters' services: a node's defaults (LJP enforced by the vacancy rule, ese), but
+  /// the view read on every call as in every experiment; any policy key in [grid] over them.
+  cluster_policy policy = daemon_policy();
   std::vector<grid5_strategy> strategies;
+
+  static cluster_policy daemon_policy() {
+    cluster_policy p;
+    p.refresh = 0;
+    return p;
+  }
 };
 
 struct experiment_config {

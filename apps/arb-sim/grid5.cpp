@@ -2,8 +2,10 @@
 // replay a different real trace as their local load. Every n-th job of each trace becomes a
 // grid job instead (its own shape, submitted at its own time); the strategies place the same
 // grid jobs. Reported per strategy: time to delivery (mean, p95), wait, wasted CPU time of
-// duplicate starts, migrations, calls to the clusters per job, and the local jobs' mean wait
-// (against a run without the grid jobs). See docs/experiments.md.
+// duplicate starts, migrations, calls to the clusters per job, the local jobs' mean wait
+// (against a run without the grid jobs), and the jobs refused or failed. The clusters admit
+// reservations by a node's default rule unless [grid] names another (ljp, ljp_method: the
+// run prints it). See docs/experiments.md.
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -23,6 +25,7 @@ namespace {
 
 struct strategy_result {
   std::size_t grid_jobs = 0, completed = 0, refused = 0;
+  std::size_t failed = 0;  ///< placed, then failed (or cancelled) instead of completing
   double mean_ttd = 0, p95_ttd = 0, mean_wait = 0;
   double wasted_cpu_s = 0;  ///< CPU-seconds of copies that ran and were cancelled
   double migrations_per_job = 0, calls_per_job = 0, copies_per_job = 0;
@@ -60,6 +63,7 @@ strategy_result summarize(const sim::sim_output& out) {
     for (const auto& c : j.copies)
       if (c.state == copy_state::cancelled && c.started >= 0 && c.ended >= c.started)
         r.wasted_cpu_s += static_cast<double>((c.ended - c.started) * j.np);
+    if (j.state == grid_job_state::failed || j.state == grid_job_state::cancelled) ++r.failed;
     if (j.state != grid_job_state::completed) continue;
     ++r.completed;
     ttd.push_back(static_cast<double>(j.ended - j.submitted));
@@ -98,6 +102,7 @@ status run_grid5(const grid5_config& c, const run_options& opt) {
     spec.name = cl.name;
     spec.cpus = cl.cpus;
     spec.scheduler = c.scheduler;
+    spec.policy = c.policy;
     base.clusters.push_back(spec);
     auto trace = read_trace(opt.traces_dir / cl.trace, opt.strict);
     if (!trace) return trace.err();
@@ -164,7 +169,7 @@ status run_grid5(const grid5_config& c, const run_options& opt) {
 
   std::ofstream csv(dir / "summary.csv");
   csv << "strategy,grid_jobs,completed,refused,mean_ttd_h,p95_ttd_h,mean_wait_h,wasted_cpu_h,"
-         "migrations_per_job,copies_per_job,calls_per_job,local_jobs,local_mean_wait_h\n";
+         "migrations_per_job,copies_per_job,calls_per_job,local_jobs,local_mean_wait_h,failed\n";
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     csv << c.strategies[i].name << ',' << r.grid_jobs << ',' << r.completed << ',' << r.refused
@@ -172,7 +177,7 @@ status run_grid5(const grid5_config& c, const run_options& opt) {
         << fmt(r.mean_wait / 3600, 3) << ',' << fmt(r.wasted_cpu_s / 3600, 1) << ','
         << fmt(r.migrations_per_job, 3) << ',' << fmt(r.copies_per_job, 2) << ','
         << fmt(r.calls_per_job, 1) << ',' << r.local_started << ','
-        << fmt(r.local_mean_wait / 3600, 3) << '\n';
+        << fmt(r.local_mean_wait / 3600, 3) << ',' << r.failed << '\n';
   }
   csv.close();
   const std::string head = png_script_head("ttd");
@@ -189,7 +194,8 @@ status run_grid5(const grid5_config& c, const run_options& opt) {
   if (!ok && ok.err().code != errc::not_found) return ok;
   std::cout << c.name << ": " << results.size() << " strategies, " << grid.size() << " grid jobs, "
             << base.jobs.size() << " local jobs; walltime rule " << sim::to_string(c.walltime)
-            << "; output in " << dir.string() << '\n';
+            << "; admission ljp " << to_string(c.policy.ljp) << ", ljp_method "
+            << to_string(c.policy.ljp_check) << "; output in " << dir.string() << '\n';
   return {};
 }
 
