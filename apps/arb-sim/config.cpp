@@ -21,6 +21,15 @@ struct bad_key {
   throw bad_key{path + ": " + why};
 }
 
+// Table `t` at `path` knows only `known` (and, with_policy, every cluster policy key).
+void only_known(const toml::table& t, const std::string& path, std::vector<std::string_view> known,
+                bool with_policy = false) {
+  if (with_policy)
+    for (const auto& f : policy_fields())
+      known.push_back(f.key);
+  if (auto ok = config::only_known_keys(t, path, known); !ok) throw bad_key{ok.err().message};
+}
+
 std::string join(const std::string& parent, const std::string& key) {
   return parent.empty() ? key : parent + "." + key;
 }
@@ -400,7 +409,12 @@ paper004_config paper004(const toml::table& root, std::string name) {
 grid5_config grid5(const toml::table& root, std::string name) {
   grid5_config c;
   c.name = std::move(name);
+  only_known(root, "", {"experiment", "name", "grid", "clusters", "strategies"});
   const auto& g = table(root, "", "grid");
+  only_known(
+      g, "grid",
+      {"scheduler", "days", "grid_every", "poll_s", "event_hooks", "walltime_rule", "adaptation_s"},
+      true);
   c.scheduler = get(g, "grid", "scheduler", c.scheduler);
   c.days = get(g, "grid", "days", c.days);
   c.grid_every = get<std::size_t>(g, "grid", "grid_every", c.grid_every);
@@ -415,6 +429,7 @@ grid5_config grid5(const toml::table& root, std::string name) {
   if (!c.event_hooks && c.poll_s < 1)
     bad("grid", "without event_hooks the manager learns only from polls: poll_s >= 1 is needed");
   for_each_table(root, "clusters", [&](const toml::table& t) {
+    only_known(t, "clusters", {"name", "trace", "cpus"});
     grid5_cluster k;
     k.name = get(t, "clusters", "name", std::string());
     k.trace = get(t, "clusters", "trace", std::string());
@@ -424,6 +439,7 @@ grid5_config grid5(const toml::table& root, std::string name) {
     c.clusters.push_back(k);
   });
   for_each_table(root, "strategies", [&](const toml::table& t) {
+    only_known(t, "strategies", {"name", "strategy", "width", "min_gain_s"});
     grid5_strategy s;
     s.name = get(t, "strategies", "name", std::string());
     s.strategy = get(t, "strategies", "strategy", s.strategy);

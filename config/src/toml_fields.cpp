@@ -1,6 +1,7 @@
 #include "arbroker/config/toml_fields.hpp"
 
 #include <map>
+#include <set>
 #include <vector>
 
 #include "arbroker/core/time_format.hpp"
@@ -14,6 +15,20 @@ field at(const toml::table& t, const std::string& parent, const char* key) {
 
 error bad(const std::string& path, const std::string& why) {
   return {errc::invalid_parameter, path + ": " + why};
+}
+
+status only_known_keys(const toml::table& t, const std::string& path,
+                       const std::vector<std::string_view>& known) {
+  const std::set<std::string_view> k(known.begin(), known.end());
+  for (const auto& [key, _] : t)
+    if (!k.count(key.str())) {
+      std::string list;
+      for (auto name : known)
+        list += (list.empty() ? "" : ", ") + std::string(name);
+      return bad(path.empty() ? std::string(key.str()) : path + "." + std::string(key.str()),
+                 "unknown key (known: " + list + ")");
+    }
+  return {};
 }
 
 result<std::string> text(const field& f) {

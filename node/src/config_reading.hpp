@@ -18,19 +18,7 @@ using config::at;
 using config::bad;
 
 // A typo in a key must not be silently ignored: every table lists the keys it knows.
-inline status only_known_keys(const toml::table& t, const std::string& path,
-                              const std::vector<std::string_view>& known) {
-  const std::set<std::string_view> k(known.begin(), known.end());
-  for (const auto& [key, _] : t)
-    if (!k.count(key.str())) {
-      std::string list;
-      for (auto name : known)
-        list += (list.empty() ? "" : ", ") + std::string(name);
-      return bad(path.empty() ? std::string(key.str()) : path + "." + std::string(key.str()),
-                 "unknown key (known: " + list + ")");
-    }
-  return {};
-}
+using config::only_known_keys;
 
 template <class T, class Read>
 status optional(const toml::table& t, const std::string& path, const char* key, T& out, Read read) {

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "arbroker/core/cost.hpp"
 #include "arbroker/core/error.hpp"
@@ -27,6 +29,11 @@ field at(const toml::table& t, const std::string& parent, const char* key);
 
 /// invalid_parameter naming the key.
 error bad(const std::string& path, const std::string& why);
+
+/// invalid_parameter naming the first key of table `t` (at `path`) that is not in `known`,
+/// with the keys it knows: a typo is never silently ignored.
+status only_known_keys(const toml::table& t, const std::string& path,
+                       const std::vector<std::string_view>& known);
 
 result<std::string> text(const field& f);
 result<double> number(const field& f);
