@@ -317,13 +317,16 @@ paper001_config paper001(const toml::table& root, std::string name) {
 paper002_config paper002(const toml::table& root, std::string name) {
   paper002_config c;
   c.name = std::move(name);
+  only_known(root, "", {"experiment", "name", "grid", "workload", "requests", "paper"});
   const auto& g = table(root, "", "grid");
+  only_known(g, "grid", {"clusters", "cpus", "scheduler"}, true);
   c.clusters = get<int>(g, "grid", "clusters", c.clusters);
   c.cpus = get<int>(g, "grid", "cpus", c.cpus);
   c.scheduler = get(g, "grid", "scheduler", c.scheduler);
-  c.laxity = get(g, "grid", "laxity", c.laxity);
+  read_policy(g, "grid", c.policy);
   if (c.clusters < 1 || c.cpus < 1) bad("grid", "clusters >= 1 and cpus >= 1 are needed");
   const auto& w = table(root, "", "workload");
+  only_known(w, "workload", {"jobs", "repetitions", "seed", "arrival_scale"});
   c.jobs = get<std::size_t>(w, "workload", "jobs", c.jobs);
   c.repetitions = get<std::size_t>(w, "workload", "repetitions", c.repetitions);
   c.seed = get<std::uint64_t>(w, "workload", "seed", c.seed);
@@ -332,6 +335,7 @@ paper002_config paper002(const toml::table& root, std::string name) {
     bad("workload", "jobs >= 1 and repetitions >= 2 are needed");
   if (!(c.arrival_scale > 0)) bad("workload.arrival_scale", "must be > 0");
   const auto& r = table(root, "", "requests");
+  only_known(r, "requests", {"laxity_percent", "par", "policies", "ar_window_h", "od_deadline_h"});
   c.laxity_percent = numbers(r, "requests", "laxity_percent");
   c.par = numbers(r, "requests", "par");
   c.policies = strings(r, "requests", "policies");

@@ -161,9 +161,11 @@ struct paper002_config {
   int clusters = 4;
   int cpus = 64;
   std::string scheduler = "easy";
-  /// The clusters' RLC scheduler (paper 002): reservations are movable within their
-  /// windows and the clusters move them (false: every reservation is rigid).
-  bool laxity = false;
+  /// The clusters' services (any cluster policy key in [grid], as a node's [[cluster]] has
+  /// them), over the simulator's defaults: Local Jobs Preferred checked by T_wkl, which
+  /// paper 002 does not have (`ljp = "off"` leaves it out). `laxity`: the clusters' RLC
+  /// scheduler (paper 002), reservations movable within their windows (false: all rigid).
+  cluster_policy policy = sim::simulated_policy();
   std::size_t jobs = 1000;      ///< Lublin-Feitelson jobs per repetition
   std::size_t repetitions = 5;  ///< seeds seed, seed + 1, ...
   std::uint64_t seed = 1;

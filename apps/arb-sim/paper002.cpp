@@ -69,7 +69,7 @@ sim::scenario scenario_of(const paper002_config& c, const std::vector<job_draw>&
     spec.name = "c" + std::to_string(k);
     spec.cpus = c.cpus;
     spec.scheduler = c.scheduler;
-    spec.policy.laxity = c.laxity;
+    spec.policy = c.policy;
     s.clusters.push_back(std::move(spec));
   }
   for (const auto& d : jobs) {
@@ -96,7 +96,7 @@ sim::scenario scenario_of(const paper002_config& c, const std::vector<job_draw>&
     q.esr_threshold = -1;
     q.tsn_max = 8;
     q.tss_gap = 600;
-    q.movable = c.laxity;  // the paper's ARs: (t, e, d), placed and moved by the clusters
+    q.movable = c.policy.laxity;  // the paper's ARs: (t, e, d), placed and moved by the clusters
     s.requests.push_back({j.job_id, j.submit_time, std::move(q), sim::bound_job{run, false}, !ar});
   }
   return s;
@@ -270,7 +270,8 @@ status run_paper002(const paper002_config& c, const run_options& opt) {
     std::cout << "; W_R(MLI) / W_R(IMCT) at L = " << l_max
               << " %, PAR = 1: " << fmt(*mli / *imct, 3) << " (paper: " << c.paper_mli_over_imct
               << ")";
-  std::cout << "; output in " << dir.string() << '\n';
+  std::cout << "; admission ljp " << to_string(c.policy.ljp) << ", ljp_method "
+            << to_string(c.policy.ljp_check) << "; output in " << dir.string() << '\n';
   for (const auto& e : plot_errors)
     std::cerr << "warning: " << e << '\n';
   return {};
