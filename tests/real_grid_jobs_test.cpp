@@ -13,13 +13,17 @@ using namespace arbroker::testing;
 struct real_grid_jobs : real_grid {
   void SetUp() override {
     real_grid::SetUp();
+    manager = spawn_manager(300);
+  }
+  grid_jobs_actor spawn_manager(duration lost_after) {
     grid_jobs_config c;
     c.node = "e2e";
     c.gis = gis;
     c.clock = wall_clock();
     c.poll_interval = 0;  // rounds when the test asks
     c.adaptation_interval = 0;
-    manager = spawn_grid_jobs(sys, c);
+    c.lost_after = lost_after;
+    return spawn_grid_jobs(sys, c);
   }
   void TearDown() override {
     self->send_exit(manager, caf::exit_reason::user_shutdown);
@@ -178,6 +182,66 @@ TEST_F(real_grid_jobs, AdaptiveJobMigratesWhenTheOtherQueueDrainsAndRunsOnce) {
   EXPECT_EQ(j.winner, 1);
   EXPECT_FALSE(in_lrms("slurm1", j.copies[0].lrms_id));  // it runs exactly once
   EXPECT_TRUE(in_lrms("slurm2", j.copies[1].lrms_id));
+}
+
+// Runs scripts/slurm/NAME with `args` on the test instances; true when it succeeded.
+bool slurm_script(const std::string& name, std::vector<std::string> args) {
+  process_spec p;
+  p.argv = {std::string(ARB_SLURM_SCRIPTS) + "/" + name};
+  p.argv.insert(p.argv.end(), args.begin(), args.end());
+  p.env = {{"ARB_RUN_DIR", slurm_run}};
+  p.timeout = std::chrono::seconds(120);
+  auto out = run_process(p);
+  EXPECT_TRUE(out && out->ok()) << name << ": " << (out ? out->err : to_string(out.err()));
+  return out && out->ok();
+}
+
+// Issue 35: a job running on slurm2 whose Slurm instance is stopped (its controller, node
+// daemons and the job's processes killed: scripts/slurm/stop.sh) is placed again on slurm1
+// once slurm2 has not answered for lost_after, and runs to its end there.
+TEST_F(real_grid_jobs, AJobWhoseSlurmClusterIsStoppedRunsToItsEndOnTheOther) {
+  self->send_exit(manager, caf::exit_reason::user_shutdown);
+  manager = spawn_manager(5);  // gives up on a silent cluster after 5 s (a node: 5 min)
+  start_signal s1;
+  const auto blocker = sbatch_whole(conf1, 20, s1);
+  ASSERT_TRUE(s1.wait(30)) << "the local job did not start";
+  auto r = grid_job(grid_strategy::single, 1);
+  r.clusters = {"slurm1", "slurm2"};
+  r.command = "sleep 10";
+  r.walltime = 300;
+  auto sub = ask<msg::grid_job_reply>(manager, r);
+  ASSERT_TRUE(sub.error.ok()) << sub.error.message;
+  remember(sub.job);
+  ASSERT_EQ(sub.job.copies.at(0).cluster, "slurm2");  // slurm1 is full
+  auto running =
+      until(sub.job.id, [](const auto& x) { return x.state == grid_job_state::running; });
+  ASSERT_EQ(running.state, grid_job_state::running);
+  // slurm2 goes down with the job; it is started again afresh whatever happens here, for the
+  // tests after this one.
+  struct restarted_at_end {
+    ~restarted_at_end() {
+      slurm_script("start.sh", {"arbtest2", "--cpus", "4", "--port", "17927", "--clean"});
+    }
+  } slurm2_back;
+  ASSERT_TRUE(slurm_script("stop.sh", {"arbtest2", "--keep-munge"}));
+  ASSERT_TRUE(slurm_lrms(slurm_opts(conf1)).cancel_job(blocker));  // room on slurm1
+  auto again = until(sub.job.id, [](const auto& x) {
+    return x.copies.size() == 2 && x.state == grid_job_state::running;
+  });
+  remember(again);
+  ASSERT_EQ(again.copies.size(), 2u);
+  EXPECT_EQ(again.copies[1].cluster, "slurm1");
+  EXPECT_TRUE(again.copies[0].lost);
+  EXPECT_EQ(again.resubmits, 1);
+  const bool said_why = std::any_of(again.history.begin(), again.history.end(), [](const auto& e) {
+    return e.what.find("resubmission 1 of 2: lost at slurm2 (slurm2 could not be asked for") !=
+           std::string::npos;
+  });
+  EXPECT_TRUE(said_why);
+  auto done = until(sub.job.id, [](const auto& x) { return is_terminal(x.state); });
+  EXPECT_EQ(done.state, grid_job_state::completed);  // sleep 10 ran to its end on slurm1
+  EXPECT_EQ(done.winner, 1);
+  EXPECT_FALSE(in_lrms("slurm1", done.copies[1].lrms_id));
 }
 
 // Issue 33: with every cluster full (a local job of all its CPUs for 20 minutes), the reserve

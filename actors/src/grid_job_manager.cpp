@@ -136,10 +136,13 @@ void grid_job_manager::impl::send_copy(std::uint64_t serial, std::size_t i) {
 void grid_job_manager::impl::after_change(std::uint64_t serial, std::vector<grid_action> acts) {
   auto& t = jobs_.at(serial);
   recount(t);
+  cfg_.counters->resubmits += t.job.resubmits - std::exchange(t.counted_resubmits, t.job.resubmits);
+  cfg_.counters->retries += t.job.retries - std::exchange(t.counted_retries, t.job.retries);
   (void)persist_job(t);
   perform(serial, std::move(acts));
   release_reservation_if_done(serial);
   answer_if_placed(t);
+  if (t.job.to_place) place_again(serial);
 }
 
 // Answers the submission once no copy is still being submitted (and a reserve job's holds
@@ -162,6 +165,11 @@ void grid_job_manager::impl::perform(std::uint64_t serial, std::vector<grid_acti
     auto& t = jobs_.at(serial);
     const auto& c = t.job.copies[a.copy];
     const auto* e = cluster(c.cluster);
+    if (!e && !is_live(c.state)) {  // given up before: cancelled if it is seen again
+      (void)t.job.on_cancel_answer(a.copy, error{errc::not_found, c.cluster + " left the grid"},
+                                   now());
+      continue;
+    }
     if (!e) {
       auto more = t.job.on_lost(a.copy, c.cluster + " left the grid", now());
       (void)persist_job(t);
@@ -272,6 +280,10 @@ void grid_job_manager::impl::adopt(msg::grid_job_record rec) {
     if (t.job.copies[i].state == copy_state::submitting) unresolved_.emplace_back(serial, i);
   // Cancels and withdrawals on their way when the node stopped go again in the first round.
   if (!t.job.resend_pending().empty()) resend_.push_back(serial);
+  // A job to be placed again is, once the directory is known (a poll round).
+  if (t.job.to_place) to_place_.insert(serial);
+  t.counted_resubmits = t.job.resubmits;
+  t.counted_retries = t.job.retries;
   // A reserve job stopped between its holds and its bound job: its reservation (if the
   // commit was made) is released, and the job fails.
   const bool stopped_before_its_job = t.request.strategy == grid_strategy::reserve &&

@@ -85,6 +85,9 @@ struct grid_job_manager::impl {
     /// the flow's phase this job has acted on.
     std::shared_ptr<reserve_flow> flow;
     reserve_flow::phase flow_seen = reserve_flow::phase::holding;
+    /// strategy reserve: the best `width` clusters it asked for holds first, and the ranked
+    /// ones after them, asked in turn when none of the last `width` granted a hold.
+    std::vector<ranked> reserve_first, reserve_rest;
     /// What the request brings for its terms, read once (a recovered job's on first use) ...
     std::optional<placement_inputs> inputs;
     /// ... and its terms on each cluster, computed once per cluster (dropped when the
@@ -92,6 +95,8 @@ struct grid_job_manager::impl {
     /// A job that may move (adaptive) keeps every candidate's, the others those of the
     /// clusters their copies or holds went to. (A short list: searched, not indexed.)
     std::vector<std::pair<std::string, placement_terms>> terms;
+    /// Placements again (resubmissions, retries) already in the counters.
+    std::int32_t counted_resubmits = 0, counted_retries = 0;
   };
 
   // The job's terms on cluster `e`: computed at most once per directory.
@@ -113,7 +118,32 @@ struct grid_job_manager::impl {
     reply_fn rp;
     std::vector<std::pair<std::string, placement_terms>> candidates;
     placement_inputs inputs;
+    std::uint64_t again = 0;  ///< a job placed again (its serial), not a new one
   };
+
+  // The clusters that may take request `r` (in its `clusters`, open to its user, big enough,
+  // none of `excluded`), with its terms on each; why the others may not; the most CPUs of any.
+  struct eligible_clusters {
+    std::vector<std::pair<std::string, placement_terms>> where;
+    std::string why_not;
+    std::int32_t largest = 0;
+  };
+  eligible_clusters eligible(const msg::grid_submit_request& r, const placement_inputs& in,
+                             const std::vector<std::string>& excluded) const;
+
+  // A job whose copies were lost (or whose winner failed, with retries asked for) is placed
+  // again by its strategy among the clusters that did not fail it, in the next batch.
+  void place_again(std::uint64_t serial);
+  static void sort_ranked(std::vector<ranked>& ok);  // best first, ties by name
+  static void add_ranked_copies(grid_job& job, const std::vector<ranked>& ok, timestamp at);
+  // The batch's ranking for a job placed again: its new copies, or it fails.
+  std::vector<std::pair<std::string, duration>> place_existing(pending_submit p,
+                                                               std::vector<ranked> ok,
+                                                               std::string refused);
+  // The copies of jobs on clusters that could not be asked past lost_after are lost.
+  void lose_unreachable();
+  // Cluster `at` could not be asked about its copies (left the directory, LRMS unreachable).
+  void unreachable(const std::string& at);
 
   struct outlook_round {
     std::vector<pending_submit> submits;
@@ -148,6 +178,10 @@ struct grid_job_manager::impl {
                  reserve_flow::calls cs);
 
   void fail_reserve(std::uint64_t serial, const std::string& why);
+
+  // No hold granted (`why`): holds at the next `width` clusters of the ranking, or (asked for:
+  // fallback_flood) a flood of the best `width`. False when neither is left.
+  bool reserve_fallback(std::uint64_t serial, const std::string& why);
 
   // The job into the kept reservation: a copy whose LRMS id is the bound job's.
   void bind(std::uint64_t serial, const std::string& where, duration walltime);
@@ -207,6 +241,10 @@ struct grid_job_manager::impl {
 
   // One state request per cluster for every copy that may be in its queue.
   std::int32_t poll_round();
+
+  // Copies given up while their cluster was silent, looked for there by name (poll rounds).
+  void look_for_given_up(const std::string& at,
+                         std::vector<std::pair<std::uint64_t, std::size_t>> copies);
 
   // An LRMS's event hook: its copies that changed are looked at now, not at the next poll.
   void look_at(const msg::lrms_job_events& ev);
@@ -301,8 +339,12 @@ struct grid_job_manager::impl {
   timestamp next_purge_ = 0;
   std::uint64_t next_serial_ = 1;
   std::set<std::string> polling_;  // clusters with a state request in flight
+  std::set<std::string> finding_;  // clusters asked for given-up copies by name
   std::vector<std::pair<std::uint64_t, std::size_t>> unresolved_;  // recovered, submitting
-  std::vector<std::uint64_t> resend_;  // recovered with cancels or withdrawals on their way
+  std::vector<std::uint64_t> resend_;      // recovered with cancels or withdrawals on their way
+  std::set<std::uint64_t> to_place_;       // to be placed again once the directory is known
+  std::set<std::uint64_t> placing_again_;  // in a batch
+  std::map<std::string, timestamp> away_since_;  // clusters that could not be asked
   std::set<std::uint64_t> releasing_;  // reserve jobs whose reservation's cancel is on its way
   bool adapting_ = false;
   std::size_t outstanding_ = 0;

@@ -14,50 +14,84 @@ void grid_job_manager::impl::submit(msg::grid_submit_request r, reply_fn rp) {
   if (!directory_.error.empty()) return refuse({errc::unreachable, directory_.error});
   if (r.min_gain < 0) r.min_gain = cfg_.default_min_gain;
   if (r.max_migrations < -1) r.max_migrations = cfg_.default_max_migrations;
-  // Which clusters may take it, and what it would cost on each.
-  struct eligible {
-    const directory_entry* entry;
-    placement_terms terms;
-  };
-  std::vector<eligible> cands;
-  std::string why_not;
-  std::int32_t largest = 0;
+  if (r.max_resubmits < 0) r.max_resubmits = cfg_.default_max_resubmits;
+  for (const auto& wanted : r.clusters)
+    if (!find_cluster(*directory_.clusters, wanted))
+      return refuse({errc::not_found, "clusters: no cluster '" + wanted + "'"});
+  auto cands = eligible(r, *inputs, {});
+  if (cands.where.empty()) {
+    if (r.np > cands.largest)
+      return refuse({errc::infeasible, "a job of " + std::to_string(r.np) +
+                                           " CPUs is larger than every cluster (largest: " +
+                                           std::to_string(cands.largest) + " CPUs)"});
+    return refuse({errc::infeasible, "no cluster can take this job:" + cands.why_not});
+  }
+  // Ranked by TTD from the clusters' outlooks, asked for every submission that arrived
+  // since the last flush at once: one plan per cluster per batch, not per job.
+  batch_.push_back({std::move(r), std::move(rp), std::move(cands.where), std::move(*inputs)});
+  if (!flush_pending_) {
+    flush_pending_ = true;
+    port_.flush_soon();
+  }
+}
+
+grid_job_manager::impl::eligible_clusters grid_job_manager::impl::eligible(
+    const msg::grid_submit_request& r, const placement_inputs& in,
+    const std::vector<std::string>& excluded) const {
+  eligible_clusters out;
   const auto query = eligibility(r, r.user);
   for (const auto& e : *directory_.clusters) {
     const auto& c = e.info;
-    largest = std::max(largest, c.cpus);
-    auto skip = [&](const std::string& why) { why_not += " " + c.name + ": " + why + ";"; };
+    out.largest = std::max(out.largest, c.cpus);
+    auto skip = [&](const std::string& why) { out.why_not += " " + c.name + ": " + why + ";"; };
     if (!r.clusters.empty() &&
         std::find(r.clusters.begin(), r.clusters.end(), c.name) == r.clusters.end())
       continue;
+    if (std::find(excluded.begin(), excluded.end(), c.name) != excluded.end()) {
+      skip("failed this job");
+      continue;
+    }
     if (!satisfies(c, query)) {
       skip(c.cpus < r.np ? "has " + std::to_string(c.cpus) + " CPUs" : "not open to " + r.user);
       continue;
     }
-    auto t = terms_for(*inputs, e);
+    auto t = terms_for(in, e);
     if (!t) {
       skip(t.err().message);
       continue;
     }
-    cands.push_back({&e, *t});
+    out.where.emplace_back(c.name, *t);
   }
-  for (const auto& wanted : r.clusters)
-    if (!find_cluster(*directory_.clusters, wanted))
-      return refuse({errc::not_found, "clusters: no cluster '" + wanted + "'"});
-  if (cands.empty()) {
-    if (!why_not.empty()) why_not.pop_back();
-    if (r.np > largest)
-      return refuse({errc::infeasible, "a job of " + std::to_string(r.np) +
-                                           " CPUs is larger than every cluster (largest: " +
-                                           std::to_string(largest) + " CPUs)"});
-    return refuse({errc::infeasible, "no cluster can take this job:" + why_not});
+  if (!out.why_not.empty()) out.why_not.pop_back();
+  return out;
+}
+
+// A job whose copies were lost (or whose winner failed, with retries asked for) is placed
+// again by its strategy among the clusters that did not fail it, in the next batch.
+void grid_job_manager::impl::place_again(std::uint64_t serial) {
+  auto& t = jobs_.at(serial);
+  if (!t.job.to_place || placing_again_.contains(serial)) return;
+  if (!directory_.error.empty() || !directory_.clusters) {
+    to_place_.insert(serial);  // once the directory is known (poll rounds)
+    return;
   }
-  // Ranked by TTD from the clusters' outlooks, asked for every submission that arrived
-  // since the last flush at once: one plan per cluster per batch, not per job.
-  std::vector<std::pair<std::string, placement_terms>> where;
-  for (const auto& c : cands)
-    where.emplace_back(c.entry->info.name, c.terms);
-  batch_.push_back({std::move(r), std::move(rp), std::move(where), std::move(*inputs)});
+  to_place_.erase(serial);
+  if (!t.inputs) {
+    auto in = inputs_of(t.request);
+    if (!in) {
+      t.job.placement_failed("not placed again: " + in.err().message, now());
+      return after_change(serial, {});
+    }
+    t.inputs = std::move(*in);
+  }
+  auto cands = eligible(t.request, *t.inputs, t.job.failed_at());
+  if (cands.where.empty()) {
+    t.job.placement_failed("not placed again: no other cluster can take it:" + cands.why_not,
+                           now());
+    return after_change(serial, {});
+  }
+  placing_again_.insert(serial);
+  batch_.push_back({t.request, nullptr, std::move(cands.where), *t.inputs, serial});
   if (!flush_pending_) {
     flush_pending_ = true;
     port_.flush_soon();
@@ -77,6 +111,15 @@ void grid_job_manager::impl::flush() {
     flush_pending_ = true;  // flushed once the batch in flight is ranked (no flush_soon)
     return;
   }
+  // Jobs to place again that were cancelled meanwhile need no outlook.
+  std::erase_if(batch_, [this](const pending_submit& p) {
+    if (!p.again) return false;
+    auto it = jobs_.find(p.again);
+    if (it != jobs_.end() && it->second.job.to_place) return false;
+    placing_again_.erase(p.again);
+    return true;
+  });
+  if (batch_.empty()) return;
   ranking_ = true;
   auto rd = std::make_shared<outlook_round>();
   rd->submits = std::move(batch_);
@@ -119,8 +162,8 @@ void grid_job_manager::impl::rank_batch(outlook_round& rd) {
     std::string refused;
     // By default the time to delivery from the planned earliest start each outlook gives
     // (paper 003's TTD): SED's W_max x ceil(busy / CPUs) makes a cluster with one busy CPU
-    // look as full as a full one. `sed` ranks as paper 004 does (eq. 1-6). A grid job names
-    // no reference CPU: alpha = 1 everywhere, and the run term is its execution time.
+    // look as full as a full one. `sed` ranks as paper 004 does (eq. 1-6). The run term is
+    // the job's execution time there, already scaled by alpha = pp_ref / pp (terms_on).
     const bool by_sed = p.request.ranking == grid_ranking::sed;
     for (const auto& [at, terms] : p.candidates) {
       const auto& rep = rd.answers.at(at);
@@ -168,6 +211,7 @@ void grid_job_manager::impl::rank_batch(outlook_round& rd) {
 std::vector<std::pair<std::string, duration>> grid_job_manager::impl::place(pending_submit p,
                                                                             std::vector<ranked> ok,
                                                                             std::string refused) {
+  if (p.again) return place_existing(std::move(p), std::move(ok), std::move(refused));
   auto& r = p.request;
   auto& rp = p.rp;
   if (ok.empty()) {
@@ -177,14 +221,18 @@ std::vector<std::pair<std::string, duration>> grid_job_manager::impl::place(pend
                                              "no cluster can take this job:" + refused));
     return {};
   }
-  std::sort(ok.begin(), ok.end(), [](const ranked& a, const ranked& b) {
-    return a.key != b.key ? a.key < b.key : a.cluster < b.cluster;
-  });
+  sort_ranked(ok);
   const std::size_t copies =
       r.strategy == grid_strategy::flood ? static_cast<std::size_t>(r.width) : 1;
   const std::size_t keep =
       r.strategy == grid_strategy::reserve ? static_cast<std::size_t>(r.width) : copies;
-  if (ok.size() > keep) ok.resize(keep);
+  std::vector<ranked> rest;  // reserve: asked in turn when no hold is granted
+  if (ok.size() > keep) {
+    if (r.strategy == grid_strategy::reserve)
+      rest.assign(std::make_move_iterator(ok.begin() + static_cast<std::ptrdiff_t>(keep)),
+                  std::make_move_iterator(ok.end()));
+    ok.resize(keep);
+  }
   std::vector<std::pair<std::string, duration>> went;
   for (const auto& o : ok)
     went.emplace_back(o.cluster, o.walltime);
@@ -192,9 +240,16 @@ std::vector<std::pair<std::string, duration>> grid_job_manager::impl::place(pend
   tracked t;
   t.job.id = cfg_.node + "/g" + std::to_string(next_serial_);
   t.job.owner = r.user;
-  t.job.spec = {
-      r.name,     r.command, r.np,       r.walltime > 0 ? r.walltime : ok.front().walltime,
-      r.strategy, r.width,   r.min_gain, r.max_migrations};
+  t.job.spec = {r.name,
+                r.command,
+                r.np,
+                r.walltime > 0 ? r.walltime : ok.front().walltime,
+                r.strategy,
+                r.width,
+                r.min_gain,
+                r.max_migrations,
+                r.max_resubmits,
+                r.retry_on_failure};
   t.job.submitted = now();
   t.request = std::move(r);
   // The terms as ranked, not computed again: every candidate's for a job that may move, the
@@ -206,11 +261,7 @@ std::vector<std::pair<std::string, duration>> grid_job_manager::impl::place(pend
                           [&](const ranked& o) { return o.cluster == c.first; });
     });
   t.terms = std::move(p.candidates);
-  if (t.request.strategy != grid_strategy::reserve)
-    for (std::size_t i = 0; i < ok.size(); ++i)
-      t.job.add_copy(ok[i].cluster, t.job.submitted,
-                     "rank " + std::to_string(i + 1) + " by " + ok[i].by + " (" +
-                         std::to_string(ok[i].key) + " s)");
+  if (t.request.strategy != grid_strategy::reserve) add_ranked_copies(t.job, ok, t.job.submitted);
   // Durable before any LRMS sees a copy: recovery must know every copy that may exist.
   if (auto saved = persist_job(t); !saved) {
     ++cfg_.counters->refused;
@@ -223,12 +274,57 @@ std::vector<std::pair<std::string, duration>> grid_job_manager::impl::place(pend
   recount(placed);
   placed.answer_when_placed.push_back(std::move(rp));
   if (placed.request.strategy == grid_strategy::reserve) {
+    placed.reserve_first = ok;
+    placed.reserve_rest = std::move(rest);
     reserve(serial, std::move(ok));
     return went;
   }
   for (std::size_t i = 0; i < placed.job.copies.size(); ++i)
     send_copy(serial, i);
   return went;
+}
+
+// The batch's ranking for a job placed again: its new copies, or it fails.
+std::vector<std::pair<std::string, duration>> grid_job_manager::impl::place_existing(
+    pending_submit p, std::vector<ranked> ok, std::string refused) {
+  const auto serial = p.again;
+  placing_again_.erase(serial);
+  auto it = jobs_.find(serial);
+  if (it == jobs_.end() || !it->second.job.to_place) return {};  // cancelled meanwhile
+  auto& t = it->second;
+  if (ok.empty()) {
+    t.job.placement_failed("not placed again: no cluster can take it:" + refused, now());
+    after_change(serial, {});
+    return {};
+  }
+  sort_ranked(ok);
+  const std::size_t copies =
+      t.request.strategy == grid_strategy::flood ? static_cast<std::size_t>(t.request.width) : 1;
+  if (ok.size() > copies) ok.resize(copies);
+  const auto first = t.job.copies.size();
+  add_ranked_copies(t.job, ok, now());
+  // Durable before any LRMS sees a copy (a restart places it again if this write failed).
+  if (auto saved = persist_job(t); !saved) return {};
+  std::vector<std::pair<std::string, duration>> went;
+  for (const auto& o : ok)
+    went.emplace_back(o.cluster, o.walltime);
+  for (auto i = first; i < t.job.copies.size(); ++i)
+    send_copy(serial, i);
+  return went;
+}
+
+void grid_job_manager::impl::sort_ranked(std::vector<ranked>& ok) {
+  std::sort(ok.begin(), ok.end(), [](const ranked& a, const ranked& b) {
+    return a.key != b.key ? a.key < b.key : a.cluster < b.cluster;
+  });
+}
+
+void grid_job_manager::impl::add_ranked_copies(grid_job& job, const std::vector<ranked>& ok,
+                                               timestamp at) {
+  for (std::size_t i = 0; i < ok.size(); ++i)
+    job.add_copy(ok[i].cluster, at,
+                 "rank " + std::to_string(i + 1) + " by " + ok[i].by + " (" +
+                     std::to_string(ok[i].key) + " s)");
 }
 
 }  // namespace arbroker

@@ -25,13 +25,15 @@ void grid_job_manager::impl::reserve(std::uint64_t serial, std::vector<ranked> o
       continue;
     }
     // Eq. 7 as printed (start + the site's delay, here its TTD) or start + run time.
-    const duration finish =
-        t.request.finish_by_eq7 ? o.sed_delay : o.terms.execution + o.terms.stage_out.value_or(0);
+    const duration finish = t.request.finish_by_eq7 || cfg_.finish_by_eq7
+                                ? o.sed_delay
+                                : o.terms.execution + o.terms.stage_out.value_or(0);
     options.push_back({o.cluster, std::max(o.start, now() + o.terms.stage_in + start_lead),
                        o.walltime + submit_slack, sizes->front(), finish});
   }
   if (options.empty()) {
     unfit.pop_back();
+    if (reserve_fallback(serial, "no cluster granted a hold:" + unfit)) return;
     return fail_reserve(serial, "no cluster granted a hold:" + unfit);
   }
   for (auto& n : unfit_notes)
@@ -83,6 +85,7 @@ void grid_job_manager::impl::flow_step(std::uint64_t serial, const std::shared_p
       break;
     }
     case reserve_flow::phase::failed:
+      if (!f->kept() && reserve_fallback(serial, f->failure())) break;  // no hold granted
       fail_reserve(serial, f->failure());
       break;
     default:
@@ -98,6 +101,48 @@ void grid_job_manager::impl::fail_reserve(std::uint64_t serial, const std::strin
   if (job.history.empty() || job.history.back().what != why)
     job.history.push_back({now(), -1, why});
   after_change(serial, {});
+}
+
+// No hold granted (`why`): holds at the next `width` clusters of the ranking, or (asked for:
+// fallback_flood) a flood of the best `width`. False when neither is left.
+bool grid_job_manager::impl::reserve_fallback(std::uint64_t serial, const std::string& why) {
+  auto& t = jobs_.at(serial);
+  if (is_terminal(t.job.state)) return false;
+  if (!t.reserve_rest.empty()) {
+    const auto k = std::min(t.reserve_rest.size(), static_cast<std::size_t>(t.job.spec.width));
+    std::vector<ranked> next(
+        std::make_move_iterator(t.reserve_rest.begin()),
+        std::make_move_iterator(t.reserve_rest.begin() + static_cast<std::ptrdiff_t>(k)));
+    t.reserve_rest.erase(t.reserve_rest.begin(),
+                         t.reserve_rest.begin() + static_cast<std::ptrdiff_t>(k));
+    std::string names;
+    for (const auto& o : next)
+      names += (names.empty() ? "" : ", ") + o.cluster;
+    t.job.history.push_back({now(), -1, why + "; holds asked at the next: " + names});
+    (void)persist_job(t);
+    reserve(serial, std::move(next));
+    return true;
+  }
+  if (!t.request.fallback_flood || t.reserve_first.empty()) return false;
+  // A flood of the best `width` instead: the job is a flood from now on (its rules, its
+  // count among the flood jobs).
+  uncount(t);
+  t.job.spec.strategy = grid_strategy::flood;
+  t.flow.reset();
+  t.job.history.push_back({now(), -1, why + "; placed as a flood instead (fallback_flood)"});
+  const auto first = t.job.copies.size();
+  add_ranked_copies(t.job, t.reserve_first, now());
+  recount(t);
+  // Durable before any LRMS sees a copy; if the store refuses, no copy goes out.
+  if (auto saved = persist_job(t); !saved) {
+    for (auto i = first; i < t.job.copies.size(); ++i)
+      (void)t.job.on_submitted(i, saved.err(), now());
+    after_change(serial, {});
+    return true;
+  }
+  for (auto i = first; i < t.job.copies.size(); ++i)
+    send_copy(serial, i);
+  return true;
 }
 
 // The job into the kept reservation: a copy whose LRMS id is the bound job's.

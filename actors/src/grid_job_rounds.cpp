@@ -56,13 +56,48 @@ void grid_job_manager::impl::recover_round() {
       later.push_back(serial);
   }
   resend_ = std::move(later);
+  for (auto serial : std::vector<std::uint64_t>(to_place_.begin(), to_place_.end()))
+    if (jobs_.contains(serial)) place_again(serial);
+}
+
+// Cluster `at` could not be asked about its copies (left the directory, LRMS unreachable).
+void grid_job_manager::impl::unreachable(const std::string& at) {
+  away_since_.emplace(at, now());  // the first time counts
+}
+
+// The copies of jobs on clusters that could not be asked past lost_after are lost: given
+// up unconfirmed (cancelled if they are seen again), and their jobs placed again elsewhere.
+void grid_job_manager::impl::lose_unreachable() {
+  const auto t = now();
+  std::vector<std::string> gone;
+  for (const auto& [at, since] : away_since_)
+    if (t - since >= cfg_.lost_after) gone.push_back(at);
+  for (const auto& at : gone) {
+    const auto why = at + " could not be asked for " + std::to_string(t - away_since_[at]) + " s";
+    away_since_.erase(at);
+    for (auto& [serial, tr] : jobs_) {
+      if (!tr.job.active()) continue;
+      std::vector<grid_action> acts;
+      bool changed = false;
+      for (std::size_t i = 0; i < tr.job.copies.size(); ++i) {
+        const auto& c = tr.job.copies[i];
+        if (c.cluster != at || (c.state != copy_state::queued && c.state != copy_state::running))
+          continue;
+        auto more = tr.job.on_lost(i, why, t, true);
+        acts.insert(acts.end(), more.begin(), more.end());
+        changed = true;
+      }
+      if (changed) after_change(serial, std::move(acts));
+    }
+  }
 }
 
 // One state request per cluster for every copy that may be in its queue.
 std::int32_t grid_job_manager::impl::poll_round() {
-  if (!unresolved_.empty() || !resend_.empty()) recover_round();
+  if (!unresolved_.empty() || !resend_.empty() || !to_place_.empty()) recover_round();
+  lose_unreachable();
   forget_ended();
-  std::map<std::string, std::vector<std::pair<std::uint64_t, std::size_t>>> by_cluster;
+  std::map<std::string, std::vector<std::pair<std::uint64_t, std::size_t>>> by_cluster, given_up;
   for (auto& [serial, t] : jobs_) {
     if (!t.job.active()) continue;
     if (t.job.reservation_to_release) release_reservation_if_done(serial);  // a lost cancel
@@ -70,6 +105,8 @@ std::int32_t grid_job_manager::impl::poll_round() {
       const auto& c = t.job.copies[i];
       if ((c.state == copy_state::queued || c.state == copy_state::running) && !c.lrms_id.empty())
         by_cluster[c.cluster].emplace_back(serial, i);
+      else if (c.unconfirmed && !c.cancel_sent)
+        given_up[c.cluster].emplace_back(serial, i);
     }
   }
   std::int32_t asked = 0;
@@ -83,7 +120,30 @@ std::int32_t grid_job_manager::impl::poll_round() {
     polling_.insert(at);
     ask_states(at, std::move(copies), batch);
   }
+  for (auto& [at, copies] : given_up)
+    if (cluster(at) && !finding_.contains(at)) look_for_given_up(at, std::move(copies));
   return asked;
+}
+
+// Copies given up while their cluster was silent, looked for there by name: an LRMS may give
+// a lost copy's id to another job after a restart (a simulated cluster, Slurm started with
+// --clean), and that job must not be cancelled for it.
+void grid_job_manager::impl::look_for_given_up(
+    const std::string& at, std::vector<std::pair<std::uint64_t, std::size_t>> copies) {
+  msg::job_find_request q;
+  for (auto [serial, i] : copies)
+    q.names.push_back("g" + std::to_string(serial) + "." + std::to_string(i));
+  finding_.insert(at);
+  ask(at, std::move(q), [this, at, copies](const result<msg::job_find_reply>& rep) {
+    finding_.erase(at);
+    if (!rep || !rep->error.ok()) return;  // still silent: the next round asks again
+    for (std::size_t k = 0; k < copies.size() && k < rep->lrms_ids.size(); ++k) {
+      auto it = jobs_.find(copies[k].first);
+      if (it == jobs_.end()) continue;
+      auto acts = it->second.job.on_found_again(copies[k].second, rep->lrms_ids[k], now());
+      after_change(copies[k].first, std::move(acts));
+    }
+  });
 }
 
 // An LRMS's event hook: its copies that changed are looked at now, not at the next poll.
@@ -114,9 +174,13 @@ void grid_job_manager::impl::ask_states(const std::string& at,
   ask(at, std::move(q),
       [this, at, batch, copies = std::move(copies)](const result<msg::job_states_reply>& rep) {
         std::vector<observation> seen;
-        if (rep && rep->error.ok())  // else unreadable now: next round
+        if (rep && rep->error.ok()) {
+          away_since_.erase(at);
           for (std::size_t k = 0; k < copies.size() && k < rep->jobs.size(); ++k)
             seen.push_back({copies[k].first, copies[k].second, rep->jobs[k]});
+        } else {
+          unreachable(at);  // unreadable now: next round, and lost past lost_after
+        }
         if (!batch) return observe(std::move(seen));
         polling_.erase(at);
         batch->seen.insert(batch->seen.end(), std::make_move_iterator(seen.begin()),
@@ -306,20 +370,17 @@ void grid_job_manager::impl::directory_changed() {
   drop_departed();
 }
 
+// Copies on clusters that left the directory cannot be watched: their clusters count as
+// unreachable from now on, and the copies are lost once that lasts lost_after (a cluster
+// whose agent restarts comes back before that, copies and all: its first answer ends it).
 void grid_job_manager::impl::drop_departed() {
   for (auto& [serial, t] : jobs_) {
     if (!t.job.active()) continue;
-    std::vector<grid_action> acts;
-    bool changed = false;
-    for (std::size_t i = 0; i < t.job.copies.size(); ++i) {
-      const auto& c = t.job.copies[i];
-      if (!is_live(c.state) || c.state == copy_state::submitting || cluster(c.cluster)) continue;
-      auto more = t.job.on_lost(i, c.cluster + " left the grid", now());
-      acts.insert(acts.end(), more.begin(), more.end());
-      changed = true;
-    }
-    if (changed) after_change(serial, std::move(acts));
+    for (const auto& c : t.job.copies)
+      if ((c.state == copy_state::queued || c.state == copy_state::running) && !cluster(c.cluster))
+        unreachable(c.cluster);
   }
+  if (cfg_.lost_after == 0) lose_unreachable();
 }
 
 }  // namespace arbroker

@@ -29,11 +29,12 @@ result<placement_inputs> inputs_of(const msg::grid_submit_request& r) {
   if (!hints) return hints.err();
   placement_inputs in{std::move(*hints)};
   in.walltime = r.walltime;
+  in.pp_ref = r.pp_ref;
   return in;
 }
 
 result<placement_terms> terms_for(const placement_inputs& in, const directory_entry& c) {
-  return terms_on(in, c.benchmarks, c.info.bandwidth);
+  return terms_on(in, c.benchmarks, c.info.bandwidth, c.info.pp);
 }
 
 status check_request(const msg::grid_submit_request& r) {
@@ -44,12 +45,16 @@ status check_request(const msg::grid_submit_request& r) {
                      r.strategy,
                      r.width,
                      std::max<std::int64_t>(r.min_gain, 0),
-                     std::max(r.max_migrations, -1)};
+                     std::max(r.max_migrations, -1),
+                     std::max(r.max_resubmits, 0),
+                     r.retry_on_failure};
   if (auto ok = check(spec); !ok) return ok;
   if (r.walltime < 0 || (r.walltime == 0 && r.benchmarks.empty()))
     return fail(errc::invalid_duration, "walltime: give a positive walltime or benchmarks");
   if (r.min_gain < -1) return fail(errc::invalid_duration, "min_gain: must be >= 0");
   if (r.max_migrations < -2) return fail(errc::invalid_parameter, "max_migrations: below -1");
+  if (r.max_resubmits < -1)
+    return fail(errc::invalid_parameter, "max_resubmits: below 0 (-1: the node's default)");
   return {};
 }
 

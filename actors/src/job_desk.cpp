@@ -21,6 +21,8 @@ observed_state observed(lrms_job_state s) {
       return observed_state::failed;
     case lrms_job_state::cancelled:
       return observed_state::cancelled;
+    case lrms_job_state::lost:
+      return observed_state::lost;
   }
   return observed_state::failed;
 }

@@ -218,7 +218,9 @@ TEST_F(grid_jobs_test, MinGainDampsMigration) {
   EXPECT_EQ(show(j.id).migrations, 0);
 }
 
-TEST_F(grid_jobs_test, ACopyOnAClusterThatDiesIsLostAndTheFloodGoesOn) {
+// A cluster that leaves the grid keeps its copies for lost_after (its agent may come back
+// with them); past it they are lost, and the flood goes on with the others.
+TEST_F(grid_jobs_test, ACopyOnAClusterThatDiesIsLostAfterTheGraceAndTheFloodGoesOn) {
   add_cluster("a", 8, 1000);
   add_cluster("b", 8, 1000);
   busy("a", 8, 1000, 1000);
@@ -227,12 +229,55 @@ TEST_F(grid_jobs_test, ACopyOnAClusterThatDiesIsLostAndTheFloodGoesOn) {
   auto j = submit(job(grid_strategy::flood));
   self->send_exit(services.at("a"), caf::exit_reason::kill);
   sched.run();
+  auto at_a = [&](const msg::grid_job_info& s) {
+    return s.copies[0].cluster == "a" ? s.copies[0] : s.copies[1];
+  };
+  EXPECT_EQ(at_a(show(j.id)).state, copy_state::queued);
+  advance(299);
+  poll();
+  EXPECT_EQ(at_a(show(j.id)).state, copy_state::queued);
+  advance(1);
+  poll();
   auto s = show(j.id);
   EXPECT_EQ(s.state, grid_job_state::queued);
-  EXPECT_EQ(s.copies[0].cluster == "a" ? s.copies[0].state : s.copies[1].state, copy_state::failed);
-  advance(500);
+  EXPECT_EQ(at_a(s).state, copy_state::failed);
+  EXPECT_TRUE(at_a(s).lost);
+  EXPECT_EQ(s.resubmits, 0);  // b's copy is still in the running
+  advance(200);
   poll();
   EXPECT_EQ(show(j.id).state, grid_job_state::running);
+}
+
+// Issue 35: a job whose cluster dies under it is placed again elsewhere past the grace, and
+// runs to its end there.
+TEST_F(grid_jobs_test, AJobWhoseClusterDiesIsPlacedAgainElsewhereAndRunsToItsEnd) {
+  add_cluster("a", 8, 1000);
+  add_cluster("b", 8, 1000);
+  busy("b", 8, 1000, 400);
+  start_manager();
+  auto j = submit(job(grid_strategy::single));
+  ASSERT_EQ(j.copies.at(0).cluster, "a");
+  poll();
+  ASSERT_EQ(show(j.id).state, grid_job_state::running);
+  self->send_exit(services.at("a"), caf::exit_reason::kill);
+  sched.run();
+  advance(300);
+  poll();  // lost at a, placed at b
+  auto again = show(j.id);
+  ASSERT_EQ(again.copies.size(), 2u);
+  EXPECT_EQ(again.copies[1].cluster, "b");
+  EXPECT_EQ(again.state, grid_job_state::queued);
+  EXPECT_EQ(again.resubmits, 1);
+  EXPECT_EQ(counters->resubmits, 1);
+  advance(100);  // b's local job ends at 400
+  poll();
+  EXPECT_EQ(show(j.id).state, grid_job_state::running);
+  advance(100);
+  poll();
+  auto done = show(j.id);
+  EXPECT_EQ(done.state, grid_job_state::completed);
+  EXPECT_EQ(done.winner, 1);
+  EXPECT_EQ(ours_in("b"), 0u);
 }
 
 TEST_F(grid_jobs_test, RecoveryWatchesJobsAgainAndSettlesAFloodDecidedWhileDown) {
@@ -531,6 +576,81 @@ TEST_F(grid_jobs_test, RecoveryFindsACopyWhoseSubmissionWasNeverAnsweredByItsNam
   // A cancel now reaches the adopted copy: nothing is left behind.
   ASSERT_TRUE(ask<msg::grid_job_reply>(jobs, msg::grid_cancel_request{"alice", "n/g1"}).error.ok());
   EXPECT_EQ(ours_in("a"), 0u);
+}
+
+// Issue 35: when none of the best k clusters grants a hold, the next k are asked; with
+// fallback_flood, a job no cluster grants a hold runs as a flood of the best k instead.
+TEST_F(grid_jobs_test, AReserveJobAsksTheNextClustersWhenTheBestRefuseEveryHold) {
+  const auto short_holds = [](msg::cluster_info& c) { c.max_hold = 30; };
+  add_cluster("a", 8, 1000, 1, 1.0, short_holds);
+  add_cluster("b", 8, 1000, 1, 1.0, short_holds);
+  add_cluster("c", 8, 1000);
+  busy("c", 8, 200, 200);  // ranked third: it starts the job 200 s later
+  start_manager();
+  auto r = job(grid_strategy::reserve);
+  r.width = 2;
+  auto j = submit(r);
+  ASSERT_EQ(j.copies.size(), 1u);
+  EXPECT_EQ(j.copies[0].cluster, "c");
+  EXPECT_EQ(j.reservation.rfind("c/", 0), 0u) << j.reservation;
+  bool next = false;
+  for (const auto& e : j.history)
+    next = next || e.what.find("holds asked at the next: c") != std::string::npos;
+  EXPECT_TRUE(next);
+  EXPECT_EQ(lrms_reservations("a") + lrms_reservations("b"), 0u);
+  EXPECT_EQ(lrms_reservations("c"), 1u);
+}
+
+TEST_F(grid_jobs_test, AReserveJobWithNoHoldAnywhereFailsOrRunsAsAFloodIfAsked) {
+  const auto short_holds = [](msg::cluster_info& c) { c.max_hold = 30; };
+  add_cluster("a", 8, 1000, 1, 1.0, short_holds);
+  add_cluster("b", 8, 1000, 1, 1.0, short_holds);
+  start_manager();
+  auto r = job(grid_strategy::reserve);
+  r.width = 2;
+  auto refused = ask<msg::grid_job_reply>(jobs, r);
+  EXPECT_EQ(refused.job.state, grid_job_state::failed);
+  EXPECT_NE(refused.error.message.find("no cluster granted a hold"), std::string::npos)
+      << refused.error.message;
+  r.fallback_flood = true;
+  auto j = submit(r);
+  EXPECT_EQ(j.strategy, grid_strategy::flood);
+  ASSERT_EQ(j.copies.size(), 2u);
+  EXPECT_EQ(j.state, grid_job_state::queued);
+  EXPECT_TRUE(j.reservation.empty());
+  EXPECT_EQ(counters->jobs[static_cast<int>(grid_strategy::flood)]
+                          [static_cast<int>(grid_job_state::queued)],
+            1);
+  EXPECT_EQ(counters->jobs[static_cast<int>(grid_strategy::reserve)]
+                          [static_cast<int>(grid_job_state::pending)],
+            0);
+  poll();
+  auto s = show(j.id);
+  EXPECT_EQ(s.state, grid_job_state::running);  // the first copy to start won
+  EXPECT_EQ(ours_in("a") + ours_in("b"), 1u);   // the other was cancelled
+}
+
+// Issue 35: a job that names the CPU power its walltime holds for (paper 004 eq. 1-3) runs
+// where it finishes first: on the faster of two idle clusters, for the walltime scaled there.
+TEST_F(grid_jobs_test, AReferencePowerSendsAJobToTheFasterClusterWithItsScaledWalltime) {
+  add_cluster("a", 8, 1.0);
+  add_cluster("b", 8, 4.0);
+  start_manager();
+  auto r = job(grid_strategy::single, 8, 400);
+  auto plain = submit(r);  // no reference: 400 s everywhere, ties by name
+  EXPECT_EQ(plain.copies.at(0).cluster, "a");
+  r.pp_ref = 2.0;
+  auto j = submit(r);
+  ASSERT_EQ(j.copies.size(), 1u);
+  EXPECT_EQ(j.copies[0].cluster, "b");  // 400 x 2 / 4 = 200 s there, 800 s on a
+  EXPECT_NE(j.history[0].what.find("(200 s)"), std::string::npos) << j.history[0].what;
+  auto s = lrms.at("b")->snapshot();
+  ASSERT_TRUE(s);
+  bool limited = false;
+  for (const auto* list : {&s->running, &s->queued})
+    for (const auto& x : *list)
+      limited = limited || (x.owner == "alice" && x.walltime == 200);
+  EXPECT_TRUE(limited) << "the LRMS got the scaled walltime";
 }
 
 }  // namespace

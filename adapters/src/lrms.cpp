@@ -24,6 +24,8 @@ std::string_view to_string(lrms_job_state s) noexcept {
       return "cancelled";
     case lrms_job_state::failed:
       return "failed";
+    case lrms_job_state::lost:
+      return "lost";
   }
   return "?";
 }

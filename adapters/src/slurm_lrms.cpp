@@ -305,7 +305,10 @@ lrms_job_state to_state(uint32_t job_state) {
       return lrms_job_state::completed;
     case JOB_CANCELLED:
       return lrms_job_state::cancelled;
-    default:  // failed, timeout, node fail, preempted, boot fail, deadline, out of memory
+    case JOB_NODE_FAIL:
+    case JOB_BOOT_FAIL:
+      return lrms_job_state::lost;  // the infrastructure's failure, not the job's
+    default:                        // failed, timeout, preempted, deadline, out of memory
       return lrms_job_state::failed;
   }
 }

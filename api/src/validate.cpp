@@ -418,6 +418,17 @@ status validate(const msg::grid_submit_request& r) {
     return bad(errc::invalid_parameter, "grid_submit.max_migrations",
                std::to_string(r.max_migrations) +
                    " outside [-1, 1000] (-1: unbounded, -2: the node's default)");
+  if (r.max_resubmits < -1 || r.max_resubmits > max_grid_placements)
+    return bad(errc::invalid_parameter, "grid_submit.max_resubmits",
+               std::to_string(r.max_resubmits) + " outside [0, " +
+                   std::to_string(max_grid_placements) + "] (-1: the node's default)");
+  if (!(r.pp_ref >= 0 && r.pp_ref <= 1e9))  // NaN fails too
+    return bad(errc::invalid_parameter, "grid_submit.pp_ref",
+               "must be a CPU power in [0, 1e9] (0: the walltime holds on every cluster)");
+  if (r.retry_on_failure < 0 || r.retry_on_failure > max_grid_placements)
+    return bad(errc::invalid_parameter, "grid_submit.retry_on_failure",
+               std::to_string(r.retry_on_failure) + " outside [0, " +
+                   std::to_string(max_grid_placements) + "]");
   if (auto s = check_hints("grid_submit", r.benchmarks, r.penalty, r.inputs, r.output_bytes); !s)
     return s;
   return check_names("grid_submit.clusters", r.clusters);

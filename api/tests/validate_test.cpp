@@ -216,6 +216,21 @@ TEST(validate, other_operations_reject_nonsense) {
   EXPECT_EQ(first_field(msg::bind_job_request{"alice", "a/1", "j", 1, 60, std::string("a\0b", 3)}),
             "bind_job.command");
   EXPECT_EQ(first_field(status_request{std::vector<std::string>(257, "c")}), "status.clusters");
+  // A grid job's placements again (issue 35): -1 is the node's default, 0..100 its own.
+  msg::grid_submit_request g;
+  g.user = "alice";
+  g.np = 1;
+  g.walltime = 60;
+  EXPECT_EQ(first_field(g), "ok");
+  g.max_resubmits = 101;
+  EXPECT_EQ(first_field(g), "grid_submit.max_resubmits");
+  g.max_resubmits = -2;
+  EXPECT_EQ(first_field(g), "grid_submit.max_resubmits");
+  g.max_resubmits = 100;
+  g.retry_on_failure = -1;
+  EXPECT_EQ(first_field(g), "grid_submit.retry_on_failure");
+  g.retry_on_failure = 100;
+  EXPECT_EQ(first_field(g), "ok");
 }
 
 // Text in a request must be UTF-8 (strict msgpack clients cannot decode anything else), and

@@ -122,7 +122,8 @@ std::map<std::string, std::string> grid_suspects(const std::vector<msg::grid_job
       if (in_lrms.count(key) && !live)
         out.emplace("dead " + c.cluster + ":" + c.lrms_id,
                     j.id + ": copy " + c.lrms_id + " on " + c.cluster + " is " +
-                        std::string(to_string(c.state)) + " but still in the LRMS");
+                        std::string(to_string(c.state)) +
+                        (c.reason.empty() ? "" : " (" + c.reason + ")") + " but still in the LRMS");
     }
     if (runs > 1)
       out.emplace("runs " + j.id + runs_on,

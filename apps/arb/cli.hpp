@@ -50,7 +50,7 @@ struct options {
   std::string deadline;  ///< estimate: ending by
   std::string np;        ///< "8" or "4-32"
   std::string dur_ref;   ///< --runtime: on np_ref CPUs of power pp_ref
-  double pp_ref = 0;     ///< 0: each cluster's own power
+  double pp_ref = 0;     ///< 0: each cluster's own power (grid jobs: --walltime holds everywhere)
   int np_ref = 0;        ///< 0: the lower end of --np
   std::string speedup = "amdahl:0";
   std::string prefer;
@@ -89,6 +89,9 @@ struct options {
   double penalty = 1.25;  ///< c, for a benchmark a cluster does not publish
   std::string min_gain;
   int max_migrations = -2;
+  int max_resubmits = -1;  ///< -1: the node's default
+  int retry_on_failure = 0;
+  bool fallback_flood = false;
   std::string state;
   /// `arb jobs`: ended ones from the store too, by pages (as `arb list --history`).
   bool jobs_history = false;

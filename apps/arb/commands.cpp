@@ -189,6 +189,19 @@ void define(CLI::App& app, options& o) {
   hint_options(submit, "grid job: run time on a system with that result");
   submit->add_option("--min-gain", o.min_gain, "adaptive: migrate only for more than this");
   submit->add_option("--max-migrations", o.max_migrations, "adaptive: at most this many (-1: any)");
+  submit->add_option("--max-resubmits", o.max_resubmits,
+                     "grid job: place it again at most this many times when its cluster, node "
+                     "or copy is lost (default: the node's)");
+  submit
+      ->add_option("--retry-on-failure", o.retry_on_failure,
+                   "grid job: place it again at most this many times when it fails by itself "
+                   "(non-zero exit, walltime)")
+      ->capture_default_str();
+  submit->add_option("--pp-ref", o.pp_ref,
+                     "grid job: the CPU power --walltime holds for; on a cluster of power pp it "
+                     "runs walltime x pp-ref / pp (paper 004 eq. 1-3)");
+  submit->add_flag("--fallback-flood", o.fallback_flood,
+                   "reserve: when no cluster grants a hold, run as a flood of --width copies");
   submit->add_flag("--finish-eq7", o.finish_eq7,
                    "reserve: rank holds by paper 004's eq. 7 as printed (default: start + run)");
   submit->add_option("--cluster", o.clusters, "grid job: allowed cluster (repeatable)")

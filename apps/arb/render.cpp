@@ -118,7 +118,8 @@ json to_json(const msg::grid_job_info& j) {
                           {"submitted", c.submitted},
                           {"started", c.started},
                           {"ended", c.ended},
-                          {"reason", c.reason}});
+                          {"reason", c.reason},
+                          {"lost", c.lost}});
   json history = json::array();
   for (const auto& e : j.history)
     history.push_back(json{{"at", e.at}, {"copy", e.copy}, {"what", e.what}});
@@ -137,6 +138,10 @@ json to_json(const msg::grid_job_info& j) {
               {"duplicate_starts", j.duplicate_starts},
               {"migration_gain", j.migration_gain},
               {"reservation", j.reservation},
+              {"resubmits", j.resubmits},
+              {"max_resubmits", j.max_resubmits},
+              {"retries", j.retries},
+              {"retry_on_failure", j.retry_on_failure},
               {"copies", copies},
               {"history", history}};
 }

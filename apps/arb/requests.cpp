@@ -337,6 +337,10 @@ result<msg::grid_submit_request> grid_submit(const options& o) {
   r.max_migrations = o.max_migrations;
   r.clusters = o.clusters;
   r.finish_by_eq7 = o.finish_eq7;
+  r.max_resubmits = o.max_resubmits;
+  r.retry_on_failure = o.retry_on_failure;
+  r.fallback_flood = o.fallback_flood;
+  r.pp_ref = o.pp_ref;
   return r;
 }
 

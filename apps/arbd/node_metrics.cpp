@@ -70,11 +70,12 @@ node_metrics::node_metrics(prometheus::Registry& reg, const std::string& version
       lrms_failures_(counter(reg, "arb_lrms_call_failures_total",
                              "Calls to the cluster's batch system that returned an error.")),
       grid_jobs_(gauge(reg, "arb_grid_jobs", "Grid jobs by strategy and state.")),
-      grid_events_(counter(reg, "arb_grid_job_events_total",
-                           "Grid-job manager events: submitted, refused, copies_submitted, "
-                           "copies_cancelled, duplicate_starts, migrations, "
-                           "migration_gain_seconds, lrms_calls (of them outlook_calls and "
-                           "state_calls), lrms_call_microseconds (their summed latency).")) {
+      grid_events_(counter(
+          reg, "arb_grid_job_events_total",
+          "Grid-job manager events: submitted, refused, copies_submitted, "
+          "copies_cancelled, duplicate_starts, migrations, "
+          "migration_gain_seconds, resubmits, retries, lrms_calls (of them outlook_calls and "
+          "state_calls), lrms_call_microseconds (their summed latency).")) {
   gauge(reg, "arb_build_info", "The running arbd's version (the value is always 1).")
       .Add({{"version", version}})
       .Set(1);
@@ -189,6 +190,8 @@ void node_metrics::update(const grid_job_counters& g) {
       {"duplicate_starts", &g.duplicate_starts},
       {"migrations", &g.migrations},
       {"migration_gain_seconds", &g.migration_gain},
+      {"resubmits", &g.resubmits},
+      {"retries", &g.retries},
       {"lrms_calls", &g.lrms_calls},
       {"outlook_calls", &g.outlook_calls},
       {"state_calls", &g.state_calls},

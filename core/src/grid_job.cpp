@@ -21,6 +21,7 @@ copy_state ended_state(observed_state s) {
     case observed_state::completed:
       return copy_state::completed;
     case observed_state::failed:
+    case observed_state::lost:
       return copy_state::failed;
     default:
       return copy_state::cancelled;
@@ -55,7 +56,8 @@ std::string_view to_string(copy_state s) noexcept {
   return name_in(copy_state_names, s);
 }
 std::string_view to_string(observed_state s) noexcept {
-  // observed_state is copy_state without `submitting`.
+  // observed_state is copy_state without `submitting`, and `lost`.
+  if (s == observed_state::lost) return "lost";
   return name_in(copy_state_names, static_cast<std::uint8_t>(static_cast<int>(s) + 1));
 }
 bool is_live(copy_state s) noexcept {
@@ -77,6 +79,12 @@ status check(const grid_job_spec& s) {
   if (s.max_migrations < -1)
     return fail(errc::invalid_parameter,
                 "max_migrations: " + std::to_string(s.max_migrations) + " is below -1 (unbounded)");
+  for (auto [field, v] : {std::pair{"max_resubmits", s.max_resubmits},
+                          std::pair{"retry_on_failure", s.retry_on_failure}})
+    if (v < 0 || v > max_grid_placements)
+      return fail(errc::invalid_parameter, std::string(field) + ": " + std::to_string(v) +
+                                               " is outside 0.." +
+                                               std::to_string(max_grid_placements));
   return {};
 }
 
@@ -89,6 +97,7 @@ std::size_t grid_job::add_copy(const std::string& cluster, timestamp now, std::s
   c.cluster = cluster;
   c.submitted = now;
   copies.push_back(std::move(c));
+  to_place = false;
   const auto i = copies.size() - 1;
   note(now, static_cast<std::int32_t>(i), "submit to " + cluster + ": " + std::move(why));
   settle_state(now);
@@ -115,7 +124,8 @@ bool grid_job::doomed(std::size_t i) const {
 }
 
 bool grid_job::active() const {
-  return !is_terminal(state) || live_copies() > 0 || reservation_to_release;
+  return !is_terminal(state) || live_copies() > 0 || reservation_to_release ||
+         std::any_of(copies.begin(), copies.end(), [](const auto& c) { return c.unconfirmed; });
 }
 
 bool grid_job::can_migrate() const {
@@ -151,9 +161,14 @@ void grid_job::settle_state(timestamp now) {
   }
   if (queued) {
     state = grid_job_state::queued;
-  } else if (submitting || copies.empty()) {
+  } else if (submitting || to_place || copies.size() == round_start) {
     state = grid_job_state::pending;
   } else {
+    const auto lost = std::find_if(copies.begin() + static_cast<std::ptrdiff_t>(round_start),
+                                   copies.end(), [](const auto& c) { return c.lost; });
+    if (lost != copies.end() &&
+        place_again(false, "lost at " + lost->cluster + " (" + lost->reason + ")", now))
+      return;
     state = grid_job_state::failed;
     ended = now;
     std::string why = "every copy ended before one ran:";
@@ -230,6 +245,10 @@ std::vector<grid_action> grid_job::copy_ended(std::size_t i, copy_state s, std::
   c.reason = std::move(reason);
   note(now, static_cast<std::int32_t>(i),
        std::string(to_string(s)) + " at " + c.cluster + (c.reason.empty() ? "" : ": " + c.reason));
+  if (winner && *winner == i && !is_terminal(state) && s == copy_state::failed &&
+      place_again(!c.lost, (c.lost ? "lost at " : "failed at ") + c.cluster + " (" + c.reason + ")",
+                  now))
+    return cancel_doomed();
   if (winner && *winner == i && !is_terminal(state)) {
     state = s == copy_state::completed ? grid_job_state::completed
             : s == copy_state::failed  ? grid_job_state::failed
@@ -255,6 +274,8 @@ std::vector<grid_action> grid_job::on_observed(std::size_t i, observed_state s,
       return cancel_doomed();
     case observed_state::running:
       return started_running(i, started_at, now);
+    case observed_state::lost:
+      return on_lost(i, "ended by the infrastructure (node failure)", now);
     case observed_state::completed:
       if (!c.started && !c.cancel_sent) {
         // It ran and ended between two looks: it ran all the same (and, first, wins).
@@ -274,7 +295,20 @@ std::vector<grid_action> grid_job::on_cancel_answer(std::size_t i,
                                                     const result<observed_state>& found,
                                                     timestamp now) {
   auto& c = copies.at(i);
-  if (!is_live(c.state)) return {};
+  if (!is_live(c.state)) {
+    if (c.unconfirmed && found) {
+      c.unconfirmed = false;
+      c.cancel_sent = false;
+      const bool ran = *found == observed_state::running || *found == observed_state::completed;
+      if (ran && !c.started) ++duplicate_starts;  // it ran while its job was placed again
+      note(now, static_cast<std::int32_t>(i),
+           "cancelled at " + c.cluster + " after it was given up (it was " +
+               std::string(to_string(*found)) + (ran ? ": duplicate start)" : ")"));
+    } else if (c.unconfirmed) {
+      c.cancel_sent = false;  // again when it is next seen
+    }
+    return {};
+  }
   const bool withdrawal = migrating_from && *migrating_from == i;
   if (!found) {
     // Unknown outcome: try again when the copy is next seen in a queue.
@@ -317,17 +351,74 @@ std::vector<grid_action> grid_job::on_cancel_answer(std::size_t i,
       return copy_ended(i, copy_state::cancelled, "cancelled by the broker while running", now);
     }
     default:
+      c.lost = *found == observed_state::lost;
       return copy_ended(i, ended_state(*found), "had ended before the cancel", now);
   }
 }
 
-std::vector<grid_action> grid_job::on_lost(std::size_t i, std::string reason, timestamp now) {
-  if (!is_live(copies.at(i).state)) return {};
+std::vector<grid_action> grid_job::on_lost(std::size_t i, std::string reason, timestamp now,
+                                           bool unconfirmed) {
+  auto& c = copies.at(i);
+  if (!is_live(c.state)) return {};
+  c.lost = true;
+  c.unconfirmed = unconfirmed && !c.lrms_id.empty();
   return copy_ended(i, copy_state::failed, std::move(reason), now);
+}
+
+std::vector<grid_action> grid_job::on_found_again(std::size_t i, const std::string& lrms_id,
+                                                  timestamp now) {
+  auto& c = copies.at(i);
+  if (!c.unconfirmed || c.cancel_sent) return {};
+  const auto at = static_cast<std::int32_t>(i);
+  if (lrms_id.empty()) {
+    c.unconfirmed = false;
+    note(now, at, "gone from " + c.cluster + ": confirmed");
+    return {};
+  }
+  c.lrms_id = lrms_id;
+  c.cancel_sent = true;
+  note(now, at, "found at " + c.cluster + " as " + lrms_id + " after it was given up: cancelled");
+  return {{grid_action::kind::cancel, i}};
+}
+
+std::vector<std::string> grid_job::failed_at() const {
+  std::vector<std::string> out;
+  for (const auto& c : copies)
+    if (c.lost && std::find(out.begin(), out.end(), c.cluster) == out.end())
+      out.push_back(c.cluster);
+  return out;
+}
+
+void grid_job::placement_failed(const std::string& why, timestamp now) {
+  if (is_terminal(state)) return;
+  to_place = false;
+  state = grid_job_state::failed;
+  ended = now;
+  note(now, -1, why);
+}
+
+bool grid_job::place_again(bool own_failure, const std::string& why, timestamp now) {
+  if (state == grid_job_state::cancelled || spec.strategy == grid_strategy::reserve) return false;
+  auto& used = own_failure ? retries : resubmits;
+  const auto budget = own_failure ? spec.retry_on_failure : spec.max_resubmits;
+  if (used >= budget) return false;
+  ++used;
+  winner.reset();
+  started.reset();
+  migrating_from.reset();
+  pending_gain = 0;
+  to_place = true;
+  round_start = copies.size();
+  state = grid_job_state::pending;
+  note(now, -1,
+       std::string(own_failure ? "retry " : "resubmission ") + std::to_string(used) + " of " +
+           std::to_string(budget) + ": " + why);
+  return true;
 }
 
 std::vector<grid_action> grid_job::cancel(timestamp now) {
   if (is_terminal(state)) return {};
+  to_place = false;
   state = grid_job_state::cancelled;
   ended = now;
   note(now, -1, "cancelled by the client");

@@ -1,6 +1,9 @@
 #include "arbroker/core/grid_placement.hpp"
 
+#include <algorithm>
 #include <cmath>
+
+#include "arbroker/core/expected_delay.hpp"
 
 namespace arbroker {
 
@@ -11,12 +14,22 @@ duration transfer_seconds(std::int64_t bytes, double bytes_per_second) {
 }
 
 result<placement_terms> terms_on(const placement_inputs& job, const cluster_benchmarks& benchmarks,
-                                 double bandwidth) {
+                                 double bandwidth, double pp) {
   placement_terms t;
   if (job.benchmarks.empty()) {
     if (job.walltime <= 0)
       return fail(errc::invalid_duration, "a job needs a walltime or benchmarks");
     t.execution = t.walltime = job.walltime;
+    if (job.pp_ref > 0) {
+      const double rates[] = {pp};
+      auto alpha = speed_factor(job.pp_ref, rates);  // eq. 2
+      if (!alpha) return alpha.err();
+      const double run = std::ceil(static_cast<double>(job.walltime) * *alpha);  // eq. 3
+      if (!(run < static_cast<double>(time_infinity)))
+        return fail(errc::invalid_duration,
+                    "the walltime scaled to this cluster's power is too long");
+      t.execution = t.walltime = std::max<duration>(1, static_cast<duration>(run));
+    }
   } else {
     auto p = predict_runtime(job.benchmarks, benchmarks, job.penalty);
     if (!p) return p.err();

@@ -245,5 +245,115 @@ TEST(GridJob, ChooseMigrationNeedsMoreThanMinGain) {
   EXPECT_FALSE(choose_migration(1000, {}, 0));
 }
 
+// -- resubmission (issue 35) --------------------------------------------------------------
+
+TEST(GridJob, ResubmissionBudgetsAreChecked) {
+  grid_job_spec s;
+  s.walltime = 60;
+  s.max_resubmits = max_grid_placements;
+  EXPECT_TRUE(check(s));
+  s.max_resubmits = max_grid_placements + 1;
+  EXPECT_NE(check(s).err().message.find("max_resubmits"), std::string::npos);
+  s.max_resubmits = 0;
+  s.retry_on_failure = -1;
+  EXPECT_NE(check(s).err().message.find("retry_on_failure"), std::string::npos);
+}
+
+// A flood goes on while a copy of it is still in a queue: one lost copy is not a reason to
+// place the job again; the last one is.
+TEST(GridJob, AFloodIsPlacedAgainOnlyWhenItsLastCopyIsLost) {
+  auto j = queued_flood();
+  j.spec.max_resubmits = 1;
+  (void)j.on_lost(0, "a left", 10);
+  (void)j.on_observed(1, observed_state::failed, std::nullopt, 11);  // refused to run
+  EXPECT_EQ(j.state, grid_job_state::queued);
+  EXPECT_FALSE(j.to_place);
+  (void)j.on_observed(2, observed_state::lost, std::nullopt, 12);
+  EXPECT_EQ(j.state, grid_job_state::pending);
+  EXPECT_TRUE(j.to_place);
+  EXPECT_EQ(j.round_start, 3u);
+  EXPECT_EQ(j.failed_at(), (std::vector<std::string>{"a", "c"}));  // b failed by itself
+  // The new round's copies are refused everywhere: no loss among them, so it fails.
+  const auto i = j.add_copy("b", 13, "placed again");
+  EXPECT_FALSE(j.to_place);
+  (void)j.on_submitted(i, error{errc::busy, "full"}, 14);
+  EXPECT_EQ(j.state, grid_job_state::failed);
+}
+
+TEST(GridJob, AWinnerLostWhileRunningIsPlacedAgainAndForgetsItsStart) {
+  auto j = make_job(grid_strategy::single);
+  j.spec.max_resubmits = 2;
+  (void)j.on_submitted(j.add_copy("a", 0, "best"), std::string("ja"), 1);
+  (void)j.on_observed(0, observed_state::running, 5, 6);
+  ASSERT_EQ(j.winner, std::optional<std::size_t>(0));
+  (void)j.on_observed(0, observed_state::lost, std::nullopt, 20);
+  EXPECT_EQ(j.state, grid_job_state::pending);
+  EXPECT_FALSE(j.winner);
+  EXPECT_FALSE(j.started);
+  EXPECT_EQ(j.resubmits, 1);
+  EXPECT_TRUE(j.copies[0].lost);
+  EXPECT_FALSE(j.copies[0].unconfirmed);  // its LRMS said so: known dead
+  EXPECT_TRUE(j.active());
+  // Placed again, it runs and completes: the job completes, with the second copy as winner.
+  (void)j.on_submitted(j.add_copy("b", 21, "placed again"), std::string("jb"), 22);
+  (void)j.on_observed(1, observed_state::running, 30, 30);
+  (void)j.on_observed(1, observed_state::completed, std::nullopt, 90);
+  EXPECT_EQ(j.state, grid_job_state::completed);
+  EXPECT_EQ(j.winner, std::optional<std::size_t>(1));
+  EXPECT_EQ(j.started, std::optional<timestamp>(30));
+}
+
+TEST(GridJob, OwnFailuresAndLossesHaveTheirOwnBudgets) {
+  auto j = make_job(grid_strategy::single);
+  j.spec.max_resubmits = 1;
+  j.spec.retry_on_failure = 0;
+  (void)j.on_submitted(j.add_copy("a", 0, "best"), std::string("ja"), 1);
+  (void)j.on_observed(0, observed_state::running, 2, 2);
+  (void)j.on_observed(0, observed_state::failed, std::nullopt, 50);  // exit 1: no retry asked
+  EXPECT_EQ(j.state, grid_job_state::failed);
+  EXPECT_EQ(j.resubmits, 0);
+  EXPECT_FALSE(j.active());
+}
+
+// A copy given up unconfirmed (its cluster silent) keeps the job active until its cluster
+// says where it is; found running it is cancelled and counted, found ended it is settled.
+TEST(GridJob, AnUnconfirmedCopyIsCancelledIfFoundAndSettledIfEnded) {
+  auto j = make_job(grid_strategy::single);
+  j.spec.max_resubmits = 1;
+  (void)j.on_submitted(j.add_copy("a", 0, "best"), std::string("ja"), 1);
+  (void)j.on_lost(0, "a could not be asked for 300 s", 400, true);
+  EXPECT_TRUE(j.copies[0].unconfirmed);
+  (void)j.on_submitted(j.add_copy("b", 401, "placed again"), std::string("jb"), 402);
+  (void)j.on_observed(1, observed_state::running, 410, 410);
+  (void)j.on_observed(1, observed_state::completed, std::nullopt, 500);
+  EXPECT_EQ(j.state, grid_job_state::completed);
+  EXPECT_TRUE(j.active());  // a has not said where its copy is
+  auto acts = j.on_found_again(0, "ja", 600);
+  ASSERT_EQ(acts.size(), 1u);
+  EXPECT_EQ(acts[0], (grid_action{kind::cancel, 0}));
+  EXPECT_TRUE(j.on_found_again(0, "ja", 610).empty());  // once
+  (void)j.on_cancel_answer(0, observed_state::running, 620);
+  EXPECT_EQ(j.duplicate_starts, 1);  // it ran while the job ran elsewhere
+  EXPECT_FALSE(j.copies[0].unconfirmed);
+  EXPECT_FALSE(j.active());
+  // Found ended instead: settled without a cancel.
+  auto k = make_job(grid_strategy::single);
+  (void)k.on_submitted(k.add_copy("a", 0, "best"), std::string("ka"), 1);
+  (void)k.on_lost(0, "a silent", 400, true);
+  EXPECT_TRUE(k.on_found_again(0, "", 500).empty());
+  EXPECT_FALSE(k.copies[0].unconfirmed);
+  EXPECT_EQ(k.state, grid_job_state::failed);  // no budget: max_resubmits 0
+}
+
+TEST(GridJob, ACancelledJobIsNeverPlacedAgain) {
+  auto j = make_job(grid_strategy::single);
+  j.spec.max_resubmits = 3;
+  (void)j.on_submitted(j.add_copy("a", 0, "best"), std::string("ja"), 1);
+  (void)j.cancel(5);
+  (void)j.on_observed(0, observed_state::lost, std::nullopt, 6);
+  EXPECT_EQ(j.state, grid_job_state::cancelled);
+  EXPECT_FALSE(j.to_place);
+}
+
 }  // namespace
 }  // namespace arbroker

@@ -18,6 +18,24 @@ TEST(GridPlacement, WalltimeWithoutBenchmarks) {
   EXPECT_EQ(terms_on(in, {"a", {}}, 0).err().code, errc::invalid_duration);
 }
 
+// Paper 004 eq. 1-3: a walltime for a CPU of power pp_ref takes walltime x pp_ref / pp on a
+// cluster of power pp, as execution and as the LRMS's limit; benchmarks take precedence.
+TEST(GridPlacement, AReferencePowerScalesTheWalltimeByTheSpeedFactor) {
+  placement_inputs in;
+  in.walltime = 600;
+  in.pp_ref = 2;
+  EXPECT_EQ(terms_on(in, {"a", {}}, 0, 4)->execution, 300);  // twice as fast
+  EXPECT_EQ(terms_on(in, {"a", {}}, 0, 4)->walltime, 300);
+  EXPECT_EQ(terms_on(in, {"a", {}}, 0, 1.5)->execution, 800);
+  EXPECT_EQ(terms_on(in, {"a", {}}, 0, 3)->execution, 400);
+  EXPECT_EQ(terms_on(in, {"a", {}}, 0, 0).err().code, errc::invalid_parameter);
+  in.pp_ref = 0;  // none named: the walltime holds everywhere
+  EXPECT_EQ(terms_on(in, {"a", {}}, 0, 4)->execution, 600);
+  in.pp_ref = 2;
+  in.benchmarks = {{"b1", 100, 1000}};
+  EXPECT_EQ(terms_on(in, {"a", {{"b1", 200}}}, 0, 4)->walltime, 500);  // by the benchmark
+}
+
 TEST(GridPlacement, BenchmarksGiveMeanForRankingAndMaxForTheLrms) {
   placement_inputs in;
   in.benchmarks = {{"b1", 100, 1000}, {"b2", 10, 400}};

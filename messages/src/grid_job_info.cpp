@@ -20,10 +20,14 @@ grid_job_info info_of(const grid_job& j) {
   out.migration_gain = j.migration_gain;
   for (const auto& c : j.copies)
     out.copies.push_back({c.cluster, c.lrms_id, c.state, c.submitted, c.started.value_or(-1),
-                          c.ended.value_or(-1), c.reason});
+                          c.ended.value_or(-1), c.reason, c.lost});
   for (const auto& e : j.history)
     out.history.push_back({e.at, e.copy, e.what});
   out.reservation = j.reservation;
+  out.resubmits = j.resubmits;
+  out.max_resubmits = j.spec.max_resubmits;
+  out.retries = j.retries;
+  out.retry_on_failure = j.spec.retry_on_failure;
   return out;
 }
 

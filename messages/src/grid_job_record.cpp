@@ -1,5 +1,6 @@
 #include "arbroker/messages/grid_job_record.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include "arbroker/messages/msgpack_codec.hpp"
@@ -24,10 +25,11 @@ std::optional<std::size_t> index_of(std::int64_t v) {
 struct copy_fields {
   grid_copy_info info;
   bool cancel_sent = false;
+  bool unconfirmed = false;  // since format 3
 };
 template <class Inspector>
 auto inspect(Inspector& f, copy_fields& x) {
-  return f(x.info, x.cancel_sent);
+  return f(x.info, x.cancel_sent, x.unconfirmed);
 }
 
 struct record_fields {
@@ -41,11 +43,13 @@ struct record_fields {
   std::int32_t max_migrations = -1;
   std::string command;
   bool reservation_to_release = false;  // since format 2
+  bool to_place = false;                // since format 3
+  std::int64_t round_start = 0;         // since format 3
 };
 template <class Inspector>
 auto inspect(Inspector& f, record_fields& x) {
   return f(x.request, x.job, x.copies, x.migrating_from, x.pending_gain, x.width, x.min_gain,
-           x.max_migrations, x.command, x.reservation_to_release);
+           x.max_migrations, x.command, x.reservation_to_release, x.to_place, x.round_start);
 }
 
 // The stored form: [format, record_fields]. Fields are only ever appended to the record and
@@ -82,8 +86,9 @@ std::string encode_record(const grid_job_record& r) {
   for (std::size_t i = 0; i < r.job.copies.size(); ++i) {
     const auto& c = r.job.copies[i];
     f.copies.push_back({{c.cluster, c.lrms_id, c.state, c.submitted, or_none(c.started),
-                         or_none(c.ended), c.reason},
-                        c.cancel_sent});
+                         or_none(c.ended), c.reason, c.lost},
+                        c.cancel_sent,
+                        c.unconfirmed});
   }
   f.migrating_from = index_or_none(r.job.migrating_from);
   f.pending_gain = r.job.pending_gain;
@@ -92,6 +97,8 @@ std::string encode_record(const grid_job_record& r) {
   f.max_migrations = r.job.spec.max_migrations;
   f.command = r.job.spec.command;
   f.reservation_to_release = r.job.reservation_to_release;
+  f.to_place = r.job.to_place;
+  f.round_start = static_cast<std::int64_t>(r.job.round_start);
   return encode(stored_record{record_format, std::move(f)});
 }
 
@@ -116,8 +123,9 @@ result<grid_job_record> decode_record(std::string_view bytes) {
   const auto& i = f->job;
   j.id = i.id;
   j.owner = i.owner;
-  j.spec = {i.name,     f->command, i.np,        i.walltime,
-            i.strategy, f->width,   f->min_gain, f->max_migrations};
+  j.spec = {i.name,          f->command,        i.np,        i.walltime,
+            i.strategy,      f->width,          f->min_gain, f->max_migrations,
+            i.max_resubmits, i.retry_on_failure};
   j.state = i.state;
   j.submitted = i.submitted;
   j.started = none_or(i.started);
@@ -125,7 +133,7 @@ result<grid_job_record> decode_record(std::string_view bytes) {
   for (const auto& c : f->copies)
     j.copies.push_back({c.info.cluster, c.info.lrms_id, c.info.state, c.info.submitted,
                         none_or(c.info.started), none_or(c.info.ended), c.cancel_sent,
-                        c.info.reason});
+                        c.info.reason, c.info.lost, c.unconfirmed});
   j.winner = index_of(i.winner);
   j.migrating_from = index_of(f->migrating_from);
   j.pending_gain = f->pending_gain;
@@ -134,10 +142,15 @@ result<grid_job_record> decode_record(std::string_view bytes) {
   j.migration_gain = i.migration_gain;
   j.reservation = i.reservation;
   j.reservation_to_release = f->reservation_to_release;
+  j.resubmits = i.resubmits;
+  j.retries = i.retries;
+  j.to_place = f->to_place;
+  j.round_start = static_cast<std::size_t>(std::max<std::int64_t>(f->round_start, 0));
   for (const auto& e : i.history)
     j.history.push_back({e.at, e.copy, e.what});
   const auto n = j.copies.size();
-  if ((j.winner && *j.winner >= n) || (j.migrating_from && *j.migrating_from >= n))
+  if ((j.winner && *j.winner >= n) || (j.migrating_from && *j.migrating_from >= n) ||
+      j.round_start > n)
     return fail(errc::storage_failure, "grid job record " + j.id + ": copy index out of range");
   return r;
 }

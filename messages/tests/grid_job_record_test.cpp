@@ -33,6 +33,30 @@ TEST(GridJobRecord, RoundTripsEveryFieldTheRulesNeed) {
   EXPECT_EQ(back->job, r.job);
 }
 
+// A job placed again after a lost copy (format 3): the copy's loss, the budget used, and that
+// a placement is still owed survive a restart.
+TEST(GridJobRecord, RoundTripsAResubmission) {
+  grid_job_record r;
+  r.request.user = "alice";
+  r.request.max_resubmits = 2;
+  r.request.retry_on_failure = 1;
+  auto& j = r.job;
+  j.id = "n/g8";
+  j.owner = "alice";
+  j.spec = {"sim", "run.sh", 1, 600, grid_strategy::single, 1, 0, -1, 2, 1};
+  j.add_copy("a", 100, "best");
+  (void)j.on_submitted(0, std::string("a.1"), 101);
+  (void)j.on_lost(0, "a could not be asked for 300 s", 500, true);
+  ASSERT_TRUE(j.to_place);
+  ASSERT_TRUE(j.copies[0].unconfirmed);
+  auto back = decode_record(encode_record(r));
+  ASSERT_TRUE(back) << back.err().message;
+  EXPECT_EQ(back->request, r.request);
+  EXPECT_EQ(back->job, r.job);
+  EXPECT_EQ(back->job.resubmits, 1);
+  EXPECT_EQ(back->job.round_start, 1u);
+}
+
 grid_job_record sample() {
   grid_job_record r;
   r.request.user = "bob";
@@ -80,7 +104,11 @@ TEST(GridJobRecord, AFormatOneRecordStillDecodes) {
 // decode refused the record, and a node with active grid jobs did not start).
 TEST(GridJobRecord, FieldsAddedSinceTheRecordKeepTheirDefaults) {
   auto r = sample();
-  r.request.ranking = grid_ranking::sed;  // the request's last field (added in format 2)
+  r.request.ranking = grid_ranking::sed;  // added in format 2
+  r.request.max_resubmits = 3;            // the last three, in format 3
+  r.request.retry_on_failure = 1;
+  r.request.fallback_flood = true;
+  r.request.pp_ref = 2.5;
   auto oh = unpacked(encode_record(r));
   const auto& fields = oh.get().via.array.ptr[1];
   msgpack::sbuffer buf;
@@ -88,12 +116,16 @@ TEST(GridJobRecord, FieldsAddedSinceTheRecordKeepTheirDefaults) {
   pk.pack_array(2);
   pk.pack(record_format);
   pk.pack_array(fields.via.array.size);
-  pack_shorter(pk, fields.via.array.ptr[0], 1);  // the request, one field short
+  pack_shorter(pk, fields.via.array.ptr[0], 5);  // the request, as format 1 wrote it
   for (std::uint32_t i = 1; i < fields.via.array.size; ++i)
     pk.pack(fields.via.array.ptr[i]);
   auto back = decode_record(std::string_view(buf.data(), buf.size()));
   ASSERT_TRUE(back) << back.err().message;
   EXPECT_EQ(back->request.ranking, grid_submit_request{}.ranking);
+  EXPECT_EQ(back->request.max_resubmits, grid_submit_request{}.max_resubmits);
+  EXPECT_EQ(back->request.retry_on_failure, 0);
+  EXPECT_FALSE(back->request.fallback_flood);
+  EXPECT_EQ(back->request.pp_ref, 0);
   EXPECT_EQ(back->request.clusters, r.request.clusters);
   EXPECT_EQ(back->job, r.job);
   // Messages stay strict: a peer of this protocol sends every field.

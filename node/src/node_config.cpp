@@ -8,6 +8,7 @@
 
 #include "arbroker/api/validate.hpp"
 #include "arbroker/config/toml_fields.hpp"
+#include "arbroker/core/grid_job.hpp"
 #include "config_reading.hpp"
 #include "remote_config.hpp"
 
@@ -348,6 +349,10 @@ status validate(const node_config& cfg) {
   if (cfg.job_retention < 60) return bad("grid_jobs.retention", "must be at least 1 minute");
   if (cfg.default_max_migrations < -1)
     return bad("grid_jobs.max_migrations", "must be >= -1 (-1: unbounded)");
+  if (cfg.default_max_resubmits < 0 || cfg.default_max_resubmits > max_grid_placements)
+    return bad("grid_jobs.max_resubmits",
+               "must be between 0 and " + std::to_string(max_grid_placements));
+  if (cfg.lost_after < 0) return bad("grid_jobs.lost_after", "must be >= 0");
   if (!(cfg.migration_share > 0 && cfg.migration_share <= 1))
     return bad("grid_jobs.migration_share", "must be a share above 0 and at most 1");
   std::set<std::string> names;
@@ -457,15 +462,23 @@ result<node_config> from_table(const toml::table& root) {
     return bad("broker", "expected a [broker] table or [[broker]] tables");
   }
   if (auto* g = root["grid_jobs"].as_table()) {
-    ARB_TRY(only_known_keys(*g, "grid_jobs",
-                            {"poll_interval", "adaptation_interval", "min_gain", "max_migrations",
-                             "migration_share", "retention"}));
+    ARB_TRY(only_known_keys(
+        *g, "grid_jobs",
+        {"poll_interval", "adaptation_interval", "min_gain", "max_migrations", "migration_share",
+         "retention", "max_resubmits", "lost_after", "reserve_finish"}));
     ARB_TRY(optional(*g, "grid_jobs", "poll_interval", cfg.job_poll_interval, as_span));
     ARB_TRY(optional(*g, "grid_jobs", "adaptation_interval", cfg.adaptation_interval, as_span));
     ARB_TRY(optional(*g, "grid_jobs", "min_gain", cfg.default_min_gain, as_span));
     ARB_TRY(optional(*g, "grid_jobs", "max_migrations", cfg.default_max_migrations, as_int));
     ARB_TRY(optional(*g, "grid_jobs", "migration_share", cfg.migration_share, as_number));
     ARB_TRY(optional(*g, "grid_jobs", "retention", cfg.job_retention, as_span));
+    ARB_TRY(optional(*g, "grid_jobs", "max_resubmits", cfg.default_max_resubmits, as_int));
+    ARB_TRY(optional(*g, "grid_jobs", "lost_after", cfg.lost_after, as_span));
+    std::string finish = "run";
+    ARB_TRY(optional(*g, "grid_jobs", "reserve_finish", finish, as_text));
+    if (finish != "run" && finish != "eq7")
+      return bad("grid_jobs.reserve_finish", "'" + finish + "' is not one of run, eq7");
+    cfg.reserve_finish_eq7 = finish == "eq7";
   }
   if (auto* l = root["limits"].as_table()) {
     ARB_TRY(only_known_keys(*l, "limits",

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
+#include <chrono>
 
 #include <algorithm>
 #include <atomic>
@@ -73,8 +74,15 @@ class directory_lock {
 inline result<std::unique_ptr<lrms>> make_lrms(const cluster_entry& c) {
   switch (c.kind) {
     case cluster_kind::simulated: {
-      auto l = simulated_lrms::create(
-          {c.info.name, c.info.cpus, {c.info.bunch, c.info.counts}, wall_clock()});
+      simulated_lrms_config sc{
+          c.info.name, c.info.cpus, {c.info.bunch, c.info.counts}, wall_clock()};
+      // Each start of the node its own ids (J<start in microseconds><3 digits>...): a grid
+      // job's copy of an earlier run, lost with it, is never taken for a new job of the same
+      // number, even when the node restarts within the second.
+      const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+          std::chrono::system_clock::now().time_since_epoch());
+      sc.first_serial = static_cast<std::uint64_t>(us.count()) * 1000ULL;
+      auto l = simulated_lrms::create(std::move(sc));
       if (!l) return l.err();
       return std::unique_ptr<lrms>(std::move(*l));
     }
@@ -271,7 +279,7 @@ struct node::impl {
       if (!history || rep.error.ok() || rep.error.err() != errc::not_found || !enter())
         return done(std::move(rep));
       lookup([this, rep = std::move(rep), done = std::move(done),
-              explain](result<std::optional<Row>> found) mutable {
+              explain](const result<std::optional<Row>>& found) mutable {
         if (!found)
           rep.error = msg::to_wire(found.err());
         else if (*found)
@@ -490,6 +498,9 @@ struct node::impl {
     gc.default_min_gain = cfg.default_min_gain;
     gc.default_max_migrations = cfg.default_max_migrations;
     gc.migration_share = cfg.migration_share;
+    gc.default_max_resubmits = cfg.default_max_resubmits;
+    gc.lost_after = cfg.lost_after;
+    gc.finish_by_eq7 = cfg.reserve_finish_eq7;
     gc.journal = grid_journal;
     gc.counters = grid_counters;
     gc.retention = cfg.job_retention;

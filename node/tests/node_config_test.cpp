@@ -38,6 +38,9 @@ min_gain = "5m"
 max_migrations = 3
 migration_share = 0.25
 retention = "7d"
+max_resubmits = 4
+lost_after = "90s"
+reserve_finish = "eq7"
 
 [[user]]
 name = "alice"
@@ -107,6 +110,12 @@ TEST(node_config, ReadsEveryKey) {
   EXPECT_EQ(cfg->default_min_gain, 300);
   EXPECT_EQ(cfg->default_max_migrations, 3);
   EXPECT_DOUBLE_EQ(cfg->migration_share, 0.25);
+  EXPECT_EQ(cfg->default_max_resubmits, 4);
+  EXPECT_EQ(cfg->lost_after, 90);
+  EXPECT_EQ(node_config{}.default_max_resubmits, 2);
+  EXPECT_EQ(node_config{}.lost_after, 300);
+  EXPECT_TRUE(cfg->reserve_finish_eq7);
+  EXPECT_FALSE(node_config{}.reserve_finish_eq7);
   EXPECT_EQ(cfg->job_retention, 7 * 86400);
   ASSERT_EQ(cfg->users.size(), 2u);
   EXPECT_FALSE(cfg->users[0].admin);
@@ -236,6 +245,11 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
     expect_error("[grid_jobs]\nmigration_share = " + std::string(share) + "\n" + one_cluster,
                  "grid_jobs.migration_share: must be a share above 0 and at most 1");
   expect_error("[grid_jobs]\nmax_migrations = -2\n" + one_cluster, "grid_jobs.max_migrations");
+  expect_error("[grid_jobs]\nmax_resubmits = 101\n" + one_cluster,
+               "grid_jobs.max_resubmits: must be between 0 and 100");
+  expect_error("[grid_jobs]\nlost_after = \"-1s\"\n" + one_cluster, "grid_jobs.lost_after");
+  expect_error("[grid_jobs]\nreserve_finish = \"soon\"\n" + one_cluster,
+               "grid_jobs.reserve_finish: 'soon' is not one of run, eq7");
 }
 
 TEST(node_config, TheApiNeedsTlsOrPlainTextAllowedOnLoopback) {

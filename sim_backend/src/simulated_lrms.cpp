@@ -88,8 +88,16 @@ simulated_lrms::simulated_lrms(simulated_lrms_config config, availability_profil
       profile_(std::move(profile)),
       now_(now),
       queue_(std::move(queue)),
-      on_job_event_(std::move(config.on_job_event)) {
+      on_job_event_(std::move(config.on_job_event)),
+      first_serial_(config.first_serial),
+      last_job_(config.first_serial),
+      last_reservation_(config.first_serial) {
   std::sort(sorted_counts_.begin(), sorted_counts_.end());
+}
+
+std::optional<lrms_job_state> simulated_lrms::finished(serial jid) const {
+  if (jid <= first_serial_ || jid - first_serial_ >= finished_.size()) return std::nullopt;
+  return finished_[jid - first_serial_];
 }
 
 // ---------------------------------------------------------------------------------------
@@ -315,8 +323,9 @@ void simulated_lrms::drop_reservation(serial rid, lrms_job_state outcome) {
 
 void simulated_lrms::retire(serial jid, lrms_job_state outcome) {
   jobs_.erase(jid);
-  if (finished_.size() <= jid) finished_.resize(jid + 1);  // amortized: vector grows geometrically
-  finished_[jid] = outcome;
+  const auto at = jid - first_serial_;
+  if (finished_.size() <= at) finished_.resize(at + 1);  // amortized: vector grows geometrically
+  finished_[at] = outcome;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -595,7 +604,7 @@ status simulated_lrms::cancel_job(const std::string& id) {
         start_queued_jobs(now_);
       return {};
     }
-    if (*jid < finished_.size() && finished_[*jid]) return {};  // already over, as scancel
+    if (finished(*jid)) return {};  // already over, as scancel
   }
   return fail(errc::not_found, "no job '" + id + "' on cluster '" + name_ + "'");
 }
@@ -605,7 +614,7 @@ result<lrms_job_state> simulated_lrms::job_status(const std::string& id) {
   if (const auto jid = parse_id(id, 'J')) {
     if (auto it = jobs_.find(*jid); it != jobs_.end())
       return it->second.started ? lrms_job_state::running : lrms_job_state::queued;
-    if (*jid < finished_.size() && finished_[*jid]) return *finished_[*jid];
+    if (auto f = finished(*jid)) return *f;
   }
   return fail(errc::not_found, "no job '" + id + "' on cluster '" + name_ + "'");
 }

@@ -40,6 +40,23 @@ TEST(SimulatedLrms, FreshIds) {
   EXPECT_EQ(*c->create_reservation(rsv(100, 10, 1)), "R3");  // ids are never reused
 }
 
+// A node gives each of its starts its own range: a job of an earlier run is never mistaken
+// for one of this run (the earlier one is unknown here, not another job's state).
+TEST(SimulatedLrms, IdsStartAfterFirstSerial) {
+  timestamp t = 0;
+  simulated_lrms_config cfg{"test", 8, {}, [&t] { return t; }};
+  cfg.first_serial = 5'000'000'000'000'000'000ULL;
+  auto c = simulated_lrms::create(cfg);
+  ASSERT_TRUE(c);
+  const auto j = *(*c)->submit_job(job(1, 10));
+  EXPECT_EQ(j, "J5000000000000000001");
+  EXPECT_EQ(*(*c)->create_reservation(rsv(100, 10, 1)), "R5000000000000000001");
+  t = 10;
+  EXPECT_EQ(*(*c)->job_status(j), lrms_job_state::completed);     // ended: still known
+  EXPECT_EQ((*c)->job_status("J1").err().code, errc::not_found);  // an earlier run's
+  EXPECT_EQ((*c)->cancel_job("J4999999999999999999").err().code, errc::not_found);
+}
+
 TEST(SimulatedLrms, ReservationCapacityConflicts) {
   cluster c(8);
   ASSERT_TRUE(c->create_reservation(rsv(100, 100, 6)));  // [100, 200) x 6

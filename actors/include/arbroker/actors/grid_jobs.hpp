@@ -48,6 +48,8 @@ struct grid_job_counters {
   /// Of lrms_calls, the batched ones: outlooks (one per cluster per batch of submissions or
   /// adaptation round) and job-state requests (one per cluster per poll or LRMS event).
   std::atomic<std::int64_t> outlook_calls{0}, state_calls{0};
+  /// Placements again: after infrastructure failures, after the jobs' own failures.
+  std::atomic<std::int64_t> resubmits{0}, retries{0};
   /// Grid jobs the manager holds now (active, and ended within ended_in_memory), by
   /// strategy and state (indices: the enums' numbers).
   std::atomic<std::int64_t> jobs[4][6] = {};
@@ -64,6 +66,15 @@ struct grid_jobs_config {
   /// At most this share of the queued adaptive jobs an adaptation round evaluates moves in
   /// that round (at least one), those with the largest gains first: (0, 1].
   double migration_share = 0.1;
+  /// Jobs that name no max_resubmits are placed again this many times after infrastructure
+  /// failures.
+  std::int32_t default_max_resubmits = 2;
+  /// A cluster that cannot be asked about its copies (left the directory, or its LRMS
+  /// unreachable) this long loses them: the jobs are placed again elsewhere. 0: at once.
+  duration lost_after = 300;
+  /// reserve: keep the hold that finishes first by paper 004's eq. 7 as printed (start + the
+  /// site's delay) for every job, not only for those that ask (finish_by_eq7).
+  bool finish_by_eq7 = false;
   /// Where jobs are kept (null: nowhere).
   std::shared_ptr<grid_job_journal> journal;
   /// Jobs found in the store at start (the active ones); watched again at once.

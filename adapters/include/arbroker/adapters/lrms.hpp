@@ -89,7 +89,9 @@ struct job_spec {
   std::string account = {};  ///< to charge ("" = the owner's default)
 };
 
-enum class lrms_job_state { queued, running, completed, cancelled, failed };
+/// `lost`: ended by the infrastructure, not by the job (Slurm NODE_FAIL or BOOT_FAIL): a
+/// grid job may be placed again elsewhere (docs/grid-jobs.md, "Resubmission").
+enum class lrms_job_state { queued, running, completed, cancelled, failed, lost };
 std::string_view to_string(lrms_job_state s) noexcept;
 
 /// The one interface every cluster backend implements: the simulated clusters of

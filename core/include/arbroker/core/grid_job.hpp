@@ -17,7 +17,13 @@
 // - the winner's end is the grid job's end (completed, failed or cancelled);
 // - a client's cancel cancels every live copy;
 // - a migration (adaptive) adds a copy, and only once it is queued withdraws the old one;
-//   if the old one started meanwhile it wins by the first rule and the new one is cancelled.
+//   if the old one started meanwhile it wins by the first rule and the new one is cancelled;
+// - a copy the infrastructure ended (its node failed, its cluster was unreachable past the
+//   grace period, its LRMS forgot it) is *lost*: the job is placed again (a new round of
+//   copies, among the clusters that did not fail it) up to max_resubmits times; a winner that
+//   failed by itself (non-zero exit, walltime) is placed again only up to retry_on_failure.
+//   The old copy is known dead first, or (its cluster unreachable) cancelled if it is ever
+//   seen again, so that a job is never left running twice.
 
 #include <cstdint>
 #include <optional>
@@ -83,10 +89,11 @@ std::string_view to_string(copy_state s) noexcept;
 bool is_live(copy_state s) noexcept;
 
 /// What the LRMS says of a copy.
-enum class observed_state : std::uint8_t { queued, running, completed, failed, cancelled };
+/// `lost`: ended by the infrastructure, not by the job (Slurm NODE_FAIL, BOOT_FAIL).
+enum class observed_state : std::uint8_t { queued, running, completed, failed, cancelled, lost };
 template <>
 struct enum_bounds<observed_state> {
-  static constexpr observed_state last = observed_state::cancelled;
+  static constexpr observed_state last = observed_state::lost;
   static constexpr const char* name = "observed_state";
 };
 std::string_view to_string(observed_state s) noexcept;
@@ -100,6 +107,12 @@ struct grid_copy {
   std::optional<timestamp> ended;
   bool cancel_sent = false;  ///< we asked the LRMS to cancel it
   std::string reason;        ///< why it ended, or why it was refused
+  /// Ended by the infrastructure (its node or cluster failed, the LRMS forgot it), not by
+  /// the job: the job may be placed again, elsewhere.
+  bool lost = false;
+  /// Given up while its cluster could not be asked: it may still be in that LRMS, and is
+  /// cancelled if it is ever seen there again (the job must not run twice).
+  bool unconfirmed = false;
   friend bool operator==(const grid_copy&, const grid_copy&) = default;
 };
 
@@ -118,17 +131,21 @@ struct grid_job_spec {
   std::int32_t np = 1;
   duration walltime = 0;  ///< limit sent to the LRMS (benchmarks may give a cluster's own)
   grid_strategy strategy = grid_strategy::single;
-  std::int32_t width = 3;            ///< copies of a flood; holds of a reserve
-  duration min_gain = 0;             ///< adaptive: migrate only for a TTD gain above this
-  std::int32_t max_migrations = -1;  ///< adaptive: -1 = unbounded
+  std::int32_t width = 3;             ///< copies of a flood; holds of a reserve
+  duration min_gain = 0;              ///< adaptive: migrate only for a TTD gain above this
+  std::int32_t max_migrations = -1;   ///< adaptive: -1 = unbounded
+  std::int32_t max_resubmits = 0;     ///< placements again after infrastructure failures
+  std::int32_t retry_on_failure = 0;  ///< placements again after the job's own failures
   friend bool operator==(const grid_job_spec&, const grid_job_spec&) = default;
 };
 
 /// invalid_* with the field named for a spec out of range (np < 1, walltime <= 0, width
-/// outside 1..16, min_gain < 0, max_migrations < -1).
+/// outside 1..16, min_gain < 0, max_migrations < -1, max_resubmits or retry_on_failure
+/// outside 0..max_grid_placements).
 status check(const grid_job_spec& spec);
 
 inline constexpr std::int32_t max_grid_width = 16;
+inline constexpr std::int32_t max_grid_placements = 100;
 
 /// What the broker must do next for a grid job.
 struct grid_action {
@@ -157,6 +174,12 @@ struct grid_job {
   duration pending_gain = 0;                  ///< the TTD gain the migration in flight promises
   std::int32_t migrations = 0;
   std::int32_t duplicate_starts = 0;
+  std::int32_t resubmits = 0;  ///< placements again after infrastructure failures
+  std::int32_t retries = 0;    ///< placements again after the job's own failures
+  /// The job is to be placed again (a new round of copies); the engine places it, or calls
+  /// placement_failed.
+  bool to_place = false;
+  std::size_t round_start = 0;  ///< the first copy of the current placement
   duration migration_gain = 0;  ///< sum of the TTD gains promised by the migrations
   std::string reservation;      ///< strategy reserve: the reservation it runs in
   /// Strategy reserve, ended without running its course (cancelled, or stopped before its
@@ -181,8 +204,20 @@ struct grid_job {
   /// next observed.
   std::vector<grid_action> on_cancel_answer(std::size_t i, const result<observed_state>& found,
                                             timestamp now);
-  /// Copy i can no longer be reached (its cluster left the grid): it counts as failed.
-  std::vector<grid_action> on_lost(std::size_t i, std::string reason, timestamp now);
+  /// Copy i was ended by the infrastructure, or can no longer be reached (`unconfirmed`: its
+  /// cluster is unreachable, so it may still be there): it failed, lost.
+  std::vector<grid_action> on_lost(std::size_t i, std::string reason, timestamp now,
+                                   bool unconfirmed = false);
+  /// The LRMS of an unconfirmed copy was asked for it by name (an LRMS may give its id to
+  /// another job after a restart): `lrms_id` is the job of that name still queued or running
+  /// there (cancelled now; a duplicate start if the cancel finds it running), or "" when none
+  /// is (the copy is confirmed gone).
+  std::vector<grid_action> on_found_again(std::size_t i, const std::string& lrms_id,
+                                          timestamp now);
+  /// Clusters the job is not to be placed on again: those where a copy was lost.
+  std::vector<std::string> failed_at() const;
+  /// to_place, but no cluster can take the job: it fails with `why`.
+  void placement_failed(const std::string& why, timestamp now);
   /// The client cancels the grid job: every live copy is cancelled.
   std::vector<grid_action> cancel(timestamp now);
   /// After a restart of the broker: a cancel or withdrawal that was on its way may never have
@@ -213,6 +248,9 @@ struct grid_job {
   /// Cancels for every doomed live copy that has an LRMS id and no cancel on the way.
   std::vector<grid_action> cancel_doomed();
   void settle_state(timestamp now);
+  /// The current placement's copies all ended without the job ending (lost, or the winner
+  /// failed): places it again if its budget allows. True if it will be.
+  bool place_again(bool own_failure, const std::string& why, timestamp now);
 };
 
 /// Adaptation (paper 003 Sec. 3.3): where to move a queued job, if anywhere.

@@ -19,6 +19,10 @@ namespace arbroker {
 /// What the job brings: its walltime and the hints of Sec. 3.2.
 struct placement_inputs : runtime_hints {
   duration walltime = 0;  ///< the user's limit; 0 when benchmarks give it
+  /// Paper 004 eq. 1-3: the power of the CPU `walltime` holds for (0: none named, the
+  /// walltime holds everywhere). On a cluster of power pp the job takes walltime x alpha,
+  /// alpha = pp_ref / pp (eq. 2, one power per cluster).
+  double pp_ref = 0;
 };
 
 /// The job on one cluster.
@@ -34,11 +38,13 @@ struct placement_terms {
 /// (0) bandwidth.
 duration transfer_seconds(std::int64_t bytes, double bytes_per_second);
 
-/// The terms on a cluster publishing `benchmarks` with `bandwidth`. With benchmarks, the
-/// prediction's errors (not_found when the cluster publishes none of them); the user's
-/// walltime, when given, caps nothing: the LRMS gets the largest estimate, as paper 003.
+/// The terms on a cluster publishing `benchmarks` with `bandwidth`, of CPU power `pp`. With
+/// benchmarks, the prediction's errors (not_found when the cluster publishes none of them);
+/// the user's walltime, when given, caps nothing: the LRMS gets the largest estimate, as paper
+/// 003. Without them, the walltime scaled by alpha = pp_ref / pp when the job names pp_ref
+/// (both as execution and as the LRMS's limit); invalid_parameter for a pp that is no power.
 result<placement_terms> terms_on(const placement_inputs& job, const cluster_benchmarks& benchmarks,
-                                 double bandwidth);
+                                 double bandwidth, double pp = 1);
 
 /// TTD = max(stage_in, start - now) + execution + stage_out.
 result<duration> ttd_at(const placement_terms& t, timestamp now, timestamp start);

@@ -35,11 +35,24 @@ struct grid_submit_request {
   /// start: by the time to delivery from each cluster's planned earliest start (the
   /// outlook's); sed: by paper 004's SED delay, as its experiments rank.
   grid_ranking ranking = grid_ranking::start;
+  /// Placements again after an infrastructure failure (node failure, cluster unreachable past
+  /// the node's grace, copy lost); -1: the node's default.
+  std::int32_t max_resubmits = -1;
+  /// Placements again after the job's own failure (non-zero exit, walltime).
+  std::int32_t retry_on_failure = 0;
+  /// reserve: when no cluster grants a hold (the best `width`, then the next ones, in turn),
+  /// place the job as a flood of `width` copies instead of failing.
+  bool fallback_flood = false;
+  /// Paper 004 eq. 1-3: the CPU power (as clusters publish `pp`) the walltime holds for; on a
+  /// cluster of power pp the job runs walltime x pp_ref / pp. 0: the walltime holds everywhere.
+  /// Benchmarks, when given, take precedence.
+  double pp_ref = 0;
   friend bool operator==(const grid_submit_request&, const grid_submit_request&) = default;
 };
 ARB_FIELDS(grid_submit_request, x.user, x.name, x.command, x.np, x.walltime, x.strategy, x.width,
            x.min_gain, x.max_migrations, x.benchmarks, x.penalty, x.inputs, x.output_bytes,
-           x.clusters, x.finish_by_eq7, x.ranking)
+           x.clusters, x.finish_by_eq7, x.ranking, x.max_resubmits, x.retry_on_failure,
+           x.fallback_flood, x.pp_ref)
 
 struct grid_copy_info {
   std::string cluster;
@@ -49,9 +62,11 @@ struct grid_copy_info {
   std::int64_t started = -1;
   std::int64_t ended = -1;
   std::string reason;
+  bool lost = false;  ///< ended by the infrastructure, not by the job
   friend bool operator==(const grid_copy_info&, const grid_copy_info&) = default;
 };
-ARB_FIELDS(grid_copy_info, x.cluster, x.lrms_id, x.state, x.submitted, x.started, x.ended, x.reason)
+ARB_FIELDS(grid_copy_info, x.cluster, x.lrms_id, x.state, x.submitted, x.started, x.ended, x.reason,
+           x.lost)
 
 struct grid_event_info {
   std::int64_t at = 0;
@@ -78,12 +93,17 @@ struct grid_job_info {
   std::int64_t migration_gain = 0;
   std::vector<grid_copy_info> copies;
   std::vector<grid_event_info> history;
-  std::string reservation;  ///< strategy reserve: the reservation it runs in
+  std::string reservation;            ///< strategy reserve: the reservation it runs in
+  std::int32_t resubmits = 0;         ///< placed again after infrastructure failures ...
+  std::int32_t max_resubmits = 0;     ///< ... of at most this many
+  std::int32_t retries = 0;           ///< placed again after its own failures ...
+  std::int32_t retry_on_failure = 0;  ///< ... of at most this many
   friend bool operator==(const grid_job_info&, const grid_job_info&) = default;
 };
 ARB_FIELDS(grid_job_info, x.id, x.owner, x.name, x.strategy, x.state, x.np, x.walltime, x.submitted,
            x.started, x.ended, x.winner, x.migrations, x.duplicate_starts, x.migration_gain,
-           x.copies, x.history, x.reservation)
+           x.copies, x.history, x.reservation, x.resubmits, x.max_resubmits, x.retries,
+           x.retry_on_failure)
 
 /// The wire form of a grid job.
 grid_job_info info_of(const grid_job& j);

@@ -147,6 +147,9 @@ struct node_config {
   duration default_min_gain = 0;        ///< adaptive jobs that name none (paper: any gain)
   int default_max_migrations = -1;      ///< adaptive jobs that name none (-1: unbounded)
   double migration_share = 0.1;         ///< of the jobs a round evaluates, at most so many move
+  int default_max_resubmits = 2;        ///< jobs that name none: placements again after losses
+  duration lost_after = 300;            ///< a cluster unreachable this long loses its copies
+  bool reserve_finish_eq7 = false;      ///< reserve jobs keep holds by eq. 7 as printed
   duration job_retention = 30 * 86400;  ///< ended grid jobs stay in the store this long
 
   // Network limits per connection.

@@ -52,6 +52,10 @@ struct simulated_lrms_config {
   /// runs ceil(r / cpu_speed) s here (at least 1). Walltimes are the users' limits on this
   /// cluster and are not scaled. Must be positive and finite.
   double cpu_speed = 1.0;
+  /// Ids are "J<n>" and "R<n>" with n from first_serial + 1. A node gives each start of its
+  /// simulated clusters its own range, so that a job of an earlier run (which a grid job may
+  /// still name) is never confused with a new one of the same number.
+  std::uint64_t first_serial = 0;
 };
 
 /// Simulation-only properties of a local job.
@@ -246,7 +250,7 @@ class simulated_lrms final : public lrms {
   timestamp now_;
 
   std::unordered_map<serial, job> jobs_;  // queued and running (snapshot sorts them)
-  // How each finished job ended, by serial (serials are dense: a vector, not a map).
+  // How each finished job ended, by serial - first_serial_ (serials are dense: a vector).
   std::vector<std::optional<lrms_job_state>> finished_;
   batch_queue queue_;  // queued unbound jobs and the policy that starts them
   std::function<void(const simulated_job_event&)> on_job_event_;
@@ -259,8 +263,11 @@ class simulated_lrms final : public lrms {
   // next_event_time() drops stale events from the top.
   mutable std::vector<event> events_;
   mutable std::size_t stale_events_ = 0;
-  serial last_job_ = 0;
-  serial last_reservation_ = 0;
+  serial first_serial_ = 0;
+  serial last_job_ = 0;          // set to first_serial_ at construction
+  serial last_reservation_ = 0;  // likewise
+  // How finished job `jid` ended, if it is one of this run's.
+  std::optional<lrms_job_state> finished(serial jid) const;
 };
 
 }  // namespace arbroker
