@@ -67,6 +67,15 @@ contains "$out" '"owner":"alice"' && fail "bob's status shows alice's reservatio
 contains "$out" '"owner":"local"' && fail "bob's status shows the local jobs: $out"
 pass "bob's status shows neither alice's reservation nor the local jobs"
 
+# Grid jobs that heal (issue 35): the budgets and the reference power travel over HTTP.
+http alice alice-secret grid_submit '{"np": 2, "walltime": 600, "command": "true", "max_resubmits": 1, "retry_on_failure": 1, "pp_ref": 2.0}'
+expect "a grid job with its own resubmission budget" 200 '"max_resubmits":1'
+contains "$out" '"retry_on_failure":1' || fail "the job does not carry its retries: $out"
+http alice alice-secret grid_submit '{"np": 2, "walltime": 600, "command": "true"}'
+expect "a grid job without one gets the node's (2)" 200 '"max_resubmits":2'
+http alice alice-secret grid_submit '{"np": 2, "walltime": 600, "command": "true", "max_resubmits": 101}'
+expect "a budget out of range is 400 naming it" 400 'grid_submit.max_resubmits'
+
 check "the msgpack CLI sees the reservation made over HTTP" 0 \
   env ARB_USER=alice ARB_TOKEN=alice-secret "$arb" list
 contains "$out" "$id" && pass "arb list names $id" || fail "arb list: $out"
