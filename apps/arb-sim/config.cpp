@@ -47,6 +47,9 @@ T get(const toml::table& t, const std::string& parent, const char* key, T fallba
   if constexpr (std::is_same_v<T, std::string>) {
     if (auto v = node->value<std::string>()) return *v;
     bad(join(parent, key), "expected a string");
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (auto v = node->value<bool>()) return *v;
+    bad(join(parent, key), "expected true or false");
   } else if constexpr (std::is_floating_point_v<T>) {
     if (auto v = node->value<double>()) return *v;
     bad(join(parent, key), "expected a number");
@@ -443,12 +446,13 @@ grid5_config grid5(const toml::table& root, std::string name) {
     c.clusters.push_back(k);
   });
   for_each_table(root, "strategies", [&](const toml::table& t) {
-    only_known(t, "strategies", {"name", "strategy", "width", "min_gain_s"});
+    only_known(t, "strategies", {"name", "strategy", "width", "min_gain_s", "finish_eq7"});
     grid5_strategy s;
     s.name = get(t, "strategies", "name", std::string());
     s.strategy = get(t, "strategies", "strategy", s.strategy);
     s.width = get<int>(t, "strategies", "width", s.width);
     s.min_gain = get<duration>(t, "strategies", "min_gain_s", s.min_gain);
+    s.finish_eq7 = get(t, "strategies", "finish_eq7", s.finish_eq7);
     if (s.name.empty() || (s.strategy != "none" && !grid_strategy_from(s.strategy)) ||
         s.width < 1 || s.width > max_grid_width || s.min_gain < 0)
       bad("strategies",

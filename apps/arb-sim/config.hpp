@@ -189,6 +189,7 @@ struct grid5_strategy {
   std::string strategy = "single";  ///< single, flood, adaptive, reserve, or none (no grid jobs)
   int width = 3;
   duration min_gain = 0;
+  bool finish_eq7 = false;  ///< reserve: keep the hold by paper 004's eq. 7 as printed
 };
 struct grid5_config {
   std::string name;

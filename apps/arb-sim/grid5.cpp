@@ -155,6 +155,7 @@ status run_grid5(const grid5_config& c, const run_options& opt) {
         g.request.strategy = *grid_strategy_from(st.strategy);
         g.request.width = st.width;
         g.request.min_gain = st.min_gain;
+        g.request.finish_by_eq7 = st.finish_eq7;
       }
     }
     auto out = sim::run_simulation(s);
