@@ -195,6 +195,14 @@ check "cancel it twice is refused" 5 "$arb" job cancel "$gid_flood"
 check "width 17 is invalid" 5 "$arb" submit --np 1 --walltime 1m --strategy flood --width 17
 check "larger than every cluster is unsatisfiable" 7 "$arb" submit --np 100000 --walltime 1m
 check "benchmarks no cluster publishes" 7 "$arb" submit --np 1 --benchmark hpl=10:1h
+# Grid jobs that heal (issue 35): the budgets, the fallback and the reference power from the CLI.
+check "a grid job with its own budgets" 0 "$arb" -o json submit --np 2 --walltime 10m \
+  --max-resubmits 1 --retry-on-failure 3 --pp-ref 2 --command "sleep 1"
+contains "$out" '"max_resubmits": 1' && contains "$out" '"retry_on_failure": 3' \
+  || fail "budgets: $out"
+check "a budget out of range is invalid" 5 "$arb" submit --np 1 --walltime 1m --max-resubmits 101
+check "reserve with a flood to fall back on" 0 "$arb" -o json submit --np 2 --walltime 10m \
+  --strategy reserve --fallback-flood --command "sleep 1"
 
 # Elastic requests with paper 003's hints. The demo grid publishes linpack on all three
 # clusters and stream on berlin and boston (boston reserves only multiples of 16 CPUs). On 8
@@ -250,6 +258,9 @@ contains "$metrics" 'arb_requests_total{api="msgpack",operation="reserve",outcom
   && pass "metrics count requests" || fail "metrics: $metrics"
 contains "$metrics" 'arb_grid_job_events_total{event="submitted"}' \
   && pass "metrics count grid jobs" || fail "grid metrics: $metrics"
+contains "$metrics" 'arb_grid_job_events_total{event="resubmits"}' \
+  && contains "$metrics" 'arb_grid_job_events_total{event="retries"}' \
+  && pass "metrics count placements again" || fail "no resubmits/retries metric: $metrics"
 grep -Eq '^arb_lrms_call_duration_seconds_count\{call="create_reservation",cluster="[^"]+"\} [1-9]' <<<"$metrics" \
   && pass "metrics time LRMS calls" || fail "LRMS metrics: $(grep lrms <<<"$metrics")"
 grep -Eq '^process_resident_memory_bytes [1-9]' <<<"$metrics" && grep -q '^arb_build_info{version="' <<<"$metrics" \
