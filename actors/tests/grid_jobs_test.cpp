@@ -48,6 +48,13 @@ class grid_jobs_test : public engine_fixture {
     return testing::sample_grid_job(s, 2, np, walltime);
   }
 
+  // A reserve job holding at the best `width` clusters, submitted and answered.
+  msg::grid_job_info submit_reserve(int width) {
+    auto r = job(grid_strategy::reserve);
+    r.width = width;
+    return submit(r);
+  }
+
   msg::grid_job_info submit(msg::grid_submit_request r) {
     auto rep = ask<msg::grid_job_reply>(jobs, std::move(r));
     EXPECT_TRUE(rep.error.ok()) << rep.error.message;
@@ -415,9 +422,7 @@ TEST_F(grid_jobs_test, ReserveHoldsAtTheBestClustersKeepsTheEarliestFinishAndRun
   busy("b", 8, 500, 500);
   busy("c", 8, 3000, 3000);  // third: no hold there
   start_manager();
-  auto r = job(grid_strategy::reserve);
-  r.width = 2;
-  auto j = submit(r);
+  auto j = submit_reserve(2);
   ASSERT_EQ(j.copies.size(), 1u);
   EXPECT_EQ(j.copies[0].cluster, "b");
   EXPECT_FALSE(j.reservation.empty());
@@ -483,9 +488,7 @@ TEST_F(grid_jobs_test, AReserveJobsHistoryNamesEveryRefusedHold) {
   add_cluster("a", 8, 1000, 1, 1.0, [](msg::cluster_info& c) { c.max_hold = 30; });
   add_cluster("b", 8, 1000);
   start_manager();
-  auto r = job(grid_strategy::reserve);
-  r.width = 2;
-  auto j = submit(r);
+  auto j = submit_reserve(2);
   ASSERT_EQ(j.copies.size(), 1u);
   EXPECT_EQ(j.copies[0].cluster, "b");
   bool named = false;
@@ -587,9 +590,7 @@ TEST_F(grid_jobs_test, AReserveJobAsksTheNextClustersWhenTheBestRefuseEveryHold)
   add_cluster("c", 8, 1000);
   busy("c", 8, 200, 200);  // ranked third: it starts the job 200 s later
   start_manager();
-  auto r = job(grid_strategy::reserve);
-  r.width = 2;
-  auto j = submit(r);
+  auto j = submit_reserve(2);
   ASSERT_EQ(j.copies.size(), 1u);
   EXPECT_EQ(j.copies[0].cluster, "c");
   EXPECT_EQ(j.reservation.rfind("c/", 0), 0u) << j.reservation;
