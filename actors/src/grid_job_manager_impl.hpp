@@ -136,6 +136,13 @@ struct grid_job_manager::impl {
   void place_again(std::uint64_t serial);
   static void sort_ranked(std::vector<ranked>& ok);  // best first, ties by name
   static void add_ranked_copies(grid_job& job, const std::vector<ranked>& ok, timestamp at);
+  // How many copies a placement of `r` makes: a flood's width, else one.
+  static std::size_t copies_of(const msg::grid_submit_request& r);
+  // (cluster, walltime) of each ranked place a job went to.
+  static std::vector<std::pair<std::string, duration>> places(const std::vector<ranked>& ok);
+  // New copies of a tracked job at the ranked clusters `ok`: written down before any LRMS sees
+  // them (if the store refuses, they are refused and none goes out), then submitted.
+  void add_copies(std::uint64_t serial, const std::vector<ranked>& ok);
   // The batch's ranking for a job placed again: its new copies, or it fails.
   std::vector<std::pair<std::string, duration>> place_existing(pending_submit p,
                                                                std::vector<ranked> ok,

@@ -222,10 +222,8 @@ std::vector<std::pair<std::string, duration>> grid_job_manager::impl::place(pend
     return {};
   }
   sort_ranked(ok);
-  const std::size_t copies =
-      r.strategy == grid_strategy::flood ? static_cast<std::size_t>(r.width) : 1;
   const std::size_t keep =
-      r.strategy == grid_strategy::reserve ? static_cast<std::size_t>(r.width) : copies;
+      r.strategy == grid_strategy::reserve ? static_cast<std::size_t>(r.width) : copies_of(r);
   std::vector<ranked> rest;  // reserve: asked in turn when no hold is granted
   if (ok.size() > keep) {
     if (r.strategy == grid_strategy::reserve)
@@ -233,9 +231,7 @@ std::vector<std::pair<std::string, duration>> grid_job_manager::impl::place(pend
                   std::make_move_iterator(ok.end()));
     ok.resize(keep);
   }
-  std::vector<std::pair<std::string, duration>> went;
-  for (const auto& o : ok)
-    went.emplace_back(o.cluster, o.walltime);
+  auto went = places(ok);
 
   tracked t;
   t.job.id = cfg_.node + "/g" + std::to_string(next_serial_);
@@ -298,19 +294,35 @@ std::vector<std::pair<std::string, duration>> grid_job_manager::impl::place_exis
     return {};
   }
   sort_ranked(ok);
-  const std::size_t copies =
-      t.request.strategy == grid_strategy::flood ? static_cast<std::size_t>(t.request.width) : 1;
-  if (ok.size() > copies) ok.resize(copies);
+  ok.resize(std::min(ok.size(), copies_of(t.request)));
+  add_copies(serial, ok);
+  return places(ok);
+}
+
+void grid_job_manager::impl::add_copies(std::uint64_t serial, const std::vector<ranked>& ok) {
+  auto& t = jobs_.at(serial);
   const auto first = t.job.copies.size();
   add_ranked_copies(t.job, ok, now());
-  // Durable before any LRMS sees a copy (a restart places it again if this write failed).
-  if (auto saved = persist_job(t); !saved) return {};
-  std::vector<std::pair<std::string, duration>> went;
-  for (const auto& o : ok)
-    went.emplace_back(o.cluster, o.walltime);
+  recount(t);
+  if (auto saved = persist_job(t); !saved) {
+    for (auto i = first; i < t.job.copies.size(); ++i)
+      (void)t.job.on_submitted(i, saved.err(), now());
+    return after_change(serial, {});
+  }
   for (auto i = first; i < t.job.copies.size(); ++i)
     send_copy(serial, i);
-  return went;
+}
+
+std::size_t grid_job_manager::impl::copies_of(const msg::grid_submit_request& r) {
+  return r.strategy == grid_strategy::flood ? static_cast<std::size_t>(r.width) : 1;
+}
+
+std::vector<std::pair<std::string, duration>> grid_job_manager::impl::places(
+    const std::vector<ranked>& ok) {
+  std::vector<std::pair<std::string, duration>> out;
+  for (const auto& o : ok)
+    out.emplace_back(o.cluster, o.walltime);
+  return out;
 }
 
 void grid_job_manager::impl::sort_ranked(std::vector<ranked>& ok) {

@@ -80,6 +80,8 @@ void grid_job_manager::impl::flow_step(std::uint64_t serial, const std::shared_p
       (void)persist_job(t);
       break;
     case reserve_flow::phase::kept: {
+      t.reserve_first.clear();  // no fallback any more: the job is in its reservation
+      t.reserve_rest.clear();
       const auto& kept = f->option(*f->kept());
       bind(serial, kept.cluster, kept.length - submit_slack);
       break;
@@ -130,18 +132,7 @@ bool grid_job_manager::impl::reserve_fallback(std::uint64_t serial, const std::s
   t.job.spec.strategy = grid_strategy::flood;
   t.flow.reset();
   t.job.history.push_back({now(), -1, why + "; placed as a flood instead (fallback_flood)"});
-  const auto first = t.job.copies.size();
-  add_ranked_copies(t.job, t.reserve_first, now());
-  recount(t);
-  // Durable before any LRMS sees a copy; if the store refuses, no copy goes out.
-  if (auto saved = persist_job(t); !saved) {
-    for (auto i = first; i < t.job.copies.size(); ++i)
-      (void)t.job.on_submitted(i, saved.err(), now());
-    after_change(serial, {});
-    return true;
-  }
-  for (auto i = first; i < t.job.copies.size(); ++i)
-    send_copy(serial, i);
+  add_copies(serial, std::exchange(t.reserve_first, {}));
   return true;
 }
 

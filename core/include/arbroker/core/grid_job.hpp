@@ -212,8 +212,7 @@ struct grid_job {
   /// another job after a restart): `lrms_id` is the job of that name still queued or running
   /// there (cancelled now; a duplicate start if the cancel finds it running), or "" when none
   /// is (the copy is confirmed gone).
-  std::vector<grid_action> on_found_again(std::size_t i, const std::string& lrms_id,
-                                          timestamp now);
+  std::vector<grid_action> on_found_again(std::size_t i, const std::string& lrms_id, timestamp now);
   /// Clusters the job is not to be placed on again: those where a copy was lost.
   std::vector<std::string> failed_at() const;
   /// to_place, but no cluster can take the job: it fails with `why`.
