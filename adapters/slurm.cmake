@@ -32,8 +32,9 @@ set(ARB_HAVE_SLURM ${ARB_HAVE_SLURM} PARENT_SCOPE)  # for bench/
 # Integration tests against live Slurm daemons (label slurm). The fixture starts two
 # test-only instances before the first of them and stops them after the last, so a plain
 # ctest runs them (`ctest -LE slurm` leaves them out): arbtest (8 CPUs on 2 fake nodes,
-# controller on 127.0.0.1:17917) for most tests, arbtest2 (4 CPUs, 127.0.0.1:17927) to show
-# two clusters served by one process. They share those clusters and so run one at a time
+# controller on 127.0.0.1:17917) for most tests, arbtest2 (4 CPUs on one node of 2000 MB with
+# the features ib and ssd, 127.0.0.1:17927) to show two clusters served by one process and
+# jobs that need node features and memory. They share those clusters and so run one at a time
 # (RESOURCE_LOCK), beside the other suites.
 if(ARB_BUILD_TESTS AND ARB_HAVE_SLURM)
   set(ARB_SLURM_RUN_DIR /tmp/arb-slurm CACHE INTERNAL "where the Slurm test instances live")
@@ -45,7 +46,7 @@ if(ARB_BUILD_TESTS AND ARB_HAVE_SLURM)
     ARB_SLURM_RUN_DIR="${ARB_SLURM_RUN_DIR}")
   arb_set_warnings(arb_slurm_tests)
   add_test(NAME slurm.start_daemons COMMAND bash -c
-    "${slurm_scripts}/start.sh arbtest --cpus 8 --nodes 2 --port 17917 --clean && ${slurm_scripts}/start.sh arbtest2 --cpus 4 --port 17927 --clean")
+    "${slurm_scripts}/start.sh arbtest --cpus 8 --nodes 2 --port 17917 --clean && ${slurm_scripts}/start.sh arbtest2 --cpus 4 --port 17927 --memory 2000 --features ib,ssd --clean")
   add_test(NAME slurm.stop_daemons COMMAND bash -c
     "${slurm_scripts}/stop.sh arbtest2 && ${slurm_scripts}/stop.sh arbtest")
   set_tests_properties(slurm.start_daemons PROPERTIES FIXTURES_SETUP slurm_daemons

@@ -154,6 +154,10 @@ class real_grid : public ::testing::Test {
     c.info.name = name;
     c.info.cpus = snap->cpus;
     c.info.pp = 1000;
+    auto nodes = backend->node_groups();  // what a node publishes of a real cluster's nodes
+    ASSERT_TRUE(nodes) << name << ": " << to_string(nodes.err());
+    c.info.nodes = std::move(*nodes);
+    msg::add_node_features(c.info);
     c.refresh = refresh;
     c.name_prefix = prefix;
     c.cost = *cost_model::create(unit_cost, 3600, {}, 0);

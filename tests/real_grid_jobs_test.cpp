@@ -217,10 +217,11 @@ TEST_F(real_grid_jobs, AJobWhoseSlurmClusterIsStoppedRunsToItsEndOnTheOther) {
       until(sub.job.id, [](const auto& x) { return x.state == grid_job_state::running; });
   ASSERT_EQ(running.state, grid_job_state::running);
   // slurm2 goes down with the job; it is started again afresh whatever happens here, for the
-  // tests after this one.
+  // tests after this one, as the fixture starts it (adapters/slurm.cmake).
   struct restarted_at_end {
     ~restarted_at_end() {
-      slurm_script("start.sh", {"arbtest2", "--cpus", "4", "--port", "17927", "--clean"});
+      slurm_script("start.sh", {"arbtest2", "--cpus", "4", "--port", "17927", "--memory", "2000",
+                                "--features", "ib,ssd", "--clean"});
     }
   } slurm2_back;
   ASSERT_TRUE(slurm_script("stop.sh", {"arbtest2", "--keep-munge"}));
@@ -292,6 +293,46 @@ TEST_F(real_grid_jobs, ReserveKeepsOneReservationAndReleasesTheOthers) {
   for (lrms* l : std::initializer_list<lrms*>{&s1, &s2, &ge})
     held += ours(*l).size();
   EXPECT_EQ(held, 0u);
+}
+
+// Issue 35 item 4: slurm2's node has the features ib and ssd and 2000 MB (adapters/slurm.cmake),
+// slurm1's and the Grid Engine cell's none. A job that needs ib goes to slurm2 although slurm1
+// ranks first by name on a tie, Slurm gets its constraint and memory (scontrol shows them), and
+// it runs there; a job needing more memory per CPU than the node holds for its CPUs is refused
+// naming why, leaving nothing in any queue.
+TEST_F(real_grid_jobs, AJobThatNeedsAFeatureAndMemoryRunsOnTheNodesThatHaveThem) {
+  auto r = grid_job(grid_strategy::single, 1);
+  r.command = "true";
+  r.walltime = 60;
+  r.features = {"ib"};
+  r.mem_per_cpu = 500;
+  auto sub = ask<msg::grid_job_reply>(manager, r);
+  ASSERT_TRUE(sub.error.ok()) << sub.error.message;
+  remember(sub.job);
+  ASSERT_EQ(sub.job.copies.size(), 1u);
+  EXPECT_EQ(sub.job.copies[0].cluster, "slurm2");
+  process_spec show_job;
+  show_job.argv = {"scontrol", "show", "job", sub.job.copies[0].lrms_id};
+  show_job.env = {{"SLURM_CONF", conf2}};
+  show_job.timeout = std::chrono::seconds(30);
+  auto out = run_process(show_job);
+  ASSERT_TRUE(out && out->ok()) << (out ? out->err : to_string(out.err()));
+  EXPECT_NE(out->out.find("Features=ib "), std::string::npos) << out->out;
+  EXPECT_NE(out->out.find("MinMemoryCPU=500M"), std::string::npos) << out->out;
+  auto done = until(sub.job.id, [](const auto& x) { return x.state == grid_job_state::completed; });
+  EXPECT_EQ(done.state, grid_job_state::completed);
+  auto more = r;
+  more.mem_per_cpu = 1500;  // 2000 MB hold one CPU at 1500
+  auto refused = ask<msg::grid_job_reply>(manager, more);
+  EXPECT_FALSE(refused.error.ok());
+  EXPECT_NE(refused.error.message.find("slurm2: has 1 CPUs with ib with 1500 MiB each, the job "
+                                       "needs 2"),
+            std::string::npos)
+      << refused.error.message;
+  EXPECT_NE(refused.error.message.find("slurm1: offers no feature ib"), std::string::npos)
+      << refused.error.message;
+  EXPECT_NE(refused.error.message.find("sge: offers no feature ib"), std::string::npos)
+      << refused.error.message;
 }
 
 }  // namespace

@@ -97,17 +97,19 @@ gis_actor spawn_gis(caf::actor_system& sys) {
   return sys.spawn(gis_behavior);
 }
 
-bool satisfies(const msg::cluster_info& c, const msg::gis_query& q) {
+std::string why_not(const msg::cluster_info& c, const msg::gis_query& q) {
   auto contains = [](const auto& v, const auto& x) {
     return std::find(v.begin(), v.end(), x) != v.end();
   };
-  if (!q.clusters.empty() && !contains(q.clusters, c.name)) return false;
-  if (c.cpus < q.np_min) return false;
-  if (!q.os.empty() && q.os != c.os) return false;
-  for (const auto& f : q.features)
-    if (!contains(c.features, f)) return false;
-  if (!c.allowed_users.empty() && !contains(c.allowed_users, q.user)) return false;
-  return true;
+  if (!q.clusters.empty() && !contains(q.clusters, c.name)) return "not asked for";
+  if (!c.allowed_users.empty() && !contains(c.allowed_users, q.user))
+    return "not open to " + q.user;
+  if (c.cpus < q.np_min) return "has " + std::to_string(c.cpus) + " CPUs";
+  return unmet(msg::offer_of(c), msg::needs_of(q), q.np_min, q.every_node);
+}
+
+bool satisfies(const msg::cluster_info& c, const msg::gis_query& q) {
+  return why_not(c, q).empty();
 }
 
 std::vector<const directory_entry*> fit(const cluster_directory& dir, const msg::gis_query& q) {

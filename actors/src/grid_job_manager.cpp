@@ -119,8 +119,12 @@ void grid_job_manager::impl::send_copy(std::uint64_t serial, std::size_t i) {
     after_change(serial, std::move(acts));
     return;
   }
-  msg::job_submit_request q{t.job.owner, "g" + std::to_string(serial) + "." + std::to_string(i),
-                            t.job.spec.command, t.job.spec.np, terms->walltime};
+  const auto& needs = t.job.spec.needs;
+  msg::job_submit_request q{
+      t.job.owner,        "g" + std::to_string(serial) + "." + std::to_string(i),
+      t.job.spec.command, t.job.spec.np,
+      terms->walltime,    needs.mem_per_cpu,
+      needs.mem_per_node, needs.features};
   ++cfg_.counters->copies_submitted;
   ask(c.cluster, std::move(q), [this, serial, i](const result<msg::job_submit_reply>& rep) {
     auto it = jobs_.find(serial);

@@ -51,8 +51,8 @@ grid_job_manager::impl::eligible_clusters grid_job_manager::impl::eligible(
       skip("failed this job");
       continue;
     }
-    if (!satisfies(c, query)) {
-      skip(c.cpus < r.np ? "has " + std::to_string(c.cpus) + " CPUs" : "not open to " + r.user);
+    if (auto why = why_not(c, query); !why.empty()) {
+      skip(why);
       continue;
     }
     auto t = terms_for(in, e);
@@ -245,7 +245,8 @@ std::vector<std::pair<std::string, duration>> grid_job_manager::impl::place(pend
                 r.min_gain,
                 r.max_migrations,
                 r.max_resubmits,
-                r.retry_on_failure};
+                r.retry_on_failure,
+                msg::needs_of(r)};
   t.job.submitted = now();
   t.request = std::move(r);
   // The terms as ranked, not computed again: every candidate's for a job that may move, the

@@ -147,9 +147,11 @@ void grid_job_manager::impl::bind(std::uint64_t serial, const std::string& where
     return after_change(
         serial, t.job.on_submitted(i, error{errc::not_found, where + " left the grid"}, now()));
   ++cfg_.counters->copies_submitted;
+  const auto& needs = t.job.spec.needs;
   msg::bind_job_request q{
-      t.job.owner,   t.job.reservation, "g" + std::to_string(serial) + "." + std::to_string(i),
-      t.job.spec.np, walltime,          t.job.spec.command};
+      t.job.owner,       t.job.reservation,  "g" + std::to_string(serial) + "." + std::to_string(i),
+      t.job.spec.np,     walltime,           t.job.spec.command,
+      needs.mem_per_cpu, needs.mem_per_node, needs.features};
   ask(where, std::move(q), [this, serial, i](const result<msg::bind_job_reply>& rep) {
     const auto id = outcome(rep, &msg::bind_job_reply::job_id);
     auto it = jobs_.find(serial);

@@ -21,6 +21,11 @@ msg::gis_query eligibility(const msg::grid_submit_request& r, const std::string&
   q.user = owner;
   q.np_min = r.np;
   q.clusters = r.clusters;
+  q.os = r.os;
+  q.features = r.features;
+  q.mem_per_cpu = r.mem_per_cpu;
+  q.mem_per_node = r.mem_per_node;
+  q.every_node = r.strategy == grid_strategy::reserve;  // the LRMS picks its CPUs by count
   return q;
 }
 
@@ -47,7 +52,8 @@ status check_request(const msg::grid_submit_request& r) {
                      std::max<std::int64_t>(r.min_gain, 0),
                      std::max(r.max_migrations, -1),
                      std::max(r.max_resubmits, 0),
-                     r.retry_on_failure};
+                     r.retry_on_failure,
+                     msg::needs_of(r)};
   if (auto ok = check(spec); !ok) return ok;
   if (r.walltime < 0 || (r.walltime == 0 && r.benchmarks.empty()))
     return fail(errc::invalid_duration, "walltime: give a positive walltime or benchmarks");

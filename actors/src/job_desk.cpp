@@ -42,8 +42,14 @@ msg::job_submit_reply job_desk::submit(const msg::job_submit_request& req) {
                                         " has " + std::to_string(s_.cpus));
     return out;
   }
-  job_spec spec{
-      s_.name_prefix + req.name, req.user, req.np, req.walltime, std::nullopt, req.command};
+  job_spec spec{s_.name_prefix + req.name,
+                req.user,
+                req.np,
+                req.walltime,
+                std::nullopt,
+                req.command,
+                {},
+                {req.mem_per_cpu, req.mem_per_node, req.features, {}}};
   auto id = lrms_.submit_job(spec);
   if (!id) {
     out.error = msg::to_wire(id.err());

@@ -27,8 +27,14 @@ msg::wire_error cluster_service::unfit_job(const record& r, const std::string& w
 // service submits (name_prefix + name: found again by it after a crash; at an agent the name
 // carries the calling broker, whose cancel submitted_by then recognizes).
 result<std::string> cluster_service::submit_bound(const record& r, const msg::job_terms& j) {
-  return lrms_->submit_job(
-      {cfg_.name_prefix + j.name, r.owner, j.np, j.walltime, r.lrms_id, j.command, r.account});
+  return lrms_->submit_job({cfg_.name_prefix + j.name,
+                            r.owner,
+                            j.np,
+                            j.walltime,
+                            r.lrms_id,
+                            j.command,
+                            r.account,
+                            {j.mem_per_cpu, j.mem_per_node, j.features, {}}});
 }
 
 msg::bind_job_reply cluster_service::bind_job(const msg::bind_job_request& req, timestamp now) {
@@ -38,7 +44,8 @@ msg::bind_job_reply cluster_service::bind_job(const msg::bind_job_request& req, 
       r->life.state() != reservation_state::active)
     return {{}, illegal(*r, "jobs bind to committed reservations")};
   if (auto e = unfit_job(*r, "job", req.np, req.walltime); !e.ok()) return {{}, e};
-  auto job = submit_bound(*r, {req.name, req.np, req.walltime, req.command});
+  auto job = submit_bound(*r, {req.name, req.np, req.walltime, req.command, req.mem_per_cpu,
+                               req.mem_per_node, req.features});
   if (!job) return {{}, msg::to_wire(job.err())};
   note_bound_jobs(*r, {*job}, now);
   return {*job, {}};

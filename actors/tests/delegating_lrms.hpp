@@ -29,6 +29,7 @@ class delegating_lrms : public lrms {
     return inner_->modify_reservation(id, t);
   }
   result<std::string> submit_job(const job_spec& s) override { return inner_->submit_job(s); }
+  result<std::vector<node_group>> node_groups() override { return inner_->node_groups(); }
   status cancel_job(const std::string& id) override { return inner_->cancel_job(id); }
   result<lrms_job_state> job_status(const std::string& id) override {
     return inner_->job_status(id);

@@ -60,9 +60,6 @@ class engine_fixture : public ::testing::Test {
   void add_cluster(const std::string& name, int cpus, double pp, int bunch = 1,
                    double unit_cost = 1.0,
                    const std::function<void(msg::cluster_info&)>& describe = nullptr) {
-    auto l = simulated_lrms::create({name, cpus, {bunch, {}}, clock()});
-    ASSERT_TRUE(l);
-    lrms[name] = l->get();
     cluster_service_config c;
     c.info.name = name;
     c.info.cpus = cpus;
@@ -74,6 +71,11 @@ class engine_fixture : public ::testing::Test {
     c.cost = *cost_model::create(unit_cost, 3600, {}, 0);
     if (describe) describe(c.info);
     if (c.info.max_hold > 0) c.max_hold = c.info.max_hold;  // what it publishes it grants
+    simulated_lrms_config sc{name, cpus, {bunch, {}}, clock()};
+    sc.nodes = c.info.nodes;  // the nodes it publishes are the LRMS's
+    auto l = simulated_lrms::create(std::move(sc));
+    ASSERT_TRUE(l);
+    lrms[name] = l->get();
     auto svc = cluster_service::create(c, std::move(*l));
     ASSERT_TRUE(svc);
     auto handle =

@@ -654,5 +654,53 @@ TEST_F(grid_jobs_test, AReferencePowerSendsAJobToTheFasterClusterWithItsScaledWa
   EXPECT_TRUE(limited) << "the LRMS got the scaled walltime";
 }
 
+// Issue 35 item 4: a job that needs a node feature and memory goes only where enough CPUs
+// offer both, even when another cluster would start it sooner; the LRMS gets the needs; a job
+// no cluster can host is refused naming each cluster's reason.
+TEST_F(grid_jobs_test, AJobRunsOnlyWhereItsNodesHaveTheFeaturesAndTheMemory) {
+  add_cluster("a", 8, 1000, 1, 1.0, [](msg::cluster_info& c) {
+    c.nodes = {{2, 4, 4096, {}}};  // no feature: sooner, but not for this job
+  });
+  add_cluster("b", 8, 1000, 1, 1.0, [](msg::cluster_info& c) {
+    c.nodes = {{1, 4, 4096, {}}, {1, 4, 16384, {"ib"}}};
+  });
+  busy("b", 4, 500, 500);  // b starts an 8-CPU job only in 500 s
+  start_manager();
+  auto r = job(grid_strategy::single, 4, 100);
+  r.features = {"ib"};
+  r.mem_per_cpu = 2048;
+  auto j = submit(r);
+  ASSERT_EQ(j.copies.size(), 1u);
+  EXPECT_EQ(j.copies[0].cluster, "b");
+  EXPECT_EQ(j.features, std::vector<std::string>{"ib"});
+  EXPECT_EQ(j.mem_per_cpu, 2048);
+  // The needs went to the LRMS: the simulated one refuses what its nodes cannot take, as a
+  // real one does, so the copy exists only because they fit; a job asking more is refused.
+  EXPECT_EQ(ours_in("b"), 1u);
+  auto refused = [&](msg::grid_submit_request q) {
+    auto rep = ask<msg::grid_job_reply>(jobs, std::move(q));
+    EXPECT_FALSE(rep.error.ok());
+    return rep.error.message;
+  };
+  auto too_much = r;
+  too_much.mem_per_cpu = 8192;  // 16 GiB nodes hold 2 CPUs at 8 GiB
+  const auto why = refused(too_much);
+  EXPECT_NE(why.find("a: offers no feature ib"), std::string::npos) << why;
+  EXPECT_NE(why.find("b: has 2 CPUs with ib with 8192 MiB each, the job needs 4"),
+            std::string::npos)
+      << why;
+  auto reserve = r;
+  reserve.strategy = grid_strategy::reserve;  // a reservation takes any node of b
+  EXPECT_NE(refused(reserve).find("not every node has ib"), std::string::npos);
+  auto os = r;
+  os.features.clear();
+  os.os = "linux";
+  EXPECT_NE(refused(os).find("runs an unnamed OS, not linux"), std::string::npos);
+  auto both = r;
+  both.mem_per_node = 1024;
+  EXPECT_NE(refused(both).find("name one of them"), std::string::npos);
+  EXPECT_EQ(ours_in("a") + ours_in("b"), 1u);  // the refusals changed nothing
+}
+
 }  // namespace
 }  // namespace arbroker::testing

@@ -405,6 +405,12 @@ result<std::string> gridengine_lrms::submit_job(const job_spec& spec) {
     args.emplace_back("-A");
     args.push_back(spec.account);
   }
+  // The job's needs as resource requests: memory free on the host (mem_free, per host), a
+  // memory limit per slot (h_vmem), and each feature as a boolean complex the site defines.
+  for (auto& request : ge::resource_requests(spec.needs)) {
+    args.emplace_back("-l");
+    args.push_back(std::move(request));
+  }
   // The script comes on stdin: no quoting of the command on any command line.
   auto o = run("qsub", std::move(args), start_call(), "#!/bin/sh\n" + spec.command + "\n",
                std::move(user));

@@ -341,4 +341,13 @@ errc classify(std::string_view m) {
   return errc::lrms_failure;
 }
 
+std::vector<std::string> resource_requests(const job_requirements& needs) {
+  std::vector<std::string> out;
+  if (needs.mem_per_node > 0) out.push_back("mem_free=" + std::to_string(needs.mem_per_node) + "M");
+  if (needs.mem_per_cpu > 0) out.push_back("h_vmem=" + std::to_string(needs.mem_per_cpu) + "M");
+  for (const auto& f : needs.features)
+    out.push_back(f + "=TRUE");
+  return out;
+}
+
 }  // namespace arbroker::gridengine

@@ -205,6 +205,8 @@ using jobs_ptr =
 using reservations_ptr =
     std::unique_ptr<reserve_info_msg_t,
                     slurm_deleter<reserve_info_msg_t, slurm_free_reservation_info_msg>>;
+using nodes_ptr =
+    std::unique_ptr<node_info_msg_t, slurm_deleter<node_info_msg_t, slurm_free_node_info_msg>>;
 using submit_ptr =
     std::unique_ptr<submit_response_msg_t,
                     slurm_deleter<submit_response_msg_t, slurm_free_submit_response_response_msg>>;
@@ -416,6 +418,80 @@ std::string slurm_lrms::successor_name(std::string_view id) const {
   return std::string(base) + "~" + std::to_string(generation + 1);
 }
 
+namespace {
+
+// The partition arbroker submits to (`wanted`, or the default one), loaded into `parts`.
+result<const partition_info_t*> load_partition(const std::string& wanted, partitions_ptr& parts,
+                                               const std::string& what) {
+  partition_info_msg_t* raw_parts = nullptr;
+  if (slurm_load_partitions(0, &raw_parts, SHOW_ALL) != SLURM_SUCCESS)
+    return last_slurm_error("loading partitions");
+  parts.reset(raw_parts);
+  const partition_info_t* part = nullptr;
+  for (uint32_t i = 0; i < parts->record_count; ++i) {
+    const partition_info_t& p = parts->partition_array[i];
+    const bool chosen =
+        wanted.empty() ? (p.flags & PART_FLAG_DEFAULT) != 0 : p.name && wanted == p.name;
+    if (chosen) part = &p;
+  }
+  if (!part)
+    return fail(errc::not_found, wanted.empty() ? what + ": the cluster has no default partition"
+                                                : what + ": no partition " + wanted);
+  return part;
+}
+
+// "ib,avx512" -> {"avx512", "ib"}: sorted, so that alike nodes group together.
+std::vector<std::string> feature_list(const char* text) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (const char* p = text ? text : "";; ++p) {
+    if (*p == ',' || *p == '\0') {
+      if (!cur.empty()) out.push_back(std::move(cur));
+      cur.clear();
+      if (*p == '\0') break;
+    } else {
+      cur += *p;
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+// The partition's nodes (slurm_load_node), grouped by CPUs, RealMemory and Features.
+result<std::vector<node_group>> slurm_lrms::node_groups() {
+  return on_slurm_thread<std::vector<node_group>>(
+      cluster_, options_.call_timeout, "loading nodes",
+      [c = cluster_]() -> result<std::vector<node_group>> {
+        partitions_ptr parts;
+        auto part = load_partition(c->partition, parts, "loading nodes");
+        if (!part) return part.err();
+        node_info_msg_t* raw = nullptr;
+        if (slurm_load_node(0, &raw, SHOW_ALL) != SLURM_SUCCESS)
+          return last_slurm_error("loading nodes");
+        nodes_ptr nodes(raw);
+        std::unique_ptr<std::remove_pointer_t<hostlist_t>, void (*)(hostlist_t)> in_partition(
+            slurm_hostlist_create((*part)->nodes ? (*part)->nodes : ""), slurm_hostlist_destroy);
+        std::vector<node_group> out;
+        for (uint32_t i = 0; i < nodes->record_count; ++i) {
+          const node_info_t& n = nodes->node_array[i];
+          if (!n.name || !in_partition || slurm_hostlist_find(in_partition.get(), n.name) < 0)
+            continue;
+          node_group g{1, static_cast<std::int32_t>(n.cpus),
+                       static_cast<std::int64_t>(n.real_memory), feature_list(n.features)};
+          auto same = std::find_if(out.begin(), out.end(), [&](const node_group& o) {
+            return o.cpus == g.cpus && o.memory == g.memory && o.features == g.features;
+          });
+          if (same != out.end())
+            ++same->count;
+          else
+            out.push_back(std::move(g));
+        }
+        return out;
+      });
+}
+
 result<lrms_snapshot> slurm_lrms::snapshot() {
   return read(true);
 }
@@ -435,21 +511,10 @@ result<lrms_snapshot> slurm_lrms::read(bool with_reservations) {
         // job's end_time counts as taken; measured on 22.05, adapters/README.md).
         s.job_end_margin = 1;
 
-        partition_info_msg_t* raw_parts = nullptr;
-        if (slurm_load_partitions(0, &raw_parts, SHOW_ALL) != SLURM_SUCCESS)
-          return last_slurm_error("loading partitions");
-        partitions_ptr parts(raw_parts);
-        const partition_info_t* part = nullptr;
-        for (uint32_t i = 0; i < parts->record_count; ++i) {
-          const partition_info_t& p = parts->partition_array[i];
-          const bool wanted = c->partition.empty() ? (p.flags & PART_FLAG_DEFAULT) != 0
-                                                   : p.name && c->partition == p.name;
-          if (wanted) part = &p;
-        }
-        if (!part)
-          return fail(errc::not_found, c->partition.empty()
-                                           ? "snapshot: the cluster has no default partition"
-                                           : "snapshot: no partition " + c->partition);
+        partitions_ptr parts;
+        auto found = load_partition(c->partition, parts, "snapshot");
+        if (!found) return found.err();
+        const partition_info_t* part = *found;
         s.cpus = static_cast<int>(part->total_cpus);
         if (part->max_time != INFINITE && part->max_time != NO_VAL)
           s.max_walltime = static_cast<duration>(part->max_time) * 60;  // minutes
@@ -656,6 +721,15 @@ result<std::string> slurm_lrms::submit_job(const job_spec& spec) {
         if (!partition.empty()) desc.partition = partition.data();
         if (!reservation.empty()) desc.reservation = reservation.data();
         if (!account.empty()) desc.account = account.data();
+        // The job's needs: --constraint=a&b, --mem-per-cpu or --mem (MiB).
+        std::string constraint;
+        for (const auto& f : spec.needs.features)
+          constraint += (constraint.empty() ? "" : "&") + f;
+        if (!constraint.empty()) desc.features = constraint.data();
+        if (spec.needs.mem_per_cpu > 0)
+          desc.pn_min_memory = static_cast<uint64_t>(spec.needs.mem_per_cpu) | MEM_PER_CPU;
+        else if (spec.needs.mem_per_node > 0)
+          desc.pn_min_memory = static_cast<uint64_t>(spec.needs.mem_per_node);
         submit_response_msg_t* raw = nullptr;
         if (slurm_submit_batch_job(&desc, &raw) != SLURM_SUCCESS)
           return last_slurm_error("submitting job " + name);

@@ -368,5 +368,13 @@ TEST(Classify, ClientMessages) {
   EXPECT_EQ(classify("something new"), errc::lrms_failure);
 }
 
+// A job's needs as qsub -l requests (issue 35 item 4).
+TEST(ResourceRequests, NeedsBecomeComplexRequests) {
+  EXPECT_TRUE(resource_requests({}).empty());
+  EXPECT_EQ(resource_requests({2048, 0, {"ib", "ssd"}, "linux"}),
+            (std::vector<std::string>{"h_vmem=2048M", "ib=TRUE", "ssd=TRUE"}));
+  EXPECT_EQ(resource_requests({0, 8192, {}, ""}), std::vector<std::string>{"mem_free=8192M"});
+}
+
 }  // namespace
 }  // namespace arbroker::gridengine

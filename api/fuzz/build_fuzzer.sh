@@ -15,6 +15,7 @@ cxx=${CLANGXX:-clang++}
   "$src/api/src/json_codec.cpp" "$src/messages/src/enum_names.cpp" \
   "$src/messages/src/speedup_spec.cpp" "$src/messages/src/fields.cpp" \
   "$src/core/src/error.cpp" "$src/core/src/preference.cpp" "$src/core/src/speedup.cpp" \
-  "$src/core/src/grid_job.cpp" "$src/core/src/time_format.cpp" \
+  "$src/core/src/grid_job.cpp" "$src/core/src/job_requirements.cpp" \
+  "$src/core/src/time_format.cpp" \
   "$src/core/src/success_rate.cpp" "$src/core/src/reservation_state.cpp" \
   -o "$out"

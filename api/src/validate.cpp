@@ -112,12 +112,21 @@ status check_job_terms(const std::string& prefix, const std::string& name, std::
   return {};
 }
 
+// What a job needs of its nodes (core/job_requirements.hpp): fields "<prefix>.mem_per_cpu", ...
+status check_needs(const std::string& prefix, const job_requirements& needs) {
+  if (auto s = check_names(prefix + ".features", needs.features); !s) return s;
+  if (auto s = check_text(prefix + ".os", needs.os, bounds::max_name, false); !s) return s;
+  if (auto s = check(needs); !s) return fail(s.err().code, prefix + "." + s.err().message);
+  return {};
+}
+
 // Every job of a list (commit's, a co-allocation part's): fields "<prefix>[i].name", ...
 status check_job_list(const std::string& prefix, const std::vector<msg::job_terms>& jobs) {
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const auto& j = jobs[i];
     const std::string at = prefix + "[" + std::to_string(i) + "]";
     if (auto s = check_job_terms(at, j.name, j.np, j.walltime, j.command); !s) return s;
+    if (auto s = check_needs(at, {j.mem_per_cpu, j.mem_per_node, j.features, {}}); !s) return s;
   }
   return {};
 }
@@ -318,7 +327,8 @@ status validate(const msg::list_request& r) {
 status validate(const msg::bind_job_request& r) {
   if (auto s = check_user("bind_job.user", r.user); !s) return s;
   if (auto s = check_reservation_id("bind_job.reservation_id", r.reservation_id); !s) return s;
-  return check_job_terms("bind_job", r.name, r.np, r.walltime, r.command);
+  if (auto s = check_job_terms("bind_job", r.name, r.np, r.walltime, r.command); !s) return s;
+  return check_needs("bind_job", {r.mem_per_cpu, r.mem_per_node, r.features, {}});
 }
 
 status validate(const cluster_list_request&) {
@@ -431,6 +441,7 @@ status validate(const msg::grid_submit_request& r) {
                    std::to_string(max_grid_placements) + "]");
   if (auto s = check_hints("grid_submit", r.benchmarks, r.penalty, r.inputs, r.output_bytes); !s)
     return s;
+  if (auto s = check_needs("grid_submit", msg::needs_of(r)); !s) return s;
   return check_names("grid_submit.clusters", r.clusters);
 }
 

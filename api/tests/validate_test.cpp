@@ -231,6 +231,30 @@ TEST(validate, other_operations_reject_nonsense) {
   EXPECT_EQ(first_field(g), "grid_submit.retry_on_failure");
   g.retry_on_failure = 100;
   EXPECT_EQ(first_field(g), "ok");
+  // What its nodes need (issue 35 item 4), on a grid job and on a job bound to a reservation.
+  g.mem_per_cpu = 4096;
+  g.features = {"ib", "avx512"};
+  g.os = "linux";
+  EXPECT_EQ(first_field(g), "ok");
+  g.mem_per_node = 1024;  // both: Slurm takes one
+  EXPECT_EQ(first_field(g), "grid_submit.mem_per_cpu and mem_per_node");
+  g.mem_per_node = 0;
+  g.mem_per_cpu = -1;
+  EXPECT_EQ(first_field(g), "grid_submit.mem_per_cpu");
+  g.mem_per_cpu = max_memory_mib + 1;
+  EXPECT_EQ(first_field(g), "grid_submit.mem_per_cpu");
+  g.mem_per_cpu = 0;
+  g.features = {"ib", ""};
+  EXPECT_EQ(first_field(g), "grid_submit.features[1]");
+  g.features = {"ib", "ib"};
+  EXPECT_EQ(first_field(g), "grid_submit.features");
+  g.features.clear();
+  g.os = std::string(300, 'x');
+  EXPECT_EQ(first_field(g), "grid_submit.os");
+  msg::bind_job_request b{"alice", "a/1", "j", 1, 60, "", 0, -5, {}};
+  EXPECT_EQ(first_field(b), "bind_job.mem_per_node");
+  msg::commit_request c{"alice", "a/1", {{"j", 1, 60, "", 0, 0, {std::string("a\0b", 3)}}}};
+  EXPECT_EQ(first_field(c), "commit.jobs[0].features[0]");
 }
 
 // Text in a request must be UTF-8 (strict msgpack clients cannot decode anything else), and

@@ -98,6 +98,8 @@ struct options {
   int jobs_limit = 0;
   std::string jobs_before;
   bool finish_eq7 = false;
+  std::string mem_per_cpu;  ///< submit: MiB as Slurm writes them (4096, 4G)
+  std::string mem;          ///< submit: per node
 };
 
 /// "10", "10kB", "5MB", "2GiB" -> bytes (kB = 1000 B, KiB = 1024 B, as paper 003's sizes).

@@ -206,6 +206,16 @@ void define(CLI::App& app, options& o) {
                    "reserve: rank holds by paper 004's eq. 7 as printed (default: start + run)");
   submit->add_option("--cluster", o.clusters, "grid job: allowed cluster (repeatable)")
       ->allow_extra_args(false);
+  submit->add_option("--mem-per-cpu", o.mem_per_cpu,
+                     "memory for each CPU, as Slurm writes it (4096 MiB, 4G); placed only where "
+                     "nodes have it, and passed to the batch system");
+  submit->add_option("--mem", o.mem, "memory on each node it uses (instead of --mem-per-cpu)");
+  submit
+      ->add_option("--feature", o.features,
+                   "node feature every node it uses has (Slurm constraint, Grid Engine "
+                   "complex; repeatable)")
+      ->allow_extra_args(false);
+  submit->add_option("--os", o.os, "grid job: only on clusters of this operating system");
   auto* jobs = named("jobs", "list your grid jobs");
   jobs->add_option("--state", o.state, "only in this state (queued, running, ...)");
   jobs->add_option("--cluster", o.clusters, "only with a copy on this cluster")

@@ -142,8 +142,51 @@ json to_json(const msg::grid_job_info& j) {
               {"max_resubmits", j.max_resubmits},
               {"retries", j.retries},
               {"retry_on_failure", j.retry_on_failure},
+              {"mem_per_cpu", j.mem_per_cpu},
+              {"mem_per_node", j.mem_per_node},
+              {"features", j.features},
+              {"os", j.os},
               {"copies", copies},
               {"history", history}};
+}
+
+// "2x32cpu/65536M(ib,avx512) 4x8cpu/16384M": a cluster's node groups ("-" when unpublished).
+std::string nodes_text(const std::vector<node_group>& nodes) {
+  std::string out;
+  for (const auto& g : nodes) {
+    out +=
+        (out.empty() ? "" : " ") + std::to_string(g.count) + "x" + std::to_string(g.cpus) + "cpu";
+    if (g.memory > 0) out += "/" + std::to_string(g.memory) + "M";
+    std::string f;
+    for (const auto& x : g.features)
+      f += (f.empty() ? "" : ",") + x;
+    if (!f.empty()) out += "(" + f + ")";
+  }
+  return out.empty() ? "-" : out;
+}
+
+json nodes_json(const std::vector<node_group>& nodes) {
+  json a = json::array();
+  for (const auto& g : nodes)
+    a.push_back(
+        json{{"count", g.count}, {"cpus", g.cpus}, {"memory", g.memory}, {"features", g.features}});
+  return a;
+}
+
+// "4096 MiB per CPU, features ib,avx, OS linux": what the job needs of its nodes ("" nothing).
+std::string needs_text(const msg::grid_job_info& j) {
+  std::string out;
+  auto add = [&](const std::string& s) { out += (out.empty() ? "" : ", ") + s; };
+  if (j.mem_per_cpu > 0) add(std::to_string(j.mem_per_cpu) + " MiB per CPU");
+  if (j.mem_per_node > 0) add(std::to_string(j.mem_per_node) + " MiB per node");
+  if (!j.features.empty()) {
+    std::string f;
+    for (const auto& x : j.features)
+      f += (f.empty() ? "" : ",") + x;
+    add("features " + f);
+  }
+  if (!j.os.empty()) add("OS " + j.os);
+  return out;
 }
 
 // Where a grid job is: the copy that runs, or every copy that may still.
@@ -254,10 +297,12 @@ struct body_renderer {
         features += (features.empty() ? "" : ",") + f;
       rows.push_back({c.name, c.lrms, std::to_string(c.cpus), number(c.pp),
                       c.max_walltime > 0 ? format_duration(c.max_walltime) : "-",
-                      c.max_hold > 0 ? format_duration(c.max_hold) : "-", c.os, features});
+                      c.max_hold > 0 ? format_duration(c.max_hold) : "-", c.os, features,
+                      nodes_text(c.nodes)});
     }
-    return table({"CLUSTER", "LRMS", "CPUS", "PP", "MAX WALLTIME", "MAX HOLD", "OS", "FEATURES"},
-                 rows);
+    return table(
+        {"CLUSTER", "LRMS", "CPUS", "PP", "MAX WALLTIME", "MAX HOLD", "OS", "FEATURES", "NODES"},
+        rows);
   }
   std::string text(const api::status_reply& r) const {
     std::vector<row> rows;
@@ -280,6 +325,7 @@ struct body_renderer {
   std::string text(const msg::grid_job_reply& r) const {
     const auto& j = r.job;
     std::string out = table(grid_job_header, {grid_job_row(j)});
+    if (auto needs = needs_text(j); !needs.empty()) out += "needs " + needs + "\n";
     std::vector<row> copies;
     for (std::size_t i = 0; i < j.copies.size(); ++i) {
       const auto& c = j.copies[i];
@@ -365,7 +411,8 @@ struct body_renderer {
                        {"max_walltime", c.max_walltime},
                        {"max_hold", c.max_hold},
                        {"os", c.os},
-                       {"features", c.features}});
+                       {"features", c.features},
+                       {"nodes", nodes_json(c.nodes)}});
     return json{{"clusters", a}};
   }
   json data(const api::status_reply& r) const {

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <tuple>
 
+#include "arbroker/core/job_requirements.hpp"
 #include "arbroker/core/speedup.hpp"
 #include "arbroker/core/time_format.hpp"
 #include "arbroker/messages/speedup_spec.hpp"
@@ -304,6 +306,23 @@ result<std::int64_t> parse_bytes(std::string_view option, std::string_view text)
 
 namespace {
 
+// --mem-per-cpu, --mem, --feature, --os.
+result<job_requirements> job_needs(const options& o) {
+  job_requirements n;
+  for (auto [option, text, out] : {std::tuple{"mem-per-cpu", &o.mem_per_cpu, &n.mem_per_cpu},
+                                   std::tuple{"mem", &o.mem, &n.mem_per_node}}) {
+    if (text->empty()) continue;
+    auto mib = parse_memory_mib(*text);
+    if (!mib) return bad_option(option, mib.err().message);
+    *out = *mib;
+  }
+  if (n.mem_per_cpu > 0 && n.mem_per_node > 0)
+    return bad_option("mem", "give --mem or --mem-per-cpu, not both (as Slurm)");
+  n.features = o.features;
+  n.os = o.os;
+  return n;
+}
+
 result<msg::grid_submit_request> grid_submit(const options& o) {
   msg::grid_submit_request r;
   r.user = body_user(o);
@@ -341,6 +360,12 @@ result<msg::grid_submit_request> grid_submit(const options& o) {
   r.retry_on_failure = o.retry_on_failure;
   r.fallback_flood = o.fallback_flood;
   r.pp_ref = o.pp_ref;
+  auto needs = job_needs(o);
+  if (!needs) return needs.err();
+  r.mem_per_cpu = needs->mem_per_cpu;
+  r.mem_per_node = needs->mem_per_node;
+  r.features = needs->features;
+  r.os = needs->os;
   return r;
 }
 
@@ -465,8 +490,13 @@ result<api::request_body> build_request(const options& o, timestamp now) {
     if (!np) return np.err();
     auto wall = duration_option("walltime", o.walltime);
     if (!wall) return wall.err();
-    return api::request_body{
-        msg::bind_job_request{body_user(o), o.id, o.name, *np, *wall, o.job_command}};
+    auto needs = job_needs(o);
+    if (!needs) return needs.err();
+    if (!needs->os.empty())
+      return bad_option("os", "names a cluster's system: a job in a reservation runs where it is");
+    return api::request_body{msg::bind_job_request{body_user(o), o.id, o.name, *np, *wall,
+                                                   o.job_command, needs->mem_per_cpu,
+                                                   needs->mem_per_node, needs->features}};
   }
   if (cmd == "clusters") return api::request_body{api::cluster_list_request{}};
   if (cmd == "status") return api::request_body{api::status_request{o.clusters}};

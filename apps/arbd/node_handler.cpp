@@ -122,7 +122,7 @@ void node_handler::handle(const api::caller& who, api::request req,
             auto e = std::find_if(entries.begin(), entries.end(),
                                   [&](const cluster_entry& x) { return x.info.name == c.name; });
             out.clusters.push_back({c.name, lrms_label(e == entries.end() ? nullptr : &*e), c.cpus,
-                                    c.pp, c.os, c.features, c.max_walltime, c.max_hold});
+                                    c.pp, c.os, c.features, c.max_walltime, c.max_hold, c.nodes});
           }
           answer(respond(std::move(out), {}));
         } else if constexpr (std::is_same_v<T, api::status_request>) {

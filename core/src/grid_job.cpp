@@ -85,7 +85,7 @@ status check(const grid_job_spec& s) {
       return fail(errc::invalid_parameter, std::string(field) + ": " + std::to_string(v) +
                                                " is outside 0.." +
                                                std::to_string(max_grid_placements));
-  return {};
+  return check(s.needs);
 }
 
 void grid_job::note(timestamp at, std::int32_t copy, std::string what) {

@@ -28,6 +28,10 @@ grid_job_info info_of(const grid_job& j) {
   out.max_resubmits = j.spec.max_resubmits;
   out.retries = j.retries;
   out.retry_on_failure = j.spec.retry_on_failure;
+  out.mem_per_cpu = j.spec.needs.mem_per_cpu;
+  out.mem_per_node = j.spec.needs.mem_per_node;
+  out.features = j.spec.needs.features;
+  out.os = j.spec.needs.os;
   return out;
 }
 

@@ -123,9 +123,17 @@ result<grid_job_record> decode_record(std::string_view bytes) {
   const auto& i = f->job;
   j.id = i.id;
   j.owner = i.owner;
-  j.spec = {i.name,          f->command,        i.np,        i.walltime,
-            i.strategy,      f->width,          f->min_gain, f->max_migrations,
-            i.max_resubmits, i.retry_on_failure};
+  j.spec = {i.name,
+            f->command,
+            i.np,
+            i.walltime,
+            i.strategy,
+            f->width,
+            f->min_gain,
+            f->max_migrations,
+            i.max_resubmits,
+            i.retry_on_failure,
+            {i.mem_per_cpu, i.mem_per_node, i.features, i.os}};
   j.state = i.state;
   j.submitted = i.submitted;
   j.started = none_or(i.started);

@@ -18,6 +18,10 @@ TEST(GridJobRecord, RoundTripsEveryFieldTheRulesNeed) {
   j.id = "n/g7";
   j.owner = "alice";
   j.spec = {"sim", "run.sh", 4, 600, grid_strategy::adaptive, 1, 300, 2};
+  j.spec.needs = {2048, 0, {"ib", "avx512"}, "linux"};  // format 4
+  r.request.mem_per_cpu = 2048;
+  r.request.features = {"ib", "avx512"};
+  r.request.os = "linux";
   j.submitted = 100;
   j.reservation = "a/3";
   j.add_copy("a", 100, "best");
@@ -109,6 +113,9 @@ TEST(GridJobRecord, FieldsAddedSinceTheRecordKeepTheirDefaults) {
   r.request.retry_on_failure = 1;
   r.request.fallback_flood = true;
   r.request.pp_ref = 2.5;
+  r.request.mem_per_node = 4096;  // and the needs, in format 4
+  r.request.features = {"ib"};
+  r.job.spec.needs = {0, 4096, {"ib"}, ""};
   auto oh = unpacked(encode_record(r));
   const auto& fields = oh.get().via.array.ptr[1];
   msgpack::sbuffer buf;
@@ -116,8 +123,9 @@ TEST(GridJobRecord, FieldsAddedSinceTheRecordKeepTheirDefaults) {
   pk.pack_array(2);
   pk.pack(record_format);
   pk.pack_array(fields.via.array.size);
-  pack_shorter(pk, fields.via.array.ptr[0], 5);  // the request, as format 1 wrote it
-  for (std::uint32_t i = 1; i < fields.via.array.size; ++i)
+  pack_shorter(pk, fields.via.array.ptr[0], 9);  // the request, as format 1 wrote it
+  pack_shorter(pk, fields.via.array.ptr[1], 4);  // the job, as format 3 wrote it
+  for (std::uint32_t i = 2; i < fields.via.array.size; ++i)
     pk.pack(fields.via.array.ptr[i]);
   auto back = decode_record(std::string_view(buf.data(), buf.size()));
   ASSERT_TRUE(back) << back.err().message;
@@ -126,7 +134,11 @@ TEST(GridJobRecord, FieldsAddedSinceTheRecordKeepTheirDefaults) {
   EXPECT_EQ(back->request.retry_on_failure, 0);
   EXPECT_FALSE(back->request.fallback_flood);
   EXPECT_EQ(back->request.pp_ref, 0);
+  EXPECT_EQ(back->request.mem_per_node, 0);
+  EXPECT_TRUE(back->request.features.empty());
   EXPECT_EQ(back->request.clusters, r.request.clusters);
+  EXPECT_EQ(back->job.spec.needs, job_requirements{});
+  r.job.spec.needs = {};
   EXPECT_EQ(back->job, r.job);
   // Messages stay strict: a peer of this protocol sends every field.
   msgpack::sbuffer req;

@@ -29,17 +29,61 @@ bool name_like(const std::string& s, std::size_t max) {
 
 std::vector<std::string_view> cluster_keys() {
   std::vector<std::string_view> keys = {
-      "name",        "kind",           "cpus",      "pp",          "bunch",
-      "counts",      "tz_offset",      "os",        "features",    "allowed_users",
-      "name_prefix", "base_unit_cost", "base_unit", "day_rates",   "agreements",
-      "local_jobs",  "slurm_conf",     "partition", "sge_root",    "sge_cell",
-      "pe",          "benchmarks",     "bandwidth", "max_walltime"};
+      "name",        "kind",           "cpus",      "pp",           "bunch",
+      "counts",      "tz_offset",      "os",        "features",     "allowed_users",
+      "name_prefix", "base_unit_cost", "base_unit", "day_rates",    "agreements",
+      "local_jobs",  "slurm_conf",     "partition", "sge_root",     "sge_cell",
+      "pe",          "benchmarks",     "bandwidth", "max_walltime", "nodes"};
   for (const auto& f : policy_fields())
     keys.push_back(f.key);
   return keys;
 }
 
 namespace {
+
+// Memory of a node: MiB as an integer, or Slurm's words ("16G").
+status read_memory(const toml::table& t, const std::string& path, std::int64_t& out) {
+  if (!t.contains("memory")) return {};
+  auto node = t["memory"];
+  if (auto n = node.value<std::int64_t>(); n && node.is_integer()) {
+    if (*n < 0 || *n > max_memory_mib)
+      return bad(path + ".memory", "expected MiB in 0.." + std::to_string(max_memory_mib));
+    out = *n;
+    return {};
+  }
+  auto text = node.value<std::string>();
+  if (!text) return bad(path + ".memory", "expected MiB (16384) or a size (\"16G\")");
+  auto mib = parse_memory_mib(*text);
+  if (!mib) return bad(path + ".memory", mib.err().message);
+  out = *mib;
+  return {};
+}
+
+// [[cluster.nodes]]: the cluster's nodes, grouped alike (core/job_requirements.hpp).
+status read_nodes(const toml::table& t, const std::string& path, std::vector<node_group>& out) {
+  if (!t.contains("nodes")) return {};
+  auto* arr = t["nodes"].as_array();
+  if (!arr) return bad(path + ".nodes", "expected [[cluster.nodes]] tables");
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    const std::string p = path + ".nodes[" + std::to_string(i) + "]";
+    auto* n = arr->get(i)->as_table();
+    if (!n) return bad(p, "expected a table {count, cpus, memory, features}");
+    ARB_TRY(only_known_keys(*n, p, {"count", "cpus", "memory", "features"}));
+    node_group g;
+    ARB_TRY(optional(*n, p, "count", g.count, as_int));
+    if (!n->contains("cpus")) return bad(p + ".cpus", "missing: the CPUs of each node");
+    ARB_TRY(optional(*n, p, "cpus", g.cpus, as_int));
+    if (g.count < 1 || g.cpus < 1) return bad(p, "count and cpus must be at least 1");
+    ARB_TRY(read_memory(*n, p, g.memory));
+    auto features = strings(*n, p, "features");
+    if (!features) return features.err();
+    g.features = std::move(*features);
+    if (auto ok = check(job_requirements{0, 0, g.features, {}}); !ok)
+      return bad(p + ".features", ok.err().message);
+    out.push_back(std::move(g));
+  }
+  return {};
+}
 
 // The site's policy for one cluster's service: every key of cluster_policy (policy_fields).
 status read_policy(const toml::table& t, const std::string& path, cluster_policy& p) {
@@ -131,6 +175,7 @@ result<cluster_entry> read_cluster(const toml::table& t, const std::string& path
   }
   ARB_TRY(optional(t, path, "bandwidth", c.info.bandwidth, as_number));
   ARB_TRY(optional(t, path, "max_walltime", c.info.max_walltime, as_span));
+  ARB_TRY(read_nodes(t, path, c.info.nodes));
   if (!(c.info.bandwidth >= 0) || c.info.bandwidth > 1e300)
     return bad(path + ".bandwidth", "expected bytes per second >= 0");
   ARB_TRY(read_policy(t, path, c));
@@ -365,6 +410,14 @@ status validate(const node_config& cfg) {
       return bad(p + ".name", "'" + c.info.name + "' appears twice");
     if (c.kind == cluster_kind::simulated && c.info.cpus < 1)
       return bad(p + ".cpus", "must be at least 1");
+    if (c.kind == cluster_kind::simulated && !c.info.nodes.empty()) {
+      std::int64_t sum = 0;
+      for (const auto& g : c.info.nodes)
+        sum += std::int64_t{g.count} * g.cpus;
+      if (sum != c.info.cpus)
+        return bad(p + ".nodes", "count x cpus add up to " + std::to_string(sum) +
+                                     " CPUs, the cluster has " + std::to_string(c.info.cpus));
+    }
     if (c.info.pp <= 0) return bad(p + ".pp", "must be positive");
     if (c.info.bunch < 1) return bad(p + ".bunch", "must be at least 1");
     if (c.refresh < 0 || c.max_hold <= 0)
@@ -598,13 +651,40 @@ node_config default_node_config() {
     std::vector<std::string> benchmark_names;
     std::vector<double> benchmark_results;
     double bandwidth;  // bytes/s
+    std::vector<node_group> nodes;
   };
   // Benchmarks and bandwidths for paper 003's runtime prediction and staging: potsdam has the
   // fastest linpack but publishes no stream result, boston the widest network.
-  for (const auto& s :
-       {spec{"berlin", 64, 1500, 4, 3600, 1.0, {"linpack", "stream"}, {15, 40}, 1e8},
-        spec{"potsdam", 32, 2000, 8, 3600, 1.6, {"linpack"}, {20}, 2e7},
-        spec{"boston", 128, 1000, 16, -5 * 3600, 0.6, {"linpack", "stream"}, {10, 10}, 5e8}}) {
+  for (const auto& s : {spec{"berlin",
+                             64,
+                             1500,
+                             4,
+                             3600,
+                             1.0,
+                             {"linpack", "stream"},
+                             {15, 40},
+                             1e8,
+                             {{4, 16, 65536, {"avx512", "ib"}}}},
+                        spec{"potsdam",
+                             32,
+                             2000,
+                             8,
+                             3600,
+                             1.6,
+                             {"linpack"},
+                             {20},
+                             2e7,
+                             {{2, 16, 262144, {"avx512"}}}},
+                        spec{"boston",
+                             128,
+                             1000,
+                             16,
+                             -5 * 3600,
+                             0.6,
+                             {"linpack", "stream"},
+                             {10, 10},
+                             5e8,
+                             {{6, 16, 32768, {}}, {2, 16, 32768, {"gpu"}}}}}) {
     cluster_entry c;
     c.info.name = s.name;
     c.info.cpus = s.cpus;
@@ -615,6 +695,9 @@ node_config default_node_config() {
     c.info.benchmark_names = s.benchmark_names;
     c.info.benchmark_results = s.benchmark_results;
     c.info.bandwidth = s.bandwidth;
+    // Nodes for jobs' needs: InfiniBand only in berlin, large memory in potsdam, GPUs on two
+    // of boston's.
+    c.info.nodes = s.nodes;
     c.cost = *cost_model::create(s.unit_cost, 3600, {{0, 6 * 3600, 0.5}}, s.tz);
     // A quarter busy for two hours, half of it queued behind: reservations have to fit in.
     c.local_jobs = {{s.cpus / 4, 2 * 3600, 2 * 3600}, {s.cpus / 2, 3600, 3600}};

@@ -76,6 +76,7 @@ inline result<std::unique_ptr<lrms>> make_lrms(const cluster_entry& c) {
     case cluster_kind::simulated: {
       simulated_lrms_config sc{
           c.info.name, c.info.cpus, {c.info.bunch, c.info.counts}, wall_clock()};
+      sc.nodes = c.info.nodes;  // refuses a job no node can take, as a real LRMS does
       // Each start of the node its own ids (J<start in microseconds><3 digits>...): a grid
       // job's copy of an earlier run, lost with it, is never taken for a new job of the same
       // number, even when the node restarts within the second.
@@ -413,7 +414,14 @@ struct node::impl {
         sc.info.cpus = snap->cpus;  // the LRMS knows its size
         // ... and its longest walltime, unless the config names one (paper 004's W_max).
         if (sc.info.max_walltime == 0) sc.info.max_walltime = snap->max_walltime;
+        // ... and its nodes, unless the config names them.
+        if (sc.info.nodes.empty()) {
+          auto nodes = (*backend)->node_groups();
+          if (!nodes) return error{nodes.err().code, c.info.name + ": " + nodes.err().message};
+          sc.info.nodes = std::move(*nodes);
+        }
       }
+      msg::add_node_features(sc.info);
       sc.cost = c.cost;
       // With a store the history is there (the service forgets at once); without one it is
       // in memory, for an hour at most, so that memory does not grow with a long retention.

@@ -179,6 +179,30 @@ void expect_error(const std::string& toml, const std::string& fragment) {
 
 const std::string one_cluster = "[[cluster]]\nname = \"c\"\ncpus = 8\n";
 
+// [[cluster.nodes]]: the nodes a cluster publishes for jobs' needs (issue 35 item 4).
+TEST(node_config, ReadsAClustersNodes) {
+  auto cfg = parse_node_config(one_cluster +
+                                   "[[cluster.nodes]]\ncount = 1\ncpus = 4\nmemory = 4096\n"
+                                   "[[cluster.nodes]]\ncpus = 4\nmemory = \"16G\"\n"
+                                   "features = [\"ib\"]\n",
+                               "nodes.toml");
+  ASSERT_TRUE(cfg) << cfg.err().message;
+  const auto& nodes = cfg->clusters.at(0).info.nodes;
+  ASSERT_EQ(nodes.size(), 2u);
+  EXPECT_EQ(nodes[0], (node_group{1, 4, 4096, {}}));
+  EXPECT_EQ(nodes[1], (node_group{1, 4, 16384, {"ib"}}));
+  const std::string node = "[[cluster.nodes]]\ncpus = 4\n";
+  expect_error(one_cluster + node,
+               "cluster[0].nodes: count x cpus add up to 4 CPUs, the cluster has 8");
+  expect_error(one_cluster + node + "memory = \"lots\"\n",
+               "cluster[0].nodes[0].memory: memory 'lots'");
+  expect_error(one_cluster + node + "memory = -1\n", "cluster[0].nodes[0].memory: expected MiB");
+  expect_error(one_cluster + node + "features = [\"a&b\"]\n", "cluster[0].nodes[0].features");
+  expect_error(one_cluster + node + "gpus = 1\n", "cluster[0].nodes[0].gpus: unknown key");
+  expect_error(one_cluster + "[[cluster.nodes]]\ncount = 8\n", "cluster[0].nodes[0].cpus: missing");
+  expect_error(one_cluster + "nodes = 3\n", "cluster[0].nodes: expected");
+}
+
 TEST(node_config, RejectsMistakesNamingTheKey) {
   expect_error("[node]\nlisten = \"localhost\"\n" + one_cluster, "node.listen");
   expect_error("[node]\nlisten = \"h:70000\"\n" + one_cluster, "node.listen");

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Starts a single-host Slurm cluster named INSTANCE on loopback, without systemd:
-#   scripts/slurm/start.sh INSTANCE [--cpus N] [--nodes K] [--port P] [--clean]
+#   scripts/slurm/start.sh INSTANCE [--cpus N] [--nodes K] [--port P] [--memory MB]
+#                          [--features F1,F2] [--clean]
 # The controller listens on port P (default 6817), node daemon i on P+i. The N CPUs
 # (default 64) are split evenly over K fake nodes n1..nK (default 1), each a slurmd -N ni
 # on 127.0.0.1 claiming its share (SlurmdParameters=config_overrides, so a 2-core box can
-# claim 64). --clean stops the instance if it runs and wipes its saved state (jobs,
+# claim 64), RealMemory MB each (default 1000) and the node features F1,F2 (default none). --clean stops the instance if it runs and wipes its saved state (jobs,
 # reservations) before starting it afresh.
 #
 # Everything lives in ${ARB_RUN_DIR:-/tmp/arb-slurm}/INSTANCE: slurm.conf, state, spool,
@@ -17,7 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
 
 usage() {
-  echo "usage: $0 INSTANCE [--cpus N] [--nodes K] [--port P] [--clean]" >&2
+  echo "usage: $0 INSTANCE [--cpus N] [--nodes K] [--port P] [--memory MB] [--features F1,F2] [--clean]" >&2
   exit 2
 }
 
@@ -27,12 +28,16 @@ shift
 cpus=64
 nodes=1
 port=6817
+memory=1000
+features=
 clean=0
 while (($#)); do
   case $1 in
     --cpus) cpus=${2:-}; shift 2 || usage ;;
     --nodes) nodes=${2:-}; shift 2 || usage ;;
     --port) port=${2:-}; shift 2 || usage ;;
+    --memory) memory=${2:-}; shift 2 || usage ;;
+    --features) features=${2:-}; shift 2 || usage ;;
     --clean) clean=1; shift ;;
     *) usage ;;
   esac
@@ -41,6 +46,8 @@ done
 [[ $cpus =~ ^[1-9][0-9]*$ ]] || die "--cpus '$cpus': a positive integer"
 [[ $nodes =~ ^[1-9][0-9]*$ ]] || die "--nodes '$nodes': a positive integer"
 [[ $port =~ ^[1-9][0-9]*$ ]] && ((port + nodes <= 65535)) || die "--port '$port': a TCP port with room for $nodes node ports after it"
+[[ $memory =~ ^[1-9][0-9]*$ ]] || die "--memory '$memory': MB per node, a positive integer"
+[[ -z $features || $features =~ ^[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*$ ]] || die "--features '$features': names separated by commas"
 ((cpus % nodes == 0)) || die "--cpus $cpus is not a multiple of --nodes $nodes"
 per_node=$((cpus / nodes))
 [[ $(id -u) -eq 0 ]] || die "run as root (the daemons run as root here)"
@@ -48,7 +55,7 @@ command -v slurmctld >/dev/null || die "slurmctld missing; run scripts/slurm/ins
 
 dir=$arb_slurm_root/$instance
 conf=$dir/slurm.conf
-params="cpus=$cpus nodes=$nodes port=$port"
+params="cpus=$cpus nodes=$nodes port=$port memory=$memory features=$features"
 mkdir -p "$dir"/{state,spool,log,run}
 
 # --- munge (shared) ---------------------------------------------------------------------
@@ -131,7 +138,7 @@ KillWait=5
 InactiveLimit=0
 # Bind to 127.0.0.1 (the SlurmctldHost and NodeAddr addresses), not to every address.
 CommunicationParameters=NoCtldInAddrAny,NoInAddrAny
-NodeName=$node_names NodeHostname=localhost NodeAddr=127.0.0.1 Port=$node_ports CPUs=$per_node Sockets=1 CoresPerSocket=$per_node ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN
+NodeName=$node_names NodeHostname=localhost NodeAddr=127.0.0.1 Port=$node_ports CPUs=$per_node Sockets=1 CoresPerSocket=$per_node ThreadsPerCore=1 RealMemory=$memory${features:+ Features=$features} State=UNKNOWN
 PartitionName=batch Nodes=ALL Default=YES MaxTime=2-00:00:00 State=UP
 EOF
 mv "$conf.new" "$conf"

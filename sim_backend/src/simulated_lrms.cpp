@@ -85,6 +85,7 @@ simulated_lrms::simulated_lrms(simulated_lrms_config config, availability_profil
       sorted_counts_(sizes_.counts),
       clock_(std::move(config.clock)),
       cpu_speed_(config.cpu_speed),
+      nodes_(config.nodes),
       profile_(std::move(profile)),
       now_(now),
       queue_(std::move(queue)),
@@ -501,9 +502,19 @@ status simulated_lrms::extend_reservation(const std::string& id, timestamp new_e
 // Jobs.
 
 result<std::string> simulated_lrms::submit_job(const job_spec& spec) {
+  if (!nodes_.empty() && spec.needs.any()) {
+    auto needs = spec.needs;
+    needs.os.clear();  // the cluster's, checked by the broker
+    if (auto why = unmet({{}, {}, nodes_}, needs, spec.np); !why.empty())
+      return fail(errc::infeasible, "job '" + spec.name + "': cluster '" + name_ + "' " + why);
+  }
   auto jid = submit(spec, spec.walltime, {});
   if (!jid) return std::move(jid).err();
   return job_id(*jid);
+}
+
+result<std::vector<node_group>> simulated_lrms::node_groups() {
+  return nodes_;
 }
 
 result<std::string> simulated_lrms::submit_local_job(const job_spec& spec, duration actual_runtime,

@@ -57,6 +57,33 @@ TEST(SimulatedLrms, IdsStartAfterFirstSerial) {
   EXPECT_EQ((*c)->cancel_job("J4999999999999999999").err().code, errc::not_found);
 }
 
+// Issue 35 item 4: a simulated cluster with named nodes publishes them and refuses a job no
+// node can take, as Slurm does; without nodes, needs are not checked.
+TEST(SimulatedLrms, RefusesAJobItsNodesCannotTake) {
+  timestamp t = 0;
+  simulated_lrms_config cfg{"test", 8, {}, [&t] { return t; }};
+  cfg.nodes = {{1, 4, 4096, {}}, {1, 4, 16384, {"ib"}}};
+  auto c = simulated_lrms::create(cfg);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(*(*c)->node_groups(), cfg.nodes);
+  auto needing = [](int np, job_requirements needs) {
+    auto j = job(np, 10);
+    j.needs = std::move(needs);
+    return j;
+  };
+  EXPECT_TRUE((*c)->submit_job(needing(4, {0, 0, {"ib"}, ""})));
+  EXPECT_TRUE((*c)->submit_job(needing(8, {1024, 0, {}, ""})));
+  auto refused = (*c)->submit_job(needing(5, {0, 0, {"ib"}, ""}));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.err().code, errc::infeasible);
+  EXPECT_NE(refused.err().message.find("has 4 CPUs with ib, the job needs 5"), std::string::npos)
+      << refused.err().message;
+  EXPECT_FALSE((*c)->submit_job(needing(1, {0, 20000, {}, ""})));
+  auto plain = simulated_lrms::create({"plain", 8, {}, [&t] { return t; }});
+  EXPECT_TRUE((*plain)->node_groups()->empty());
+  EXPECT_TRUE((*plain)->submit_job(needing(8, {0, 0, {"ib"}, ""})));
+}
+
 TEST(SimulatedLrms, ReservationCapacityConflicts) {
   cluster c(8);
   ASSERT_TRUE(c->create_reservation(rsv(100, 100, 6)));  // [100, 200) x 6

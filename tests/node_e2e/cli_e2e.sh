@@ -203,6 +203,20 @@ contains "$out" '"max_resubmits": 1' && contains "$out" '"retry_on_failure": 3' 
 check "a budget out of range is invalid" 5 "$arb" submit --np 1 --walltime 1m --max-resubmits 101
 check "reserve with a flood to fall back on" 0 "$arb" -o json submit --np 2 --walltime 10m \
   --strategy reserve --fallback-flood --command "sleep 1"
+# A job's needs (issue 35 item 4): only berlin's nodes have InfiniBand; 200 GiB per node only
+# potsdam's; two of boston's nodes have GPUs: 32 CPUs, not 33.
+check "clusters publish their nodes" 0 "$arb" clusters
+contains "$out" "4x16cpu/65536M(avx512,ib)" || fail "berlin's nodes: $out"
+check "a job that needs InfiniBand" 0 "$arb" -o json submit --np 8 --walltime 10m --feature ib \
+  --mem-per-cpu 2G --command "sleep 1"
+contains "$out" '"cluster": "berlin"' && contains "$out" '"mem_per_cpu": 2048' \
+  || fail "ib job: $out"
+check "a job that needs 200G per node" 0 "$arb" -o json submit --np 4 --walltime 10m --mem 200G
+contains "$out" '"cluster": "potsdam"' || fail "large-memory job: $out"
+check "no cluster has 33 GPU CPUs" 7 "$arb" submit --np 33 --walltime 10m --feature gpu
+contains "$(cat "$work/stderr")" "boston: has 32 CPUs with gpu, the job needs 33" \
+  || fail "the refusal names why: $(cat "$work/stderr")"
+check "a bad memory size is a usage error" 2 "$arb" submit --np 1 --walltime 1m --mem 2GB
 
 # Elastic requests with paper 003's hints. The demo grid publishes linpack on all three
 # clusters and stream on berlin and boston (boston reserves only multiples of 16 CPUs). On 8

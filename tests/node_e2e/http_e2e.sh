@@ -75,6 +75,13 @@ http alice alice-secret grid_submit '{"np": 2, "walltime": 600, "command": "true
 expect "a grid job without one gets the node's (2)" 200 '"max_resubmits":2'
 http alice alice-secret grid_submit '{"np": 2, "walltime": 600, "command": "true", "max_resubmits": 101}'
 expect "a budget out of range is 400 naming it" 400 'grid_submit.max_resubmits'
+# A job's needs (issue 35 item 4): only berlin's nodes have InfiniBand.
+http alice alice-secret grid_submit '{"np": 4, "walltime": 600, "command": "true", "features": ["ib"], "mem_per_cpu": 1024}'
+expect "a job that needs InfiniBand runs on berlin" 200 '"cluster":"berlin"'
+http alice alice-secret grid_submit '{"np": 4, "walltime": 600, "command": "true", "features": ["ib|gpu"]}'
+expect "a feature with a batch system's syntax in it is 400" 400 'grid_submit.features'
+http alice alice-secret clusters '{}'
+expect "clusters publish their nodes" 200 '"nodes":[{"count":4,"cpus":16,"features":["avx512","ib"],"memory":65536}]'
 
 check "the msgpack CLI sees the reservation made over HTTP" 0 \
   env ARB_USER=alice ARB_TOKEN=alice-secret "$arb" list

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -600,6 +601,41 @@ TEST_F(SlurmLive, HungControllerTimesOut) {
   EXPECT_LT(elapsed2, 2500ms);
   // Resumed, it answers again.
   EXPECT_TRUE(wait_until([&] { return bool(s_.snapshot()); }, 30s));
+}
+
+// Issue 35 item 4: the adapter publishes the partition's nodes as slurmctld has them, and passes
+// a job's needs to Slurm, which keeps the job to the nodes that meet them or refuses it.
+TEST_F(SlurmLive, PublishesItsNodesAndPassesAJobsNeeds) {
+  slurm_lrms one(test_options()), two(test_options(conf2));
+  EXPECT_EQ(*one.node_groups(), (std::vector<node_group>{{2, 4, 1000, {}}}));
+  EXPECT_EQ(*two.node_groups(), (std::vector<node_group>{{1, 4, 2000, {"ib", "ssd"}}}));
+  auto j = sleeper(2, 1);
+  j.needs = {0, 0, {"ib"}, ""};
+  auto no_feature = one.submit_job(j);  // arbtest's nodes have none
+  ASSERT_FALSE(no_feature);
+  EXPECT_NE(no_feature.err().message.find("feature"), std::string::npos)
+      << no_feature.err().message;
+  j.needs = {0, 0, {"ib", "ssd"}, ""};
+  auto id = two.submit_job(j);
+  ASSERT_TRUE(id) << to_string(id.err());
+  j.needs = {300, 0, {}, ""};
+  auto mem = one.submit_job(j);
+  ASSERT_TRUE(mem) << to_string(mem.err());
+  const auto shown = [](const std::string& slurm_conf, const std::string& job) {
+    std::string out;
+    const std::string cmd = "SLURM_CONF=" + slurm_conf + " scontrol show job " + job;
+    if (FILE* p = ::popen(cmd.c_str(), "r")) {
+      char buf[4096];
+      while (std::fgets(buf, sizeof buf, p))
+        out += buf;
+      ::pclose(p);
+    }
+    return out;
+  };
+  EXPECT_NE(shown(conf2, *id).find("Features=ib&ssd "), std::string::npos) << shown(conf2, *id);
+  EXPECT_NE(shown(conf, *mem).find("MinMemoryCPU=300M"), std::string::npos) << shown(conf, *mem);
+  j.needs = {0, 4000, {}, ""};  // more than any node's 1000 MB
+  EXPECT_FALSE(one.submit_job(j));
 }
 
 }  // namespace

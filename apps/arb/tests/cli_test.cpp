@@ -165,6 +165,28 @@ TEST(cli, every_other_command_builds_its_body) {
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.err().message.find("'fastest' is not one of start, sed"), std::string::npos)
       << refused.err().message;
+  // What its nodes need (issue 35 item 4), as Slurm writes memory; into a reservation too.
+  g = std::get<msg::grid_submit_request>(
+      build({"submit", "--np", "4", "--walltime", "1h", "--mem-per-cpu", "4G", "--feature", "ib",
+             "--feature", "ssd", "--os", "linux"}));
+  EXPECT_EQ(g.mem_per_cpu, 4096);
+  EXPECT_EQ(g.features, (std::vector<std::string>{"ib", "ssd"}));
+  EXPECT_EQ(g.os, "linux");
+  s = std::get<msg::bind_job_request>(build(
+      {"submit", "-r", "a/5", "--np", "4", "--walltime", "1h", "--mem", "16G", "--feature", "ib"}));
+  EXPECT_EQ(s.mem_per_node, 16384);
+  EXPECT_EQ(s.features, std::vector<std::string>{"ib"});
+  for (auto [args, why] :
+       {std::pair{std::vector<std::string>{"--mem", "lots"}, "--mem: memory 'lots'"},
+        std::pair{std::vector<std::string>{"--mem", "1G", "--mem-per-cpu", "1G"},
+                  "--mem: give --mem or --mem-per-cpu, not both"}}) {
+    std::vector<std::string> line = {"submit", "--np", "4", "--walltime", "1h"};
+    line.insert(line.end(), args.begin(), args.end());
+    auto p = parse(line);
+    auto r = build_request(p.o, now);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.err().message.rfind(why, 0), 0u) << r.err().message;
+  }
   EXPECT_EQ(std::get<msg::list_request>(build({"--user", "alice", "list"})).user, "alice");
   EXPECT_EQ(std::get<msg::list_request>(build({"--user", "root", "list", "--all"})).user, "");
   EXPECT_EQ(std::get<msg::list_request>(build({"--user", "root", "--for", "bob", "list"})).user,

@@ -40,6 +40,9 @@ struct directory_view {
 
 /// True when the cluster satisfies the query's core requirements.
 bool satisfies(const msg::cluster_info& c, const msg::gis_query& q);
+/// Why it does not ("" when it does): not among the clusters asked for, not open to the
+/// user, too few CPUs, or the needs of its nodes (core/job_requirements.hpp, unmet).
+std::string why_not(const msg::cluster_info& c, const msg::gis_query& q);
 
 /// The clusters of `dir` that satisfy `q`, in directory order.
 std::vector<const directory_entry*> fit(const cluster_directory& dir, const msg::gis_query& q);

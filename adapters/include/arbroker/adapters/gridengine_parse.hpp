@@ -11,6 +11,7 @@
 
 #include "arbroker/adapters/lrms.hpp"
 #include "arbroker/core/error.hpp"
+#include "arbroker/core/job_requirements.hpp"
 #include "arbroker/core/time.hpp"
 
 namespace arbroker::gridengine {
@@ -79,5 +80,10 @@ std::optional<accounting_record> parse_qacct(std::string_view text);
 
 /// What a client's complaint means, as an errc; lrms_failure for anything unrecognised.
 errc classify(std::string_view message);
+
+/// qsub -l requests for a job's needs: "mem_free=NM" (memory per node, a host's free memory),
+/// "h_vmem=NM" (per CPU: Grid Engine's per-slot limit), "F=TRUE" for each feature F (a
+/// boolean complex the site attaches to the hosts that have it).
+std::vector<std::string> resource_requests(const job_requirements& needs);
 
 }  // namespace arbroker::gridengine

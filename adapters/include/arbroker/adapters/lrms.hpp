@@ -7,6 +7,7 @@
 
 #include "arbroker/core/earliest_start.hpp"
 #include "arbroker/core/error.hpp"
+#include "arbroker/core/job_requirements.hpp"
 #include "arbroker/core/request.hpp"
 #include "arbroker/core/time.hpp"
 
@@ -87,6 +88,9 @@ struct job_spec {
   std::optional<std::string> reservation;
   std::string command;       ///< for real LRMS; the simulated one ignores it
   std::string account = {};  ///< to charge ("" = the owner's default)
+  /// What its nodes need (the OS is the cluster's: not passed). An LRMS runs it only on nodes
+  /// that meet them, and refuses it (infeasible) when none can.
+  job_requirements needs = {};
 };
 
 /// `lost`: ended by the infrastructure, not by the job (Slurm NODE_FAIL or BOOT_FAIL): a
@@ -137,6 +141,9 @@ class lrms {
   /// after its end.
   virtual status extend_reservation(const std::string& id, timestamp new_end);
   virtual result<std::string> submit_job(const job_spec& spec) = 0;
+  /// Its nodes grouped alike (CPUs, memory, features), for the cluster to publish; empty
+  /// when the LRMS does not say (the default).
+  virtual result<std::vector<node_group>> node_groups();
   virtual status cancel_job(const std::string& id) = 0;
   virtual result<lrms_job_state> job_status(const std::string& id) = 0;
 };

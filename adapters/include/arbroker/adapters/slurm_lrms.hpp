@@ -62,6 +62,7 @@ class slurm_lrms final : public lrms {
   /// an AdminLevel=Operator account). Slurm does not check the CPUs for the longer span.
   status extend_reservation(const std::string& id, timestamp new_end) override;
   result<std::string> submit_job(const job_spec& spec) override;
+  result<std::vector<node_group>> node_groups() override;
   status cancel_job(const std::string& id) override;
   result<lrms_job_state> job_status(const std::string& id) override;
 

@@ -47,6 +47,8 @@ class timed_lrms final : public lrms {
   result<std::string> submit_job(const job_spec& spec) override;
   status cancel_job(const std::string& id) override;
   result<lrms_job_state> job_status(const std::string& id) override;
+  /// Forwarded untimed: read once, when the node starts.
+  result<std::vector<node_group>> node_groups() override { return inner_->node_groups(); }
 
  private:
   template <class F>

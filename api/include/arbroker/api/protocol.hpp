@@ -24,8 +24,9 @@ namespace arbroker::api {
 inline constexpr std::uint32_t protocol_magic = 0x41524231;
 // 4: elastic hints; 5: admin (LJP waiver); 6: coallocate; 10: list history pages;
 // 11: reservation_info created, window_start, window_end; 12: cluster_status name_prefix;
-// 13: grid_submit ranking; 14: cluster_status approximated; 15: grid resubmission fields
-inline constexpr std::uint16_t protocol_version = 15;
+// 13: grid_submit ranking; 14: cluster_status approximated; 15: grid resubmission fields;
+// 16: job needs (memory, features, OS) and the clusters' nodes
+inline constexpr std::uint16_t protocol_version = 16;
 
 /// First frame of a connection, client to server.
 struct hello {
@@ -89,10 +90,12 @@ struct cluster_summary {
   std::vector<std::string> features;
   std::int64_t max_walltime = 0;  ///< the longest walltime it allows a job (0: none known)
   std::int64_t max_hold = 0;      ///< the longest hold it grants (seconds; 0: not published)
+  /// Its nodes grouped alike (CPUs, MiB, features); empty: not published.
+  std::vector<node_group> nodes = {};
   friend bool operator==(const cluster_summary&, const cluster_summary&) = default;
 };
 ARB_FIELDS(cluster_summary, x.name, x.lrms, x.cpus, x.pp, x.os, x.features, x.max_walltime,
-           x.max_hold)
+           x.max_hold, x.nodes)
 
 struct cluster_list_reply {
   std::vector<cluster_summary> clusters;

@@ -34,6 +34,7 @@
 
 #include "arbroker/core/enum_bounds.hpp"
 #include "arbroker/core/error.hpp"
+#include "arbroker/core/job_requirements.hpp"
 #include "arbroker/core/time.hpp"
 
 namespace arbroker {
@@ -136,12 +137,13 @@ struct grid_job_spec {
   std::int32_t max_migrations = -1;   ///< adaptive: -1 = unbounded
   std::int32_t max_resubmits = 0;     ///< placements again after infrastructure failures
   std::int32_t retry_on_failure = 0;  ///< placements again after the job's own failures
+  job_requirements needs = {};        ///< of the nodes it runs on: placed and sent with them
   friend bool operator==(const grid_job_spec&, const grid_job_spec&) = default;
 };
 
 /// invalid_* with the field named for a spec out of range (np < 1, walltime <= 0, width
 /// outside 1..16, min_gain < 0, max_migrations < -1, max_resubmits or retry_on_failure
-/// outside 0..max_grid_placements).
+/// outside 0..max_grid_placements, needs refused by check(job_requirements)).
 status check(const grid_job_spec& spec);
 
 inline constexpr std::int32_t max_grid_width = 16;

@@ -242,9 +242,14 @@ struct job_terms {
   std::int32_t np = 0;
   std::int64_t walltime = 0;
   std::string command;
+  /// What its nodes need (core/job_requirements.hpp; MiB, 0: none), passed to the LRMS.
+  std::int64_t mem_per_cpu = 0;
+  std::int64_t mem_per_node = 0;
+  std::vector<std::string> features = {};
   friend bool operator==(const job_terms&, const job_terms&) = default;
 };
-ARB_FIELDS(job_terms, x.name, x.np, x.walltime, x.command)
+ARB_FIELDS(job_terms, x.name, x.np, x.walltime, x.command, x.mem_per_cpu, x.mem_per_node,
+           x.features)
 
 /// A client's commit of its hold, optionally with the jobs to run in it (paper 001, Sec.
 /// 2.3: "commit with job(s)"), all or nothing: if one job cannot be submitted, those
@@ -363,9 +368,13 @@ struct bind_job_request {
   std::int32_t np = 0;
   std::int64_t walltime = 0;
   std::string command;
+  std::int64_t mem_per_cpu = 0;  ///< as job_terms
+  std::int64_t mem_per_node = 0;
+  std::vector<std::string> features = {};
   friend bool operator==(const bind_job_request&, const bind_job_request&) = default;
 };
-ARB_FIELDS(bind_job_request, x.user, x.reservation_id, x.name, x.np, x.walltime, x.command)
+ARB_FIELDS(bind_job_request, x.user, x.reservation_id, x.name, x.np, x.walltime, x.command,
+           x.mem_per_cpu, x.mem_per_node, x.features)
 
 struct bind_job_reply {
   std::string job_id;

@@ -4,6 +4,7 @@
 // same list drives CAF's serialization and the msgpack codec). The types stay in core,
 // which knows nothing of wires.
 
+#include "arbroker/core/job_requirements.hpp"
 #include "arbroker/core/preference.hpp"
 #include "arbroker/core/request.hpp"
 #include "arbroker/core/site_adaptation.hpp"
@@ -19,5 +20,7 @@ ARB_FIELDS(job_shape, x.np, x.dur)
 ARB_FIELDS(site_request, x.est, x.let, x.shapes)
 
 ARB_FIELDS(probe_limits, x.tsn_max, x.tss_gap)
+
+ARB_FIELDS(node_group, x.count, x.cpus, x.memory, x.features)
 
 }  // namespace arbroker

@@ -47,12 +47,24 @@ struct grid_submit_request {
   /// cluster of power pp the job runs walltime x pp_ref / pp. 0: the walltime holds everywhere.
   /// Benchmarks, when given, take precedence.
   double pp_ref = 0;
+  /// Needs of the nodes it runs on (core/job_requirements.hpp): placed only where enough
+  /// CPUs meet them, and passed to the LRMS (Slurm --mem-per-cpu/--mem/--constraint, Grid
+  /// Engine -l). Memory in MiB, 0: none; one of the two at most.
+  std::int64_t mem_per_cpu = 0;
+  std::int64_t mem_per_node = 0;
+  std::vector<std::string> features = {};  ///< all of them on every node it uses
+  std::string os = {};                     ///< the cluster's OS ("" = any)
   friend bool operator==(const grid_submit_request&, const grid_submit_request&) = default;
 };
 ARB_FIELDS(grid_submit_request, x.user, x.name, x.command, x.np, x.walltime, x.strategy, x.width,
            x.min_gain, x.max_migrations, x.benchmarks, x.penalty, x.inputs, x.output_bytes,
            x.clusters, x.finish_by_eq7, x.ranking, x.max_resubmits, x.retry_on_failure,
-           x.fallback_flood, x.pp_ref)
+           x.fallback_flood, x.pp_ref, x.mem_per_cpu, x.mem_per_node, x.features, x.os)
+
+/// The needs the request names.
+inline job_requirements needs_of(const grid_submit_request& r) {
+  return {r.mem_per_cpu, r.mem_per_node, r.features, r.os};
+}
 
 struct grid_copy_info {
   std::string cluster;
@@ -98,12 +110,16 @@ struct grid_job_info {
   std::int32_t max_resubmits = 0;     ///< ... of at most this many
   std::int32_t retries = 0;           ///< placed again after its own failures ...
   std::int32_t retry_on_failure = 0;  ///< ... of at most this many
+  std::int64_t mem_per_cpu = 0;       ///< its needs, as submitted (MiB; 0: none)
+  std::int64_t mem_per_node = 0;
+  std::vector<std::string> features = {};
+  std::string os = {};
   friend bool operator==(const grid_job_info&, const grid_job_info&) = default;
 };
 ARB_FIELDS(grid_job_info, x.id, x.owner, x.name, x.strategy, x.state, x.np, x.walltime, x.submitted,
            x.started, x.ended, x.winner, x.migrations, x.duplicate_starts, x.migration_gain,
            x.copies, x.history, x.reservation, x.resubmits, x.max_resubmits, x.retries,
-           x.retry_on_failure)
+           x.retry_on_failure, x.mem_per_cpu, x.mem_per_node, x.features, x.os)
 
 /// The wire form of a grid job.
 grid_job_info info_of(const grid_job& j);

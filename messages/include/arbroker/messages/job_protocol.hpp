@@ -22,9 +22,14 @@ struct job_submit_request {
   std::string command;
   std::int32_t np = 1;
   std::int64_t walltime = 0;
+  /// What its nodes need (core/job_requirements.hpp), passed to the LRMS.
+  std::int64_t mem_per_cpu = 0;
+  std::int64_t mem_per_node = 0;
+  std::vector<std::string> features = {};
   friend bool operator==(const job_submit_request&, const job_submit_request&) = default;
 };
-ARB_FIELDS(job_submit_request, x.user, x.name, x.command, x.np, x.walltime)
+ARB_FIELDS(job_submit_request, x.user, x.name, x.command, x.np, x.walltime, x.mem_per_cpu,
+           x.mem_per_node, x.features)
 
 struct job_submit_reply {
   std::string cluster;

@@ -56,6 +56,10 @@ struct simulated_lrms_config {
   /// simulated clusters its own range, so that a job of an earlier run (which a grid job may
   /// still name) is never confused with a new one of the same number.
   std::uint64_t first_serial = 0;
+  /// Its nodes, for node_groups(); a job whose needs (core/job_requirements.hpp) they cannot
+  /// meet is refused as a real LRMS refuses it. Empty: none named (needs are not checked).
+  /// The queue still plans every job on any CPU: the nodes do not split its capacity.
+  std::vector<node_group> nodes = {};
 };
 
 /// Simulation-only properties of a local job.
@@ -134,6 +138,7 @@ class simulated_lrms final : public lrms {
   /// not_found: unknown reservation; invalid_window: a bound job whose walltime, counted
   /// from max(now, reservation start), passes the reservation end.
   result<std::string> submit_job(const job_spec& spec) override;
+  result<std::vector<node_group>> node_groups() override;
 
   /// As submit_job, but the job really runs for `actual_runtime` (> 0, else
   /// invalid_duration), scaled by cpu_speed: it finishes early (completed) or is killed at its
@@ -246,6 +251,7 @@ class simulated_lrms final : public lrms {
   std::vector<int> sorted_counts_;  // sizes_.counts sorted, for binary search
   std::function<timestamp()> clock_;
   double cpu_speed_;
+  std::vector<node_group> nodes_;
   availability_profile profile_;
   timestamp now_;
 
