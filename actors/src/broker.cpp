@@ -68,6 +68,12 @@ broker_impl_actor::behavior_type broker_state::make_behavior(broker_config cfg) 
       [this](msg::modify_request& req) { return route<msg::query_reply>(std::move(req)); },
       [this](msg::query_request& req) { return route<msg::query_reply>(std::move(req)); },
       [this](msg::bind_job_request& req) { return route<msg::bind_job_reply>(std::move(req)); },
+      [this](msg::bound_job_query_request& req) {
+        return route<msg::bound_job_reply>(std::move(req));
+      },
+      [this](msg::bound_job_cancel_request& req) {
+        return route<msg::bound_job_reply>(std::move(req));
+      },
       [this](msg::list_request& req) { return list_all(std::move(req)); },
       [this](msg::coallocate_request& req) { return coallocate(std::move(req)); },
       [this](msg::request_no no, msg::elastic_reply& r) { on_answer(no, std::move(r)); },

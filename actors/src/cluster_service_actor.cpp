@@ -116,6 +116,8 @@ class cluster_service_state {
         serve(&cluster_service::list),
         serve(&cluster_service::bind_job),
         serve(&cluster_service::unbind_jobs),
+        serve(&cluster_service::bound_job),
+        serve(&cluster_service::cancel_bound_job),
         serve(&cluster_service::estimate),
         serve(&cluster_service::status_report),
         // The grid-job manager, tagged.

@@ -7,7 +7,6 @@
 #include "arbroker/core/earliest_start.hpp"
 
 namespace arbroker {
-namespace {
 
 observed_state observed(lrms_job_state s) {
   switch (s) {
@@ -26,8 +25,6 @@ observed_state observed(lrms_job_state s) {
   }
   return observed_state::failed;
 }
-
-}  // namespace
 
 msg::job_submit_reply job_desk::submit(const msg::job_submit_request& req) {
   msg::job_submit_reply out;

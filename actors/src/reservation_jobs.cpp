@@ -8,6 +8,10 @@
 
 #include "arbroker/actors/cluster_service.hpp"
 
+#include <algorithm>
+
+#include "arbroker/actors/job_desk.hpp"
+
 namespace arbroker {
 
 // A job that may run in `r`: no more CPUs than it holds, a positive walltime ("" if so).
@@ -49,6 +53,64 @@ msg::bind_job_reply cluster_service::bind_job(const msg::bind_job_request& req, 
   if (!job) return {{}, msg::to_wire(job.err())};
   note_bound_jobs(*r, {*job}, now);
   return {*job, {}};
+}
+
+msg::bound_job_reply cluster_service::bound_job_state(const record& r, const std::string& job_id) {
+  msg::bound_job_reply out;
+  out.job.id = job_id;
+  out.job.reservation_id = r.id;
+  const bool listed = std::find(r.jobs.begin(), r.jobs.end(), job_id) != r.jobs.end();
+  auto snap = lrms_->jobs_snapshot();
+  if (!snap) {
+    out.error = msg::to_wire(snap.err());
+    return out;
+  }
+  for (const auto* jobs : {&snap->running, &snap->queued})
+    for (const auto& j : *jobs) {
+      if (j.id != job_id) continue;
+      if (!listed && j.reservation != r.lrms_id) break;  // the LRMS's, not this reservation's
+      out.job.name =
+          j.name.starts_with(cfg_.name_prefix) ? j.name.substr(cfg_.name_prefix.size()) : j.name;
+      out.job.np = j.np;
+      out.job.walltime = j.walltime;
+      out.job.state = j.started ? observed_state::running : observed_state::queued;
+      out.job.started = j.started.value_or(-1);
+      return out;
+    }
+  if (listed) {
+    if (auto st = lrms_->job_status(job_id)) {
+      out.job.state = observed(*st);
+      return out;
+    }
+  }
+  out.error = msg::wire(errc::not_found,
+                        "no job '" + job_id + "' in reservation '" + r.id + "'" +
+                            (listed ? "" : " (a job that ended is known only until a restart)"));
+  return out;
+}
+
+msg::bound_job_reply cluster_service::bound_job(const msg::bound_job_query_request& req,
+                                                timestamp now) {
+  const auto* r = owned(req.reservation_id, req.user, now);
+  if (!r) return {{}, missing(req.reservation_id)};
+  return bound_job_state(*r, req.job_id);
+}
+
+msg::bound_job_reply cluster_service::cancel_bound_job(const msg::bound_job_cancel_request& req,
+                                                       timestamp now) {
+  const auto* r = owned(req.reservation_id, req.user, now);
+  if (!r) return {{}, missing(req.reservation_id)};
+  auto out = bound_job_state(*r, req.job_id);
+  if (!out.error.ok()) return out;
+  if (out.job.state != observed_state::queued && out.job.state != observed_state::running)
+    return out;  // ended already: nothing to cancel
+  if (auto ok = lrms_->cancel_job(req.job_id); !ok) {
+    out.error = msg::to_wire(ok.err());
+    return out;
+  }
+  out.job.state = observed_state::cancelled;  // the LRMS took the cancel
+  view_.jobs_changed();                       // its CPUs are free in the reservation
+  return out;
 }
 
 msg::ack_reply cluster_service::unbind_jobs(const msg::unbind_jobs_request& req, timestamp now) {

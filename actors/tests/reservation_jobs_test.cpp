@@ -88,5 +88,50 @@ TEST_F(reservation_jobs_test, BoundJobsAreNamedAndFoundAsSubmittedOnes) {
   EXPECT_TRUE(found.lrms_ids[2].empty());
 }
 
+// Issue 35 item 6 (paper 004, Sec. III-B): one job in a reservation is shown and cancelled alone;
+// the reservation and its other job stay; only the owner reaches it; an id that is not one of
+// its jobs is not found.
+TEST_F(reservation_jobs_test, OneJobIsShownAndCancelledAloneAndTheReservationStays) {
+  make(job_end_policy::keep);
+  auto c = svc->commit({"alice", id, {{"first", 4, 1200, "run"}, {"second", 4, 1200, "run"}}}, now);
+  ASSERT_TRUE(c.error.ok()) << c.error.message;
+  ASSERT_EQ(c.jobs.size(), 2u);
+  const auto first = c.jobs[0], second = c.jobs[1];
+  auto queued = svc->bound_job({"alice", id, first}, now);
+  ASSERT_TRUE(queued.error.ok()) << queued.error.message;
+  EXPECT_EQ(queued.job.state, observed_state::queued);  // the reservation starts at t0 + 600
+  EXPECT_EQ(queued.job.name, "first");
+  EXPECT_EQ(queued.job.np, 4);
+  EXPECT_EQ(queued.job.walltime, 1200);
+  EXPECT_EQ(queued.job.reservation_id, id);
+  now = t0 + 700;
+  svc->sweep(now);
+  auto running = svc->bound_job({"alice", id, first}, now);
+  EXPECT_EQ(running.job.state, observed_state::running);
+  EXPECT_EQ(running.job.started, t0 + 600);
+  auto cancelled = svc->cancel_bound_job({"alice", id, first}, now);
+  ASSERT_TRUE(cancelled.error.ok()) << cancelled.error.message;
+  EXPECT_EQ(cancelled.job.state, observed_state::cancelled);
+  EXPECT_EQ(svc->bound_job({"alice", id, first}, now).job.state, observed_state::cancelled);
+  EXPECT_EQ(svc->bound_job({"alice", id, second}, now).job.state, observed_state::running);
+  EXPECT_EQ(state(), reservation_state::active);
+  const auto snap = lrms->snapshot();
+  EXPECT_EQ(snap->running.size(), 1u);
+  EXPECT_EQ(snap->reservations.size(), 1u);
+  // Cancelling it again changes nothing; the others' and strangers' calls reach nothing.
+  EXPECT_EQ(svc->cancel_bound_job({"alice", id, first}, now).job.state, observed_state::cancelled);
+  auto stranger = svc->cancel_bound_job({"bob", id, second}, now);
+  EXPECT_EQ(stranger.error.err(), errc::not_found);
+  auto unknown = svc->bound_job({"alice", id, "J999"}, now);
+  EXPECT_EQ(unknown.error.err(), errc::not_found);
+  EXPECT_NE(unknown.error.message.find("no job 'J999' in reservation"), std::string::npos)
+      << unknown.error.message;
+  EXPECT_EQ(svc->bound_job({"alice", id, second}, now).job.state, observed_state::running);
+  // Ended, it shows how it ended.
+  now = t0 + 600 + 1201;
+  svc->sweep(now);
+  EXPECT_EQ(svc->bound_job({"alice", id, second}, now).job.state, observed_state::completed);
+}
+
 }  // namespace
 }  // namespace arbroker

@@ -83,6 +83,10 @@ const char* summary_of(operation op) {
       return "The caller's grid jobs";
     case operation::coallocate:
       return "Bind tasks to every part of a co-reservation, all or nothing";
+    case operation::job_query:
+      return "One job bound to a reservation";
+    case operation::job_cancel:
+      return "Cancel one job bound to a reservation; the reservation stays";
   }
   return "";
 }

@@ -6,10 +6,10 @@ namespace arbroker::api {
 
 namespace {
 
-constexpr std::array<std::string_view, 16> operation_names = {
-    "elastic",    "coreserve",   "estimate",  "commit",    "modify", "cancel",
-    "query",      "list",        "bind_job",  "clusters",  "status", "grid_submit",
-    "grid_query", "grid_cancel", "grid_list", "coallocate"};
+constexpr std::array<std::string_view, 18> operation_names = {
+    "elastic",    "coreserve",   "estimate",  "commit",     "modify",    "cancel",
+    "query",      "list",        "bind_job",  "clusters",   "status",    "grid_submit",
+    "grid_query", "grid_cancel", "grid_list", "coallocate", "job_query", "job_cancel"};
 
 }  // namespace
 
@@ -77,6 +77,9 @@ response_body empty_response_body(operation op) {
       return msg::grid_list_reply{};
     case operation::coallocate:
       return msg::coallocate_reply{};
+    case operation::job_query:
+    case operation::job_cancel:
+      return msg::bound_job_reply{};
   }
   return std::monostate{};
 }
@@ -114,6 +117,7 @@ std::string subject_of(const response_body& body) {
     return joined(c->parts, [](const msg::reservation_info& p) { return p.id; });
   if (auto* g = std::get_if<msg::grid_job_reply>(&body)) return g->job.id;
   if (auto* b = std::get_if<msg::bind_job_reply>(&body)) return b->job_id;
+  if (auto* j = std::get_if<msg::bound_job_reply>(&body)) return j->job.id;
   if (auto* q = std::get_if<msg::query_reply>(&body))
     return joined(q->jobs, [](const std::string& j) { return j; });
   return {};

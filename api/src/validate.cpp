@@ -331,6 +331,26 @@ status validate(const msg::bind_job_request& r) {
   return check_needs("bind_job", {r.mem_per_cpu, r.mem_per_node, r.features, {}});
 }
 
+namespace {
+
+// A job of a reservation: "<request>.user", ".reservation_id", ".job_id" (an LRMS id).
+template <class Request>
+status check_bound_job(const std::string& request, const Request& r) {
+  if (auto s = check_user(request + ".user", r.user); !s) return s;
+  if (auto s = check_reservation_id(request + ".reservation_id", r.reservation_id); !s) return s;
+  return check_text(request + ".job_id", r.job_id, bounds::max_id, true);
+}
+
+}  // namespace
+
+status validate(const msg::bound_job_query_request& r) {
+  return check_bound_job("job_query", r);
+}
+
+status validate(const msg::bound_job_cancel_request& r) {
+  return check_bound_job("job_cancel", r);
+}
+
 status validate(const cluster_list_request&) {
   return {};
 }
@@ -509,6 +529,8 @@ status apply_caller(const caller& who, request_body& body) {
                               std::holds_alternative<msg::commit_request>(body) ||
                               std::holds_alternative<msg::modify_request>(body) ||
                               std::holds_alternative<msg::bind_job_request>(body) ||
+                              std::holds_alternative<msg::bound_job_query_request>(body) ||
+                              std::holds_alternative<msg::bound_job_cancel_request>(body) ||
                               std::holds_alternative<msg::coallocate_request>(body) ||
                               std::holds_alternative<msg::grid_query_request>(body) ||
                               std::holds_alternative<msg::grid_cancel_request>(body) ||

@@ -227,13 +227,20 @@ void define(CLI::App& app, options& o) {
       ->check(CLI::Range(1, 1000));
   jobs->add_option("--before", o.jobs_before,
                    "the next page of history: the cursor the previous page named");
-  auto* job = app.add_subcommand("job", "one grid job");
+  auto* job = app.add_subcommand("job", "one grid job, or one job in a reservation");
   job->require_subcommand(1);
-  auto* job_show = job->add_subcommand("show", "a grid job with its copies and history");
-  job_show->add_option("id", o.id, "grid job id")->required();
+  auto* job_show = job->add_subcommand(
+      "show", "a grid job with its copies and history, or (-r) a job in a reservation");
+  job_show->add_option("id", o.job_id, "grid job id, or with -r the job's id in its LRMS")
+      ->required();
+  job_show->add_option("--reservation,-r", o.id, "the reservation the job runs in");
   job_show->callback([&o] { o.command = "job show"; });
-  auto* job_cancel = job->add_subcommand("cancel", "cancel a grid job and every copy of it");
-  job_cancel->add_option("id", o.id, "grid job id")->required();
+  auto* job_cancel = job->add_subcommand(
+      "cancel",
+      "cancel a grid job and every copy of it, or (-r) one job in a reservation, which stays");
+  job_cancel->add_option("id", o.job_id, "grid job id, or with -r the job's id in its LRMS")
+      ->required();
+  job_cancel->add_option("--reservation,-r", o.id, "the reservation the job runs in");
   job_cancel->callback([&o] { o.command = "job cancel"; });
   named("clusters", "list the clusters of this node");
   auto* status = named("status", "current state of the clusters");

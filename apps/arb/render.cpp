@@ -282,6 +282,13 @@ struct body_renderer {
     return table(reservation_header, rows);
   }
   std::string text(const msg::bind_job_reply& r) const { return "job " + r.job_id + "\n"; }
+  std::string text(const msg::bound_job_reply& r) const {
+    const auto& j = r.job;
+    return table({"JOB", "RESERVATION", "NAME", "STATE", "NP", "WALLTIME", "STARTED"},
+                 {{j.id, j.reservation_id, j.name.empty() ? "-" : j.name,
+                   std::string(to_string(j.state)), j.np > 0 ? std::to_string(j.np) : "-",
+                   j.walltime > 0 ? format_duration(j.walltime) : "-", when(j.started)}});
+  }
   std::string text(const msg::coallocate_reply& r) const {
     std::string out;  // parts in the order of the reservation ids given
     for (std::size_t i = 0; i < r.jobs.size(); ++i)
@@ -352,6 +359,17 @@ struct body_renderer {
   // JSON.
   json data(const std::monostate&) const { return nullptr; }
   json data(const msg::grid_job_reply& r) const { return json{{"job", to_json(r.job)}}; }
+  json data(const msg::bound_job_reply& r) const {
+    const auto& j = r.job;
+    return json{{"job",
+                 {{"id", j.id},
+                  {"reservation_id", j.reservation_id},
+                  {"name", j.name},
+                  {"state", std::string(to_string(j.state))},
+                  {"np", j.np},
+                  {"walltime", j.walltime},
+                  {"started", j.started}}}};
+  }
   json data(const msg::grid_list_reply& r) const {
     json a = json::array();
     for (const auto& j : r.jobs)

@@ -483,8 +483,15 @@ result<api::request_body> build_request(const options& o, timestamp now) {
         user, o.state, o.clusters.empty() ? "" : o.clusters.front(),
         o.jobs_history || !o.jobs_before.empty(), o.jobs_limit, o.jobs_before}};
   }
-  if (cmd == "job show") return api::request_body{msg::grid_query_request{body_user(o), o.id}};
-  if (cmd == "job cancel") return api::request_body{msg::grid_cancel_request{body_user(o), o.id}};
+  // With -r: one job of a reservation (by its LRMS id); without: a grid job.
+  if (cmd == "job show")
+    return o.id.empty()
+               ? api::request_body{msg::grid_query_request{body_user(o), o.job_id}}
+               : api::request_body{msg::bound_job_query_request{body_user(o), o.id, o.job_id}};
+  if (cmd == "job cancel")
+    return o.id.empty()
+               ? api::request_body{msg::grid_cancel_request{body_user(o), o.job_id}}
+               : api::request_body{msg::bound_job_cancel_request{body_user(o), o.id, o.job_id}};
   if (cmd == "submit") {
     auto np = single_np(o);
     if (!np) return np.err();

@@ -104,6 +104,10 @@ void node_handler::handle(const api::caller& who, api::request req,
           node_.list(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, msg::bind_job_request>) {
           node_.bind_job(std::move(body), relay);
+        } else if constexpr (std::is_same_v<T, msg::bound_job_query_request>) {
+          node_.bound_job(std::move(body), relay);
+        } else if constexpr (std::is_same_v<T, msg::bound_job_cancel_request>) {
+          node_.cancel_bound_job(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, msg::grid_submit_request>) {
           node_.grid_submit(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, msg::grid_query_request>) {

@@ -97,6 +97,26 @@ void node::bind_job(msg::bind_job_request r, callback<msg::bind_job_reply> done)
         out.error = ended(row, "jobs bind to committed reservations");
       });
 }
+// A reservation that has ended took its jobs with it: the store knows the reservation, the
+// LRMS no longer the jobs.
+void node::bound_job(msg::bound_job_query_request r, callback<msg::bound_job_reply> done) {
+  auto id = r.job_id;
+  impl_->about_reservation<msg::bound_job_reply>(
+      std::move(r), std::move(done), [id](msg::bound_job_reply& out, const reservation_row& row) {
+        out.job.id = id;
+        out.job.reservation_id = row.id;
+        out.error = ended(row, "its jobs ended with it");
+      });
+}
+void node::cancel_bound_job(msg::bound_job_cancel_request r, callback<msg::bound_job_reply> done) {
+  auto id = r.job_id;
+  impl_->about_reservation<msg::bound_job_reply>(
+      std::move(r), std::move(done), [id](msg::bound_job_reply& out, const reservation_row& row) {
+        out.job.id = id;
+        out.job.reservation_id = row.id;
+        out.error = ended(row, "its jobs ended with it");
+      });
+}
 void node::coallocate(msg::coallocate_request r, callback<msg::coallocate_reply> done) {
   const auto& b = impl_->any_broker(r.user);
   impl_->ask(b, std::move(r), std::move(done));

@@ -114,6 +114,18 @@ check "commit the hold with its job" 0 "$arb" -o json commit "$hid2" --np 8 --wa
   --name e2e-bound --command "sleep 1"
 contains "$out" '"state": "committed"' && contains "$out" '"jobs": [' \
   || fail "commit with a job returns the reservation and the job: $out"
+# One job of a reservation shown and cancelled alone; the reservation stays (issue 35 item 6).
+bound=$(tr -d '\n ' <<<"$out" | grep -o '"jobs":\["[^"]*"' | sed 's/.*"\([^"]*\)"$/\1/')
+check "show the job in its reservation" 0 "$arb" -o json job show "$bound" -r "$hid2"
+contains "$out" '"state": "queued"' && contains "$out" '"name": "e2e-bound"' \
+  || fail "the bound job $bound as its LRMS has it: $out"
+check "another user's job in it is not found" 6 env ARB_USER=bob ARB_TOKEN=bob-secret \
+  "$arb" job show "$bound" -r "$hid2"
+check "cancel that job alone" 0 "$arb" -o json job cancel "$bound" -r "$hid2"
+contains "$out" '"state": "cancelled"' || fail "the job is cancelled: $out"
+check "its reservation stays" 0 "$arb" -o json show "$hid2"
+contains "$out" '"state": "committed"' || fail "the reservation after its job's cancel: $out"
+check "a job that is not in it is not found" 6 "$arb" job show J1 -r "$hid2"
 check "no local-jobs-preferred waiver for a user" 8 "$arb" reserve --est now+1h --let now+12h \
   --np 4 --dur-ref 1h --no-local-preference
 check "an admin may waive it" 0 env ARB_USER=admin ARB_TOKEN=admin-secret "$arb" reserve \

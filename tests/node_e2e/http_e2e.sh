@@ -57,6 +57,18 @@ id=$(get reservation.id)
 [ -n "$id" ] && pass "the reply names the reservation ($id)" || fail "no id in $out"
 start=$(get reservation.start) end=$(get reservation.end)
 [ $((end - start)) -eq 7200 ] && pass "2 hours granted" || fail "granted $((end - start)) s"
+# A job bound to it, shown and cancelled alone over HTTP (issue 35 item 6).
+http alice alice-secret bind_job "{\"reservation_id\": \"$id\", \"name\": \"one\", \"np\": 4, \"walltime\": 600, \"command\": \"true\"}"
+expect "a job bound to the reservation" 200 '"job_id":'
+job=$(get job_id)
+http alice alice-secret job_query "{\"reservation_id\": \"$id\", \"job_id\": \"$job\"}"
+expect "job_query shows it" 200 '"name":"one"'
+http bob bob-secret job_cancel "{\"reservation_id\": \"$id\", \"job_id\": \"$job\"}"
+expect "bob cannot cancel it" 404 'no reservation'
+http alice alice-secret job_cancel "{\"reservation_id\": \"$id\", \"job_id\": \"$job\"}"
+expect "job_cancel cancels it alone" 200 '"state":"cancelled"'
+http alice alice-secret job_query "{\"reservation_id\": \"$id\"}"
+expect "a job_query without job_id is 400 naming it" 400 'job_query.job_id'
 # status: a user sees only their own, in the service's lists and in the LRMS's own.
 http admin admin-secret status '{}'
 expect "an admin's status lists alice's reservation and the local jobs" 200 '"owner":"alice"'

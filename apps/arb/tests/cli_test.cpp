@@ -165,6 +165,13 @@ TEST(cli, every_other_command_builds_its_body) {
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.err().message.find("'fastest' is not one of start, sed"), std::string::npos)
       << refused.err().message;
+  // One job of a reservation (-r), or a grid job (issue 35 item 6).
+  EXPECT_EQ(std::get<msg::bound_job_query_request>(build({"job", "show", "J7", "-r", "a/5"})),
+            (msg::bound_job_query_request{"", "a/5", "J7"}));
+  EXPECT_EQ(std::get<msg::bound_job_cancel_request>(
+                build({"job", "cancel", "J7", "--reservation", "a/5"})),
+            (msg::bound_job_cancel_request{"", "a/5", "J7"}));
+  EXPECT_EQ(std::get<msg::grid_cancel_request>(build({"job", "cancel", "n/g3"})).id, "n/g3");
   // What its nodes need (issue 35 item 4), as Slurm writes memory; into a reservation too.
   g = std::get<msg::grid_submit_request>(
       build({"submit", "--np", "4", "--walltime", "1h", "--mem-per-cpu", "4G", "--feature", "ib",

@@ -109,6 +109,9 @@ class cluster_service {
   msg::bind_job_reply bind_job(const msg::bind_job_request& req, timestamp now);
   /// Cancels jobs bound to a reservation and forgets them (a co-allocation undone).
   msg::ack_reply unbind_jobs(const msg::unbind_jobs_request& req, timestamp now);
+  /// One job bound to a reservation, as the LRMS has it; or that job cancelled alone.
+  msg::bound_job_reply bound_job(const msg::bound_job_query_request& req, timestamp now);
+  msg::bound_job_reply cancel_bound_job(const msg::bound_job_cancel_request& req, timestamp now);
   msg::cluster_status status_report(const msg::cluster_status_request& req, timestamp now);
   msg::estimate_reply estimate(const msg::estimate_request& req, timestamp now);
 
@@ -230,6 +233,9 @@ class cluster_service {
   /// the user ("" for an admin).
   broker_scope::caller caller_of(std::string_view user) const;
   static msg::wire_error missing(const std::string& id);
+  /// `job_id` as a job of `r`: listed by bind and commit, or named by the LRMS as running in
+  /// its reservation (the list is not journaled; the LRMS's binding survives a restart).
+  msg::bound_job_reply bound_job_state(const record& r, const std::string& job_id);
   /// The serial of one of this service's ids "<cluster>/n", or 0 (we start at 1).
   std::uint64_t serial_of(std::string_view id) const;
   void release(const record& r, reservation_event e, timestamp now, bool persisted = false);

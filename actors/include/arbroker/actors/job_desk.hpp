@@ -25,6 +25,9 @@
 
 namespace arbroker {
 
+/// A job's state as the LRMS says it, as the grid-job rules and clients see it.
+observed_state observed(lrms_job_state s);
+
 class job_desk {
  public:
   struct settings {

@@ -54,6 +54,8 @@ using reservation_operations =
                      caf::replies_to<msg::modify_request>::with<msg::query_reply>,
                      caf::replies_to<msg::query_request>::with<msg::query_reply>,
                      caf::replies_to<msg::bind_job_request>::with<msg::bind_job_reply>,
+                     caf::replies_to<msg::bound_job_query_request>::with<msg::bound_job_reply>,
+                     caf::replies_to<msg::bound_job_cancel_request>::with<msg::bound_job_reply>,
                      caf::replies_to<msg::list_request>::with<msg::list_reply>>;
 
 /// One cluster's reservation service, in two dialects. The engine's own parts call it

@@ -25,7 +25,7 @@ inline constexpr std::uint32_t protocol_magic = 0x41524231;
 // 4: elastic hints; 5: admin (LJP waiver); 6: coallocate; 10: list history pages;
 // 11: reservation_info created, window_start, window_end; 12: cluster_status name_prefix;
 // 13: grid_submit ranking; 14: cluster_status approximated; 15: grid resubmission fields;
-// 16: job needs (memory, features, OS) and the clusters' nodes
+// 16: job needs (memory, features, OS) and the clusters' nodes, job_query and job_cancel
 inline constexpr std::uint16_t protocol_version = 16;
 
 /// First frame of a connection, client to server.
@@ -139,6 +139,8 @@ enum class operation : std::uint8_t {
   grid_cancel = 14,  ///< msg::grid_cancel_request -> msg::grid_job_reply
   grid_list = 15,    ///< msg::grid_list_request -> msg::grid_list_reply
   coallocate = 16,   ///< msg::coallocate_request -> msg::coallocate_reply
+  job_query = 17,    ///< msg::bound_job_query_request -> msg::bound_job_reply
+  job_cancel = 18,   ///< msg::bound_job_cancel_request -> msg::bound_job_reply
 };
 
 /// "elastic", "coreserve", ...; "unknown" for a code outside the enum.
@@ -153,14 +155,15 @@ using request_body =
                  msg::commit_request, msg::modify_request, msg::cancel_request, msg::query_request,
                  msg::list_request, msg::bind_job_request, cluster_list_request, status_request,
                  msg::grid_submit_request, msg::grid_query_request, msg::grid_cancel_request,
-                 msg::grid_list_request, msg::coallocate_request>;
+                 msg::grid_list_request, msg::coallocate_request, msg::bound_job_query_request,
+                 msg::bound_job_cancel_request>;
 
 /// A reply body; monostate when a response carries no body (errors).
 using response_body =
     std::variant<std::monostate, msg::elastic_reply, msg::coreservation_reply, estimate_reply,
                  msg::query_reply, msg::ack_reply, msg::list_reply, msg::bind_job_reply,
                  cluster_list_reply, status_reply, msg::grid_job_reply, msg::grid_list_reply,
-                 msg::coallocate_reply>;
+                 msg::coallocate_reply, msg::bound_job_reply>;
 
 operation operation_of(const request_body& body) noexcept;
 

@@ -50,6 +50,8 @@ status validate(const msg::cancel_request& r);
 status validate(const msg::query_request& r);
 status validate(const msg::list_request& r);
 status validate(const msg::bind_job_request& r);
+status validate(const msg::bound_job_query_request& r);
+status validate(const msg::bound_job_cancel_request& r);
 status validate(const cluster_list_request& r);
 status validate(const status_request& r);
 status validate(const msg::grid_submit_request& r);

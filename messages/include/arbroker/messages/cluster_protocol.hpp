@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "arbroker/core/grid_job.hpp"
 #include "arbroker/core/reservation_state.hpp"
 #include "arbroker/core/success_rate.hpp"
 #include "arbroker/messages/core_types.hpp"
@@ -382,6 +383,49 @@ struct bind_job_reply {
   friend bool operator==(const bind_job_reply&, const bind_job_reply&) = default;
 };
 ARB_FIELDS(bind_job_reply, x.job_id, x.error)
+
+/// One job bound to a reservation, by the LRMS id commit and bind_job answered (paper 004,
+/// Sec. III-B: the jobs in a reservation are the user's to look at and to cancel one by one).
+/// Only the reservation's owner (or an admin's empty user) reaches it; a job not bound to it
+/// answers not_found.
+struct bound_job_query_request {
+  std::string user;
+  std::string reservation_id;
+  std::string job_id;
+  friend bool operator==(const bound_job_query_request&, const bound_job_query_request&) = default;
+};
+ARB_FIELDS(bound_job_query_request, x.user, x.reservation_id, x.job_id)
+
+/// Cancels that one job in the LRMS; the reservation and its other jobs stay. Cancelling a job
+/// that has ended changes nothing and answers its state.
+struct bound_job_cancel_request {
+  std::string user;
+  std::string reservation_id;
+  std::string job_id;
+  friend bool operator==(const bound_job_cancel_request&,
+                         const bound_job_cancel_request&) = default;
+};
+ARB_FIELDS(bound_job_cancel_request, x.user, x.reservation_id, x.job_id)
+
+/// A job in a reservation, as its LRMS has it.
+struct bound_job_info {
+  std::string id;  ///< the LRMS id
+  std::string reservation_id;
+  std::string name;  ///< as the LRMS has it ("" once it has left the LRMS's lists)
+  std::int32_t np = 0;
+  std::int64_t walltime = 0;
+  observed_state state = observed_state::queued;
+  std::int64_t started = -1;  ///< when it started, if running
+  friend bool operator==(const bound_job_info&, const bound_job_info&) = default;
+};
+ARB_FIELDS(bound_job_info, x.id, x.reservation_id, x.name, x.np, x.walltime, x.state, x.started)
+
+struct bound_job_reply {
+  bound_job_info job;
+  wire_error error;
+  friend bool operator==(const bound_job_reply&, const bound_job_reply&) = default;
+};
+ARB_FIELDS(bound_job_reply, x.job, x.error)
 
 /// Undoes a co-allocation's part (the broker's, coallocation_protocol.hpp): cancels jobs
 /// bound to the caller's reservation and forgets them; the reservation stays as it was. An

@@ -79,6 +79,10 @@ class node {
   void query(msg::query_request r, callback<msg::query_reply> done);
   void list(msg::list_request r, callback<msg::list_reply> done);
   void bind_job(msg::bind_job_request r, callback<msg::bind_job_reply> done);
+  /// One job bound to a reservation (by its LRMS id), shown or cancelled alone; the
+  /// reservation and its other jobs stay (paper 004, Sec. III-B).
+  void bound_job(msg::bound_job_query_request r, callback<msg::bound_job_reply> done);
+  void cancel_bound_job(msg::bound_job_cancel_request r, callback<msg::bound_job_reply> done);
   /// Grid jobs (docs/grid-jobs.md): best-effort jobs placed by strategy. An empty user in
   /// query, cancel and list reaches every owner's jobs (for admins: authorize before).
   void grid_submit(msg::grid_submit_request r, callback<msg::grid_job_reply> done);
@@ -108,6 +112,12 @@ class node {
   msg::list_reply list(msg::list_request r) { return wait(&node::list, std::move(r)); }
   msg::bind_job_reply bind_job(msg::bind_job_request r) {
     return wait(&node::bind_job, std::move(r));
+  }
+  msg::bound_job_reply bound_job(msg::bound_job_query_request r) {
+    return wait(&node::bound_job, std::move(r));
+  }
+  msg::bound_job_reply cancel_bound_job(msg::bound_job_cancel_request r) {
+    return wait(&node::cancel_bound_job, std::move(r));
   }
   std::vector<msg::cluster_status> status();
   msg::grid_job_reply grid_submit(msg::grid_submit_request r) {
