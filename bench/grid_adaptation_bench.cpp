@@ -6,6 +6,12 @@
 // manager, not one plan per job. The clusters are equally loaded, so no job moves: the
 // figure is the evaluation alone.
 //
+// Then the resubmission round (issue 35): a cluster's service ends (the cluster leaves the
+// grid) with its share of the jobs queued there; as the manager hears of it (lost_after 0
+// here) their copies are lost and the jobs placed again among the clusters left: one outlook
+// per cluster for the whole batch, one new copy each. Timed from the cluster's end until every
+// job it held has its new copy submitted; one cluster more leaves in each of `rounds` rounds.
+//
 //   arb_bench_grid_adaptation [jobs=100000] [clusters=16] [rounds=7]
 //
 // Prints the calibration (CAF round trips/s) and the median with min and max of the rounds.
@@ -17,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "../apps/arb-stress/calibration.hpp"
@@ -39,8 +46,8 @@ int main(int argc, char** argv) {
   const int jobs = argc > 1 ? std::atoi(argv[1]) : 100000;
   const int clusters = argc > 2 ? std::atoi(argv[2]) : 16;
   const int rounds = argc > 3 ? std::atoi(argv[3]) : 7;
-  if (jobs < 1 || clusters < 2 || rounds < 1) {
-    std::fprintf(stderr, "usage: %s [jobs>=1] [clusters>=2] [rounds>=1]\n", argv[0]);
+  if (jobs < 1 || clusters < 2 || rounds < 1 || rounds >= clusters) {
+    std::fprintf(stderr, "usage: %s [jobs>=1] [clusters>=2] [1<=rounds<clusters]\n", argv[0]);
     return 2;
   }
   config cfg;
@@ -54,6 +61,7 @@ int main(int argc, char** argv) {
   caf::scoped_actor self{sys};
   std::vector<simulated_lrms*> lrms;
   std::vector<std::string> names;
+  std::vector<cluster_service_actor> services;
   for (int c = 0; c < clusters; ++c) {
     const std::string name = "c" + std::to_string(c);
     auto l = simulated_lrms::create({name, 512, {1, {}}, clock});
@@ -69,6 +77,7 @@ int main(int argc, char** argv) {
     auto svc = cluster_service::create(sc, std::move(*l));
     if (!svc) return 1;
     auto h = spawn_cluster_service(sys, std::shared_ptr<cluster_service>(std::move(*svc)), clock);
+    services.push_back(h);
     self->request(gis, caf::infinite, register_atom::value, sc.info, h)
         .receive([](msg::ack_reply&) {}, [](caf::error&) {});
   }
@@ -94,10 +103,12 @@ int main(int argc, char** argv) {
     r.request.strategy = grid_strategy::adaptive;
     r.request.min_gain = 0;
     r.request.max_migrations = -1;
+    r.request.max_resubmits = clusters;  // every round may lose it once more
     auto& j = r.job;
     j.id = "b/g" + std::to_string(i + 1);
     j.owner = "u";
-    j.spec = {"", "", r.request.np, r.request.walltime, grid_strategy::adaptive, 1, 0, -1};
+    j.spec = {"", "", r.request.np, r.request.walltime, grid_strategy::adaptive,
+              1,  0,  -1,           clusters,           0};
     j.submitted = now;
     j.add_copy(names[c], now, "bench");
     auto id = lrms[c]->submit_job(
@@ -113,6 +124,9 @@ int main(int argc, char** argv) {
   gc.poll_interval = 0;
   gc.adaptation_interval = 0;
   gc.recovered = std::move(recs);
+  gc.lost_after = 0;  // a cluster that left loses its copies at the next poll
+  auto counters = std::make_shared<grid_job_counters>();
+  gc.counters = counters;
   auto manager = spawn_grid_jobs(sys, gc);
   // The first poll round (sent at start) is done once a poll answers.
   self->request(manager, caf::infinite, poll_atom::value)
@@ -140,6 +154,40 @@ int main(int argc, char** argv) {
       "adaptation round: %d queued adaptive jobs x %d clusters (%d evaluated, %d migrated): "
       "median %.1f ms (min %.1f, max %.1f) over %d rounds\n",
       jobs, clusters, evaluated, migrations, ms[ms.size() / 2], ms.front(), ms.back(), rounds);
+
+  std::vector<double> resubmit_ms;
+  std::int64_t placed_again = 0;
+  for (int r = 0; r < rounds; ++r) {
+    const auto& name = names[static_cast<std::size_t>(r)];
+    // The jobs with a live copy there: those it will lose.
+    std::int64_t there = 0;
+    self->request(manager, caf::infinite, msg::grid_list_request{"", "", name})
+        .receive(
+            [&](msg::grid_list_reply& l) {
+              for (const auto& j : l.jobs)
+                there += std::any_of(j.copies.begin(), j.copies.end(), [&](const auto& c) {
+                  return c.cluster == name &&
+                         (c.state == copy_state::queued || c.state == copy_state::running);
+                });
+            },
+            [](caf::error&) {});
+    const auto copies_before = counters->copies_submitted.load();
+    const auto t0 = std::chrono::steady_clock::now();
+    // The cluster leaves: its service ends, the GIS drops it and tells the manager, which
+    // (lost_after 0) loses its copies and places their jobs again.
+    self->send_exit(services[static_cast<std::size_t>(r)], caf::exit_reason::user_shutdown);
+    while (counters->copies_submitted.load() - copies_before < there)
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    resubmit_ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    placed_again += there;
+  }
+  std::sort(resubmit_ms.begin(), resubmit_ms.end());
+  std::printf(
+      "resubmission round: one cluster of %d leaves, its queued jobs placed again on the "
+      "others (%lld in %d rounds): median %.1f ms (min %.1f, max %.1f)\n",
+      clusters, static_cast<long long>(placed_again), rounds, resubmit_ms[resubmit_ms.size() / 2],
+      resubmit_ms.front(), resubmit_ms.back());
   self->send_exit(manager, caf::exit_reason::user_shutdown);
   self->send_exit(gis, caf::exit_reason::user_shutdown);
   return 0;

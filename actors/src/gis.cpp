@@ -105,6 +105,9 @@ std::string why_not(const msg::cluster_info& c, const msg::gis_query& q) {
   if (!c.allowed_users.empty() && !contains(c.allowed_users, q.user))
     return "not open to " + q.user;
   if (c.cpus < q.np_min) return "has " + std::to_string(c.cpus) + " CPUs";
+  // Most requests name no needs: no copy of the cluster's nodes for them (an adaptation
+  // round asks this of every job and cluster).
+  if (q.os.empty() && q.features.empty() && q.mem_per_cpu == 0 && q.mem_per_node == 0) return {};
   return unmet(msg::offer_of(c), msg::needs_of(q), q.np_min, q.every_node);
 }
 
