@@ -189,6 +189,10 @@ struct grid_job_manager::impl {
   // No hold granted (`why`): holds at the next `width` clusters of the ranking, or (asked for:
   // fallback_flood) a flood of the best `width`. False when neither is left.
   bool reserve_fallback(std::uint64_t serial, const std::string& why);
+  // A reserve job placed again after its bound job was lost: the old reservation let go, new
+  // holds at the best of `ok` (ranked). Returns the queue growth, as places().
+  std::vector<std::pair<std::string, duration>> reserve_again(std::uint64_t serial,
+                                                              std::vector<ranked> ok);
 
   // The job into the kept reservation: a copy whose LRMS id is the bound job's.
   void bind(std::uint64_t serial, const std::string& where, duration walltime);

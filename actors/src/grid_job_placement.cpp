@@ -295,6 +295,7 @@ std::vector<std::pair<std::string, duration>> grid_job_manager::impl::place_exis
     return {};
   }
   sort_ranked(ok);
+  if (t.request.strategy == grid_strategy::reserve) return reserve_again(serial, std::move(ok));
   ok.resize(std::min(ok.size(), copies_of(t.request)));
   add_copies(serial, ok);
   return places(ok);

@@ -136,6 +136,33 @@ bool grid_job_manager::impl::reserve_fallback(std::uint64_t serial, const std::s
   return true;
 }
 
+// A reserve job placed again (its bound job lost): its old reservation is let go, and the
+// flow holds at the best `width` of the new ranking (the next ones in turn), as at submission.
+// The old one's cancel is sent once: where its cluster cannot be reached it ends at its own
+// end (the job's walltime and a minute), and its bound job, given up unconfirmed, is cancelled
+// if that cluster shows it again.
+std::vector<std::pair<std::string, duration>> grid_job_manager::impl::reserve_again(
+    std::uint64_t serial, std::vector<ranked> ok) {
+  auto& t = jobs_.at(serial);
+  const auto k = std::min(ok.size(), static_cast<std::size_t>(t.job.spec.width));
+  t.reserve_rest.assign(std::make_move_iterator(ok.begin() + static_cast<std::ptrdiff_t>(k)),
+                        std::make_move_iterator(ok.end()));
+  ok.resize(k);
+  t.reserve_first = ok;
+  if (auto old = std::exchange(t.job.reservation, {}); !old.empty()) {
+    t.job.reservation_to_release = false;
+    const auto where = old.substr(0, old.rfind('/'));
+    if (cluster(where)) ask(where, msg::cancel_request{t.job.owner, old}, [](const auto&) {});
+    t.job.history.push_back({now(), -1, "reservation " + old + " let go"});
+  }
+  t.flow.reset();
+  t.flow_seen = reserve_flow::phase::holding;
+  (void)persist_job(t);
+  auto went = places(ok);
+  reserve(serial, std::move(ok));
+  return went;
+}
+
 // The job into the kept reservation: a copy whose LRMS id is the bound job's.
 void grid_job_manager::impl::bind(std::uint64_t serial, const std::string& where,
                                   duration walltime) {

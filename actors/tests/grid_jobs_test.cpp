@@ -702,5 +702,50 @@ TEST_F(grid_jobs_test, AJobRunsOnlyWhereItsNodesHaveTheFeaturesAndTheMemory) {
   EXPECT_EQ(ours_in("a") + ours_in("b"), 1u);  // the refusals changed nothing
 }
 
+// Issue 35: a reserve job whose cluster dies with the job in its reservation is placed again
+// by its strategy past the grace: a new hold elsewhere, the old reservation let go, the job
+// bound into the new one and run to its end there, once.
+TEST_F(grid_jobs_test, AReserveJobWhoseClusterDiesGetsANewReservationElsewhereAndRunsThere) {
+  add_cluster("a", 8, 1000);
+  add_cluster("b", 8, 1000);
+  busy("b", 8, 400, 400);  // a ranks first
+  start_manager();
+  auto j = submit_reserve(1);
+  ASSERT_EQ(j.copies.size(), 1u);
+  ASSERT_EQ(j.copies[0].cluster, "a");
+  const auto first = j.reservation;
+  ASSERT_EQ(first.rfind("a/", 0), 0u) << first;
+  advance(10);
+  poll();
+  ASSERT_EQ(show(j.id).state, grid_job_state::running);
+  self->send_exit(services.at("a"), caf::exit_reason::kill);
+  sched.run();
+  advance(300);
+  poll();  // lost at a: new holds, at b
+  auto again = show(j.id);
+  EXPECT_EQ(again.resubmits, 1);
+  EXPECT_EQ(again.reservation.rfind("b/", 0), 0u) << again.reservation;
+  ASSERT_EQ(again.copies.size(), 2u);
+  EXPECT_EQ(again.copies[1].cluster, "b");
+  EXPECT_TRUE(again.copies[0].lost);
+  bool let_go = false, said = false;
+  for (const auto& e : again.history) {
+    let_go = let_go || e.what == "reservation " + first + " let go";
+    said = said || e.what.find("resubmission 1 of 2: lost at a") != std::string::npos;
+  }
+  EXPECT_TRUE(let_go);
+  EXPECT_TRUE(said);
+  EXPECT_EQ(lrms_reservations("b"), 1u);
+  advance(100);  // b's local job ends at 410: its reservation starts then
+  poll();
+  EXPECT_EQ(show(j.id).state, grid_job_state::running);
+  advance(200);
+  poll();
+  auto done = show(j.id);
+  EXPECT_EQ(done.state, grid_job_state::completed);
+  EXPECT_EQ(done.winner, 1);
+  EXPECT_EQ(ours_in("b"), 0u);
+}
+
 }  // namespace
 }  // namespace arbroker::testing

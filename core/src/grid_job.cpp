@@ -398,7 +398,7 @@ void grid_job::placement_failed(const std::string& why, timestamp now) {
 }
 
 bool grid_job::place_again(bool own_failure, const std::string& why, timestamp now) {
-  if (state == grid_job_state::cancelled || spec.strategy == grid_strategy::reserve) return false;
+  if (state == grid_job_state::cancelled) return false;
   auto& used = own_failure ? retries : resubmits;
   const auto budget = own_failure ? spec.retry_on_failure : spec.max_resubmits;
   if (used >= budget) return false;
