@@ -99,6 +99,34 @@ TEST_F(real_grid, CommitWithAJobBindsItInTheBatchSystem) {
         ++bound;
       }
     EXPECT_EQ(bound, 1) << cluster << ": the job waits in the batch system for its reservation";
+    // Issue 35 item 6: that job shown and cancelled alone; the reservation and a second job
+    // bound to it stay.
+    auto shown =
+        ask<msg::bound_job_reply>(broker, msg::bound_job_query_request{"root", id, c.jobs[0]});
+    ASSERT_TRUE(shown.error.ok()) << cluster << ": " << shown.error.message;
+    EXPECT_EQ(shown.job.state, observed_state::queued) << cluster;
+    EXPECT_EQ(shown.job.np, 2) << cluster;
+    EXPECT_EQ(shown.job.name, prefix + "bound") << cluster;
+    auto second = ask<msg::bind_job_reply>(
+        broker, msg::bind_job_request{"root", id, prefix + "second", 2, 300, "/bin/true"});
+    ASSERT_TRUE(second.error.ok()) << cluster << ": " << second.error.message;
+    if (cluster == "sge")
+      ge_jobs.push_back(second.job_id);
+    else
+      jobs.emplace_back(conf1, second.job_id);
+    auto cancelled =
+        ask<msg::bound_job_reply>(broker, msg::bound_job_cancel_request{"root", id, c.jobs[0]});
+    ASSERT_TRUE(cancelled.error.ok()) << cluster << ": " << cancelled.error.message;
+    EXPECT_EQ(cancelled.job.state, observed_state::cancelled) << cluster;
+    auto gone = l->job_status(c.jobs[0]);
+    EXPECT_TRUE(!gone || (*gone != lrms_job_state::queued && *gone != lrms_job_state::running))
+        << cluster << ": the cancelled job is out of the queue";
+    auto other = l->job_status(second.job_id);
+    ASSERT_TRUE(other) << cluster;
+    EXPECT_EQ(*other, lrms_job_state::queued) << cluster;
+    auto still = ask<msg::query_reply>(broker, msg::query_request{"root", id});
+    EXPECT_EQ(still.info.state, reservation_state::committed) << cluster;
+    EXPECT_EQ(ours(*l).size(), 1u) << cluster;
   }
 }
 

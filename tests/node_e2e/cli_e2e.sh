@@ -296,6 +296,12 @@ check "list before shutdown" 0 "$arb" -o json list
 before=$(grep -o '"id": "[^"]*"' <<<"$out" | sort)
 check "jobs before shutdown" 0 "$arb" -o json jobs
 jobs_before=$(grep -o '"id": "[^"]*/g[0-9]*"' <<<"$out" | sort)
+# The reservations of reserve grid jobs are left out of the comparisons below: the demo's
+# clusters are in-process and lose their jobs with the node, so after a restart those jobs are
+# placed again, their old reservations let go and new ones held (docs/grid-jobs.md,
+# "Resubmission"). Every other reservation must be there after the restart.
+grid_res=$(grep -o '"reservation": "[^"]\+"' <<<"$out" | sed 's/"reservation"/"id"/' | sort -u)
+before=$(comm -23 <(echo "$before") <(echo "$grid_res"))
 # An online backup while the node serves; restored at the end.
 check "arbd --backup while the node runs" 0 "$arbd" --backup "$work/backup.db" --data-dir "$work/data"
 contains "$out" "reservations" && contains "$out" "integrity ok" && pass "the backup checks itself" \
@@ -309,8 +315,8 @@ grep -q "event=stopped" "$work/arbd.log" 2>/dev/null || true
 start_arbd
 check "list after restart" 0 "$arb" -o json list
 after=$(grep -o '"id": "[^"]*"' <<<"$out" | sort)
-[ "$before" = "$after" ] && pass "reservations survive a restart" \
-  || fail "before/after restart differ: $before // $after"
+[ -n "$before" ] && [ -z "$(comm -23 <(echo "$before") <(echo "$after"))" ] \
+  && pass "reservations survive a restart" || fail "before/after restart differ: $before // $after"
 check "jobs after restart" 0 "$arb" -o json jobs
 jobs_after=$(grep -o '"id": "[^"]*/g[0-9]*"' <<<"$out" | sort)
 # The list after a restart has the active jobs (recovery watches those); every job, ended
@@ -350,8 +356,8 @@ mkdir -p "$work/restored" && cp "$work/backup.db" "$work/restored/arbroker.db"
 data_dir=$work/restored start_arbd
 check "list after a restore" 0 "$arb" -o json list
 restored=$(grep -o '"id": "[^"]*"' <<<"$out" | sort)
-[ "$before" = "$restored" ] && pass "a restored backup has every reservation" \
-  || fail "backup vs. live differ: $before // $restored"
+[ -z "$(comm -23 <(echo "$before") <(echo "$restored"))" ] \
+  && pass "a restored backup has every reservation" || fail "backup vs. live differ: $before // $restored"
 stop_arbd
 
 echo "$fails failure(s)"
