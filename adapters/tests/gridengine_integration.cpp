@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <functional>
@@ -315,6 +316,45 @@ TEST_F(GridEngine, CancelJob) {
   auto unknown = gridengine_lrms(test_config()).job_status("999999");
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.err().code, errc::not_found);
+}
+
+// Issue 35 item 4: a job's needs reach qsub as resource requests (h_vmem per slot, mem_free per
+// host, a boolean complex per feature); a feature the cell does not define is refused by qsub.
+TEST_F(GridEngine, AJobsNeedsBecomeResourceRequests) {
+  const std::string ar = create(spec("needs", now() + 3600, 600, 1));
+  ASSERT_FALSE(ar.empty());
+  job_spec j{"arbtest-needs", "root", 1, 60, ar, "true"};
+  j.needs = {512, 0, {}, ""};
+  const std::string per_cpu = submit(j);
+  ASSERT_FALSE(per_cpu.empty());
+  // mem_free is a host's load value, not a resource a reservation holds: a job in an advance
+  // reservation cannot ask for it (qsub: no suitable queues); a job in the queue can.
+  j.needs = {0, 64, {}, ""};
+  auto in_reservation = ge_.submit_job(j);
+  ASSERT_FALSE(in_reservation);
+  EXPECT_NE(in_reservation.err().message.find("no suitable queues"), std::string::npos)
+      << in_reservation.err().message;
+  j.reservation.reset();
+  j.command = "sleep 60";
+  const std::string per_node = submit(j);
+  ASSERT_FALSE(per_node.empty());
+  const auto requested = [](const std::string& job) {
+    std::string out;
+    if (FILE* p = ::popen(("qstat -j " + job + " 2>&1").c_str(), "r")) {
+      char buf[4096];
+      while (std::fgets(buf, sizeof buf, p))
+        out += buf;
+      ::pclose(p);
+    }
+    return out;
+  };
+  EXPECT_NE(requested(per_cpu).find("h_vmem=512M"), std::string::npos) << requested(per_cpu);
+  EXPECT_NE(requested(per_node).find("mem_free=64M"), std::string::npos) << requested(per_node);
+  j.needs = {0, 0, {"arbnosuchfeature"}, ""};
+  auto refused = ge_.submit_job(j);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.err().message.find("arbnosuchfeature"), std::string::npos)
+      << refused.err().message;
 }
 
 TEST_F(GridEngine, JobLongerThanItsReservationIsRefused) {
