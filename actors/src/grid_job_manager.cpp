@@ -61,7 +61,9 @@ msg::grid_job_reply grid_job_manager::impl::cancel(const msg::grid_cancel_reques
   perform(serial, std::move(acts));
   release_reservation_if_done(serial);
   answer_if_placed(*t);
-  return {msg::info_of(t->job), {}};
+  auto out = msg::grid_job_reply{msg::info_of(t->job), {}};
+  if (!waiting_.empty()) wake_children();  // jobs waiting for this one (may move jobs_)
+  return out;
 }
 
 msg::grid_list_reply grid_job_manager::impl::list(const msg::grid_list_request& r) const {
@@ -147,6 +149,7 @@ void grid_job_manager::impl::after_change(std::uint64_t serial, std::vector<grid
   release_reservation_if_done(serial);
   answer_if_placed(t);
   if (t.job.to_place) place_again(serial);
+  if (is_terminal(t.job.state) && !waiting_.empty()) wake_children();
 }
 
 // Answers the submission once no copy is still being submitted (and a reserve job's holds
@@ -286,12 +289,17 @@ void grid_job_manager::impl::adopt(msg::grid_job_record rec) {
   if (!t.job.resend_pending().empty()) resend_.push_back(serial);
   // A job to be placed again is, once the directory is known (a poll round).
   if (t.job.to_place) to_place_.insert(serial);
+  // A job waiting for its parents waits again (the first poll round looks at them).
+  const bool waits = !t.request.after.empty() && t.job.copies.empty() && !t.job.to_place &&
+                     !is_terminal(t.job.state);
+  if (waits) waiting_.insert(serial);
   t.counted_resubmits = t.job.resubmits;
   t.counted_retries = t.job.retries;
   // A reserve job stopped between its holds and its bound job: its reservation (if the
   // commit was made) is released, and the job fails.
   const bool stopped_before_its_job = t.request.strategy == grid_strategy::reserve &&
-                                      t.job.copies.empty() && !is_terminal(t.job.state);
+                                      t.job.copies.empty() && !is_terminal(t.job.state) && !waits &&
+                                      !t.job.to_place;
   if (stopped_before_its_job) {
     t.job.state = grid_job_state::failed;
     t.job.ended = now();

@@ -189,6 +189,20 @@ struct grid_job_manager::impl {
   // No hold granted (`why`): holds at the next `width` clusters of the ranking, or (asked for:
   // fallback_flood) a flood of the best `width`. False when neither is left.
   bool reserve_fallback(std::uint64_t serial, const std::string& why);
+
+  // -- dependencies (grid_job_dependencies.cpp): a job that waits for others (`after`) --
+  enum class wait_state { met, waiting, broken };
+  struct wait_verdict {
+    wait_state state = wait_state::met;
+    std::string why;  ///< waiting: for which; broken: why it can never run
+    errc code = errc::infeasible;
+  };
+  // Where the parents of a request stand (the owner's jobs: in memory, or ended, in the store).
+  wait_verdict parents_of(const msg::grid_submit_request& r, const std::string& owner);
+  // A job that waits: written, answered pending, placed when its parents end as asked.
+  void wait_for_parents(msg::grid_submit_request r, reply_fn rp, const std::string& why);
+  // A job ended: the jobs waiting for it are placed, or fail when they can never run.
+  void wake_children();
   // A reserve job placed again after its bound job was lost: the old reservation let go, new
   // holds at the best of `ok` (ranked). Returns the queue growth, as places().
   std::vector<std::pair<std::string, duration>> reserve_again(std::uint64_t serial,
@@ -355,6 +369,7 @@ struct grid_job_manager::impl {
   std::vector<std::uint64_t> resend_;      // recovered with cancels or withdrawals on their way
   std::set<std::uint64_t> to_place_;       // to be placed again once the directory is known
   std::set<std::uint64_t> placing_again_;  // in a batch
+  std::set<std::uint64_t> waiting_;        // for their parents to end (`after`)
   std::map<std::string, timestamp> away_since_;  // clusters that could not be asked
   std::set<std::uint64_t> releasing_;  // reserve jobs whose reservation's cancel is on its way
   bool adapting_ = false;

@@ -26,6 +26,14 @@ void grid_job_manager::impl::submit(msg::grid_submit_request r, reply_fn rp) {
                                            std::to_string(cands.largest) + " CPUs)"});
     return refuse({errc::infeasible, "no cluster can take this job:" + cands.why_not});
   }
+  if (!r.after.empty()) {  // it may have to wait for its parents (grid_job_dependencies.cpp)
+    if (r.walltime <= 0)
+      return refuse(
+          {errc::invalid_parameter, "after: a job that waits for others needs a walltime"});
+    auto v = parents_of(r, r.user);
+    if (v.state == wait_state::broken) return refuse({v.code, v.why});
+    if (v.state == wait_state::waiting) return wait_for_parents(std::move(r), std::move(rp), v.why);
+  }
   // Ranked by TTD from the clusters' outlooks, asked for every submission that arrived
   // since the last flush at once: one plan per cluster per batch, not per job.
   batch_.push_back({std::move(r), std::move(rp), std::move(cands.where), std::move(*inputs)});
@@ -71,6 +79,7 @@ grid_job_manager::impl::eligible_clusters grid_job_manager::impl::eligible(
 void grid_job_manager::impl::place_again(std::uint64_t serial) {
   auto& t = jobs_.at(serial);
   if (!t.job.to_place || placing_again_.contains(serial)) return;
+  if (t.flow && !t.flow->done()) return;  // reserve: its holds are being asked for
   if (!directory_.error.empty() || !directory_.clusters) {
     to_place_.insert(serial);  // once the directory is known (poll rounds)
     return;
@@ -236,17 +245,7 @@ std::vector<std::pair<std::string, duration>> grid_job_manager::impl::place(pend
   tracked t;
   t.job.id = cfg_.node + "/g" + std::to_string(next_serial_);
   t.job.owner = r.user;
-  t.job.spec = {r.name,
-                r.command,
-                r.np,
-                r.walltime > 0 ? r.walltime : ok.front().walltime,
-                r.strategy,
-                r.width,
-                r.min_gain,
-                r.max_migrations,
-                r.max_resubmits,
-                r.retry_on_failure,
-                msg::needs_of(r)};
+  t.job.spec = spec_of(r, r.walltime > 0 ? r.walltime : ok.front().walltime);
   t.job.submitted = now();
   t.request = std::move(r);
   // The terms as ranked, not computed again: every candidate's for a job that may move, the

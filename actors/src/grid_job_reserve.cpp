@@ -98,6 +98,7 @@ void grid_job_manager::impl::flow_step(std::uint64_t serial, const std::shared_p
 void grid_job_manager::impl::fail_reserve(std::uint64_t serial, const std::string& why) {
   auto& job = jobs_.at(serial).job;
   if (is_terminal(job.state)) return;
+  job.to_place = false;  // a placement again that found no hold ends here
   job.state = grid_job_state::failed;
   job.ended = now();
   if (job.history.empty() || job.history.back().what != why)

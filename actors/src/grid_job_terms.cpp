@@ -42,6 +42,20 @@ result<placement_terms> terms_for(const placement_inputs& in, const directory_en
   return terms_on(in, c.benchmarks, c.info.bandwidth, c.info.pp);
 }
 
+grid_job_spec spec_of(const msg::grid_submit_request& r, duration walltime) {
+  return {r.name,
+          r.command,
+          r.np,
+          walltime,
+          r.strategy,
+          r.width,
+          r.min_gain,
+          r.max_migrations,
+          r.max_resubmits,
+          r.retry_on_failure,
+          msg::needs_of(r)};
+}
+
 status check_request(const msg::grid_submit_request& r) {
   grid_job_spec spec{r.name,
                      r.command,

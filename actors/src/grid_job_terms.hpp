@@ -28,6 +28,9 @@ result<placement_inputs> inputs_of(const msg::grid_submit_request& r);
 /// (core/grid_placement.hpp).
 result<placement_terms> terms_for(const placement_inputs& in, const directory_entry& c);
 
+/// The job's spec as the request asks for it, with the walltime sent to the LRMS.
+grid_job_spec spec_of(const msg::grid_submit_request& r, duration walltime);
+
 /// What the manager checks of a request beyond the API's limits: meaning, not format (its
 /// benchmarks and staging are checked by inputs_of).
 status check_request(const msg::grid_submit_request& r);

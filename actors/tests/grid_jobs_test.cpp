@@ -747,5 +747,101 @@ TEST_F(grid_jobs_test, AReserveJobWhoseClusterDiesGetsANewReservationElsewhereAn
   EXPECT_EQ(ours_in("b"), 0u);
 }
 
+// Issue 35 item 5: a job that waits for another (--after) is answered pending at once, placed
+// when its parent completes and run; one that asks for completion fails when its parent fails,
+// one with :any runs anyway; an unknown parent is refused.
+TEST_F(grid_jobs_test, AJobAfterAnotherRunsOnceItsParentEndedAsAsked) {
+  add_cluster("a", 8, 1000);
+  start_manager();
+  auto parent = submit(job(grid_strategy::single, 8, 100));
+  poll();
+  ASSERT_EQ(show(parent.id).state, grid_job_state::running);
+  auto r = job(grid_strategy::single, 8, 100);
+  r.after = {parent.id};
+  auto child = submit(r);
+  EXPECT_EQ(child.state, grid_job_state::pending);
+  EXPECT_TRUE(child.copies.empty());
+  EXPECT_EQ(child.history.at(0).what, "waits for " + parent.id + " to complete");
+  auto unknown = r;
+  unknown.after = {"n/g99"};
+  auto refused = ask<msg::grid_job_reply>(jobs, unknown);
+  EXPECT_EQ(refused.error.err(), errc::not_found);
+  EXPECT_NE(refused.error.message.find("no grid job 'n/g99' of yours"), std::string::npos)
+      << refused.error.message;
+  advance(100);
+  poll();  // the parent completed: the child is placed
+  EXPECT_EQ(show(parent.id).state, grid_job_state::completed);
+  auto placed = show(child.id);
+  ASSERT_EQ(placed.copies.size(), 1u);
+  EXPECT_EQ(placed.copies[0].cluster, "a");
+  poll();
+  EXPECT_EQ(show(child.id).state, grid_job_state::running);
+  advance(100);
+  poll();
+  EXPECT_EQ(show(child.id).state, grid_job_state::completed);
+  // A child of a completed parent is placed at once.
+  auto late = submit(r);
+  EXPECT_EQ(late.copies.size(), 1u);
+}
+
+TEST_F(grid_jobs_test, AJobAfterAFailedParentFailsUnlessAnyEndWillDo) {
+  add_cluster("a", 8, 1000);
+  add_cluster("b", 8, 1000);
+  busy("a", 8, 1000, 1000);
+  busy("b", 8, 1000, 1000);
+  start_manager();
+  auto parent = submit(job(grid_strategy::single, 8, 100));
+  auto ok = job(grid_strategy::single, 4, 100);
+  ok.after = {parent.id + ":ok"};
+  auto needs_ok = submit(ok);
+  auto any = ok;
+  any.after = {parent.id + ":any"};
+  auto runs_anyway = submit(any);
+  auto grandchild = ok;
+  grandchild.after = {needs_ok.id};
+  auto second = submit(grandchild);
+  ASSERT_TRUE(
+      ask<msg::grid_job_reply>(jobs, msg::grid_cancel_request{"alice", parent.id}).error.ok());
+  auto failed = show(needs_ok.id);
+  EXPECT_EQ(failed.state, grid_job_state::failed);
+  EXPECT_NE(failed.history.back().what.find("not run: after: " + parent.id + " ended cancelled"),
+            std::string::npos)
+      << failed.history.back().what;
+  EXPECT_EQ(show(second.id).state, grid_job_state::failed);  // its parent failed in turn
+  auto placed = show(runs_anyway.id);
+  EXPECT_EQ(placed.state, grid_job_state::queued);
+  EXPECT_EQ(placed.copies.size(), 1u);
+  auto bad = ok;
+  bad.after = {parent.id + ":sometimes"};
+  auto refused = ask<msg::grid_job_reply>(jobs, bad);
+  EXPECT_EQ(refused.error.err(), errc::invalid_parameter);
+}
+
+// A job waiting for its parent outlives a restart of the node: the parent completes while the
+// node is down, and the first round after the restart places the child, once.
+TEST_F(grid_jobs_test, AWaitingJobIsPlacedAfterARestartIfItsParentEndedMeanwhile) {
+  auto j0 = sqlite_journal::open(":memory:");
+  ASSERT_TRUE(j0);
+  journal = std::shared_ptr<sqlite_journal>(std::move(*j0));
+  add_cluster("a", 8, 1000);
+  start_manager();
+  auto parent = submit(job(grid_strategy::single, 8, 100));
+  auto r = job(grid_strategy::single, 8, 100);
+  r.after = {parent.id};
+  auto child = submit(r);
+  ASSERT_EQ(child.state, grid_job_state::pending);
+  self->send_exit(jobs, caf::exit_reason::kill);
+  sched.run();
+  advance(150);  // the parent ran and completed meanwhile
+  start_manager();
+  poll();
+  EXPECT_EQ(show(parent.id).state, grid_job_state::completed);
+  auto placed = show(child.id);
+  ASSERT_EQ(placed.copies.size(), 1u);
+  poll();
+  EXPECT_EQ(show(child.id).copies.size(), 1u);  // once
+  EXPECT_EQ(ours_in("a"), 1u);
+}
+
 }  // namespace
 }  // namespace arbroker::testing

@@ -462,6 +462,16 @@ status validate(const msg::grid_submit_request& r) {
   if (auto s = check_hints("grid_submit", r.benchmarks, r.penalty, r.inputs, r.output_bytes); !s)
     return s;
   if (auto s = check_needs("grid_submit", msg::needs_of(r)); !s) return s;
+  if (r.after.size() > max_grid_dependencies)
+    return bad(errc::invalid_parameter, "grid_submit.after",
+               "waits for " + std::to_string(r.after.size()) + " jobs, at most " +
+                   std::to_string(max_grid_dependencies));
+  for (std::size_t i = 0; i < r.after.size(); ++i) {
+    const std::string field = "grid_submit.after[" + std::to_string(i) + "]";
+    auto d = parse_dependency(r.after[i]);
+    if (!d) return bad(errc::invalid_parameter, field, d.err().message);
+    if (auto s = check_grid_job_id(field, d->id); !s) return s;
+  }
   return check_names("grid_submit.clusters", r.clusters);
 }
 

@@ -251,6 +251,16 @@ TEST(validate, other_operations_reject_nonsense) {
   g.features.clear();
   g.os = std::string(300, 'x');
   EXPECT_EQ(first_field(g), "grid_submit.os");
+  g.os.clear();
+  g.after = {"n/g3", "n/g4:any", "n/g5:ok"};  // jobs it waits for (issue 35 item 5)
+  EXPECT_EQ(first_field(g), "ok");
+  g.after = {"n/g3", "n/g4:maybe"};
+  EXPECT_EQ(first_field(g), "grid_submit.after[1]");
+  g.after = {"berlin/3"};
+  EXPECT_EQ(first_field(g), "grid_submit.after[0]");
+  g.after = std::vector<std::string>(17, "n/g3");
+  EXPECT_EQ(first_field(g), "grid_submit.after");
+  g.after.clear();
   msg::bind_job_request b{"alice", "a/1", "j", 1, 60, "", 0, -5, {}};
   EXPECT_EQ(first_field(b), "bind_job.mem_per_node");
   msg::commit_request c{"alice", "a/1", {{"j", 1, 60, "", 0, 0, {std::string("a\0b", 3)}}}};

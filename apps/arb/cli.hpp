@@ -101,6 +101,7 @@ struct options {
   std::string mem_per_cpu;  ///< submit: MiB as Slurm writes them (4096, 4G)
   std::string mem;          ///< submit: per node
   std::string job_id;       ///< job show|cancel: a grid job's id, or (with id) an LRMS job id
+  std::vector<std::string> after;  ///< submit: grid jobs it waits for, ID[:ok|any]
 };
 
 /// "10", "10kB", "5MB", "2GiB" -> bytes (kB = 1000 B, KiB = 1024 B, as paper 003's sizes).

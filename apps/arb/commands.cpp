@@ -216,6 +216,11 @@ void define(CLI::App& app, options& o) {
                    "complex; repeatable)")
       ->allow_extra_args(false);
   submit->add_option("--os", o.os, "grid job: only on clusters of this operating system");
+  submit
+      ->add_option("--after", o.after,
+                   "grid job: wait for grid job ID to complete (ID or ID:ok), or to end however "
+                   "(ID:any); it fails if one ends otherwise (repeatable)")
+      ->allow_extra_args(false);
   auto* jobs = named("jobs", "list your grid jobs");
   jobs->add_option("--state", o.state, "only in this state (queued, running, ...)");
   jobs->add_option("--cluster", o.clusters, "only with a copy on this cluster")

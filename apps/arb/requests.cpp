@@ -366,6 +366,9 @@ result<msg::grid_submit_request> grid_submit(const options& o) {
   r.mem_per_node = needs->mem_per_node;
   r.features = needs->features;
   r.os = needs->os;
+  for (const auto& a : o.after)
+    if (auto d = parse_dependency(a); !d) return bad_option("after", d.err().message);
+  r.after = o.after;
   return r;
 }
 

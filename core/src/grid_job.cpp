@@ -64,6 +64,25 @@ bool is_live(copy_state s) noexcept {
   return s == copy_state::submitting || s == copy_state::queued || s == copy_state::running;
 }
 
+result<grid_dependency> parse_dependency(std::string_view text) {
+  grid_dependency d;
+  const auto colon = text.rfind(':');
+  auto id = text.substr(0, colon);
+  if (colon != std::string_view::npos) {
+    const auto how = text.substr(colon + 1);
+    if (how == "any")
+      d.any = true;
+    else if (how != "ok")
+      return fail(errc::invalid_parameter, "after: '" + std::string(text) +
+                                               "': the condition is ok or any, not '" +
+                                               std::string(how) + "'");
+  }
+  if (id.empty())
+    return fail(errc::invalid_parameter, "after: '" + std::string(text) + "' names no job");
+  d.id = std::string(id);
+  return d;
+}
+
 status check(const grid_job_spec& s) {
   if (s.np < 1)
     return fail(errc::invalid_processor_range, "np: " + std::to_string(s.np) + " is below 1");

@@ -25,7 +25,8 @@ inline constexpr std::uint32_t protocol_magic = 0x41524231;
 // 4: elastic hints; 5: admin (LJP waiver); 6: coallocate; 10: list history pages;
 // 11: reservation_info created, window_start, window_end; 12: cluster_status name_prefix;
 // 13: grid_submit ranking; 14: cluster_status approximated; 15: grid resubmission fields;
-// 16: job needs (memory, features, OS) and the clusters' nodes, job_query and job_cancel
+// 16: job needs (memory, features, OS) and the clusters' nodes, job_query and job_cancel,
+// grid_submit after
 inline constexpr std::uint16_t protocol_version = 16;
 
 /// First frame of a connection, client to server.

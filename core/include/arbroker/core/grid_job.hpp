@@ -146,6 +146,21 @@ struct grid_job_spec {
 /// outside 0..max_grid_placements, needs refused by check(job_requirements)).
 status check(const grid_job_spec& spec);
 
+/// A job another waits for (`arb submit --after`): by id, and whether any end will do
+/// (`:any`) or only its completion (`:ok`, the default).
+struct grid_dependency {
+  std::string id;
+  bool any = false;
+  friend bool operator==(const grid_dependency&, const grid_dependency&) = default;
+};
+
+/// "n/g3", "n/g3:ok", "n/g3:any" (the id's form is the API's to check); invalid_parameter for
+/// an empty id or another suffix.
+result<grid_dependency> parse_dependency(std::string_view text);
+
+/// The most jobs one may wait for.
+inline constexpr std::size_t max_grid_dependencies = 16;
+
 inline constexpr std::int32_t max_grid_width = 16;
 inline constexpr std::int32_t max_grid_placements = 100;
 

@@ -54,12 +54,15 @@ struct grid_submit_request {
   std::int64_t mem_per_node = 0;
   std::vector<std::string> features = {};  ///< all of them on every node it uses
   std::string os = {};                     ///< the cluster's OS ("" = any)
+  /// Jobs of the same user it waits for: "ID" or "ID:ok" (it runs once they completed),
+  /// "ID:any" (once they ended, however). Placed then; when one ends otherwise, it fails.
+  std::vector<std::string> after = {};
   friend bool operator==(const grid_submit_request&, const grid_submit_request&) = default;
 };
 ARB_FIELDS(grid_submit_request, x.user, x.name, x.command, x.np, x.walltime, x.strategy, x.width,
            x.min_gain, x.max_migrations, x.benchmarks, x.penalty, x.inputs, x.output_bytes,
            x.clusters, x.finish_by_eq7, x.ranking, x.max_resubmits, x.retry_on_failure,
-           x.fallback_flood, x.pp_ref, x.mem_per_cpu, x.mem_per_node, x.features, x.os)
+           x.fallback_flood, x.pp_ref, x.mem_per_cpu, x.mem_per_node, x.features, x.os, x.after)
 
 /// The needs the request names.
 inline job_requirements needs_of(const grid_submit_request& r) {
