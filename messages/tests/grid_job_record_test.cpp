@@ -124,7 +124,7 @@ TEST(GridJobRecord, FieldsAddedSinceTheRecordKeepTheirDefaults) {
   pk.pack(record_format);
   pk.pack_array(fields.via.array.size);
   pack_shorter(pk, fields.via.array.ptr[0], 10);  // the request, as format 1 wrote it
-  pack_shorter(pk, fields.via.array.ptr[1], 4);  // the job, as format 3 wrote it
+  pack_shorter(pk, fields.via.array.ptr[1], 4);   // the job, as format 3 wrote it
   for (std::uint32_t i = 2; i < fields.via.array.size; ++i)
     pk.pack(fields.via.array.ptr[i]);
   auto back = decode_record(std::string_view(buf.data(), buf.size()));

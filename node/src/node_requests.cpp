@@ -98,24 +98,24 @@ void node::bind_job(msg::bind_job_request r, callback<msg::bind_job_reply> done)
       });
 }
 // A reservation that has ended took its jobs with it: the store knows the reservation, the
-// LRMS no longer the jobs.
-void node::bound_job(msg::bound_job_query_request r, callback<msg::bound_job_reply> done) {
+// LRMS no longer the jobs. Showing or cancelling one of them answers that.
+namespace {
+template <class Impl, class Request>
+void about_bound_job(Impl& impl, Request r, node::callback<msg::bound_job_reply> done) {
   auto id = r.job_id;
-  impl_->about_reservation<msg::bound_job_reply>(
+  impl.template about_reservation<msg::bound_job_reply>(
       std::move(r), std::move(done), [id](msg::bound_job_reply& out, const reservation_row& row) {
         out.job.id = id;
         out.job.reservation_id = row.id;
         out.error = ended(row, "its jobs ended with it");
       });
 }
+}  // namespace
+void node::bound_job(msg::bound_job_query_request r, callback<msg::bound_job_reply> done) {
+  about_bound_job(*impl_, std::move(r), std::move(done));
+}
 void node::cancel_bound_job(msg::bound_job_cancel_request r, callback<msg::bound_job_reply> done) {
-  auto id = r.job_id;
-  impl_->about_reservation<msg::bound_job_reply>(
-      std::move(r), std::move(done), [id](msg::bound_job_reply& out, const reservation_row& row) {
-        out.job.id = id;
-        out.job.reservation_id = row.id;
-        out.error = ended(row, "its jobs ended with it");
-      });
+  about_bound_job(*impl_, std::move(r), std::move(done));
 }
 void node::coallocate(msg::coallocate_request r, callback<msg::coallocate_reply> done) {
   const auto& b = impl_->any_broker(r.user);
