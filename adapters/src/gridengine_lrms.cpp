@@ -461,7 +461,9 @@ result<lrms_job_state> gridengine_lrms::job_status(const std::string& id) {
   if (!a) return a.err();
   if (auto rec = a->ok() ? ge::parse_qacct(a->out) : std::nullopt) {
     if (rec->failed == 0 && rec->exit_status == 0) return lrms_job_state::completed;
-    return deleted ? lrms_job_state::cancelled : lrms_job_state::failed;
+    if (deleted) return lrms_job_state::cancelled;
+    // The host's failure, not the job's: the job may be placed again elsewhere.
+    return ge::failed_by_the_host(rec->failed) ? lrms_job_state::lost : lrms_job_state::failed;
   }
   // No record: it never ran. Deleted while waiting, by qdel or by qrdel of its reservation
   // (or by someone else, for a job of ours; the cell writes accounting records at once).

@@ -319,6 +319,11 @@ std::optional<accounting_record> parse_qacct(std::string_view text) {
   return last;
 }
 
+bool failed_by_the_host(int failed) noexcept {
+  return (failed >= 1 && failed <= 16) || (failed >= 18 && failed <= 21) || failed == 24 ||
+         failed == 25 || failed == 36;
+}
+
 errc classify(std::string_view m) {
   const auto has = [&](std::string_view s) { return m.find(s) != std::string_view::npos; };
   if (has("unable to contact qmaster") || has("unable to send message to qmaster") ||

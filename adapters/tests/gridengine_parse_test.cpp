@@ -344,6 +344,22 @@ ru_wallclock 3s
   EXPECT_FALSE(parse_qacct("error: job id 6 not found\n"));
 }
 
+// Which failures are the host's (the job placed again) and which the job's own.
+TEST(Qacct, FailuresOfTheHostAreToldFromTheJobsOwn) {
+  auto r = parse_qacct(R"(==============================================================
+qname        arb.q
+jobnumber    7
+failed       21  : in recognizing job
+exit_status  0
+)");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->failed, 21);
+  for (int host : {1, 7, 8, 10, 11, 16, 18, 19, 21, 24, 25, 36})
+    EXPECT_TRUE(failed_by_the_host(host)) << host;
+  for (int own : {0, 17, 26, 27, 28, 29, 37, 38, 100, -1})
+    EXPECT_FALSE(failed_by_the_host(own)) << own;
+}
+
 TEST(Classify, ClientMessages) {
   EXPECT_EQ(classify("error: commlib error: got select error (Connection refused)\nerror: unable "
                      "to send message to qmaster using port 6444 on host \"localhost\": got send "

@@ -78,6 +78,14 @@ struct accounting_record {
 };
 std::optional<accounting_record> parse_qacct(std::string_view text);
 
+/// Whether qacct's `failed` code blames the host rather than the job (sge_shepherd's codes):
+/// the execution daemon or shepherd could not set the job up or lost it (1-16 before or
+/// around the job: config, PID, processor set, prolog, parallel environment, epilog; 18-21
+/// shepherd errors and a job the restarted execd no longer recognised; 24-25 migrated or
+/// rescheduled; 36 configured daemons). The job's own: 17 through a signal, 26-29 and 38 its
+/// files, shell, directory and groups, 37 a limit enforced, 100 after the job (its exit).
+bool failed_by_the_host(int failed) noexcept;
+
 /// What a client's complaint means, as an errc; lrms_failure for anything unrecognised.
 errc classify(std::string_view message);
 
