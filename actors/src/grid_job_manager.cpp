@@ -234,16 +234,20 @@ void grid_job_manager::impl::settled() {
     done(v);
 }
 
-arbroker::status grid_job_manager::impl::persist_job(tracked& t) {
+grid_job_row grid_job_manager::impl::row_of(tracked& t) {
   const bool active = t.job.active();
   const timestamp ended = active ? 0 : t.job.ended.value_or(now());
   if (!active && !t.noted_ended) {  // it may leave memory from now on
     t.noted_ended = true;
     ended_.emplace(ended, serial_in(t.job.id));
   }
+  return {t.job.id, t.job.owner, active, msg::encode_record({t.request, t.job}), ended};
+}
+
+arbroker::status grid_job_manager::impl::persist_job(tracked& t) {
+  auto row = row_of(t);
   if (!cfg_.journal) return {};
-  return cfg_.journal->save_grid_job(
-      {t.job.id, t.job.owner, active, msg::encode_record({t.request, t.job}), ended});
+  return cfg_.journal->save_grid_job(row);
 }
 
 // Ended jobs leave memory after ended_in_memory, or sooner beyond ended_in_memory_max
@@ -317,6 +321,9 @@ grid_job_manager::~grid_job_manager() = default;
 
 void grid_job_manager::submit(msg::grid_submit_request r, reply_fn answer) {
   impl_->submit(std::move(r), std::move(answer));
+}
+void grid_job_manager::submit_many(msg::grid_submit_many_request r, many_reply_fn answer) {
+  impl_->submit_many(std::move(r), std::move(answer));
 }
 void grid_job_manager::flush() {
   impl_->flush();

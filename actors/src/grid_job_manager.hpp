@@ -69,6 +69,7 @@ class grid_job_port {
 class grid_job_manager {
  public:
   using reply_fn = std::function<void(msg::grid_job_reply)>;
+  using many_reply_fn = std::function<void(msg::grid_submit_many_reply)>;
 
   /// Adopts cfg.recovered (watched again from the first poll round). `port` outlives it.
   grid_job_manager(grid_jobs_config cfg, grid_job_port& port);
@@ -80,6 +81,10 @@ class grid_job_manager {
   /// others of its batch at the next flush() and answered once its copies (or its
   /// reservation's job) are submitted.
   void submit(msg::grid_submit_request r, reply_fn answer);
+  /// Several jobs that may wait for each other: refused as a whole (answer called before
+  /// this returns), or all written and answered at once, pending; those whose parents are
+  /// met are ranked at the next flush(), the others when their parents end.
+  void submit_many(msg::grid_submit_many_request r, many_reply_fn answer);
   /// Ranks the submissions that arrived since the last flush (port::flush_soon).
   void flush();
   msg::grid_job_reply query(const msg::grid_query_request& r);

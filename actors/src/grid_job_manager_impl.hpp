@@ -112,6 +112,24 @@ struct grid_job_manager::impl {
   // -- requests ---------------------------------------------------------------------------
 
   void submit(msg::grid_submit_request r, reply_fn rp);
+  // Several jobs at once (grid_job_dependencies.cpp): all written or none; those whose
+  // parents are met placed, the others waiting.
+  void submit_many(msg::grid_submit_many_request r, grid_job_manager::many_reply_fn rp);
+
+  // A request the node can take now: checked, the node's defaults filled in, the clusters
+  // that may take it with its terms there (the errors a submission is refused with).
+  struct admission {
+    std::vector<std::pair<std::string, placement_terms>> where;
+    placement_inputs inputs;
+  };
+  result<admission> admit(msg::grid_submit_request& r) const;
+
+  // How a failed placement starts: "not placed: ", or "not placed again: " for a job that ran
+  // copies (or held a reservation) before.
+  static std::string not_placed(const tracked& t) {
+    return t.job.copies.empty() && t.job.reservation.empty() ? "not placed: "
+                                                             : "not placed again: ";
+  }
 
   struct pending_submit {
     msg::grid_submit_request request;
@@ -197,8 +215,10 @@ struct grid_job_manager::impl {
     std::string why;  ///< waiting: for which; broken: why it can never run
     errc code = errc::infeasible;
   };
-  // Where the parents of a request stand (the owner's jobs: in memory, or ended, in the store).
-  wait_verdict parents_of(const msg::grid_submit_request& r, const std::string& owner);
+  // Where the parents of a request stand (the owner's jobs: in memory, or ended, in the store);
+  // met, with `outputs`: the declared outputs of those that completed, where they ran.
+  wait_verdict parents_of(const msg::grid_submit_request& r, const std::string& owner,
+                          std::vector<msg::input_file>* outputs = nullptr);
   // A job that waits: written, answered pending, placed when its parents end as asked.
   void wait_for_parents(msg::grid_submit_request r, reply_fn rp, const std::string& why);
   // A job ended: the jobs waiting for it are placed, or fail when they can never run.
@@ -348,6 +368,8 @@ struct grid_job_manager::impl {
   void settled();
 
   arbroker::status persist_job(tracked& t);
+  // The job's row in the store (and, ended, its place in ended_).
+  grid_job_row row_of(tracked& t);
 
   // Ended jobs leave memory after ended_in_memory, or sooner beyond ended_in_memory_max
   // (oldest first), unless something still waits on them; the store keeps them (purged past

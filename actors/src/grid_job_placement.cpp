@@ -9,38 +9,51 @@ void grid_job_manager::impl::submit(msg::grid_submit_request r, reply_fn rp) {
     rp(msg::error_reply<msg::grid_job_reply>(e));
   };
   if (auto ok = check_request(r); !ok) return refuse(ok.err());
+  wait_verdict parents;
+  if (!r.after.empty()) {  // it may have to wait for its parents (grid_job_dependencies.cpp)
+    std::vector<msg::input_file> outputs;
+    parents = parents_of(r, r.user, &outputs);
+    if (parents.state == wait_state::broken) return refuse({parents.code, parents.why});
+    if (parents.state == wait_state::met && r.locality)
+      r.inputs.insert(r.inputs.end(), outputs.begin(), outputs.end());
+  }
+  auto admitted = admit(r);
+  if (!admitted) return refuse(admitted.err());
+  if (parents.state == wait_state::waiting)
+    return wait_for_parents(std::move(r), std::move(rp), parents.why);
+  // Ranked by TTD from the clusters' outlooks, asked for every submission that arrived
+  // since the last flush at once: one plan per cluster per batch, not per job.
+  batch_.push_back(
+      {std::move(r), std::move(rp), std::move(admitted->where), std::move(admitted->inputs)});
+  if (!flush_pending_) {
+    flush_pending_ = true;
+    port_.flush_soon();
+  }
+}
+
+result<grid_job_manager::impl::admission> grid_job_manager::impl::admit(
+    msg::grid_submit_request& r) const {
+  if (auto ok = check_request(r); !ok) return ok.err();
+  if (!r.after.empty() && r.walltime <= 0)
+    return error{errc::invalid_parameter, "after: a job that waits for others needs a walltime"};
   auto inputs = inputs_of(r);
-  if (!inputs) return refuse(inputs.err());
-  if (!directory_.error.empty()) return refuse({errc::unreachable, directory_.error});
+  if (!inputs) return inputs.err();
+  if (!directory_.error.empty()) return error{errc::unreachable, directory_.error};
   if (r.min_gain < 0) r.min_gain = cfg_.default_min_gain;
   if (r.max_migrations < -1) r.max_migrations = cfg_.default_max_migrations;
   if (r.max_resubmits < 0) r.max_resubmits = cfg_.default_max_resubmits;
   for (const auto& wanted : r.clusters)
     if (!find_cluster(*directory_.clusters, wanted))
-      return refuse({errc::not_found, "clusters: no cluster '" + wanted + "'"});
+      return error{errc::not_found, "clusters: no cluster '" + wanted + "'"};
   auto cands = eligible(r, *inputs, {});
   if (cands.where.empty()) {
     if (r.np > cands.largest)
-      return refuse({errc::infeasible, "a job of " + std::to_string(r.np) +
-                                           " CPUs is larger than every cluster (largest: " +
-                                           std::to_string(cands.largest) + " CPUs)"});
-    return refuse({errc::infeasible, "no cluster can take this job:" + cands.why_not});
+      return error{errc::infeasible, "a job of " + std::to_string(r.np) +
+                                         " CPUs is larger than every cluster (largest: " +
+                                         std::to_string(cands.largest) + " CPUs)"};
+    return error{errc::infeasible, "no cluster can take this job:" + cands.why_not};
   }
-  if (!r.after.empty()) {  // it may have to wait for its parents (grid_job_dependencies.cpp)
-    if (r.walltime <= 0)
-      return refuse(
-          {errc::invalid_parameter, "after: a job that waits for others needs a walltime"});
-    auto v = parents_of(r, r.user);
-    if (v.state == wait_state::broken) return refuse({v.code, v.why});
-    if (v.state == wait_state::waiting) return wait_for_parents(std::move(r), std::move(rp), v.why);
-  }
-  // Ranked by TTD from the clusters' outlooks, asked for every submission that arrived
-  // since the last flush at once: one plan per cluster per batch, not per job.
-  batch_.push_back({std::move(r), std::move(rp), std::move(cands.where), std::move(*inputs)});
-  if (!flush_pending_) {
-    flush_pending_ = true;
-    port_.flush_soon();
-  }
+  return admission{std::move(cands.where), std::move(*inputs)};
 }
 
 grid_job_manager::impl::eligible_clusters grid_job_manager::impl::eligible(
@@ -88,14 +101,16 @@ void grid_job_manager::impl::place_again(std::uint64_t serial) {
   if (!t.inputs) {
     auto in = inputs_of(t.request);
     if (!in) {
-      t.job.placement_failed("not placed again: " + in.err().message, now());
+      t.job.placement_failed(not_placed(t) + in.err().message, now());
       return after_change(serial, {});
     }
     t.inputs = std::move(*in);
   }
   auto cands = eligible(t.request, *t.inputs, t.job.failed_at());
   if (cands.where.empty()) {
-    t.job.placement_failed("not placed again: no other cluster can take it:" + cands.why_not,
+    t.job.placement_failed(not_placed(t) +
+                               (t.job.copies.empty() ? "no cluster" : "no other cluster") +
+                               " can take it:" + cands.why_not,
                            now());
     return after_change(serial, {});
   }
@@ -289,7 +304,7 @@ std::vector<std::pair<std::string, duration>> grid_job_manager::impl::place_exis
   if (it == jobs_.end() || !it->second.job.to_place) return {};  // cancelled meanwhile
   auto& t = it->second;
   if (ok.empty()) {
-    t.job.placement_failed("not placed again: no cluster can take it:" + refused, now());
+    t.job.placement_failed(not_placed(t) + "no cluster can take it:" + refused, now());
     after_change(serial, {});
     return {};
   }

@@ -59,6 +59,13 @@ class grid_jobs_state : public grid_job_port {
                            [rp](msg::grid_job_reply rep) mutable { rp.deliver(std::move(rep)); });
           return rp;
         },
+        [this](msg::grid_submit_many_request& r) {
+          auto rp = self_->make_response_promise<msg::grid_submit_many_reply>();
+          manager_->submit_many(std::move(r), [rp](msg::grid_submit_many_reply rep) mutable {
+            rp.deliver(std::move(rep));
+          });
+          return rp;
+        },
         [this](flush_atom) { manager_->flush(); },
         [this](const msg::grid_query_request& r) { return manager_->query(r); },
         [this](const msg::grid_cancel_request& r) { return manager_->cancel(r); },

@@ -87,6 +87,8 @@ const char* summary_of(operation op) {
       return "One job bound to a reservation";
     case operation::job_cancel:
       return "Cancel one job bound to a reservation; the reservation stays";
+    case operation::grid_submit_many:
+      return "Submit several grid jobs that may wait for each other, all or none";
   }
   return "";
 }

@@ -6,10 +6,11 @@ namespace arbroker::api {
 
 namespace {
 
-constexpr std::array<std::string_view, 18> operation_names = {
-    "elastic",    "coreserve",   "estimate",  "commit",     "modify",    "cancel",
-    "query",      "list",        "bind_job",  "clusters",   "status",    "grid_submit",
-    "grid_query", "grid_cancel", "grid_list", "coallocate", "job_query", "job_cancel"};
+constexpr std::array<std::string_view, 19> operation_names = {
+    "elastic",    "coreserve",   "estimate",   "commit",          "modify",
+    "cancel",     "query",       "list",       "bind_job",        "clusters",
+    "status",     "grid_submit", "grid_query", "grid_cancel",     "grid_list",
+    "coallocate", "job_query",   "job_cancel", "grid_submit_many"};
 
 }  // namespace
 
@@ -80,6 +81,8 @@ response_body empty_response_body(operation op) {
     case operation::job_query:
     case operation::job_cancel:
       return msg::bound_job_reply{};
+    case operation::grid_submit_many:
+      return msg::grid_submit_many_reply{};
   }
   return std::monostate{};
 }
@@ -116,6 +119,8 @@ std::string subject_of(const response_body& body) {
   if (auto* c = std::get_if<msg::coreservation_reply>(&body))
     return joined(c->parts, [](const msg::reservation_info& p) { return p.id; });
   if (auto* g = std::get_if<msg::grid_job_reply>(&body)) return g->job.id;
+  if (auto* m = std::get_if<msg::grid_submit_many_reply>(&body))
+    return joined(m->jobs, [](const msg::grid_job_info& j) { return j.id; });
   if (auto* b = std::get_if<msg::bind_job_reply>(&body)) return b->job_id;
   if (auto* j = std::get_if<msg::bound_job_reply>(&body)) return j->job.id;
   if (auto* q = std::get_if<msg::query_reply>(&body))

@@ -3,6 +3,7 @@
 #include <utf8cpp/utf8.h>
 
 #include <cmath>
+#include <set>
 #include <string>
 
 #include "arbroker/core/enum_bounds.hpp"
@@ -422,57 +423,83 @@ status check_grid_job_id(std::string_view field, const std::string& id) {
   return {};
 }
 
-}  // namespace
-
-status validate(const msg::grid_submit_request& r) {
-  if (auto s = check_user("grid_submit.user", r.user); !s) return s;
-  if (auto s = check_job_text("grid_submit.name", r.name, bounds::max_id); !s) return s;
-  if (auto s = check_job_text("grid_submit.command", r.command, bounds::max_text); !s) return s;
-  if (auto s = check_np("grid_submit.np", r.np); !s) return s;
+// A grid job's fields under `p` ("grid_submit", "grid_submit_many.jobs[2]"); its `after` may
+// name one of `siblings` (the other jobs of a grid_submit_many) instead of a job id.
+status check_grid_submit(const std::string& p, const msg::grid_submit_request& r,
+                         const std::set<std::string>& siblings) {
+  if (auto s = check_user(p + ".user", r.user); !s) return s;
+  if (auto s = check_job_text(p + ".name", r.name, bounds::max_id); !s) return s;
+  if (auto s = check_job_text(p + ".command", r.command, bounds::max_text); !s) return s;
+  if (auto s = check_np(p + ".np", r.np); !s) return s;
   if (r.walltime < 0 || r.walltime > bounds::max_span)
-    return bad(errc::invalid_duration, "grid_submit.walltime",
+    return bad(errc::invalid_duration, p + ".walltime",
                std::to_string(r.walltime) + " s outside [0, " + std::to_string(bounds::max_span) +
                    "] (0: from the benchmarks)");
   if (!is_enum_value<grid_ranking>(static_cast<std::uint8_t>(r.ranking)))
-    return bad(errc::invalid_parameter, "grid_submit.ranking", "not start or sed");
+    return bad(errc::invalid_parameter, p + ".ranking", "not start or sed");
   if (!is_enum_value<grid_strategy>(static_cast<std::uint8_t>(r.strategy)))
-    return bad(errc::invalid_parameter, "grid_submit.strategy", "unknown strategy");
+    return bad(errc::invalid_parameter, p + ".strategy", "unknown strategy");
   if (r.width < 1 || r.width > max_grid_width)
-    return bad(errc::invalid_parameter, "grid_submit.width",
+    return bad(errc::invalid_parameter, p + ".width",
                std::to_string(r.width) + " outside [1, " + std::to_string(max_grid_width) + "]");
   if (r.min_gain < -1 || r.min_gain > bounds::max_span)
-    return bad(errc::invalid_duration, "grid_submit.min_gain",
+    return bad(errc::invalid_duration, p + ".min_gain",
                std::to_string(r.min_gain) + " s outside [0, " + std::to_string(bounds::max_span) +
                    "] (-1: the node's default)");
   if (r.max_migrations < -2 || r.max_migrations > 1000)
-    return bad(errc::invalid_parameter, "grid_submit.max_migrations",
+    return bad(errc::invalid_parameter, p + ".max_migrations",
                std::to_string(r.max_migrations) +
                    " outside [-1, 1000] (-1: unbounded, -2: the node's default)");
   if (r.max_resubmits < -1 || r.max_resubmits > max_grid_placements)
-    return bad(errc::invalid_parameter, "grid_submit.max_resubmits",
+    return bad(errc::invalid_parameter, p + ".max_resubmits",
                std::to_string(r.max_resubmits) + " outside [0, " +
                    std::to_string(max_grid_placements) + "] (-1: the node's default)");
   if (!(r.pp_ref >= 0 && r.pp_ref <= 1e9))  // NaN fails too
-    return bad(errc::invalid_parameter, "grid_submit.pp_ref",
+    return bad(errc::invalid_parameter, p + ".pp_ref",
                "must be a CPU power in [0, 1e9] (0: the walltime holds on every cluster)");
   if (r.retry_on_failure < 0 || r.retry_on_failure > max_grid_placements)
-    return bad(errc::invalid_parameter, "grid_submit.retry_on_failure",
+    return bad(errc::invalid_parameter, p + ".retry_on_failure",
                std::to_string(r.retry_on_failure) + " outside [0, " +
                    std::to_string(max_grid_placements) + "]");
-  if (auto s = check_hints("grid_submit", r.benchmarks, r.penalty, r.inputs, r.output_bytes); !s)
-    return s;
-  if (auto s = check_needs("grid_submit", msg::needs_of(r)); !s) return s;
+  if (auto s = check_hints(p, r.benchmarks, r.penalty, r.inputs, r.output_bytes); !s) return s;
+  if (auto s = check_needs(p, msg::needs_of(r)); !s) return s;
   if (r.after.size() > max_grid_dependencies)
-    return bad(errc::invalid_parameter, "grid_submit.after",
+    return bad(errc::invalid_parameter, p + ".after",
                "waits for " + std::to_string(r.after.size()) + " jobs, at most " +
                    std::to_string(max_grid_dependencies));
   for (std::size_t i = 0; i < r.after.size(); ++i) {
-    const std::string field = "grid_submit.after[" + std::to_string(i) + "]";
+    const std::string field = p + ".after[" + std::to_string(i) + "]";
     auto d = parse_dependency(r.after[i]);
     if (!d) return bad(errc::invalid_parameter, field, d.err().message);
+    if (siblings.contains(d->id)) continue;
     if (auto s = check_grid_job_id(field, d->id); !s) return s;
   }
-  return check_names("grid_submit.clusters", r.clusters);
+  return check_names(p + ".clusters", r.clusters);
+}
+
+}  // namespace
+
+status validate(const msg::grid_submit_request& r) {
+  return check_grid_submit("grid_submit", r, {});
+}
+
+status validate(const msg::grid_submit_many_request& r) {
+  if (auto s = check_user("grid_submit_many.user", r.user); !s) return s;
+  if (r.jobs.empty() || r.jobs.size() > bounds::max_request_jobs)
+    return bad(errc::invalid_parameter, "grid_submit_many.jobs",
+               std::to_string(r.jobs.size()) + " jobs, expected 1 to " +
+                   std::to_string(bounds::max_request_jobs));
+  std::set<std::string> names;
+  for (const auto& j : r.jobs)
+    names.insert(j.name);
+  for (std::size_t i = 0; i < r.jobs.size(); ++i) {
+    const auto p = "grid_submit_many.jobs[" + std::to_string(i) + "]";
+    if (!r.jobs[i].user.empty() && r.jobs[i].user != r.user)
+      return bad(errc::permission_denied, p + ".user",
+                 "'" + r.jobs[i].user + "' is not the request's user (leave it empty)");
+    if (auto s = check_grid_submit(p, r.jobs[i], names); !s) return s;
+  }
+  return {};
 }
 
 status validate(const msg::grid_query_request& r) {

@@ -261,6 +261,26 @@ TEST(validate, other_operations_reject_nonsense) {
   g.after = std::vector<std::string>(17, "n/g3");
   EXPECT_EQ(first_field(g), "grid_submit.after");
   g.after.clear();
+  // Several jobs (version 17): `after` may name another job of the request by its name.
+  auto prep = g, post = g;
+  prep.name = "prep";
+  post.name = "post";
+  post.after = {"prep:any", "n/g3"};
+  msg::grid_submit_many_request many{"alice", {prep, post}};
+  EXPECT_EQ(first_field(many), "ok");
+  many.jobs[1].after = {"nobody"};  // neither a job of the request nor an id
+  EXPECT_EQ(first_field(many), "grid_submit_many.jobs[1].after[0]");
+  many.jobs[1].after.clear();
+  many.jobs[1].np = 0;
+  EXPECT_EQ(first_field(many), "grid_submit_many.jobs[1].np");
+  many.jobs[1].np = 1;
+  many.jobs[0].user = "bob";
+  EXPECT_EQ(first_field(many), "grid_submit_many.jobs[0].user");
+  many.jobs[0].user.clear();
+  many.jobs.clear();
+  EXPECT_EQ(first_field(many), "grid_submit_many.jobs");
+  many.jobs.assign(bounds::max_request_jobs + 1, prep);
+  EXPECT_EQ(first_field(many), "grid_submit_many.jobs");
   msg::bind_job_request b{"alice", "a/1", "j", 1, 60, "", 0, -5, {}};
   EXPECT_EQ(first_field(b), "bind_job.mem_per_node");
   msg::commit_request c{"alice", "a/1", {{"j", 1, 60, "", 0, 0, {std::string("a\0b", 3)}}}};

@@ -101,7 +101,10 @@ struct options {
   std::string mem_per_cpu;  ///< submit: MiB as Slurm writes them (4096, 4G)
   std::string mem;          ///< submit: per node
   std::string job_id;       ///< job show|cancel: a grid job's id, or (with id) an LRMS job id
-  std::vector<std::string> after;  ///< submit: grid jobs it waits for, ID[:ok|any]
+  std::vector<std::string> after;          ///< submit: grid jobs it waits for, ID[:ok|any]
+  std::string on_parent_failure = "fail";  ///< submit: fail or cancel it when a parent fails
+  bool no_locality = false;                ///< submit: ignore where its parents' outputs are
+  std::string jobs_file;                   ///< submit-dag: the TOML file of jobs
 };
 
 /// "10", "10kB", "5MB", "2GiB" -> bytes (kB = 1000 B, KiB = 1024 B, as paper 003's sizes).
@@ -110,6 +113,14 @@ result<std::int64_t> parse_bytes(std::string_view option, std::string_view text)
 /// Defines every subcommand and option of `arb` on `app`, writing into `o`. Connection
 /// options also read ARB_SERVER, ARB_USER, ARB_TOKEN, ARB_CA, ARB_CERT and ARB_KEY.
 void define(CLI::App& app, options& o);
+
+/// The grid job the options ask for (arb submit without --reservation).
+result<msg::grid_submit_request> grid_submit_request_of(const options& o);
+
+/// The jobs of a job file (TOML: keys as `arb submit`'s options, top-level ones for every
+/// job, one [[job]] table per job); `base` gives the connection and user. The error names
+/// the file, the job and the key.
+result<msg::grid_submit_many_request> read_job_file(const options& base, const std::string& path);
 
 /// The request body the options ask for; invalid_parameter naming the option when a value
 /// does not parse. `now` resolves relative times.

@@ -221,6 +221,19 @@ void define(CLI::App& app, options& o) {
                    "grid job: wait for grid job ID to complete (ID or ID:ok), or to end however "
                    "(ID:any); it fails if one ends otherwise (repeatable)")
       ->allow_extra_args(false);
+  submit
+      ->add_option("--on-parent-failure", o.on_parent_failure,
+                   "grid job: when a job it waits for ends otherwise than asked, fail it or "
+                   "cancel it (and so the jobs that wait for it)")
+      ->check(CLI::IsMember({"fail", "cancel"}))
+      ->capture_default_str();
+  submit->add_flag("--no-locality", o.no_locality,
+                   "grid job: place it as if its parents' outputs were nowhere (by default it "
+                   "prefers the clusters that hold them)");
+  auto* dag = named("submit-dag",
+                    "submit the grid jobs of a TOML file that wait for each other (after = "
+                    "[\"name\"]), all or none; see docs/grid-jobs.md");
+  dag->add_option("file", o.jobs_file, "job file (TOML)")->required()->check(CLI::ExistingFile);
   auto* jobs = named("jobs", "list your grid jobs");
   jobs->add_option("--state", o.state, "only in this state (queued, running, ...)");
   jobs->add_option("--cluster", o.clusters, "only with a copy on this cluster")

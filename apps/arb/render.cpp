@@ -349,9 +349,11 @@ struct body_renderer {
     }
     return out;
   }
-  std::string text(const msg::grid_list_reply& r) const {
+  std::string text(const msg::grid_list_reply& r) const { return jobs_table(r.jobs); }
+  std::string text(const msg::grid_submit_many_reply& r) const { return jobs_table(r.jobs); }
+  std::string jobs_table(const std::vector<msg::grid_job_info>& jobs) const {
     std::vector<row> rows;
-    for (const auto& j : r.jobs)
+    for (const auto& j : jobs)
       rows.push_back(grid_job_row(j));
     return table(grid_job_header, rows);
   }
@@ -370,11 +372,17 @@ struct body_renderer {
                   {"walltime", j.walltime},
                   {"started", j.started}}}};
   }
-  json data(const msg::grid_list_reply& r) const {
+  json data(const msg::grid_submit_many_reply& r) const {
+    return json{{"jobs", jobs_json(r.jobs)}};
+  }
+  static json jobs_json(const std::vector<msg::grid_job_info>& jobs) {
     json a = json::array();
-    for (const auto& j : r.jobs)
+    for (const auto& j : jobs)
       a.push_back(to_json(j));
-    json out{{"jobs", a}};
+    return a;
+  }
+  json data(const msg::grid_list_reply& r) const {
+    json out{{"jobs", jobs_json(r.jobs)}};
     if (!r.next.empty()) out["next"] = r.next;  // more history: arb jobs --history --before
     return out;
   }

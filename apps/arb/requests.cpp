@@ -323,7 +323,9 @@ result<job_requirements> job_needs(const options& o) {
   return n;
 }
 
-result<msg::grid_submit_request> grid_submit(const options& o) {
+}  // namespace
+
+result<msg::grid_submit_request> grid_submit_request_of(const options& o) {
   msg::grid_submit_request r;
   r.user = body_user(o);
   r.name = o.name;
@@ -369,10 +371,12 @@ result<msg::grid_submit_request> grid_submit(const options& o) {
   for (const auto& a : o.after)
     if (auto d = parse_dependency(a); !d) return bad_option("after", d.err().message);
   r.after = o.after;
+  if (o.on_parent_failure != "fail" && o.on_parent_failure != "cancel")
+    return bad_option("on-parent-failure", "'" + o.on_parent_failure + "' is not fail or cancel");
+  r.cancel_if_parent_fails = o.on_parent_failure == "cancel";
+  r.locality = !o.no_locality;
   return r;
 }
-
-}  // namespace
 
 result<api::request_body> build_request(const options& o, timestamp now) {
   const std::string& cmd = o.command;
@@ -474,8 +478,13 @@ result<api::request_body> build_request(const options& o, timestamp now) {
     r.np = *np;
     return api::request_body{r};
   }
+  if (cmd == "submit-dag") {
+    auto r = read_job_file(o, o.jobs_file);
+    if (!r) return r.err();
+    return api::request_body{std::move(*r)};
+  }
   if (cmd == "submit" && o.id.empty()) {
-    auto r = grid_submit(o);
+    auto r = grid_submit_request_of(o);
     if (!r) return r.err();
     return api::request_body{std::move(*r)};
   }

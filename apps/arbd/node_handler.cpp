@@ -110,6 +110,8 @@ void node_handler::handle(const api::caller& who, api::request req,
           node_.cancel_bound_job(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, msg::grid_submit_request>) {
           node_.grid_submit(std::move(body), relay);
+        } else if constexpr (std::is_same_v<T, msg::grid_submit_many_request>) {
+          node_.grid_submit_many(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, msg::grid_query_request>) {
           node_.grid_query(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, msg::grid_cancel_request>) {

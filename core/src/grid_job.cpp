@@ -435,12 +435,12 @@ bool grid_job::place_again(bool own_failure, const std::string& why, timestamp n
   return true;
 }
 
-std::vector<grid_action> grid_job::cancel(timestamp now) {
+std::vector<grid_action> grid_job::cancel(timestamp now, std::string why) {
   if (is_terminal(state)) return {};
   to_place = false;
   state = grid_job_state::cancelled;
   ended = now;
-  note(now, -1, "cancelled by the client");
+  note(now, -1, std::move(why));
   return cancel_doomed();
 }
 

@@ -36,7 +36,7 @@ result<placement_terms> terms_on(const placement_inputs& job, const cluster_benc
     t.execution = p->execution;
     t.walltime = p->walltime;
   }
-  t.stage_in = transfer_seconds(job.input_bytes, bandwidth);
+  t.stage_in = transfer_seconds(job.input_bytes_to(benchmarks.name), bandwidth);
   if (job.output_bytes) t.stage_out = transfer_seconds(*job.output_bytes, bandwidth);
   return t;
 }

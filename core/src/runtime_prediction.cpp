@@ -61,6 +61,13 @@ status check_term(duration d, std::string_view what) {
 
 }  // namespace
 
+std::int64_t runtime_hints::input_bytes_to(std::string_view cluster) const noexcept {
+  std::int64_t bytes = input_bytes;
+  for (const auto& [at, held] : held_at)
+    if (at == cluster) bytes -= held;
+  return std::max<std::int64_t>(bytes, 0);
+}
+
 result<runtime_prediction> predict_runtime(std::span<const benchmark_spec> specs,
                                            const cluster_benchmarks& cluster, double penalty) {
   if (!std::isfinite(penalty) || penalty < 1) {

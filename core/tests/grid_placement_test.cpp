@@ -62,5 +62,17 @@ TEST(GridPlacement, StagingFromBandwidth) {
   EXPECT_EQ(transfer_seconds(5, 0), 0);
 }
 
+TEST(GridPlacement, InputAlreadyAtAClusterIsNotMovedThere) {
+  placement_inputs in;
+  in.walltime = 100;
+  in.input_bytes = 1000;
+  in.held_at = {{"a", 600}, {"b", 300}, {"a", 100}};
+  EXPECT_EQ(terms_on(in, {"a", {}}, 100)->stage_in, 3);  // 1000 - 700 left to move
+  EXPECT_EQ(terms_on(in, {"b", {}}, 100)->stage_in, 7);
+  EXPECT_EQ(terms_on(in, {"c", {}}, 100)->stage_in, 10);
+  in.held_at = {{"a", 2000}};  // never below nothing
+  EXPECT_EQ(in.input_bytes_to("a"), 0);
+}
+
 }  // namespace
 }  // namespace arbroker

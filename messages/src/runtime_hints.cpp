@@ -27,11 +27,23 @@ result<runtime_hints> hints_of(const std::vector<benchmark_triple>& benchmarks, 
       return fail(errc::invalid_parameter,
                   "inputs[" + std::to_string(i) + "].bytes: must be >= 0 (and the sum finite)");
     h.input_bytes += inputs[i].bytes;
+    if (auto at = held_at_cluster(inputs[i].location)) {
+      if (at->empty())
+        return fail(errc::invalid_parameter,
+                    "inputs[" + std::to_string(i) + "].location: 'cluster:' names no cluster");
+      h.held_at.emplace_back(std::string(*at), inputs[i].bytes);
+    }
   }
   if (output_bytes < -1)
     return fail(errc::invalid_parameter, "output_bytes: must be >= 0, or -1 for unknown");
   if (output_bytes >= 0) h.output_bytes = output_bytes;
   return h;
+}
+
+std::optional<std::string_view> held_at_cluster(std::string_view location) {
+  if (!location.starts_with(cluster_location_prefix)) return std::nullopt;
+  location.remove_prefix(cluster_location_prefix.size());
+  return location.substr(0, location.find('/'));
 }
 
 cluster_benchmarks published_benchmarks(const cluster_info& c) {

@@ -115,6 +115,8 @@ TEST(GridJobRecord, FieldsAddedSinceTheRecordKeepTheirDefaults) {
   r.request.pp_ref = 2.5;
   r.request.mem_per_node = 4096;  // and the needs, in format 4
   r.request.features = {"ib"};
+  r.request.cancel_if_parent_fails = true;  // and these two, in format 5
+  r.request.locality = false;
   r.job.spec.needs = {0, 4096, {"ib"}, ""};
   auto oh = unpacked(encode_record(r));
   const auto& fields = oh.get().via.array.ptr[1];
@@ -123,7 +125,7 @@ TEST(GridJobRecord, FieldsAddedSinceTheRecordKeepTheirDefaults) {
   pk.pack_array(2);
   pk.pack(record_format);
   pk.pack_array(fields.via.array.size);
-  pack_shorter(pk, fields.via.array.ptr[0], 10);  // the request, as format 1 wrote it
+  pack_shorter(pk, fields.via.array.ptr[0], 12);  // the request, as format 1 wrote it
   pack_shorter(pk, fields.via.array.ptr[1], 4);   // the job, as format 3 wrote it
   for (std::uint32_t i = 2; i < fields.via.array.size; ++i)
     pk.pack(fields.via.array.ptr[i]);
@@ -136,6 +138,8 @@ TEST(GridJobRecord, FieldsAddedSinceTheRecordKeepTheirDefaults) {
   EXPECT_EQ(back->request.pp_ref, 0);
   EXPECT_EQ(back->request.mem_per_node, 0);
   EXPECT_TRUE(back->request.features.empty());
+  EXPECT_FALSE(back->request.cancel_if_parent_fails);
+  EXPECT_TRUE(back->request.locality);
   EXPECT_EQ(back->request.clusters, r.request.clusters);
   EXPECT_EQ(back->job.spec.needs, job_requirements{});
   r.job.spec.needs = {};

@@ -130,6 +130,13 @@ void node::grid_submit(msg::grid_submit_request r, callback<msg::grid_job_reply>
     return done(msg::error_reply<msg::grid_job_reply>(no_instance(r.user)));
   impl_->ask(impl_->grid_jobs, std::move(r), std::move(done));
 }
+void node::grid_submit_many(msg::grid_submit_many_request r,
+                            callback<msg::grid_submit_many_reply> done) {
+  for (const auto& j : r.jobs)  // as grid_submit: reserve jobs only for a user brokers serve
+    if (j.strategy == grid_strategy::reserve && !impl_->broker_for(r.user))
+      return done(msg::error_reply<msg::grid_submit_many_reply>(no_instance(r.user)));
+  impl_->ask(impl_->grid_jobs, std::move(r), std::move(done));
+}
 void node::grid_query(msg::grid_query_request r, callback<msg::grid_job_reply> done) {
   auto id = r.id, user = r.user;
   impl_->ask(impl_->grid_jobs, std::move(r),

@@ -308,6 +308,21 @@ TEST_F(node_test, RequestsGoToTheBrokerInstanceOfTheirUsersVirtualOrganization) 
         << refused.error.message;
     EXPECT_TRUE(n->list({"alice"}).reservations.empty());
     EXPECT_TRUE(n->grid_submit(small_grid_job("queued")).error.ok());
+    // ... and so is a request of several jobs with a reserve job among them, as a whole.
+    auto then = small_grid_job("then");
+    then.user.clear();
+    then.after = {"held"};
+    reserve.user.clear();
+    auto many = n->grid_submit_many({"alice", {reserve, then}});
+    EXPECT_EQ(many.error.code, static_cast<std::uint8_t>(errc::permission_denied));
+    EXPECT_TRUE(many.jobs.empty());
+    reserve.strategy = grid_strategy::single;
+    many = n->grid_submit_many({"alice", {reserve, then}});
+    ASSERT_TRUE(many.error.ok()) << many.error.message;
+    ASSERT_EQ(many.jobs.size(), 2u);
+    EXPECT_EQ(many.jobs[1].state, grid_job_state::pending);
+    reserve.user = "alice";
+    reserve.strategy = grid_strategy::reserve;
     auto bobs = reserve;
     bobs.user = "bob";
     const auto granted = n->grid_submit(bobs);

@@ -243,15 +243,24 @@ result<std::vector<std::string>> sqlite_journal::commits() {
 }
 
 status sqlite_journal::save_grid_job(const grid_job_row& row) {
-  return write_and_wait([this, r = row] {
+  return save_grid_jobs(std::span(&row, 1));
+}
+
+// One queued write, so one transaction: the writer commits a batch of writes at once, and a
+// failed write breaks the store before anything after it is committed.
+status sqlite_journal::save_grid_jobs(std::span<const grid_job_row> rows) {
+  return write_and_wait([this, rs = std::vector<grid_job_row>(rows.begin(), rows.end())] {
     auto* st = st_->save_grid_job;
-    bind_text(st, 1, r.id);
-    sqlite3_bind_int64(st, 2, seq_of(r.id.substr(r.id.rfind('/') + 2)));  // "<node>/g<n>"
-    bind_text(st, 3, r.owner);
-    sqlite3_bind_int(st, 4, r.active ? 1 : 0);
-    sqlite3_bind_blob(st, 5, r.body.data(), static_cast<int>(r.body.size()), SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 6, r.ended);
-    return run(st, "cannot save grid job", r.id);
+    for (const auto& r : rs) {
+      bind_text(st, 1, r.id);
+      sqlite3_bind_int64(st, 2, seq_of(r.id.substr(r.id.rfind('/') + 2)));  // "<node>/g<n>"
+      bind_text(st, 3, r.owner);
+      sqlite3_bind_int(st, 4, r.active ? 1 : 0);
+      sqlite3_bind_blob(st, 5, r.body.data(), static_cast<int>(r.body.size()), SQLITE_TRANSIENT);
+      sqlite3_bind_int64(st, 6, r.ended);
+      if (auto ok = run(st, "cannot save grid job", r.id); !ok) return ok;
+    }
+    return status{};
   });
 }
 

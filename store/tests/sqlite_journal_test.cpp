@@ -328,6 +328,25 @@ TEST_F(sqlite_journal_test, GridJobsSurviveReopeningInIdOrderWithBinaryBodies) {
   EXPECT_EQ(*(*j)->last_grid_job_serial(), 11u);
 }
 
+// The jobs of one request are written together (one transaction) and read back each.
+TEST_F(sqlite_journal_test, SeveralGridJobsAreSavedAtOnce) {
+  {
+    auto j = sqlite_journal::open(db());
+    ASSERT_TRUE(j);
+    const std::vector<grid_job_row> rows{
+        {"n/g1", "alice", true, "a"}, {"n/g2", "alice", true, "b"}, {"n/g3", "alice", true, "c"}};
+    ASSERT_TRUE((*j)->save_grid_jobs(rows));
+    ASSERT_TRUE((*j)->save_grid_jobs({}));
+  }
+  auto j = sqlite_journal::open(db());
+  ASSERT_TRUE(j);
+  auto rows = (*j)->grid_jobs();
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 3u);
+  EXPECT_EQ((*rows)[2], (grid_job_row{"n/g3", "alice", true, "c"}));
+  EXPECT_EQ(*(*j)->last_grid_job_serial(), 3u);
+}
+
 // Ended grid jobs are history for the retention: purged after it, but for the row of the
 // highest id (a restarted node must not give an id again), and active ones never.
 TEST_F(sqlite_journal_test, EndedGridJobsArePurgedPastTheRetentionButTheLastId) {

@@ -87,6 +87,8 @@ struct ledger {
   std::map<std::string, int> failure_codes;        // how requests failed, for the log
   std::map<std::string, grid_strategy> grid_jobs;  // acknowledged grid jobs
   std::set<std::string> grid_cancelled;            // acknowledged grid cancels
+  std::vector<std::pair<std::string, std::string>>
+      grid_after;  // (parent, child) submitted together
   // Progress, for choosing the crash point: replies received, clients that stopped.
   std::condition_variable progress;
   std::size_t replies = 0;
@@ -176,7 +178,24 @@ void client_loop(std::uint16_t port, const std::string& user, unsigned seed, int
                        std::chrono::system_clock::now().time_since_epoch())
                        .count();
   for (int i = 0; i < ops && !dead; ++i) {
-    const int what = std::uniform_int_distribution<int>(0, grid ? 11 : 9)(rng);
+    const int what = std::uniform_int_distribution<int>(0, grid ? 12 : 9)(rng);
+    if (what == 12) {
+      // Two jobs in one request, the second waiting for the first to complete.
+      msg::grid_submit_many_request many{user, {grid_job(rng, np_max), grid_job(rng, np_max)}};
+      many.jobs[0].name = "first";
+      many.jobs[1].name = "then";
+      many.jobs[1].after = {"first"};
+      auto rep = c.call(many);
+      if (!rep) return;
+      led.replied();
+      if (auto* b = std::get_if<msg::grid_submit_many_reply>(&rep->body); b && rep->ok()) {
+        std::lock_guard lock{led.mu};
+        for (const auto& j : b->jobs)
+          led.grid_jobs[j.id] = j.strategy;
+        led.grid_after.emplace_back(b->jobs.at(0).id, b->jobs.at(1).id);
+      }
+      continue;
+    }
     if (what >= 10) {
       // Grid jobs: submit one, or cancel one of ours.
       std::string victim;
@@ -304,6 +323,32 @@ std::vector<std::string> audit_grid(api::client& admin, ledger& led,
   auto more = stress::grid_violations(jobs, std::get<api::status_reply>(status->body).clusters,
                                       acknowledged, users);
   bad.insert(bad.end(), more.begin(), more.end());
+  // A job that waits for another runs only once that one completed, after its end; when it
+  // ended otherwise, never; and once it completed, it does not wait on.
+  std::vector<std::pair<std::string, std::string>> pairs;
+  {
+    std::lock_guard lock{led.mu};
+    pairs = led.grid_after;
+  }
+  for (const auto& [parent_id, child_id] : pairs) {
+    auto p = by_id.find(parent_id), c = by_id.find(child_id);
+    if (p == by_id.end() || c == by_id.end()) continue;  // lost: said above
+    const auto& parent = *p->second;
+    const auto& child = *c->second;
+    for (const auto& copy : child.copies)
+      if (copy.started >= 0 && (parent.state != grid_job_state::completed || parent.ended < 0 ||
+                                copy.started < parent.ended))
+        bad.push_back(child_id + " started at " + std::to_string(copy.started) + " though " +
+                      parent_id + " is " + std::string(to_string(parent.state)) + " (ended " +
+                      std::to_string(parent.ended) + ")");
+    if (parent.state == grid_job_state::completed && child.state == grid_job_state::pending &&
+        child.copies.empty())
+      bad.push_back(child_id + " still waits though " + parent_id + " completed");
+    if (is_terminal(parent.state) && parent.state != grid_job_state::completed &&
+        child.state != grid_job_state::failed && child.state != grid_job_state::cancelled)
+      bad.push_back(child_id + " is " + std::string(to_string(child.state)) + " though " +
+                    parent_id + " ended " + std::string(to_string(parent.state)));
+  }
   return bad;
 }
 

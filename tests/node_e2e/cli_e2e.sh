@@ -229,6 +229,33 @@ check "no cluster has 33 GPU CPUs" 7 "$arb" submit --np 33 --walltime 10m --feat
 contains "$(cat "$work/stderr")" "boston: has 32 CPUs with gpu, the job needs 33" \
   || fail "the refusal names why: $(cat "$work/stderr")"
 check "a bad memory size is a usage error" 2 "$arb" submit --np 1 --walltime 1m --mem 2GB
+# Several jobs in one request (issue 35 item 5): a file of jobs that wait for each other.
+cat >"$work/jobs.toml" <<'TOML'
+walltime = "10m"
+command = "sleep 1"
+[[job]]
+name = "prep"
+np = 2
+output-size = "5GB"
+[[job]]
+name = "simulate"
+np = 4
+after = ["prep"]
+on-parent-failure = "cancel"
+TOML
+check "submit-dag" 0 "$arb" -o json submit-dag "$work/jobs.toml"
+dag_prep=$(grep -o '"id": "[^"]*/g[0-9]*"' <<<"$out" | head -1 | cut -d'"' -f4)
+dag_sim=$(grep -o '"id": "[^"]*/g[0-9]*"' <<<"$out" | sed -n 2p | cut -d'"' -f4)
+[ -n "$dag_prep" ] && [ -n "$dag_sim" ] && pass "submit-dag gives both jobs ids ($dag_prep, $dag_sim)" \
+  || fail "submit-dag: $out"
+check "the second job waits for the first" 0 "$arb" job show "$dag_sim"
+contains "$out" "waits for $dag_prep to complete (one of 2 submitted together)" \
+  || fail "the child's history: $out"
+printf '[[job]]\nname = "a"\nnp = 1\nwalltime = 60\nafter = ["b"]\n[[job]]\nname = "b"\nnp = 1\nwalltime = 60\nafter = ["a"]\n' \
+  >"$work/cycle.toml"
+check "a cycle is refused whole" 5 "$arb" submit-dag "$work/cycle.toml"
+contains "$(cat "$work/stderr")" "wait for each other in a cycle: a, b" \
+  || fail "the cycle's refusal: $(cat "$work/stderr")"
 
 # Elastic requests with paper 003's hints. The demo grid publishes linpack on all three
 # clusters and stream on berlin and boston (boston reserves only multiples of 16 CPUs). On 8

@@ -92,6 +92,12 @@ http alice alice-secret grid_submit '{"np": 4, "walltime": 600, "command": "true
 expect "a job that needs InfiniBand runs on berlin" 200 '"cluster":"berlin"'
 http alice alice-secret grid_submit '{"np": 4, "walltime": 600, "command": "true", "features": ["ib|gpu"]}'
 expect "a feature with a batch system's syntax in it is 400" 400 'grid_submit.features'
+# Several jobs in one request (issue 35 item 5): the second waits for the first by name.
+http alice alice-secret grid_submit_many '{"jobs": [{"name": "prep", "np": 2, "walltime": 600, "command": "true"}, {"name": "post", "np": 2, "walltime": 600, "command": "true", "after": ["prep"], "cancel_if_parent_fails": true}]}'
+expect "two jobs in one request" 200 '"state":"pending"'
+contains "$out" 'to complete (one of 2 submitted together)' || fail "the second waits for the first: $out"
+http alice alice-secret grid_submit_many '{"jobs": [{"name": "a", "np": 2, "walltime": 600, "after": ["b"]}, {"name": "b", "np": 100000, "walltime": 600}]}'
+expect "a request with a job no cluster can take is refused whole, naming it" 409 'jobs[1] (b)'
 http alice alice-secret clusters '{}'
 expect "clusters publish their nodes" 200 '"nodes":[{"count":4,"cpus":16,"features":["avx512","ib"],"memory":65536}]'
 

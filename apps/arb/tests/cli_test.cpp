@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <sstream>
 
 #include "arbroker/api/server.hpp"
@@ -210,6 +211,74 @@ TEST(cli, every_other_command_builds_its_body) {
   EXPECT_TRUE(std::holds_alternative<api::cluster_list_request>(build({"clusters"})));
   EXPECT_EQ(std::get<api::status_request>(build({"status", "--cluster", "a"})).clusters,
             (std::vector<std::string>{"a"}));
+}
+
+// `arb submit-dag FILE`: one grid job per [[job]], top-level keys for every job, values read
+// as `arb submit` reads its options; the error names the file, the job and the key.
+TEST(cli, a_job_file_becomes_one_request_of_several_jobs) {
+  const auto dir = ::testing::TempDir();
+  auto write = [&](const std::string& name, const std::string& text) {
+    const auto path = dir + name;
+    std::ofstream(path) << text;
+    return path;
+  };
+  const auto good = write("arb_jobs.toml", R"(
+strategy = "flood"
+on-parent-failure = "cancel"
+walltime = "1h"
+[[job]]
+name = "prep"
+np = 4
+output-size = "20GB"
+cluster = ["a", "b"]
+[[job]]
+name = "simulate"
+np = "16"
+walltime = 7200
+after = ["prep", "n/g3:any"]
+mem-per-cpu = "4G"
+feature = ["ib"]
+locality = false
+)");
+  auto many = std::get<msg::grid_submit_many_request>(
+      build({"--user", "alice", "--for", "bob", "submit-dag", good}));
+  EXPECT_EQ(many.user, "bob");
+  ASSERT_EQ(many.jobs.size(), 2u);
+  const auto& prep = many.jobs[0];
+  EXPECT_EQ(prep.name, "prep");
+  EXPECT_EQ(prep.user, "");
+  EXPECT_EQ(prep.np, 4);
+  EXPECT_EQ(prep.walltime, 3600);
+  EXPECT_EQ(prep.strategy, grid_strategy::flood);
+  EXPECT_EQ(prep.output_bytes, 20'000'000'000);
+  EXPECT_EQ(prep.clusters, (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(prep.cancel_if_parent_fails);
+  EXPECT_TRUE(prep.locality);
+  const auto& sim = many.jobs[1];
+  EXPECT_EQ(sim.np, 16);
+  EXPECT_EQ(sim.walltime, 7200);
+  EXPECT_EQ(sim.after, (std::vector<std::string>{"prep", "n/g3:any"}));
+  EXPECT_EQ(sim.mem_per_cpu, 4096);
+  EXPECT_EQ(sim.features, std::vector<std::string>{"ib"});
+  EXPECT_FALSE(sim.locality);
+  EXPECT_TRUE(sim.clusters.empty());
+  for (auto [text, why] :
+       {std::pair{"[[job]]\nname = \"x\"\nnp = 1\nwalltim = \"1h\"\n", "job[0].walltim"},
+        std::pair{"np = 1\n", "no [[job]] table"},
+        std::pair{"[[job]]\nname = \"x\"\nwalltime = \"1h\"\n", "job[0].np: required"},
+        std::pair{"[[job]]\nname = \"x\"\nnp = 1\nwalltime = \"soon\"\n", "job[0] (x): --walltime"},
+        std::pair{"[[job]]\nname = \"x\"\nnp = 1\nwalltime = 60\nafter = \"y\"\n",
+                  "job[0].after: expected an array of strings"},
+        std::pair{"[[job]\n", "arb_bad.toml:1"}}) {
+    const auto bad = write("arb_bad.toml", text);
+    auto p = parse({"submit-dag", bad});
+    ASSERT_EQ(p.error, "");
+    auto r = build_request(p.o, now);
+    ASSERT_FALSE(r) << text;
+    EXPECT_NE(r.err().message.find(why), std::string::npos) << r.err().message;
+    EXPECT_EQ(r.err().message.rfind(bad, 0), 0u) << r.err().message;
+  }
+  EXPECT_NE(parse({"submit-dag", dir + "arb_no_such_file.toml"}).error, "");
 }
 
 TEST(cli, coallocate_needs_one_np_or_one_per_part) {

@@ -31,14 +31,14 @@ using poll_atom = caf::atom_constant<caf::atom("poll")>;
 /// migrations it started are done, with the number of queued adaptive jobs it evaluated).
 using adapt_atom = caf::atom_constant<caf::atom("adapt")>;
 
-using grid_jobs_actor =
-    caf::typed_actor<caf::replies_to<msg::grid_submit_request>::with<msg::grid_job_reply>,
-                     caf::replies_to<msg::grid_query_request>::with<msg::grid_job_reply>,
-                     caf::replies_to<msg::grid_cancel_request>::with<msg::grid_job_reply>,
-                     caf::replies_to<msg::grid_list_request>::with<msg::grid_list_reply>,
-                     caf::replies_to<poll_atom>::with<std::int32_t>,
-                     caf::replies_to<adapt_atom>::with<std::int32_t>,
-                     caf::reacts_to<msg::lrms_job_events>>;
+using grid_jobs_actor = caf::typed_actor<
+    caf::replies_to<msg::grid_submit_request>::with<msg::grid_job_reply>,
+    caf::replies_to<msg::grid_submit_many_request>::with<msg::grid_submit_many_reply>,
+    caf::replies_to<msg::grid_query_request>::with<msg::grid_job_reply>,
+    caf::replies_to<msg::grid_cancel_request>::with<msg::grid_job_reply>,
+    caf::replies_to<msg::grid_list_request>::with<msg::grid_list_reply>,
+    caf::replies_to<poll_atom>::with<std::int32_t>, caf::replies_to<adapt_atom>::with<std::int32_t>,
+    caf::reacts_to<msg::lrms_job_events>>;
 
 /// Counts for metrics, cumulative since start; written by the manager, read by anyone.
 struct grid_job_counters {

@@ -26,8 +26,8 @@ inline constexpr std::uint32_t protocol_magic = 0x41524231;
 // 11: reservation_info created, window_start, window_end; 12: cluster_status name_prefix;
 // 13: grid_submit ranking; 14: cluster_status approximated; 15: grid resubmission fields;
 // 16: job needs (memory, features, OS) and the clusters' nodes, job_query and job_cancel,
-// grid_submit after
-inline constexpr std::uint16_t protocol_version = 16;
+// grid_submit after; 17: grid_submit_many, grid_submit cancel_if_parent_fails and locality
+inline constexpr std::uint16_t protocol_version = 17;
 
 /// First frame of a connection, client to server.
 struct hello {
@@ -124,24 +124,25 @@ enum class operation : std::uint8_t {
   /// Responses only: the answer (id 0) to a frame that is no readable request, or to a
   /// request of an unknown op (version 9; before, such answers named op 1).
   none = 0,
-  elastic = 1,       ///< msg::elastic_request (mode reserve/hold/whatif) -> msg::elastic_reply
-  coreserve = 2,     ///< msg::coreservation_request -> msg::coreservation_reply
-  estimate = 3,      ///< estimate_request -> estimate_reply
-  commit = 4,        ///< msg::commit_request -> msg::query_reply (the committed reservation)
-  modify = 5,        ///< msg::modify_request -> msg::query_reply (the new terms)
-  cancel = 6,        ///< msg::cancel_request -> msg::ack_reply
-  query = 7,         ///< msg::query_request -> msg::query_reply
-  list = 8,          ///< msg::list_request -> msg::list_reply
-  bind_job = 9,      ///< msg::bind_job_request -> msg::bind_job_reply
-  clusters = 10,     ///< cluster_list_request -> cluster_list_reply
-  status = 11,       ///< status_request -> status_reply
-  grid_submit = 12,  ///< msg::grid_submit_request -> msg::grid_job_reply
-  grid_query = 13,   ///< msg::grid_query_request -> msg::grid_job_reply
-  grid_cancel = 14,  ///< msg::grid_cancel_request -> msg::grid_job_reply
-  grid_list = 15,    ///< msg::grid_list_request -> msg::grid_list_reply
-  coallocate = 16,   ///< msg::coallocate_request -> msg::coallocate_reply
-  job_query = 17,    ///< msg::bound_job_query_request -> msg::bound_job_reply
-  job_cancel = 18,   ///< msg::bound_job_cancel_request -> msg::bound_job_reply
+  elastic = 1,            ///< msg::elastic_request (mode reserve/hold/whatif) -> msg::elastic_reply
+  coreserve = 2,          ///< msg::coreservation_request -> msg::coreservation_reply
+  estimate = 3,           ///< estimate_request -> estimate_reply
+  commit = 4,             ///< msg::commit_request -> msg::query_reply (the committed reservation)
+  modify = 5,             ///< msg::modify_request -> msg::query_reply (the new terms)
+  cancel = 6,             ///< msg::cancel_request -> msg::ack_reply
+  query = 7,              ///< msg::query_request -> msg::query_reply
+  list = 8,               ///< msg::list_request -> msg::list_reply
+  bind_job = 9,           ///< msg::bind_job_request -> msg::bind_job_reply
+  clusters = 10,          ///< cluster_list_request -> cluster_list_reply
+  status = 11,            ///< status_request -> status_reply
+  grid_submit = 12,       ///< msg::grid_submit_request -> msg::grid_job_reply
+  grid_query = 13,        ///< msg::grid_query_request -> msg::grid_job_reply
+  grid_cancel = 14,       ///< msg::grid_cancel_request -> msg::grid_job_reply
+  grid_list = 15,         ///< msg::grid_list_request -> msg::grid_list_reply
+  coallocate = 16,        ///< msg::coallocate_request -> msg::coallocate_reply
+  job_query = 17,         ///< msg::bound_job_query_request -> msg::bound_job_reply
+  job_cancel = 18,        ///< msg::bound_job_cancel_request -> msg::bound_job_reply
+  grid_submit_many = 19,  ///< msg::grid_submit_many_request -> msg::grid_submit_many_reply
 };
 
 /// "elastic", "coreserve", ...; "unknown" for a code outside the enum.
@@ -157,14 +158,14 @@ using request_body =
                  msg::list_request, msg::bind_job_request, cluster_list_request, status_request,
                  msg::grid_submit_request, msg::grid_query_request, msg::grid_cancel_request,
                  msg::grid_list_request, msg::coallocate_request, msg::bound_job_query_request,
-                 msg::bound_job_cancel_request>;
+                 msg::bound_job_cancel_request, msg::grid_submit_many_request>;
 
 /// A reply body; monostate when a response carries no body (errors).
 using response_body =
     std::variant<std::monostate, msg::elastic_reply, msg::coreservation_reply, estimate_reply,
                  msg::query_reply, msg::ack_reply, msg::list_reply, msg::bind_job_reply,
                  cluster_list_reply, status_reply, msg::grid_job_reply, msg::grid_list_reply,
-                 msg::coallocate_reply, msg::bound_job_reply>;
+                 msg::coallocate_reply, msg::bound_job_reply, msg::grid_submit_many_reply>;
 
 operation operation_of(const request_body& body) noexcept;
 

@@ -30,6 +30,7 @@ inline constexpr std::int32_t max_attempts = 1000;
 inline constexpr std::size_t max_benchmarks = 64;       ///< of a grid job
 inline constexpr std::size_t max_files = 1024;          ///< input files of a grid job
 inline constexpr std::size_t max_commit_jobs = 64;      ///< jobs committed with a hold
+inline constexpr std::size_t max_request_jobs = 100;    ///< grid jobs of one grid_submit_many
 inline constexpr std::int32_t max_history_page = 1000;  ///< finished reservations per list page
 /// parts of a co-allocation: a co-reservation's components
 inline constexpr std::size_t max_coallocation_parts = msg::max_coreservation_components;
@@ -55,6 +56,7 @@ status validate(const msg::bound_job_cancel_request& r);
 status validate(const cluster_list_request& r);
 status validate(const status_request& r);
 status validate(const msg::grid_submit_request& r);
+status validate(const msg::grid_submit_many_request& r);
 status validate(const msg::grid_query_request& r);
 status validate(const msg::grid_cancel_request& r);
 status validate(const msg::grid_list_request& r);

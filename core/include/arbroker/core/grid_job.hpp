@@ -234,8 +234,8 @@ struct grid_job {
   std::vector<std::string> failed_at() const;
   /// to_place, but no cluster can take the job: it fails with `why`.
   void placement_failed(const std::string& why, timestamp now);
-  /// The client cancels the grid job: every live copy is cancelled.
-  std::vector<grid_action> cancel(timestamp now);
+  /// The client (or, `why` says, a rule) cancels the grid job: every live copy is cancelled.
+  std::vector<grid_action> cancel(timestamp now, std::string why = "cancelled by the client");
   /// After a restart of the broker: a cancel or withdrawal that was on its way may never have
   /// reached its LRMS (or its answer was lost). Returns them again for every live copy that
   /// was being cancelled or withdrawn; the LRMS answers a repeated one with what it found.

@@ -43,6 +43,7 @@ duration transfer_seconds(std::int64_t bytes, double bytes_per_second);
 /// the user's walltime, when given, caps nothing: the LRMS gets the largest estimate, as paper
 /// 003. Without them, the walltime scaled by alpha = pp_ref / pp when the job names pp_ref
 /// (both as execution and as the LRMS's limit); invalid_parameter for a pp that is no power.
+/// Stage-in moves the input not already there (runtime_hints::held_at, by benchmarks.name).
 result<placement_terms> terms_on(const placement_inputs& job, const cluster_benchmarks& benchmarks,
                                  double bandwidth, double pp = 1);
 

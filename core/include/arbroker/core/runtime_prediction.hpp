@@ -4,6 +4,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "arbroker/core/error.hpp"
@@ -70,6 +72,12 @@ struct runtime_hints {
   double penalty = default_missing_benchmark_penalty;
   std::int64_t input_bytes = 0;
   std::optional<std::int64_t> output_bytes;
+  /// Input already at a cluster (a parent job's output where it ran): (cluster, bytes),
+  /// counted in input_bytes but not moved to that cluster.
+  std::vector<std::pair<std::string, std::int64_t>> held_at = {};
+
+  /// The input bytes that must move to `cluster`: all but those already there.
+  std::int64_t input_bytes_to(std::string_view cluster) const noexcept;
 
   bool empty() const noexcept { return benchmarks.empty() && input_bytes == 0 && !output_bytes; }
   friend bool operator==(const runtime_hints&, const runtime_hints&) = default;

@@ -82,6 +82,8 @@ inline constexpr auto all_types = std::make_tuple(
     named_type<grid_event_info>{"arb.grid_event_info"},
     named_type<grid_job_info>{"arb.grid_job_info"},
     named_type<grid_job_reply>{"arb.grid_job_reply"},
+    named_type<grid_submit_many_request>{"arb.grid_submit_many_request"},
+    named_type<grid_submit_many_reply>{"arb.grid_submit_many_reply"},
     named_type<grid_query_request>{"arb.grid_query_request"},
     named_type<grid_cancel_request>{"arb.grid_cancel_request"},
     named_type<grid_list_request>{"arb.grid_list_request"},

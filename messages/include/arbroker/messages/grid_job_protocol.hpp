@@ -57,12 +57,32 @@ struct grid_submit_request {
   /// Jobs of the same user it waits for: "ID" or "ID:ok" (it runs once they completed),
   /// "ID:any" (once they ended, however). Placed then; when one ends otherwise, it fails.
   std::vector<std::string> after = {};
+  /// A parent that ended otherwise than asked cancels this job (and so its own children)
+  /// instead of failing it.
+  bool cancel_if_parent_fails = false;
+  /// Its parents' declared outputs (output_bytes) are its input, held where they ran
+  /// (input_file `cluster:NAME`): it prefers those clusters by the time the data would take
+  /// to move. False: placed as if the outputs were nowhere.
+  bool locality = true;
   friend bool operator==(const grid_submit_request&, const grid_submit_request&) = default;
 };
 ARB_FIELDS(grid_submit_request, x.user, x.name, x.command, x.np, x.walltime, x.strategy, x.width,
            x.min_gain, x.max_migrations, x.benchmarks, x.penalty, x.inputs, x.output_bytes,
            x.clusters, x.finish_by_eq7, x.ranking, x.max_resubmits, x.retry_on_failure,
-           x.fallback_flood, x.pp_ref, x.mem_per_cpu, x.mem_per_node, x.features, x.os, x.after)
+           x.fallback_flood, x.pp_ref, x.mem_per_cpu, x.mem_per_node, x.features, x.os, x.after,
+           x.cancel_if_parent_fails, x.locality)
+
+/// Several jobs in one request (a small workflow): each job's `after` may name another of
+/// the request by its `name` (`prep`, `prep:any`) as well as an existing job by id. Every
+/// name is unique in the request, and the jobs with their dependencies form no cycle. All are
+/// taken or none: the jobs whose parents are met are placed, the others wait.
+struct grid_submit_many_request {
+  std::string user;
+  std::vector<grid_submit_request> jobs;  ///< their own `user` is the request's
+  friend bool operator==(const grid_submit_many_request&,
+                         const grid_submit_many_request&) = default;
+};
+ARB_FIELDS(grid_submit_many_request, x.user, x.jobs)
 
 /// The needs the request names.
 inline job_requirements needs_of(const grid_submit_request& r) {
@@ -133,6 +153,14 @@ struct grid_job_reply {
   friend bool operator==(const grid_job_reply&, const grid_job_reply&) = default;
 };
 ARB_FIELDS(grid_job_reply, x.job, x.error)
+
+/// The jobs of a grid_submit_many_request, in its order (none with an error).
+struct grid_submit_many_reply {
+  std::vector<grid_job_info> jobs;
+  wire_error error;
+  friend bool operator==(const grid_submit_many_reply&, const grid_submit_many_reply&) = default;
+};
+ARB_FIELDS(grid_submit_many_reply, x.jobs, x.error)
 
 /// One grid job by id. An admin's empty user reaches any owner's job.
 struct grid_query_request {

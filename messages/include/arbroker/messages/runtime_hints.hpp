@@ -6,7 +6,9 @@
 // fields; hints_of() turns them into the core's runtime_hints.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "arbroker/core/error.hpp"
@@ -26,6 +28,8 @@ struct benchmark_triple {
 };
 ARB_FIELDS(benchmark_triple, x.name, x.result, x.seconds)
 
+/// An input file; a location `cluster:NAME` or `cluster:NAME/...` says the file is at cluster
+/// NAME already (a parent job's output where it ran): it is moved to any cluster but that one.
 struct input_file {
   std::string location;
   std::int64_t bytes = 0;
@@ -33,9 +37,15 @@ struct input_file {
 };
 ARB_FIELDS(input_file, x.location, x.bytes)
 
-/// Checks the fields and sums the input sizes: every benchmark named, with a positive result
-/// and seconds below time_infinity; penalty finite and >= 1; sizes >= 0 with a finite sum;
-/// output_bytes >= 0 or -1 (unknown). The error names the field.
+inline constexpr std::string_view cluster_location_prefix = "cluster:";
+
+/// The cluster of a `cluster:NAME[/...]` location ("" for `cluster:` alone); nothing for any
+/// other location.
+std::optional<std::string_view> held_at_cluster(std::string_view location);
+
+/// Checks the fields and sums the input sizes (those at a cluster into held_at): every benchmark
+/// named, with a positive result and seconds below time_infinity; penalty finite and >= 1; sizes >=
+/// 0 with a finite sum; output_bytes >= 0 or -1 (unknown). The error names the field.
 result<runtime_hints> hints_of(const std::vector<benchmark_triple>& benchmarks, double penalty,
                                const std::vector<input_file>& inputs, std::int64_t output_bytes);
 

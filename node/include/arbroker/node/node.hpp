@@ -86,6 +86,9 @@ class node {
   /// Grid jobs (docs/grid-jobs.md): best-effort jobs placed by strategy. An empty user in
   /// query, cancel and list reaches every owner's jobs (for admins: authorize before).
   void grid_submit(msg::grid_submit_request r, callback<msg::grid_job_reply> done);
+  /// Several jobs that may wait for each other (their `after` names each other), all or none.
+  void grid_submit_many(msg::grid_submit_many_request r,
+                        callback<msg::grid_submit_many_reply> done);
   void grid_query(msg::grid_query_request r, callback<msg::grid_job_reply> done);
   void grid_cancel(msg::grid_cancel_request r, callback<msg::grid_job_reply> done);
   void grid_list(msg::grid_list_request r, callback<msg::grid_list_reply> done);
@@ -122,6 +125,9 @@ class node {
   std::vector<msg::cluster_status> status();
   msg::grid_job_reply grid_submit(msg::grid_submit_request r) {
     return wait(&node::grid_submit, std::move(r));
+  }
+  msg::grid_submit_many_reply grid_submit_many(msg::grid_submit_many_request r) {
+    return wait(&node::grid_submit_many, std::move(r));
   }
   msg::grid_job_reply grid_query(msg::grid_query_request r) {
     return wait(&node::grid_query, std::move(r));

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -170,6 +171,8 @@ class grid_job_journal {
   virtual ~grid_job_journal() = default;
   /// Inserts or replaces the row with this id.
   virtual status save_grid_job(const grid_job_row& row) = 0;
+  /// Inserts or replaces these rows, all or none (one transaction).
+  virtual status save_grid_jobs(std::span<const grid_job_row> rows) = 0;
   /// The active rows (what recovery watches again), ordered by id number.
   virtual result<std::vector<grid_job_row>> grid_jobs() = 0;
   /// One row by id, active or history; nothing when the store does not have it.

@@ -76,6 +76,7 @@ class sqlite_journal final : public reservation_journal, public grid_job_journal
   status forget_commit(const std::string& txn) override;
   result<std::vector<std::string>> commits() override;
   status save_grid_job(const grid_job_row& row) override;
+  status save_grid_jobs(std::span<const grid_job_row> rows) override;
   result<std::vector<grid_job_row>> grid_jobs() override;
   result<std::optional<grid_job_row>> find_grid_job(const std::string& id) override;
   result<std::vector<grid_job_row>> ended_grid_jobs(const history_query& q) override;
