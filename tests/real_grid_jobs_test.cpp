@@ -1,6 +1,10 @@
 // Grid jobs end to end on real batch systems (real_grid.hpp): floods, every strategy on a
 // partly busy cluster, migration, and the reserve strategy on full clusters.
 
+#include <signal.h>
+
+#include <fstream>
+
 #include "real_grid.hpp"
 
 namespace arbroker {
@@ -243,6 +247,71 @@ TEST_F(real_grid_jobs, AJobWhoseSlurmClusterIsStoppedRunsToItsEndOnTheOther) {
   EXPECT_EQ(done.state, grid_job_state::completed);  // sleep 10 ran to its end on slurm1
   EXPECT_EQ(done.winner, 1);
   EXPECT_FALSE(in_lrms("slurm1", done.copies[1].lrms_id));
+}
+
+// The same on Grid Engine, where the cell can be made to stop answering but not its host to
+// fail: the qmaster is stopped under a running job (its execd goes on running it). The node
+// gives the copy up unconfirmed after lost_after and places the job on slurm1, where it runs
+// to its end; once the cell answers again nothing of the job is left on it.
+TEST_F(real_grid_jobs, AJobWhoseGridEngineCellStopsAnsweringRunsToItsEndOnSlurm) {
+  self->send_exit(manager, caf::exit_reason::user_shutdown);
+  manager = spawn_manager(5);
+  start_signal s1;
+  const auto blocker = sbatch_whole(conf1, 20, s1);
+  ASSERT_TRUE(s1.wait(30)) << "the local job did not start";
+  auto r = grid_job(grid_strategy::single, 1);
+  r.clusters = {"sge", "slurm1"};
+  r.command = "sleep 40";
+  r.walltime = 300;
+  auto sub = ask<msg::grid_job_reply>(manager, r);
+  ASSERT_TRUE(sub.error.ok()) << sub.error.message;
+  remember(sub.job);
+  ASSERT_EQ(sub.job.copies.at(0).cluster, "sge");  // slurm1 is full
+  auto running =
+      until(sub.job.id, [](const auto& x) { return x.state == grid_job_state::running; });
+  ASSERT_EQ(running.state, grid_job_state::running);
+  // The cell comes back for the tests after this one whatever happens here.
+  struct cell {
+    bool down = false;
+    bool start() {
+      process_spec p;
+      p.argv = {std::string(ARB_GRIDENGINE_SCRIPTS) + "/start.sh", "--slots", "8"};
+      p.timeout = std::chrono::seconds(120);
+      auto out = run_process(p);
+      down = !(out && out->ok());
+      return !down;
+    }
+    ~cell() {
+      if (down) start();
+    }
+  } qmaster;
+  pid_t pid = 0;
+  std::ifstream("/run/arbroker-gridengine/qmaster.pid") >> pid;
+  ASSERT_GT(pid, 0);
+  qmaster.down = true;
+  ASSERT_EQ(::kill(pid, SIGTERM), 0);
+  for (int i = 0; i < 300 && ::kill(pid, 0) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(slurm_lrms(slurm_opts(conf1)).cancel_job(blocker));  // room on slurm1
+  auto again = until(sub.job.id, [](const auto& x) {
+    return x.copies.size() == 2 && x.state == grid_job_state::running;
+  });
+  remember(again);
+  ASSERT_EQ(again.copies.size(), 2u);
+  EXPECT_EQ(again.copies[1].cluster, "slurm1");
+  EXPECT_TRUE(again.copies[0].lost);
+  EXPECT_EQ(again.resubmits, 1);
+  ASSERT_TRUE(qmaster.start());
+  auto done = until(sub.job.id, [](const auto& x) { return is_terminal(x.state); });
+  EXPECT_EQ(done.state, grid_job_state::completed);  // on slurm1
+  EXPECT_EQ(done.winner, 1);
+  // The old copy, once the cell answers again: cancelled if it still runs there (a duplicate
+  // start), or found gone if it ran to its end while the cell was silent (the partition's
+  // window, docs/grid-jobs.md); never left in the cell.
+  auto settled =
+      until(sub.job.id, [&](const auto&) { return !in_lrms("sge", done.copies[0].lrms_id); });
+  EXPECT_FALSE(in_lrms("sge", done.copies[0].lrms_id));
+  EXPECT_LE(settled.duplicate_starts, 1);
 }
 
 // Issue 33: with every cluster full (a local job of all its CPUs for 20 minutes), the reserve
