@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -446,13 +447,24 @@ grid5_config grid5(const toml::table& root, std::string name) {
     c.clusters.push_back(k);
   });
   for_each_table(root, "strategies", [&](const toml::table& t) {
-    only_known(t, "strategies", {"name", "strategy", "width", "min_gain_s", "finish_eq7"});
+    only_known(t, "strategies",
+               {"name", "strategy", "width", "min_gain_s", "finish_eq7", "fail_cluster",
+                "fail_at_h", "max_resubmits"});
     grid5_strategy s;
     s.name = get(t, "strategies", "name", std::string());
     s.strategy = get(t, "strategies", "strategy", s.strategy);
     s.width = get<int>(t, "strategies", "width", s.width);
     s.min_gain = get<duration>(t, "strategies", "min_gain_s", s.min_gain);
     s.finish_eq7 = get(t, "strategies", "finish_eq7", s.finish_eq7);
+    s.fail_cluster = get(t, "strategies", "fail_cluster", s.fail_cluster);
+    s.fail_at_h = get(t, "strategies", "fail_at_h", s.fail_at_h);
+    s.max_resubmits = get<std::int32_t>(t, "strategies", "max_resubmits", s.max_resubmits);
+    if (!s.fail_cluster.empty() &&
+        std::none_of(c.clusters.begin(), c.clusters.end(),
+                     [&](const grid5_cluster& k) { return k.name == s.fail_cluster; }))
+      bad("strategies", "fail_cluster '" + s.fail_cluster + "' is none of the [[clusters]]");
+    if (!(s.fail_at_h >= 0) || s.max_resubmits < -1 || s.max_resubmits > max_grid_placements)
+      bad("strategies", "fail_at_h >= 0 and max_resubmits in -1..100");
     if (s.name.empty() || (s.strategy != "none" && !grid_strategy_from(s.strategy)) ||
         s.width < 1 || s.width > max_grid_width || s.min_gain < 0)
       bad("strategies",

@@ -190,6 +190,11 @@ struct grid5_strategy {
   int width = 3;
   duration min_gain = 0;
   bool finish_eq7 = false;  ///< reserve: keep the hold by paper 004's eq. 7 as printed
+  /// A cluster (by name) whose nodes all fail `fail_at_h` hours in: its running and queued
+  /// copies are lost ("" = none fails).
+  std::string fail_cluster = {};
+  double fail_at_h = 0;
+  std::int32_t max_resubmits = -1;  ///< the grid jobs' (-1: the node's default, 2)
 };
 struct grid5_config {
   std::string name;

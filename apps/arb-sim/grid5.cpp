@@ -3,7 +3,8 @@
 // grid job instead (its own shape, submitted at its own time); the strategies place the same
 // grid jobs. Reported per strategy: time to delivery (mean, p95), wait, wasted CPU time of
 // duplicate starts, migrations, calls to the clusters per job, the local jobs' mean wait
-// (against a run without the grid jobs), and the jobs refused or failed. The clusters admit
+// (against a run without the grid jobs), the jobs refused or failed, and the CPU time of
+// copies lost when a strategy row fails a cluster halfway (fail_cluster). The clusters admit
 // reservations by a node's default rule unless [grid] names another (ljp, ljp_method: the
 // run prints it). See docs/experiments.md.
 #include <algorithm>
@@ -28,6 +29,7 @@ struct strategy_result {
   std::size_t failed = 0;  ///< placed, then failed (or cancelled) instead of completing
   double mean_ttd = 0, p95_ttd = 0, mean_wait = 0;
   double wasted_cpu_s = 0;  ///< CPU-seconds of copies that ran and were cancelled
+  double lost_cpu_s = 0;    ///< CPU-seconds of copies that ran and were lost (a failed cluster)
   double migrations_per_job = 0, calls_per_job = 0, copies_per_job = 0;
   double local_mean_wait = 0;
   std::size_t local_started = 0;
@@ -60,9 +62,14 @@ strategy_result summarize(const sim::sim_output& out) {
     }
     copies += static_cast<double>(j.copies.size());
     migrations += j.migrations;
-    for (const auto& c : j.copies)
-      if (c.state == copy_state::cancelled && c.started >= 0 && c.ended >= c.started)
-        r.wasted_cpu_s += static_cast<double>((c.ended - c.started) * j.np);
+    for (const auto& c : j.copies) {
+      if (c.started < 0 || c.ended < c.started) continue;
+      const auto cpu_s = static_cast<double>((c.ended - c.started) * j.np);
+      if (c.lost)
+        r.lost_cpu_s += cpu_s;
+      else if (c.state == copy_state::cancelled)
+        r.wasted_cpu_s += cpu_s;
+    }
     if (j.state == grid_job_state::failed || j.state == grid_job_state::cancelled) ++r.failed;
     if (j.state != grid_job_state::completed) continue;
     ++r.completed;
@@ -156,7 +163,14 @@ status run_grid5(const grid5_config& c, const run_options& opt) {
         g.request.width = st.width;
         g.request.min_gain = st.min_gain;
         g.request.finish_by_eq7 = st.finish_eq7;
+        g.request.max_resubmits = st.max_resubmits;
       }
+    }
+    if (!st.fail_cluster.empty()) {  // its nodes all fail halfway, say: jobs lost there
+      const auto at = std::find_if(c.clusters.begin(), c.clusters.end(),
+                                   [&](const auto& k) { return k.name == st.fail_cluster; });
+      s.failures.push_back(
+          {static_cast<int>(at - c.clusters.begin()), static_cast<timestamp>(st.fail_at_h * 3600)});
     }
     auto out = sim::run_simulation(s);
     std::lock_guard lock{mu};
@@ -170,7 +184,8 @@ status run_grid5(const grid5_config& c, const run_options& opt) {
 
   std::ofstream csv(dir / "summary.csv");
   csv << "strategy,grid_jobs,completed,refused,mean_ttd_h,p95_ttd_h,mean_wait_h,wasted_cpu_h,"
-         "migrations_per_job,copies_per_job,calls_per_job,local_jobs,local_mean_wait_h,failed\n";
+         "migrations_per_job,copies_per_job,calls_per_job,local_jobs,local_mean_wait_h,failed,"
+         "lost_cpu_h\n";
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     csv << c.strategies[i].name << ',' << r.grid_jobs << ',' << r.completed << ',' << r.refused
@@ -178,7 +193,8 @@ status run_grid5(const grid5_config& c, const run_options& opt) {
         << fmt(r.mean_wait / 3600, 3) << ',' << fmt(r.wasted_cpu_s / 3600, 1) << ','
         << fmt(r.migrations_per_job, 3) << ',' << fmt(r.copies_per_job, 2) << ','
         << fmt(r.calls_per_job, 1) << ',' << r.local_started << ','
-        << fmt(r.local_mean_wait / 3600, 3) << ',' << r.failed << '\n';
+        << fmt(r.local_mean_wait / 3600, 3) << ',' << r.failed << ',' << fmt(r.lost_cpu_s / 3600, 1)
+        << '\n';
   }
   csv.close();
   const std::string head = png_script_head("ttd");

@@ -96,6 +96,32 @@ simulated_lrms::simulated_lrms(simulated_lrms_config config, availability_profil
   std::sort(sorted_counts_.begin(), sorted_counts_.end());
 }
 
+void simulated_lrms::fail_all_nodes(std::string why) {
+  advance(clock_());
+  if (failed_) return;
+  // Queued jobs first (nothing may start while the rest goes), then the reservations with
+  // their jobs, then the running jobs.
+  std::vector<serial> queued, running, held;
+  for (const auto& [jid, j] : jobs_)
+    (j.started ? running : queued).push_back(jid);
+  std::sort(queued.begin(), queued.end());
+  std::sort(running.begin(), running.end());
+  for (serial jid : queued)
+    if (jobs_.contains(jid) && !jobs_.at(jid).reservation) drop_queued(jid, lrms_job_state::lost);
+  for (const auto& [rid, r] : reservations_)
+    held.push_back(rid);
+  std::sort(held.begin(), held.end());
+  for (serial rid : held)
+    drop_reservation(rid, lrms_job_state::lost);
+  for (serial jid : running)
+    if (jobs_.contains(jid)) end_running(jid, lrms_job_state::lost);
+  failed_ = std::move(why);
+}
+
+error simulated_lrms::out_of_service() const {
+  return {errc::unreachable, name_ + " is down: " + *failed_};
+}
+
 std::optional<lrms_job_state> simulated_lrms::finished(serial jid) const {
   if (jid <= first_serial_ || jid - first_serial_ >= finished_.size()) return std::nullopt;
   return finished_[jid - first_serial_];
@@ -370,6 +396,7 @@ error simulated_lrms::refusal(const error& e, timestamp start, timestamp end, in
 }
 
 result<std::string> simulated_lrms::create_reservation(const reservation_spec& spec) {
+  if (failed_) return out_of_service();
   advance(clock_());
   if (auto ok = check_terms(spec, now_); !ok) return ok.err();
   const timestamp end = spec.start + spec.length;
@@ -391,6 +418,7 @@ result<std::string> simulated_lrms::create_reservation(const reservation_spec& s
 }
 
 status simulated_lrms::delete_reservation(const std::string& id) {
+  if (failed_) return out_of_service();
   advance(clock_());
   const auto rid = parse_id(id, 'R');
   if (!rid || !reservations_.contains(*rid))
@@ -402,6 +430,7 @@ status simulated_lrms::delete_reservation(const std::string& id) {
 
 result<std::string> simulated_lrms::modify_reservation(const std::string& id,
                                                        const reservation_spec& new_terms) {
+  if (failed_) return out_of_service();
   advance(clock_());
   const auto old_rid = parse_id(id, 'R');
   auto it = old_rid ? reservations_.find(*old_rid) : reservations_.end();
@@ -468,6 +497,7 @@ result<std::string> simulated_lrms::modify_reservation(const std::string& id,
 }
 
 status simulated_lrms::extend_reservation(const std::string& id, timestamp new_end) {
+  if (failed_) return out_of_service();
   advance(clock_());
   const auto rid = parse_id(id, 'R');
   auto it = rid ? reservations_.find(*rid) : reservations_.end();
@@ -543,6 +573,7 @@ duration simulated_lrms::scaled_runtime(duration actual_runtime) const {
 
 result<simulated_lrms::serial> simulated_lrms::submit(const job_spec& spec, duration actual_runtime,
                                                       local_job_options options) {
+  if (failed_) return out_of_service();
   advance(clock_());
   const auto who = [&spec] { return "job '" + spec.name + "'"; };  // only for errors
   if (spec.np < 1 || spec.np > cpus())
@@ -671,6 +702,7 @@ result<lrms_snapshot> simulated_lrms::jobs_snapshot() {
 }
 
 result<lrms_snapshot> simulated_lrms::snapshot() {
+  if (failed_) return out_of_service();  // nothing to plan with
   auto s = jobs_snapshot();
   if (!s) return s;
   // By start, then id (unique, so the pointer is never compared): each reservation is

@@ -84,6 +84,47 @@ TEST(SimulatedLrms, RefusesAJobItsNodesCannotTake) {
   EXPECT_TRUE((*plain)->submit_job(needing(8, {0, 0, {"ib"}, ""})));
 }
 
+// The simulator's cluster failure: every job ends lost (told by an event), the controller
+// still answers about them, and nothing new is taken.
+TEST(SimulatedLrms, AFailedClusterLosesEveryJobAndTakesNothingMore) {
+  timestamp t = 0;
+  std::vector<simulated_job_event> events;
+  simulated_lrms_config cfg{"test", 8, {}, [&t] { return t; }};
+  cfg.on_job_event = [&](const simulated_job_event& e) { events.push_back(e); };
+  auto c = simulated_lrms::create(cfg);
+  ASSERT_TRUE(c);
+  auto& l = **c;
+  const auto running = *l.submit_job(job(6, 100));
+  const auto queued = *l.submit_job(job(4, 100));
+  const auto res = *l.create_reservation({"r", "alice", 200, 100, 2});
+  auto bound = job(2, 50);
+  bound.reservation = res;
+  const auto in_res = *l.submit_job(bound);
+  t = 10;
+  events.clear();
+  l.fail_all_nodes("power cut");
+  EXPECT_TRUE(l.failed());
+  for (const auto& id : {running, queued, in_res})
+    EXPECT_EQ(*l.job_status(id), lrms_job_state::lost) << id;
+  EXPECT_EQ(events.size(), 3u);
+  for (const auto& e : events) {
+    EXPECT_EQ(e.what, simulated_job_event::kind::ended);
+    EXPECT_EQ(e.outcome, lrms_job_state::lost);
+    EXPECT_EQ(e.time, 10);
+  }
+  auto jobs = l.jobs_snapshot();
+  ASSERT_TRUE(jobs);
+  EXPECT_TRUE(jobs->running.empty() && jobs->queued.empty());
+  EXPECT_TRUE(l.cancel_job(running));  // ended already: left as it is
+  for (const auto& refused : {l.snapshot().err(), l.submit_job(job(1, 10)).err(),
+                              l.create_reservation({"r2", "alice", 300, 100, 1}).err(),
+                              l.delete_reservation(res).err()}) {
+    EXPECT_EQ(refused.code, errc::unreachable);
+    EXPECT_EQ(refused.message, "test is down: power cut");
+  }
+  EXPECT_FALSE(l.next_event_time());
+}
+
 TEST(SimulatedLrms, ReservationCapacityConflicts) {
   cluster c(8);
   ASSERT_TRUE(c->create_reservation(rsv(100, 100, 6)));  // [100, 200) x 6

@@ -123,7 +123,15 @@ class virtual_grid {
     auto job_order = order_by_submit(s.jobs);
     auto req_order = order_by_submit(s.requests);
     auto grid_order = order_by_submit(s.grid_jobs);
-    std::size_t next_job = 0, next_req = 0, next_grid = 0;
+    std::size_t next_job = 0, next_req = 0, next_grid = 0, next_failure = 0;
+    auto failures = s.failures;
+    for (const auto& f : failures)
+      if (f.cluster < 0 || f.cluster >= static_cast<int>(clusters_.size()))
+        return fail(errc::invalid_parameter, "a failure names cluster " +
+                                                 std::to_string(f.cluster) + " of " +
+                                                 std::to_string(clusters_.size()));
+    std::stable_sort(failures.begin(), failures.end(),
+                     [](const auto& a, const auto& b) { return a.at < b.at; });
     const std::size_t arrivals = s.jobs.size() + s.requests.size() + s.grid_jobs.size();
     out.grid_jobs.resize(s.grid_jobs.size());
     out.busy.reserve(s.jobs.size() + s.requests.size());  // one run per job, but for pauses
@@ -155,6 +163,7 @@ class virtual_grid {
       if (next_job < job_order.size()) t = std::min(t, s.jobs[job_order[next_job]].submit);
       if (next_req < req_order.size()) t = std::min(t, s.requests[req_order[next_req]].submit);
       if (next_grid < grid_order.size()) t = std::min(t, s.grid_jobs[grid_order[next_grid]].submit);
+      if (next_failure < failures.size()) t = std::min(t, failures[next_failure].at);
       for (auto& c : clusters_)
         if (auto e = c.lrms->next_event_time()) t = std::min(t, *e);
       if (t == time_infinity) break;  // nothing left but stray timers
@@ -171,9 +180,16 @@ class virtual_grid {
       for (auto& c : clusters_)
         c.lrms->advance_to(now_);
       run_actors();
-      // 2. Local jobs arriving now go straight to their LRMS.
+      // 1b. Clusters failing now lose their jobs (recorded, and told to the grid-job manager,
+      //     in step 4).
+      while (next_failure < failures.size() && failures[next_failure].at <= now_) {
+        const auto& f = failures[next_failure++];
+        clusters_[static_cast<std::size_t>(f.cluster)].lrms->fail_all_nodes(f.why);
+      }
+      // 2. Local jobs arriving now go straight to their LRMS (none to a failed one).
       while (next_job < job_order.size() && s.jobs[job_order[next_job]].submit == now_) {
         auto i = job_order[next_job++];
+        if (clusters_[static_cast<std::size_t>(s.jobs[i].cluster)].lrms->failed()) continue;
         if (s.jobs[i].estimate) {
           ask_estimate(s.jobs[i], &out.jobs[i]);
           sched_.run();

@@ -402,6 +402,56 @@ TEST(driver, GridJobsWithPollsInsteadOfEventsSeeEndsLate) {
   EXPECT_GT(late, 0);
 }
 
+// A cluster whose nodes all fail under a running grid job (experiment 5's failure rows): the
+// copy is lost, the job placed again on another cluster and run to its end there, or, with no
+// resubmission asked for, failed; a local job that arrives for the failed cluster later never
+// starts, and the one running there ends lost.
+TEST(driver, AClusterThatFailsLosesItsJobsAndGridJobsArePlacedAgain) {
+  for (int resubmits : {2, 0}) {
+    SCOPED_TRACE(resubmits);
+    scenario s;
+    s.clusters = {{.name = "a", .cpus = 8}, {.name = "b", .cpus = 8}};
+    auto on = [](std::int64_t id, int cluster, timestamp at, int np, duration d) {
+      auto j = job(id, at, np, d, d);
+      j.cluster = cluster;
+      return j;
+    };
+    s.jobs = {on(1, 1, 0, 8, 500), on(2, 0, 0, 4, 1000), on(3, 0, 300, 4, 100)};
+    msg::grid_submit_request r;
+    r.user = "alice";
+    r.np = 4;
+    r.walltime = 1000;
+    r.max_resubmits = resubmits;
+    s.grid_jobs.push_back({10, 10, r});  // a has room, b is full
+    s.failures.push_back({0, 200});
+    auto out = run_simulation(s);
+    ASSERT_TRUE(out) << out.err().message;
+    const auto& j = out->grid_jobs.at(0);
+    ASSERT_GE(j.copies.size(), 1u);
+    EXPECT_EQ(j.copies[0].cluster, "a");
+    EXPECT_EQ(j.copies[0].started, 10);
+    EXPECT_TRUE(j.copies[0].lost);
+    EXPECT_EQ(j.copies[0].ended, 200);
+    if (resubmits > 0) {
+      ASSERT_EQ(j.copies.size(), 2u);
+      EXPECT_EQ(j.copies[1].cluster, "b");
+      EXPECT_EQ(j.copies[1].started, 500);  // once b's local job ended
+      EXPECT_EQ(j.state, grid_job_state::completed);
+      EXPECT_EQ(j.resubmits, 1);
+    } else {
+      EXPECT_EQ(j.copies.size(), 1u);
+      EXPECT_EQ(j.state, grid_job_state::failed);
+    }
+    EXPECT_EQ(out->jobs[1].end, 200);   // lost with its cluster
+    EXPECT_EQ(out->jobs[2].start, -1);  // arrived for a failed cluster
+  }
+  scenario bad;
+  bad.clusters = {{.name = "a", .cpus = 8}};
+  bad.jobs = {job(1, 0, 1, 10, 10)};
+  bad.failures.push_back({3, 5});
+  EXPECT_EQ(run_simulation(bad).err().code, errc::invalid_parameter);
+}
+
 TEST(driver, GridJobsAreDeterministic) {
   auto one = run_simulation(grid_scenario());
   auto two = run_simulation(grid_scenario());

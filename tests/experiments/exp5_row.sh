@@ -20,7 +20,7 @@ fi
 csv=$out/run/exp5_grid_jobs/summary.csv
 row=$(awk -F, -v s="$strategy" '$1 == s' "$csv")
 [[ -n $row ]] || { echo "no strategy '$strategy' in $csv" >&2; exit 1; }
-IFS=, read -r _ _ _ refused ttd p95 wait _ _ _ calls _ local failed <<<"$row"
+IFS=, read -r _ _ _ refused ttd p95 wait _ _ _ calls _ local failed _ <<<"$row"
 doc=$(grep -F "| $label |" "$here/docs/experiments.md" | head -1)
 [[ -n $doc ]] || { echo "no row '| $label |' in docs/experiments.md" >&2; exit 1; }
 IFS='|' read -r -a cells <<<"$doc"

@@ -160,6 +160,14 @@ class simulated_lrms final : public lrms {
   /// unknown id.
   result<lrms_job_state> job_status(const std::string& id) override;
 
+  /// The cluster's nodes all fail now (`why` says how): every job, queued, running or in a
+  /// reservation, ends `lost` (as Slurm's NODE_FAIL), every reservation goes. Its controller
+  /// still answers about jobs (jobs_snapshot, job_status: lost; cancel_job), but it can
+  /// neither plan nor take anything: snapshot, reservations and submissions answer
+  /// unreachable, for good. For the simulator's failure scenarios. O(n log n).
+  void fail_all_nodes(std::string why);
+  bool failed() const noexcept { return failed_.has_value(); }
+
   /// Processes every event up to t and moves the time to t, without reading the clock (for
   /// a discrete-event engine). A t before now() does nothing.
   void advance_to(timestamp t);
@@ -256,6 +264,8 @@ class simulated_lrms final : public lrms {
   timestamp now_;
 
   std::unordered_map<serial, job> jobs_;  // queued and running (snapshot sorts them)
+  std::optional<std::string> failed_;     // fail(): why it is down for good
+  error out_of_service() const;
   // How each finished job ended, by serial - first_serial_ (serials are dense: a vector).
   std::vector<std::optional<lrms_job_state>> finished_;
   batch_queue queue_;  // queued unbound jobs and the policy that starts them

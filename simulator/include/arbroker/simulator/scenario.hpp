@@ -82,8 +82,18 @@ struct grid_arrival {
   msg::grid_submit_request request;
 };
 
+/// A cluster whose nodes all fail at `at` (simulated_lrms::fail_all_nodes): its jobs, queued,
+/// running and in reservations, end lost; it takes nothing from then on, and local jobs that arrive
+/// for it later are not submitted (they never start).
+struct cluster_failure {
+  int cluster = 0;  ///< index into scenario::clusters
+  timestamp at = 0;
+  std::string why = "every node failed";
+};
+
 struct scenario {
   std::vector<cluster_spec> clusters;
+  std::vector<cluster_failure> failures;
   std::vector<local_job> jobs;
   std::vector<request_arrival> requests;
   std::vector<grid_arrival> grid_jobs;
