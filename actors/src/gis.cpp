@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "arbroker/core/job_requirements.hpp"
+
 namespace arbroker {
 namespace {
 
@@ -32,6 +34,13 @@ class gis_state {
     if (info.name.empty() || !service)
       return {
           msg::wire(errc::invalid_parameter, "a cluster needs a name and a reservation service")};
+    // What a cluster publishes of its nodes decides where jobs go: an agent's (remote/) is
+    // checked here as a node's own config is when it is read.
+    for (std::size_t i = 0; i < info.nodes.size(); ++i)
+      if (auto ok = check(info.nodes[i]); !ok)
+        return {msg::wire(
+            errc::invalid_parameter,
+            "cluster " + info.name + ": nodes[" + std::to_string(i) + "]: " + ok.err().message)};
     self_->monitor(service);
     const std::string cluster = info.name;
     clusters_.insert_or_assign(cluster,

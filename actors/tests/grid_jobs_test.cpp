@@ -843,6 +843,23 @@ TEST_F(grid_jobs_test, AWaitingJobIsPlacedAfterARestartIfItsParentEndedMeanwhile
   EXPECT_EQ(ours_in("a"), 1u);
 }
 
+// An agent's cluster publishing nodes that cannot be is not let into the grid (jobs would
+// be placed by them): the GIS refuses it naming the group.
+TEST_F(grid_jobs_test, AClusterPublishingImpossibleNodesIsNotRegistered) {
+  add_cluster("a", 8, 1000);
+  msg::cluster_info info;
+  info.name = "odd";
+  info.cpus = 8;
+  info.nodes = {{2, 4, 1024, {}}, {1, 0, 1024, {}}};
+  auto ack = ask<msg::ack_reply>(gis, register_atom::value, info, services.begin()->second);
+  EXPECT_EQ(ack.error.err(), errc::invalid_parameter);
+  EXPECT_EQ(ack.error.message,
+            "cluster odd: nodes[1]: count 1 and cpus 0: both must be at least 1");
+  info.nodes.pop_back();
+  EXPECT_TRUE(
+      ask<msg::ack_reply>(gis, register_atom::value, info, services.begin()->second).error.ok());
+}
+
 // Several jobs in one request (issue 35 item 5): siblings named by name, ids given in the
 // request's order, the jobs whose parents are met placed at once, the others when they end.
 TEST_F(grid_jobs_test, JobsSubmittedTogetherRunInTheOrderTheirDependenciesSay) {

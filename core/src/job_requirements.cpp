@@ -90,6 +90,20 @@ status check(const job_requirements& r) {
   return {};
 }
 
+status check(const node_group& g) {
+  if (g.count < 1 || g.cpus < 1)
+    return fail(errc::invalid_parameter, "count " + std::to_string(g.count) + " and cpus " +
+                                             std::to_string(g.cpus) + ": both must be at least 1");
+  if (g.memory < 0 || g.memory > max_memory_mib)
+    return fail(errc::invalid_parameter, "memory: " + std::to_string(g.memory) +
+                                             " MiB is outside 0.." +
+                                             std::to_string(max_memory_mib));
+  if (std::any_of(g.features.begin(), g.features.end(),
+                  [](const std::string& f) { return f.empty(); }))
+    return fail(errc::invalid_parameter, "features: an empty name");
+  return {};
+}
+
 std::int64_t usable_cpus(const std::vector<node_group>& nodes, const job_requirements& r) {
   std::int64_t n = 0;
   for (const auto& g : nodes)

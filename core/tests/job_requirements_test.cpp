@@ -9,6 +9,18 @@ namespace {
 // 64 GiB, ib and avx512).
 const std::vector<node_group> mixed = {{4, 8, 16384, {}}, {2, 32, 65536, {"ib", "avx512"}}};
 
+// What a cluster publishes of its nodes is checked before jobs are placed by it.
+TEST(JobRequirements, ANodeGroupNeedsNodesCpusAndAPossibleMemory) {
+  EXPECT_TRUE(check(node_group{2, 16, 65536, {"ib", "gpu:a100"}}));  // Slurm's names as they are
+  EXPECT_TRUE(check(node_group{1, 1, 0, {}}));                       // memory not known
+  for (const auto& bad :
+       {node_group{0, 16, 0, {}}, node_group{2, 0, 0, {}}, node_group{2, 16, -1, {}},
+        node_group{2, 16, max_memory_mib + 1, {}}, node_group{2, 16, 0, {""}}})
+    EXPECT_EQ(check(bad).err().code, errc::invalid_parameter);
+  EXPECT_EQ(check(node_group{-3, 16, 0, {}}).err().message,
+            "count -3 and cpus 16: both must be at least 1");
+}
+
 TEST(JobRequirements, NoNeedsUseEveryCpu) {
   EXPECT_EQ(usable_cpus(mixed, {}), 4 * 8 + 2 * 32);
 }

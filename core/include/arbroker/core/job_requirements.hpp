@@ -49,6 +49,11 @@ struct node_group {
   friend bool operator==(const node_group&, const node_group&) = default;
 };
 
+/// invalid_parameter saying what is wrong with a group a cluster publishes: count or cpus
+/// below 1, memory outside 0..max_memory_mib, an empty feature. (Feature names are the
+/// batch system's, so their characters are not checked.)
+status check(const node_group& g);
+
 /// CPUs of `nodes` a job with needs `r` can use: of each node that has every feature and the
 /// memory per node, as many CPUs as its memory holds at mem_per_cpu each.
 std::int64_t usable_cpus(const std::vector<node_group>& nodes, const job_requirements& r);
