@@ -1,5 +1,5 @@
 // Jobs that wait for others (issue 35 item 5): `arb submit --after ID[:ok|any]`, and several
-// jobs in one request whose `after` names each other (`arb submit --jobs FILE`). A child is
+// jobs in one request whose `after` names each other (`arb submit-dag FILE`). A child is
 // written and answered at once, pending; when its parents have ended as it asks (completed,
 // or any end with :any) it is placed by its strategy like a job placed again, preferring the
 // clusters that hold its parents' declared outputs (they become its input there); when one
@@ -226,7 +226,13 @@ void grid_job_manager::impl::submit_many(msg::grid_submit_many_request r,
     if (!waits[i]) place_again(first + i);
 }
 
-void grid_job_manager::impl::wake_children() {
+void grid_job_manager::impl::wake_children(const std::optional<std::string>& parent) {
+  const auto names_parent = [&](const msg::grid_submit_request& r) {
+    return std::any_of(r.after.begin(), r.after.end(), [&](const std::string& text) {
+      auto d = parse_dependency(text);
+      return d && d->id == *parent;
+    });
+  };
   for (auto serial : std::vector<std::uint64_t>(waiting_.begin(), waiting_.end())) {
     if (!waiting_.contains(serial)) continue;  // settled by a nested call
     auto it = jobs_.find(serial);
@@ -235,6 +241,7 @@ void grid_job_manager::impl::wake_children() {
       continue;
     }
     auto& t = it->second;
+    if (parent && !names_parent(t.request)) continue;
     std::vector<msg::input_file> outputs;
     auto v = parents_of(t.request, t.job.owner, &outputs);
     if (v.state == wait_state::waiting) continue;

@@ -62,7 +62,8 @@ msg::grid_job_reply grid_job_manager::impl::cancel(const msg::grid_cancel_reques
   release_reservation_if_done(serial);
   answer_if_placed(*t);
   auto out = msg::grid_job_reply{msg::info_of(t->job), {}};
-  if (!waiting_.empty()) wake_children();  // jobs waiting for this one (may move jobs_)
+  waiting_.erase(serial);                            // it no longer waits for anything
+  if (!waiting_.empty()) wake_children(out.job.id);  // those waiting for it (may move jobs_)
   return out;
 }
 
@@ -149,7 +150,7 @@ void grid_job_manager::impl::after_change(std::uint64_t serial, std::vector<grid
   release_reservation_if_done(serial);
   answer_if_placed(t);
   if (t.job.to_place) place_again(serial);
-  if (is_terminal(t.job.state) && !waiting_.empty()) wake_children();
+  if (is_terminal(t.job.state) && !waiting_.empty()) wake_children(std::string(t.job.id));
 }
 
 // Answers the submission once no copy is still being submitted (and a reserve job's holds
@@ -296,7 +297,10 @@ void grid_job_manager::impl::adopt(msg::grid_job_record rec) {
   // A job waiting for its parents waits again (the first poll round looks at them).
   const bool waits = !t.request.after.empty() && t.job.copies.empty() && !t.job.to_place &&
                      !is_terminal(t.job.state);
-  if (waits) waiting_.insert(serial);
+  if (waits) {
+    waiting_.insert(serial);
+    recheck_waiting_ = true;
+  }
   t.counted_resubmits = t.job.resubmits;
   t.counted_retries = t.job.retries;
   // A reserve job stopped between its holds and its bound job: its reservation (if the

@@ -19,8 +19,10 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
+#include <utility>
 
 #include "arbroker/actors/fan_in.hpp"
 #include "arbroker/actors/reserve_flow.hpp"
@@ -221,8 +223,10 @@ struct grid_job_manager::impl {
                           std::vector<msg::input_file>* outputs = nullptr);
   // A job that waits: written, answered pending, placed when its parents end as asked.
   void wait_for_parents(msg::grid_submit_request r, reply_fn rp, const std::string& why);
-  // A job ended: the jobs waiting for it are placed, or fail when they can never run.
-  void wake_children();
+  // Job `parent` ended: the jobs waiting for it are placed, or fail (or are cancelled) when
+  // they can never run. Only those that name it are looked at (their other parents may be
+  // read from the store); without a parent, every waiting job (after a restart).
+  void wake_children(const std::optional<std::string>& parent = std::nullopt);
   // A reserve job placed again after its bound job was lost: the old reservation let go, new
   // holds at the best of `ok` (ranked). Returns the queue growth, as places().
   std::vector<std::pair<std::string, duration>> reserve_again(std::uint64_t serial,
@@ -392,6 +396,7 @@ struct grid_job_manager::impl {
   std::set<std::uint64_t> to_place_;       // to be placed again once the directory is known
   std::set<std::uint64_t> placing_again_;  // in a batch
   std::set<std::uint64_t> waiting_;        // for their parents to end (`after`)
+  bool recheck_waiting_ = false;  // adopted waiting jobs: the first poll round looks at all
   std::map<std::string, timestamp> away_since_;  // clusters that could not be asked
   std::set<std::uint64_t> releasing_;  // reserve jobs whose reservation's cancel is on its way
   bool adapting_ = false;

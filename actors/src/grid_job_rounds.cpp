@@ -95,7 +95,7 @@ void grid_job_manager::impl::lose_unreachable() {
 // One state request per cluster for every copy that may be in its queue.
 std::int32_t grid_job_manager::impl::poll_round() {
   if (!unresolved_.empty() || !resend_.empty() || !to_place_.empty()) recover_round();
-  if (!waiting_.empty()) wake_children();  // parents that ended while the node was down
+  if (std::exchange(recheck_waiting_, false)) wake_children();  // parents that ended while down
   lose_unreachable();
   forget_ended();
   std::map<std::string, std::vector<std::pair<std::uint64_t, std::size_t>>> by_cluster, given_up;
