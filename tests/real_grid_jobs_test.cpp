@@ -84,6 +84,32 @@ struct real_grid_jobs : real_grid {
     }
   }
 
+  // How both failure tests begin: a manager that gives up on a silent cluster after 5 s (a
+  // node: 5 min), slurm1 full with a local job (`blocker`, cancelled by the test to make
+  // room), and a grid job running `command` that may go to slurm1 or `other`: running on
+  // `other`.
+  msg::grid_job_info running_beside_a_full_slurm1(const std::string& other,
+                                                  const std::string& command,
+                                                  std::string& blocker) {
+    self->send_exit(manager, caf::exit_reason::user_shutdown);
+    manager = spawn_manager(5);
+    start_signal s1;
+    blocker = sbatch_whole(conf1, 20, s1);
+    EXPECT_TRUE(s1.wait(30)) << "the local job did not start";
+    auto r = grid_job(grid_strategy::single, 1);
+    r.clusters = {"slurm1", other};
+    r.command = command;
+    r.walltime = 300;
+    auto sub = ask<msg::grid_job_reply>(manager, r);
+    EXPECT_TRUE(sub.error.ok()) << sub.error.message;
+    remember(sub.job);
+    if (sub.job.copies.empty() || sub.job.copies[0].cluster != other) {
+      ADD_FAILURE() << "not placed on " << other << " beside the full slurm1";
+      return sub.job;
+    }
+    return until(sub.job.id, [](const auto& x) { return x.state == grid_job_state::running; });
+  }
+
   grid_jobs_actor manager;
 };
 
@@ -204,22 +230,9 @@ bool slurm_script(const std::string& name, std::vector<std::string> args) {
 // daemons and the job's processes killed: scripts/slurm/stop.sh) is placed again on slurm1
 // once slurm2 has not answered for lost_after, and runs to its end there.
 TEST_F(real_grid_jobs, AJobWhoseSlurmClusterIsStoppedRunsToItsEndOnTheOther) {
-  self->send_exit(manager, caf::exit_reason::user_shutdown);
-  manager = spawn_manager(5);  // gives up on a silent cluster after 5 s (a node: 5 min)
-  start_signal s1;
-  const auto blocker = sbatch_whole(conf1, 20, s1);
-  ASSERT_TRUE(s1.wait(30)) << "the local job did not start";
-  auto r = grid_job(grid_strategy::single, 1);
-  r.clusters = {"slurm1", "slurm2"};
-  r.command = "sleep 10";
-  r.walltime = 300;
-  auto sub = ask<msg::grid_job_reply>(manager, r);
-  ASSERT_TRUE(sub.error.ok()) << sub.error.message;
-  remember(sub.job);
-  ASSERT_EQ(sub.job.copies.at(0).cluster, "slurm2");  // slurm1 is full
-  auto running =
-      until(sub.job.id, [](const auto& x) { return x.state == grid_job_state::running; });
-  ASSERT_EQ(running.state, grid_job_state::running);
+  std::string blocker;
+  const auto sub = running_beside_a_full_slurm1("slurm2", "sleep 10", blocker);
+  ASSERT_EQ(sub.state, grid_job_state::running);
   // slurm2 goes down with the job; it is started again afresh whatever happens here, for the
   // tests after this one, as the fixture starts it (adapters/slurm.cmake).
   struct restarted_at_end {
@@ -230,7 +243,7 @@ TEST_F(real_grid_jobs, AJobWhoseSlurmClusterIsStoppedRunsToItsEndOnTheOther) {
   } slurm2_back;
   ASSERT_TRUE(slurm_script("stop.sh", {"arbtest2", "--keep-munge"}));
   ASSERT_TRUE(slurm_lrms(slurm_opts(conf1)).cancel_job(blocker));  // room on slurm1
-  auto again = until(sub.job.id, [](const auto& x) {
+  auto again = until(sub.id, [](const auto& x) {
     return x.copies.size() == 2 && x.state == grid_job_state::running;
   });
   remember(again);
@@ -243,7 +256,7 @@ TEST_F(real_grid_jobs, AJobWhoseSlurmClusterIsStoppedRunsToItsEndOnTheOther) {
            std::string::npos;
   });
   EXPECT_TRUE(said_why);
-  auto done = until(sub.job.id, [](const auto& x) { return is_terminal(x.state); });
+  auto done = until(sub.id, [](const auto& x) { return is_terminal(x.state); });
   EXPECT_EQ(done.state, grid_job_state::completed);  // sleep 10 ran to its end on slurm1
   EXPECT_EQ(done.winner, 1);
   EXPECT_FALSE(in_lrms("slurm1", done.copies[1].lrms_id));
@@ -254,22 +267,9 @@ TEST_F(real_grid_jobs, AJobWhoseSlurmClusterIsStoppedRunsToItsEndOnTheOther) {
 // gives the copy up unconfirmed after lost_after and places the job on slurm1, where it runs
 // to its end; once the cell answers again nothing of the job is left on it.
 TEST_F(real_grid_jobs, AJobWhoseGridEngineCellStopsAnsweringRunsToItsEndOnSlurm) {
-  self->send_exit(manager, caf::exit_reason::user_shutdown);
-  manager = spawn_manager(5);
-  start_signal s1;
-  const auto blocker = sbatch_whole(conf1, 20, s1);
-  ASSERT_TRUE(s1.wait(30)) << "the local job did not start";
-  auto r = grid_job(grid_strategy::single, 1);
-  r.clusters = {"sge", "slurm1"};
-  r.command = "sleep 40";
-  r.walltime = 300;
-  auto sub = ask<msg::grid_job_reply>(manager, r);
-  ASSERT_TRUE(sub.error.ok()) << sub.error.message;
-  remember(sub.job);
-  ASSERT_EQ(sub.job.copies.at(0).cluster, "sge");  // slurm1 is full
-  auto running =
-      until(sub.job.id, [](const auto& x) { return x.state == grid_job_state::running; });
-  ASSERT_EQ(running.state, grid_job_state::running);
+  std::string blocker;
+  const auto sub = running_beside_a_full_slurm1("sge", "sleep 40", blocker);
+  ASSERT_EQ(sub.state, grid_job_state::running);
   // The cell comes back for the tests after this one whatever happens here.
   struct cell {
     bool down = false;
@@ -293,7 +293,7 @@ TEST_F(real_grid_jobs, AJobWhoseGridEngineCellStopsAnsweringRunsToItsEndOnSlurm)
   for (int i = 0; i < 300 && ::kill(pid, 0) == 0; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   ASSERT_TRUE(slurm_lrms(slurm_opts(conf1)).cancel_job(blocker));  // room on slurm1
-  auto again = until(sub.job.id, [](const auto& x) {
+  auto again = until(sub.id, [](const auto& x) {
     return x.copies.size() == 2 && x.state == grid_job_state::running;
   });
   remember(again);
@@ -302,14 +302,14 @@ TEST_F(real_grid_jobs, AJobWhoseGridEngineCellStopsAnsweringRunsToItsEndOnSlurm)
   EXPECT_TRUE(again.copies[0].lost);
   EXPECT_EQ(again.resubmits, 1);
   ASSERT_TRUE(qmaster.start());
-  auto done = until(sub.job.id, [](const auto& x) { return is_terminal(x.state); });
+  auto done = until(sub.id, [](const auto& x) { return is_terminal(x.state); });
   EXPECT_EQ(done.state, grid_job_state::completed);  // on slurm1
   EXPECT_EQ(done.winner, 1);
   // The old copy, once the cell answers again: cancelled if it still runs there (a duplicate
   // start), or found gone if it ran to its end while the cell was silent (the partition's
   // window, docs/grid-jobs.md); never left in the cell.
   auto settled =
-      until(sub.job.id, [&](const auto&) { return !in_lrms("sge", done.copies[0].lrms_id); });
+      until(sub.id, [&](const auto&) { return !in_lrms("sge", done.copies[0].lrms_id); });
   EXPECT_FALSE(in_lrms("sge", done.copies[0].lrms_id));
   EXPECT_LE(settled.duplicate_starts, 1);
 }
