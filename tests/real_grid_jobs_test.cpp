@@ -364,6 +364,44 @@ TEST_F(real_grid_jobs, ReserveKeepsOneReservationAndReleasesTheOthers) {
   EXPECT_EQ(held, 0u);
 }
 
+// Issue 35 item 7: a reserve job held on slurm1 (its queue ends first) moves, make-before-break,
+// to a new reservation on slurm2 once slurm2's queue drains: the new reservation is made and
+// the job queued in it before the old copy is withdrawn and the old reservation deleted in
+// Slurm; it runs once, in the new one.
+TEST_F(real_grid_jobs, AReservedJobMovesToAnEarlierReservationOnTheOtherSlurmAndRunsOnceThere) {
+  start_signal s1, s2;
+  sbatch_whole(conf1, 20, s1);
+  const auto blocker2 = sbatch_whole(conf2, 40, s2);
+  ASSERT_TRUE(s1.wait(30) && s2.wait(30)) << "the local jobs did not start";
+  auto r = grid_job(grid_strategy::reserve, 1);
+  r.clusters = {"slurm1", "slurm2"};
+  r.command = "sleep 5";
+  r.walltime = 120;
+  auto sub = ask<msg::grid_job_reply>(manager, r);
+  ASSERT_TRUE(sub.error.ok()) << sub.error.message;
+  remember(sub.job);
+  ASSERT_EQ(sub.job.reservation.substr(0, 7), "slurm1/") << sub.job.history.back().what;
+  slurm_lrms l1(slurm_opts(conf1)), l2(slurm_opts(conf2));
+  ASSERT_EQ(ours(l1).size(), 1u);
+  ASSERT_TRUE(slurm_lrms(slurm_opts(conf2)).cancel_job(blocker2));
+  (void)ask<std::int32_t>(manager, adapt_atom::value);
+  auto moved = show(sub.job.id);
+  remember(moved);
+  std::string history;
+  for (const auto& e : moved.history)
+    history += e.what + " | ";
+  ASSERT_EQ(moved.migrations, 1) << history;
+  ASSERT_EQ(moved.copies.size(), 2u) << history;
+  EXPECT_EQ(moved.reservation.substr(0, 7), "slurm2/") << history;
+  EXPECT_FALSE(in_lrms("slurm1", moved.copies[0].lrms_id));
+  EXPECT_EQ(ours(l1).size(), 0u);  // the old reservation deleted in Slurm
+  EXPECT_EQ(ours(l2).size(), 1u);
+  auto j = until(sub.job.id, [](const auto& x) { return is_terminal(x.state); });
+  EXPECT_EQ(j.state, grid_job_state::completed) << history;
+  EXPECT_EQ(j.winner, 1);
+  EXPECT_EQ(j.duplicate_starts, 0);
+}
+
 // Issue 35 item 4: slurm2's node has the features ib and ssd and 2000 MB (adapters/slurm.cmake),
 // slurm1's and the Grid Engine cell's none. A job that needs ib goes to slurm2 although slurm1
 // ranks first by name on a tie, Slurm gets its constraint and memory (scontrol shows them), and

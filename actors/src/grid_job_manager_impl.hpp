@@ -99,6 +99,14 @@ struct grid_job_manager::impl {
     std::vector<std::pair<std::string, placement_terms>> terms;
     /// Placements again (resubmissions, retries) already in the counters.
     std::int32_t counted_resubmits = 0, counted_retries = 0;
+    /// strategy reserve, while `flow` is a move's (make-before-break): when the job finishes
+    /// in the reservation it has; the new one must beat it by more than min_gain.
+    std::optional<timestamp> moving_from_finish;
+    /// ... and after moves that came to nothing in a row (`futile_moves`), the next is not
+    /// tried before this: twice as long each time, so that a cluster whose outlook promises
+    /// more than its admission grants is not asked at every round.
+    timestamp next_move = 0;
+    std::int32_t futile_moves = 0;
   };
 
   // The job's terms on cluster `e`: computed at most once per directory.
@@ -198,6 +206,17 @@ struct grid_job_manager::impl {
   // the hold that finishes first, let the others go, and run the job in the kept reservation
   // with the walltime of the largest benchmark estimate.
   void reserve(std::uint64_t serial, std::vector<ranked> ok);
+  // The holds the flow asks for at the clusters of `ok` (the smallest reservable size that
+  // holds the job; the finish by eq. 7 or start + run); `unfit` gets why a cluster has none.
+  std::vector<reserve_option> reserve_options(const tracked& t, const std::vector<ranked>& ok,
+                                              std::vector<std::string>& unfit) const;
+  // Make-before-break for a reserve job (its bound copy queued): a hold at `to`, committed,
+  // the job bound into it, then the old copy withdrawn and the old reservation released; or,
+  // where the new one does not finish the job more than min_gain before `current_finish` (a
+  // retried hold starts later), the new one is let go and the job stays.
+  void start_move(std::uint64_t serial, const ranked& to, timestamp current_finish);
+  // The move's flow has ended (kept, failed or given up): the job moves or stays.
+  void end_move(std::uint64_t serial, const std::shared_ptr<reserve_flow>& f);
 
   // Sends the calls of a job's reserve flow; their answers go back to it and then here,
   // where what the flow decided becomes the job's.
@@ -232,14 +251,19 @@ struct grid_job_manager::impl {
   std::vector<std::pair<std::string, duration>> reserve_again(std::uint64_t serial,
                                                               std::vector<ranked> ok);
 
-  // The job into the kept reservation: a copy whose LRMS id is the bound job's.
-  void bind(std::uint64_t serial, const std::string& where, duration walltime);
+  // The job into the kept reservation (which starts at `start`): a copy whose LRMS id is the
+  // bound job's.
+  void bind(std::uint64_t serial, const std::string& where, duration walltime, timestamp start);
+  // Copy i, written down with its reservation, submitted into it.
+  void bind_copy(std::uint64_t serial, std::size_t i, duration walltime);
 
   // The reservation of a reserve job that ended before its course (job.reservation_to_release),
-  // once no copy of the job is live any more. The obligation is in the store with the job:
-  // it ends only when the cluster has cancelled the reservation (or says it has ended), so a
-  // cancel lost to a crash or an unreachable cluster is sent again (poll rounds, restarts).
+  // once no copy of the job is live any more, and those it let go (job.releasing), once no
+  // live copy runs in them. The obligation is in the store with the job: it ends only when
+  // the cluster has cancelled the reservation (or says it has ended), so a cancel lost to a
+  // crash or an unreachable cluster is sent again (poll rounds, restarts).
   void release_reservation_if_done(std::uint64_t serial);
+  void release(std::uint64_t serial, const std::string& reservation);
 
   // A call of a reserve flow, tagged as a coordinator's; counted like ask(). The handler gets
   // the reply, nullptr when the cluster left the grid (nothing is held there), or an
@@ -398,7 +422,7 @@ struct grid_job_manager::impl {
   std::set<std::uint64_t> waiting_;        // for their parents to end (`after`)
   bool recheck_waiting_ = false;  // adopted waiting jobs: the first poll round looks at all
   std::map<std::string, timestamp> away_since_;  // clusters that could not be asked
-  std::set<std::uint64_t> releasing_;  // reserve jobs whose reservation's cancel is on its way
+  std::set<std::string> releasing_;              // reservations whose cancel is on its way
   bool adapting_ = false;
   std::size_t outstanding_ = 0;
   std::vector<pending_submit> batch_;  // submissions waiting for the next flush

@@ -9,9 +9,25 @@ namespace arbroker {
 // with the walltime of the largest benchmark estimate.
 void grid_job_manager::impl::reserve(std::uint64_t serial, std::vector<ranked> ok) {
   auto& t = jobs_.at(serial);
+  std::vector<std::string> unfit;
+  auto options = reserve_options(t, ok, unfit);
+  if (options.empty()) {
+    std::string why = "no cluster granted a hold:";
+    for (const auto& u : unfit)
+      why += " " + u + ";";
+    why.pop_back();
+    if (reserve_fallback(serial, why)) return;
+    return fail_reserve(serial, why);
+  }
+  for (auto& u : unfit)
+    t.job.history.push_back({now(), -1, "no hold at " + std::move(u)});
+  t.flow = std::make_shared<reserve_flow>(t.job.id, t.job.owner, hold_expiry);
+  flow_step(serial, t.flow, t.flow->start(std::move(options), now()));
+}
+
+std::vector<reserve_option> grid_job_manager::impl::reserve_options(
+    const tracked& t, const std::vector<ranked>& ok, std::vector<std::string>& unfit) const {
   std::vector<reserve_option> options;
-  std::string unfit;
-  std::vector<std::string> unfit_notes;
   for (const auto& o : ok) {
     // The reservation: the smallest size the cluster reserves that holds the job.
     const auto* e = cluster(o.cluster);
@@ -20,26 +36,17 @@ void grid_job_manager::impl::reserve(std::uint64_t serial, std::vector<ranked> o
            : reservable_counts({e->info.bunch, e->info.counts}, t.job.spec.np, e->info.cpus,
                                e->info.cpus);
     if (!sizes) {
-      unfit += " " + o.cluster + ": " + sizes.err().message + ";";
-      unfit_notes.push_back("no hold at " + o.cluster + ": " + sizes.err().message);
+      unfit.push_back(o.cluster + ": " + sizes.err().message);
       continue;
     }
-    // Eq. 7 as printed (start + the site's delay, here its TTD) or start + run time.
-    const duration finish = t.request.finish_by_eq7 || cfg_.finish_by_eq7
-                                ? o.sed_delay
-                                : o.terms.execution + o.terms.stage_out.value_or(0);
+    // Eq. 7 as printed (start + the site's delay, here its TTD) or start + run time; a move
+    // compares finishes by start + run time.
+    const bool eq7 = (t.request.finish_by_eq7 || cfg_.finish_by_eq7) && !t.moving_from_finish;
+    const duration finish = eq7 ? o.sed_delay : o.terms.execution + o.terms.stage_out.value_or(0);
     options.push_back({o.cluster, std::max(o.start, now() + o.terms.stage_in + start_lead),
                        o.walltime + submit_slack, sizes->front(), finish});
   }
-  if (options.empty()) {
-    unfit.pop_back();
-    if (reserve_fallback(serial, "no cluster granted a hold:" + unfit)) return;
-    return fail_reserve(serial, "no cluster granted a hold:" + unfit);
-  }
-  for (auto& n : unfit_notes)
-    t.job.history.push_back({now(), -1, std::move(n)});
-  t.flow = std::make_shared<reserve_flow>(t.job.id, t.job.owner, hold_expiry);
-  flow_step(serial, t.flow, t.flow->start(std::move(options), now()));
+  return options;
 }
 
 // Sends the calls of a job's reserve flow; their answers go back to it and then here,
@@ -74,6 +81,17 @@ void grid_job_manager::impl::flow_step(std::uint64_t serial, const std::shared_p
     t.job.history.push_back({now(), -1, std::move(n)});
   if (t.flow_seen == f->current()) return;
   t.flow_seen = f->current();
+  if (t.moving_from_finish) {
+    // A move's flow: its commit is let go unless the job moves into it (written before the
+    // commit lands, so that a crash leaves it to be released).
+    if (f->current() == reserve_flow::phase::committing) {
+      t.job.releasing.push_back(f->reservation_id());
+      (void)persist_job(t);
+    } else if (f->done()) {
+      end_move(serial, f);
+    }
+    return;
+  }
   switch (f->current()) {
     case reserve_flow::phase::committing:
       t.job.reservation = f->reservation_id();
@@ -83,7 +101,7 @@ void grid_job_manager::impl::flow_step(std::uint64_t serial, const std::shared_p
       t.reserve_first.clear();  // no fallback any more: the job is in its reservation
       t.reserve_rest.clear();
       const auto& kept = f->option(*f->kept());
-      bind(serial, kept.cluster, kept.length - submit_slack);
+      bind(serial, kept.cluster, kept.length - submit_slack, kept.start);
       break;
     }
     case reserve_flow::phase::failed:
@@ -165,22 +183,30 @@ std::vector<std::pair<std::string, duration>> grid_job_manager::impl::reserve_ag
 }
 
 // The job into the kept reservation: a copy whose LRMS id is the bound job's.
-void grid_job_manager::impl::bind(std::uint64_t serial, const std::string& where,
-                                  duration walltime) {
+void grid_job_manager::impl::bind(std::uint64_t serial, const std::string& where, duration walltime,
+                                  timestamp start) {
   auto& t = jobs_.at(serial);
   const auto i = t.job.add_copy(where, now(), "runs in reservation " + t.job.reservation);
+  t.job.copies[i].reservation = t.job.reservation;
+  t.job.copies[i].reserved_start = start;
   (void)persist_job(t);
-  const auto* e = cluster(where);
+  bind_copy(serial, i, walltime);
+}
+
+void grid_job_manager::impl::bind_copy(std::uint64_t serial, std::size_t i, duration walltime) {
+  auto& t = jobs_.at(serial);
+  const auto& c = t.job.copies[i];
+  const auto* e = cluster(c.cluster);
   if (!e)
     return after_change(
-        serial, t.job.on_submitted(i, error{errc::not_found, where + " left the grid"}, now()));
+        serial, t.job.on_submitted(i, error{errc::not_found, c.cluster + " left the grid"}, now()));
   ++cfg_.counters->copies_submitted;
   const auto& needs = t.job.spec.needs;
   msg::bind_job_request q{
-      t.job.owner,       t.job.reservation,  "g" + std::to_string(serial) + "." + std::to_string(i),
+      t.job.owner,       c.reservation,      "g" + std::to_string(serial) + "." + std::to_string(i),
       t.job.spec.np,     walltime,           t.job.spec.command,
       needs.mem_per_cpu, needs.mem_per_node, needs.features};
-  ask(where, std::move(q), [this, serial, i](const result<msg::bind_job_reply>& rep) {
+  ask(c.cluster, std::move(q), [this, serial, i](const result<msg::bind_job_reply>& rep) {
     const auto id = outcome(rep, &msg::bind_job_reply::job_id);
     auto it = jobs_.find(serial);
     if (it == jobs_.end()) return;
@@ -188,21 +214,91 @@ void grid_job_manager::impl::bind(std::uint64_t serial, const std::string& where
   });
 }
 
+// Make-before-break (issue 35 item 7): the job keeps its reservation and its queued copy
+// until the new reservation is committed and the job queued in it; only then is the old copy
+// withdrawn, and the old reservation released once it is gone. Never both running (the
+// withdrawal cancels only a queued copy; one that started wins and the new copy goes), never
+// none held (the old reservation goes only after the new copy is queued).
+void grid_job_manager::impl::start_move(std::uint64_t serial, const ranked& to,
+                                        timestamp current_finish) {
+  auto& t = jobs_.at(serial);
+  t.moving_from_finish = current_finish;
+  std::vector<std::string> unfit;
+  auto options = reserve_options(t, {to}, unfit);
+  if (options.empty()) {
+    t.moving_from_finish.reset();
+    return;
+  }
+  options.front().latest_start = current_finish - t.job.spec.min_gain - options.front().finish - 1;
+  // Its own transactions: the holds of the job's first flow keep their names.
+  t.flow = std::make_shared<reserve_flow>(t.job.id + ".m" + std::to_string(t.job.copies.size()),
+                                          t.job.owner, hold_expiry);
+  t.flow_seen = reserve_flow::phase::holding;
+  flow_step(serial, t.flow, t.flow->start(std::move(options), now()));
+}
+
+void grid_job_manager::impl::end_move(std::uint64_t serial,
+                                      const std::shared_ptr<reserve_flow>& f) {
+  auto& t = jobs_.at(serial);
+  const auto current_finish = *std::exchange(t.moving_from_finish, std::nullopt);
+  const auto kept = f->current() == reserve_flow::phase::kept ? f->kept() : std::nullopt;
+  // Until the job has moved, the next try waits twice as long as the last (60 s rounds:
+  // 2, 4, ... 64 minutes).
+  const duration round = cfg_.adaptation_interval > 0 ? cfg_.adaptation_interval : 60;
+  t.futile_moves = std::min(t.futile_moves + 1, 6);
+  t.next_move = now() + round * (duration{1} << t.futile_moves);
+  if (!kept) {
+    if (!f->failure().empty()) t.job.history.push_back({now(), -1, "no move: " + f->failure()});
+    return after_change(serial, {});  // a committed one is released (job.releasing)
+  }
+  const auto& o = f->option(*kept);
+  const auto finish = f->finish_of(*kept);
+  const auto gain = current_finish - finish;
+  if (!t.job.can_migrate() || gain <= t.job.spec.min_gain) {
+    t.job.history.push_back(
+        {now(), -1,
+         "no move to " + f->reservation_id() + ": " +
+             (!t.job.can_migrate() ? std::string("the job is no longer queued in its reservation")
+                                   : "it finishes the job " + std::to_string(-gain) +
+                                         " s later than the reservation it has")});
+    return after_change(serial, {});
+  }
+  t.futile_moves = 0;
+  t.next_move = 0;
+  const auto i = t.job.move_into(o.cluster, f->reservation_id(), o.start, gain, now());
+  if (auto saved = persist_job(t); !saved)  // not written: not sent, the move abandoned
+    return after_change(serial, t.job.on_submitted(i, saved.err(), now()));
+  bind_copy(serial, i, o.length - submit_slack);
+}
+
 // The reservation of a reserve job that ended before its course (job.reservation_to_release),
-// once no copy of the job is live any more. The obligation is in the store with the job:
-// it ends only when the cluster has cancelled the reservation (or says it has ended), so a
-// cancel lost to a crash or an unreachable cluster is sent again (poll rounds, restarts).
+// once no copy of the job is live any more, and those it let go (job.releasing), once no live
+// copy runs in them. The obligation is in the store with the job: it ends only when the
+// cluster has cancelled the reservation (or says it has ended), so a cancel lost to a crash or
+// an unreachable cluster is sent again (poll rounds, restarts).
 void grid_job_manager::impl::release_reservation_if_done(std::uint64_t serial) {
   auto& t = jobs_.at(serial);
-  if (!t.job.reservation_to_release || t.job.live_copies() > 0 || releasing_.contains(serial))
-    return;
-  const auto where = t.job.reservation.substr(0, t.job.reservation.rfind('/'));
-  const auto* e = cluster(where);
-  if (!e) return;  // not in the grid now: the next round asks again
-  releasing_.insert(serial);
-  ask(where, msg::cancel_request{t.job.owner, t.job.reservation},
-      [this, serial](const result<msg::ack_reply>& rep) {
-        releasing_.erase(serial);
+  if (t.job.reservation_to_release && t.job.live_copies() == 0) release(serial, t.job.reservation);
+  for (const auto& r : std::vector<std::string>(t.job.releasing)) {
+    const bool in_use = std::any_of(t.job.copies.begin(), t.job.copies.end(), [&](const auto& c) {
+      return c.reservation == r && is_live(c.state);
+    });
+    // (A move's flow still deciding whether to take it holds it too.)
+    const bool deciding = t.flow && !t.flow->done() && t.flow->reservation_id() == r;
+    if (!in_use && !deciding) release(serial, r);
+  }
+}
+
+void grid_job_manager::impl::release(std::uint64_t serial, const std::string& reservation) {
+  const auto& owner = jobs_.at(serial).job.owner;
+  const auto where = reservation.substr(0, reservation.rfind('/'));
+  if (releasing_.contains(reservation) || !cluster(where))
+    return;  // (not in the grid now:
+             // the next round asks again)
+  releasing_.insert(reservation);
+  ask(where, msg::cancel_request{owner, reservation},
+      [this, serial, reservation](const result<msg::ack_reply>& rep) {
+        releasing_.erase(reservation);
         auto it = jobs_.find(serial);
         if (it == jobs_.end()) return;
         const auto code = !rep ? rep.err().code : static_cast<errc>(rep->error.code);
@@ -210,7 +306,9 @@ void grid_job_manager::impl::release_reservation_if_done(std::uint64_t serial) {
         const bool done =
             (rep && rep->error.ok()) || code == errc::not_found || code == errc::illegal_transition;
         if (!done) return;  // unreachable, timeout: the next round sends it again
-        it->second.job.reservation_to_release = false;
+        auto& job = it->second.job;
+        if (job.reservation == reservation) job.reservation_to_release = false;
+        std::erase(job.releasing, reservation);
         (void)persist_job(it->second);
       });
 }

@@ -101,7 +101,8 @@ std::int32_t grid_job_manager::impl::poll_round() {
   std::map<std::string, std::vector<std::pair<std::uint64_t, std::size_t>>> by_cluster, given_up;
   for (auto& [serial, t] : jobs_) {
     if (!t.job.active()) continue;
-    if (t.job.reservation_to_release) release_reservation_if_done(serial);  // a lost cancel
+    if (t.job.reservation_to_release || !t.job.releasing.empty())
+      release_reservation_if_done(serial);  // a lost cancel
     for (std::size_t i = 0; i < t.job.copies.size(); ++i) {
       const auto& c = t.job.copies[i];
       if ((c.state == copy_state::queued || c.state == copy_state::running) && !c.lrms_id.empty())
@@ -222,11 +223,14 @@ void grid_job_manager::impl::observe(std::vector<observation> seen) {
 }
 
 // Paper 003 Sec. 3.3 for every queued adaptive job, from one outlook per cluster: the
-// planned start of each job where it stands, and when it would start elsewhere.
+// planned start of each job where it stands, and when it would start elsewhere. A reserve job
+// queued in its reservation stands at the reservation's start, and moves only to another
+// cluster, into a new reservation (make-before-break: start_move).
 std::int32_t grid_job_manager::impl::adapt_round() {
   std::vector<std::uint64_t> movable;
   for (const auto& [serial, t] : jobs_)
-    if (t.job.can_migrate()) movable.push_back(serial);
+    if (t.job.can_migrate() && !(t.flow && !t.flow->done()) && now() >= t.next_move)
+      movable.push_back(serial);
   if (movable.empty() || adapting_) return 0;
   // A place a job could move to: the cluster, the job's terms there, its shape's index in
   // that cluster's outlook request.
@@ -252,10 +256,11 @@ std::int32_t grid_job_manager::impl::adapt_round() {
     rd->first.push_back(rd->options.size());
     auto& t = jobs_.at(serial);
     const auto live = *t.job.only_live_copy();
+    const bool reserved = t.job.spec.strategy == grid_strategy::reserve;
     const auto query = eligibility(t.request, t.job.owner);
     for (const auto& e : *rd->dir) {
       const auto& c = e.info;
-      if (!satisfies(c, query)) continue;
+      if (!satisfies(c, query) || (reserved && t.job.copies[live].cluster == c.name)) continue;
       auto terms = terms_at(t, e);
       if (!terms) continue;
       auto& q = rd->asks[c.name];
@@ -302,11 +307,25 @@ void grid_job_manager::impl::decide_migrations(Round& rd) {
     auto it = jobs_.find(rd.jobs[j]);
     if (it == jobs_.end() || !it->second.job.can_migrate()) return std::nullopt;
     const auto& t = it->second;
+    if (t.flow && !t.flow->done()) return std::nullopt;  // a move on its way
     const auto& cur = t.job.copies[*t.job.only_live_copy()];
-    auto stands = planned[cur.cluster].find(cur.lrms_id);
-    if (stands == planned[cur.cluster].end()) return std::nullopt;  // started or gone
     std::optional<duration> cur_ttd;
     std::vector<ttd_option> others;
+    const bool reserved = t.job.spec.strategy == grid_strategy::reserve;
+    if (reserved) {
+      // Where it stands: its reservation's start (stage-in done before it). Its terms there
+      // are the ones it was placed with.
+      const auto* e = cluster(cur.cluster);
+      auto here = e ? terms_at(it->second, *e)
+                    : result<placement_terms>(error{errc::not_found, "cluster left"});
+      if (!here) return std::nullopt;
+      here->stage_in = 0;
+      auto ttd = ttd_at(*here, now(), *cur.reserved_start);
+      if (!ttd) return std::nullopt;
+      cur_ttd = *ttd;
+    }
+    auto stands = planned[cur.cluster].find(cur.lrms_id);
+    if (!reserved && stands == planned[cur.cluster].end()) return std::nullopt;  // started, gone
     for (auto k = rd.first[j]; k < rd.first[j + 1]; ++k) {
       const auto& o = rd.options[k];
       const auto& at = *o.at;
@@ -320,7 +339,9 @@ void grid_job_manager::impl::decide_migrations(Round& rd) {
         continue;
       }
       if (o.shape >= rep.starts.size() || rep.starts[o.shape] < 0) continue;
-      const timestamp start = rep.starts[o.shape] + grown[at];
+      // (A hold starts a little ahead: the batch system must see its start in the future.)
+      const timestamp start =
+          std::max(rep.starts[o.shape] + grown[at], reserved ? rep.now + start_lead : 0);
       if (auto ttd = ttd_at(o.terms, rep.now, start)) others.push_back({at, *ttd});
     }
     if (!cur_ttd) return std::nullopt;
@@ -345,13 +366,29 @@ void grid_job_manager::impl::decide_migrations(Round& rd) {
     auto m = best_move(j);  // again: the moves decided before it may have taken its gain
     if (!m) continue;
     auto& t = jobs_.at(rd.jobs[j]);
-    const auto n = t.job.migrate(m->to.cluster, m->from_ttd - m->to.ttd, now());
     ++moved;
+    const auto* to = &rd.options[rd.first[j]];
     for (auto k = rd.first[j]; k < rd.first[j + 1]; ++k)
-      if (*rd.options[k].at == m->to.cluster)
-        grown[m->to.cluster] +=
-            queue_growth(m->to.cluster, t.job.spec.np, rd.options[k].terms.walltime);
-    if (auto saved = persist_job(t); !saved) continue;  // retried next round
+      if (*rd.options[k].at == m->to.cluster) to = &rd.options[k];
+    const timestamp start_there =
+        rd.answers.at(m->to.cluster).starts[to->shape] + grown[m->to.cluster];
+    grown[m->to.cluster] += queue_growth(m->to.cluster, t.job.spec.np, to->terms.walltime);
+    if (t.job.spec.strategy == grid_strategy::reserve) {
+      ranked r;
+      r.cluster = m->to.cluster;
+      r.ttd = m->to.ttd;
+      r.walltime = to->terms.walltime;
+      r.start = start_there;
+      r.terms = to->terms;
+      start_move(rd.jobs[j], r, now() + m->from_ttd);  // its finish where it stands
+      continue;
+    }
+    const auto n = t.job.migrate(m->to.cluster, m->from_ttd - m->to.ttd, now());
+    // Not written: not sent; the migration is abandoned (a later round may try again).
+    if (auto saved = persist_job(t); !saved) {
+      after_change(rd.jobs[j], t.job.on_submitted(n, saved.err(), now()));
+      continue;
+    }
     send_copy(rd.jobs[j], n);
   }
 }

@@ -68,7 +68,8 @@ reserve_flow::calls reserve_flow::answer(std::size_t h, std::uint64_t id,
   if (state == reservation_attempt::phase::idle) {
     // The cluster's admission (local jobs first) wants a later start: try that once.
     const auto busy_until = hd.attempt.parts().front().prepared.busy_until;
-    if (r && busy_until > hd.option.start && !hd.retried) {
+    const bool useful = !hd.option.latest_start || busy_until <= *hd.option.latest_start;
+    if (r && busy_until > hd.option.start && !hd.retried && useful) {
       hd.retried = true;
       hd.option.start = busy_until;
       append(out, try_hold(h, now));

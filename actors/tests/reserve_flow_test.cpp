@@ -109,6 +109,23 @@ TEST_F(reserve_flow_test, ARefusalNamingALaterStartIsTriedThereOnce) {
   EXPECT_EQ(flow.open_calls(), 0u);
 }
 
+// A move's hold (latest_start): a later start would be no better than the reservation the
+// job has, so it is not asked for; the flow fails with the cluster's refusal.
+TEST_F(reserve_flow_test, ARefusalNamingAStartPastTheLatestUsefulOneIsNotTried) {
+  auto o = option("a", 10, 100);
+  o.latest_start = now + 899;
+  auto cs = flow.start({o}, now);
+  auto no = refused(now + 900);
+  EXPECT_TRUE(flow.answer(0, cs[0].what.id, &no, now).empty());
+  EXPECT_EQ(flow.current(), phase::failed);
+  EXPECT_EQ(flow.failure(), "no cluster granted a hold: a: taken");
+  // At the latest useful start itself, it is.
+  reserve_flow other{"arb/g8", "alice", 60};
+  o.latest_start = now + 900;
+  auto cs2 = other.start({o}, now);
+  ASSERT_EQ(other.answer(0, cs2[0].what.id, &no, now).size(), 1u);
+}
+
 TEST_F(reserve_flow_test, RefusedHoldsAreNamedBesideTheKeptOne) {
   auto cs = flow.start({option("a", 10, 100), option("b", 10, 300)}, now);
   auto no = refused(-1);  // no later start named: no retry

@@ -449,7 +449,7 @@ grid5_config grid5(const toml::table& root, std::string name) {
   for_each_table(root, "strategies", [&](const toml::table& t) {
     only_known(t, "strategies",
                {"name", "strategy", "width", "min_gain_s", "finish_eq7", "fail_cluster",
-                "fail_at_h", "max_resubmits"});
+                "fail_at_h", "max_resubmits", "max_migrations"});
     grid5_strategy s;
     s.name = get(t, "strategies", "name", std::string());
     s.strategy = get(t, "strategies", "strategy", s.strategy);
@@ -459,12 +459,14 @@ grid5_config grid5(const toml::table& root, std::string name) {
     s.fail_cluster = get(t, "strategies", "fail_cluster", s.fail_cluster);
     s.fail_at_h = get(t, "strategies", "fail_at_h", s.fail_at_h);
     s.max_resubmits = get<std::int32_t>(t, "strategies", "max_resubmits", s.max_resubmits);
+    s.max_migrations = get<std::int32_t>(t, "strategies", "max_migrations", s.max_migrations);
     if (!s.fail_cluster.empty() &&
         std::none_of(c.clusters.begin(), c.clusters.end(),
                      [&](const grid5_cluster& k) { return k.name == s.fail_cluster; }))
       bad("strategies", "fail_cluster '" + s.fail_cluster + "' is none of the [[clusters]]");
-    if (!(s.fail_at_h >= 0) || s.max_resubmits < -1 || s.max_resubmits > max_grid_placements)
-      bad("strategies", "fail_at_h >= 0 and max_resubmits in -1..100");
+    if (!(s.fail_at_h >= 0) || s.max_resubmits < -1 || s.max_resubmits > max_grid_placements ||
+        s.max_migrations < -1 || s.max_migrations > 1000)
+      bad("strategies", "fail_at_h >= 0, max_resubmits in -1..100 and max_migrations in -1..1000");
     if (s.name.empty() || (s.strategy != "none" && !grid_strategy_from(s.strategy)) ||
         s.width < 1 || s.width > max_grid_width || s.min_gain < 0)
       bad("strategies",

@@ -195,6 +195,8 @@ struct grid5_strategy {
   std::string fail_cluster = {};
   double fail_at_h = 0;
   std::int32_t max_resubmits = -1;  ///< the grid jobs' (-1: the node's default, 2)
+  /// adaptive and reserve: moves per job (-1: unbounded, the node's default; 0: none)
+  std::int32_t max_migrations = -1;
 };
 struct grid5_config {
   std::string name;

@@ -164,6 +164,7 @@ status run_grid5(const grid5_config& c, const run_options& opt) {
         g.request.min_gain = st.min_gain;
         g.request.finish_by_eq7 = st.finish_eq7;
         g.request.max_resubmits = st.max_resubmits;
+        g.request.max_migrations = st.max_migrations;
       }
     }
     if (!st.fail_cluster.empty()) {  // its nodes all fail halfway, say: jobs lost there

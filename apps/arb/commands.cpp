@@ -187,8 +187,10 @@ void define(CLI::App& app, options& o) {
                    "004's SED delay (sed)")
       ->capture_default_str();
   hint_options(submit, "grid job: run time on a system with that result");
-  submit->add_option("--min-gain", o.min_gain, "adaptive: migrate only for more than this");
-  submit->add_option("--max-migrations", o.max_migrations, "adaptive: at most this many (-1: any)");
+  submit->add_option("--min-gain", o.min_gain,
+                     "adaptive, reserve: move only for a gain above this");
+  submit->add_option("--max-migrations", o.max_migrations,
+                     "adaptive, reserve: at most this many moves (-1: any)");
   submit->add_option("--max-resubmits", o.max_resubmits,
                      "grid job: place it again at most this many times when its cluster, node "
                      "or copy is lost (default: the node's)");

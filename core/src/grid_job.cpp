@@ -143,16 +143,20 @@ bool grid_job::doomed(std::size_t i) const {
 }
 
 bool grid_job::active() const {
-  return !is_terminal(state) || live_copies() > 0 || reservation_to_release ||
+  return !is_terminal(state) || live_copies() > 0 || reservation_to_release || !releasing.empty() ||
          std::any_of(copies.begin(), copies.end(), [](const auto& c) { return c.unconfirmed; });
 }
 
 bool grid_job::can_migrate() const {
-  if (spec.strategy != grid_strategy::adaptive || state != grid_job_state::queued) return false;
-  if (migrating_from || winner) return false;
+  const bool reserved = spec.strategy == grid_strategy::reserve;
+  if ((!reserved && spec.strategy != grid_strategy::adaptive) || state != grid_job_state::queued)
+    return false;
+  if (migrating_from || winner || to_place) return false;
   if (spec.max_migrations >= 0 && migrations >= spec.max_migrations) return false;
   const auto live = only_live_copy();
-  return live && copies[*live].state == copy_state::queued;
+  if (!live || copies[*live].state != copy_state::queued) return false;
+  const auto& c = copies[*live];
+  return !reserved || (!reservation.empty() && c.reservation == reservation && c.reserved_start);
 }
 
 std::vector<grid_action> grid_job::cancel_doomed() {
@@ -243,6 +247,8 @@ std::vector<grid_action> grid_job::started_running(std::size_t i, std::optional<
     winner = i;
     started = c.started;
     note(now, static_cast<std::int32_t>(i), "running at " + c.cluster + ": this copy wins");
+    if (take_reservation_of(i))
+      note(now, static_cast<std::int32_t>(i), "runs in reservation " + reservation);
     if (migrating_from) {
       migrating_from.reset();
       pending_gain = 0;
@@ -342,8 +348,14 @@ std::vector<grid_action> grid_job::on_cancel_answer(std::size_t i,
         const auto to = copies.back().cluster;
         ++migrations;
         migration_gain += pending_gain;
-        note(now, static_cast<std::int32_t>(i),
-             "migrated to " + to + " (TTD gain " + std::to_string(pending_gain) + " s)");
+        if (take_reservation_of(copies.size() - 1)) {
+          note(now, static_cast<std::int32_t>(i),
+               "moved to reservation " + reservation + " (finishes " +
+                   std::to_string(pending_gain) + " s earlier)");
+        } else {
+          note(now, static_cast<std::int32_t>(i),
+               "migrated to " + to + " (TTD gain " + std::to_string(pending_gain) + " s)");
+        }
         migrating_from.reset();
         pending_gain = 0;
         return copy_ended(i, copy_state::cancelled, "migrated to " + to, now);
@@ -461,6 +473,28 @@ std::size_t grid_job::migrate(const std::string& cluster, duration gain, timesta
   return add_copy(cluster, now,
                   "migration from " + copies[*migrating_from].cluster + " promises a TTD " +
                       std::to_string(gain) + " s earlier");
+}
+
+bool grid_job::take_reservation_of(std::size_t i) {
+  const auto& r = copies[i].reservation;
+  if (r.empty() || r == reservation) return false;
+  // The job's reservation is the one this copy runs in; the one it had goes.
+  std::erase(releasing, r);
+  if (!reservation.empty()) releasing.push_back(reservation);
+  reservation = r;
+  return true;
+}
+
+std::size_t grid_job::move_into(const std::string& cluster, const std::string& reservation_id,
+                                timestamp start, duration gain, timestamp now) {
+  migrating_from = only_live_copy();
+  pending_gain = gain;
+  const auto i = add_copy(cluster, now,
+                          "move from reservation " + reservation + " to " + reservation_id +
+                              " promises a finish " + std::to_string(gain) + " s earlier");
+  copies[i].reservation = reservation_id;
+  copies[i].reserved_start = start;
+  return i;
 }
 
 std::optional<ttd_option> choose_migration(duration current_ttd, std::span<const ttd_option> others,

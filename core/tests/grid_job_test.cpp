@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace arbroker {
 namespace {
 
@@ -232,6 +234,80 @@ TEST(GridJob, NoAdaptationOnceRunning) {
   auto j = queued_adaptive();
   (void)j.on_observed(0, observed_state::running, 5, 5);
   EXPECT_FALSE(j.can_migrate());
+}
+
+// A reserve job queued in its reservation (a/r1, starting at 500).
+grid_job reserved_in_a() {
+  auto j = make_job(grid_strategy::reserve, 1);
+  j.reservation = "a/r1";
+  const auto i = j.add_copy("a", 0, "runs in reservation a/r1");
+  j.copies[i].reservation = "a/r1";
+  j.copies[i].reserved_start = 500;
+  (void)j.on_submitted(i, std::string("ja"), 1);
+  return j;
+}
+
+TEST(GridJob, AReservedJobMovesOnlyFromAQueuedBoundCopyAtAKnownStart) {
+  auto j = reserved_in_a();
+  EXPECT_TRUE(j.can_migrate());
+  auto unknown = j;
+  unknown.copies[0].reserved_start.reset();  // a record written before moves
+  EXPECT_FALSE(unknown.can_migrate());
+  auto off = j;
+  off.spec.max_migrations = 0;
+  EXPECT_FALSE(off.can_migrate());
+  (void)j.on_observed(0, observed_state::running, 500, 500);
+  EXPECT_FALSE(j.can_migrate());
+}
+
+// Make-before-break: the old reservation is the job's until the old copy is gone; then it
+// is let go (releasing) and the new one is the job's.
+TEST(GridJob, AMoveTakesTheNewReservationOnlyOnceTheOldCopyIsWithdrawn) {
+  auto j = reserved_in_a();
+  j.releasing = {"b/r7"};  // the engine writes a move's commit down first
+  const auto n = j.move_into("b", "b/r7", 100, 400, 10);
+  EXPECT_EQ(j.copies[n].reservation, "b/r7");
+  EXPECT_FALSE(j.can_migrate());
+  EXPECT_EQ(j.on_submitted(n, std::string("jb"), 11),
+            (std::vector<grid_action>{{kind::withdraw, 0}}));
+  EXPECT_EQ(j.reservation, "a/r1");  // both held: the old copy may still start
+  EXPECT_TRUE(j.on_cancel_answer(0, observed_state::queued, 12).empty());
+  EXPECT_EQ(j.reservation, "b/r7");
+  EXPECT_EQ(j.releasing, std::vector<std::string>{"a/r1"});
+  EXPECT_EQ(j.migrations, 1);
+  EXPECT_EQ(j.only_live_copy(), n);
+  EXPECT_TRUE(j.active());
+  EXPECT_TRUE(std::any_of(j.history.begin(), j.history.end(), [](const auto& e) {
+    return e.what.find("moved to reservation b/r7") != std::string::npos;
+  }));
+}
+
+TEST(GridJob, AMoveWhoseOldCopyStartedKeepsTheOldReservationAndLetsTheNewOneGo) {
+  auto j = reserved_in_a();
+  j.releasing = {"b/r7"};
+  const auto n = j.move_into("b", "b/r7", 100, 400, 10);
+  (void)j.on_submitted(n, std::string("jb"), 11);
+  EXPECT_EQ(j.on_cancel_answer(0, observed_state::running, 12),
+            (std::vector<grid_action>{{kind::cancel, n}}));
+  EXPECT_EQ(j.reservation, "a/r1");
+  EXPECT_EQ(j.releasing, std::vector<std::string>{"b/r7"});
+  EXPECT_EQ(j.winner, 0u);
+}
+
+// The new reservation began first and its copy started before the withdrawal landed: the
+// job runs there, in the new reservation, and the old one goes.
+TEST(GridJob, AMoveWhoseNewCopyStartsFirstRunsInTheNewReservation) {
+  auto j = reserved_in_a();
+  j.releasing = {"b/r7"};
+  const auto n = j.move_into("b", "b/r7", 100, 400, 10);
+  (void)j.on_submitted(n, std::string("jb"), 11);
+  (void)j.on_observed(n, observed_state::running, 100, 100);
+  EXPECT_EQ(j.winner, n);
+  EXPECT_EQ(j.reservation, "b/r7");
+  EXPECT_EQ(j.releasing, std::vector<std::string>{"a/r1"});
+  EXPECT_TRUE(j.on_cancel_answer(0, observed_state::queued, 101).empty());
+  EXPECT_EQ(j.live_copies(), 1u);
+  EXPECT_EQ(j.state, grid_job_state::running);
 }
 
 TEST(GridJob, ChooseMigrationNeedsMoreThanMinGain) {

@@ -25,11 +25,13 @@ std::optional<std::size_t> index_of(std::int64_t v) {
 struct copy_fields {
   grid_copy_info info;
   bool cancel_sent = false;
-  bool unconfirmed = false;  // since format 3
+  bool unconfirmed = false;          // since format 3
+  std::string reservation;           // since format 6
+  std::int64_t reserved_start = -1;  // since format 6
 };
 template <class Inspector>
 auto inspect(Inspector& f, copy_fields& x) {
-  return f(x.info, x.cancel_sent, x.unconfirmed);
+  return f(x.info, x.cancel_sent, x.unconfirmed, x.reservation, x.reserved_start);
 }
 
 struct record_fields {
@@ -45,11 +47,13 @@ struct record_fields {
   bool reservation_to_release = false;  // since format 2
   bool to_place = false;                // since format 3
   std::int64_t round_start = 0;         // since format 3
+  std::vector<std::string> releasing;   // since format 6
 };
 template <class Inspector>
 auto inspect(Inspector& f, record_fields& x) {
   return f(x.request, x.job, x.copies, x.migrating_from, x.pending_gain, x.width, x.min_gain,
-           x.max_migrations, x.command, x.reservation_to_release, x.to_place, x.round_start);
+           x.max_migrations, x.command, x.reservation_to_release, x.to_place, x.round_start,
+           x.releasing);
 }
 
 // The stored form: [format, record_fields]. Fields are only ever appended to the record and
@@ -88,7 +92,9 @@ std::string encode_record(const grid_job_record& r) {
     f.copies.push_back({{c.cluster, c.lrms_id, c.state, c.submitted, or_none(c.started),
                          or_none(c.ended), c.reason, c.lost},
                         c.cancel_sent,
-                        c.unconfirmed});
+                        c.unconfirmed,
+                        c.reservation,
+                        or_none(c.reserved_start)});
   }
   f.migrating_from = index_or_none(r.job.migrating_from);
   f.pending_gain = r.job.pending_gain;
@@ -99,6 +105,7 @@ std::string encode_record(const grid_job_record& r) {
   f.reservation_to_release = r.job.reservation_to_release;
   f.to_place = r.job.to_place;
   f.round_start = static_cast<std::int64_t>(r.job.round_start);
+  f.releasing = r.job.releasing;
   return encode(stored_record{record_format, std::move(f)});
 }
 
@@ -141,7 +148,8 @@ result<grid_job_record> decode_record(std::string_view bytes) {
   for (const auto& c : f->copies)
     j.copies.push_back({c.info.cluster, c.info.lrms_id, c.info.state, c.info.submitted,
                         none_or(c.info.started), none_or(c.info.ended), c.cancel_sent,
-                        c.info.reason, c.info.lost, c.unconfirmed});
+                        c.info.reason, c.info.lost, c.unconfirmed, c.reservation,
+                        none_or(c.reserved_start)});
   j.winner = index_of(i.winner);
   j.migrating_from = index_of(f->migrating_from);
   j.pending_gain = f->pending_gain;
@@ -154,6 +162,7 @@ result<grid_job_record> decode_record(std::string_view bytes) {
   j.retries = i.retries;
   j.to_place = f->to_place;
   j.round_start = static_cast<std::size_t>(std::max<std::int64_t>(f->round_start, 0));
+  j.releasing = std::move(f->releasing);
   for (const auto& e : i.history)
     j.history.push_back({e.at, e.copy, e.what});
   const auto n = j.copies.size();

@@ -61,6 +61,32 @@ TEST(GridJobRecord, RoundTripsAResubmission) {
   EXPECT_EQ(back->job.round_start, 1u);
 }
 
+// A reserve job in the middle of a move (format 6): each copy's reservation and its start,
+// and the reservations to let go, survive a restart.
+TEST(GridJobRecord, RoundTripsAReservationMove) {
+  grid_job_record r;
+  r.request.user = "alice";
+  r.request.strategy = grid_strategy::reserve;
+  auto& j = r.job;
+  j.id = "n/g9";
+  j.owner = "alice";
+  j.spec = {"sim", "run.sh", 2, 600, grid_strategy::reserve, 2, 0, -1};
+  j.reservation = "a/r1";
+  const auto i = j.add_copy("a", 100, "runs in reservation a/r1");
+  j.copies[i].reservation = "a/r1";
+  j.copies[i].reserved_start = 900;
+  (void)j.on_submitted(i, std::string("a.1"), 101);
+  j.releasing = {"b/r4"};
+  const auto n = j.move_into("b", "b/r4", 300, 600, 160);
+  ASSERT_TRUE(j.migrating_from);
+  auto back = decode_record(encode_record(r));
+  ASSERT_TRUE(back) << back.err().message;
+  EXPECT_EQ(back->job, r.job);
+  EXPECT_EQ(back->job.copies[n].reservation, "b/r4");
+  EXPECT_EQ(back->job.copies[n].reserved_start, 300);
+  EXPECT_EQ(back->job.releasing, std::vector<std::string>{"b/r4"});
+}
+
 grid_job_record sample() {
   grid_job_record r;
   r.request.user = "bob";
@@ -149,6 +175,34 @@ TEST(GridJobRecord, FieldsAddedSinceTheRecordKeepTheirDefaults) {
   msgpack::packer<msgpack::sbuffer> rpk(&req);
   pack_shorter(rpk, fields.via.array.ptr[0], 1);
   EXPECT_FALSE(decode<grid_submit_request>(std::string_view(req.data(), req.size())));
+}
+
+// A record of format 5 (before reservation moves): copies without their reservation, no
+// reservations to let go.
+TEST(GridJobRecord, AFormatFiveRecordDecodesWithoutMoves) {
+  const auto r = sample();
+  auto oh = unpacked(encode_record(r));
+  const auto& fields = oh.get().via.array.ptr[1];
+  msgpack::sbuffer buf;
+  msgpack::packer<msgpack::sbuffer> pk(&buf);
+  pk.pack_array(2);
+  pk.pack(5);
+  pk.pack_array(fields.via.array.size - 1);  // without `releasing`
+  for (std::uint32_t i = 0; i + 1 < fields.via.array.size; ++i) {
+    if (i != 2) {
+      pk.pack(fields.via.array.ptr[i]);
+      continue;
+    }
+    const auto& copies = fields.via.array.ptr[2];
+    pk.pack_array(copies.via.array.size);
+    for (std::uint32_t c = 0; c < copies.via.array.size; ++c)
+      pack_shorter(pk, copies.via.array.ptr[c], 2);  // without reservation, reserved_start
+  }
+  auto back = decode_record(std::string_view(buf.data(), buf.size()));
+  ASSERT_TRUE(back) << back.err().message;
+  EXPECT_EQ(back->job, r.job);
+  EXPECT_TRUE(back->job.copies[0].reservation.empty());
+  EXPECT_FALSE(back->job.copies[0].reserved_start);
 }
 
 TEST(GridJobRecord, ARecordOfANewerFormatIsRefusedSayingSo) {

@@ -38,6 +38,9 @@ struct reserve_option {
   duration length = 0;  ///< how long it lasts
   std::int32_t np = 0;  ///< CPUs it holds
   duration finish = 0;  ///< the job finishes this long after the hold's start
+  /// No hold later than this is tried (a move's: a later one is no better than the
+  /// reservation the job has); none: any.
+  std::optional<timestamp> latest_start = {};
 };
 
 class reserve_flow {

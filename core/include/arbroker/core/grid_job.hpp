@@ -114,6 +114,9 @@ struct grid_copy {
   /// Given up while its cluster could not be asked: it may still be in that LRMS, and is
   /// cancelled if it is ever seen there again (the job must not run twice).
   bool unconfirmed = false;
+  /// Strategy reserve: the reservation the copy was bound into, and when that starts.
+  std::string reservation = {};
+  std::optional<timestamp> reserved_start = {};
   friend bool operator==(const grid_copy&, const grid_copy&) = default;
 };
 
@@ -204,6 +207,10 @@ struct grid_job {
   /// live. Stored with the job, which stays active() until the reservation's cluster has
   /// said so, so that a restart sends the cancel again.
   bool reservation_to_release = false;
+  /// Strategy reserve: other reservations let go (the old one after a move, a move's new one
+  /// that the job did not move into), each to be cancelled once no live copy runs in it.
+  /// Stored with the job, which stays active() until each one's cluster has said so.
+  std::vector<std::string> releasing = {};
   std::vector<placement_event> history;
   friend bool operator==(const grid_job&, const grid_job&) = default;
 
@@ -244,7 +251,17 @@ struct grid_job {
   /// then call on_submitted; once it is queued the old copy is withdrawn). Precondition:
   /// can_migrate().
   std::size_t migrate(const std::string& cluster, duration gain, timestamp now);
-  /// Adaptive, queued, one live copy (queued), no migration in flight, below max_migrations.
+  /// Strategy reserve (make-before-break): starts a move of the job's queued bound copy into
+  /// `reservation` at `cluster`, which starts at `start` and was committed for it (the engine
+  /// keeps it in `releasing` until the move is done): adds the copy bound into it (submit it
+  /// into the reservation, then call on_submitted; once it is queued the old copy is
+  /// withdrawn, and once that is gone the job's reservation is the new one and the old one
+  /// is released; if the old copy started first, the new copy is cancelled and the new
+  /// reservation released). Precondition: can_migrate() for a reserve job.
+  std::size_t move_into(const std::string& cluster, const std::string& reservation, timestamp start,
+                        duration gain, timestamp now);
+  /// Queued, one live copy (queued), no migration in flight, below max_migrations, and either
+  /// adaptive, or reserve with that copy bound into the job's reservation at a known start.
   bool can_migrate() const;
   /// The one live copy, if there is exactly one.
   std::optional<std::size_t> only_live_copy() const;
@@ -257,6 +274,9 @@ struct grid_job {
 
  private:
   void note(timestamp at, std::int32_t copy, std::string what);
+  /// Copy i is bound into another reservation than the job's (a move's): that one becomes
+  /// the job's and the old one is released. True if it did.
+  bool take_reservation_of(std::size_t i);
   std::vector<grid_action> copy_ended(std::size_t i, copy_state s, std::string reason,
                                       timestamp now);
   std::vector<grid_action> started_running(std::size_t i, std::optional<timestamp> at,

@@ -21,7 +21,8 @@ struct grid_job_record {
 
 /// The format encode_record() writes. Every record carries its format; decode_record() reads
 /// every earlier one (fields added since keep their defaults) and refuses a later one.
-inline constexpr std::uint32_t record_format = 5;  // 4: node needs; 5: parents' outputs
+inline constexpr std::uint32_t record_format = 6;  // 4: node needs; 5: parents' outputs;
+                                                   // 6: reservation moves
 
 /// msgpack bytes of a record.
 std::string encode_record(const grid_job_record& r);
