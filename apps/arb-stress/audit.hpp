@@ -30,8 +30,10 @@ std::vector<std::string> ljp_violations(const msg::cluster_status& s);
 /// exactly those that clients were told are theirs (successes not cancelled since), each
 /// once. A failure reply that left something behind, or a success without a reservation,
 /// is a violation.
+/// `grid_held`: reservations grid jobs hold now (committed without a client told, rightly).
 std::vector<std::string> accounting_violations(const std::vector<msg::cluster_status>& all,
-                                               const std::set<std::string>& expected);
+                                               const std::set<std::string>& expected,
+                                               const std::set<std::string>& grid_held = {});
 
 /// What looks wrong with the grid jobs in one look at the node and its LRMSs, keyed so that
 /// the same problem has the same key in the next look: a job listed twice, a job running in

@@ -200,6 +200,7 @@ void next_op(self_ptr self, std::size_t c) {
       return run_modify(self, c, op);
     case op_kind::grid_flood:
     case op_kind::grid_adaptive:
+    case op_kind::grid_reserve:
       return run_grid(self, c, op);
   }
 }

@@ -41,6 +41,8 @@ const char* to_string(op_kind k) {
       return "gridflood";
     case op_kind::grid_adaptive:
       return "gridadapt";
+    case op_kind::grid_reserve:
+      return "gridreserve";
   }
   return "?";
 }
@@ -51,9 +53,9 @@ std::vector<planned_op> plan_client(const stress_options& o, int client, timesta
   auto uni = [&](long long lo, long long hi) {
     return std::uniform_int_distribution<long long>(lo, hi)(rng);
   };
-  const int weights[op_kinds] = {o.mix.reserve,    o.mix.hold,         o.mix.coreserve,
-                                 o.mix.cancel,     o.mix.modify,       o.mix.whatif,
-                                 o.mix.grid_flood, o.mix.grid_adaptive};
+  const int weights[op_kinds] = {o.mix.reserve,    o.mix.hold,          o.mix.coreserve,
+                                 o.mix.cancel,     o.mix.modify,        o.mix.whatif,
+                                 o.mix.grid_flood, o.mix.grid_adaptive, o.mix.grid_reserve};
   std::discrete_distribution<int> pick(std::begin(weights), std::end(weights));
   const auto linear = msg::to_spec(*speedup_model::amdahl(0.0));
   const std::string user = "user" + std::to_string(client % 997);
@@ -67,13 +69,16 @@ std::vector<planned_op> plan_client(const stress_options& o, int client, timesta
     const duration dur = 60 * uni(30, 120);
     const timestamp est = now + 60 * uni(10, std::max(11, 60 * o.spread_hours));
     const timestamp let = est + dur * uni(1, 3);
-    if (op.kind == op_kind::grid_flood || op.kind == op_kind::grid_adaptive) {
+    if (op.kind == op_kind::grid_flood || op.kind == op_kind::grid_adaptive ||
+        op.kind == op_kind::grid_reserve) {
       auto& g = op.grid;
       g.user = user;
       g.name = "stress";
       g.np = static_cast<std::int32_t>(uni(1, o.np_max));
       g.walltime = dur;
-      g.strategy = op.kind == op_kind::grid_flood ? grid_strategy::flood : grid_strategy::adaptive;
+      g.strategy = op.kind == op_kind::grid_flood      ? grid_strategy::flood
+                   : op.kind == op_kind::grid_adaptive ? grid_strategy::adaptive
+                                                       : grid_strategy::reserve;
       g.width = 3;
       ops.push_back(std::move(op));
       continue;

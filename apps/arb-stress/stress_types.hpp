@@ -24,8 +24,9 @@ enum class op_kind : std::uint8_t {
   whatif,
   grid_flood,     ///< a grid job, strategy flood (width 3)
   grid_adaptive,  ///< a grid job, strategy adaptive
+  grid_reserve,   ///< a grid job, strategy reserve (k = 3; moved to earlier reservations)
 };
-inline constexpr int op_kinds = 8;
+inline constexpr int op_kinds = 9;
 const char* to_string(op_kind k);
 
 /// Relative weights of the operations in the mix.
@@ -38,6 +39,7 @@ struct mix_weights {
   int whatif = 10;
   int grid_flood = 0;
   int grid_adaptive = 0;
+  int grid_reserve = 0;
 };
 
 struct stress_options {
@@ -92,7 +94,7 @@ struct planned_op {
   msg::checked_elastic_request checked_elastic;
   msg::checked_coreservation_request checked_coreservation;
   bool commit_hold = false;       ///< hold: commit it (true) or let it expire (false)
-  msg::grid_submit_request grid;  ///< grid_flood, grid_adaptive
+  msg::grid_submit_request grid;  ///< grid_flood, grid_adaptive, grid_reserve
 };
 
 /// The operations of client `client`: the same for the same options and seed, whatever

@@ -72,6 +72,18 @@ TEST(Audit, AccountingMatchesSuccessesExactly) {
   EXPECT_EQ(accounting_violations({a}, {"c/1"}).size(), 1u);  // a hold left over
 }
 
+// A reserve grid job's reservation is committed with no client told: it is the job's (the
+// one it holds now), and any other (one a move let go) is a leak.
+TEST(Audit, AReservationAGridJobHoldsIsAccountedForAndNoOther) {
+  auto a = status();
+  a.reservations = {res("c/1", 200, 300, 4, committed), res("c/2", 200, 300, 4, committed)};
+  EXPECT_TRUE(accounting_violations({a}, {"c/1"}, {"c/2"}).empty());
+  auto leak = accounting_violations({a}, {"c/1"}, {"c/7"});  // c/7: held, already ended
+  ASSERT_EQ(leak.size(), 1u);
+  EXPECT_EQ(leak[0],
+            "c/2 is committed but no client was told it succeeded and no grid job holds it");
+}
+
 msg::grid_job_info flood(std::vector<msg::grid_copy_info> copies) {
   msg::grid_job_info j;
   j.id = "n/g1";
