@@ -125,6 +125,17 @@ result<process_output> gridengine_lrms::run(const char* tool, std::vector<std::s
 
 // --- queries ----------------------------------------------------------------------------------
 
+result<std::vector<node_group>> gridengine_lrms::node_groups() {
+  const auto until = start_call();
+  auto sc = run("qconf", {"-sc"}, until);
+  if (!sc) return sc.err();
+  if (!sc->ok()) return refused("qconf -sc", *sc);
+  auto hosts = run("qhost", {"-q", "-F", "-xml"}, until);
+  if (!hosts) return hosts.err();
+  if (!hosts->ok()) return refused("qhost", *hosts);
+  return ge::parse_qhost_nodes(hosts->out, ge::boolean_complexes(sc->out));
+}
+
 result<int> gridengine_lrms::total_slots(deadline until) {
   auto o = run("qstat", {"-g", "c", "-xml"}, until);
   if (!o) return o.err();

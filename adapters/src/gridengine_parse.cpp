@@ -1,5 +1,6 @@
 #include "arbroker/adapters/gridengine_parse.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <ctime>
 
@@ -194,6 +195,81 @@ result<int> parse_cluster_slots(std::string_view xml) {
     total += *t;
   }
   return total;
+}
+
+std::optional<std::int64_t> memory_mib(std::string_view value) {
+  auto s = trim(value);
+  if (s.empty()) return std::nullopt;
+  double unit = 1.0 / (1024.0 * 1024.0);  // bytes
+  const char last = s.back();
+  const std::string_view specifiers = "KMGTkmgt";
+  if (const auto k = specifiers.find(last); k != std::string_view::npos) {
+    const double base = k < 4 ? 1024.0 : 1000.0;
+    double scale = 1;
+    for (std::size_t i = 0; i <= k % 4; ++i)
+      scale *= base;
+    unit = scale / (1024.0 * 1024.0);
+    s.remove_suffix(1);
+  }
+  // (from_chars for double: GCC 12 has it)
+  double v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || !(v >= 0)) return std::nullopt;
+  return static_cast<std::int64_t>(v * unit);
+}
+
+std::set<std::string> boolean_complexes(std::string_view qconf_sc) {
+  std::set<std::string> out;
+  for (const auto line : lines_of(qconf_sc)) {
+    if (line.front() == '#') continue;
+    // name shortcut type relop requestable consumable default urgency
+    const auto name_end = line.find_first_of(" \t");
+    if (name_end == std::string_view::npos) continue;
+    const auto rest = trim(line.substr(name_end));
+    const auto shortcut_end = rest.find_first_of(" \t");
+    if (shortcut_end == std::string_view::npos) continue;
+    const auto type = trim(rest.substr(shortcut_end));
+    if (type.substr(0, type.find_first_of(" \t")) == "BOOL") out.emplace(line.substr(0, name_end));
+  }
+  return out;
+}
+
+result<std::vector<node_group>> parse_qhost_nodes(std::string_view xml,
+                                                  const std::set<std::string>& booleans) {
+  auto doc = load(xml, "qhost -q -F -xml");
+  if (!doc) return doc.err();
+  std::vector<node_group> out;
+  for (const auto& h : doc->child("qhost").children("host")) {
+    if (std::string_view(h.attribute("name").value()) == "global") continue;
+    node_group g{1, 0, 0, {}};
+    for (const auto& q : h.children("queue"))
+      for (const auto& v : q.children("queuevalue"))
+        if (std::string_view(v.attribute("name").value()) == "slots") {
+          const auto n = to_number<int>(v.text().get());
+          if (!n) return fail(errc::lrms_failure, "qhost: a queue without a slot count");
+          g.cpus += *n;
+        }
+    if (g.cpus < 1) continue;  // in no queue: it runs nothing of the cluster's
+    for (const auto& r : h.children("resourcevalue")) {
+      const std::string_view name = r.attribute("name").value();
+      const std::string_view dominance = r.attribute("dominance").value();
+      if (name == "mem_total") {
+        g.memory = memory_mib(r.text().get()).value_or(0);
+      } else if (dominance == "hf" && booleans.contains(std::string(name))) {
+        const auto v = to_number<double>(r.text().get());
+        if (v && *v != 0) g.features.emplace_back(name);
+      }
+    }
+    std::sort(g.features.begin(), g.features.end());
+    auto same = std::find_if(out.begin(), out.end(), [&](const node_group& o) {
+      return o.cpus == g.cpus && o.memory == g.memory && o.features == g.features;
+    });
+    if (same != out.end())
+      ++same->count;
+    else
+      out.push_back(std::move(g));
+  }
+  return out;
 }
 
 namespace {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <functional>
@@ -359,6 +360,38 @@ TEST_F(GridEngine, AJobsNeedsBecomeResourceRequests) {
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.err().message.find("arbnosuchfeature"), std::string::npos)
       << refused.err().message;
+}
+
+// Issue 35 item 4: the cell publishes its host (8 slots, its memory) and, once the host's
+// complex_values set a BOOL complex TRUE, that feature too (a job needing it asks -l F=TRUE).
+TEST_F(GridEngine, ItsHostsAreNodeGroupsWithTheirSlotsMemoryAndBooleanFeatures) {
+  const auto qconf = [](const std::string& args) {
+    return std::system(("qconf " + args + " >/dev/null 2>&1").c_str()) == 0;
+  };
+  auto plain = ge_.node_groups();
+  ASSERT_TRUE(plain) << plain.err().message;
+  ASSERT_EQ(plain->size(), 1u);
+  EXPECT_EQ((*plain)[0].count, 1);
+  EXPECT_EQ((*plain)[0].cpus, cluster_slots);
+  EXPECT_GT((*plain)[0].memory, 0);  // mem_total of this machine
+  EXPECT_TRUE((*plain)[0].features.empty());
+  // display_win_gui: a BOOL complex every cell defines; set TRUE on the host, then taken back.
+  ASSERT_TRUE(qconf("-mattr exechost complex_values display_win_gui=TRUE localhost"));
+  struct restore {
+    std::function<bool(const std::string&)> run;
+    ~restore() { run("-dattr exechost complex_values display_win_gui=TRUE localhost"); }
+  } undo{qconf};
+  std::vector<node_group> featured;
+  EXPECT_TRUE(eventually(
+      [&] {
+        auto n = ge_.node_groups();
+        if (n) featured = *n;
+        return n && n->size() == 1 && !(*n)[0].features.empty();
+      },
+      20s));
+  ASSERT_EQ(featured.size(), 1u);
+  EXPECT_EQ(featured[0].features, std::vector<std::string>{"display_win_gui"});
+  EXPECT_EQ(featured[0].cpus, cluster_slots);
 }
 
 TEST_F(GridEngine, JobLongerThanItsReservationIsRefused) {

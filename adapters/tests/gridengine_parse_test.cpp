@@ -392,5 +392,93 @@ TEST(ResourceRequests, NeedsBecomeComplexRequests) {
   EXPECT_EQ(resource_requests({0, 8192, {}, ""}), std::vector<std::string>{"mem_free=8192M"});
 }
 
+// qhost -q -F -xml of the test cell (8 slots on a 2-CPU host), with the BOOL complex
+// display_win_gui set TRUE on it (qconf -mattr exechost complex_values), a second host like it
+// and a third with FALSE, less memory and two queues; load values cut short.
+constexpr std::string_view qhost_xml = R"(<?xml version='1.0'?>
+<qhost xmlns:xsd="http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/resources/schemas/qhost/qhost.xsd">
+ <host name='global'>
+   <hostvalue name='arch_string'>-</hostvalue>
+   <hostvalue name='mem_total'>-</hostvalue>
+ </host>
+ <host name='localhost'>
+   <hostvalue name='arch_string'>lx-amd64</hostvalue>
+   <hostvalue name='num_proc'>2</hostvalue>
+   <hostvalue name='mem_total'>23.6G</hostvalue>
+   <resourcevalue name='arch' dominance='hl'>lx-amd64</resourcevalue>
+   <resourcevalue name='num_proc' dominance='hl'>2.000000</resourcevalue>
+   <resourcevalue name='mem_total' dominance='hl'>23.586G</resourcevalue>
+   <resourcevalue name='m_socket' dominance='hl'>1.000000</resourcevalue>
+   <resourcevalue name='display_win_gui' dominance='hf'>1.000000</resourcevalue>
+ <queue name='arb.q'>
+   <queuevalue qname='arb.q' name='qtype_string'>BIP</queuevalue>
+   <queuevalue qname='arb.q' name='slots_used'>0</queuevalue>
+   <queuevalue qname='arb.q' name='slots'>8</queuevalue>
+   <queuevalue qname='arb.q' name='slots_resv'>0</queuevalue>
+   <queuevalue qname='arb.q' name='state_string'></queuevalue>
+ </queue>
+ </host>
+ <host name='node2'>
+   <resourcevalue name='mem_total' dominance='hl'>23.586G</resourcevalue>
+   <resourcevalue name='display_win_gui' dominance='hf'>1.000000</resourcevalue>
+ <queue name='arb.q'>
+   <queuevalue qname='arb.q' name='slots'>8</queuevalue>
+ </queue>
+ </host>
+ <host name='node3'>
+   <resourcevalue name='mem_total' dominance='hl'>885.434M</resourcevalue>
+   <resourcevalue name='display_win_gui' dominance='hf'>0.000000</resourcevalue>
+   <resourcevalue name='m_socket' dominance='hf'>1.000000</resourcevalue>
+ <queue name='arb.q'>
+   <queuevalue qname='arb.q' name='slots'>2</queuevalue>
+ </queue>
+ <queue name='other.q'>
+   <queuevalue qname='other.q' name='slots'>2</queuevalue>
+ </queue>
+ </host>
+ <host name='spare'>
+   <resourcevalue name='mem_total' dominance='hl'>4G</resourcevalue>
+ </host>
+</qhost>)";
+
+// The head of qconf -sc, and its BOOL lines.
+constexpr std::string_view qconf_sc =
+    R"(#name               shortcut   type      relop requestable consumable default  urgency 
+#--------------------------------------------------------------------------------------
+arch                a          STRING    ==    YES         NO         NONE     0
+cpu                 cpu        DOUBLE    >=    YES         NO         0        0
+display_win_gui     dwg        BOOL      ==    YES         NO         0        0
+m_socket            socket     INT       <=    YES         NO         0        0
+rerun               re         BOOL      ==    NO          NO         0        0
+# >#< starts a comment but comments are not saved across edits --------
+)";
+
+TEST(Qhost, HostsAreNodeGroupsOfTheirSlotsMemoryAndTrueBooleans) {
+  EXPECT_EQ(boolean_complexes(qconf_sc), (std::set<std::string>{"display_win_gui", "rerun"}));
+  auto nodes = parse_qhost_nodes(qhost_xml, boolean_complexes(qconf_sc));
+  ASSERT_TRUE(nodes) << nodes.err().message;
+  // localhost and node2 alike; node3: FALSE is no feature, an INT is none either; its two
+  // queues' slots add up; spare is in no queue; global is no host.
+  EXPECT_EQ(*nodes, (std::vector<node_group>{{2, 8, 24152, {"display_win_gui"}}, {1, 4, 885, {}}}));
+  EXPECT_FALSE(parse_qhost_nodes("<qhost><host name='a'>", {}));
+  EXPECT_FALSE(parse_qhost_nodes(
+      "<qhost><host name='a'><queue name='q'><queuevalue name='slots'>x</queuevalue></queue>"
+      "</host></qhost>",
+      {}));
+}
+
+TEST(Qhost, MemoryValuesInMib) {
+  EXPECT_EQ(memory_mib("23.586G"), 24152);
+  EXPECT_EQ(memory_mib("885.434M"), 885);
+  EXPECT_EQ(memory_mib("512K"), 0);
+  EXPECT_EQ(memory_mib("2048k"), 1);  // 2,048,000 bytes
+  EXPECT_EQ(memory_mib("1g"), 953);   // 10^9 bytes
+  EXPECT_EQ(memory_mib("1T"), 1048576);
+  EXPECT_EQ(memory_mib("1073741824"), 1024);  // bytes
+  EXPECT_FALSE(memory_mib("-"));
+  EXPECT_FALSE(memory_mib(""));
+  EXPECT_FALSE(memory_mib("12X"));
+}
+
 }  // namespace
 }  // namespace arbroker::gridengine

@@ -250,6 +250,23 @@ TEST_P(lrms_conformance, ARunningJobHoldsItsCpusUntilItsWalltimeEnds) {
   EXPECT_TRUE(after) << "refused at the job's end + margin: " << after.err().message;
 }
 
+// What a cluster publishes of its nodes (a grid job's needs are matched against it) is what
+// its snapshot counts: the groups' CPUs add up to the cluster's, each group one a GIS takes;
+// or it publishes none (its needs are then not checked).
+TEST_P(lrms_conformance, ThePublishedNodesHoldTheClustersCpus) {
+  auto nodes = l->node_groups();
+  ASSERT_TRUE(nodes) << nodes.err().message;
+  auto s = l->snapshot();
+  ASSERT_TRUE(s) << s.err().message;
+  if (nodes->empty()) return;
+  std::int64_t cpus = 0;
+  for (const auto& g : *nodes) {
+    EXPECT_TRUE(check(g)) << check(g).err().message;
+    cpus += static_cast<std::int64_t>(g.count) * g.cpus;
+  }
+  EXPECT_EQ(cpus, s->cpus);
+}
+
 TEST_P(lrms_conformance, UnknownIdsAreNotFound) {
   auto st = l->job_status("999999");
   ASSERT_FALSE(st);

@@ -46,6 +46,7 @@ struct gridengine_config {
 ///                       job's owner (the adapter must be root for other owners)
 ///   cancel_job          qdel
 ///   job_status          qstat, then qacct for finished jobs
+///   node_groups         qhost -q -F -xml (slots, mem_total, TRUE booleans) and qconf -sc
 /// A reservation's owner is the user it is made for: its access list (qrsub -u), so only
 /// that user's jobs can run in it. Times cross the command line in UTC (TZ=UTC).
 /// Not thread-safe: one owner calls it at a time.
@@ -67,6 +68,9 @@ class gridengine_lrms final : public lrms {
   result<std::string> submit_job(const job_spec& spec) override;
   status cancel_job(const std::string& id) override;
   result<lrms_job_state> job_status(const std::string& id) override;
+  /// The execution hosts: their slots over every queue, mem_total, and the BOOL complexes
+  /// their complex_values set TRUE (a job's features are requested as such: -l F=TRUE).
+  result<std::vector<node_group>> node_groups() override;
 
   /// The reservations whose name starts with the configured prefix: the ones this adapter,
   /// or an earlier instance with the same prefix, created. For recovery after a restart.

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,20 @@ result<duration> parse_queue_h_rt(std::string_view qconf_sq);
 
 /// The slots of all cluster queues: the sum of <total> in qstat -g c -xml.
 result<int> parse_cluster_slots(std::string_view xml);
+
+/// A memory value in MiB: "23.586G", "885.434M", "512K", "1024" (bytes); K, M, G, T count
+/// 1024, k, m, g, t 1000 (Grid Engine's memory specifiers). nullopt when unreadable.
+std::optional<std::int64_t> memory_mib(std::string_view value);
+
+/// The names of the BOOL complexes in qconf -sc's output.
+std::set<std::string> boolean_complexes(std::string_view qconf_sc);
+
+/// The execution hosts of qhost -q -F -xml as node groups (hosts alike are one group): a
+/// host's CPUs are the slots of its queue instances over every queue (hosts in no queue are
+/// left out), its memory mem_total (0 when it reports none), its features the `booleans` its
+/// complex_values set TRUE. The global host is not one.
+result<std::vector<node_group>> parse_qhost_nodes(std::string_view xml,
+                                                  const std::set<std::string>& booleans);
 
 /// A job as qstat -xml -r reports it.
 struct qstat_entry {
