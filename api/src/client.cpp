@@ -5,6 +5,7 @@
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/write.hpp>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 
@@ -78,6 +79,8 @@ status client::open(const std::string& host, std::uint16_t port) {
                          });
   if (auto s = run_until(done); !s) return s;
   const std::string where = host + ":" + std::to_string(port);
+  where_ = where;
+  first_bytes_.clear();
   if (result_ec) {
     close();
     return fail(errc::unreachable, "cannot connect to " + where + ": " + result_ec.message());
@@ -114,7 +117,7 @@ result<welcome> client::connect(const std::string& host, std::uint16_t port,
       !s)
     return s.err();
   auto frame = read_frame();
-  if (!frame) return frame.err();
+  if (!frame) return not_a_welcome(frame.err());
   auto w = decode_welcome(*frame);
   if (!w) {
     close();
@@ -171,8 +174,30 @@ result<std::string> client::read_frame() {
       return fail(errc::unreachable,
                   "connection closed by the server (" + result_ec.message() + ")");
     }
+    if (first_bytes_.size() < 8)
+      first_bytes_.append(buf.data(), std::min<std::size_t>(got, 8 - first_bytes_.size()));
     decoder_.feed(std::string_view(buf.data(), got));
   }
+}
+
+// No welcome could be read: a server of another protocol answered the hello. Said as what to
+// do, the error's own message kept after it.
+error client::not_a_welcome(const error& e) const {
+  const std::string_view got = first_bytes_;
+  if (got.starts_with("HTTP/"))
+    return {errc::unreachable,
+            where_ +
+                " answers in HTTP: it is a node's HTTP API port (docs/http-api.md); arb "
+                "speaks the node's msgpack API, on its [node] listen port (" +
+                e.message + ")"};
+  // A TLS record (alert 21 or handshake 22, version 3.x) to our plain-text hello; or, as
+  // OpenSSL does with a hello that is no TLS, the connection closed without a word.
+  const bool tls_record = got.size() >= 2 && (got[0] == 21 || got[0] == 22) && got[1] == 3;
+  if (!options_.tls && (tls_record || (got.empty() && e.code == errc::unreachable)))
+    return {errc::unreachable,
+            where_ + " closed the connection before it said welcome: if the node serves TLS, " +
+                "pass its CA (--ca FILE or ARB_CA) (" + e.message + ")"};
+  return e;
 }
 
 result<response> client::call(request_body body) {

@@ -14,6 +14,7 @@
 #include <functional>
 #include <sstream>
 
+#include "arbroker/api/client.hpp"
 #include "arbroker/api/json_codec.hpp"
 #include "arbroker/api/openapi.hpp"
 #include "arbroker/api/token_hash.hpp"
@@ -289,6 +290,21 @@ TEST(http_server, serves_the_openapi_document_without_a_login) {
   ASSERT_EQ(r.status, 200u);
   EXPECT_EQ(r.raw.body(), openapi_document());
   EXPECT_EQ(r.body["openapi"], "3.0.3");
+}
+
+// The msgpack client (arb) pointed at the HTTP port says so, instead of "frame of 1213486160
+// bytes exceeds the limit" (the length it read was "HTTP").
+TEST(http_server, the_msgpack_client_at_the_http_port_is_told_which_port_it_needs) {
+  echo_handler h;
+  fixture f(h);
+  api::client c(api::client_options{std::chrono::seconds(5)});
+  auto w = c.connect("127.0.0.1", f.port, "alice", "alice-token");
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.err().code, errc::unreachable);
+  EXPECT_NE(w.err().message.find("answers in HTTP: it is a node's HTTP API port"),
+            std::string::npos)
+      << w.err().message;
+  EXPECT_NE(w.err().message.find("[node] listen port"), std::string::npos) << w.err().message;
 }
 
 TEST(http_server, a_silent_client_is_cut_at_the_request_deadline) {

@@ -101,6 +101,11 @@ TEST(tls, PlainTextToATlsServerIsRefusedBeforeAnyMessage) {
   auto w = plain.connect("127.0.0.1", n.port, "alice", "alice-token");
   ASSERT_FALSE(w);
   EXPECT_FALSE(plain.connected());
+  // The client names what to do (it said "connection closed by the server" alone).
+  EXPECT_EQ(w.err().code, errc::unreachable);
+  EXPECT_NE(w.err().message.find("if the node serves TLS, pass its CA (--ca FILE or ARB_CA)"),
+            std::string::npos)
+      << w.err().message;
   ASSERT_EQ(n.reasons().size(), 1u);
   EXPECT_NE(n.reasons()[0].find("TLS handshake failed"), std::string::npos) << n.reasons()[0];
   EXPECT_EQ(n.srv->counters().requests_dispatched, 0u);

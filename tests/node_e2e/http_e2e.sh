@@ -104,6 +104,10 @@ expect "clusters publish their nodes" 200 '"nodes":[{"count":4,"cpus":16,"featur
 check "the msgpack CLI sees the reservation made over HTTP" 0 \
   env ARB_USER=alice ARB_TOKEN=alice-secret "$arb" list
 contains "$out" "$id" && pass "arb list names $id" || fail "arb list: $out"
+check "arb pointed at the HTTP port is refused" 3 \
+  env ARB_USER=alice ARB_TOKEN=alice-secret "$arb" --server "127.0.0.1:$hport" list
+contains "$(cat "$work/stderr")" "answers in HTTP: it is a node's HTTP API port" &&
+  pass "... saying it is the HTTP port" || fail "arb at the HTTP port: $(cat "$work/stderr")"
 http bob bob-secret query "{\"reservation_id\": \"$id\"}"
 expect "bob cannot see alice's reservation (as if missing)" 404 '"error":"not_found"'
 http admin admin-secret query "{\"reservation_id\": \"$id\"}"

@@ -37,6 +37,8 @@ check "arb with the CA is served" 0 as alice --ca "$certs/ca.pem"
 contains "$out" "c1" && pass "over TLS" || fail "clusters: $out"
 ARB_CA=$certs/ca.pem check "ARB_CA works too" 0 as bob
 check "arb without the CA (plain text) is refused" 3 as alice
+contains "$(cat "$work/stderr")" "if the node serves TLS, pass its CA (--ca FILE or ARB_CA)" &&
+  pass "... naming --ca" || fail "without the CA: $(cat "$work/stderr")"
 check "arb trusting another CA is refused" 4 as alice --ca "$certs/rogue-ca.pem"
 contains "$(cat "$work/stderr")" "certificate" && pass "... saying why" || fail "why: $(cat "$work/stderr")"
 check "--cert without --ca is a usage error" 2 as alice --cert "$certs/alice.pem" --key "$certs/alice.key"

@@ -59,11 +59,16 @@ class client {
 
  private:
   status run_until(const bool& done);
+  error not_a_welcome(const error& e) const;
   client_options options_;
   boost::asio::io_context io_;
   std::unique_ptr<detail::stream> stream_;  ///< null until open()
   frame_decoder decoder_;
   std::uint64_t next_id_ = 1;
+  /// The first bytes the server sent on this connection: a welcome that cannot be read says
+  /// what the server speaks instead (HTTP, TLS).
+  std::string first_bytes_;
+  std::string where_;  ///< host:port of the connection
 };
 
 /// "host:port" -> host and port; "[::1]:7400" for IPv6.
