@@ -61,50 +61,64 @@ std::string asked_runtime(const options& o) {
          " CPUs " + power + "; DURATION and NP: what each cluster grants\n";
 }
 
+namespace {
+
+// Whether the command line asks for JSON output (-o json, -ojson, --output json,
+// --output=json), read from the words themselves: a command line CLI11 refused has no parsed
+// options, and its error is still to be JSON then.
+bool wants_json(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "-ojson" || a == "--output=json") return true;
+    if ((a == "-o" || a == "--output") && i + 1 < argc && std::string_view(argv[i + 1]) == "json")
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         const std::function<timestamp()>& clock) {
   CLI::App app;
   options o;
   define(app, o);
+  const bool json = wants_json(argc, argv);
+  // An error found here, before the node is asked: JSON on stdout as the node's errors are
+  // with -o json, else text on stderr.
+  const auto refuse = [&](const error& e) {
+    (json ? out : err) << render_error(e, json ? "json" : "table");
+    return exit_code::usage;
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (json && e.get_exit_code() != 0) {
+      std::string why = e.what();
+      if (auto hint = typo_hint(app, argc, argv); !hint.empty()) why = hint;
+      return refuse(fail(errc::invalid_parameter, why));
+    }
     int code = app.exit(e, out, err);
     if (code != 0)
       if (auto hint = typo_hint(app, argc, argv); !hint.empty()) err << "arb: " << hint << "\n";
     return code == 0 ? exit_code::ok : exit_code::usage;
   }
   auto body = build_request(o, clock());
-  if (!body) {
-    err << render_error(body.err(), "table");
-    return exit_code::usage;
-  }
-  if (!(o.timeout > 0) || o.timeout > 86400) {
-    err << render_error(fail(errc::invalid_parameter, "--timeout: must be in (0, 86400] seconds"),
-                        "table");
-    return exit_code::usage;
-  }
+  if (!body) return refuse(body.err());
+  if (!(o.timeout > 0) || o.timeout > 86400)
+    return refuse(fail(errc::invalid_parameter, "--timeout: must be in (0, 86400] seconds"));
   auto where = api::parse_host_port(o.server);
-  if (!where) {
-    err << render_error(fail(errc::invalid_parameter, "--server: " + where.err().message), "table");
-    return exit_code::usage;
-  }
-  if (o.user.empty()) {
-    err << render_error(fail(errc::invalid_parameter, "--user (or ARB_USER) is required"), "table");
-    return exit_code::usage;
-  }
+  if (!where) return refuse(fail(errc::invalid_parameter, "--server: " + where.err().message));
+  if (o.user.empty())
+    return refuse(fail(errc::invalid_parameter, "--user (or ARB_USER) is required"));
   api::client_options copts;
   copts.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout * 1000));
   if (!o.ca.empty()) {
     auto tls = api::make_client_tls({o.ca, o.cert, o.key});
-    if (!tls) {
-      err << render_error(tls.err(), "table");
-      return exit_code::usage;
-    }
+    if (!tls) return refuse(tls.err());
     copts.tls = std::move(*tls);
   } else if (!o.cert.empty() || !o.key.empty()) {
-    err << render_error(fail(errc::invalid_parameter, "--cert and --key need --ca (TLS)"), "table");
-    return exit_code::usage;
+    return refuse(fail(errc::invalid_parameter, "--cert and --key need --ca (TLS)"));
   }
   api::client c(copts);
   auto w = c.connect(where->first, where->second, o.user, o.token);

@@ -521,6 +521,32 @@ TEST(cli, help_exits_zero) {
   EXPECT_NE(help.out.find("--dur-ref"), std::string::npos);
 }
 
+// With -o json every error is JSON on stdout, the ones found before the node is asked too
+// (issue 37: they were text on stderr).
+TEST(cli, with_json_output_client_side_errors_are_json_too) {
+  const auto error_of = [](const cli_run& r) {
+    EXPECT_TRUE(r.err.empty()) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["ok"], false);
+    return std::pair{j["error"]["code"].get<std::string>(),
+                     j["error"]["message"].get<std::string>()};
+  };
+  auto typo = run_arb({"-o", "json", "reserv", "--np", "4"});
+  EXPECT_EQ(typo.code, exit_code::usage);
+  const auto [code, message] = error_of(typo);
+  EXPECT_EQ(code, "invalid_parameter");
+  EXPECT_EQ(message, "unknown command 'reserv'; did you mean 'reserve'?");
+  auto server = run_arb({"--output=json", "--server", "bad", "--user", "alice", "list"});
+  EXPECT_EQ(server.code, exit_code::usage);
+  EXPECT_EQ(error_of(server).second, "--server: expected host:port, got 'bad'");
+  auto user = run_arb({"-ojson", "--server", "127.0.0.1:1", "list"});
+  EXPECT_EQ(error_of(user).second, "--user (or ARB_USER) is required");
+  // Text stays text, on stderr.
+  auto text = run_arb({"--server", "bad", "--user", "alice", "list"});
+  EXPECT_TRUE(text.out.empty());
+  EXPECT_EQ(text.err, "error: invalid_parameter: --server: expected host:port, got 'bad'\n");
+}
+
 TEST(cli, typos_get_a_suggestion) {
   auto command = run_arb({"reserv", "--np", "4"});
   EXPECT_EQ(command.code, exit_code::usage);
