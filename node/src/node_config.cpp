@@ -381,6 +381,12 @@ status validate(const node_config& cfg) {
       return bad(p, "give token or token_hash, not both");
     if (u.token_hash.empty() && u.token.size() < 8)
       return bad(p + ".token", "must be at least 8 characters (or give token_hash)");
+    // The shipped example's placeholders (scripts/install.sh installs it): a node started with
+    // them would let anyone who read the example in.
+    if (u.token.starts_with("change-me"))
+      return bad(p + ".token", "'" + u.token +
+                                   "' is the example's placeholder: set a secret of your own "
+                                   "(or a token_hash, `arbd --hash-token`)");
     // The full check is libsodium's, when the API server takes the table (arbd).
     if (!u.token_hash.empty() && u.token_hash.rfind("$argon2id$", 0) != 0)
       return bad(p + ".token_hash",

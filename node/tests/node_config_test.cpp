@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 namespace arbroker {
 namespace {
 
@@ -316,8 +319,22 @@ TEST(node_config, TheApiNeedsTlsOrPlainTextAllowedOnLoopback) {
   EXPECT_TRUE(check_api_transport(default_node_config()));
 }
 
-TEST(node_config, TheShippedExampleIsValid) {
-  auto cfg = load_node_config(ARB_SOURCE_DIR "/configs/node/example.toml");
+// The example (what scripts/install.sh installs) is refused until its placeholder tokens are
+// replaced, naming the first; then it is valid.
+TEST(node_config, TheShippedExampleIsValidOnceItsTokensAreSet) {
+  auto as_shipped = load_node_config(ARB_SOURCE_DIR "/configs/node/example.toml");
+  ASSERT_FALSE(as_shipped);
+  EXPECT_NE(as_shipped.err().message.find(
+                "'change-me-alice-0001' is the example's placeholder: set a secret of your own"),
+            std::string::npos)
+      << as_shipped.err().message;
+  std::ifstream f(ARB_SOURCE_DIR "/configs/node/example.toml");
+  std::stringstream text;
+  text << f.rdbuf();
+  auto edited = text.str();
+  for (std::size_t at; (at = edited.find("change-me")) != std::string::npos;)
+    edited.replace(at, 9, "a-real-secret");
+  auto cfg = parse_node_config(edited, "example.toml");
   ASSERT_TRUE(cfg) << cfg.err().message;
   EXPECT_EQ(cfg->clusters.size(), 2u);
   EXPECT_EQ(cfg->users.size(), 2u);

@@ -19,7 +19,12 @@ done
 [[ $(stat -c %a "$root/etc/arbroker/arbd.toml") == 640 ]] && pass "the config (tokens) is 0640" \
   || fail "config mode $(stat -c %a "$root/etc/arbroker/arbd.toml")"
 
-check "arbd --check accepts the installed config" 0 \
+check "arbd --check refuses the installed config until its tokens are set" 2 \
+  "$root/usr/local/bin/arbd" --check --config "$root/etc/arbroker/arbd.toml"
+contains "$(cat "$work/stderr") $out" "is the example's placeholder" &&
+  pass "... naming the placeholder token" || fail "check: $out $(cat "$work/stderr")"
+sed -i 's/change-me-/a-site-secret-/' "$root/etc/arbroker/arbd.toml"
+check "arbd --check accepts the installed config with its tokens set" 0 \
   "$root/usr/local/bin/arbd" --check --config "$root/etc/arbroker/arbd.toml"
 contains "$out" "data_dir /var/lib/arbroker" && pass "the store goes to /var/lib/arbroker" \
   || fail "check output: $out"
