@@ -131,10 +131,9 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     (o.output == "json" ? out : err) << render_error(r.err(), o.output);
     return exit_code_of_transport(r.err());
   }
-  if (auto* g = std::get_if<msg::grid_list_reply>(&r->body);
-      g && r->ok() && o.output == "table" && !g->next.empty()) {
-    out << render(*r, o.output);
-    err << "more history: arb jobs --history --before '" << g->next << "'\n";
+  if (auto* g = std::get_if<msg::grid_list_reply>(&r->body); g && r->ok() && o.output == "table") {
+    out << render_jobs(*g, o.jobs_noheader, o.jobs_parsable);
+    if (!g->next.empty()) err << "more history: arb jobs --history --before '" << g->next << "'\n";
     return exit_code::ok;
   }
   if (auto* l = std::get_if<msg::list_reply>(&r->body); l && r->ok()) {

@@ -95,6 +95,8 @@ struct options {
   std::string state;
   /// `arb jobs`: ended ones from the store too, by pages (as `arb list --history`).
   bool jobs_history = false;
+  bool jobs_noheader = false;
+  bool jobs_parsable = false;
   int jobs_limit = 0;
   std::string jobs_before;
   bool finish_eq7 = false;
@@ -135,6 +137,8 @@ result<std::pair<std::int32_t, std::int32_t>> parse_np_range(std::string_view te
 
 /// The reply as a table (format "table") or JSON ("json"), errors included.
 std::string render(const api::response& r, const std::string& format);
+/// `arb jobs` as a table: without its header, fields separated by '|' without padding.
+std::string render_jobs(const msg::grid_list_reply& r, bool noheader, bool parsable);
 /// A failure before any response (connection, usage), in the chosen format.
 std::string render_error(const error& e, const std::string& format);
 

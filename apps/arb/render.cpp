@@ -27,7 +27,9 @@ std::string code_name(std::uint8_t code) {
   return std::string(to_string(static_cast<errc>(code)));
 }
 
-std::string table(const row& header, const std::vector<row>& rows) {
+// noheader: the rows alone; parsable: fields separated by '|', no padding (sacct --parsable2).
+std::string table(const row& header, const std::vector<row>& rows, bool noheader = false,
+                  bool parsable = false) {
   std::vector<std::size_t> width(header.size());
   for (std::size_t i = 0; i < header.size(); ++i)
     width[i] = header[i].size();
@@ -39,11 +41,12 @@ std::string table(const row& header, const std::vector<row>& rows) {
     std::string text;
     for (std::size_t i = 0; i < r.size(); ++i) {
       text += r[i];
-      if (i + 1 < r.size()) text += std::string(width[i] - r[i].size() + 2, ' ');
+      if (i + 1 < r.size())
+        text += parsable ? std::string("|") : std::string(width[i] - r[i].size() + 2, ' ');
     }
     os << text << '\n';
   };
-  line(header);
+  if (!noheader) line(header);
   for (const auto& r : rows)
     line(r);
   return os.str();
@@ -462,6 +465,13 @@ struct body_renderer {
 };
 
 }  // namespace
+
+std::string render_jobs(const msg::grid_list_reply& r, bool noheader, bool parsable) {
+  std::vector<row> rows;
+  for (const auto& j : r.jobs)
+    rows.push_back(grid_job_row(j));
+  return table(grid_job_header, rows, noheader, parsable);
+}
 
 std::string render(const api::response& r, const std::string& format) {
   body_renderer b{r.op};

@@ -451,6 +451,30 @@ TEST(cli, exit_codes_follow_the_error_class) {
 }
 
 /// Answers list with one reservation of the caller and everything else with not_found.
+// arb jobs --noheader / --parsable, as arb list (issue 37: scripts read job lists too).
+TEST(cli, a_job_list_without_header_or_separated_by_bars) {
+  msg::grid_list_reply l;
+  msg::grid_job_info j;
+  j.id = "n/g1";
+  j.name = "prep";
+  j.strategy = grid_strategy::flood;
+  j.state = grid_job_state::queued;
+  j.np = 4;
+  j.copies = {{"a", "J1", copy_state::queued, 0, -1, -1, "", false},
+              {"b", "J7", copy_state::queued, 0, -1, -1, "", false}};
+  l.jobs = {j};
+  const auto table = render_jobs(l, false, false);
+  EXPECT_EQ(table.substr(0, 2), "ID");
+  EXPECT_NE(table.find("n/g1  prep  flood"), std::string::npos) << table;
+  EXPECT_EQ(render_jobs(l, true, false), table.substr(table.find('\n') + 1));
+  EXPECT_EQ(render_jobs(l, true, true), "n/g1|prep|flood|queued|4|a,b|-|-|0\n");
+  EXPECT_EQ(render_jobs(l, false, true).substr(0, 24), "ID|NAME|STRATEGY|STATE|N");
+  // The options reach the request builder's options, not the request.
+  EXPECT_EQ(std::get<msg::grid_list_request>(
+                build({"--user", "alice", "jobs", "--noheader", "--parsable"})),
+            (msg::grid_list_request{"alice", "", "", false, 0, ""}));
+}
+
 class fake_broker : public api::request_handler {
  public:
   void handle(const api::caller& who, api::request req,
