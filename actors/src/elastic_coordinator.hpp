@@ -13,6 +13,7 @@
 #include "arbroker/actors/reservation_attempt.hpp"
 #include "arbroker/core/site_adaptation.hpp"
 #include "arbroker/core/site_runtime.hpp"
+#include "arbroker/core/time_format.hpp"
 #include "arbroker/messages/broker_protocol.hpp"
 #include "arbroker/messages/checked_requests.hpp"
 #include "coordinator.hpp"
@@ -104,6 +105,14 @@ class elastic_coordinator
   std::vector<adapted_host> adapt_to_clusters(const job_ptr& j,
                                               const std::vector<const directory_entry*>& clusters) {
     std::vector<adapted_host> hosts;
+    // A window over before the request arrived: said as such (it read as "no candidate time
+    // slot", and a what-if answered an empty list).
+    if (const auto now = this->now(); j->req.job.let <= now) {
+      this->fail(j, errc::invalid_window,
+                 "the window ended before now (let " + format_time(j->req.job.let) + ", now " +
+                     format_time(now) + ")");
+      return hosts;
+    }
     for (const auto* c : clusters) {
       adapted_host h{c, {}, {}};
       auto adapted = adapt_to_cluster(j->req.job, *c, this->now(), h.delivery);

@@ -92,6 +92,27 @@ TEST_F(broker_test, WhatIfRanksWithoutReserving) {
     EXPECT_EQ(lrms_reservations(name), 0u);
 }
 
+// A window over before the request arrived is refused as such, for a reservation, a what-if
+// (it answered an empty list) and a matchmaking policy alike (issue 37); a window that began
+// earlier but ends later is searched from now.
+TEST_F(broker_test, AWindowThatEndedBeforeNowIsRefusedSayingSo) {
+  for (const char* policy : {"", "mli"})
+    for (auto mode : {msg::request_mode::reserve, msg::request_mode::whatif}) {
+      auto req = elastic(-2 * 3600, 3600, 4, 16, 600, 8);  // [now - 2 h, now - 1 h)
+      req.policy = policy;
+      req.mode = mode;
+      auto reply = ask<msg::elastic_reply>(broker, req);
+      EXPECT_EQ(code(reply.error), errc::invalid_window) << policy;
+      EXPECT_NE(reply.error.message.find("the window ended before now"), std::string::npos)
+          << reply.error.message;
+      EXPECT_TRUE(reply.ranked.empty());
+    }
+  auto started = elastic(-3600, 4 * 3600, 4, 16, 600, 8);
+  auto reply = ask<msg::elastic_reply>(broker, started);
+  ASSERT_TRUE(reply.error.ok()) << reply.error.message;
+  EXPECT_GE(reply.reservation.start, now);
+}
+
 TEST_F(broker_test, HoldThenClientCommitsByReservationId) {
   auto req = minute_hold();
   auto held = ask<msg::elastic_reply>(broker, req);
