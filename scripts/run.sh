@@ -36,7 +36,8 @@ show list
 echo
 echo "arbd is serving on 127.0.0.1:$port (metrics: http://127.0.0.1:$mport/metrics)."
 echo "HTTP/JSON API: curl -H 'X-Arb-User: alice' -H 'Authorization: Bearer alice-secret' \\"
-echo "  -d '{}' http://127.0.0.1:$hport/v1/clusters   (document: /v1/openapi.json)"
+echo "  -H 'Content-Type: application/json' -d '{}' http://127.0.0.1:$hport/v1/clusters"
+echo "  (the API's document: http://127.0.0.1:$hport/v1/openapi.json)"
 echo "Try: ARB_SERVER=127.0.0.1:$port ARB_USER=bob ARB_TOKEN=bob-secret $arb --help"
 if [ "${ARB_RUN_ONCE:-0}" = 1 ]; then
   kill -TERM "$arbd_pid"

@@ -348,7 +348,11 @@ class session final : public session_base, public std::enable_shared_from_this<s
     };
     const auto type = req_[http::field::content_type];
     if (!type.empty() && !is_json_media_type(std::string_view(type.data(), type.size())))
-      return refuse(fail(errc::invalid_parameter, "the body must be application/json"));
+      // (curl -d sends application/x-www-form-urlencoded unless told otherwise)
+      return refuse(fail(errc::invalid_parameter,
+                         "the body must be application/json, not " + std::string(type) +
+                             ": send the header Content-Type: application/json (curl: -H "
+                             "'Content-Type: application/json'), or none"));
     const std::string_view text = req_.body().empty() ? "{}" : std::string_view(req_.body());
     auto body = request_body_from_json(op, text);
     if (!body) return refuse(body.err());

@@ -225,6 +225,14 @@ TEST(http_server, content_type_and_the_bearer_scheme_in_any_case) {
     auto r = c.send(http::verb::post, "/v1/list", "{}", "alice", "", "application/json", scheme);
     EXPECT_EQ(r.status, 200u) << "'" << scheme << "': " << r.raw;
   }
+  // Another media type is refused saying what to send: curl -d sends a form's type.
+  auto form =
+      c.send(http::verb::post, "/v1/list", "{}", "alice", "", "application/x-www-form-urlencoded");
+  EXPECT_EQ(form.status, 400u);
+  EXPECT_NE(form.raw.body().find("not application/x-www-form-urlencoded: send the header "
+                                 "Content-Type: application/json"),
+            std::string::npos)
+      << form.raw;
   // Another scheme, or a scheme without a token, is no login.
   EXPECT_EQ(
       c.send(http::verb::post, "/v1/list", "{}", "alice", "", "application/json", "Basic").status,
