@@ -110,6 +110,19 @@ struct real_grid_jobs : real_grid {
     return until(sub.job.id, [](const auto& x) { return x.state == grid_job_state::running; });
   }
 
+  // How both moving tests begin: both Slurm clusters full with a local job, slurm1's ending
+  // first (20 min, slurm2's 40), and a job of `strategy` for either; the test cancels slurm2's
+  // (`blocker2`) to make an earlier start there.
+  msg::grid_submit_request on_both_full_slurms(grid_strategy strategy, std::string& blocker2) {
+    start_signal s1, s2;
+    sbatch_whole(conf1, 20, s1);
+    blocker2 = sbatch_whole(conf2, 40, s2);
+    EXPECT_TRUE(s1.wait(30) && s2.wait(30)) << "the local jobs did not start";
+    auto r = grid_job(strategy, 1);
+    r.clusters = {"slurm1", "slurm2"};
+    return r;
+  }
+
   grid_jobs_actor manager;
 };
 
@@ -186,12 +199,9 @@ TEST_F(real_grid_jobs, EveryStrategyStartsAtOnceOnThePartlyBusyCluster) {
 }
 
 TEST_F(real_grid_jobs, AdaptiveJobMigratesWhenTheOtherQueueDrainsAndRunsOnce) {
-  start_signal s1, s2;
-  sbatch_whole(conf1, 20, s1);
-  const auto blocker2 = sbatch_whole(conf2, 40, s2);
-  ASSERT_TRUE(s1.wait(30) && s2.wait(30)) << "the local jobs did not start";
-  auto r = grid_job(grid_strategy::adaptive, 1);
-  r.clusters = {"slurm1", "slurm2"};
+  std::string blocker2;
+  auto r = on_both_full_slurms(grid_strategy::adaptive, blocker2);
+  ASSERT_FALSE(HasFailure());
   auto sub = ask<msg::grid_job_reply>(manager, r);
   ASSERT_TRUE(sub.error.ok()) << sub.error.message;
   remember(sub.job);
@@ -369,12 +379,9 @@ TEST_F(real_grid_jobs, ReserveKeepsOneReservationAndReleasesTheOthers) {
 // the job queued in it before the old copy is withdrawn and the old reservation deleted in
 // Slurm; it runs once, in the new one.
 TEST_F(real_grid_jobs, AReservedJobMovesToAnEarlierReservationOnTheOtherSlurmAndRunsOnceThere) {
-  start_signal s1, s2;
-  sbatch_whole(conf1, 20, s1);
-  const auto blocker2 = sbatch_whole(conf2, 40, s2);
-  ASSERT_TRUE(s1.wait(30) && s2.wait(30)) << "the local jobs did not start";
-  auto r = grid_job(grid_strategy::reserve, 1);
-  r.clusters = {"slurm1", "slurm2"};
+  std::string blocker2;
+  auto r = on_both_full_slurms(grid_strategy::reserve, blocker2);
+  ASSERT_FALSE(HasFailure());
   r.command = "sleep 5";
   r.walltime = 120;
   auto sub = ask<msg::grid_job_reply>(manager, r);

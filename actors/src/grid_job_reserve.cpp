@@ -242,27 +242,25 @@ void grid_job_manager::impl::end_move(std::uint64_t serial,
   auto& t = jobs_.at(serial);
   const auto current_finish = *std::exchange(t.moving_from_finish, std::nullopt);
   const auto kept = f->current() == reserve_flow::phase::kept ? f->kept() : std::nullopt;
-  // Until the job has moved, the next try waits twice as long as the last (60 s rounds:
-  // 2, 4, ... 64 minutes).
-  const duration round = cfg_.adaptation_interval > 0 ? cfg_.adaptation_interval : 60;
-  t.futile_moves = std::min(t.futile_moves + 1, 6);
-  t.next_move = now() + round * (duration{1} << t.futile_moves);
-  if (!kept) {
-    if (!f->failure().empty()) t.job.history.push_back({now(), -1, "no move: " + f->failure()});
-    return after_change(serial, {});  // a committed one is released (job.releasing)
-  }
+  // The job stays (`why`, if any, in its history); a commit made for it is released
+  // (job.releasing). Until it has moved, the next try waits twice as long as the last
+  // (60 s rounds: 2, 4, ... 64 minutes).
+  const auto stay = [&](std::string why) {
+    const duration round = cfg_.adaptation_interval > 0 ? cfg_.adaptation_interval : 60;
+    t.futile_moves = std::min(t.futile_moves + 1, 6);
+    t.next_move = now() + round * (duration{1} << t.futile_moves);
+    if (!why.empty()) t.job.history.push_back({now(), -1, std::move(why)});
+    after_change(serial, {});
+  };
+  if (!kept) return stay(f->failure().empty() ? "" : "no move: " + f->failure());
   const auto& o = f->option(*kept);
-  const auto finish = f->finish_of(*kept);
-  const auto gain = current_finish - finish;
-  if (!t.job.can_migrate() || gain <= t.job.spec.min_gain) {
-    t.job.history.push_back(
-        {now(), -1,
-         "no move to " + f->reservation_id() + ": " +
-             (!t.job.can_migrate() ? std::string("the job is no longer queued in its reservation")
-                                   : "it finishes the job " + std::to_string(-gain) +
-                                         " s later than the reservation it has")});
-    return after_change(serial, {});
-  }
+  const auto gain = current_finish - f->finish_of(*kept);
+  if (!t.job.can_migrate())
+    return stay("no move to " + f->reservation_id() +
+                ": the job is no longer queued in its reservation");
+  if (gain <= t.job.spec.min_gain)
+    return stay("no move to " + f->reservation_id() + ": it gains " + std::to_string(gain) +
+                " s, no more than min_gain (" + std::to_string(t.job.spec.min_gain) + " s)");
   t.futile_moves = 0;
   t.next_move = 0;
   const auto i = t.job.move_into(o.cluster, f->reservation_id(), o.start, gain, now());
@@ -279,6 +277,8 @@ void grid_job_manager::impl::end_move(std::uint64_t serial,
 void grid_job_manager::impl::release_reservation_if_done(std::uint64_t serial) {
   auto& t = jobs_.at(serial);
   if (t.job.reservation_to_release && t.job.live_copies() == 0) release(serial, t.job.reservation);
+  if (t.job.releasing.empty()) return;  // (every change of every job passes here)
+  // A copy: a call's answer may come at once (a cluster gone) and take a name off the list.
   for (const auto& r : std::vector<std::string>(t.job.releasing)) {
     const bool in_use = std::any_of(t.job.copies.begin(), t.job.copies.end(), [&](const auto& c) {
       return c.reservation == r && is_live(c.state);

@@ -80,9 +80,7 @@ TEST_F(grid_jobs_test, AJobAfterAFailedParentFailsUnlessAnyEndWillDo) {
 // A job waiting for its parent outlives a restart of the node: the parent completes while the
 // node is down, and the first round after the restart places the child, once.
 TEST_F(grid_jobs_test, AWaitingJobIsPlacedAfterARestartIfItsParentEndedMeanwhile) {
-  auto j0 = sqlite_journal::open(":memory:");
-  ASSERT_TRUE(j0);
-  journal = std::shared_ptr<sqlite_journal>(std::move(*j0));
+  use_memory_store();
   add_cluster("a", 8, 1000);
   start_manager();
   auto parent = submit(job(grid_strategy::single, 8, 100));

@@ -133,9 +133,7 @@ TEST_F(grid_job_moves_test, AReservedJobWhoseMoveFindsNoHoldStaysInItsReservatio
 // in it: the obligation to let it go is in the store with the job, so the restarted manager
 // cancels it and the job keeps the reservation it had.
 TEST_F(grid_job_moves_test, AMovesCommittedReservationIsReleasedAfterARestart) {
-  auto j0 = sqlite_journal::open(":memory:");
-  ASSERT_TRUE(j0);
-  journal = std::shared_ptr<sqlite_journal>(std::move(*j0));
+  use_memory_store();
   add_cluster("a", 8, 1000);
   auto made = ask<msg::elastic_reply>(broker, elastic(600, 3600, 8, 8, 600, 8));
   ASSERT_TRUE(made.error.ok()) << made.error.message;

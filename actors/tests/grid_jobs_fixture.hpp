@@ -39,6 +39,13 @@ class grid_jobs_test : public engine_fixture {
     sched.run();
   }
 
+  // The manager writes to a store in memory (set before start_manager; kept across restarts).
+  void use_memory_store() {
+    auto opened = sqlite_journal::open(":memory:");
+    ASSERT_TRUE(opened) << opened.err().message;
+    journal = std::shared_ptr<sqlite_journal>(std::move(*opened));
+  }
+
   // Fills a cluster with a local job of `cpus` CPUs that really runs `runtime` seconds.
   void busy(const std::string& cluster, int cpus, duration walltime, duration runtime) {
     ASSERT_TRUE(

@@ -207,9 +207,7 @@ TEST_F(grid_jobs_test, AJobWhoseClusterDiesIsPlacedAgainElsewhereAndRunsToItsEnd
 }
 
 TEST_F(grid_jobs_test, RecoveryWatchesJobsAgainAndSettlesAFloodDecidedWhileDown) {
-  auto j0 = sqlite_journal::open(":memory:");
-  ASSERT_TRUE(j0);
-  journal = std::shared_ptr<sqlite_journal>(std::move(*j0));
+  use_memory_store();
   add_cluster("a", 8, 1000);
   add_cluster("b", 8, 1000);
   busy("a", 8, 1000, 50);
@@ -232,9 +230,7 @@ TEST_F(grid_jobs_test, RecoveryWatchesJobsAgainAndSettlesAFloodDecidedWhileDown)
 // An ended job leaves the manager's memory (and its list) after ended_in_memory and stays
 // in the store, where the node finds it for `show`; ids go on after it across a restart.
 TEST_F(grid_jobs_test, EndedJobsLeaveMemoryAndStayInTheStore) {
-  auto j0 = sqlite_journal::open(":memory:");
-  ASSERT_TRUE(j0);
-  journal = std::shared_ptr<sqlite_journal>(std::move(*j0));
+  use_memory_store();
   ended_in_memory = 600;
   add_cluster("a", 8, 1000);
   start_manager();
@@ -367,9 +363,7 @@ TEST_F(grid_jobs_test, ReserveHoldsAtTheBestClustersKeepsTheEarliestFinishAndRun
 // reservation had not reached the cluster. The obligation is in the store with the job, so
 // the restarted manager cancels the reservation (it stayed committed and charged before).
 TEST_F(grid_jobs_test, AReserveJobsReservationIsReleasedAfterARestartIfItsCancelWasLost) {
-  auto j0 = sqlite_journal::open(":memory:");
-  ASSERT_TRUE(j0);
-  journal = std::shared_ptr<sqlite_journal>(std::move(*j0));
+  use_memory_store();
   add_cluster("a", 8, 1000);
   auto made = ask<msg::elastic_reply>(broker, elastic(600, 3600, 8, 8, 600, 8));
   ASSERT_TRUE(made.error.ok()) << made.error.message;
@@ -475,9 +469,7 @@ TEST_F(grid_jobs_test, BenchmarksChooseTheFasterClusterAndSetItsWalltime) {
 }
 
 TEST_F(grid_jobs_test, RecoveryFindsACopyWhoseSubmissionWasNeverAnsweredByItsName) {
-  auto j0 = sqlite_journal::open(":memory:");
-  ASSERT_TRUE(j0);
-  journal = std::shared_ptr<sqlite_journal>(std::move(*j0));
+  use_memory_store();
   add_cluster("a", 8, 1000);
   add_cluster("b", 8, 1000);
   busy("a", 8, 1000, 1000);

@@ -6,6 +6,8 @@
 
 #include <pugixml.hpp>
 
+#include "arbroker/adapters/node_groups.hpp"
+
 namespace arbroker::gridengine {
 namespace {
 
@@ -261,13 +263,7 @@ result<std::vector<node_group>> parse_qhost_nodes(std::string_view xml,
       }
     }
     std::sort(g.features.begin(), g.features.end());
-    auto same = std::find_if(out.begin(), out.end(), [&](const node_group& o) {
-      return o.cpus == g.cpus && o.memory == g.memory && o.features == g.features;
-    });
-    if (same != out.end())
-      ++same->count;
-    else
-      out.push_back(std::move(g));
+    add_node(out, std::move(g));
   }
   return out;
 }

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "arbroker/adapters/node_groups.hpp"
 #include "slurm_api.hpp"
 
 namespace arbroker {
@@ -478,15 +479,8 @@ result<std::vector<node_group>> slurm_lrms::node_groups() {
           const node_info_t& n = nodes->node_array[i];
           if (!n.name || !in_partition || slurm_hostlist_find(in_partition.get(), n.name) < 0)
             continue;
-          node_group g{1, static_cast<std::int32_t>(n.cpus),
-                       static_cast<std::int64_t>(n.real_memory), feature_list(n.features)};
-          auto same = std::find_if(out.begin(), out.end(), [&](const node_group& o) {
-            return o.cpus == g.cpus && o.memory == g.memory && o.features == g.features;
-          });
-          if (same != out.end())
-            ++same->count;
-          else
-            out.push_back(std::move(g));
+          add_node(out, {1, static_cast<std::int32_t>(n.cpus),
+                         static_cast<std::int64_t>(n.real_memory), feature_list(n.features)});
         }
         return out;
       });
