@@ -186,7 +186,7 @@ void grid_job_manager::impl::submit_many(msg::grid_submit_many_request r,
       if (v.state == wait_state::broken) return refuse({v.code, at + v.why});
       if (v.state == wait_state::waiting)
         why += (why.empty() ? "" : ", ") + v.why.substr(waits_for.size());
-      if (v.state == wait_state::met && why.empty() && q.locality)
+      if (v.state == wait_state::met && why.empty())
         q.inputs.insert(q.inputs.end(), outputs.begin(), outputs.end());
     }
     auto admitted = admit(q);
@@ -254,10 +254,14 @@ void grid_job_manager::impl::wake_children(const std::optional<std::string>& par
         t.job.placement_failed("not run: " + v.why, now());
     } else {
       std::string what = "the jobs it waited for ended as asked: placed";
-      if (t.request.locality && !outputs.empty()) {
-        // Their outputs are its input, held where they ran: counted on every other cluster.
+      if (!outputs.empty()) {
+        // Their outputs are its input, held where they ran: counted on every other cluster
+        // (by the ranking only with locality; a copy held for its stage-in waits for them).
         for (const auto& o : outputs)
-          what += (&o == &outputs.front() ? ", preferring where their outputs are (" : ", ") +
+          what += (&o == &outputs.front() ? t.request.locality
+                                                ? ", preferring where their outputs are ("
+                                                : ", not preferring where their outputs are ("
+                                          : ", ") +
                   std::to_string(o.bytes) + " B at " +
                   std::string(*msg::held_at_cluster(o.location));
         what += ")";

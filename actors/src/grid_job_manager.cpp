@@ -24,6 +24,24 @@ result<placement_terms> grid_job_manager::impl::terms_at(tracked& t, const direc
   return terms;
 }
 
+// How long a copy's inputs take to reach cluster `e`. The ranking's terms leave out the data
+// held on clusters when the job does not prefer where it is (locality off); the data still
+// has to move.
+duration grid_job_manager::impl::stage_in_to(tracked& t, const directory_entry& e,
+                                             const placement_terms& as_ranked) {
+  if (t.request.locality) return as_ranked.stage_in;
+  auto in = inputs_of(t.request, true);
+  auto all = in ? terms_for(*in, e) : result<placement_terms>(in.err());
+  return all ? all->stage_in : as_ranked.stage_in;
+}
+
+// When a copy's inputs are on cluster `e`, moved there from now on (0: nothing to move).
+timestamp grid_job_manager::impl::inputs_arrive(tracked& t, const directory_entry& e,
+                                                const placement_terms& as_ranked) {
+  const auto stage_in = stage_in_to(t, e, as_ranked);
+  return stage_in > 0 ? now() + stage_in : 0;
+}
+
 // Keeps counters.jobs in step with the job's state.
 void grid_job_manager::impl::recount(tracked& t) {
   if (t.counted == t.job.state) return;
@@ -128,6 +146,7 @@ void grid_job_manager::impl::send_copy(std::uint64_t serial, std::size_t i) {
       t.job.spec.command, t.job.spec.np,
       terms->walltime,    needs.mem_per_cpu,
       needs.mem_per_node, needs.features};
+  if (cfg_.hold_for_stage_in) q.not_before = inputs_arrive(t, *e, *terms);
   ++cfg_.counters->copies_submitted;
   ask(c.cluster, std::move(q), [this, serial, i](const result<msg::job_submit_reply>& rep) {
     auto it = jobs_.find(serial);

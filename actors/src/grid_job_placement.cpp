@@ -14,7 +14,7 @@ void grid_job_manager::impl::submit(msg::grid_submit_request r, reply_fn rp) {
     std::vector<msg::input_file> outputs;
     parents = parents_of(r, r.user, &outputs);
     if (parents.state == wait_state::broken) return refuse({parents.code, parents.why});
-    if (parents.state == wait_state::met && r.locality)
+    if (parents.state == wait_state::met)  // preferred where they are only with locality
       r.inputs.insert(r.inputs.end(), outputs.begin(), outputs.end());
   }
   auto admitted = admit(r);
@@ -203,9 +203,11 @@ void grid_job_manager::impl::rank_batch(outlook_round& rd) {
         if (!ttd) continue;
         ranked r{at, *ttd, terms.walltime, start, terms, *ttd, *ttd, "TTD"};
         if (const auto* e = cluster(at)) {
+          // Eq. 5's transfer: what is not there already (inputs held at a cluster, the
+          // parents' outputs, move to every other one; locality off: left out).
           sed_application app{1.0, terms.execution, {}};
-          for (const auto& f : p.request.inputs)
-            app.input_file_bytes.push_back(f.bytes);
+          if (const auto bytes = p.inputs.input_bytes_to(at); bytes > 0)
+            app.input_file_bytes.push_back(bytes);
           const auto busy = rep->busy_cores + grown_cores[at];
           const sed_machine m{at,
                               {1.0},

@@ -263,6 +263,9 @@ std::int32_t grid_job_manager::impl::adapt_round() {
       if (!satisfies(c, query) || (reserved && t.job.copies[live].cluster == c.name)) continue;
       auto terms = terms_at(t, e);
       if (!terms) continue;
+      // A move restarts the transfer of what is not there: the copy would wait for it even
+      // when the ranking does not count it (locality off), so a move counts it.
+      if (cfg_.hold_for_stage_in) terms->stage_in = stage_in_to(t, e, *terms);
       auto& q = rd->asks[c.name];
       const msg::queue_shape shape{t.job.spec.np, terms->walltime};
       const auto idx = rd->shape_index[c.name].emplace(shape, q.shapes.size()).first->second;

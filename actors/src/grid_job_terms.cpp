@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <vector>
+
+#include "arbroker/messages/runtime_hints.hpp"
 
 namespace arbroker {
 
@@ -29,8 +32,11 @@ msg::gis_query eligibility(const msg::grid_submit_request& r, const std::string&
   return q;
 }
 
-result<placement_inputs> inputs_of(const msg::grid_submit_request& r) {
-  auto hints = msg::hints_of(r.benchmarks, r.penalty, r.inputs, r.output_bytes);
+result<placement_inputs> inputs_of(const msg::grid_submit_request& r, bool every_input) {
+  auto inputs = r.inputs;
+  if (!r.locality && !every_input)
+    std::erase_if(inputs, [](const auto& f) { return msg::held_at_cluster(f.location); });
+  auto hints = msg::hints_of(r.benchmarks, r.penalty, inputs, r.output_bytes);
   if (!hints) return hints.err();
   placement_inputs in{std::move(*hints)};
   in.walltime = r.walltime;

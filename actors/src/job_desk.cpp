@@ -46,7 +46,8 @@ msg::job_submit_reply job_desk::submit(const msg::job_submit_request& req) {
                 std::nullopt,
                 req.command,
                 {},
-                {req.mem_per_cpu, req.mem_per_node, req.features, {}}};
+                {req.mem_per_cpu, req.mem_per_node, req.features, {}},
+                req.not_before};
   auto id = lrms_.submit_job(spec);
   if (!id) {
     out.error = msg::to_wire(id.err());

@@ -260,5 +260,95 @@ TEST_F(grid_jobs_test, AChildGoesWhereItsParentsOutputIsUnlessItIgnoresIt) {
   EXPECT_EQ(w.copies[0].cluster, "a");
 }
 
+// hold_for_stage_in (the simulated grid's staging): a copy sent where its parent's output is
+// not starts once the output arrived (1e9 B at 1e6 B/s: 1000 s), whether or not the ranking
+// preferred where the output is; a copy where it is starts at once.
+TEST_F(grid_jobs_test, ACopyWaitsForItsInputsWhenTheGridStagesThem) {
+  hold_for_stage_in = true;
+  auto slow_link = [](msg::cluster_info& c) { c.bandwidth = 1e6; };
+  add_cluster("a", 8, 1000, 1, 1.0, slow_link);
+  add_cluster("b", 8, 1000, 1, 1.0, slow_link);
+  start_manager();
+  auto parent = job(grid_strategy::single, 2, 100);
+  parent.name = "parent";
+  parent.clusters = {"b"};
+  parent.output_bytes = 1'000'000'000;
+  auto there = job(grid_strategy::single, 2, 100);
+  there.name = "there";
+  there.after = {"parent"};
+  there.clusters = {"a"};
+  auto ignoring = there;
+  ignoring.name = "ignoring";
+  ignoring.locality = false;
+  auto where = there;
+  where.name = "where";
+  where.clusters = {"b"};
+  auto rep = ask<msg::grid_submit_many_reply>(
+      jobs, msg::grid_submit_many_request{"alice", {parent, there, ignoring, where}});
+  ASSERT_TRUE(rep.error.ok()) << rep.error.message;
+  sched.run();
+  poll();
+  advance(100);
+  poll();
+  ASSERT_EQ(show(rep.jobs[0].id).state, grid_job_state::completed);
+  const timestamp arrives = now + 1000;
+  auto on_a = lrms.at("a")->snapshot();
+  ASSERT_TRUE(on_a);
+  ASSERT_EQ(on_a->queued.size(), 2u);  // both children sent to a wait, on idle CPUs
+  for (const auto& j : on_a->queued)
+    EXPECT_EQ(j.not_before, arrives) << j.name;
+  poll();
+  EXPECT_EQ(show(rep.jobs[3].id).state, grid_job_state::running);  // its input is on b
+  advance(999);
+  poll();
+  EXPECT_EQ(show(rep.jobs[1].id).state, grid_job_state::queued);
+  EXPECT_EQ(show(rep.jobs[2].id).state, grid_job_state::queued);
+  advance(1);
+  poll();
+  EXPECT_EQ(show(rep.jobs[1].id).state, grid_job_state::running);
+  EXPECT_EQ(show(rep.jobs[2].id).state, grid_job_state::running);
+}
+
+// An adaptive copy held for its inputs is not moved for a start that forgets them: a move
+// elsewhere restarts the transfer, also when the ranking leaves the data out (locality off).
+// Counting the ranking's terms alone, it went back and forth between a and c every round.
+TEST_F(grid_jobs_test, AHeldCopyIsNotMovedToWhereItsInputsWouldStillHaveToGo) {
+  hold_for_stage_in = true;
+  auto slow_link = [](msg::cluster_info& c) { c.bandwidth = 1e6; };
+  for (const char* name : {"a", "b", "c"})
+    add_cluster(name, 8, 1000, 1, 1.0, slow_link);
+  start_manager();
+  auto parent = job(grid_strategy::single, 2, 100);
+  parent.name = "parent";
+  parent.clusters = {"b"};
+  parent.output_bytes = 1'000'000'000;  // 1000 s to any other cluster
+  auto child = job(grid_strategy::adaptive, 4, 100);
+  child.name = "child";
+  child.after = {"parent"};
+  child.locality = false;
+  auto rep = ask<msg::grid_submit_many_reply>(
+      jobs, msg::grid_submit_many_request{"alice", {parent, child}});
+  ASSERT_TRUE(rep.error.ok()) << rep.error.message;
+  sched.run();
+  poll();
+  busy("b", 6, 5000, 5000);  // where the data is, no room for the child for long
+  advance(100);
+  poll();
+  auto placed = show(rep.jobs[1].id);
+  ASSERT_EQ(placed.copies.size(), 1u);
+  ASSERT_NE(placed.copies[0].cluster, "b");
+  for (int round = 0; round < 5; ++round) {
+    advance(60);
+    adapt();
+    poll();
+  }
+  auto after = show(rep.jobs[1].id);
+  EXPECT_EQ(after.migrations, 0);
+  EXPECT_EQ(after.copies.size(), 1u);
+  advance(1000 - 5 * 60);
+  poll();
+  EXPECT_EQ(show(rep.jobs[1].id).state, grid_job_state::running);
+}
+
 }  // namespace
 }  // namespace arbroker::testing

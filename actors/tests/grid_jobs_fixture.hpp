@@ -29,6 +29,7 @@ class grid_jobs_test : public engine_fixture {
     c.counters = counters;
     c.ended_in_memory = ended_in_memory;
     c.ended_in_memory_max = ended_in_memory_max;
+    c.hold_for_stage_in = hold_for_stage_in;
     if (journal) {
       c.last_serial = *journal->last_grid_job_serial();
       auto recs = load_grid_jobs(*journal);
@@ -92,6 +93,7 @@ class grid_jobs_test : public engine_fixture {
   std::shared_ptr<sqlite_journal> journal;
   duration ended_in_memory = 3600;
   std::size_t ended_in_memory_max = 10000;
+  bool hold_for_stage_in = false;
   std::shared_ptr<grid_job_counters> counters = std::make_shared<grid_job_counters>();
 };
 

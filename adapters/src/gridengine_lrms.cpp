@@ -416,6 +416,10 @@ result<std::string> gridengine_lrms::submit_job(const job_spec& spec) {
     args.emplace_back("-A");
     args.push_back(spec.account);
   }
+  if (spec.not_before > 0) {  // qsub -a: not eligible before then
+    args.emplace_back("-a");
+    args.push_back(ge::format_time(spec.not_before));
+  }
   // The job's needs as resource requests: memory free on the host (mem_free, per host), a
   // memory limit per slot (h_vmem), and each feature as a boolean complex the site defines.
   for (auto& request : ge::resource_requests(spec.needs)) {

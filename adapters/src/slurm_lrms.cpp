@@ -715,6 +715,7 @@ result<std::string> slurm_lrms::submit_job(const job_spec& spec) {
         if (!partition.empty()) desc.partition = partition.data();
         if (!reservation.empty()) desc.reservation = reservation.data();
         if (!account.empty()) desc.account = account.data();
+        if (spec.not_before > 0) desc.begin_time = static_cast<time_t>(spec.not_before);
         // The job's needs: --constraint=a&b, --mem-per-cpu or --mem (MiB).
         std::string constraint;
         for (const auto& f : spec.needs.features)

@@ -319,6 +319,31 @@ TEST_F(GridEngine, CancelJob) {
   EXPECT_EQ(unknown.err().code, errc::not_found);
 }
 
+// A begin time (qsub -a): the job stays pending on idle slots until then, is read back with
+// it, and starts no earlier.
+TEST_F(GridEngine, AJobWithABeginTimeWaitsForIt) {
+  job_spec later{"arbtest-later", "root", 1, 60, std::nullopt, "sleep 60"};
+  later.not_before = now() + 3600;
+  const std::string held = submit(later);
+  job_spec soon{"arbtest-soon", "root", 1, 60, std::nullopt, "sleep 60"};
+  soon.not_before = now() + 3;
+  const std::string next = submit(soon);
+  ASSERT_FALSE(held.empty() || next.empty());
+  auto snap = ge_.snapshot();
+  ASSERT_TRUE(snap) << snap.err().message;
+  const auto* h = find(snap->queued, held);
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->not_before, later.not_before);
+  ASSERT_TRUE(eventually([&] { return status(next) == lrms_job_state::running; }, 40s));
+  snap = ge_.snapshot();
+  ASSERT_TRUE(snap) << snap.err().message;
+  const auto* n = find(snap->running, next);
+  ASSERT_NE(n, nullptr);
+  ASSERT_TRUE(n->started);
+  EXPECT_GE(*n->started, soon.not_before);
+  EXPECT_EQ(status(held), lrms_job_state::queued);  // slots idle, but not its time
+}
+
 // Issue 35 item 4: a job's needs reach qsub as resource requests (h_vmem per slot, mem_free per
 // host, a boolean complex per feature); a feature the cell does not define is refused by qsub.
 TEST_F(GridEngine, AJobsNeedsBecomeResourceRequests) {

@@ -419,10 +419,10 @@ grid5_config grid5(const toml::table& root, std::string name) {
   c.name = std::move(name);
   only_known(root, "", {"experiment", "name", "grid", "clusters", "strategies"});
   const auto& g = table(root, "", "grid");
-  only_known(
-      g, "grid",
-      {"scheduler", "days", "grid_every", "poll_s", "event_hooks", "walltime_rule", "adaptation_s"},
-      true);
+  only_known(g, "grid",
+             {"scheduler", "days", "grid_every", "poll_s", "event_hooks", "walltime_rule",
+              "adaptation_s", "bandwidth_mb_s"},
+             true);
   c.scheduler = get(g, "grid", "scheduler", c.scheduler);
   c.days = get(g, "grid", "days", c.days);
   c.grid_every = get<std::size_t>(g, "grid", "grid_every", c.grid_every);
@@ -431,6 +431,9 @@ grid5_config grid5(const toml::table& root, std::string name) {
   c.walltime = walltime_rule_of(get(g, "grid", "walltime_rule", std::string("extend")),
                                 "grid.walltime_rule");
   c.adaptation_s = get<duration>(g, "grid", "adaptation_s", c.adaptation_s);
+  c.bandwidth_mb_s = get(g, "grid", "bandwidth_mb_s", c.bandwidth_mb_s);
+  if (!(c.bandwidth_mb_s >= 0) || !std::isfinite(c.bandwidth_mb_s))
+    bad("grid", "bandwidth_mb_s must be a finite number >= 0");
   read_policy(g, "grid", c.policy);
   if (!(c.days > 0) || c.grid_every < 1 || c.poll_s < 0 || c.adaptation_s < 1)
     bad("grid", "days > 0, grid_every >= 1, poll_s >= 0 and adaptation_s >= 1 are needed");
@@ -449,7 +452,7 @@ grid5_config grid5(const toml::table& root, std::string name) {
   for_each_table(root, "strategies", [&](const toml::table& t) {
     only_known(t, "strategies",
                {"name", "strategy", "width", "min_gain_s", "finish_eq7", "fail_cluster",
-                "fail_at_h", "max_resubmits", "max_migrations"});
+                "fail_at_h", "max_resubmits", "max_migrations", "dag", "output_gb", "locality"});
     grid5_strategy s;
     s.name = get(t, "strategies", "name", std::string());
     s.strategy = get(t, "strategies", "strategy", s.strategy);
@@ -460,6 +463,13 @@ grid5_config grid5(const toml::table& root, std::string name) {
     s.fail_at_h = get(t, "strategies", "fail_at_h", s.fail_at_h);
     s.max_resubmits = get<std::int32_t>(t, "strategies", "max_resubmits", s.max_resubmits);
     s.max_migrations = get<std::int32_t>(t, "strategies", "max_migrations", s.max_migrations);
+    s.dag = get<int>(t, "strategies", "dag", s.dag);
+    s.output_gb = get(t, "strategies", "output_gb", s.output_gb);
+    s.locality = get(t, "strategies", "locality", s.locality);
+    if (s.dag != 0 && (s.dag < 3 || s.dag > 64))
+      bad("strategies", "dag: 0 (no workflows) or 3..64 jobs per workflow");
+    if (!(s.output_gb >= 0) || s.output_gb > 1e6)
+      bad("strategies", "output_gb must be a number in 0..1000000");
     if (!s.fail_cluster.empty() &&
         std::none_of(c.clusters.begin(), c.clusters.end(),
                      [&](const grid5_cluster& k) { return k.name == s.fail_cluster; }))

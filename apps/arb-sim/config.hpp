@@ -197,6 +197,13 @@ struct grid5_strategy {
   std::int32_t max_resubmits = -1;  ///< the grid jobs' (-1: the node's default, 2)
   /// adaptive and reserve: moves per job (-1: unbounded, the node's default; 0: none)
   std::int32_t max_migrations = -1;
+  /// Workflows: the grid jobs, in groups of `dag` (>= 3) in their order, each a fork-join
+  /// submitted at once at its first job's time: the first, then the middle ones after it, the
+  /// last after them all. Every job declares `output_gb` of output, its children's input
+  /// where it ran. 0: every grid job on its own.
+  int dag = 0;
+  double output_gb = 0;
+  bool locality = true;  ///< children prefer where their parents' outputs are
 };
 struct grid5_config {
   std::string name;
@@ -208,6 +215,8 @@ struct grid5_config {
   bool event_hooks = true;      ///< the simulated LRMSs' job events tell the manager
   sim::walltime_rule walltime = sim::walltime_rule::extend;  ///< of the local jobs
   duration adaptation_s = 60;                                ///< its adaptation rounds
+  /// MB/s that data moves to each cluster (a copy's inputs arrive before it starts); 0: none.
+  double bandwidth_mb_s = 0;
   /// The clusters' services: a node's defaults (LJP enforced by the vacancy rule, ese), but
   /// the view read on every call as in every experiment; any policy key in [grid] over them.
   cluster_policy policy = daemon_policy();

@@ -173,6 +173,11 @@ bool simulated_lrms::is_live(const event& e) const {
       auto it = reservations_.find(e.id);
       return it != reservations_.end() && it->second.start == e.time;
     }
+    case event_kind::job_begin: {
+      auto it = jobs_.find(e.id);
+      return it != jobs_.end() && !it->second.started && it->second.not_before == e.time &&
+             !queue_.contains(e.id);
+    }
   }
   return false;
 }
@@ -236,6 +241,12 @@ void simulated_lrms::handle(const event& e) {
     case event_kind::reservation_start:
       start_bound_jobs(e.id, now_);
       return;
+    case event_kind::job_begin: {  // at the tail of the queue from now on
+      job& j = jobs_.at(e.id);
+      j.queued_order = ++last_queued_order_;
+      queue_.push(e.id, j.np, j.walltime, now_);
+      return;
+    }
   }
 }
 
@@ -317,8 +328,8 @@ void simulated_lrms::drop_queued(serial jid, lrms_job_state outcome) {
   const job& j = jobs_.at(jid);
   if (j.reservation)
     reservations_.at(*j.reservation).queued.erase(jid);
-  else
-    queue_.erase(jid);
+  else if (!queue_.erase(jid))
+    forget({j.not_before, event_kind::job_begin, jid});  // still before its begin time
   emit(simulated_job_event::kind::ended, jid, j, outcome);
   retire(jid, outcome);
 }
@@ -584,6 +595,9 @@ result<simulated_lrms::serial> simulated_lrms::submit(const job_spec& spec, dura
     return fail(errc::invalid_duration,
                 who() + " walltime " + str(spec.walltime) + " s must be positive and finite");
   if (spec.owner.empty()) return fail(errc::permission_denied, who() + " has no owner");
+  if (spec.reservation && spec.not_before > now_)
+    return fail(errc::invalid_parameter,
+                who() + " has a begin time and a reservation: the simulated LRMS takes one");
 
   std::optional<serial> rid;
   if (spec.reservation) {
@@ -619,10 +633,13 @@ result<simulated_lrms::serial> simulated_lrms::submit(const job_spec& spec, dura
                          options.restartable,
                          {},
                          rid,
-                         spec.name});
+                         spec.name,
+                         spec.not_before});
   if (rid) {
     reservations_.at(*rid).queued.insert(jid);
     start_bound_jobs(*rid, now_);
+  } else if (spec.not_before > now_) {
+    schedule({spec.not_before, event_kind::job_begin, jid});  // joins the queue then
   } else {
     queue_.push(jid, spec.np, spec.walltime, now_);
     start_queued_jobs(now_);
@@ -673,6 +690,7 @@ lrms_job simulated_lrms::report(serial jid, const job& j) const {
   lrms_job out{job_id(jid), j.owner,   j.np,         j.walltime,
                j.submitted, j.started, std::nullopt, j.name};
   if (j.reservation) out.reservation = reservation_id(*j.reservation);
+  if (!j.started) out.not_before = j.not_before;
   return out;
 }
 

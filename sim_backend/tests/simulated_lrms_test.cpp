@@ -216,6 +216,54 @@ TEST(SimulatedLrms, EarlyFinishReleasesTheRestOfTheWalltime) {
   EXPECT_TRUE(consistent(*c));
 }
 
+TEST(SimulatedLrms, AJobWithABeginTimeJoinsTheQueueThenAndNotBefore) {
+  cluster c(8);
+  auto later = job(4, 50);
+  later.not_before = 100;
+  const auto held = *c->submit_job(later);
+  const auto filler = *c->submit_job(job(8, 60));  // the whole cluster over [0, 60)
+  EXPECT_EQ(c->next_event_time(), 60);             // the filler's end comes first
+  auto snap = *c->snapshot();
+  ASSERT_EQ(snap.queued.size(), 1u);
+  EXPECT_EQ(snap.queued[0].id, held);
+  EXPECT_EQ(snap.queued[0].not_before, 100);  // reported as Slurm's --begin is
+  c.at(60);
+  EXPECT_EQ(state(*c, filler), lrms_job_state::completed);
+  EXPECT_EQ(state(*c, held), lrms_job_state::queued);  // idle CPUs, but not yet its time
+  EXPECT_EQ(c->next_event_time(), 100);
+  const auto early = *c->submit_job(job(4, 100));  // submitted later, began first: ahead
+  EXPECT_EQ(started(*c, early), 60);
+  c.at(100);
+  EXPECT_EQ(started(*c, held), 100);
+  const auto now_running = c->snapshot();
+  ASSERT_TRUE(now_running);
+  for (const auto& j : now_running->running)
+    EXPECT_EQ(j.not_before, 0) << j.id;  // none waits for its begin time any more
+  EXPECT_TRUE(consistent(*c));
+}
+
+TEST(SimulatedLrms, AJobCancelledBeforeItsBeginTimeNeverStarts) {
+  cluster c(4);
+  auto later = job(4, 50);
+  later.not_before = 100;
+  const auto held = *c->submit_job(later);
+  c.at(10);
+  ASSERT_TRUE(c->cancel_job(held));
+  EXPECT_EQ(state(*c, held), lrms_job_state::cancelled);
+  EXPECT_EQ(c->next_event_time(), std::nullopt);  // its begin is no event any more
+  c.at(100);
+  EXPECT_EQ(state(*c, held), lrms_job_state::cancelled);
+  EXPECT_EQ(c->profile().free_at(100), 4);
+  // A begin time already past is none; with a reservation it is refused.
+  auto now = job(4, 10);
+  now.not_before = 50;
+  EXPECT_EQ(started(*c, *c->submit_job(now)), 100);
+  const auto r = *c->create_reservation(rsv(200, 100, 4));
+  auto bound = job(4, 10, r);
+  bound.not_before = 250;
+  EXPECT_EQ(c->submit_job(bound).err().code, errc::invalid_parameter);
+}
+
 TEST(SimulatedLrms, JobsAreKilledAtTheirWalltime) {
   cluster c(4);
   const auto j = *c->submit_local_job(job(4, 100), 150);

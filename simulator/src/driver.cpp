@@ -90,6 +90,7 @@ class virtual_grid {
       gc.poll_interval = s.grid_poll_interval;
       gc.adaptation_interval = s.grid_adaptation_interval;
       gc.migration_share = s.grid_migration_share;
+      gc.hold_for_stage_in = s.grid_stages_inputs;
       gc.counters = grid_counters_;
       gc.keep_ended_jobs();  // the results read every job at the end
       if (!s.grid_event_hooks && s.grid_poll_interval <= 0)
@@ -133,7 +134,11 @@ class virtual_grid {
     std::stable_sort(failures.begin(), failures.end(),
                      [](const auto& a, const auto& b) { return a.at < b.at; });
     const std::size_t arrivals = s.jobs.size() + s.requests.size() + s.grid_jobs.size();
-    out.grid_jobs.resize(s.grid_jobs.size());
+    std::vector<std::size_t> first_grid_job;  // per grid arrival, in out.grid_jobs
+    for (const auto& g : s.grid_jobs) {
+      first_grid_job.push_back(out.grid_jobs.size());
+      out.grid_jobs.resize(out.grid_jobs.size() + 1 + g.with.size());
+    }
     out.busy.reserve(s.jobs.size() + s.requests.size());  // one run per job, but for pauses
     for (const auto& c : s.clusters)
       out.cluster_cpus.push_back(c.cpus);
@@ -217,11 +222,25 @@ class virtual_grid {
       // 3b. Grid jobs arriving now go to the grid-job manager, one after the other.
       while (next_grid < grid_order.size() && s.grid_jobs[grid_order[next_grid]].submit == now_) {
         auto i = grid_order[next_grid++];
-        auto* rec = &out.grid_jobs[i];
-        rec->name = "refused";
-        ask<msg::grid_job_reply>(
-            grid_, s.grid_jobs[i].request,
-            [rec](msg::grid_job_reply& r) { *rec = std::move(r.job); }, [](const std::string&) {});
+        const auto& g = s.grid_jobs[i];
+        auto* rec = &out.grid_jobs[first_grid_job[i]];
+        for (std::size_t k = 0; k <= g.with.size(); ++k)
+          rec[k].name = "refused";
+        if (g.with.empty()) {
+          ask<msg::grid_job_reply>(
+              grid_, g.request, [rec](msg::grid_job_reply& r) { *rec = std::move(r.job); },
+              [](const std::string&) {});
+        } else {
+          msg::grid_submit_many_request many{g.request.user, {g.request}};
+          many.jobs.insert(many.jobs.end(), g.with.begin(), g.with.end());
+          ask<msg::grid_submit_many_reply>(
+              grid_, std::move(many),
+              [rec](msg::grid_submit_many_reply& r) {
+                for (std::size_t k = 0; k < r.jobs.size(); ++k)
+                  rec[k] = std::move(r.jobs[k]);
+              },
+              [](const std::string&) {});
+        }
         sched_.run();
       }
       // 4. Whatever started, paused or ended (after events, submits, deletions) is recorded;
@@ -295,6 +314,7 @@ class virtual_grid {
     c.info.cpus = spec.cpus;
     c.info.pp = spec.pp;
     c.info.bunch = spec.bunch;
+    c.info.bandwidth = spec.bandwidth;
     auto cost = cost_model::create(spec.unit_cost, 3600, {}, 0);
     if (!cost) return cost.err();
     c.cost = *cost;

@@ -385,6 +385,45 @@ TEST(driver, GridJobsOfEveryStrategyRunOnceUnderVirtualTime) {
   EXPECT_FALSE(out->grid_jobs[3].reservation.empty());
 }
 
+// A workflow arrives as one request: its jobs run in their dependencies' order, and a child
+// placed where its parent's output is not starts once the output arrived (the simulated grid
+// stages it: 1e9 B at 1e7 B/s, 100 s).
+TEST(driver, AWorkflowsJobsRunInOrderAndWaitForTheirInputs) {
+  scenario s;
+  s.clusters = {{.name = "a", .cpus = 8, .bandwidth = 1e7},
+                {.name = "b", .cpus = 8, .bandwidth = 1e7}};
+  msg::grid_submit_request first;
+  first.user = "alice";
+  first.name = "first";
+  first.np = 8;
+  first.walltime = 300;
+  first.clusters = {"a"};
+  first.output_bytes = 1'000'000'000;
+  auto near = first;
+  near.name = "near";
+  near.after = {"first"};
+  near.np = 4;
+  auto far = near;
+  far.name = "far";
+  far.clusters = {"b"};
+  sim::grid_arrival w{1, 50, first};
+  w.with = {near, far};
+  s.grid_jobs = {w};
+  auto out = run_simulation(s);
+  ASSERT_TRUE(out) << out.err().message;
+  ASSERT_EQ(out->grid_jobs.size(), 3u);
+  for (const auto& j : out->grid_jobs)
+    EXPECT_EQ(j.state, grid_job_state::completed) << j.name;
+  EXPECT_EQ(out->grid_jobs[0].started, 50);
+  EXPECT_EQ(out->grid_jobs[1].started, 350);        // on a, where the output is
+  EXPECT_EQ(out->grid_jobs[2].started, 350 + 100);  // on b, once it arrived
+  // Without staging the same child starts at once.
+  s.grid_stages_inputs = false;
+  out = run_simulation(s);
+  ASSERT_TRUE(out) << out.err().message;
+  EXPECT_EQ(out->grid_jobs[2].started, 350);
+}
+
 TEST(driver, GridJobsWithPollsInsteadOfEventsSeeEndsLate) {
   auto s = grid_scenario();
   s.grid_event_hooks = false;

@@ -89,6 +89,9 @@ struct ledger {
   std::set<std::string> grid_cancelled;            // acknowledged grid cancels
   std::vector<std::pair<std::string, std::string>>
       grid_after;  // (parent, child) submitted together
+  // The healing paths the grid jobs took (by their histories), for the log: a trial shows
+  // only what it exercised.
+  std::map<std::string, std::set<std::string>> grid_paths;
   // Progress, for choosing the crash point: replies received, clients that stopped.
   std::condition_variable progress;
   std::size_t replies = 0;
@@ -162,6 +165,8 @@ msg::grid_submit_request grid_job(std::mt19937& rng, int np_max) {
   r.np = std::uniform_int_distribution<int>(1, std::max(1, np_max / 2))(rng);
   r.walltime = std::uniform_int_distribution<int>(2, 10)(rng) * 60;
   r.width = 2;
+  // Half the reserve jobs fall back to a flood when no cluster grants a hold (issue 35).
+  r.fallback_flood = r.strategy == grid_strategy::reserve && (rng() & 1);
   r.name = "crash";
   r.command = "sleep 60";
   return r;
@@ -287,6 +292,13 @@ std::vector<std::string> audit_grid(api::client& admin, ledger& led,
   std::map<std::string, const msg::grid_job_info*> by_id;
   for (const auto& j : jobs)
     by_id.emplace(j.id, &j);  // twice: grid_violations says so
+  {
+    std::lock_guard lock{led.mu};
+    for (const auto& j : jobs)
+      for (const auto& h : j.history)
+        for (const char* path : {"fallback_flood", "moved to reservation", "resubmission "})
+          if (h.what.find(path) != std::string::npos) led.grid_paths[path].insert(j.id);
+  }
   {
     std::lock_guard lock{led.mu};
     for (const auto& [id, strategy] : led.grid_jobs) {
@@ -652,6 +664,8 @@ int run(options o) {
       ++failures;
     }
   }
+  for (const auto& [path, ids] : led.grid_paths)
+    std::printf("grid jobs whose history says '%s': %zu\n", path.c_str(), ids.size());
   std::printf("%d of %d trials failed\n", failures, o.trials);
   return failures == 0 ? 0 : 1;
 }

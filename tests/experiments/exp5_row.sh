@@ -2,7 +2,8 @@
 # Experiment 5's table in docs/experiments.md against a fresh run: runs the experiment (with
 # its own config, or with extra [grid] lines) and checks that the table's row LABEL shows the
 # run's figures for STRATEGY (mean TTD, p95 TTD, mean wait, calls per job, local mean wait,
-# refused, failed). Fails naming the figure that differs.
+# refused, failed, and the workflows' mean makespan where the row has one). Fails naming the
+# figure that differs.
 #
 #   tests/experiments/exp5_row.sh ARB_SIM TRACES_DIR OUT_DIR STRATEGY "LABEL" [GRID_LINE...]
 set -euo pipefail
@@ -20,7 +21,7 @@ fi
 csv=$out/run/exp5_grid_jobs/summary.csv
 row=$(awk -F, -v s="$strategy" '$1 == s' "$csv")
 [[ -n $row ]] || { echo "no strategy '$strategy' in $csv" >&2; exit 1; }
-IFS=, read -r _ _ _ refused ttd p95 wait _ _ _ calls _ local failed _ <<<"$row"
+IFS=, read -r _ _ _ refused ttd p95 wait _ _ _ calls _ local failed _ _ _ makespan _ <<<"$row"
 doc=$(grep -F "| $label |" "$here/docs/experiments.md" | head -1)
 [[ -n $doc ]] || { echo "no row '| $label |' in docs/experiments.md" >&2; exit 1; }
 IFS='|' read -r -a cells <<<"$doc"
@@ -41,5 +42,6 @@ check "calls per job" 8 "$calls"
 check "local mean wait" 9 "$local"
 check "refused" 10 "$refused"
 check "failed" 11 "$failed"
+[[ $(trim "${cells[12]:-}") == - ]] || check "workflow makespan" 12 "$makespan"
 ((status == 0)) && echo "$label: as in docs/experiments.md ($(grep -o 'admission [^;]*' "$out/run.log"))"
 exit $status

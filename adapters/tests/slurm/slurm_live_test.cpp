@@ -397,6 +397,34 @@ TEST_F(SlurmLive, JobRunsToCompletion) {
   EXPECT_EQ(wait_state(s_, *failing, lrms_job_state::failed), lrms_job_state::failed);
 }
 
+// A begin time (sbatch --begin): the job stays pending on idle CPUs until then, is read back
+// with it, and starts no earlier.
+TEST_F(SlurmLive, AJobWithABeginTimeWaitsForIt) {
+  auto later = sleeper(1, 5);
+  later.not_before = now() + 3600;
+  auto held = s_.submit_job(later);
+  ASSERT_TRUE(held) << held.err().message;
+  auto soon = sleeper(1, 5);
+  soon.not_before = now() + 3;
+  auto next = s_.submit_job(soon);
+  ASSERT_TRUE(next) << next.err().message;
+  auto snap = s_.jobs_snapshot();
+  ASSERT_TRUE(snap) << snap.err().message;
+  const auto* h = find_job(snap->queued, *held);
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->not_before, later.not_before);
+  ASSERT_EQ(wait_state(s_, *next, lrms_job_state::running), lrms_job_state::running);
+  snap = s_.jobs_snapshot();
+  ASSERT_TRUE(snap) << snap.err().message;
+  const auto* n = find_job(snap->running, *next);
+  ASSERT_NE(n, nullptr);
+  ASSERT_TRUE(n->started);
+  EXPECT_GE(*n->started, soon.not_before);
+  EXPECT_EQ(s_.job_status(*held).value(), lrms_job_state::queued);  // CPUs idle, not its time
+  EXPECT_TRUE(s_.cancel_job(*held));
+  EXPECT_TRUE(s_.cancel_job(*next));
+}
+
 TEST_F(SlurmLive, CancelAndUnknownJobs) {
   auto job = s_.submit_job(sleeper(1, 5));
   ASSERT_TRUE(job);

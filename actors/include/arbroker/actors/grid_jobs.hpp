@@ -75,6 +75,12 @@ struct grid_jobs_config {
   /// reserve: keep the hold that finishes first by paper 004's eq. 7 as printed (start + the
   /// site's delay) for every job, not only for those that ask (finish_by_eq7).
   bool finish_by_eq7 = false;
+  /// A copy sent where its inputs are not (its input files, its parents' outputs held on
+  /// other clusters) is submitted not to start before they arrived: now + their size over the
+  /// cluster's bandwidth (Slurm --begin, Grid Engine -a). For a grid whose middleware moves
+  /// the data while the job is queued (the simulator's); arbroker moves no files itself, so a
+  /// node leaves it off and a job fetches its own inputs.
+  bool hold_for_stage_in = false;
   /// Where jobs are kept (null: nowhere).
   std::shared_ptr<grid_job_journal> journal;
   /// Jobs found in the store at start (the active ones); watched again at once.

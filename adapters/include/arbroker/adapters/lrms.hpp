@@ -91,6 +91,9 @@ struct job_spec {
   /// What its nodes need (the OS is the cluster's: not passed). An LRMS runs it only on nodes
   /// that meet them, and refuses it (infeasible) when none can.
   job_requirements needs = {};
+  /// Not to start before this (Slurm --begin, Grid Engine -a); 0 or a time already past:
+  /// at once. A grid job's copy waits so for its inputs (grid_jobs_config::hold_for_stage_in).
+  timestamp not_before = 0;
 };
 
 /// `lost`: ended by the infrastructure, not by the job (Slurm NODE_FAIL or BOOT_FAIL): a

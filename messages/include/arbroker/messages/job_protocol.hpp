@@ -26,10 +26,13 @@ struct job_submit_request {
   std::int64_t mem_per_cpu = 0;
   std::int64_t mem_per_node = 0;
   std::vector<std::string> features = {};
+  /// Not to start before this (UNIX seconds; 0: at once): a grid job's copy waiting for its
+  /// inputs to arrive (grid_jobs_config::hold_for_stage_in).
+  std::int64_t not_before = 0;
   friend bool operator==(const job_submit_request&, const job_submit_request&) = default;
 };
 ARB_FIELDS(job_submit_request, x.user, x.name, x.command, x.np, x.walltime, x.mem_per_cpu,
-           x.mem_per_node, x.features)
+           x.mem_per_node, x.features, x.not_before)
 
 struct job_submit_reply {
   std::string cluster;

@@ -133,6 +133,9 @@ class simulated_lrms final : public lrms {
   status extend_reservation(const std::string& id, timestamp new_end) override;
 
   /// Submits a job that runs for its whole walltime; ids are "J1", "J2", ...
+  /// A job with a begin time (not_before) after now waits outside the batch queue and joins
+  /// its tail then (as data staged before the job reaches the LRMS); a bound job may not
+  /// have one (invalid_parameter).
   /// invalid_processor_range: np outside [1, cpus], or above the reservation's np;
   /// invalid_duration: walltime <= 0 or above time_infinity; permission_denied: empty owner;
   /// not_found: unknown reservation; invalid_window: a bound job whose walltime, counted
@@ -193,8 +196,9 @@ class simulated_lrms final : public lrms {
   using serial = std::uint64_t;  // the number in "J<n>" and "R<n>"
 
   // At one instant: jobs end first (a job ending with its reservation completes), then
-  // reservations end (their CPUs come back), then reservations start.
-  enum class event_kind : std::uint8_t { job_end, reservation_end, reservation_start };
+  // reservations end (their CPUs come back), then reservations start, then jobs reach their
+  // begin time and join the queue.
+  enum class event_kind : std::uint8_t { job_end, reservation_end, reservation_start, job_begin };
   struct event {
     timestamp time = 0;
     event_kind kind = event_kind::job_end;
@@ -213,6 +217,7 @@ class simulated_lrms final : public lrms {
     std::optional<timestamp> started;
     std::optional<serial> reservation;
     std::string name;
+    timestamp not_before = 0;  // not in the batch queue before then
   };
 
   struct reservation {

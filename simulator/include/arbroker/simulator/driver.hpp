@@ -59,8 +59,9 @@ struct sim_output {
   std::vector<request_record> requests;
   std::vector<busy_span> busy;    ///< every run of every job, in the order they ended
   std::vector<int> cluster_cpus;  ///< per cluster, as in the scenario
-  /// Per grid arrival (input order): the grid job as the manager last knew it, after a last
-  /// poll at the end (its end times are when the manager saw them, at poll granularity).
+  /// Per grid job (input order; a workflow's `request`, then its `with`): the grid job as the
+  /// manager last knew it, after a last poll at the end (its end times are when the manager
+  /// saw them, at poll granularity).
   std::vector<msg::grid_job_info> grid_jobs;
   std::int64_t grid_service_calls = 0;  ///< the manager's requests to the cluster services
   timestamp end_time = 0;               ///< virtual time of the last event

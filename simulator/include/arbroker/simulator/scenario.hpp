@@ -33,6 +33,8 @@ struct cluster_spec {
   double pp = 1.0;  ///< processor power (the requests' pp_ref scale)
   int bunch = 1;    ///< reservable CPU multiples
   double unit_cost = 1.0;
+  /// Bytes/s that data moves to it (a grid job's inputs: its stage-in); 0: not said.
+  double bandwidth = 0;
   /// The local scheduler policy: "fcfs", "easy" or "conservative" (simulated_lrms's
   /// scheduling_policy); anything else is refused by run_simulation.
   std::string scheduler = "fcfs";
@@ -80,6 +82,9 @@ struct grid_arrival {
   std::int64_t id = 0;  ///< the trace's job number it came from, for the output
   timestamp submit = 0;
   msg::grid_submit_request request;
+  /// A workflow: the jobs submitted with `request` in one request (msg::grid_submit_many_
+  /// request; their `after` may name `request` and each other by name).
+  std::vector<msg::grid_submit_request> with = {};
 };
 
 /// A cluster whose nodes all fail at `at` (simulated_lrms::fail_all_nodes): its jobs, queued,
@@ -103,6 +108,9 @@ struct scenario {
   /// false: the manager learns only from its polls, as with a real LRMS (needs polls).
   bool grid_event_hooks = true;
   duration grid_adaptation_interval = 60;  ///< its adaptation rounds
+  /// The simulated grid moves a copy's inputs while it is queued: it starts no earlier than
+  /// their arrival (grid_jobs_config::hold_for_stage_in).
+  bool grid_stages_inputs = true;
   /// The share of the evaluated jobs a round may move (grid_jobs_config::migration_share):
   /// 1, paper 003's rule (every job that gains moves), unlike a node's default.
   double grid_migration_share = 1;
