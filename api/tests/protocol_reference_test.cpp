@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <regex>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "arbroker/api/protocol.hpp"
 #include "arbroker/messages/fields.hpp"
@@ -39,6 +42,67 @@ TEST(protocol_reference, NamesEveryFieldInWireOrderWithItsType) {
   EXPECT_NE(text.find("| estimates | array of [cluster_estimate](#cluster_estimate) |"),
             std::string::npos);
   EXPECT_NE(text.find("### cluster_list_request\n\nNo fields"), std::string::npos);
+}
+
+// The fields of `type` as the generated reference lists them, in wire order.
+std::vector<std::string> reference_fields(const std::string& reference, const std::string& type) {
+  std::vector<std::string> out;
+  auto at = reference.find("### " + type + "\n\n");
+  if (at == std::string::npos) return {"<no type " + type + " in the reference>"};
+  std::istringstream rows(reference.substr(at));
+  std::string row;
+  std::getline(rows, row);  // the heading
+  std::getline(rows, row);  // blank
+  static const std::regex field(R"(^\| \d+ \| (\w+) \|)");
+  std::smatch m;
+  while (std::getline(rows, row) && !row.empty())
+    if (std::regex_search(row, m, field)) out.push_back(m[1]);
+  return out;
+}
+
+// The top-level names of "{a, b: [[x, y]], c (0: none)}" from just after its '{'.
+std::vector<std::string> listed_fields(const std::string& line, std::size_t from) {
+  std::vector<std::string> out;
+  std::string item;
+  int depth = 1;
+  for (std::size_t i = from; i < line.size() && depth > 0; ++i) {
+    const char c = line[i];
+    if (c == '{' || c == '[' || c == '(') ++depth;
+    if (c == '}' || c == ']' || c == ')') --depth;
+    if (depth == 0 || (depth == 1 && c == ',')) {
+      static const std::regex name(R"(^\s*(\w+))");
+      std::smatch m;
+      if (std::regex_search(item, m, name)) out.push_back(m[1]);
+      item.clear();
+    } else if (depth >= 1) {
+      item += depth == 1 ? c : ' ';
+    }
+  }
+  return out;
+}
+
+// docs/protocol.md's table of operations names each body's fields as `msg::x` {a, b, c}: a
+// client written from it sends exactly those, so they must be all of the body's fields, in
+// wire order (issue 37: grid_list once showed 3 of its 6 and such a client was refused).
+TEST(protocol_reference, TheGuidesOperationTableNamesEveryFieldOfABodyInOrder) {
+  std::ifstream in(ARB_SOURCE_DIR "/docs/protocol.md");
+  ASSERT_TRUE(in) << "docs/protocol.md is missing";
+  const auto reference = protocol_reference();
+  static const std::regex op_row(R"(^\| \d+ +\| \w+ +\|)");
+  static const std::regex body(R"(`(?:msg|api)::(\w+)` \{)");
+  std::string line;
+  int checked = 0;
+  while (std::getline(in, line)) {
+    if (!std::regex_search(line, op_row)) continue;
+    for (std::sregex_iterator it(line.begin(), line.end(), body), end; it != end; ++it) {
+      const auto type = (*it)[1].str();
+      const auto from = static_cast<std::size_t>(it->position() + it->length());
+      EXPECT_EQ(listed_fields(line, from), reference_fields(reference, type))
+          << "docs/protocol.md's operation table on " << type << ": " << line;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 12);  // the table is still there and still names its fields
 }
 
 TEST(field_names, ComeFromTheFieldListInItsOrder) {
