@@ -132,7 +132,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     return exit_code_of_transport(r.err());
   }
   if (auto* g = std::get_if<msg::grid_list_reply>(&r->body); g && r->ok() && o.output == "table") {
-    out << render_jobs(*g, o.jobs_noheader, o.jobs_parsable);
+    out << render_jobs(*g, o.jobs_format, o.jobs_noheader, o.jobs_parsable)
+               .value_or("");  // the format was checked before anything was sent
     if (!g->next.empty()) err << "more history: arb jobs --history --before '" << g->next << "'\n";
     return exit_code::ok;
   }

@@ -97,6 +97,7 @@ struct options {
   bool jobs_history = false;
   bool jobs_noheader = false;
   bool jobs_parsable = false;
+  std::string jobs_format;  ///< arb jobs --format
   int jobs_limit = 0;
   std::string jobs_before;
   bool finish_eq7 = false;
@@ -138,7 +139,11 @@ result<std::pair<std::int32_t, std::int32_t>> parse_np_range(std::string_view te
 /// The reply as a table (format "table") or JSON ("json"), errors included.
 std::string render(const api::response& r, const std::string& format);
 /// `arb jobs` as a table: without its header, fields separated by '|' without padding.
-std::string render_jobs(const msg::grid_list_reply& r, bool noheader, bool parsable);
+/// `arb jobs`: the default table, or the fields of `format` ("id,state,cluster"; the names of
+/// job_fields()); invalid_parameter for a field it does not know.
+result<std::string> render_jobs(const msg::grid_list_reply& r, const std::string& format,
+                                bool noheader, bool parsable);
+const std::vector<std::string>& job_fields();
 /// A failure before any response (connection, usage), in the chosen format.
 std::string render_error(const error& e, const std::string& format);
 

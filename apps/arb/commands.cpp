@@ -243,6 +243,8 @@ void define(CLI::App& app, options& o) {
   jobs->add_flag("--all", o.all, "every user's grid jobs (admins only)");
   jobs->add_flag("--noheader", o.jobs_noheader, "no header line");
   jobs->add_flag("--parsable", o.jobs_parsable, "fields separated by '|', no padding");
+  jobs->add_option("--format", o.jobs_format,
+                   "fields to show, e.g. id,state,cluster (" + joined(job_fields()) + ")");
   jobs->add_flag("--history", o.jobs_history,
                  "ended ones too, from the node's store, most recently ended first, by pages");
   jobs->add_option("--limit", o.jobs_limit, "ended ones per page of history (default 100)")

@@ -15,13 +15,6 @@ error bad(const std::string& option, const std::string& problem) {
   return {errc::invalid_parameter, "--" + option + ": " + problem};
 }
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names)
-    out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 // Orders two reservations by one field (numbers as numbers, times as times).
 bool less_by(const std::string& f, const msg::reservation_info& a, const msg::reservation_info& b) {
   if (f == "start") return a.start < b.start;
@@ -42,6 +35,15 @@ bool known_field(const std::string& f) {
   return std::find(all.begin(), all.end(), f) != all.end();
 }
 
+}  // namespace
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names)
+    out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 std::vector<std::string> split_fields(const std::string& text) {
   std::vector<std::string> out;
   std::string item;
@@ -50,8 +52,6 @@ std::vector<std::string> split_fields(const std::string& text) {
     if (!item.empty()) out.push_back(item);
   return out;
 }
-
-}  // namespace
 
 std::string reservation_field(const msg::reservation_info& r, const std::string& f) {
   if (f == "id") return r.id;

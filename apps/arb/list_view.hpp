@@ -27,6 +27,11 @@ struct list_view {
   bool parsable = false;  ///< fields separated by '|', no padding (sacct --parsable2)
 };
 
+/// The fields of a --format ("id,start,np"), empty ones dropped.
+std::vector<std::string> split_fields(const std::string& text);
+/// Names as a list for a message: "id, start, np".
+std::string joined(const std::vector<std::string>& names);
+
 /// Whether the view needs finished reservations from the node (they live in its store):
 /// --history, --before, or a --state that only finished ones have.
 bool asks_for_history(const list_view& v);

@@ -466,11 +466,56 @@ struct body_renderer {
 
 }  // namespace
 
-std::string render_jobs(const msg::grid_list_reply& r, bool noheader, bool parsable) {
+const std::vector<std::string>& job_fields() {
+  static const std::vector<std::string> fields{"id",          "name",      "strategy",  "state",
+                                               "np",          "cluster",   "started",   "ended",
+                                               "migrations",  "owner",     "submitted", "walltime",
+                                               "reservation", "resubmits", "retries"};
+  return fields;
+}
+
+std::string job_field(const msg::grid_job_info& j, const std::string& f) {
+  static const auto& fields = job_fields();
+  const auto at = std::find(fields.begin(), fields.end(), f) - fields.begin();
+  if (at < static_cast<std::ptrdiff_t>(grid_job_header.size()))
+    return grid_job_row(j)[static_cast<std::size_t>(at)];  // the default table's cells
+  if (f == "owner") return j.owner;
+  if (f == "submitted") return when(j.submitted);
+  if (f == "walltime") return std::to_string(j.walltime);
+  if (f == "reservation") return j.reservation.empty() ? "-" : j.reservation;
+  if (f == "resubmits") return std::to_string(j.resubmits);
+  if (f == "retries") return std::to_string(j.retries);
+  return "";
+}
+
+result<std::string> render_jobs(const msg::grid_list_reply& r, const std::string& format,
+                                bool noheader, bool parsable) {
+  if (format.empty()) {
+    std::vector<row> rows;
+    for (const auto& j : r.jobs)
+      rows.push_back(grid_job_row(j));
+    return table(grid_job_header, rows, noheader, parsable);
+  }
+  const auto fields = split_fields(format);
+  const auto& known = job_fields();
+  if (fields.empty())
+    return fail(errc::invalid_parameter, "--format: names no field (" + joined(known) + ")");
+  row header;
+  for (const auto& f : fields) {
+    if (std::find(known.begin(), known.end(), f) == known.end())
+      return fail(errc::invalid_parameter,
+                  "--format: no field '" + f + "' (" + joined(known) + ")");
+    header.push_back(f);
+    std::transform(header.back().begin(), header.back().end(), header.back().begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  }
   std::vector<row> rows;
-  for (const auto& j : r.jobs)
-    rows.push_back(grid_job_row(j));
-  return table(grid_job_header, rows, noheader, parsable);
+  for (const auto& j : r.jobs) {
+    rows.emplace_back();
+    for (const auto& f : fields)
+      rows.back().push_back(job_field(j, f));
+  }
+  return table(header, rows, noheader, parsable);
 }
 
 std::string render(const api::response& r, const std::string& format) {

@@ -491,6 +491,7 @@ result<api::request_body> build_request(const options& o, timestamp now) {
   if (cmd == "jobs") {
     if (o.all && !o.as_user.empty()) return bad_option("all", "cannot be combined with --for");
     std::string user = o.all ? "" : (o.as_user.empty() ? o.user : o.as_user);
+    if (auto ok = render_jobs({}, o.jobs_format, false, false); !ok) return ok.err();
     return api::request_body{msg::grid_list_request{
         user, o.state, o.clusters.empty() ? "" : o.clusters.front(),
         o.jobs_history || !o.jobs_before.empty(), o.jobs_limit, o.jobs_before}};

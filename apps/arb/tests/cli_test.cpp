@@ -463,12 +463,27 @@ TEST(cli, a_job_list_without_header_or_separated_by_bars) {
   j.copies = {{"a", "J1", copy_state::queued, 0, -1, -1, "", false},
               {"b", "J7", copy_state::queued, 0, -1, -1, "", false}};
   l.jobs = {j};
-  const auto table = render_jobs(l, false, false);
+  const auto table = render_jobs(l, "", false, false).value();
   EXPECT_EQ(table.substr(0, 2), "ID");
   EXPECT_NE(table.find("n/g1  prep  flood"), std::string::npos) << table;
-  EXPECT_EQ(render_jobs(l, true, false), table.substr(table.find('\n') + 1));
-  EXPECT_EQ(render_jobs(l, true, true), "n/g1|prep|flood|queued|4|a,b|-|-|0\n");
-  EXPECT_EQ(render_jobs(l, false, true).substr(0, 24), "ID|NAME|STRATEGY|STATE|N");
+  EXPECT_EQ(render_jobs(l, "", true, false).value(), table.substr(table.find('\n') + 1));
+  EXPECT_EQ(render_jobs(l, "", true, true).value(), "n/g1|prep|flood|queued|4|a,b|-|-|0\n");
+  EXPECT_EQ(render_jobs(l, "", false, true).value().substr(0, 24), "ID|NAME|STRATEGY|STATE|N");
+  // --format: the fields asked for, in that order, the default table's cells included.
+  j.owner = "alice";
+  j.walltime = 600;
+  l.jobs = {j};
+  EXPECT_EQ(render_jobs(l, "state,owner,cluster,walltime,id", false, true).value(),
+            "STATE|OWNER|CLUSTER|WALLTIME|ID\nqueued|alice|a,b|600|n/g1\n");
+  auto unknown = render_jobs(l, "id,colour", false, false);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.err().message.rfind("--format: no field 'colour' (id, name, ", 0), 0u)
+      << unknown.err().message;
+  // A bad format is refused before anything is sent, as arb list's.
+  auto p = parse({"--user", "alice", "jobs", "--format", "id,,colour"});
+  auto body = build_request(p.o, now);
+  ASSERT_FALSE(body);
+  EXPECT_EQ(body.err().message.rfind("--format: no field 'colour'", 0), 0u) << body.err().message;
   // The options reach the request builder's options, not the request.
   EXPECT_EQ(std::get<msg::grid_list_request>(
                 build({"--user", "alice", "jobs", "--noheader", "--parsable"})),
