@@ -65,6 +65,7 @@ namespace {
 
 constexpr std::string_view v1_prefix = "/v1/";
 constexpr std::string_view openapi_path = "/v1/openapi.json";
+constexpr std::string_view metrics_path = "/metrics";
 constexpr std::size_t max_header_bytes = 16 * 1024;
 
 /// The operation of a path's last segment ("elastic", "grid_submit", ...).
@@ -285,6 +286,12 @@ class session final : public session_base, public std::enable_shared_from_this<s
     if (target == openapi_path) {
       if (req_.method() != http::verb::get) return method_not_allowed("GET");
       return respond(200, openapi_document());
+    }
+    if (target == metrics_path && srv_->config().metrics) {
+      if (req_.method() != http::verb::get) return method_not_allowed("GET");
+      return respond(200, srv_->config().metrics(), [](auto& res) {
+        res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
+      });
     }
     if (target.substr(0, v1_prefix.size()) != v1_prefix)
       return respond(404, error_json(errc::not_found, "no such path; operations are POST " +

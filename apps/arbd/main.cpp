@@ -268,6 +268,11 @@ int run(const options& o) {
     hc.limits.max_connections = cfg->max_connections;
     hc.limits.request_timeout = std::chrono::seconds(cfg->handshake_timeout);
     hc.events = events;
+    if (cfg->http_metrics)
+      hc.metrics = [collectables = std::vector<std::shared_ptr<prometheus::Collectable>>{
+                        reg, std::make_shared<metrics::process_collector>()}] {
+        return metrics::text_exposition(collectables);
+      };
     try {
       http.emplace(hc, handler, 1);
     } catch (const std::exception& e) {

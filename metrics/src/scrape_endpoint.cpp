@@ -2,8 +2,10 @@
 
 #include <arpa/inet.h>
 #include <prometheus/exposer.h>
+#include <prometheus/text_serializer.h>
 
 #include <exception>
+#include <iterator>
 
 namespace arbroker::metrics {
 
@@ -48,6 +50,17 @@ result<std::unique_ptr<scrape_endpoint>> scrape_endpoint::start(
     e->RegisterCollectable(c);
   return std::unique_ptr<scrape_endpoint>(
       new scrape_endpoint(std::move(e), static_cast<std::uint16_t>(ports.front()), collectables));
+}
+
+std::string text_exposition(
+    const std::vector<std::shared_ptr<prometheus::Collectable>>& collectables) {
+  std::vector<prometheus::MetricFamily> families;
+  for (const auto& c : collectables) {
+    auto some = c->Collect();
+    families.insert(families.end(), std::make_move_iterator(some.begin()),
+                    std::make_move_iterator(some.end()));
+  }
+  return prometheus::TextSerializer{}.Serialize(families);
 }
 
 }  // namespace arbroker::metrics

@@ -462,9 +462,10 @@ result<node_config> from_table(const toml::table& root) {
   ARB_TRY(detail::read_agent(root, cfg));
   ARB_TRY(detail::read_remote(root, cfg));
   if (auto* n = root["node"].as_table()) {
-    ARB_TRY(only_known_keys(*n, "node",
-                            {"name", "id", "listen", "allow_plaintext", "metrics", "http",
-                             "data_dir", "durability", "log_level", "audit", "threads"}));
+    ARB_TRY(only_known_keys(
+        *n, "node",
+        {"name", "id", "listen", "allow_plaintext", "metrics", "http", "http_metrics", "data_dir",
+         "durability", "log_level", "audit", "threads"}));
     ARB_TRY(optional(*n, "node", "name", cfg.name, as_text));
     ARB_TRY(optional(*n, "node", "id", cfg.id, as_text));
     if (n->contains("id") && cfg.id.empty())
@@ -473,6 +474,7 @@ result<node_config> from_table(const toml::table& root) {
     ARB_TRY(optional(*n, "node", "listen", cfg.listen, as_text));
     ARB_TRY(optional(*n, "node", "metrics", cfg.metrics_listen, as_text));
     ARB_TRY(optional(*n, "node", "http", cfg.http_listen, as_text));
+    ARB_TRY(optional(*n, "node", "http_metrics", cfg.http_metrics, as_bool));
     ARB_TRY(optional(*n, "node", "data_dir", cfg.data_dir, as_text));
     ARB_TRY(optional(*n, "node", "durability", cfg.durability, as_text));
     ARB_TRY(optional(*n, "node", "log_level", cfg.log_level, as_text));

@@ -42,6 +42,30 @@ doc=$(curl -sS "$base/v1/openapi.json")
 
 http alice alice-secret clusters ''
 expect "clusters (an empty body is {})" 200 '"clusters":'
+
+# /metrics on the HTTP port too (issue 37 item 6): the node's metrics as on the metrics port,
+# no login; the request just made is counted there.
+scraped=$(curl -sS -D "$work/metrics.headers" "$base/metrics")
+grep -qi '^content-type: text/plain; version=0.0.4' "$work/metrics.headers" &&
+  contains "$scraped" 'arb_requests_total{api="http",operation="clusters",outcome="ok"} 1' &&
+  contains "$scraped" '# TYPE arb_cluster_cpus gauge' &&
+  pass "GET /metrics on the HTTP port: the node's metrics, this request counted" ||
+  fail "GET /metrics on the HTTP port: $(head -c 400 <<<"$scraped")"
+# The Grafana dashboard (configs/grafana/arbroker-node.json) asks only for metrics the node has.
+printf '%s\n' "$scraped" >"$work/metrics.txt"
+missing=$(python3 - "$src/configs/grafana/arbroker-node.json" "$work/metrics.txt" <<'PY'
+import json, re, sys
+text = open(sys.argv[2]).read()
+dash = json.load(open(sys.argv[1]))
+names = {re.sub(r"_(bucket|sum|count)$", "", n) for p in dash["panels"] for t in p["targets"]
+         for n in re.findall(r"\b((?:arb|process)_[a-z_]+)\b", t["expr"])}
+print(" ".join(sorted(n for n in names if "# TYPE " + n + " " not in text)))
+PY
+)
+[ -z "$missing" ] && pass "the Grafana dashboard's metrics are all served" ||
+  fail "the Grafana dashboard asks for metrics the node does not serve: $missing"
+status=$(curl -sS -o /dev/null -w '%{http_code}' -X POST "$base/metrics")
+[ "$status" = 405 ] && pass "POST /metrics is 405" || fail "POST /metrics: $status"
 http alice wrong clusters '{}'
 expect "a wrong token is 401" 401 '"error":"permission_denied"'
 http alice alice-secret elastic '{"np_min": "eight"}'

@@ -6,6 +6,8 @@
 //
 //   POST /v1/<operation>     a request body as JSON -> 200 and the reply body, or an error
 //   GET  /v1/openapi.json    the OpenAPI document (no login needed)
+//   GET  /metrics            the node's metrics in Prometheus' text format, when the config
+//                            gives them (no login needed, as on the metrics port)
 //
 // A request names its user in `X-Arb-User` and proves it with `Authorization: Bearer <token>`
 // (the user's token of the node's config); with client certificates, the certificate's
@@ -50,6 +52,9 @@ struct http_server_config {
   /// answered operation (the record's id counts the connection's requests), on_login_refused
   /// for a request with a wrong token or a failed TLS handshake.
   server_events events;
+  /// GET /metrics answers this text (Prometheus' text format, version 0.0.4), made at each
+  /// request on the server's thread; null: /metrics is 404.
+  std::function<std::string()> metrics;
 };
 
 /// The HTTP status of an error code (400 for the caller's mistakes, 401/403, 404, 409 for a

@@ -51,4 +51,9 @@ class scrape_endpoint {
   std::uint16_t port_;
 };
 
+/// The collectables' metrics in Prometheus' text format (version 0.0.4), as a scrape of the
+/// endpoint gives them: for serving them elsewhere (the node's HTTP port).
+std::string text_exposition(
+    const std::vector<std::shared_ptr<prometheus::Collectable>>& collectables);
+
 }  // namespace arbroker::metrics

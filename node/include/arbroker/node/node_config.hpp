@@ -128,6 +128,8 @@ struct node_config {
   std::string metrics_listen = "127.0.0.1:9464";  ///< Prometheus /metrics ("" = off)
   /// The HTTP/JSON API ("" = off): same users, operations and [tls] as `listen`.
   std::string http_listen;
+  /// GET /metrics on the HTTP port too (no login, as on the metrics port).
+  bool http_metrics = true;
   std::string data_dir = "arbd-data";  ///< SQLite store ("" = keep nothing)
   /// "full": every acknowledgement is on disk (survives a power cut); "normal": in the OS
   /// (survives kill -9 only). See sqlite_journal.hpp.
