@@ -165,6 +165,7 @@ certs=$work/certs
 cat >"$work/node.toml" <<TOML
 [node]
 name = "http-e2e"
+http_metrics = false
 [tls]
 certificate = "$certs/server.pem"
 private_key = "$certs/server.key"
@@ -178,6 +179,9 @@ base=https://localhost:$hport
 cacert=$certs/ca.pem
 http alice alice-secret clusters '{}'
 expect "HTTPS with the node's CA" 200 '"name":"c1"'
+status=$(curl -sS -o /dev/null -w '%{http_code}' --cacert "$cacert" "$base/metrics")
+[ "$status" = 404 ] && pass "http_metrics = false: no /metrics on the HTTP port" ||
+  fail "http_metrics = false: GET /metrics answered $status"
 cacert=
 http alice alice-secret clusters '{}'
 expect "HTTPS refused without trusting the CA" curl_failed
