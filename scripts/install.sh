@@ -6,6 +6,11 @@
 # Run as root after scripts/build.sh:
 #
 #   scripts/install.sh [--build-dir DIR] [--prefix /usr/local] [--destdir STAGING]
+#                      [--debug-dir DIR]
+#
+# The programs and libraries are installed without their debug info (arbd: about 460 MB as
+# built, 10 MB stripped); with --debug-dir it is split off into DIR by installed path, as
+# Debian's -dbgsym packages do (gdb: `set debug-file-directory DIR`); the build tree keeps it.
 #
 # With --destdir everything goes below STAGING (packages, tests): no user is created and
 # systemd is not told. Then: edit the tokens in /etc/arbroker/arbd.toml, and
@@ -15,14 +20,18 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 build=$src/build
 prefix=/usr/local
 destdir=
+debugdir=
 while (($#)); do
   case $1 in
     --build-dir) build=$(cd "$2" && pwd); shift 2 ;;
     --prefix) prefix=$2; shift 2 ;;
     --destdir) destdir=${2%/}; shift 2 ;;
-    *) echo "install.sh: unknown argument '$1' (--build-dir, --prefix, --destdir)" >&2; exit 2 ;;
+    --debug-dir) debugdir=${2%/}; shift 2 ;;
+    *) echo "install.sh: unknown argument '$1' (--build-dir, --prefix, --destdir, --debug-dir)" >&2
+      exit 2 ;;
   esac
 done
+[[ -z $debugdir || $debugdir == /* ]] || { echo "install.sh: --debug-dir must be absolute" >&2; exit 2; }
 [[ $prefix == /* ]] || { echo "install.sh: --prefix must be absolute" >&2; exit 2; }
 [[ -x $build/apps/arbd && -x $build/apps/arb ]] ||
   { echo "install.sh: no arbd and arb in $build/apps; run scripts/build.sh first" >&2; exit 2; }
@@ -31,6 +40,24 @@ docdir=$prefix/share/doc/arbroker
 root=$destdir
 
 DESTDIR=$destdir cmake --install "$build" --prefix "$prefix" >/dev/null
+
+# Programs and shared libraries: debug info split off (kept in --debug-dir, linked by
+# .gnu_debuglink) and stripped; static libraries (for embedding): debug sections dropped, as
+# dh_strip does.
+while IFS= read -r -d '' f; do
+  if [[ $f == *.a ]]; then
+    strip --strip-debug --enable-deterministic-archives "$f"
+  elif readelf -h "$f" >/dev/null 2>&1; then
+    installed=${f#"$root"}
+    if [[ -n $debugdir ]]; then
+      install -d "$debugdir$(dirname "$installed")"
+      objcopy --only-keep-debug "$f" "$debugdir$installed.debug"
+      objcopy --strip-debug --strip-unneeded --add-gnu-debuglink="$debugdir$installed.debug" "$f"
+    else
+      objcopy --strip-debug --strip-unneeded "$f"
+    fi
+  fi
+done < <(find "$root$prefix/bin" "$root$prefix/lib" -type f \( -perm -u+x -o -name '*.a' -o -name '*.so*' \) -print0 2>/dev/null)
 install -d "$root$docdir"
 install -m 0644 "$src"/README.md "$src"/docs/*.md "$root$docdir/"
 

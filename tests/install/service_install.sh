@@ -16,6 +16,14 @@ for f in usr/local/bin/arbd usr/local/bin/arb usr/local/share/doc/arbroker/opera
   [[ -e $root/$f ]] && pass "installed /$f" || fail "not installed: /$f"
 done
 [[ -d $root/var/lib/arbroker ]] && pass "a state directory" || fail "no /var/lib/arbroker"
+# Installed without debug info (issue 37: arbd alone was 360 MB and more), still running.
+arbd_bytes=$(stat -c %s "$root/usr/local/bin/arbd")
+! readelf -S "$root/usr/local/bin/arbd" | grep -q '\.debug_info' && ((arbd_bytes < 64 * 1024 * 1024)) \
+  && pass "arbd is installed stripped ($arbd_bytes bytes)" \
+  || fail "arbd installed with debug info or too large: $arbd_bytes bytes"
+archive=$(find "$root/usr/local/lib" -name 'libarb_core.a' | head -1)
+[[ -n $archive ]] && ! readelf -S "$archive" 2>/dev/null | grep -q '\.debug_info' \
+  && pass "the static libraries have no debug sections" || fail "libarb_core.a: ${archive:-none}"
 [[ $(stat -c %a "$root/etc/arbroker/arbd.toml") == 640 ]] && pass "the config (tokens) is 0640" \
   || fail "config mode $(stat -c %a "$root/etc/arbroker/arbd.toml")"
 
@@ -32,9 +40,15 @@ printf '[node]\nthreads = 0\n' >"$work/bad.toml"
 check "arbd --check refuses a bad config" 2 "$root/usr/local/bin/arbd" --check --config "$work/bad.toml"
 
 echo "# edited by the site" >>"$root/etc/arbroker/arbd.toml"
-check "a second install" 0 "$src/scripts/install.sh" --build-dir "$build" --destdir "$root"
+check "a second install, its debug info split off" 0 "$src/scripts/install.sh" \
+  --build-dir "$build" --destdir "$root" --debug-dir "$work/debug"
 contains "$out" "kept" && grep -q "edited by the site" "$root/etc/arbroker/arbd.toml" \
   && pass "an edited config is kept" || fail "config replaced: $out"
+readelf -S "$work/debug/usr/local/bin/arbd.debug" 2>/dev/null | grep -q '\.debug_info' &&
+  readelf --string-dump=.gnu_debuglink "$root/usr/local/bin/arbd" | grep -q 'arbd.debug' &&
+  pass "--debug-dir: arbd's debug info in DIR/usr/local/bin/arbd.debug, linked from arbd" ||
+  fail "--debug-dir: no debug file or link for arbd"
+check "the stripped arbd still runs" 0 "$root/usr/local/bin/arbd" --version
 check "an unknown argument" 2 "$src/scripts/install.sh" --prefixx /opt
 
 unit=$root/etc/systemd/system/arbd.service
