@@ -26,6 +26,7 @@
 //   Reply failure(const Job&, errc, std::string)  -- a failed answer with what it learnt
 //   const cluster_service_actor& service_of(const Job&, std::size_t site)
 
+#include <algorithm>
 #include <exception>
 #include <memory>
 #include <string>
@@ -43,6 +44,13 @@
 
 namespace arbroker {
 
+/// The notes in the order of their clusters' names (a what-if's reply).
+inline std::vector<msg::cluster_note> by_cluster(std::vector<msg::cluster_note> notes) {
+  std::stable_sort(notes.begin(), notes.end(),
+                   [](const auto& a, const auto& b) { return a.cluster < b.cluster; });
+  return notes;
+}
+
 /// What a coordinator keeps of one client request, whatever its kind.
 template <class Request>
 struct coordinator_job {
@@ -56,6 +64,12 @@ struct coordinator_job {
   bool answered = false;                   ///< the client has its answer
   std::int64_t earliest_alternative = -1;  ///< the earliest start a refusal named (-1: none)
   std::string reasons;  ///< why clusters were left out or refused, for the failure message
+  /// The same per cluster, for a what-if's reply (pass_over keeps both).
+  std::vector<msg::cluster_note> passed_over;
+  void pass_over(const std::string& cluster, msg::wire_error why) {
+    reasons += "; " + cluster + ": " + why.message;
+    passed_over.push_back({cluster, std::move(why)});
+  }
   /// Clusters that refused to serve the request at all (permission_denied: a site that
   /// enforces LJP asked to waive it by a non-admin) and all that answered a probe.
   int denied = 0, answered_probes = 0;

@@ -5,6 +5,7 @@
 // candidates; a one-part try of the coordinator core, what a granted or refused try means
 // and how the client hears of it are the same, here.
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -113,11 +114,12 @@ class elastic_coordinator
                      format_time(now) + ")");
       return hosts;
     }
+    if (j->req.mode == msg::request_mode::whatif) pass_over_unfit(j, clusters);
     for (const auto* c : clusters) {
       adapted_host h{c, {}, {}};
       auto adapted = adapt_to_cluster(j->req.job, *c, this->now(), h.delivery);
       if (!adapted) {
-        j->reasons += "; " + c->info.name + ": " + adapted.err().message;
+        j->pass_over(c->info.name, msg::to_wire(adapted.err()));
         continue;
       }
       h.adapted = std::move(*adapted);
@@ -128,6 +130,20 @@ class elastic_coordinator
                  clusters.empty() ? "no cluster satisfies the core requirements"
                                   : "no cluster can host the request" + j->reasons);
     return hosts;
+  }
+
+  /// A what-if names every cluster of the directory it left out before adapting, and why:
+  /// what the request asks for that the cluster does not offer, or a hold it does not grant.
+  void pass_over_unfit(const job_ptr& j, const std::vector<const directory_entry*>& fit) {
+    const auto& asked = j->req.where.clusters;  // those it did not name are not news
+    for (const auto& e : *j->clusters) {
+      if (std::find(fit.begin(), fit.end(), &e) != fit.end()) continue;
+      if (!asked.empty() && std::find(asked.begin(), asked.end(), e.info.name) == asked.end())
+        continue;
+      auto why = why_not(e.info, j->req.where);
+      if (why.empty()) why = "it grants holds of at most " + std::to_string(e.info.max_hold) + " s";
+      j->pass_over(e.info.name, msg::wire(errc::infeasible, std::move(why)));
+    }
   }
 
   /// Tries one cluster's placement. A movable request (paper 002) lets the cluster move it

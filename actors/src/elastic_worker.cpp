@@ -44,6 +44,17 @@ std::optional<std::int64_t> first_objective_bound(const site_request& s, const o
   }
 }
 
+// Why a probe sent no slot: none of the request's shapes fits the window, the esr threshold
+// removed them all, or the CPUs are taken (running jobs, reservations, the admission rule).
+std::string nothing_fits(const msg::probe_reply& r) {
+  if (r.generated == 0) return "no slot of the request fits the window";
+  if (r.above_threshold == 0)
+    return "all " + std::to_string(r.generated) +
+           " slots in the window are below the esr threshold";
+  return "the CPUs are taken at all " + std::to_string(r.above_threshold) +
+         " slots in the window (jobs, reservations, the local jobs' preference)";
+}
+
 }  // namespace
 
 const cluster_service_actor& elastic_worker_state::service_of(const elastic_job& j,
@@ -191,9 +202,13 @@ void elastic_worker_state::on_probe_reply(const job_ptr& j, const msg::probe_rep
       j->origins.back().cut_after = true;
       j->sites[site].held_back = true;
     }
-    if (r.slots.empty()) j->sites[site].nothing_fits = true;
+    if (r.slots.empty()) {
+      j->sites[site].nothing_fits = true;
+      if (j->req.mode == msg::request_mode::whatif)
+        j->pass_over(j->sites[site].entry->info.name, msg::wire(errc::busy, nothing_fits(r)));
+    }
   } else {
-    j->reasons += "; " + r.cluster + ": " + r.error.message;
+    j->pass_over(j->sites[site].entry->info.name, r.error);
   }
   if (--j->probes_pending == 0) rank(j);
 }
@@ -242,6 +257,7 @@ void elastic_worker_state::rank(const job_ptr& j) {
     for (auto i : j->order)
       r.ranked.push_back(msg::to_slot(j->candidates[i]));
     r.stats = j->stats;
+    r.passed_over = by_cluster(std::move(j->passed_over));
     if (!r.ranked.empty()) return answer(j, std::move(r));
     // Nothing in the window: when could it be had?
     return after_busy_hints(j, [this, j, r]() mutable {

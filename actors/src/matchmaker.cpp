@@ -55,7 +55,7 @@ void matchmaker_state::start(const job_ptr& j, const std::vector<const directory
 
 void matchmaker_state::on_advice(const job_ptr& j, std::size_t i, msg::advice_reply r) {
   if (j->answered) return;
-  if (!r.error.ok()) j->reasons += "; " + j->window[i].entry->info.name + ": " + r.error.message;
+  if (!r.error.ok()) j->pass_over(j->window[i].entry->info.name, r.error);
   j->advice[i] = std::move(r);
 }
 
@@ -102,6 +102,7 @@ void matchmaker_state::decide(const job_ptr& j) {
       r.ranked.push_back({a.cluster, a.start, a.end, a.np, 0, 0, 0});
     }
     r.stats = j->stats;
+    r.passed_over = by_cluster(std::move(j->passed_over));
     return answer(j, std::move(r));
   }
   try_next(j);

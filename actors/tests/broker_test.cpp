@@ -113,6 +113,45 @@ TEST_F(broker_test, AWindowThatEndedBeforeNowIsRefusedSayingSo) {
   EXPECT_GE(reply.reservation.start, now);
 }
 
+// Issue 37: a what-if names every cluster that offers nothing, and why, beside its candidates
+// (it used to drop them silently); with nothing at all, the reasons are all there is.
+TEST_F(broker_test, AWhatIfSaysWhichClustersOfferNothingAndWhy) {
+  ASSERT_TRUE(lrms.at("fast")->submit_local_job({"local", "local", 32, 10 * 3600, {}, ""},
+                                                10 * 3600));  // fast: full for 10 hours
+  for (const char* policy : {"", "mli"}) {
+    SCOPED_TRACE(policy);
+    auto req = elastic(3600, 4 * 3600, 20, 32, 3600, 20);  // 20 CPUs at least: not on mid
+    req.mode = msg::request_mode::whatif;
+    req.policy = policy;
+    auto reply = ask<msg::elastic_reply>(broker, req);
+    ASSERT_TRUE(reply.error.ok()) << reply.error.message;
+    ASSERT_FALSE(reply.ranked.empty());
+    for (const auto& s : reply.ranked)
+      EXPECT_EQ(s.cluster, "slow");
+    ASSERT_FALSE(reply.passed_over.empty());
+    const auto& mid = reply.passed_over.back();
+    EXPECT_EQ(mid.cluster, "mid");
+    EXPECT_EQ(code(mid.error), errc::infeasible);
+    EXPECT_EQ(mid.error.message, "has 16 CPUs");
+    if (*policy) continue;  // a policy ranks every cluster it asked, full or not
+    ASSERT_EQ(reply.passed_over.size(), 2u);
+    EXPECT_EQ(reply.passed_over[0].cluster, "fast");
+    EXPECT_EQ(code(reply.passed_over[0].error), errc::busy);
+    EXPECT_NE(reply.passed_over[0].error.message.find("the CPUs are taken"), std::string::npos)
+        << reply.passed_over[0].error.message;
+  }
+  // Nothing anywhere: an empty ranking, every cluster named.
+  auto none = elastic(3600, 4 * 3600, 20, 32, 3600, 20);
+  none.mode = msg::request_mode::whatif;
+  none.clusters = {"fast", "mid"};
+  auto reply = ask<msg::elastic_reply>(broker, none);
+  ASSERT_TRUE(reply.error.ok()) << reply.error.message;
+  EXPECT_TRUE(reply.ranked.empty());
+  ASSERT_EQ(reply.passed_over.size(), 2u);  // slow was not asked for: not named
+  EXPECT_EQ(reply.passed_over[0].cluster, "fast");
+  EXPECT_EQ(reply.passed_over[1].cluster, "mid");
+}
+
 TEST_F(broker_test, HoldThenClientCommitsByReservationId) {
   auto req = minute_hold();
   auto held = ask<msg::elastic_reply>(broker, req);

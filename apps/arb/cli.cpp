@@ -146,6 +146,13 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
       return exit_code::ok;
     }
   }
+  if (auto* e = std::get_if<msg::elastic_reply>(&r->body);
+      e && r->ok() && r->op == api::operation::elastic && e->ranked.empty() &&
+      e->reservation.id.empty()) {
+    // A what-if with nothing in the window: said as a failure, with each cluster's reason.
+    (o.output == "json" ? out : err) << render(*r, o.output);
+    return exit_code::unsatisfiable;
+  }
   if (r->ok() || o.output == "json")
     out << render(*r, o.output) << (r->ok() && o.output == "table" ? asked_runtime(o) : "");
   else

@@ -231,7 +231,20 @@ struct body_renderer {
                         s.flags & msg::slot::has_cost ? number(s.cost) : "-",
                         s.flags & msg::slot::has_esr ? number(s.esr) : "-"});
       }
-      return table({"RANK", "CLUSTER", "START", "END", "DURATION", "NP", "COST", "ESR"}, rows);
+      std::string text;
+      if (rows.empty()) {
+        text = "nothing fits the window on any cluster";
+        if (r.earliest_alternative >= 0)
+          text += "; earliest alternative start: " + when(r.earliest_alternative);
+        text += "\n";
+      } else {
+        text = table({"RANK", "CLUSTER", "START", "END", "DURATION", "NP", "COST", "ESR"}, rows);
+      }
+      // Every cluster that offers nothing, and why (what it lacks, its window, its CPUs).
+      for (const auto& n : r.passed_over)
+        text += "passed over " + n.cluster + ": " + code_name(n.error.code) + ": " +
+                n.error.message + "\n";
+      return text;
     }
     std::string text = table(reservation_header, {reservation_row(r.reservation)});
     if (r.reservation.state == reservation_state::accepted && r.reservation.expiry > 0)
@@ -402,6 +415,12 @@ struct body_renderer {
                       {"rejected_by_service", r.stats.rejected_by_service},
                       {"rejected_by_lrms", r.stats.rejected_by_lrms}};
     if (r.earliest_alternative >= 0) j["earliest_alternative"] = r.earliest_alternative;
+    if (!r.passed_over.empty()) {
+      json notes = json::array();
+      for (const auto& n : r.passed_over)
+        notes.push_back(json{{"cluster", n.cluster}, {"error", to_json(n.error)}});
+      j["passed_over"] = notes;
+    }
     return j;
   }
   json data(const msg::coreservation_reply& r) const {

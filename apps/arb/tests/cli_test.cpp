@@ -403,6 +403,22 @@ TEST(cli, renders_whatif_candidates_ranked) {
   EXPECT_EQ(j["result"]["ranked"][0]["esr"], 0.9);
   EXPECT_FALSE(j["result"]["ranked"][1].contains("cost"));
   EXPECT_EQ(j["result"]["ranked"][1]["duration"], 60);
+  // The clusters that offer nothing are named with their reasons, in both forms.
+  reply.passed_over = {{"c", msg::wire(errc::infeasible, "has 16 CPUs")}};
+  text = render(api::response{1, api::operation::elastic, 0, "", reply}, "table");
+  EXPECT_NE(text.find("passed over c: infeasible: has 16 CPUs\n"), std::string::npos) << text;
+  j = nlohmann::json::parse(
+      render(api::response{1, api::operation::elastic, 0, "", reply}, "json"));
+  EXPECT_EQ(j["result"]["passed_over"][0]["cluster"], "c");
+  EXPECT_EQ(j["result"]["passed_over"][0]["error"]["message"], "has 16 CPUs");
+  // Nothing fits: said, not an empty table.
+  reply.ranked.clear();
+  reply.earliest_alternative = now + 3600;
+  text = render(api::response{1, api::operation::elastic, 0, "", reply}, "table");
+  EXPECT_EQ(text.rfind("nothing fits the window on any cluster; earliest alternative start: ", 0),
+            0u)
+      << text;
+  EXPECT_EQ(text.find("RANK"), std::string::npos) << text;
 }
 
 TEST(cli, a_hold_says_until_when) {

@@ -27,7 +27,7 @@ inline constexpr std::uint32_t protocol_magic = 0x41524231;
 // 13: grid_submit ranking; 14: cluster_status approximated; 15: grid resubmission fields;
 // 16: job needs (memory, features, OS) and the clusters' nodes, job_query and job_cancel,
 // grid_submit after; 17: grid_submit_many, grid_submit cancel_if_parent_fails and locality
-inline constexpr std::uint16_t protocol_version = 17;
+inline constexpr std::uint16_t protocol_version = 18;
 
 /// First frame of a connection, client to server.
 struct hello {

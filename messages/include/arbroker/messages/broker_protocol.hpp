@@ -98,17 +98,31 @@ struct request_stats {
 ARB_FIELDS(request_stats, x.clusters, x.candidates, x.above_threshold, x.rejected_by_service,
            x.rejected_by_lrms)
 
+/// A cluster a request could not use, and why: not what it asks for (OS, features, CPUs,
+/// users, hold length), the request cannot be adapted to it, no slot in the window, or the
+/// cluster's error.
+struct cluster_note {
+  std::string cluster;
+  wire_error error;
+  friend bool operator==(const cluster_note&, const cluster_note&) = default;
+};
+
+ARB_FIELDS(cluster_note, x.cluster, x.error)
+
 struct elastic_reply {
   reservation_info reservation;            ///< the negotiated terms (mode reserve/hold)
   std::vector<slot> ranked;                ///< mode whatif: the candidates, best first
   std::int64_t earliest_alternative = -1;  ///< on failure: earliest start seen, -1 none
   request_stats stats;
   wire_error error;
+  /// Mode whatif: every cluster of the directory that offers no candidate, and why, by name.
+  std::vector<cluster_note> passed_over = {};
 
   friend bool operator==(const elastic_reply&, const elastic_reply&) = default;
 };
 
-ARB_FIELDS(elastic_reply, x.reservation, x.ranked, x.earliest_alternative, x.stats, x.error)
+ARB_FIELDS(elastic_reply, x.reservation, x.ranked, x.earliest_alternative, x.stats, x.error,
+           x.passed_over)
 
 /// One part of a co-reservation: its own processor range, duration and speedup, starting
 /// `offset` seconds after the common start.
