@@ -46,6 +46,9 @@ class request_pipeline {
   }
 
   status admit(request_body& body) const {
+    fill_defaults(body, std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count());
     if (auto s = validate(body); !s) return s;
     return apply_caller(*who_, body);
   }

@@ -549,6 +549,16 @@ status validate(const request_body& body) {
   return std::visit([](const auto& b) { return validate(b); }, body);
 }
 
+void fill_defaults(request_body& body, std::int64_t now) {
+  std::visit(
+      [now](auto& b) {
+        if constexpr (requires { b.est; }) {
+          if (b.est == 0) b.est = now;
+        }
+      },
+      body);
+}
+
 status apply_caller(const caller& who, request_body& body) {
   return std::visit(
       [&who, &body](auto& b) -> status {

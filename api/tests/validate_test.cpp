@@ -137,6 +137,25 @@ TEST(validate, elastic_rejections_name_the_field) {
   }
 }
 
+// Issue 37: an est left out over HTTP (0) meant 1970 and the window was refused as longer
+// than 10 years; it means now, for both requests that have one.
+TEST(validate, an_est_left_at_zero_means_now) {
+  msg::elastic_request e;
+  e.est = 0;
+  e.let = 2'000'000'000;
+  request_body body = e;
+  fill_defaults(body, 1'900'000'000);
+  EXPECT_EQ(std::get<msg::elastic_request>(body).est, 1'900'000'000);
+  e.est = 1'950'000'000;  // given: kept
+  body = e;
+  fill_defaults(body, 1'900'000'000);
+  EXPECT_EQ(std::get<msg::elastic_request>(body).est, 1'950'000'000);
+  msg::coreservation_request c;
+  body = c;
+  fill_defaults(body, 1'900'000'000);
+  EXPECT_EQ(std::get<msg::coreservation_request>(body).est, 1'900'000'000);
+}
+
 TEST(validate, a_reference_left_at_zero_means_the_clusters_own) {
   auto r = valid_elastic();
   r.pp_ref = 0;  // each cluster's power

@@ -66,6 +66,12 @@ PY
   fail "the Grafana dashboard asks for metrics the node does not serve: $missing"
 status=$(curl -sS -o /dev/null -w '%{http_code}' -X POST "$base/metrics")
 [ "$status" = 405 ] && pass "POST /metrics is 405" || fail "POST /metrics: $status"
+http alice alice-secret elastic "{\"let\": $(($(date +%s) + 7200)), \"np_min\": 4, \"np_max\": 4, \"dur_ref\": 600, \"mode\": \"whatif\"}"
+expect "an elastic request without est starts from now (issue 37)" 200 '"ranked":[{'
+first=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["ranked"][0]["start"])' "$out" \
+  2>/dev/null || echo 0)
+(( first >= $(date +%s) - 60 && first <= $(date +%s) + 3600 )) &&
+  pass "... its first candidate starts within the hour" || fail "first candidate at $first: $out"
 http alice wrong clusters '{}'
 expect "a wrong token is 401" 401 '"error":"permission_denied"'
 http alice alice-secret elastic '{"np_min": "eight"}'

@@ -69,6 +69,11 @@ bool valid_utf8(std::string_view s) noexcept;
 /// A user or token name: 1..max_name characters from [A-Za-z0-9._@-].
 bool valid_user_name(std::string_view name) noexcept;
 
+/// What a field left at 0 means where 0 cannot mean itself: an elastic request's or a
+/// co-reservation's `est` (1970) is `now`, the time the request arrived (so an HTTP body may
+/// leave it out, as a client means "from now").
+void fill_defaults(request_body& body, std::int64_t now);
+
 /// Makes the body act for the authenticated caller. An empty `user` becomes the caller's;
 /// a different user is permission_denied unless the caller is an admin (who may act for
 /// anyone, list every user's reservations with an empty user, and reach any grid job with
