@@ -452,7 +452,7 @@ TEST(server, error_replies_carry_a_body_only_when_it_says_more) {
   ASSERT_TRUE(std::holds_alternative<msg::query_reply>(query->body));
   EXPECT_EQ(std::get<msg::query_reply>(query->body).info.id, "a/1");
   msg::elastic_request e;
-  e.est = 0;
+  e.est = 1;  // (0 would mean now, after let)
   e.let = 100;
   e.dur_ref = 10;
   auto elastic = c->call(e);  // statistics and the earliest alternative
