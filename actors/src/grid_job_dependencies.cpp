@@ -257,12 +257,10 @@ void grid_job_manager::impl::wake_children(const std::optional<std::string>& par
       if (!outputs.empty()) {
         // Their outputs are its input, held where they ran: counted on every other cluster
         // (by the ranking only with locality; a copy held for its stage-in waits for them).
+        what += t.request.locality ? ", preferring" : ", not preferring";
+        what += " where their outputs are (";
         for (const auto& o : outputs)
-          what += (&o == &outputs.front() ? t.request.locality
-                                                ? ", preferring where their outputs are ("
-                                                : ", not preferring where their outputs are ("
-                                          : ", ") +
-                  std::to_string(o.bytes) + " B at " +
+          what += (&o == &outputs.front() ? "" : ", ") + std::to_string(o.bytes) + " B at " +
                   std::string(*msg::held_at_cluster(o.location));
         what += ")";
         t.request.inputs.insert(t.request.inputs.end(), outputs.begin(), outputs.end());

@@ -2,6 +2,8 @@
 // grid_job_manager_impl.hpp for the other files).
 #include "grid_job_manager_impl.hpp"
 
+#include "arbroker/messages/runtime_hints.hpp"
+
 namespace arbroker {
 
 msg::grid_job_reply grid_job_manager::impl::query(const msg::grid_query_request& r) {
@@ -26,18 +28,20 @@ result<placement_terms> grid_job_manager::impl::terms_at(tracked& t, const direc
 
 // How long a copy's inputs take to reach cluster `e`. The ranking's terms leave out the data
 // held on clusters when the job does not prefer where it is (locality off); the data still
-// has to move.
-duration grid_job_manager::impl::stage_in_to(tracked& t, const directory_entry& e,
-                                             const placement_terms& as_ranked) {
+// has to move: every input not held on `e` (eq. 5's transfer, as terms_on counts it).
+duration grid_job_manager::impl::stage_in_to(const tracked& t, const directory_entry& e,
+                                             const placement_terms& as_ranked) const {
   if (t.request.locality) return as_ranked.stage_in;
-  auto in = inputs_of(t.request, true);
-  auto all = in ? terms_for(*in, e) : result<placement_terms>(in.err());
-  return all ? all->stage_in : as_ranked.stage_in;
+  std::int64_t bytes = 0;
+  for (const auto& f : t.request.inputs)
+    if (msg::held_at_cluster(f.location) != std::optional<std::string_view>(e.info.name))
+      bytes += f.bytes;
+  return transfer_seconds(bytes, e.info.bandwidth);
 }
 
 // When a copy's inputs are on cluster `e`, moved there from now on (0: nothing to move).
-timestamp grid_job_manager::impl::inputs_arrive(tracked& t, const directory_entry& e,
-                                                const placement_terms& as_ranked) {
+timestamp grid_job_manager::impl::inputs_arrive(const tracked& t, const directory_entry& e,
+                                                const placement_terms& as_ranked) const {
   const auto stage_in = stage_in_to(t, e, as_ranked);
   return stage_in > 0 ? now() + stage_in : 0;
 }

@@ -111,9 +111,12 @@ struct grid_job_manager::impl {
 
   // The job's terms on cluster `e`: computed at most once per directory.
   result<placement_terms> terms_at(tracked& t, const directory_entry& e);
-  duration stage_in_to(tracked& t, const directory_entry& e, const placement_terms& as_ranked);
+  /// How long its inputs take to reach `e`, whether or not the ranking counts them.
+  duration stage_in_to(const tracked& t, const directory_entry& e,
+                       const placement_terms& as_ranked) const;
   /// hold_for_stage_in: not before then may a copy on `e` start (0: at once).
-  timestamp inputs_arrive(tracked& t, const directory_entry& e, const placement_terms& as_ranked);
+  timestamp inputs_arrive(const tracked& t, const directory_entry& e,
+                          const placement_terms& as_ranked) const;
 
   // Keeps counters.jobs in step with the job's state.
   void recount(tracked& t);

@@ -1,7 +1,9 @@
 #include "grid_job_terms.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 #include "arbroker/messages/runtime_hints.hpp"
@@ -32,11 +34,13 @@ msg::gis_query eligibility(const msg::grid_submit_request& r, const std::string&
   return q;
 }
 
-result<placement_inputs> inputs_of(const msg::grid_submit_request& r, bool every_input) {
-  auto inputs = r.inputs;
-  if (!r.locality && !every_input)
-    std::erase_if(inputs, [](const auto& f) { return msg::held_at_cluster(f.location); });
-  auto hints = msg::hints_of(r.benchmarks, r.penalty, inputs, r.output_bytes);
+result<placement_inputs> inputs_of(const msg::grid_submit_request& r) {
+  std::vector<msg::input_file> anywhere;  // locality off: the inputs held nowhere in particular
+  if (!r.locality)
+    std::copy_if(r.inputs.begin(), r.inputs.end(), std::back_inserter(anywhere),
+                 [](const auto& f) { return !msg::held_at_cluster(f.location); });
+  auto hints =
+      msg::hints_of(r.benchmarks, r.penalty, r.locality ? r.inputs : anywhere, r.output_bytes);
   if (!hints) return hints.err();
   placement_inputs in{std::move(*hints)};
   in.walltime = r.walltime;

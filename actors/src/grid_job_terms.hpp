@@ -22,9 +22,8 @@ msg::gis_query eligibility(const msg::grid_submit_request& r, const std::string&
 
 /// What the request brings for its terms: walltime, benchmarks, staging (once per request;
 /// the errors of msg::hints_of). Without `locality` the inputs held on a cluster (its
-/// parents' outputs) are left out, so no cluster is preferred for them, unless `every_input`:
-/// where the data is, the time it really takes to move (hold_for_stage_in).
-result<placement_inputs> inputs_of(const msg::grid_submit_request& r, bool every_input = false);
+/// parents' outputs) are left out, so no cluster is preferred for them.
+result<placement_inputs> inputs_of(const msg::grid_submit_request& r);
 
 /// The job's terms on a cluster of the directory: execution, walltime, staging
 /// (core/grid_placement.hpp).

@@ -224,17 +224,9 @@ TEST_F(grid_jobs_test, AFailedParentCancelsTheChildrenThatAskedSo) {
 // parent's output (it would take 1000 s to move at 1 MB/s) over an idle one, unless it asks to
 // be placed as if the output were nowhere.
 TEST_F(grid_jobs_test, AChildGoesWhereItsParentsOutputIsUnlessItIgnoresIt) {
-  auto slow_link = [](msg::cluster_info& c) { c.bandwidth = 1e6; };
-  add_cluster("a", 8, 1000, 1, 1.0, slow_link);
-  add_cluster("b", 8, 1000, 1, 1.0, slow_link);
-  start_manager();
-  auto parent = job(grid_strategy::single, 4, 100);
-  parent.name = "parent";
-  parent.clusters = {"b"};
-  parent.output_bytes = 1'000'000'000;
-  auto near = job(grid_strategy::single, 8, 100);
-  near.name = "near";
-  near.after = {"parent"};
+  start_with_slow_links({"a", "b"});
+  const auto parent = parent_on_b(4);
+  const auto near = child_of_parent("near", grid_strategy::single, 8);
   auto anywhere = near;
   anywhere.name = "anywhere";
   anywhere.locality = false;
@@ -265,17 +257,9 @@ TEST_F(grid_jobs_test, AChildGoesWhereItsParentsOutputIsUnlessItIgnoresIt) {
 // preferred where the output is; a copy where it is starts at once.
 TEST_F(grid_jobs_test, ACopyWaitsForItsInputsWhenTheGridStagesThem) {
   hold_for_stage_in = true;
-  auto slow_link = [](msg::cluster_info& c) { c.bandwidth = 1e6; };
-  add_cluster("a", 8, 1000, 1, 1.0, slow_link);
-  add_cluster("b", 8, 1000, 1, 1.0, slow_link);
-  start_manager();
-  auto parent = job(grid_strategy::single, 2, 100);
-  parent.name = "parent";
-  parent.clusters = {"b"};
-  parent.output_bytes = 1'000'000'000;
-  auto there = job(grid_strategy::single, 2, 100);
-  there.name = "there";
-  there.after = {"parent"};
+  start_with_slow_links({"a", "b"});
+  const auto parent = parent_on_b(2);
+  auto there = child_of_parent("there", grid_strategy::single, 2);
   there.clusters = {"a"};
   auto ignoring = there;
   ignoring.name = "ignoring";
@@ -314,17 +298,9 @@ TEST_F(grid_jobs_test, ACopyWaitsForItsInputsWhenTheGridStagesThem) {
 // Counting the ranking's terms alone, it went back and forth between a and c every round.
 TEST_F(grid_jobs_test, AHeldCopyIsNotMovedToWhereItsInputsWouldStillHaveToGo) {
   hold_for_stage_in = true;
-  auto slow_link = [](msg::cluster_info& c) { c.bandwidth = 1e6; };
-  for (const char* name : {"a", "b", "c"})
-    add_cluster(name, 8, 1000, 1, 1.0, slow_link);
-  start_manager();
-  auto parent = job(grid_strategy::single, 2, 100);
-  parent.name = "parent";
-  parent.clusters = {"b"};
-  parent.output_bytes = 1'000'000'000;  // 1000 s to any other cluster
-  auto child = job(grid_strategy::adaptive, 4, 100);
-  child.name = "child";
-  child.after = {"parent"};
+  start_with_slow_links({"a", "b", "c"});
+  const auto parent = parent_on_b(2);  // its output: 1000 s to any other cluster
+  auto child = child_of_parent("child", grid_strategy::adaptive, 4);
   child.locality = false;
   auto rep = ask<msg::grid_submit_many_reply>(
       jobs, msg::grid_submit_many_request{"alice", {parent, child}});

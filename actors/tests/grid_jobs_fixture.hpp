@@ -57,6 +57,28 @@ class grid_jobs_test : public engine_fixture {
     return testing::sample_grid_job(s, 2, np, walltime);
   }
 
+  // Clusters whose data arrives at 1 MB/s (a GB takes 1000 s), then the manager.
+  void start_with_slow_links(std::initializer_list<const char*> names) {
+    for (const char* name : names)
+      add_cluster(name, 8, 1000, 1, 1.0, [](msg::cluster_info& c) { c.bandwidth = 1e6; });
+    start_manager();
+  }
+
+  // "parent" on cluster b, writing 1 GB; and a job `name` that waits for it.
+  msg::grid_submit_request parent_on_b(int np) {
+    auto r = job(grid_strategy::single, np, 100);
+    r.name = "parent";
+    r.clusters = {"b"};
+    r.output_bytes = 1'000'000'000;
+    return r;
+  }
+  msg::grid_submit_request child_of_parent(const std::string& name, grid_strategy s, int np) {
+    auto r = job(s, np, 100);
+    r.name = name;
+    r.after = {"parent"};
+    return r;
+  }
+
   // A reserve job holding at the best `width` clusters, submitted and answered.
   msg::grid_job_info submit_reserve(int width) {
     auto r = job(grid_strategy::reserve);

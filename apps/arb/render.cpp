@@ -493,18 +493,14 @@ const std::vector<std::string>& job_fields() {
   return fields;
 }
 
-std::string job_field(const msg::grid_job_info& j, const std::string& f) {
-  static const auto& fields = job_fields();
-  const auto at = std::find(fields.begin(), fields.end(), f) - fields.begin();
-  if (at < static_cast<std::ptrdiff_t>(grid_job_header.size()))
-    return grid_job_row(j)[static_cast<std::size_t>(at)];  // the default table's cells
-  if (f == "owner") return j.owner;
-  if (f == "submitted") return when(j.submitted);
-  if (f == "walltime") return std::to_string(j.walltime);
-  if (f == "reservation") return j.reservation.empty() ? "-" : j.reservation;
-  if (f == "resubmits") return std::to_string(j.resubmits);
-  if (f == "retries") return std::to_string(j.retries);
-  return "";
+// A job's cells in job_fields() order: the default table's, then the others.
+row job_cells(const msg::grid_job_info& j) {
+  auto cells = grid_job_row(j);
+  for (auto cell : {j.owner, when(j.submitted), std::to_string(j.walltime),
+                    j.reservation.empty() ? std::string("-") : j.reservation,
+                    std::to_string(j.resubmits), std::to_string(j.retries)})
+    cells.push_back(std::move(cell));
+  return cells;
 }
 
 result<std::string> render_jobs(const msg::grid_list_reply& r, const std::string& format,
@@ -519,22 +515,22 @@ result<std::string> render_jobs(const msg::grid_list_reply& r, const std::string
   const auto& known = job_fields();
   if (fields.empty())
     return fail(errc::invalid_parameter, "--format: names no field (" + joined(known) + ")");
-  row header;
+  std::vector<std::size_t> columns;  // of job_cells
   for (const auto& f : fields) {
-    if (std::find(known.begin(), known.end(), f) == known.end())
+    const auto at = std::find(known.begin(), known.end(), f);
+    if (at == known.end())
       return fail(errc::invalid_parameter,
                   "--format: no field '" + f + "' (" + joined(known) + ")");
-    header.push_back(f);
-    std::transform(header.back().begin(), header.back().end(), header.back().begin(),
-                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    columns.push_back(static_cast<std::size_t>(at - known.begin()));
   }
   std::vector<row> rows;
   for (const auto& j : r.jobs) {
+    const auto cells = job_cells(j);
     rows.emplace_back();
-    for (const auto& f : fields)
-      rows.back().push_back(job_field(j, f));
+    for (auto c : columns)
+      rows.back().push_back(cells[c]);
   }
-  return table(header, rows, noheader, parsable);
+  return table(list_header(fields), rows, noheader, parsable);
 }
 
 std::string render(const api::response& r, const std::string& format) {

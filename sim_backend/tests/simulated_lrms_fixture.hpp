@@ -54,6 +54,12 @@ inline job_spec job(int np, duration walltime, std::optional<std::string> reserv
   return {"j", std::move(owner), np, walltime, std::move(reservation), "sleep"};
 }
 
+// The job, not to start before t (Slurm's --begin).
+inline job_spec begins_at(job_spec j, timestamp t) {
+  j.not_before = t;
+  return j;
+}
+
 inline lrms_job_state state(simulated_lrms& l, const std::string& id) {
   auto s = l.job_status(id);
   EXPECT_TRUE(s) << id;

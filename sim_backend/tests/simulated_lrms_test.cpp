@@ -218,9 +218,7 @@ TEST(SimulatedLrms, EarlyFinishReleasesTheRestOfTheWalltime) {
 
 TEST(SimulatedLrms, AJobWithABeginTimeJoinsTheQueueThenAndNotBefore) {
   cluster c(8);
-  auto later = job(4, 50);
-  later.not_before = 100;
-  const auto held = *c->submit_job(later);
+  const auto held = *c->submit_job(begins_at(job(4, 50), 100));
   const auto filler = *c->submit_job(job(8, 60));  // the whole cluster over [0, 60)
   EXPECT_EQ(c->next_event_time(), 60);             // the filler's end comes first
   auto snap = *c->snapshot();
@@ -244,9 +242,7 @@ TEST(SimulatedLrms, AJobWithABeginTimeJoinsTheQueueThenAndNotBefore) {
 
 TEST(SimulatedLrms, AJobCancelledBeforeItsBeginTimeNeverStarts) {
   cluster c(4);
-  auto later = job(4, 50);
-  later.not_before = 100;
-  const auto held = *c->submit_job(later);
+  const auto held = *c->submit_job(begins_at(job(4, 50), 100));
   c.at(10);
   ASSERT_TRUE(c->cancel_job(held));
   EXPECT_EQ(state(*c, held), lrms_job_state::cancelled);
@@ -255,13 +251,9 @@ TEST(SimulatedLrms, AJobCancelledBeforeItsBeginTimeNeverStarts) {
   EXPECT_EQ(state(*c, held), lrms_job_state::cancelled);
   EXPECT_EQ(c->profile().free_at(100), 4);
   // A begin time already past is none; with a reservation it is refused.
-  auto now = job(4, 10);
-  now.not_before = 50;
-  EXPECT_EQ(started(*c, *c->submit_job(now)), 100);
+  EXPECT_EQ(started(*c, *c->submit_job(begins_at(job(4, 10), 50))), 100);
   const auto r = *c->create_reservation(rsv(200, 100, 4));
-  auto bound = job(4, 10, r);
-  bound.not_before = 250;
-  EXPECT_EQ(c->submit_job(bound).err().code, errc::invalid_parameter);
+  EXPECT_EQ(c->submit_job(begins_at(job(4, 10, r), 250)).err().code, errc::invalid_parameter);
 }
 
 TEST(SimulatedLrms, JobsAreKilledAtTheirWalltime) {
