@@ -3,8 +3,11 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <fstream>
+#include <mutex>
 
+#include "arbroker/store/sqlite_journal.hpp"
 #include "real_grid.hpp"
 
 namespace arbroker {
@@ -22,6 +25,18 @@ struct real_grid_jobs : real_grid {
   grid_jobs_actor spawn_manager(duration lost_after) {
     grid_jobs_config c;
     c.node = "e2e";
+    // A store, for the events a watcher would be told (docs/watch.md).
+    auto store = sqlite_journal::open(":memory:");
+    EXPECT_TRUE(store) << (store ? "" : store.err().message);
+    if (store) {
+      std::shared_ptr<sqlite_journal> j(std::move(*store));
+      // (The store may outlive the fixture a little: its actor ends after TearDown.)
+      j->set_event_listener([told = told_](std::vector<event_row> batch) {
+        std::lock_guard lock{told->mu};
+        told->events.insert(told->events.end(), batch.begin(), batch.end());
+      });
+      c.journal = j;
+    }
     c.gis = gis;
     c.clock = wall_clock();
     c.poll_interval = 0;  // rounds when the test asks
@@ -123,7 +138,25 @@ struct real_grid_jobs : real_grid {
     return r;
   }
 
+  // The kinds of the events told of job `id`, in order, and the cluster each names.
+  std::vector<std::pair<std::string, std::string>> events_of(const std::string& id) {
+    std::lock_guard lock{told_->mu};
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& e : told_->events)
+      if (e.subject == id) out.emplace_back(e.kind, e.cluster);
+    return out;
+  }
+  static bool has(const std::vector<std::pair<std::string, std::string>>& es,
+                  const std::string& kind, const std::string& cluster) {
+    return std::find(es.begin(), es.end(), std::pair{kind, cluster}) != es.end();
+  }
+
   grid_jobs_actor manager;
+  struct told_events {
+    std::mutex mu;
+    std::vector<event_row> events;
+  };
+  std::shared_ptr<told_events> told_ = std::make_shared<told_events>();
 };
 
 TEST_F(real_grid_jobs, FloodRunsWhereItCanStartAndLeavesNoOtherCopyInAnyQueue) {
@@ -222,6 +255,14 @@ TEST_F(real_grid_jobs, AdaptiveJobMigratesWhenTheOtherQueueDrainsAndRunsOnce) {
   EXPECT_EQ(j.winner, 1);
   EXPECT_FALSE(in_lrms("slurm1", j.copies[0].lrms_id));  // it runs exactly once
   EXPECT_TRUE(in_lrms("slurm2", j.copies[1].lrms_id));
+  // What a watcher is told, in order: placed on slurm1, migrated to slurm2, started there.
+  const auto told = events_of(sub.job.id);
+  EXPECT_TRUE(has(told, "grid_job.placed", "slurm1"));
+  EXPECT_TRUE(has(told, "grid_job.migrated", "slurm2"));
+  EXPECT_TRUE(has(told, "grid_job.started", "slurm2"));
+  EXPECT_EQ(std::count_if(told.begin(), told.end(),
+                          [](const auto& e) { return e.first == "grid_job.started"; }),
+            1);
 }
 
 // Runs scripts/slurm/NAME with `args` on the test instances; true when it succeeded.
@@ -270,6 +311,10 @@ TEST_F(real_grid_jobs, AJobWhoseSlurmClusterIsStoppedRunsToItsEndOnTheOther) {
   EXPECT_EQ(done.state, grid_job_state::completed);  // sleep 10 ran to its end on slurm1
   EXPECT_EQ(done.winner, 1);
   EXPECT_FALSE(in_lrms("slurm1", done.copies[1].lrms_id));
+  // A watcher is told of the placement again on slurm1 and of the end there.
+  const auto told = events_of(sub.id);
+  EXPECT_TRUE(has(told, "grid_job.resubmitted", "slurm1"));
+  EXPECT_TRUE(has(told, "grid_job.ended", "slurm1"));
 }
 
 // The same on Grid Engine, where the cell can be made to stop answering but not its host to

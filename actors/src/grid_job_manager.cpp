@@ -265,7 +265,10 @@ grid_job_row grid_job_manager::impl::row_of(tracked& t) {
     t.noted_ended = true;
     ended_.emplace(ended, serial_in(t.job.id));
   }
-  return {t.job.id, t.job.owner, active, msg::encode_record({t.request, t.job}), ended};
+  auto events = grid_job_events(t.seen, t.job, now());
+  t.seen = seen_of(t.job);
+  return {t.job.id, t.job.owner,      active, msg::encode_record({t.request, t.job}),
+          ended,    std::move(events)};
 }
 
 arbroker::status grid_job_manager::impl::persist_job(tracked& t) {
@@ -309,6 +312,7 @@ void grid_job_manager::impl::adopt(msg::grid_job_record rec) {
   tracked t;
   t.request = std::move(rec.request);
   t.job = std::move(rec.job);
+  t.seen = seen_of(t.job);  // its events so far were written with it
   // A copy written down but never answered for may or may not be in its LRMS: the first
   // round looks for it there by name (recover_round).
   for (std::size_t i = 0; i < t.job.copies.size(); ++i)

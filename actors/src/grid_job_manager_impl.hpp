@@ -11,6 +11,7 @@
 //   grid_job_rounds.cpp     poll rounds and LRMS events, recovery rounds, adaptation rounds
 //                           (migrations), clusters that leave the directory
 
+#include "grid_job_events.hpp"
 #include "grid_job_manager.hpp"
 
 #include <algorithm>
@@ -83,6 +84,7 @@ struct grid_job_manager::impl {
     std::vector<reply_fn> answer_when_placed;
     std::optional<grid_job_state> counted;  // the state it is counted under in counters.jobs
     bool noted_ended = false;               // in ended_ (it leaves memory from there)
+    grid_job_seen seen;                     // at its last write: its next write's events
     /// strategy reserve: its holds, until the job is in its reservation (or failed), and
     /// the flow's phase this job has acted on.
     std::shared_ptr<reserve_flow> flow;

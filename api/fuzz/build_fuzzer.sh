@@ -14,6 +14,7 @@ cxx=${CLANGXX:-clang++}
   "$src/api/src/codec.cpp" "$src/api/src/protocol.cpp" "$src/api/src/validate.cpp" \
   "$src/api/src/json_codec.cpp" "$src/messages/src/enum_names.cpp" \
   "$src/messages/src/speedup_spec.cpp" "$src/messages/src/fields.cpp" \
+  "$src/messages/src/watch_protocol.cpp" \
   "$src/core/src/error.cpp" "$src/core/src/preference.cpp" "$src/core/src/speedup.cpp" \
   "$src/core/src/grid_job.cpp" "$src/core/src/job_requirements.cpp" \
   "$src/core/src/time_format.cpp" \

@@ -217,6 +217,38 @@ result<response> client::call(request_body body) {
   }
 }
 
+status client::watch(msg::watch_request r,
+                     const std::function<bool(const msg::watch_reply&)>& on_page) {
+  request req{next_id_++, std::move(r)};
+  if (auto s = send_bytes(make_frame(encode_request(req))); !s) return s;
+  struct quiet_allowed {  // no timeout while watching; the caller's again afterwards
+    std::chrono::milliseconds& t;
+    std::chrono::milliseconds saved;
+    ~quiet_allowed() { t = saved; }
+  } guard{options_.timeout, options_.timeout};
+  options_.timeout = std::chrono::hours(24 * 365);
+  for (;;) {
+    auto frame = read_frame();
+    if (!frame) return frame.err();
+    auto resp = decode_response(*frame);
+    if (!resp) {
+      close();
+      return resp.err();
+    }
+    if (resp->id != req.id && resp->id != 0) continue;
+    if (!resp->ok()) return error{static_cast<errc>(resp->code), resp->message};
+    const auto* page = std::get_if<msg::watch_reply>(&resp->body);
+    if (!page) {
+      close();
+      return fail(errc::internal, "the node answered a watch with another body");
+    }
+    if (!on_page(*page)) {
+      close();
+      return {};
+    }
+  }
+}
+
 result<std::pair<std::string, std::uint16_t>> parse_host_port(std::string_view text) {
   std::string_view host;
   std::string_view port;

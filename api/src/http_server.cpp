@@ -4,12 +4,15 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <atomic>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -18,6 +21,7 @@
 #include "arbroker/api/openapi.hpp"
 #include "arbroker/api/validate.hpp"
 #include "request_pipeline.hpp"
+#include "server_sent_events.hpp"
 
 namespace arbroker::api {
 
@@ -57,6 +61,10 @@ unsigned http_status_of(errc code) noexcept {
     case errc::storage_failure:
     case errc::internal:
       return 500;
+    case errc::slow_consumer:  // a watch cut off: ended within its stream, never as a status
+      return 500;
+    case errc::gone:
+      return 410;
   }
   return 500;
 }
@@ -66,6 +74,11 @@ namespace {
 constexpr std::string_view v1_prefix = "/v1/";
 constexpr std::string_view openapi_path = "/v1/openapi.json";
 constexpr std::string_view metrics_path = "/metrics";
+constexpr std::string_view watch_path = "/v1/watch";
+/// A watch's stream: a comment this often keeps idle proxies and clients from closing it,
+/// and finds a client gone; a write that takes longer than the timeout cuts the client.
+constexpr std::chrono::seconds sse_heartbeat_every{15};
+constexpr std::chrono::seconds sse_write_timeout{30};
 constexpr std::size_t max_header_bytes = 16 * 1024;
 
 /// The operation of a path's last segment ("elastic", "grid_submit", ...).
@@ -223,6 +236,8 @@ class session final : public session_base, public std::enable_shared_from_this<s
   void drain() override {
     asio::dispatch(stream_.get_executor(), [self = this->shared_from_this()] {
       self->draining_ = true;
+      if (self->watch_)
+        return self->end_watch(fail(errc::unreachable, "the server is shutting down"));
       if (!self->busy_) self->close();
     });
   }
@@ -287,11 +302,29 @@ class session final : public session_base, public std::enable_shared_from_this<s
       if (req_.method() != http::verb::get) return method_not_allowed("GET");
       return respond(200, openapi_document());
     }
+    if (auto f = srv_->config().files.find(target); f != srv_->config().files.end()) {
+      if (req_.method() != http::verb::get && req_.method() != http::verb::head)
+        return method_not_allowed("GET");
+      return serve_file(f->second);
+    }
+    if (target == "/" && !srv_->config().files.empty()) {
+      if (req_.method() != http::verb::get && req_.method() != http::verb::head)
+        return method_not_allowed("GET");
+      return respond(302, "", [&](auto& res) {
+        res.set(http::field::location, srv_->config().home);
+        res.set(http::field::content_type, "text/plain");
+      });
+    }
     if (target == metrics_path && srv_->config().metrics) {
       if (req_.method() != http::verb::get) return method_not_allowed("GET");
       return respond(200, srv_->config().metrics(), [](auto& res) {
         res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
       });
+    }
+    if (target == watch_path) {
+      if (req_.method() != http::verb::get)
+        return method_not_allowed("GET");  // a stream of server-sent events
+      return authenticate(operation::watch);
     }
     if (target.substr(0, v1_prefix.size()) != v1_prefix)
       return respond(404, error_json(errc::not_found, "no such path; operations are POST " +
@@ -304,6 +337,20 @@ class session final : public session_base, public std::enable_shared_from_this<s
                                                      std::string(openapi_path) + ")"));
     if (req_.method() != http::verb::post) return method_not_allowed("POST");
     authenticate(*op);
+  }
+
+  // The console's files: no login (the page signs in with the user's token), no caching of a
+  // stale version, and scripts only from this origin.
+  void serve_file(const static_file& f) {
+    const bool head = req_.method() == http::verb::head;
+    respond(200, head ? std::string() : std::string(f.body), [&](auto& res) {
+      res.set(http::field::content_type,
+              beast::string_view(f.content_type.data(), f.content_type.size()));
+      res.set(http::field::cache_control, "no-cache");
+      res.set("X-Content-Type-Options", "nosniff");
+      res.set("Content-Security-Policy",
+              "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'");
+    });
   }
 
   void method_not_allowed(const char* allowed) {
@@ -353,6 +400,19 @@ class session final : public session_base, public std::enable_shared_from_this<s
       p.report(e);
       respond(http_status_of(e.code), error_json(e.code, e.message));
     };
+    if (op == operation::watch) {
+      const std::string_view target(req_.target().data(), req_.target().size());
+      const auto q = target.find('?');
+      const auto last = req_["Last-Event-ID"];
+      auto r = detail::watch_request_from_query(
+          q == std::string_view::npos ? std::string_view() : target.substr(q + 1),
+          std::string_view(last.data(), last.size()));
+      if (!r) return refuse(r.err());
+      request_body body = std::move(*r);
+      if (auto s = p.admit(body); !s) return refuse(s.err());
+      if (draining_) return refuse(fail(errc::unreachable, "the server is shutting down"));
+      return start_watch(p, std::get<msg::watch_request>(body));
+    }
     const auto type = req_[http::field::content_type];
     if (!type.empty() && !is_json_media_type(std::string_view(type.data(), type.size())))
       // (curl -d sends application/x-www-form-urlencoded unless told otherwise)
@@ -387,6 +447,120 @@ class session final : public session_base, public std::enable_shared_from_this<s
             error_json(code, r.message, carries_detail(r.body) ? to_json(r.body) : "null"));
   }
 
+  // GET /v1/watch: a chunked text/event-stream response that lasts as long as the watch. A
+  // page of events is written as one chunk, and the next is asked for once it is written (the
+  // node holds the rest, or cuts a watch that falls too far behind).
+  void start_watch(request_pipeline& p, const msg::watch_request& r) {
+    watch_sink sink;
+    sink.events = [weak = this->weak_from_this()](msg::watch_reply page,
+                                                  std::function<void()> more) {
+      if (auto self = weak.lock())
+        asio::post(self->stream_.get_executor(),
+                   [self, page = std::move(page), more = std::move(more)]() mutable {
+                     self->watch_page(std::move(page), std::move(more));
+                   });
+    };
+    sink.ended = [weak = this->weak_from_this()](error why) {
+      if (auto self = weak.lock())
+        asio::post(self->stream_.get_executor(),
+                   [self, why = std::move(why)] { self->end_watch(why); });
+    };
+    auto h = srv_->handler().watch(who_, r, std::move(sink));
+    if (!h) {
+      p.report(h.err());
+      return respond(http_status_of(h.err().code), error_json(h.err().code, h.err().message));
+    }
+    p.report(0, "");  // the audit log has the watch's start
+    watch_ = std::move(*h);
+    keep_alive_ = false;
+    auto res = std::make_shared<http::response<http::empty_body>>(
+        http::status::ok, req_.version() ? req_.version() : 11);
+    res->set(http::field::server, "arbroker");
+    res->set(http::field::content_type, "text/event-stream");
+    res->set(http::field::cache_control, "no-cache");
+    res->set("X-Accel-Buffering", "no");  // nginx in front: pass each event at once
+    res->keep_alive(false);
+    res->chunked(true);
+    auto sr = std::make_shared<http::response_serializer<http::empty_body>>(*res);
+    lowest().expires_after(sse_write_timeout);
+    http::async_write_header(
+        stream_, *sr, [self = this->shared_from_this(), res, sr](error_code ec, std::size_t) {
+          if (ec) return self->close();
+          self->lowest().expires_never();
+          self->sse_open_ = true;
+          self->sse_flush();
+          self->heartbeat();
+          self->notice_client_leaving();
+        });
+  }
+
+  // A watching client sends nothing more: a read that completes means it closed (or broke
+  // the protocol), and its watch ends at once rather than at the next write.
+  void notice_client_leaving() {
+    lowest().async_read_some(asio::buffer(probe_), [self = this->shared_from_this()](
+                                                       error_code, std::size_t) { self->close(); });
+  }
+
+  void watch_page(msg::watch_reply page, std::function<void()> more) {
+    if (closed_ || !watch_) return;
+    std::string text;
+    if (page.events.empty()) text = detail::sse_start(page.last);
+    for (const auto& e : page.events)
+      text += detail::sse_message(e);
+    sse_queue_.push_back(std::move(text));
+    sse_more_ = std::move(more);
+    sse_flush();
+  }
+
+  void end_watch(const error& why) {
+    if (closed_ || !watch_) return;
+    watch_->cancel();
+    watch_.reset();
+    sse_more_ = nullptr;
+    sse_queue_.push_back(detail::sse_end(why));
+    sse_ending_ = true;
+    sse_flush();
+  }
+
+  void heartbeat() {
+    heartbeat_.expires_after(sse_heartbeat_every);
+    heartbeat_.async_wait([self = this->shared_from_this()](error_code ec) {
+      if (ec || self->closed_ || self->sse_ending_) return;
+      if (!self->sse_writing_ && self->sse_queue_.empty()) {
+        self->sse_queue_.emplace_back(detail::sse_heartbeat);
+        self->sse_flush();
+      }
+      self->heartbeat();
+    });
+  }
+
+  // Writes the queued messages, one chunk each; then asks the watch for more, or ends the
+  // response (the last chunk) and the connection.
+  void sse_flush() {
+    if (closed_ || !sse_open_ || sse_writing_) return;
+    if (sse_queue_.empty()) {
+      if (sse_ending_) {
+        sse_writing_ = true;
+        lowest().expires_after(sse_write_timeout);
+        return asio::async_write(
+            stream_, http::make_chunk_last(),
+            [self = this->shared_from_this()](error_code, std::size_t) { self->close(); });
+      }
+      if (auto more = std::exchange(sse_more_, nullptr)) more();
+      return;
+    }
+    sse_writing_ = true;
+    lowest().expires_after(sse_write_timeout);
+    asio::async_write(stream_, http::make_chunk(asio::buffer(sse_queue_.front())),
+                      [self = this->shared_from_this()](error_code ec, std::size_t) {
+                        self->sse_writing_ = false;
+                        if (ec) return self->close();  // gone, or too slow to read
+                        self->lowest().expires_never();
+                        self->sse_queue_.pop_front();
+                        self->sse_flush();
+                      });
+  }
+
   template <class Decorate = void (*)(http::response<http::string_body>&)>
   void respond(
       unsigned status, std::string body,
@@ -411,6 +585,10 @@ class session final : public session_base, public std::enable_shared_from_this<s
   void close() {
     if (closed_) return;
     closed_ = true;
+    if (watch_) watch_->cancel();
+    watch_.reset();
+    sse_more_ = nullptr;
+    heartbeat_.cancel();
     error_code ignored;
     // No TLS close_notify: Content-Length says where a response ends.
     lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
@@ -432,6 +610,15 @@ class session final : public session_base, public std::enable_shared_from_this<s
   bool busy_ = false;  ///< between a request read and its response written
   bool draining_ = false;
   bool closed_ = false;
+  // A watch (GET /v1/watch) the connection streams, until it ends or the connection does.
+  std::shared_ptr<watch_handle> watch_;
+  std::deque<std::string> sse_queue_;  ///< messages to write, a chunk each
+  std::function<void()> sse_more_;     ///< the watch's next page, once these are written
+  asio::steady_timer heartbeat_{stream_.get_executor()};
+  bool sse_open_ = false;  ///< the response's header is written
+  bool sse_writing_ = false;
+  bool sse_ending_ = false;      ///< its end is queued: then the last chunk, and close
+  std::array<char, 1> probe_{};  ///< notice_client_leaving's read
 };
 
 }  // namespace

@@ -216,6 +216,10 @@ result<request_body> request_body_from_json(operation op, std::string_view text)
   return body;
 }
 
+std::string to_json(const msg::watch_event& event) {
+  return dump(value_to_json(event));
+}
+
 std::string to_json(const request_body& body) {
   return std::visit([](const auto& b) { return dump(value_to_json(b)); }, body);
 }

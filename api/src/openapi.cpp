@@ -89,12 +89,71 @@ const char* summary_of(operation op) {
       return "Cancel one job bound to a reservation; the reservation stays";
     case operation::grid_submit_many:
       return "Submit several grid jobs that may wait for each other, all or none";
+    case operation::watch:
+      return "Watch the changes of reservations and grid jobs (server-sent events)";
   }
   return "";
 }
 
 json content(const json& schema) {
   return {{"application/json", {{"schema", schema}}}};
+}
+
+json query_parameter(const char* name, json schema, const char* description) {
+  return {{"name", name},
+          {"in", "query"},
+          {"required", false},
+          {"schema", std::move(schema)},
+          {"description", description}};
+}
+
+// GET /v1/watch: server-sent events, not a JSON body (docs/watch.md).
+json watch_path(detail::wire_catalogue& c) {
+  (void)c.type_of<msg::watch_event>();
+  return {
+      {"operationId", "watch"},
+      {"summary", summary_of(operation::watch)},
+      {"description",
+       "A text/event-stream (server-sent events) of the changes the caller may see. The first "
+       "message is `event: watching` with `data: {\"last\": N}` (where the watch starts); each "
+       "change is a message whose `event` is its kind (reservation.created, grid_job.migrated, "
+       "...), whose `id` is its event id and whose `data` is a watch_event; a comment "
+       "(`: keep-alive`) every 15 s keeps the stream open; the last message, when the node ends "
+       "the watch (slow_consumer, gone, unreachable), is `event: error` with an error body. "
+       "Resume after a disconnect with `since` (or the Last-Event-ID header, which an "
+       "EventSource sends): nothing is lost or repeated."},
+      {"parameters",
+       json::array(
+           {query_parameter(
+                "since",
+                {{"type", "integer"}, {"format", "int64"}, {"minimum", -1}, {"default", -1}},
+                "after this event id: -1 from now on, 0 every event the node keeps"),
+            query_parameter("user", {{"type", "string"}},
+                            "whose changes (default: the caller's; an admin's empty one: "
+                            "everyone's)"),
+            query_parameter("kinds", {{"type", "string"}},
+                            "comma-separated kinds or families (reservation, grid_job, "
+                            "reservation.moved, ...); default every kind"),
+            {{"name", "Last-Event-ID"},
+             {"in", "header"},
+             {"required", false},
+             {"schema", {{"type", "integer"}, {"format", "int64"}, {"minimum", -1}}},
+             {"description", "the id of the last event seen; overrides since"}}})},
+      {"responses",
+       {{"200",
+         {{"description",
+           "the stream; each message's data is a watch_event (or, for "
+           "`watching`, {\"last\": N}; for `error`, an error)"},
+          {"content",
+           {{"text/event-stream",
+             {{"schema", {{"type", "string"}}},
+              {"x-event-data", {{"$ref", ref("watch_event")}}}}}}}}},
+        {"default",
+         {{"description",
+           "refused before the stream began: 400 a bad parameter, 401, 403 "
+           "another user's, 410 the events after since are no longer kept, 503 "
+           "too many watches"},
+          {"content", content({{"$ref", ref("error")}})}}}}}};
 }
 
 std::string build() {
@@ -112,6 +171,10 @@ std::string build() {
     if (!op) break;
     const auto request = detail::body_type(c, empty_request_body(*op));
     const auto reply = detail::body_type(c, empty_response_body(*op));
+    if (*op == operation::watch) {
+      paths["/v1/watch"]["get"] = watch_path(c);
+      continue;
+    }
     paths["/v1/" + std::string(to_string(*op))]["post"] = {
         {"operationId", std::string(to_string(*op))},
         {"summary", summary_of(*op)},
@@ -138,7 +201,7 @@ std::string build() {
   for (const auto& e : c.enums())
     schemas[e.name] = {{"type", "string"}, {"enum", e.values}};
   json codes = json::array();
-  for (int v = 1; v <= static_cast<int>(errc::internal); ++v)
+  for (int v = 1; v <= static_cast<int>(last_errc); ++v)
     codes.push_back(std::string(to_string(static_cast<errc>(v))));
   schemas["error_code"] = {{"type", "string"}, {"enum", codes}};
   schemas["error"] = {{"type", "object"},

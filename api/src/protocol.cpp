@@ -6,11 +6,11 @@ namespace arbroker::api {
 
 namespace {
 
-constexpr std::array<std::string_view, 19> operation_names = {
-    "elastic",    "coreserve",   "estimate",   "commit",          "modify",
-    "cancel",     "query",       "list",       "bind_job",        "clusters",
-    "status",     "grid_submit", "grid_query", "grid_cancel",     "grid_list",
-    "coallocate", "job_query",   "job_cancel", "grid_submit_many"};
+constexpr std::array<std::string_view, 20> operation_names = {
+    "elastic",    "coreserve",   "estimate",   "commit",           "modify",
+    "cancel",     "query",       "list",       "bind_job",         "clusters",
+    "status",     "grid_submit", "grid_query", "grid_cancel",      "grid_list",
+    "coallocate", "job_query",   "job_cancel", "grid_submit_many", "watch"};
 
 }  // namespace
 
@@ -83,6 +83,8 @@ response_body empty_response_body(operation op) {
       return msg::bound_job_reply{};
     case operation::grid_submit_many:
       return msg::grid_submit_many_reply{};
+    case operation::watch:
+      return msg::watch_reply{};
   }
   return std::monostate{};
 }

@@ -86,7 +86,7 @@ std::string protocol_reference() {
   out << "\n## Error codes\n\n"
       << "`code` of a response and of a `wire_error`; 0 is success.\n\n"
       << "| code | name |\n|---|---|\n";
-  for (int c = 1; c <= static_cast<int>(errc::internal); ++c)
+  for (int c = 1; c <= static_cast<int>(last_errc); ++c)
     out << "| " << c << " | " << to_string(static_cast<errc>(c)) << " |\n";
 
   out << "\n## Structs\n";

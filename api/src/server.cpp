@@ -134,6 +134,7 @@ class connection : public std::enable_shared_from_this<connection> {
   void drain() {
     asio::dispatch(exec_, [self = shared_from_this()] {
       self->draining_ = true;
+      self->end_watches(fail(errc::unreachable, "the server is shutting down"));
       if (!self->authenticated_ || self->in_flight_ == 0) self->close_after_flush();
     });
   }
@@ -265,6 +266,7 @@ class connection : public std::enable_shared_from_this<connection> {
       return refuse(fail(errc::busy, "too many requests in flight on this connection (limit " +
                                          std::to_string(limits_.max_in_flight) + ")"));
     if (auto s = p.admit(req.body); !s) return refuse(s.err());
+    if (auto* w = std::get_if<msg::watch_request>(&req.body)) return start_watch(p, *w);
 
     ++in_flight_;
     srv_->count(&server_counters::requests_dispatched);
@@ -275,6 +277,64 @@ class connection : public std::enable_shared_from_this<connection> {
                          self->finish(std::move(pipeline), std::move(r));
                        });
           });
+  }
+
+  // A watch: pages go out as responses to its request's id, each after the one before left
+  // the write queue's low water (the node holds the rest, or cuts a watch that falls too far
+  // behind); its end is an error response to that id. It ends with the connection.
+  void start_watch(request_pipeline& p, const msg::watch_request& r) {
+    auto refuse = [&](const error& e) {
+      srv_->count(&server_counters::requests_refused);
+      p.report(e);
+      send_response(error_response(p.id(), p.op(), e));
+    };
+    if (watches_.size() >= max_watches)
+      return refuse(fail(errc::busy, "too many watches on this connection (limit " +
+                                         std::to_string(max_watches) + ")"));
+    if (watches_.count(p.id()))
+      return refuse(fail(errc::invalid_parameter,
+                         "request id " + std::to_string(p.id()) + " is watching already"));
+    const auto id = p.id();
+    watch_sink sink;
+    sink.events = [weak = weak_from_this(), id](msg::watch_reply page, std::function<void()> more) {
+      if (auto self = weak.lock())
+        asio::post(self->exec_,
+                   [self, id, page = std::move(page), more = std::move(more)]() mutable {
+                     self->watch_page(id, std::move(page), std::move(more));
+                   });
+    };
+    sink.ended = [weak = weak_from_this(), id](error why) {
+      if (auto self = weak.lock())
+        asio::post(self->exec_, [self, id, why = std::move(why)] { self->watch_ended(id, why); });
+    };
+    auto h = srv_->handler().watch(who_, r, std::move(sink));
+    if (!h) return refuse(h.err());
+    srv_->count(&server_counters::requests_dispatched);
+    p.report(0, "");  // the audit log has the watch's start
+    watches_.emplace(id, std::move(*h));
+  }
+
+  void watch_page(std::uint64_t id, msg::watch_reply page, std::function<void()> more) {
+    if (closed_ || !watches_.count(id)) return;
+    send_response(response{id, operation::watch, 0, "", std::move(page)});
+    if (write_queue_bytes_ <= watch_low_water)
+      more();
+    else
+      after_writes_.push_back(std::move(more));
+  }
+
+  void watch_ended(std::uint64_t id, const error& why) {
+    if (closed_ || watches_.erase(id) == 0) return;
+    send_response(error_response(id, operation::watch, why));
+  }
+
+  /// Ends the connection's watches, telling the client why.
+  void end_watches(const error& why) {
+    for (auto& [id, h] : watches_) {
+      h->cancel();
+      send_response(error_response(id, operation::watch, why));
+    }
+    watches_.clear();
   }
 
   void finish(request_pipeline p, response r) {
@@ -321,18 +381,24 @@ class connection : public std::enable_shared_from_this<connection> {
 
   void write_next() {
     writing_ = true;
-    stream_.async_write(asio::buffer(write_queue_.front()),
-                        [self = shared_from_this()](error_code ec, std::size_t) {
-                          self->writing_ = false;
-                          if (self->closed_) return;
-                          if (ec) return self->close_now(false);
-                          self->write_queue_bytes_ -= self->write_queue_.front().size();
-                          self->write_queue_.pop_front();
-                          if (!self->write_queue_.empty())
-                            self->write_next();
-                          else if (self->closing_)
-                            self->close_now(false);
-                        });
+    stream_.async_write(asio::buffer(write_queue_.front()), [self = shared_from_this()](
+                                                                error_code ec, std::size_t) {
+      self->writing_ = false;
+      if (self->closed_) return;
+      if (ec) return self->close_now(false);
+      self->write_queue_bytes_ -= self->write_queue_.front().size();
+      self->write_queue_.pop_front();
+      if (self->write_queue_bytes_ <= watch_low_water && !self->after_writes_.empty()) {
+        auto ready = std::move(self->after_writes_);
+        self->after_writes_.clear();
+        for (auto& more : ready)
+          more();  // the node posts the next page to our strand
+      }
+      if (!self->write_queue_.empty())
+        self->write_next();
+      else if (self->closing_)
+        self->close_now(false);
+    });
   }
 
   /// Stop reading, flush what is queued (bounded by the linger time), then close.
@@ -350,6 +416,10 @@ class connection : public std::enable_shared_from_this<connection> {
   void close_now(bool dropped) {
     if (closed_) return;
     closed_ = closing_ = true;
+    for (auto& [id, h] : watches_)
+      h->cancel();
+    watches_.clear();
+    after_writes_.clear();
     channel_->close();
     handshake_timer_.cancel();
     linger_timer_.cancel();
@@ -382,6 +452,11 @@ class connection : public std::enable_shared_from_this<connection> {
   std::string peer_;        ///< address:port, for the audit hooks
   std::string hello_user_;  ///< who the hello claimed to be, for refusals
   std::size_t in_flight_ = 0;
+  static constexpr std::size_t max_watches = 8;  ///< per connection
+  /// A watch's next page is asked for once the unwritten bytes are down to this.
+  static constexpr std::size_t watch_low_water = 256 * 1024;
+  std::map<std::uint64_t, std::shared_ptr<watch_handle>> watches_;  ///< by request id
+  std::vector<std::function<void()>> after_writes_;  ///< watches' `more`, after the low water
   std::shared_ptr<detail::reply_channel> channel_ = std::make_shared<detail::reply_channel>();
 };
 

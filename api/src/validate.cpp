@@ -545,6 +545,13 @@ status validate(const msg::coallocate_request& r) {
   return {};
 }
 
+status validate(const msg::watch_request& r) {
+  if (auto s = check_user("watch.user", r.user); !s) return s;
+  if (auto s = check_names("watch.kinds", r.kinds); !s) return s;
+  if (auto s = msg::check(r); !s) return fail(s.err().code, "watch." + s.err().message);
+  return {};
+}
+
 status validate(const request_body& body) {
   return std::visit([](const auto& b) { return validate(b); }, body);
 }
@@ -581,7 +588,8 @@ status apply_caller(const caller& who, request_body& body) {
                               std::holds_alternative<msg::coallocate_request>(body) ||
                               std::holds_alternative<msg::grid_query_request>(body) ||
                               std::holds_alternative<msg::grid_cancel_request>(body) ||
-                              std::holds_alternative<msg::grid_list_request>(body));
+                              std::holds_alternative<msg::grid_list_request>(body) ||
+                              std::holds_alternative<msg::watch_request>(body));
             if (!any_owner) b.user = who.user;
           } else if (b.user != who.user && !who.admin) {
             return fail(errc::permission_denied,

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <sstream>
 
 #include "arbroker/api/client.hpp"
@@ -405,6 +406,176 @@ http_server_config tls_config(bool client_certificates) {
   return config;
 }
 
+/// GET /v1/watch over a connection of its own: the response's header, then the stream's
+/// text as its chunks arrive.
+class sse_client {
+ public:
+  sse_client(std::uint16_t port, const std::string& target, const std::string& user = "alice",
+             const std::string& last_event_id = "")
+      : stream_(io_) {
+    stream_.expires_after(10s);
+    stream_.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+    http::request<http::empty_body> req{http::verb::get, target, 11};
+    req.set(http::field::host, "localhost");
+    req.set("X-Arb-User", user);
+    req.set(http::field::authorization, "Bearer " + user + "-token");
+    if (!last_event_id.empty()) req.set("Last-Event-ID", last_event_id);
+    http::write(stream_, req);
+    parser_.body_limit(std::numeric_limits<std::uint64_t>::max());  // (none: Beast 1.74 refuses)
+    parser_.on_chunk_body(chunk_);
+    http::read_header(stream_, buffer_, parser_);
+  }
+  unsigned status() { return parser_.get().result_int(); }
+  const http::response<http::string_body>& header() { return parser_.get(); }
+  /// A refusal's body (not a stream).
+  json refusal() {
+    http::read(stream_, buffer_, parser_);
+    return json::parse(parser_.get().body(), nullptr, false);
+  }
+  /// Reads until the text so far has `needle` (10 s at most); the text up to its end.
+  std::string until(std::string_view needle) {
+    for (;;) {
+      if (auto at = text_.find(needle); at != std::string::npos) {
+        auto out = text_.substr(0, at + needle.size());
+        text_.erase(0, at + needle.size());
+        return out;
+      }
+      stream_.expires_after(10s);
+      beast::error_code ec;
+      http::read_some(stream_, buffer_, parser_, ec);
+      if (ec == http::error::end_of_stream || parser_.is_done()) ended_ = true;
+      if (ec && ec != http::error::end_of_stream) throw beast::system_error(ec);
+      if (ended_ && text_.find(needle) == std::string::npos) return "<ended> " + text_;
+    }
+  }
+  /// Whether the response ended (its last chunk) and the server closed the connection.
+  bool ended_and_closed() {
+    while (!parser_.is_done()) {
+      stream_.expires_after(10s);
+      beast::error_code ec;
+      http::read_some(stream_, buffer_, parser_, ec);
+      if (ec) return false;
+    }
+    stream_.expires_after(10s);
+    char c;
+    beast::error_code ec;
+    stream_.socket().read_some(asio::buffer(&c, 1), ec);
+    return ec == asio::error::eof || ec == asio::error::connection_reset;
+  }
+  void disconnect() { stream_.close(); }
+
+ private:
+  asio::io_context io_;
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  http::response_parser<http::string_body> parser_;
+  std::string text_;
+  bool ended_ = false;
+  std::function<std::size_t(std::uint64_t, beast::string_view, beast::error_code&)> chunk_ =
+      [this](std::uint64_t, beast::string_view body, beast::error_code&) {
+        text_.append(body.data(), body.size());
+        return body.size();
+      };
+};
+
+TEST(http_watch, streams_pages_as_server_sent_events_one_page_in_flight) {
+  watch_handler h;
+  fixture f(h);
+  sse_client c(f.port, "/v1/watch?since=5&kinds=reservation,grid_job.migrated");
+  ASSERT_EQ(c.status(), 200u);
+  EXPECT_EQ(c.header()[http::field::content_type], "text/event-stream");
+  EXPECT_EQ(c.header()[http::field::cache_control], "no-cache");
+  auto w = h.wait_started(0);
+  EXPECT_EQ(w.request.user, "alice");  // the server filled in the caller
+  EXPECT_EQ(w.request.since, 5);
+  EXPECT_EQ(w.request.kinds, (std::vector<std::string>{"reservation", "grid_job.migrated"}));
+
+  h.page(0, {}, 5);  // where it starts
+  EXPECT_EQ(c.until("\n\n"), "id: 5\nevent: watching\ndata: {\"last\":5}\n\n");
+  h.wait_more(0, 1);  // asked for the next page once the first was written
+  h.page(0, {6, 7}, 7);
+  const auto first = c.until("\n\n");
+  EXPECT_TRUE(first.starts_with("id: 6\nevent: reservation.moved\ndata: {")) << first;
+  const auto data = json::parse(first.substr(first.find("data: ") + 6));
+  EXPECT_EQ(data["id"], 6);
+  EXPECT_EQ(data["subject"], "berlin/6");
+  EXPECT_EQ(data["what"], "line one\nline two");  // a line break stays inside its message
+  EXPECT_TRUE(c.until("\n\n").starts_with("id: 7\n"));
+  h.wait_more(0, 2);
+  EXPECT_EQ(h.more_of(0), 2);  // no page is asked for before the one before was written
+}
+
+TEST(http_watch, resumes_from_last_event_id_and_refuses_before_the_stream_with_statuses) {
+  watch_handler h;
+  fixture f(h);
+  {
+    sse_client c(f.port, "/v1/watch?since=3", "alice", "41");  // the header wins
+    ASSERT_EQ(c.status(), 200u);
+    EXPECT_EQ(h.wait_started(0).request.since, 41);
+  }
+  sse_client gone(f.port, "/v1/watch?since=999");
+  EXPECT_EQ(gone.status(), 410u);
+  EXPECT_EQ(gone.refusal()["error"], "gone");
+  sse_client other(f.port, "/v1/watch?user=bob");
+  EXPECT_EQ(other.status(), 403u);
+  EXPECT_EQ(other.refusal()["error"], "permission_denied");
+  sse_client bad(f.port, "/v1/watch?since=soon");
+  EXPECT_EQ(bad.status(), 400u);
+  EXPECT_NE(bad.refusal()["message"].get<std::string>().find("since"), std::string::npos);
+  sse_client kind(f.port, "/v1/watch?kinds=reservation.teleported");
+  EXPECT_EQ(kind.status(), 400u);
+  EXPECT_NE(kind.refusal()["message"].get<std::string>().find("kinds[0]"), std::string::npos);
+  sse_client unknown(f.port, "/v1/watch?color=red");
+  EXPECT_EQ(unknown.status(), 400u);
+  connection post(f.port);
+  auto r = post.send(http::verb::post, "/v1/watch", "{}");
+  EXPECT_EQ(r.status, 405u);
+  EXPECT_EQ(r.raw[http::field::allow], "GET");
+  // An admin may watch everyone's (an empty user) or another user's.
+  sse_client root(f.port, "/v1/watch?user=bob", "root");
+  EXPECT_EQ(root.status(), 200u);
+  EXPECT_EQ(h.wait_started(1).request.user, "bob");
+}
+
+TEST(http_watch, a_watch_the_node_ends_ends_its_stream_with_an_error_event) {
+  watch_handler h;
+  fixture f(h);
+  sse_client c(f.port, "/v1/watch");
+  ASSERT_EQ(c.status(), 200u);
+  h.wait_started(0);
+  h.page(0, {}, 0);
+  c.until("\n\n");
+  h.end(0, fail(errc::slow_consumer, "fell behind; watch again with since 0"));
+  const auto last = c.until("\n\n");
+  EXPECT_TRUE(last.starts_with("event: error\ndata: {")) << last;
+  const auto why = json::parse(last.substr(last.find("data: ") + 6));
+  EXPECT_EQ(why["error"], "slow_consumer");
+  EXPECT_EQ(why["code"], static_cast<int>(errc::slow_consumer));
+  EXPECT_TRUE(c.ended_and_closed());
+}
+
+TEST(http_watch, a_client_that_leaves_cancels_its_watch_and_a_stop_ends_the_others) {
+  watch_handler h;
+  fixture f(h);
+  sse_client leaving(f.port, "/v1/watch");
+  sse_client staying(f.port, "/v1/watch");
+  h.wait_started(1);
+  leaving.disconnect();
+  // A write finds the client gone (the heartbeat would, within 15 s): the watch is cancelled.
+  h.page(0, {1}, 1);
+  h.page(1, {}, 0);
+  staying.until("\n\n");
+  h.wait_cancelled(0);
+  std::thread stopper([&] { f.srv.stop(10s); });
+  const auto last = staying.until("event: error\n");
+  EXPECT_NE(last.find("event: error"), std::string::npos);
+  EXPECT_NE(staying.until("\n\n").find("unreachable"), std::string::npos);
+  EXPECT_TRUE(staying.ended_and_closed());
+  stopper.join();
+  h.wait_cancelled(1);
+  EXPECT_EQ(f.srv.connections_open(), 0u);
+}
+
 TEST(http_server, serves_https_and_refuses_plain_text_on_a_tls_port) {
   echo_handler h;
   fixture f(h, tls_config(false));
@@ -449,6 +620,11 @@ TEST(openapi, has_a_path_per_operation_and_every_reference_resolves) {
     if (!op) break;
     const auto path = "/v1/" + std::string(to_string(*op));
     ASSERT_TRUE(doc["paths"].contains(path)) << path;
+    if (*op == operation::watch) {  // a stream of server-sent events, by GET
+      EXPECT_TRUE(
+          doc["paths"][path]["get"]["responses"]["200"]["content"].contains("text/event-stream"));
+      continue;
+    }
     EXPECT_TRUE(doc["paths"][path]["post"].contains("requestBody"));
   }
   std::vector<std::string> refs;
@@ -540,6 +716,7 @@ TEST(openapi, the_json_codec_s_bodies_fit_the_schemas) {
   };
   for (const auto& body : valid_bodies()) {
     const auto op = operation_of(body);
+    if (op == operation::watch) continue;  // GET with a query (below)
     EXPECT_EQ(schema_mismatch(doc, schema_of(op, "request"), json::parse(to_json(body)), "request"),
               "")
         << to_string(op);
@@ -547,9 +724,16 @@ TEST(openapi, the_json_codec_s_bodies_fit_the_schemas) {
   for (std::uint8_t code = 1;; ++code) {
     auto op = to_operation(code);
     if (!op) break;
+    if (*op == operation::watch) continue;
     auto reply = json::parse(to_json(empty_response_body(*op)));
     EXPECT_EQ(schema_mismatch(doc, schema_of(*op, "reply"), reply, "reply"), "") << to_string(*op);
   }
+  // A watch's events: the data of each server-sent event.
+  msg::watch_event e{7,           1'800'000'000, "reservation.moved", "a/1", "alice", "a",
+                     "committed", 1'800'000'600, 1'800'004'200,       8,     "moved"};
+  EXPECT_EQ(schema_mismatch(doc, {{"$ref", "#/components/schemas/watch_event"}},
+                            json::parse(to_json(e)), "event"),
+            "");
   msg::list_reply list;
   list.reservations.push_back(
       msg::reservation_info{"c/1", "c", "alice", 0, 1, 1, reservation_state::committed, 0, 0, 0});

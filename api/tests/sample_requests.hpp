@@ -49,7 +49,8 @@ inline std::vector<request_body> valid_bodies() {
           msg::list_request{"alice", true, 50, "1800000000:a/7"},
           msg::bind_job_request{"alice", "a/1", "job", 4, 600, "sleep 1"},
           cluster_list_request{},
-          status_request{{"a"}}};
+          status_request{{"a"}},
+          msg::watch_request{"alice", 17, {"reservation", "grid_job.migrated"}}};
 }
 
 }  // namespace arbroker::api::testing

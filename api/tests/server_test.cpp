@@ -492,5 +492,77 @@ TEST(server, refuses_connections_beyond_the_limit) {
   EXPECT_TRUE(r->ok());
 }
 
+// A watch over msgpack: pages as responses to its request's id, the next asked for only once
+// one is written, its end an error response, and the connection free for other requests.
+TEST(server_watch, pages_arrive_for_the_watch_s_id_and_its_end_is_an_error_response) {
+  watch_handler h;
+  fixture f(h);
+  auto c = f.connect();
+  std::thread node([&] {
+    auto w = h.wait_started(0);
+    EXPECT_EQ(w.request.user, "alice");
+    EXPECT_EQ(w.request.since, 3);
+    h.page(0, {}, 3);
+    h.wait_more(0, 1);
+    h.page(0, {4, 5}, 6);
+    h.wait_more(0, 2);
+    h.end(0, fail(errc::slow_consumer, "fell behind"));
+  });
+  std::vector<msg::watch_reply> pages;
+  auto ended = c->watch({"", 3, {}}, [&](const msg::watch_reply& p) {
+    pages.push_back(p);
+    return true;
+  });
+  node.join();
+  ASSERT_FALSE(ended);
+  EXPECT_EQ(ended.err().code, errc::slow_consumer);
+  ASSERT_EQ(pages.size(), 2u);
+  EXPECT_EQ(pages[0].last, 3u);
+  EXPECT_TRUE(pages[0].events.empty());
+  ASSERT_EQ(pages[1].events.size(), 2u);
+  EXPECT_EQ(pages[1].events[1].id, 5u);
+  EXPECT_EQ(pages[1].last, 6u);
+  // The connection still serves requests.
+  auto r = c->call(msg::list_request{});
+  ASSERT_TRUE(r) << r.err().message;
+  EXPECT_TRUE(r->ok());
+}
+
+TEST(server_watch, refusals_come_at_once_and_leaving_cancels_the_watch) {
+  watch_handler h;
+  fixture f(h);
+  auto c = f.connect();
+  auto gone = c->watch({"", 999, {}}, [](const msg::watch_reply&) { return true; });
+  ASSERT_FALSE(gone);
+  EXPECT_EQ(gone.err().code, errc::gone);
+  auto other = c->watch({"bob", -1, {}}, [](const msg::watch_reply&) { return true; });
+  ASSERT_FALSE(other);
+  EXPECT_EQ(other.err().code, errc::permission_denied);
+  std::thread node([&] {
+    h.wait_started(0);
+    h.page(0, {1}, 1);
+  });
+  auto stopped = c->watch({"", -1, {}}, [](const msg::watch_reply&) { return false; });
+  node.join();
+  EXPECT_TRUE(stopped);  // the callback said enough: the client closed the connection ...
+  h.wait_cancelled(0);   // ... and the server cancelled the watch
+}
+
+TEST(server_watch, a_graceful_stop_ends_watches_with_unreachable) {
+  watch_handler h;
+  fixture f(h);
+  auto c = f.connect();
+  std::thread stopper([&] {
+    h.wait_started(0);
+    h.page(0, {}, 0);
+    f.srv.stop(10s);
+  });
+  auto ended = c->watch({"", -1, {}}, [](const msg::watch_reply&) { return true; });
+  stopper.join();
+  ASSERT_FALSE(ended);
+  EXPECT_EQ(ended.err().code, errc::unreachable);
+  h.wait_cancelled(0);
+}
+
 }  // namespace
 }  // namespace arbroker::api

@@ -112,4 +112,90 @@ class refusing_handler : public request_handler {
   }
 };
 
+/// Serves watches the test drives: it keeps each one's sink, hands it pages and ends when told,
+/// and records the server's `more` and cancel calls. A since of 999 is refused as gone.
+class watch_handler : public echo_handler {
+ public:
+  struct started {
+    caller who;
+    msg::watch_request request;
+    watch_sink sink;
+    int more = 0;  ///< the server asked for the next page so many times
+    bool cancelled = false;
+  };
+
+  result<std::shared_ptr<watch_handle>> watch(const caller& who, const msg::watch_request& r,
+                                              watch_sink sink) override {
+    if (r.since == 999) return fail(errc::gone, "the events after 999 are no longer kept");
+    std::lock_guard lock(mu_);
+    watches_.push_back(std::make_shared<started>(started{who, r, std::move(sink)}));
+    cv_.notify_all();
+    return std::shared_ptr<watch_handle>(std::make_shared<handle>(this, watches_.size() - 1));
+  }
+
+  /// Waits until watch i began; a copy of what it asked.
+  started wait_started(std::size_t i) {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return watches_.size() > i; });
+    return *watches_[i];
+  }
+  /// Hands watch i a page of events with ids `ids`, from a thread of the handler's own.
+  void page(std::size_t i, std::vector<std::uint64_t> ids, std::uint64_t last) {
+    msg::watch_reply p;
+    for (auto id : ids) {
+      msg::watch_event e;
+      e.id = id;
+      e.kind = "reservation.moved";
+      e.subject = "berlin/" + std::to_string(id);
+      e.owner = "alice";
+      e.what = "line one\nline two";  // a line break in the data: escaped in JSON
+      p.events.push_back(e);
+    }
+    p.last = last;
+    auto w = at(i);
+    std::thread([this, w, p = std::move(p)] {
+      w->sink.events(p, [this, w] {
+        std::lock_guard lock(mu_);
+        ++w->more;
+        cv_.notify_all();
+      });
+    }).join();
+  }
+  void end(std::size_t i, error why) {
+    auto w = at(i);
+    std::thread([w, why] { w->sink.ended(why); }).join();
+  }
+  void wait_more(std::size_t i, int n) {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return watches_[i]->more >= n; });
+  }
+  void wait_cancelled(std::size_t i) {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return watches_[i]->cancelled; });
+  }
+  int more_of(std::size_t i) {
+    std::lock_guard lock(mu_);
+    return watches_[i]->more;
+  }
+
+ private:
+  struct handle : watch_handle {
+    handle(watch_handler* owner, std::size_t index) : h(owner), i(index) {}
+    void cancel() override {
+      std::lock_guard lock(h->mu_);
+      h->watches_[i]->cancelled = true;
+      h->cv_.notify_all();
+    }
+    watch_handler* h;
+    std::size_t i;
+  };
+  std::shared_ptr<started> at(std::size_t i) {
+    std::lock_guard lock(mu_);
+    return watches_.at(i);
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::shared_ptr<started>> watches_;
+};
+
 }  // namespace arbroker::api::testing

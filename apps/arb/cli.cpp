@@ -32,6 +32,7 @@ int exit_code_of(const api::response& r) {
     case errc::illegal_transition:
       return exit_code::invalid;
     case errc::not_found:
+    case errc::gone:
       return exit_code::not_found;
     case errc::infeasible:
     case errc::busy:
@@ -77,6 +78,37 @@ bool wants_json(int argc, const char* const* argv) {
 }
 
 }  // namespace
+
+// arb watch: a line per event as it comes (flushed, for pipes), until --count events, the
+// node ends the watch, or the connection is lost.
+int watch(api::client& c, const msg::watch_request& r, const options& o, std::ostream& out,
+          std::ostream& err) {
+  int seen = 0;
+  bool started = false;
+  std::uint64_t last = 0;
+  auto ended = c.watch(r, [&](const msg::watch_reply& page) {
+    if (!started)  // on stderr also with -o json: stdout stays one JSON object per line
+      err << "watching after event "
+          << (r.since >= 0 ? static_cast<std::uint64_t>(r.since) : page.last)
+          << " (after a disconnect: arb watch --since <the last id seen>)" << std::endl;
+    started = true;
+    last = page.last;
+    for (const auto& e : page.events) {
+      out << render_event(e, o.output) << std::flush;
+      if (o.count > 0 && ++seen >= o.count) return false;
+    }
+    return true;
+  });
+  if (ended) return exit_code::ok;
+  const auto why = ended.err();
+  (o.output == "json" ? out : err) << render_error(why, o.output);
+  if (o.output == "table" && started) err << "resume with: arb watch --since " << last << "\n";
+  if (why.code == errc::unreachable || why.code == errc::timeout)
+    return exit_code_of_transport(why);
+  api::response as_reply;
+  as_reply.code = static_cast<std::uint8_t>(why.code);
+  return exit_code_of(as_reply);
+}
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         const std::function<timestamp()>& clock) {
@@ -126,6 +158,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     (o.output == "json" ? out : err) << render_error(w.err(), o.output);
     return exit_code_of_transport(w.err());
   }
+  if (auto* wr = std::get_if<msg::watch_request>(&*body)) return watch(c, *wr, o, out, err);
   auto r = c.call(std::move(*body));
   if (!r) {
     (o.output == "json" ? out : err) << render_error(r.err(), o.output);

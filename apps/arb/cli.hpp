@@ -108,6 +108,10 @@ struct options {
   std::string on_parent_failure = "fail";  ///< submit: fail or cancel it when a parent fails
   bool no_locality = false;                ///< submit: ignore where its parents' outputs are
   std::string jobs_file;                   ///< submit-dag: the TOML file of jobs
+  // arb watch
+  std::int64_t since = -1;         ///< after this event (-1: from now on)
+  std::vector<std::string> kinds;  ///< kinds or families of events
+  int count = 0;                   ///< stop after so many events (0: never)
 };
 
 /// "10", "10kB", "5MB", "2GiB" -> bytes (kB = 1000 B, KiB = 1024 B, as paper 003's sizes).
@@ -146,6 +150,9 @@ result<std::string> render_jobs(const msg::grid_list_reply& r, const std::string
 const std::vector<std::string>& job_fields();
 /// A failure before any response (connection, usage), in the chosen format.
 std::string render_error(const error& e, const std::string& format);
+
+/// One event of `arb watch`: a line of text, or (format "json") one JSON object on a line.
+std::string render_event(const msg::watch_event& e, const std::string& format);
 
 int exit_code_of(const api::response& r);
 int exit_code_of_transport(const error& e);

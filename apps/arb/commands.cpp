@@ -3,6 +3,8 @@
 
 #include "version.hpp"
 
+#include <limits>
+
 namespace arbroker::cli {
 
 void define(CLI::App& app, options& o) {
@@ -266,6 +268,21 @@ void define(CLI::App& app, options& o) {
       ->required();
   job_cancel->add_option("--reservation,-r", o.id, "the reservation the job runs in");
   job_cancel->callback([&o] { o.command = "job cancel"; });
+  auto* watch = named("watch",
+                      "print the changes of your reservations and grid jobs as they happen, one "
+                      "line each (see docs/watch.md)");
+  watch
+      ->add_option("--since", o.since,
+                   "after this event id (the last one you saw: nothing lost, nothing repeated; "
+                   "0: every event kept; default: from now on)")
+      ->check(CLI::Range(std::int64_t{-1}, std::numeric_limits<std::int64_t>::max()));
+  watch
+      ->add_option("--kind", o.kinds,
+                   "only these kinds or families, e.g. reservation, grid_job.migrated "
+                   "(repeatable)")
+      ->allow_extra_args(false);
+  watch->add_flag("--all", o.all, "every user's (admins only)");
+  watch->add_option("--count", o.count, "stop after this many events")->check(CLI::PositiveNumber);
   named("clusters", "list the clusters of this node");
   auto* status = named("status", "current state of the clusters");
   status->add_option("--cluster", o.clusters, "cluster (repeatable; default all)")

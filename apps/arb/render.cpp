@@ -367,6 +367,12 @@ struct body_renderer {
   }
   std::string text(const msg::grid_list_reply& r) const { return jobs_table(r.jobs); }
   std::string text(const msg::grid_submit_many_reply& r) const { return jobs_table(r.jobs); }
+  std::string text(const msg::watch_reply& r) const {
+    std::string out;
+    for (const auto& e : r.events)
+      out += render_event(e, "table");
+    return out;
+  }
   std::string jobs_table(const std::vector<msg::grid_job_info>& jobs) const {
     std::vector<row> rows;
     for (const auto& j : jobs)
@@ -376,6 +382,12 @@ struct body_renderer {
 
   // JSON.
   json data(const std::monostate&) const { return nullptr; }
+  json data(const msg::watch_reply& r) const {
+    json events = json::array();
+    for (const auto& e : r.events)
+      events.push_back(json::parse(render_event(e, "json")));
+    return json{{"events", std::move(events)}, {"last", r.last}};
+  }
   json data(const msg::grid_job_reply& r) const { return json{{"job", to_json(r.job)}}; }
   json data(const msg::bound_job_reply& r) const {
     const auto& j = r.job;
@@ -550,6 +562,24 @@ std::string render(const api::response& r, const std::string& format) {
     return text;
   }
   return std::visit([&b](const auto& x) { return b.text(x); }, r.body);
+}
+
+std::string render_event(const msg::watch_event& e, const std::string& format) {
+  if (format == "json")
+    return json{{"id", e.id},           {"at", e.at},       {"kind", e.kind},
+                {"subject", e.subject}, {"owner", e.owner}, {"cluster", e.cluster},
+                {"state", e.state},     {"start", e.start}, {"end", e.end},
+                {"np", e.np},           {"what", e.what}}
+               .dump() +
+           "\n";
+  // One line an eye can follow and a pipe can cut: id, time, kind, subject, then the rest.
+  std::string line = std::to_string(e.id) + "  " + when(e.at) + "  " + e.kind + "  " + e.subject;
+  if (!e.cluster.empty()) line += "  " + e.cluster;
+  line += "  " + e.state;
+  if (e.start > 0 && e.end > 0) line += "  " + when(e.start) + " - " + when(e.end);
+  if (e.np > 0) line += "  np " + std::to_string(e.np);
+  if (!e.what.empty()) line += "  (" + e.what + ")";
+  return line + "\n";
 }
 
 std::string render_error(const error& e, const std::string& format) {

@@ -518,6 +518,13 @@ result<api::request_body> build_request(const options& o, timestamp now) {
                                                    o.job_command, needs->mem_per_cpu,
                                                    needs->mem_per_node, needs->features}};
   }
+  if (cmd == "watch") {
+    if (o.all && !o.as_user.empty()) return bad_option("all", "cannot be combined with --for");
+    msg::watch_request r{o.all ? "" : (o.as_user.empty() ? o.user : o.as_user), o.since, o.kinds};
+    if (auto ok = msg::check(r); !ok)
+      return bad_option(o.kinds.empty() ? "since" : "kind", ok.err().message);
+    return api::request_body{std::move(r)};
+  }
   if (cmd == "clusters") return api::request_body{api::cluster_list_request{}};
   if (cmd == "status") return api::request_body{api::status_request{o.clusters}};
   return fail(errc::invalid_parameter, "unknown command '" + cmd + "'");

@@ -46,6 +46,8 @@ node_metrics::node_metrics(prometheus::Registry& reg, const std::string& version
                              "Handshakes refused (bad credentials or version).")
                          .Add({})),
       connections_(gauge(reg, "arb_connections", "Open API connections.").Add({})),
+      watchers_(
+          gauge(reg, "arb_watchers", "Watches under way (arb watch, GET /v1/watch).").Add({})),
       holds_(gauge(reg, "arb_holds", "Holds in place (accepted, not committed).")),
       reserved_(gauge(reg, "arb_reserved_cpus", "CPUs of reservations active right now.")),
       undeleted_(
@@ -134,6 +136,10 @@ void node_metrics::routed(const std::string& instance, const std::string& operat
   // Few per request, and no hot path: Family::Add finds an existing label set itself.
   routed_.Add({{"instance", instance.empty() ? "none" : instance}, {"operation", operation}})
       .Increment();
+}
+
+void node_metrics::watchers(std::size_t n) {
+  watchers_.Set(static_cast<double>(n));
 }
 
 void node_metrics::server_counts(std::size_t open_connections, std::size_t handshakes_refused) {

@@ -49,6 +49,8 @@ class node_metrics {
   void routed(const std::string& instance, const std::string& operation);
   /// The API server's own counts (cumulative refused handshakes, open connections).
   void server_counts(std::size_t open_connections, std::size_t handshakes_refused);
+  /// Watches under way (docs/watch.md).
+  void watchers(std::size_t n);
 
   /// Applies one round of cluster statuses (cumulative counters become increments).
   void update(const std::vector<msg::cluster_status>& statuses);
@@ -75,6 +77,7 @@ class node_metrics {
   counters& routed_;
   prometheus::Counter& auth_failures_;
   prometheus::Gauge& connections_;
+  prometheus::Gauge& watchers_;
   std::size_t refused_seen_ = 0;
   gauges& holds_;
   gauges& reserved_;

@@ -7,7 +7,7 @@
 namespace arbroker {
 
 /// By value, 0 being no code.
-constexpr std::array<std::string_view, 19> errc_names = {"unknown",
+constexpr std::array<std::string_view, 21> errc_names = {"unknown",
                                                          "invalid_window",
                                                          "invalid_processor_range",
                                                          "invalid_duration",
@@ -25,8 +25,10 @@ constexpr std::array<std::string_view, 19> errc_names = {"unknown",
                                                          "in_use",
                                                          "lrms_failure",
                                                          "storage_failure",
-                                                         "internal"};
-static_assert(errc_names.size() == static_cast<std::size_t>(errc::internal) + 1);
+                                                         "internal",
+                                                         "slow_consumer",
+                                                         "gone"};
+static_assert(errc_names.size() == static_cast<std::size_t>(last_errc) + 1);
 
 std::string_view to_string(errc code) noexcept {
   return name_in(errc_names, code);

@@ -67,3 +67,32 @@ std::size_t node::in_flight() const {
 }
 
 }  // namespace arbroker
+
+namespace arbroker {
+
+result<std::shared_ptr<watch_handle>> node::watch(const msg::watch_request& r, watch_sink sink) {
+  if (auto ok = msg::check(r); !ok) return ok.err();
+  if (!sink.events) return fail(errc::invalid_parameter, "watch: the sink takes no events");
+  return impl_->feed->open({r.user, r.kinds}, r.since, std::move(sink));
+}
+
+result<std::shared_ptr<watch_handle>> node::watch(
+    const msg::watch_request& r, std::function<void(const msg::watch_event&)> on_event,
+    std::function<void(error)> on_end) {
+  if (!on_event) return fail(errc::invalid_parameter, "watch: no callback for the events");
+  watch_sink sink;
+  sink.events = [on_event = std::move(on_event)](msg::watch_reply page,
+                                                 std::function<void()> more) {
+    for (const auto& e : page.events)
+      on_event(e);
+    more();
+  };
+  sink.ended = std::move(on_end);
+  return watch(r, std::move(sink));
+}
+
+std::size_t node::watchers() const {
+  return impl_->feed->watchers();
+}
+
+}  // namespace arbroker

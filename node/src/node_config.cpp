@@ -398,6 +398,9 @@ status validate(const node_config& cfg) {
     return bad("grid_jobs", "poll_interval and adaptation_interval must be at least 1 s");
   if (cfg.default_min_gain < 0) return bad("grid_jobs.min_gain", "must be >= 0");
   if (cfg.job_retention < 60) return bad("grid_jobs.retention", "must be at least 1 minute");
+  if (cfg.watch_keep < 60) return bad("watch.keep", "must be at least 1 minute");
+  if (cfg.watch_buffer < 100 || cfg.watch_buffer > 1000000)
+    return bad("watch.buffer", "must be between 100 and 1000000 events");
   if (cfg.default_max_migrations < -1)
     return bad("grid_jobs.max_migrations", "must be >= -1 (-1: unbounded)");
   if (cfg.default_max_resubmits < 0 || cfg.default_max_resubmits > max_grid_placements)
@@ -456,16 +459,16 @@ status read_broker_defaults(const toml::table& t, const std::string& p, broker_e
 
 result<node_config> from_table(const toml::table& root) {
   node_config cfg;
-  ARB_TRY(only_known_keys(
-      root, "",
-      {"node", "tls", "broker", "grid_jobs", "limits", "user", "cluster", "agent", "remote"}));
+  ARB_TRY(only_known_keys(root, "",
+                          {"node", "tls", "broker", "grid_jobs", "watch", "limits", "user",
+                           "cluster", "agent", "remote"}));
   ARB_TRY(detail::read_agent(root, cfg));
   ARB_TRY(detail::read_remote(root, cfg));
   if (auto* n = root["node"].as_table()) {
     ARB_TRY(only_known_keys(
         *n, "node",
-        {"name", "id", "listen", "allow_plaintext", "metrics", "http", "http_metrics", "data_dir",
-         "durability", "log_level", "audit", "threads"}));
+        {"name", "id", "listen", "allow_plaintext", "metrics", "http", "http_metrics", "console",
+         "data_dir", "durability", "log_level", "audit", "threads"}));
     ARB_TRY(optional(*n, "node", "name", cfg.name, as_text));
     ARB_TRY(optional(*n, "node", "id", cfg.id, as_text));
     if (n->contains("id") && cfg.id.empty())
@@ -475,6 +478,7 @@ result<node_config> from_table(const toml::table& root) {
     ARB_TRY(optional(*n, "node", "metrics", cfg.metrics_listen, as_text));
     ARB_TRY(optional(*n, "node", "http", cfg.http_listen, as_text));
     ARB_TRY(optional(*n, "node", "http_metrics", cfg.http_metrics, as_bool));
+    ARB_TRY(optional(*n, "node", "console", cfg.console, as_bool));
     ARB_TRY(optional(*n, "node", "data_dir", cfg.data_dir, as_text));
     ARB_TRY(optional(*n, "node", "durability", cfg.durability, as_text));
     ARB_TRY(optional(*n, "node", "log_level", cfg.log_level, as_text));
@@ -540,6 +544,17 @@ result<node_config> from_table(const toml::table& root) {
     if (finish != "run" && finish != "eq7")
       return bad("grid_jobs.reserve_finish", "'" + finish + "' is not one of run, eq7");
     cfg.reserve_finish_eq7 = finish == "eq7";
+  }
+  if (auto* w = root["watch"].as_table()) {
+    ARB_TRY(only_known_keys(*w, "watch", {"keep", "buffer", "max_watchers"}));
+    ARB_TRY(optional(*w, "watch", "keep", cfg.watch_keep, as_span));
+    int buffer = static_cast<int>(cfg.watch_buffer);
+    int watchers = static_cast<int>(cfg.max_watchers);
+    ARB_TRY(optional(*w, "watch", "buffer", buffer, as_int));
+    ARB_TRY(optional(*w, "watch", "max_watchers", watchers, as_int));
+    if (buffer < 0 || watchers < 0) return bad("watch", "sizes must not be negative");
+    cfg.watch_buffer = static_cast<std::size_t>(buffer);
+    cfg.max_watchers = static_cast<std::size_t>(watchers);
   }
   if (auto* l = root["limits"].as_table()) {
     ARB_TRY(only_known_keys(*l, "limits",

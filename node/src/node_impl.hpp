@@ -32,6 +32,7 @@
 #include "arbroker/sim/simulated_lrms.hpp"
 #include "arbroker/store/recovery_plan.hpp"
 #include "arbroker/store/sqlite_journal.hpp"
+#include "event_feed.hpp"
 #include "gateway.hpp"
 #include "history.hpp"
 #include "lrms_names.hpp"
@@ -118,6 +119,9 @@ struct node::impl {
   std::optional<node_detail::directory_lock> lock;
   std::shared_ptr<reservation_journal> journal;
   std::shared_ptr<grid_job_journal> grid_journal;  // the same store
+  std::shared_ptr<event_journal> event_store;      // the same store
+  /// The watches (docs/watch.md); fed by the store once its writes are durable.
+  std::shared_ptr<node_detail::event_feed> feed;
   /// Reads the store's history of finished reservations (null without a store).
   std::unique_ptr<detail::history_reader> history;
   node_recovery recovered;
@@ -347,6 +351,7 @@ struct node::impl {
     std::shared_ptr<sqlite_journal> store(std::move(*j));
     journal = store;
     grid_journal = store;
+    event_store = store;
     history = std::make_unique<detail::history_reader>(journal, grid_journal);
     return {};
   }
@@ -367,8 +372,21 @@ struct node::impl {
     return {};
   }
 
+  // The watches, told of every batch of events once it is durable (a node without a store
+  // writes none: its watches stay silent).
+  void start_feed() {
+    feed = node_detail::event_feed::start(
+        event_store.get(), {cfg.watch_buffer, 256, cfg.max_watchers, cfg.watch_keep});
+    if (event_store)
+      event_store->set_event_listener(
+          [weak = std::weak_ptr<node_detail::event_feed>(feed)](std::vector<event_row> batch) {
+            if (auto f = weak.lock()) f->publish(std::move(batch));
+          });
+  }
+
   arbroker::status start() {
     if (auto ok = open_store(); !ok) return ok;
+    start_feed();
     if (auto ok = settle_identity(); !ok) return ok;
     // Recovery plan over every cluster's rows, before any service exists.
     std::vector<reservation_row> rows;
@@ -570,7 +588,13 @@ struct node::impl {
     return {};
   }
 
+  // The engine, then the watches (told of the engine's last writes first).
   void stop_engine() {
+    stop_actors();
+    if (feed) feed->stop();
+  }
+
+  void stop_actors() {
     if (stopped || !sys) return;
     stopped = true;
     agent.reset();   // no broker reaches the services any more

@@ -12,8 +12,8 @@ namespace {
 // 2: grid_jobs; 3: reservations.account; 4: laxity window; 5: reservations.finished (history);
 // 6: reservations.created and the requested window (window_start, window_end);
 // 7: grid_jobs.ended (grid-job history); 8: lrms_claims and node_settings (the node's names
-// in each LRMS and its identity)
-constexpr int schema_version = 8;
+// in each LRMS and its identity); 9: events (what watchers are told)
+constexpr int schema_version = 9;
 
 constexpr const char* schema = R"sql(
 CREATE TABLE IF NOT EXISTS reservations (
@@ -54,6 +54,20 @@ CREATE TABLE IF NOT EXISTS lrms_claims (
   lease INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS node_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  at INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  cluster TEXT NOT NULL,
+  state TEXT NOT NULL,
+  start INTEGER NOT NULL,
+  "end" INTEGER NOT NULL,
+  np INTEGER NOT NULL,
+  what TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_at ON events(at);
 )sql";
 
 }  // namespace
@@ -232,6 +246,17 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
       {&s.purge_grid_jobs,
        "DELETE FROM grid_jobs WHERE active = 0 AND ended > 0 AND ended < ?1 AND seq < (SELECT "
        "MAX(seq) FROM grid_jobs)"},
+      // AUTOINCREMENT: an id is never given again, also after the newest were purged.
+      {&s.save_event,
+       "INSERT INTO events (at, kind, subject, owner, cluster, state, start, \"end\", np, what) "
+       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"},
+      {&s.events_after,
+       "SELECT id, at, kind, subject, owner, cluster, state, start, \"end\", np, what FROM events "
+       "WHERE id > ?1 ORDER BY id LIMIT ?2"},
+      {&s.events_kept,
+       "SELECT COALESCE((SELECT MIN(id) FROM events), 0), COALESCE((SELECT seq FROM "
+       "sqlite_sequence WHERE name = 'events'), 0)"},
+      {&s.purge_events, "DELETE FROM events WHERE at < ?1"},
       // IMMEDIATE: the write lock at once, so a commit never fails for a reader's upgrade.
       {&s.begin, "BEGIN IMMEDIATE"},
       {&s.commit, "COMMIT"},
@@ -317,6 +342,7 @@ status sqlite_journal::flush() {
 }
 
 status sqlite_journal::commit_batch(std::vector<queued_write>& batch) {
+  batch_events_.clear();
   if (auto ok = run(st_->begin, "cannot begin a transaction"); !ok) return ok;
   for (auto& w : batch) {
     if (auto ok = w.op(); !ok) {
@@ -362,6 +388,18 @@ void sqlite_journal::write_loop() {
       if (ok && sync) ok = sync_wal();
     }
     batch.clear();
+    auto events = std::move(batch_events_);
+    batch_events_.clear();
+    // Durable now (or never): the listener hears of the batch's events before any writer
+    // is told its write is done, so a write that returned has its events with the listener.
+    if (ok && !events.empty()) {
+      std::function<void(std::vector<event_row>)> listener;
+      {
+        std::lock_guard l{mu_};
+        listener = listener_;
+      }
+      if (listener) listener(std::move(events));
+    }
     lock.lock();
     if (!ok) {
       // Never retried: after a failed sync the OS may have dropped pages, and a failed

@@ -2,6 +2,7 @@
 // settings, commit decisions and grid jobs. Each write goes through the write pipeline
 // (sqlite_journal.cpp); reads run on the caller's thread under the journal's lock.
 #include <algorithm>
+#include <chrono>
 
 #include "arbroker/store/sqlite_journal.hpp"
 #include "sqlite_statements.hpp"
@@ -20,6 +21,12 @@ result<std::optional<Row>> first_of(result<std::vector<Row>> rows) {
   return std::optional<Row>(std::move(rows->front()));
 }
 
+timestamp wall_clock_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace
 
 template <class F>
@@ -36,7 +43,13 @@ status sqlite_journal::save(const reservation_row& r) {
 }
 
 result<write_ticket> sqlite_journal::save_pipelined(const reservation_row& row) {
-  return enqueue([this, r = row] {
+  return enqueue([this, r = row]() -> status {
+    // The row it replaces tells what changed (the writer holds the connection: a read by
+    // primary key in the batch's transaction).
+    bind_text(st_->find, 1, r.id);
+    auto before = first_of(read_rows(st_->find));
+    if (!before) return before.err();
+    if (auto ok = write_events(reservation_events(*before, r, wall_clock_now())); !ok) return ok;
     auto* st = st_->save;
     bind_text(st, 1, r.id);
     bind_text(st, 2, r.cluster);
@@ -259,6 +272,7 @@ status sqlite_journal::save_grid_jobs(std::span<const grid_job_row> rows) {
       sqlite3_bind_blob(st, 5, r.body.data(), static_cast<int>(r.body.size()), SQLITE_TRANSIENT);
       sqlite3_bind_int64(st, 6, r.ended);
       if (auto ok = run(st, "cannot save grid job", r.id); !ok) return ok;
+      if (auto ok = write_events(r.events); !ok) return ok;
     }
     return status{};
   });
@@ -317,6 +331,88 @@ status sqlite_journal::purge_grid_jobs(timestamp before) {
     sqlite3_bind_int64(st_->purge_grid_jobs, 1, before);
     return run(st_->purge_grid_jobs, "cannot purge ended grid jobs");
   });
+}
+
+}  // namespace arbroker
+
+namespace arbroker {
+
+status sqlite_journal::write_events(std::vector<event_row> events) {
+  auto* st = st_->save_event;
+  for (auto& e : events) {
+    sqlite3_bind_int64(st, 1, e.at);
+    bind_text(st, 2, e.kind);
+    bind_text(st, 3, e.subject);
+    bind_text(st, 4, e.owner);
+    bind_text(st, 5, e.cluster);
+    bind_text(st, 6, e.state);
+    sqlite3_bind_int64(st, 7, e.start);
+    sqlite3_bind_int64(st, 8, e.end);
+    sqlite3_bind_int(st, 9, e.np);
+    bind_text(st, 10, e.what);
+    if (auto ok = run(st, "cannot save an event of", e.subject); !ok) return ok;
+    e.id = static_cast<std::uint64_t>(sqlite3_last_insert_rowid(db_));
+    batch_events_.push_back(std::move(e));
+  }
+  return {};
+}
+
+result<std::vector<event_row>> sqlite_journal::events_after(std::uint64_t after,
+                                                            std::size_t limit) {
+  return read([&]() -> result<std::vector<event_row>> {
+    auto* st = st_->events_after;
+    sqlite3_bind_int64(st, 1, static_cast<sqlite3_int64>(after));
+    sqlite3_bind_int64(st, 2, static_cast<sqlite3_int64>(limit));
+    std::vector<event_row> out;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      event_row e;
+      e.id = static_cast<std::uint64_t>(sqlite3_column_int64(st, 0));
+      e.at = sqlite3_column_int64(st, 1);
+      e.kind = column_text(st, 2);
+      e.subject = column_text(st, 3);
+      e.owner = column_text(st, 4);
+      e.cluster = column_text(st, 5);
+      e.state = column_text(st, 6);
+      e.start = sqlite3_column_int64(st, 7);
+      e.end = sqlite3_column_int64(st, 8);
+      e.np = sqlite3_column_int(st, 9);
+      e.what = column_text(st, 10);
+      out.push_back(std::move(e));
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc != SQLITE_DONE) return sql_error(db_, path_, "cannot read events");
+    return out;
+  });
+}
+
+result<event_span> sqlite_journal::events_kept() {
+  return read([&]() -> result<event_span> {
+    auto* st = st_->events_kept;
+    const int rc = sqlite3_step(st);
+    event_span span;
+    if (rc == SQLITE_ROW) {
+      const auto first = static_cast<std::uint64_t>(sqlite3_column_int64(st, 0));
+      span.last = static_cast<std::uint64_t>(sqlite3_column_int64(st, 1));
+      span.first = first == 0 ? span.last + 1 : first;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW) return sql_error(db_, path_, "cannot read the events kept");
+    return span;
+  });
+}
+
+status sqlite_journal::purge_events(timestamp before) {
+  return write_later([this, before] {
+    sqlite3_bind_int64(st_->purge_events, 1, before);
+    return run(st_->purge_events, "cannot purge events");
+  });
+}
+
+void sqlite_journal::set_event_listener(std::function<void(std::vector<event_row>)> listener) {
+  std::lock_guard lock{mu_};
+  listener_ = std::move(listener);
 }
 
 }  // namespace arbroker

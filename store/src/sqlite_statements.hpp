@@ -65,16 +65,43 @@ struct sqlite_journal::statements {
   sqlite3_stmt* last_grid_job = nullptr;
   sqlite3_stmt* purge_grid_jobs = nullptr;
   sqlite3_stmt* ended_grid_jobs = nullptr;
+  sqlite3_stmt* save_event = nullptr;
+  sqlite3_stmt* events_after = nullptr;
+  sqlite3_stmt* events_kept = nullptr;
+  sqlite3_stmt* purge_events = nullptr;
   sqlite3_stmt* begin = nullptr;  // the writer's batches
   sqlite3_stmt* commit = nullptr;
   sqlite3_stmt* rollback = nullptr;
 
   ~statements() {
-    for (auto* s :
-         {save,          forget,          rows_of,         last_serial,   find,      history_of,
-          history_all,   purge,           claim_of,        save_claim,    setting,   save_setting,
-          log_commit,    forget_commit,   commits,         save_grid_job, grid_jobs, find_grid_job,
-          last_grid_job, purge_grid_jobs, ended_grid_jobs, begin,         commit,    rollback})
+    for (auto* s : {save,
+                    forget,
+                    rows_of,
+                    last_serial,
+                    find,
+                    history_of,
+                    history_all,
+                    purge,
+                    claim_of,
+                    save_claim,
+                    setting,
+                    save_setting,
+                    log_commit,
+                    forget_commit,
+                    commits,
+                    save_grid_job,
+                    grid_jobs,
+                    find_grid_job,
+                    last_grid_job,
+                    purge_grid_jobs,
+                    ended_grid_jobs,
+                    save_event,
+                    events_after,
+                    events_kept,
+                    purge_events,
+                    begin,
+                    commit,
+                    rollback})
       sqlite3_finalize(s);
   }
 };

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -50,6 +51,11 @@ class client {
   /// for an undecodable reply), after which the client is disconnected.
   result<response> call(request_body body);
 
+  /// Starts a watch (docs/watch.md) and hands each page to `on_page`, in order, until it
+  /// returns false (then the connection is closed, which ends the watch) or the node ends
+  /// the watch (its error is returned). Waits for pages without a timeout (a watch may be
+  /// quiet for hours); a lost connection is unreachable.
+  status watch(msg::watch_request r, const std::function<bool(const msg::watch_reply&)>& on_page);
   /// Lower level, for tests: raw bytes out, one frame payload in.
   status send_bytes(std::string_view bytes);
   result<std::string> read_frame();

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,18 @@ class request_handler {
   /// body is validated and its `user` field is the caller's (see validate.hpp). The
   /// response's id and op are filled in by the server.
   virtual void handle(const caller& who, request req, std::function<void(response)> done) = 0;
+
+  /// Starts a watch (operation watch; docs/watch.md) whose pages go to `sink`, or refuses it
+  /// at once with why. `r` is validated and its `user` the caller's. The server cancels the
+  /// handle when its connection ends. Default: this handler serves no watches.
+  virtual result<std::shared_ptr<watch_handle>> watch(const caller& who,
+                                                      const msg::watch_request& r,
+                                                      watch_sink sink) {
+    (void)who;
+    (void)r;
+    (void)sink;
+    return fail(errc::not_found, "this server serves no watches");
+  }
 };
 
 }  // namespace arbroker::api

@@ -20,8 +20,10 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "arbroker/api/authenticator.hpp"
@@ -41,6 +43,12 @@ struct http_limits {
   std::chrono::milliseconds request_timeout{10000};
 };
 
+/// A file the server serves as it is.
+struct static_file {
+  std::string_view content_type;  ///< "text/html; charset=utf-8"
+  std::string_view body;
+};
+
 struct http_server_config {
   std::string node_name = "arbroker";
   boost::asio::ip::tcp::endpoint endpoint{boost::asio::ip::make_address("127.0.0.1"), 0};
@@ -55,6 +63,11 @@ struct http_server_config {
   /// GET /metrics answers this text (Prometheus' text format, version 0.0.4), made at each
   /// request on the server's thread; null: /metrics is 404.
   std::function<std::string()> metrics;
+  /// Static files served by GET without a login (the web console, web/console/), by path
+  /// ("/console/app.js"); with any, GET / redirects to `home`. The texts must outlive the
+  /// server (the console's are compiled into arbd).
+  std::map<std::string, static_file, std::less<>> files = {};
+  std::string home = "/console/";
 };
 
 /// The HTTP status of an error code (400 for the caller's mistakes, 401/403, 404, 409 for a

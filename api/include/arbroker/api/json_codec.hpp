@@ -26,5 +26,7 @@ result<request_body> request_body_from_json(operation op, std::string_view text)
 /// replaced (U+FFFD), never sent as it is.
 std::string to_json(const request_body& body);
 std::string to_json(const response_body& body);
+/// One event of a watch (the data of a server-sent event).
+std::string to_json(const msg::watch_event& event);
 
 }  // namespace arbroker::api

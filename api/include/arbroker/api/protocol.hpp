@@ -16,6 +16,7 @@
 #include "arbroker/messages/coallocation_protocol.hpp"
 #include "arbroker/messages/fields.hpp"
 #include "arbroker/messages/grid_job_protocol.hpp"
+#include "arbroker/messages/watch_protocol.hpp"
 #include "arbroker/messages/wire_error.hpp"
 
 namespace arbroker::api {
@@ -26,8 +27,9 @@ inline constexpr std::uint32_t protocol_magic = 0x41524231;
 // 11: reservation_info created, window_start, window_end; 12: cluster_status name_prefix;
 // 13: grid_submit ranking; 14: cluster_status approximated; 15: grid resubmission fields;
 // 16: job needs (memory, features, OS) and the clusters' nodes, job_query and job_cancel,
-// grid_submit after; 17: grid_submit_many, grid_submit cancel_if_parent_fails and locality
-inline constexpr std::uint16_t protocol_version = 18;
+// grid_submit after; 17: grid_submit_many, grid_submit cancel_if_parent_fails and locality;
+// 18: elastic_reply passed_over; 19: watch
+inline constexpr std::uint16_t protocol_version = 19;
 
 /// First frame of a connection, client to server.
 struct hello {
@@ -143,6 +145,9 @@ enum class operation : std::uint8_t {
   job_query = 17,         ///< msg::bound_job_query_request -> msg::bound_job_reply
   job_cancel = 18,        ///< msg::bound_job_cancel_request -> msg::bound_job_reply
   grid_submit_many = 19,  ///< msg::grid_submit_many_request -> msg::grid_submit_many_reply
+  /// msg::watch_request -> msg::watch_reply, many: a subscription (docs/watch.md). Every
+  /// reply to it carries its request's id; the one with an error ends it.
+  watch = 20,
 };
 
 /// "elastic", "coreserve", ...; "unknown" for a code outside the enum.
@@ -158,14 +163,15 @@ using request_body =
                  msg::list_request, msg::bind_job_request, cluster_list_request, status_request,
                  msg::grid_submit_request, msg::grid_query_request, msg::grid_cancel_request,
                  msg::grid_list_request, msg::coallocate_request, msg::bound_job_query_request,
-                 msg::bound_job_cancel_request, msg::grid_submit_many_request>;
+                 msg::bound_job_cancel_request, msg::grid_submit_many_request, msg::watch_request>;
 
 /// A reply body; monostate when a response carries no body (errors).
 using response_body =
     std::variant<std::monostate, msg::elastic_reply, msg::coreservation_reply, estimate_reply,
                  msg::query_reply, msg::ack_reply, msg::list_reply, msg::bind_job_reply,
                  cluster_list_reply, status_reply, msg::grid_job_reply, msg::grid_list_reply,
-                 msg::coallocate_reply, msg::bound_job_reply, msg::grid_submit_many_reply>;
+                 msg::coallocate_reply, msg::bound_job_reply, msg::grid_submit_many_reply,
+                 msg::watch_reply>;
 
 operation operation_of(const request_body& body) noexcept;
 

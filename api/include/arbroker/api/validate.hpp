@@ -61,6 +61,7 @@ status validate(const msg::grid_query_request& r);
 status validate(const msg::grid_cancel_request& r);
 status validate(const msg::grid_list_request& r);
 status validate(const msg::coallocate_request& r);
+status validate(const msg::watch_request& r);
 status validate(const request_body& body);
 
 /// Well-formed UTF-8 (no overlong forms, surrogates or code points above U+10FFFF).

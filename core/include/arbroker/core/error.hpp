@@ -31,7 +31,11 @@ enum class errc : std::uint8_t {
   lrms_failure,             ///< any other refusal; the message carries the LRMS's words
   storage_failure,          ///< the node's durable store could not read or write
   internal,                 ///< a bug: a handler threw, a coordinator died, a wrong reply type
+  slow_consumer,            ///< a watcher fell too far behind its events and was cut off
+  gone,                     ///< no longer kept (a watch resumed after events past the retention)
 };
+/// The highest code (new codes are added after it and it moves: codes are pinned).
+inline constexpr errc last_errc = errc::gone;
 
 /// Short stable name of a code, e.g. "invalid_window".
 std::string_view to_string(errc code) noexcept;

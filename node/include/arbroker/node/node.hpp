@@ -17,6 +17,7 @@
 #include "arbroker/messages/cluster_protocol.hpp"
 #include "arbroker/messages/coallocation_protocol.hpp"
 #include "arbroker/messages/grid_job_protocol.hpp"
+#include "arbroker/messages/watch_protocol.hpp"
 #include "arbroker/node/node_config.hpp"
 
 namespace arbroker {
@@ -102,6 +103,19 @@ class node {
                 callback<std::vector<msg::estimate_reply>> done);
   /// Every cluster's status, in configuration order.
   void status(callback<std::vector<msg::cluster_status>> done);
+
+  /// Watches the changes of r.user's reservations and grid jobs (an empty user: every
+  /// owner's; authorize before), of r.kinds, after event r.since (docs/watch.md). Refused at
+  /// once, with nothing started: invalid_parameter (an unknown kind, a since before -1 or
+  /// after the last event), gone (the events after since were purged), busy (max_watchers),
+  /// unreachable (shutting down). A node without a store has no events to tell.
+  result<std::shared_ptr<watch_handle>> watch(const msg::watch_request& r, watch_sink sink);
+  /// The same with one call per event (on the feed's thread: keep it short).
+  result<std::shared_ptr<watch_handle>> watch(const msg::watch_request& r,
+                                              std::function<void(const msg::watch_event&)> on_event,
+                                              std::function<void(error)> on_end = {});
+  /// Watches under way.
+  std::size_t watchers() const;
 
   // Blocking forms, for embedding applications (never call them from an engine thread).
   msg::elastic_reply elastic(msg::elastic_request r) { return wait(&node::elastic, std::move(r)); }

@@ -130,6 +130,8 @@ struct node_config {
   std::string http_listen;
   /// GET /metrics on the HTTP port too (no login, as on the metrics port).
   bool http_metrics = true;
+  /// The web console (docs/console.md) on the HTTP port, at /console/ (GET / leads there).
+  bool console = true;
   std::string data_dir = "arbd-data";  ///< SQLite store ("" = keep nothing)
   /// "full": every acknowledgement is on disk (survives a power cut); "normal": in the OS
   /// (survives kill -9 only). See sqlite_journal.hpp.
@@ -153,6 +155,13 @@ struct node_config {
   duration lost_after = 300;            ///< a cluster unreachable this long loses its copies
   bool reserve_finish_eq7 = false;      ///< reserve jobs keep holds by eq. 7 as printed
   duration job_retention = 30 * 86400;  ///< ended grid jobs stay in the store this long
+
+  // Watches (docs/watch.md): events stay in the store this long (a watcher may resume within
+  // it); the node keeps the newest `watch_buffer` in memory, and a watcher that falls further
+  // behind is cut off (slow_consumer); at most `max_watchers` at once (more: busy).
+  duration watch_keep = 86400;
+  std::size_t watch_buffer = 10000;
+  std::size_t max_watchers = 2000;
 
   // Network limits per connection.
   std::size_t max_frame_bytes = 1 << 20;

@@ -15,6 +15,7 @@
 #include "arbroker/core/error.hpp"
 #include "arbroker/core/reservation_state.hpp"
 #include "arbroker/core/time.hpp"
+#include "arbroker/store/events.hpp"
 
 namespace arbroker {
 
@@ -160,6 +161,9 @@ struct grid_job_row {
   /// When it stopped being active (schema 7; 0 while active): history from then on, kept
   /// for the retention.
   timestamp ended = 0;
+  /// What this write changed, for watchers (events.hpp): written with the row, in the same
+  /// transaction, where the journal keeps events; never read back with it.
+  std::vector<event_row> events = {};
 
   friend bool operator==(const grid_job_row&, const grid_job_row&) = default;
 };

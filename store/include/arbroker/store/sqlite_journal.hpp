@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "arbroker/store/events.hpp"
 #include "arbroker/store/journal.hpp"
 
 struct sqlite3;
@@ -45,7 +46,9 @@ struct journal_options {
 /// (group commit), and no caller thread runs SQLite for a write. A failed commit or sync is never
 /// retried (after a failed fsync the OS may have dropped the pages): the journal is then broken and
 /// every waiting and later write fails. Reads first wait for the writes queued before them.
-class sqlite_journal final : public reservation_journal, public grid_job_journal {
+class sqlite_journal final : public reservation_journal,
+                             public grid_job_journal,
+                             public event_journal {
  public:
   /// Opens or creates the database at `path` (":memory:" for tests). Errors name the file
   /// and what SQLite said, e.g. a directory that does not exist or a file that is not a
@@ -82,6 +85,10 @@ class sqlite_journal final : public reservation_journal, public grid_job_journal
   result<std::vector<grid_job_row>> ended_grid_jobs(const history_query& q) override;
   result<std::uint64_t> last_grid_job_serial() override;
   status purge_grid_jobs(timestamp before) override;
+  result<std::vector<event_row>> events_after(std::uint64_t after, std::size_t limit) override;
+  result<event_span> events_kept() override;
+  status purge_events(timestamp before) override;
+  void set_event_listener(std::function<void(std::vector<event_row>)> listener) override;
 
   /// Writers and callbacks waiting for a sync (for tests of the group commit).
   std::size_t waiting_for_sync() const;
@@ -117,6 +124,9 @@ class sqlite_journal final : public reservation_journal, public grid_job_journal
   /// sync of the WAL; tickets, waiters and callbacks follow.
   void write_loop();
   status commit_batch(std::vector<queued_write>& batch);
+  /// Writes events with the batch being written (writer thread): each gets its id, and
+  /// the listener has them once the batch is durable.
+  status write_events(std::vector<event_row> events);
   status sync_wal();
   /// The rows a prepared SELECT of reservation columns yields (bindings done by the caller),
   /// under db_mu_; the statement is reset afterwards.
@@ -145,6 +155,8 @@ class sqlite_journal final : public reservation_journal, public grid_job_journal
   std::size_t blocked_ = 0;  ///< writers blocked in wait_durable
   std::optional<error> broken_;
   std::multimap<write_ticket, std::function<void(status)>> callbacks_;
+  std::function<void(std::vector<event_row>)> listener_;
+  std::vector<event_row> batch_events_;  ///< the writer's: of the batch being written
   bool stopping_ = false;
   std::thread writer_;  ///< last: started once everything above exists
 };

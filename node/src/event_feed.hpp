@@ -1,0 +1,105 @@
+#pragma once
+
+// The node's watches (docs/watch.md): the store's events handed to every watcher that may see
+// them, each at its own pace.
+//
+// Pull, not push: a watcher asks for its next page (watch_sink's `more`) and gets the events
+// after its cursor that pass its filter, read from the newest `buffer` events in memory (a
+// ring) or, for a watcher resuming from further back, from the store, a page at a time. So
+// the node holds one page per watcher at most, whatever their number and pace; a watcher that
+// the ring leaves behind while its consumer still holds a page is cut off (slow_consumer) and
+// may resume from the store with its last id (one that was waiting for events when a burst
+// larger than the ring came reads it from the store). One thread serves every watcher; a store
+// read delays the others by one page.
+//
+// Complexity: publishing a batch of b events costs O(b) plus a wake-up per waiting watcher
+// (and, once the ring is full, a look at every watcher); a page from the ring O(log buffer +
+// examined).
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "arbroker/messages/watch_protocol.hpp"
+#include "arbroker/store/events.hpp"
+
+namespace arbroker::node_detail {
+
+/// Which events a watcher may see and wants.
+struct watch_filter {
+  std::string owner;               ///< "" : every owner's (an admin's)
+  std::vector<std::string> kinds;  ///< kinds or families ("reservation"); empty: every kind
+  bool matches(const event_row& e) const;
+};
+
+class event_feed : public std::enable_shared_from_this<event_feed> {
+ public:
+  struct settings {
+    std::size_t buffer = 10000;  ///< events kept in memory (the ring)
+    std::size_t page = 256;      ///< events per page at most
+    std::size_t max_watchers = 2000;
+    duration keep = 86400;  ///< the store's events older than this are purged (once a minute)
+  };
+
+  /// `journal` may be null (a node without a store): then only the ring's events are kept.
+  /// The feed does not own the journal, which must outlive it. Watchers hold the feed weakly
+  /// (a handle cancelled after the node is gone does nothing).
+  static std::shared_ptr<event_feed> start(event_journal* journal, settings s);
+  /// stop() must have been called.
+  ~event_feed();
+  event_feed(const event_feed&) = delete;
+  event_feed& operator=(const event_feed&) = delete;
+
+  /// The journal's listener: a batch of durable events, in id order.
+  void publish(std::vector<event_row> batch);
+
+  /// Starts a watch after event `since` (-1: from now on; 0: every event kept). Refused:
+  /// invalid_parameter (`since` after the last event), gone (events after `since` were
+  /// purged), busy (max_watchers), unreachable (closed).
+  result<std::shared_ptr<watch_handle>> open(watch_filter filter, std::int64_t since,
+                                             watch_sink sink);
+
+  /// Ends every watch with `why` and refuses new ones (the node shuts down).
+  void close(const error& why);
+  /// close(), then stops the thread (not from a sink). Idempotent.
+  void stop();
+
+  std::size_t watchers() const;
+
+ private:
+  struct watcher;
+  event_feed(event_journal* journal, settings s);
+  /// The thread: serves watchers that want a page, purges the store once a minute.
+  void run();
+  /// Reads w's next page (under mu_ from the ring; from the store with mu_ released) and
+  /// hands it over, or parks w until the next publish, or ends it.
+  void serve(std::unique_lock<std::mutex>& lock, const std::shared_ptr<watcher>& w);
+  /// Hands w a page (mu_ released meanwhile); w asks for the next with `more`.
+  void deliver(std::unique_lock<std::mutex>& lock, const std::shared_ptr<watcher>& w,
+               std::vector<msg::watch_event> page);
+  void end(std::unique_lock<std::mutex>& lock, const std::shared_ptr<watcher>& w, error why);
+  void wake(const std::shared_ptr<watcher>& w);
+  void drop(const std::shared_ptr<watcher>& w);
+  /// Takes w out of the open ones (under mu_); false if it was not open.
+  bool forget(const std::shared_ptr<watcher>& w);
+
+  event_journal* journal_;
+  const settings cfg_;
+  mutable std::mutex mu_;
+  std::condition_variable work_;
+  std::deque<event_row> ring_;  ///< the newest events, in id order
+  std::uint64_t head_ = 0;      ///< the last id published (or found in the store at start)
+  std::deque<std::shared_ptr<watcher>> ready_;    ///< want a page
+  std::vector<std::shared_ptr<watcher>> parked_;  ///< want one, none there yet
+  std::vector<std::shared_ptr<watcher>> open_;    ///< every watch not ended
+  std::optional<error> closed_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace arbroker::node_detail
