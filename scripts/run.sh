@@ -38,6 +38,8 @@ echo "arbd is serving on 127.0.0.1:$port (metrics: http://127.0.0.1:$mport/metri
 echo "HTTP/JSON API: curl -H 'X-Arb-User: alice' -H 'Authorization: Bearer alice-secret' \\"
 echo "  -H 'Content-Type: application/json' -d '{}' http://127.0.0.1:$hport/v1/clusters"
 echo "  (the API's document: http://127.0.0.1:$hport/v1/openapi.json)"
+echo "Web console: http://127.0.0.1:$hport/ (alice / alice-secret); changes as they happen:"
+echo "  ARB_SERVER=127.0.0.1:$port ARB_USER=alice ARB_TOKEN=alice-secret $arb watch"
 echo "Try: ARB_SERVER=127.0.0.1:$port ARB_USER=bob ARB_TOKEN=bob-secret $arb --help"
 if [ "${ARB_RUN_ONCE:-0}" = 1 ]; then
   kill -TERM "$arbd_pid"

@@ -39,6 +39,8 @@ $demo || packages+=(
   libbenchmark-dev           # benchmarks
   gnuplot-nox                # arb-sim: experiment plots and Gantt charts (PNG)
   python3                    # bench/easy_reference.py, examples/http/arb_http.py (and their tests)
+  python3-venv python3-pip python3-setuptools  # clients/python installed with pip in a venv (its test)
+  chromium chromium-driver python3-selenium    # the web console's test in a real (headless) browser
   curl                       # the HTTP/JSON API's end-to-end test
   openssl                    # scripts/make-test-certs.sh: certificates of the TLS tests
   systemd                    # systemd-analyze verify of configs/systemd/arbd.service (install test)

@@ -20,6 +20,7 @@
 #include "arbroker/node/node.hpp"
 #include "arbroker/store/backup.hpp"
 #include "audit_log.hpp"
+#include "console_files.hpp"
 #include "log_file.hpp"
 #include "node_handler.hpp"
 #include "node_metrics.hpp"
@@ -273,6 +274,12 @@ int run(const options& o) {
                         reg, std::make_shared<metrics::process_collector>()}] {
         return metrics::text_exposition(collectables);
       };
+    if (cfg->console)
+      for (const auto& f : console_files()) {
+        hc.files[std::string(f.path)] = {f.content_type, f.body};
+        if (f.path.ends_with("/index.html"))  // the folder's own address is its index
+          hc.files[std::string(f.path.substr(0, f.path.size() - 10))] = {f.content_type, f.body};
+      }
     try {
       http.emplace(hc, handler, 1);
     } catch (const std::exception& e) {
@@ -295,6 +302,7 @@ int run(const options& o) {
   nm.start_polling(**n, std::chrono::seconds(o.poll_seconds), [&] {
     auto c = server->counters();
     nm.server_counts(c.connections_open, c.handshakes_refused);
+    nm.watchers((*n)->watchers());
     audit_refusal_summaries();
   });
 

@@ -33,9 +33,20 @@ std::string lrms_label(const cluster_entry* c) {
 void keep_what_caller_sees(msg::cluster_status& s, const api::caller& who) {
   if (who.admin) return;
   auto others = [&who](const msg::reservation_info& r) { return r.owner != who.user; };
-  std::erase_if(s.reservations, others);
+  // Others' reservations and running jobs stay as anonymous busy blocks (when and how many
+  // CPUs; no id, owner, account or cost), as a time line of the cluster shows them.
+  for (auto* list : {&s.reservations, &s.lrms_running})
+    for (auto& r : *list)
+      if (others(r)) {
+        msg::reservation_info busy;
+        busy.cluster = r.cluster;
+        busy.start = r.start;
+        busy.end = r.end;
+        busy.np = r.np;
+        busy.state = r.state;
+        r = std::move(busy);
+      }
   std::erase_if(s.lrms_reservations, others);
-  std::erase_if(s.lrms_running, others);
   std::erase_if(s.lrms_queued, others);
   std::erase_if(s.lrms_running_bound, others);
   std::erase_if(s.approximated,
@@ -120,6 +131,11 @@ void node_handler::handle(const api::caller& who, api::request req,
           node_.grid_list(std::move(body), relay);
         } else if constexpr (std::is_same_v<T, msg::coallocate_request>) {
           node_.coallocate(std::move(body), relay);
+        } else if constexpr (std::is_same_v<T, msg::watch_request>) {
+          // A subscription, not a request: the servers start it with watch().
+          answer(api::error_response(
+              req.id, api::operation::watch,
+              fail(errc::invalid_parameter, "watch is a subscription: its server starts it")));
         } else if constexpr (std::is_same_v<T, api::cluster_list_request>) {
           api::cluster_list_reply out;
           const auto infos = node_.clusters();
@@ -149,6 +165,13 @@ void node_handler::handle(const api::caller& who, api::request req,
         }
       },
       req.body);
+}
+
+result<std::shared_ptr<watch_handle>> node_handler::watch(const api::caller& who,
+                                                          const msg::watch_request& r,
+                                                          watch_sink sink) {
+  (void)who;  // r.user is the caller's already (an admin's empty one: everyone's)
+  return node_.watch(r, std::move(sink));
 }
 
 }  // namespace arbroker

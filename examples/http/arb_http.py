@@ -1,60 +1,29 @@
 #!/usr/bin/env python3
-"""A client of arbroker's HTTP/JSON API with Python's standard library only.
+"""arbroker's Python client (clients/python) at work against a running node.
 
     python3 arb_http.py [--url http://127.0.0.1:7480] [--user alice] [--token alice-secret]
                         [--ca ca.pem]
 
-Against a running node (scripts/run.sh starts the demo grid with the API on port 7480) it
-lists the clusters, reserves 8 CPUs for 2 hours within the next 12 hours, shows the
-reservation, cancels it, and shows that a second cancel is refused. The bodies are those of
-docs/openapi.json (GET /v1/openapi.json); docs/http-api.md explains them.
+It lists the clusters, watches the node, reserves 8 CPUs for 2 hours within the next 12 hours,
+shows the reservation, cancels it, shows that a second cancel is refused, and prints what the
+watch told meanwhile. scripts/run.sh starts the demo grid with the API on port 7480. The client
+is the package in clients/python (`pip install clients/python`); run from the repository, this
+script finds it there without installing.
 """
 
 import argparse
-import json
-import ssl
+import os
 import sys
+import threading
 import time
-import urllib.error
-import urllib.request
 
+try:
+    import arbroker
+except ImportError:  # not installed: the repository's copy
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "clients", "python"))
+    import arbroker
 
-class ArbError(Exception):
-    """A refused operation: the HTTP status and the node's error object."""
-
-    def __init__(self, status, error):
-        super().__init__(f"{status} {error.get('error')}: {error.get('message')}")
-        self.status = status
-        self.error = error
-
-
-class Client:
-    def __init__(self, url, user, token, ca=None, timeout=30):
-        self.url = url.rstrip("/")
-        self.headers = {
-            "X-Arb-User": user,
-            "Authorization": f"Bearer {token}",
-            "Content-Type": "application/json",
-        }
-        self.context = ssl.create_default_context(cafile=ca) if ca else None
-        self.timeout = timeout
-
-    def call(self, operation, body=None):
-        """POST /v1/<operation> with a JSON body; the reply body, or ArbError."""
-        data = json.dumps(body or {}).encode()
-        request = urllib.request.Request(
-            f"{self.url}/v1/{operation}", data=data, headers=self.headers, method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout,
-                                        context=self.context) as reply:
-                return json.load(reply)
-        except urllib.error.HTTPError as e:
-            raise ArbError(e.code, json.load(e)) from None
-
-    def openapi(self):
-        with urllib.request.urlopen(f"{self.url}/v1/openapi.json", timeout=self.timeout,
-                                    context=self.context) as reply:
-            return json.load(reply)
+from arbroker import ArbError, Client
 
 
 def main():
@@ -66,37 +35,48 @@ def main():
     args = parser.parse_args()
     arb = Client(args.url, args.user, args.token, args.ca)
 
-    document = arb.openapi()
-    print(f"{document['info']['title']}, version {document['info']['version']}: "
-          f"{len(document['paths'])} paths")
-
-    for cluster in arb.call("clusters")["clusters"]:
+    for cluster in arb.clusters():
         print(f"cluster {cluster['name']}: {cluster['cpus']} CPUs, power {cluster['pp']}")
 
+    # A watch on a connection of its own (docs/watch.md), told of this user's changes.
+    told, started = [], threading.Event()
+    watcher = Client(args.url, args.user, args.token, args.ca)
+
+    def watch():
+        try:
+            for event in watcher.watch(kinds=["reservation"], on_start=lambda _: started.set()):
+                told.append(event)
+                if event["kind"] == "reservation.ended":
+                    return
+        except ArbError as e:
+            print(f"the watch ended: {e}", file=sys.stderr)
+            started.set()
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    started.wait(timeout=30)
+
     now = int(time.time())
-    reply = arb.call("elastic", {
-        "est": now + 3600,         # not before an hour from now
-        "let": now + 12 * 3600,    # ending within 12 hours
-        "np_min": 8, "np_max": 8,  # 8 CPUs
-        "dur_ref": 2 * 3600,       # 2 hours on 8 CPUs of the cluster's own power
-        "mode": "reserve",
-    })
-    r = reply["reservation"]
+    r = arb.reserve(np=8, runtime=2 * 3600, est=now + 3600, let=now + 12 * 3600)
     print(f"reserved {r['id']} on {r['cluster']}: {r['np']} CPUs "
           f"for {r['end'] - r['start']} s from {r['start']}, state {r['state']}")
 
-    shown = arb.call("query", {"reservation_id": r["id"]})["info"]
+    shown = arb.show(r["id"])
     assert shown["id"] == r["id"] and shown["owner"] == args.user, shown
 
-    arb.call("cancel", {"reservation_id": r["id"]})
+    arb.cancel(r["id"])
     print(f"cancelled {r['id']}")
     try:
-        arb.call("cancel", {"reservation_id": r["id"]})
+        arb.cancel(r["id"])
         print("a second cancel was accepted", file=sys.stderr)
         return 1
     except ArbError as e:
         print(f"a second cancel is refused: {e}")
-    return 0
+
+    thread.join(timeout=30)
+    for event in told:
+        print(f"watched: event {event['id']} {event['kind']} {event['subject']}")
+    return 0 if any(e["kind"] == "reservation.ended" for e in told) else 1
 
 
 if __name__ == "__main__":

@@ -9,6 +9,12 @@ msg::reservation_info item(std::string id, std::string owner) {
   msg::reservation_info r;
   r.id = std::move(id);
   r.owner = std::move(owner);
+  r.cluster = "berlin";
+  r.start = 1000 + static_cast<timestamp>(r.owner.size());
+  r.end = r.start + 3600;
+  r.np = 8;
+  r.account = "physics";
+  r.cost = 12;
   return r;
 }
 
@@ -34,13 +40,26 @@ std::vector<std::string> owners(const std::vector<msg::reservation_info>& list) 
   return out;
 }
 
-TEST(node_handler, AUserSeesOnlyTheirOwnReservationsAndJobsInStatus) {
+TEST(node_handler, AUserSeesTheirOwnReservationsAndJobsInStatusAndOthersOnlyAsBusyBlocks) {
   auto s = mixed_status();
   keep_what_caller_sees(s, {"bob", false, api::front_end::msgpack});
   const std::vector<std::string> bob{"bob"};
-  EXPECT_EQ(owners(s.reservations), bob);
+  // Others' reservations and running jobs: busy blocks without a name.
+  const std::vector<std::string> anonymous{"", "bob", ""};
+  EXPECT_EQ(owners(s.reservations), anonymous);
+  EXPECT_EQ(owners(s.lrms_running), anonymous);
+  for (const auto* list : {&s.reservations, &s.lrms_running}) {
+    EXPECT_EQ((*list)[0].id, "");
+    EXPECT_EQ((*list)[0].account, "");
+    EXPECT_EQ((*list)[0].cost, 0);
+    EXPECT_EQ((*list)[0].np, 8);
+    EXPECT_EQ((*list)[0].start, 1005);  // alice's (its start: 1000 + 5)
+    EXPECT_EQ((*list)[0].end, 4605);
+    EXPECT_EQ((*list)[0].cluster, "berlin");
+    EXPECT_EQ((*list)[1].account, "physics");  // bob's own, in full
+    EXPECT_EQ((*list)[1].id, "b");
+  }
   EXPECT_EQ(owners(s.lrms_reservations), bob);
-  EXPECT_EQ(owners(s.lrms_running), bob);
   EXPECT_EQ(owners(s.lrms_queued), bob);
   EXPECT_EQ(owners(s.lrms_running_bound), bob);
   ASSERT_EQ(s.approximated.size(), 1u);
