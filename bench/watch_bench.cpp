@@ -1,12 +1,13 @@
 // What watchers cost a node (docs/watch.md): the elastic throughput of a node in-process on
 // the demo's three simulated clusters (empty), with no watcher and with N watchers, side by
 // side in one window (runs alternate: none, N, none, N, ...). Each cycle is a reservation made
-// (a hold granted and committed: two events) and cancelled (one event), 64 cycles in flight;
-// every watcher is an admin's (it sees every event: the most a watcher can cost) whose sink
-// takes each page and asks for the next at once. At the end every watcher must have seen every
-// event, or the run does not count.
+// (created and committed: two events) and cancelled (one event) by one of N users in turn, 64
+// cycles in flight; each user watches their own (as `arb watch` and the console do), and
+// `admins` more watchers see every event (an admin's `arb watch --all`: the most one costs).
+// Every sink takes each page and asks for the next at once. At the end every watcher must
+// have seen every event it may see, or the run does not count.
 //
-//   arb_bench_watch [watchers=1000] [seconds=5] [runs=5]
+//   arb_bench_watch [watchers=1000] [seconds=5] [runs=5] [admins=0]
 //
 // Prints the calibration (CAF round trips/s) before and after, each run, and the medians with
 // their ranges. The store runs with durability "normal" (no fsync: the shared disk's syncs
@@ -49,7 +50,7 @@ double calibrate() {
 // Reservation cycles (reserve, then cancel) with `in_flight` of them under way, for `seconds`.
 class load {
  public:
-  load(node& n, int in_flight) : n_(n), in_flight_(in_flight) {}
+  load(node& n, int in_flight, int users) : n_(n), in_flight_(in_flight), users_(users) {}
 
   double run(double seconds) {
     std::unique_lock lock{mu_};
@@ -70,37 +71,40 @@ class load {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return static_cast<double>(done_) / elapsed;
   }
-  std::int64_t failures() const { return failures_; }
+  std::int64_t failures() const { return failures_; }  ///< (the first is printed)
+  std::int64_t done() const { return done_; }          ///< cycles of the last run
 
  private:
   void next() {
+    std::string user;
     {
       std::lock_guard lock{mu_};
       if (stop_) return;
-      ++started_;
+      user = "u" + std::to_string(started_++ % users_);
     }
     const timestamp now = wall_clock()();
     msg::elastic_request r;
-    r.user = "alice";
+    r.user = user;
     r.est = now + 3600;
     r.let = now + 7 * 3600;
     r.np_min = r.np_max = r.np_ref = 4;
     r.dur_ref = 3600;
     r.pp_ref = 1500;
     r.prefer = *parse_preferences("start");
-    n_.elastic(std::move(r), [this](msg::elastic_reply rep) {
-      if (!rep.error.ok()) return finish(false);
-      n_.cancel({"alice", rep.reservation.id}, [this](msg::ack_reply a) { finish(a.error.ok()); });
+    n_.elastic(std::move(r), [this, user](msg::elastic_reply rep) {
+      if (!rep.error.ok()) return finish(false, rep.error.message);
+      n_.cancel({user, rep.reservation.id},
+                [this](msg::ack_reply a) { finish(a.error.ok(), "cancel: " + a.error.message); });
     });
   }
-  void finish(bool ok) {
+  void finish(bool ok, const std::string& why = "cancel refused") {
     {
       std::lock_guard lock{mu_};
       ++finished_;
       if (ok)
         ++done_;
-      else
-        ++failures_;
+      else if (++failures_ == 1)
+        std::fprintf(stderr, "the first failed cycle: %s\n", why.c_str());
       cv_.notify_all();
     }
     next();
@@ -108,6 +112,7 @@ class load {
 
   node& n_;
   const int in_flight_;
+  const int users_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
@@ -130,8 +135,9 @@ int main(int argc, char** argv) {
   const int watchers = argc > 1 ? std::atoi(argv[1]) : 1000;
   const double seconds = argc > 2 ? std::atof(argv[2]) : 5;
   const int runs = argc > 3 ? std::atoi(argv[3]) : 5;
-  if (watchers < 1 || !(seconds > 0) || runs < 1) {
-    std::fprintf(stderr, "usage: %s [watchers>=1] [seconds>0] [runs>=1]\n", argv[0]);
+  const int admins = argc > 4 ? std::atoi(argv[4]) : 0;
+  if (watchers < 1 || !(seconds > 0) || runs < 1 || admins < 0) {
+    std::fprintf(stderr, "usage: %s [watchers>=1] [seconds>0] [runs>=1] [admins>=0]\n", argv[0]);
     return 2;
   }
   std::printf("calibration: %.0f CAF round trips/s\n", calibrate());
@@ -140,26 +146,28 @@ int main(int argc, char** argv) {
   auto cfg = default_node_config();
   cfg.data_dir = dir.string();
   cfg.durability = "normal";
-  cfg.max_watchers = static_cast<std::size_t>(watchers) + 10;
+  cfg.max_watchers = static_cast<std::size_t>(watchers + admins) + 10;
   for (auto& c : cfg.clusters)
     c.local_jobs.clear();
+  for (int u = 0; u < watchers; ++u)  // the users who reserve and watch
+    cfg.users.push_back({"u" + std::to_string(u), "token-of-u" + std::to_string(u)});
   auto started = node::start(std::move(cfg));
   if (!started) {
     std::fprintf(stderr, "node: %s\n", to_string(started.err()).c_str());
     return 1;
   }
   auto& n = **started;
-  load l(n, 64);
-  (void)l.run(1.0);  // warm up
+  load l(n, 64, watchers);
+  (void)l.run(2 * seconds);  // warm up: the throughput settles as the store and histories grow
 
   std::vector<double> none, with;
   bool all_seen = true;
   for (int i = 0; i < 2 * runs; ++i) {
-    const bool watched = i % 2 == 1;
+    const bool watched = i % 4 == 1 || i % 4 == 2;  // none, N, N, none, ...: drift cancels
     std::vector<std::unique_ptr<watcher_counts>> counts;
     std::vector<std::shared_ptr<watch_handle>> handles;
     if (watched) {
-      for (int w = 0; w < watchers; ++w) {
+      for (int w = 0; w < watchers + admins; ++w) {
         counts.push_back(std::make_unique<watcher_counts>());
         auto* c = counts.back().get();
         watch_sink sink;
@@ -168,7 +176,8 @@ int main(int argc, char** argv) {
           c->last = page.last;
           more();
         };
-        auto h = n.watch({"", -1, {}}, std::move(sink));
+        const std::string user = w < watchers ? "u" + std::to_string(w) : "";
+        auto h = n.watch({user, -1, {}}, std::move(sink));
         if (!h) {
           std::fprintf(stderr, "watch: %s\n", to_string(h.err()).c_str());
           return 1;
@@ -181,19 +190,31 @@ int main(int argc, char** argv) {
     std::printf("run %d: %4d watchers  %8.0f reservations/s\n", i / 2 + 1, watched ? watchers : 0,
                 rate);
     if (watched) {
-      // Every watcher reaches the same last id: each saw every event once the load stopped.
-      std::uint64_t target = 0;
-      for (auto& c : counts)
-        target = std::max(target, c->last.load());
+      // Every cycle made three events (created, committed, ended): the users' watchers saw
+      // each once between them, and every admin's all of them.
+      const auto expected = static_cast<std::uint64_t>(3 * l.done());
+      auto users_saw = [&] {
+        std::uint64_t sum = 0;
+        for (int w = 0; w < watchers; ++w)
+          sum += counts[static_cast<std::size_t>(w)]->events.load();
+        return sum;
+      };
       const auto t0 = std::chrono::steady_clock::now();
-      for (auto& c : counts)
-        while (c->last.load() < target &&
-               std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30))
-          std::this_thread::yield();
-      const auto first = counts.front()->events.load();
-      for (auto& c : counts)
-        if (c->last.load() < target || c->events.load() != first) all_seen = false;
-      std::printf("        each watcher saw %llu events\n", static_cast<unsigned long long>(first));
+      auto all_in = [&] {
+        if (users_saw() < expected) return false;
+        for (int w = watchers; w < watchers + admins; ++w)
+          if (counts[static_cast<std::size_t>(w)]->events.load() < expected) return false;
+        return true;
+      };
+      while (!all_in() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30))
+        std::this_thread::yield();
+      bool exact = users_saw() == expected;
+      for (int w = watchers; w < watchers + admins; ++w)
+        exact = exact && counts[static_cast<std::size_t>(w)]->events.load() == expected;
+      if (!exact) all_seen = false;
+      std::printf("        %llu events, each told to its user's watcher%s: %s\n",
+                  static_cast<unsigned long long>(expected), admins > 0 ? " and every admin's" : "",
+                  exact ? "yes" : "NO");
       for (auto& h : handles)
         h->cancel();
     }

@@ -32,10 +32,12 @@ struct event_feed::watcher final : watch_handle, std::enable_shared_from_this<wa
   watch_filter filter;
   watch_sink sink;
   std::uint64_t cursor = 0;  ///< the last event examined for it
-  /// The ring moved past its cursor while it held a page (its consumer was too slow): cut off
-  /// when it asks again. A watcher that waited for events meanwhile reads on from the store.
-  bool overrun = false;
-  bool wants = true;     ///< asked for a page: in ready_ or parked_
+  /// It read from the ring when it was handed its page: the ring passing an unseen event of
+  /// its before it asks again means its consumer was too slow (cut off then). A watcher that
+  /// waited for events meanwhile, or reads from the store anyway, reads on from the store.
+  bool in_ring_at_delivery = false;
+  bool overrun = false;  ///< the ring passed it while it held a page: cut off when served
+  bool wants = true;     ///< asked for a page: in ready_ or parked
   bool done = false;     ///< ended or cancelled
   bool greeted = false;  ///< has had its first page (which says where it starts)
   void cancel() override {
@@ -52,6 +54,7 @@ std::shared_ptr<event_feed> event_feed::start(event_journal* journal, settings s
 event_feed::event_feed(event_journal* journal, settings s) : journal_(journal), cfg_(s) {
   if (journal_)
     if (auto span = journal_->events_kept()) head_ = span->last;
+  before_ = trimmed_ = head_;  // the store's events from before: never in the ring
 }
 
 event_feed::~event_feed() {
@@ -85,19 +88,51 @@ void event_feed::publish(std::vector<event_row> batch) {
   std::lock_guard lock{mu_};
   for (auto& e : batch) {
     head_ = std::max(head_, e.id);
+    by_owner_[e.owner].push_back(e.id);
+    // Those waiting for this owner's events, and every every-owner watcher, want a page now.
+    if (auto p = parked_of_.find(e.owner); p != parked_of_.end()) {
+      for (auto& w : p->second)
+        ready_.push_back(std::move(w));
+      parked_of_.erase(p);
+    }
     ring_.push_back(std::move(e));
   }
-  if (ring_.size() > cfg_.buffer) {
-    while (ring_.size() > cfg_.buffer)
-      ring_.pop_front();
-    const auto front = ring_.front().id;
-    for (auto& w : open_)
-      if (!w->wants && w->cursor + 1 < front) w->overrun = true;
-  }
-  for (auto& w : parked_)
+  for (auto& w : parked_any_)
     ready_.push_back(std::move(w));
-  parked_.clear();
+  parked_any_.clear();
+  while (ring_.size() > cfg_.buffer) {
+    const auto& old = ring_.front();
+    trimmed_ = old.id;
+    trimmed_of_[old.owner] = old.id;
+    auto list = by_owner_.find(old.owner);
+    list->second.pop_front();
+    if (list->second.empty()) by_owner_.erase(list);
+    ring_.pop_front();
+  }
   work_.notify_one();
+}
+
+std::uint64_t event_feed::trimmed_for(const watcher& w) const {
+  if (w.filter.owner.empty()) return trimmed_;
+  auto t = trimmed_of_.find(w.filter.owner);
+  return std::max(before_, t == trimmed_of_.end() ? 0 : t->second);
+}
+
+void event_feed::park(const std::shared_ptr<watcher>& w) {
+  if (w->filter.owner.empty())
+    parked_any_.push_back(w);
+  else
+    parked_of_[w->filter.owner].push_back(w);
+}
+
+const event_row* event_feed::in_ring(std::uint64_t id) const {
+  if (ring_.empty() || id < ring_.front().id || id > ring_.back().id) return nullptr;
+  // Ids are consecutive (the store's AUTOINCREMENT); looked up when they are not.
+  const auto at = static_cast<std::size_t>(id - ring_.front().id);
+  if (at < ring_.size() && ring_[at].id == id) return &ring_[at];
+  auto it = std::lower_bound(ring_.begin(), ring_.end(), id,
+                             [](const event_row& e, std::uint64_t x) { return e.id < x; });
+  return it != ring_.end() && it->id == id ? &*it : nullptr;
 }
 
 result<std::shared_ptr<watch_handle>> event_feed::open(watch_filter filter, std::int64_t since,
@@ -149,7 +184,8 @@ void event_feed::close(const error& why) {
     if (!closed_) closed_ = why;
     ended.swap(open_);
     ready_.clear();
-    parked_.clear();
+    parked_of_.clear();
+    parked_any_.clear();
     for (auto& w : ended)
       w->done = true;
   }
@@ -161,7 +197,12 @@ bool event_feed::forget(const std::shared_ptr<watcher>& w) {
   if (w->done) return false;
   w->done = true;
   std::erase(open_, w);
-  std::erase(parked_, w);
+  if (w->filter.owner.empty()) {
+    std::erase(parked_any_, w);
+  } else if (auto p = parked_of_.find(w->filter.owner); p != parked_of_.end()) {
+    std::erase(p->second, w);
+    if (p->second.empty()) parked_of_.erase(p);
+  }
   return true;
 }
 
@@ -174,6 +215,7 @@ void event_feed::wake(const std::shared_ptr<watcher>& w) {
   std::lock_guard lock{mu_};
   if (w->done || w->wants) return;
   w->wants = true;
+  if (w->in_ring_at_delivery && w->cursor < trimmed_for(*w)) w->overrun = true;
   ready_.push_back(w);
   work_.notify_one();
 }
@@ -190,23 +232,33 @@ void event_feed::end(std::unique_lock<std::mutex>& lock, const std::shared_ptr<w
 void event_feed::serve(std::unique_lock<std::mutex>& lock, const std::shared_ptr<watcher>& w) {
   if (!w->greeted) return deliver(lock, w, {});  // the first page: where it starts, no event
   std::vector<msg::watch_event> page;
-  if (w->cursor >= head_) {
-    parked_.push_back(w);
-    return;
-  }
-  const bool in_ring = !ring_.empty() && w->cursor + 1 >= ring_.front().id;
-  if (in_ring) {
-    auto it = std::lower_bound(ring_.begin(), ring_.end(), w->cursor + 1,
-                               [](const event_row& e, std::uint64_t id) { return e.id < id; });
-    for (; it != ring_.end() && page.size() < cfg_.page; ++it) {
-      w->cursor = it->id;
-      if (w->filter.matches(*it)) page.push_back(wire_of(*it));
+  if (w->cursor >= head_) return park(w);
+  const auto trimmed = trimmed_for(*w);
+  if (w->cursor >= trimmed) {  // every event it may see after its cursor is in the ring
+    if (!w->filter.owner.empty()) {
+      // One user's watcher: that user's events, from the owner's index.
+      auto list = by_owner_.find(w->filter.owner);
+      if (list != by_owner_.end()) {
+        auto it = std::upper_bound(list->second.begin(), list->second.end(), w->cursor);
+        for (; it != list->second.end() && page.size() < cfg_.page; ++it) {
+          w->cursor = *it;
+          if (const auto* e = in_ring(*it); e && w->filter.matches(*e)) page.push_back(wire_of(*e));
+        }
+        if (it == list->second.end()) w->cursor = head_;  // none of its after these
+      } else {
+        w->cursor = head_;
+      }
+    } else {
+      auto it = std::lower_bound(ring_.begin(), ring_.end(), w->cursor + 1,
+                                 [](const event_row& e, std::uint64_t id) { return e.id < id; });
+      for (; it != ring_.end() && page.size() < cfg_.page; ++it) {
+        w->cursor = it->id;
+        if (w->filter.matches(*it)) page.push_back(wire_of(*it));
+      }
     }
-    if (page.empty()) {  // examined up to head_: nothing for it yet
-      parked_.push_back(w);
-      return;
-    }
+    if (page.empty()) return park(w);  // examined up to head_: nothing for it yet
   } else if (w->overrun || !journal_) {
+    // The ring let go of an event of its while its consumer held a page.
     return end(lock, w,
                error{errc::slow_consumer,
                      "this watch fell more than " + std::to_string(cfg_.buffer) +
@@ -239,6 +291,7 @@ void event_feed::deliver(std::unique_lock<std::mutex>& lock, const std::shared_p
                          std::vector<msg::watch_event> page) {
   w->wants = false;
   w->greeted = true;
+  w->in_ring_at_delivery = w->cursor >= trimmed_for(*w);
   auto events = w->sink.events;
   msg::watch_reply reply{std::move(page), w->cursor, {}};
   lock.unlock();

@@ -12,9 +12,13 @@
 // larger than the ring came reads it from the store). One thread serves every watcher; a store
 // read delays the others by one page.
 //
-// Complexity: publishing a batch of b events costs O(b) plus a wake-up per waiting watcher
-// (and, once the ring is full, a look at every watcher); a page from the ring O(log buffer +
-// examined).
+// The ring is indexed by owner: a watcher of one user's events (every user's watch) is woken
+// only by a batch with events of that user, and reads them from the owner's index without
+// looking at anyone else's; an admin's (every owner's) watcher looks at every event.
+//
+// Complexity: publishing a batch of b events costs O(b) plus a wake-up per watcher that may
+// see one of them; a page O(log buffer + its events) for one user's watcher, O(log buffer +
+// examined) for an every-owner watcher.
 
 #include <condition_variable>
 #include <deque>
@@ -23,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "arbroker/messages/watch_protocol.hpp"
@@ -87,16 +92,31 @@ class event_feed : public std::enable_shared_from_this<event_feed> {
   void drop(const std::shared_ptr<watcher>& w);
   /// Takes w out of the open ones (under mu_); false if it was not open.
   bool forget(const std::shared_ptr<watcher>& w);
+  /// Whether every event w may see after its cursor is still in the ring, and the highest id
+  /// of such an event the ring let go (0: none).
+  std::uint64_t trimmed_for(const watcher& w) const;
+  /// Parks w until a batch brings an event it may see.
+  void park(const std::shared_ptr<watcher>& w);
+  /// The event of `id` in the ring (null: not there).
+  const event_row* in_ring(std::uint64_t id) const;
 
   event_journal* journal_;
   const settings cfg_;
   mutable std::mutex mu_;
   std::condition_variable work_;
   std::deque<event_row> ring_;  ///< the newest events, in id order
-  std::uint64_t head_ = 0;      ///< the last id published (or found in the store at start)
-  std::deque<std::shared_ptr<watcher>> ready_;    ///< want a page
-  std::vector<std::shared_ptr<watcher>> parked_;  ///< want one, none there yet
-  std::vector<std::shared_ptr<watcher>> open_;    ///< every watch not ended
+  /// The ring's events by owner (their ids, in order), and the highest id of each owner's the
+  /// ring let go.
+  std::unordered_map<std::string, std::deque<std::uint64_t>> by_owner_;
+  std::unordered_map<std::string, std::uint64_t> trimmed_of_;
+  std::uint64_t trimmed_ = 0;  ///< the highest id the ring let go
+  std::uint64_t before_ = 0;   ///< the last id of the store when the feed started
+  std::uint64_t head_ = 0;     ///< the last id published (or found in the store at start)
+  std::deque<std::shared_ptr<watcher>> ready_;  ///< want a page
+  /// Want one, none there yet: one user's watchers by that user, every owner's apart.
+  std::unordered_map<std::string, std::vector<std::shared_ptr<watcher>>> parked_of_;
+  std::vector<std::shared_ptr<watcher>> parked_any_;
+  std::vector<std::shared_ptr<watcher>> open_;  ///< every watch not ended
   std::optional<error> closed_;
   bool stopping_ = false;
   std::thread thread_;

@@ -251,6 +251,28 @@ TEST_F(event_feed_test, AWatcherLeftBehindByTheBufferIsCutOffAndMayResumeFromThe
   EXPECT_EQ(resumed.ids(), range(4, 153));
 }
 
+// A user's watcher reads that user's events from the ring's index: others' events passing the
+// ring while it holds a page do not make it slow (none of its was let go), and it is woken only
+// by its user's events.
+TEST_F(event_feed_test, OthersEventsPassingTheRingDoNotCutAUsersWatcher) {
+  start({100, 8, 10, 86400});
+  auto& alice = rec();
+  alice.hold = true;
+  ASSERT_TRUE(feed_->open({"alice", {}}, -1, alice.sink()));
+  publish(2, "alice");
+  alice.wait([](recorder& x) { return x.more != nullptr; });
+  publish(300, "bob");  // the ring (100) passes alice's cursor with none of hers
+  publish(1, "alice");
+  {
+    std::lock_guard lock{alice.mu};
+    alice.hold = false;
+  }
+  alice.more();
+  alice.wait([](recorder& x) { return x.events.size() >= 3; });
+  EXPECT_FALSE(alice.ended);
+  EXPECT_EQ(alice.ids(), (std::vector<std::uint64_t>{1, 2, 303}));
+}
+
 TEST_F(event_feed_test, WatchersBeyondTheLimitAreRefusedAndCloseEndsEveryWatch) {
   start({100, 8, 2, 86400});
   auto& a = rec();
