@@ -96,9 +96,10 @@ class Client:
     # -- reservations ---------------------------------------------------------------------
 
     def _elastic(self, mode: str, np: int | tuple[int, int], runtime: int, let: int,
-                 est: int, np_ref: int, pp_ref: float, speedup: Optional[Body],
-                 prefer: Sequence[str], clusters: Sequence[str], movable: bool,
-                 extra: Optional[Body]) -> ElasticResult:
+                 est: int = 0, np_ref: int = 0, pp_ref: float = 0,
+                 speedup: Optional[Body] = None, prefer: Sequence[str] = ("end", "cost"),
+                 clusters: Sequence[str] = (), movable: bool = False,
+                 extra: Optional[Body] = None) -> ElasticResult:
         np_min, np_max = (np, np) if isinstance(np, int) else np
         body: Body = {
             "mode": mode, "est": est, "let": let, "np_min": np_min, "np_max": np_max,
@@ -116,36 +117,27 @@ class Client:
                              ranked=r.get("ranked", []), passed_over=r.get("passed_over", []),
                              earliest_alternative=r.get("earliest_alternative", -1))
 
-    def reserve(self, np: int | tuple[int, int], runtime: int, let: int, est: int = 0,
-                np_ref: int = 0, pp_ref: float = 0, speedup: Optional[Body] = None,
-                prefer: Sequence[str] = ("end", "cost"), clusters: Sequence[str] = (),
-                movable: bool = False, extra: Optional[Body] = None) -> Reservation:
+    def reserve(self, np: int | tuple[int, int], runtime: int, let: int, **options: Any
+                ) -> Reservation:
         """Reserves and commits the best candidate: ``np`` CPUs (or a range), ``runtime``
         seconds on ``np_ref`` CPUs of power ``pp_ref`` (0: each cluster's own), within
-        [est, let] (UTC seconds; est 0: now)."""
-        result = self._elastic("reserve", np, runtime, let, est, np_ref, pp_ref, speedup,
-                               prefer, clusters, movable, extra)
-        assert result.reservation is not None
-        return result.reservation
+        [est, let] (UTC seconds; est 0: now). Options: est, np_ref, pp_ref, speedup, prefer
+        (default end, cost), clusters, movable, extra (more fields of the request)."""
+        made = self._elastic("reserve", np, runtime, let, **options).reservation
+        assert made is not None
+        return made
 
-    def hold(self, np: int | tuple[int, int], runtime: int, let: int, est: int = 0,
-             **kwargs: Any) -> Reservation:
+    def hold(self, np: int | tuple[int, int], runtime: int, let: int, **options: Any
+             ) -> Reservation:
         """As reserve, but only held: commit() it before its expiry."""
-        result = self._elastic("hold", np, runtime, let, est, kwargs.pop("np_ref", 0),
-                               kwargs.pop("pp_ref", 0), kwargs.pop("speedup", None),
-                               kwargs.pop("prefer", ("end", "cost")),
-                               kwargs.pop("clusters", ()), kwargs.pop("movable", False),
-                               kwargs.pop("extra", None))
-        assert result.reservation is not None
-        return result.reservation
+        made = self._elastic("hold", np, runtime, let, **options).reservation
+        assert made is not None
+        return made
 
-    def whatif(self, np: int | tuple[int, int], runtime: int, let: int, est: int = 0,
-               **kwargs: Any) -> ElasticResult:
-        """The ranked candidates, nothing reserved."""
-        return self._elastic("whatif", np, runtime, let, est, kwargs.pop("np_ref", 0),
-                             kwargs.pop("pp_ref", 0), kwargs.pop("speedup", None),
-                             kwargs.pop("prefer", ("end", "cost")), kwargs.pop("clusters", ()),
-                             kwargs.pop("movable", False), kwargs.pop("extra", None))
+    def whatif(self, np: int | tuple[int, int], runtime: int, let: int, **options: Any
+               ) -> ElasticResult:
+        """The ranked candidates, nothing reserved (options as reserve's)."""
+        return self._elastic("whatif", np, runtime, let, **options)
 
     def commit(self, reservation_id: str) -> Reservation:
         return self.call("commit", {"reservation_id": reservation_id})["info"]
