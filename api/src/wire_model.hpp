@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "arbroker/core/enum_bounds.hpp"
@@ -26,9 +27,16 @@ struct wire_type {
   std::shared_ptr<const wire_type> element;  ///< of a list
 };
 
+/// A field's default as a default-constructed struct has it: a scalar (an enum by its name),
+/// an empty list, or nothing to say (a struct, a list with entries).
+struct empty_list {};
+using wire_value = std::variant<std::monostate, std::string, bool, double, std::int64_t,
+                                std::uint64_t, empty_list>;
+
 struct wire_field {
   std::string name;
   wire_type type;
+  wire_value default_value;
 };
 
 struct wire_struct {
@@ -79,13 +87,34 @@ class wire_catalogue {
   const std::vector<wire_enum>& enums() const { return enums_; }
 
  private:
+  template <class T>
+  static wire_value value_of(const T& x) {
+    if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool> ||
+                  std::is_same_v<T, double>) {
+      return x;
+    } else if constexpr (msg::is_wire_list<T>) {
+      if (x.empty()) return empty_list{};
+      return {};
+    } else if constexpr (std::is_enum_v<T>) {
+      return std::string(to_string(x));
+    } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      return static_cast<std::int64_t>(x);
+    } else if constexpr (std::is_integral_v<T>) {
+      return static_cast<std::uint64_t>(x);
+    } else {
+      return {};
+    }
+  }
+
   struct collector {
     wire_catalogue& c;
     std::vector<wire_type> types;
+    std::vector<wire_value> defaults;
     using result_type = void;
     template <class... Ts>
-    void operator()(Ts&...) {
+    void operator()(Ts&... xs) {
       (types.push_back(c.type_of<Ts>()), ...);
+      (defaults.push_back(value_of(xs)), ...);
     }
   };
 
@@ -95,14 +124,14 @@ class wire_catalogue {
     if (!seen_.insert(name).second) return;
     const auto at = structs_.size();
     structs_.push_back({name, {}});
-    collector c{*this, {}};
+    collector c{*this, {}, {}};
     T x{};
     inspect(c, x);
     const auto& names = msg::field_names<T>();
     if (names.size() != c.types.size())
       throw std::logic_error(name + ": field list and inspect disagree");
     for (std::size_t i = 0; i < names.size(); ++i)
-      structs_[at].fields.push_back({names[i], c.types[i]});
+      structs_[at].fields.push_back({names[i], c.types[i], c.defaults[i]});
   }
 
   template <class E>
@@ -122,6 +151,26 @@ class wire_catalogue {
   std::vector<wire_struct> structs_;
   std::vector<wire_enum> enums_;
 };
+
+/// The names of the structs reached from `roots` (themselves included): those of requests,
+/// whose fields have defaults and rules, and those of replies, which carry every field.
+inline std::set<std::string> structs_reached(const wire_catalogue& c,
+                                             const std::vector<wire_type>& roots) {
+  std::set<std::string> out;
+  std::vector<wire_type> todo(roots);
+  while (!todo.empty()) {
+    auto t = std::move(todo.back());
+    todo.pop_back();
+    while (t.k == wire_type::kind::list)
+      t = wire_type(*t.element);
+    if (t.k != wire_type::kind::structure || t.name.empty() || !out.insert(t.name).second) continue;
+    for (const auto& s : c.structs())
+      if (s.name == t.name)
+        for (const auto& f : s.fields)
+          todo.push_back(f.type);
+  }
+  return out;
+}
 
 /// The type of the alternative a body variant holds; nullopt-like `kind::structure` with an
 /// empty name for std::monostate (no body).

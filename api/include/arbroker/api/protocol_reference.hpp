@@ -7,10 +7,19 @@
 // is this text; a test keeps the two equal.
 
 #include <string>
+#include <string_view>
 
 namespace arbroker::api {
 
 /// The reference in Markdown.
 std::string protocol_reference();
+
+/// `text` (docs/protocol.md, docs/http-api.md) with every block between
+/// "<!-- generated: NAME -->" and "<!-- end of generated: NAME -->" written anew from the same
+/// source as the reference: `hello`, `operations`, `error-codes`, `enums`, `statuses`. So
+/// the hand-written pages' tables cannot disagree with the reference; a test checks that the
+/// committed pages are their own fill. Throws std::invalid_argument naming an unknown block
+/// or a block without its end.
+std::string fill_generated_blocks(std::string_view text);
 
 }  // namespace arbroker::api
