@@ -41,6 +41,7 @@ $demo || packages+=(
   python3                    # bench/easy_reference.py, examples/http/arb_http.py (and their tests)
   python3-venv python3-pip python3-setuptools  # clients/python installed with pip in a venv (its test)
   chromium chromium-driver python3-selenium    # the web console's test in a real (headless) browser
+  python3-jsonschema libjson-validator-perl    # docs/openapi.json against the OpenAPI 3.0 schema (shipped by the Perl package)
   curl                       # the HTTP/JSON API's end-to-end test
   openssl                    # scripts/make-test-certs.sh: certificates of the TLS tests
   systemd                    # systemd-analyze verify of configs/systemd/arbd.service (install test)

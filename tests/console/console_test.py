@@ -10,7 +10,6 @@ block. A screenshot of alice's page is kept as the test's artefact.
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 import urllib.request
@@ -21,27 +20,15 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from demo_node import Checks, DemoNode  # noqa: E402
+
 arbd, work = sys.argv[1], sys.argv[2]
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
-fails = 0
-
-
-def check(name, ok, detail=""):
-    global fails
-    print(("ok   - " if ok else "FAIL - ") + name + ("" if ok else f": {detail}"), flush=True)
-    fails += 0 if ok else 1
-
-
-node = subprocess.Popen(
-    [arbd, "--data-dir", f"{work}/data", "--listen", "127.0.0.1:0", "--metrics", "",
-     "--http", "127.0.0.1:0", "--log-level", "warn"],
-    stdout=subprocess.PIPE, stderr=open(f"{work}/arbd.log", "w"), text=True)
-words = node.stdout.readline().split()  # "ready <api> <metrics> <http> ..."
-if not words or words[0] != "ready":
-    print("FAIL - arbd did not start:", open(f"{work}/arbd.log").read())
-    sys.exit(1)
-base = f"http://127.0.0.1:{words[3]}"
+check = Checks()
+node = DemoNode(arbd, work)
+base = node.base
 
 
 def api(user, op, body):
@@ -140,8 +127,6 @@ finally:
     for d in (alice, bob):
         if d:
             d.quit()
-    node.terminate()
-    node.wait(timeout=30)
+    node.stop()
 
-print(f"{fails} failure(s)")
-sys.exit(1 if fails else 0)
+check.exit()
