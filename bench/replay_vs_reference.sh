@@ -15,6 +15,7 @@
 # its *.swf and *.swf.gz when none is given). ARB_BUILD_DIR: the build (default build).
 # ARB_BASELINE_SIM: another arb-sim (an older build) to time side by side: each round runs it
 # right after the engine, and a second line per trace gives its medians and ratios.
+# ARB_PYTHON: the reference's interpreter (default python3; pypy3 for Debian's PyPy).
 # ARB_NEIGHBOUR_SECONDS: runs bench/memory_churn.py (a noisy neighbour that fragments the
 # kernel's free memory) in the background for that long, to see how both programs fare.
 set -euo pipefail
@@ -28,8 +29,9 @@ if ((${#traces[@]} == 0)); then
   for f in "$traces_dir"/*.swf "$traces_dir"/*.swf.gz; do [[ -e $f ]] && traces+=("$(basename "$f")"); done
 fi
 # The interpreter itself, not a wrapper in front of it (pyenv's shim adds about 0.4 s to every
-# start, which would flatter the engine's process ratio).
-python=$(python3 -c 'import sys; print(sys.executable)')
+# start, which would flatter the engine's process ratio). ARB_PYTHON names another (pypy3: the
+# reference under a JIT, issue 38).
+python=$("${ARB_PYTHON:-python3}" -c 'import sys; print(sys.executable)')
 sim=$build/apps/arb-sim
 stress=$build/apps/arb-stress
 for exe in "$sim" "$stress"; do

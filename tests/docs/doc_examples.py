@@ -102,7 +102,7 @@ ports = {"127.0.0.1:7400": f"127.0.0.1:{node.api}", "127.0.0.1:7480": f"127.0.0.
 # The scratch folder: the tree's folders the examples name, `build/` the build folder.
 scratch = f"{work}/tree"
 os.makedirs(scratch)
-for name in ("apps", "scripts", "examples", "configs", "clients", "docs", "web"):
+for name in ("apps", "api", "bench", "scripts", "examples", "configs", "clients", "docs", "web"):
     os.symlink(f"{src}/{name}", f"{scratch}/{name}")
 os.symlink(build, f"{scratch}/build")
 base_env = dict(os.environ, ARB_SERVER=ports["127.0.0.1:7400"], ARB_USER="alice",
