@@ -226,10 +226,23 @@ trace_experiment trace_experiment_of(const toml::table& root, std::string name) 
   return {std::move(name), workload(root), cluster(root), requests(root)};
 }
 
+// An experiment's optional [grid] of cluster policy keys only (its other tables hold the rest).
+void read_grid_policy(const toml::table& root, cluster_policy& p) {
+  if (!root.contains("grid")) return;
+  const auto& g = table(root, "", "grid");
+  only_known(g, "grid", {}, true);
+  read_policy(g, "grid", p);
+}
+
 paper000_config paper000(const toml::table& root, std::string name) {
   paper000_config c;
   static_cast<trace_experiment&>(c) = trace_experiment_of(root, std::move(name));
   const auto& g = table(root, "", "grid");
+  only_known(g, "grid", {"book_ahead_h", "time_range_h", "esr", "np_factors"}, true);
+  // Paper 000's own rule unless [cluster] or [grid] names one: every reservation is checked
+  // against T_wkl (Sec. 3.3.2), whether or not its request asks.
+  if (!table(root, "", "cluster").contains("ljp")) c.cluster.policy.ljp = ljp_policy::enforce;
+  read_policy(g, "grid", c.cluster.policy);
   c.book_ahead_h = numbers(g, "grid", "book_ahead_h");
   c.time_range_h = numbers(g, "grid", "time_range_h");
   c.esr_methods = strings(g, "grid", "esr");
@@ -273,6 +286,7 @@ replay_config replay(const toml::table& root, std::string name) {
 paper001_config paper001(const toml::table& root, std::string name) {
   paper001_config c;
   c.name = std::move(name);
+  read_grid_policy(root, c.policy);
   for_each_table(root, "resources", [&](const toml::table& t) {
     paper001_resource r;
     r.name = get(t, "resources", "name", std::string());
@@ -359,6 +373,7 @@ paper002_config paper002(const toml::table& root, std::string name) {
 paper004_config paper004(const toml::table& root, std::string name) {
   paper004_config c;
   c.name = std::move(name);
+  read_grid_policy(root, c.policy);
   const auto& cl = table(root, "", "clusters");
   c.clusters = strings(cl, "clusters", "names");
   if (c.clusters.size() != 2) bad("clusters.names", "expected two cluster names");
@@ -539,6 +554,21 @@ result<experiment_config> load_experiment(const std::filesystem::path& file) {
   } catch (const bad_key& e) {
     return fail(errc::invalid_parameter, file.string() + ": " + e.message);
   }
+}
+
+std::string admission_of(const cluster_policy& p) {
+  if (p.ljp == ljp_policy::off) return "ljp off";  // the method checks nothing then
+  return "ljp " + std::string(to_string(p.ljp)) + ", ljp_method " +
+         std::string(to_string(p.ljp_check));
+}
+
+std::string admission_of(const experiment_config& c) {
+  if (c.kind == "paper000") return admission_of(c.paper000.cluster.policy);
+  if (c.kind == "paper001") return admission_of(c.paper001.policy);
+  if (c.kind == "paper002") return admission_of(c.paper002.policy);
+  if (c.kind == "paper004") return admission_of(c.paper004.policy);
+  if (c.kind == "grid5") return admission_of(c.grid5.policy);
+  return admission_of(c.replay.cluster.policy);
 }
 
 }  // namespace arbroker::simapp

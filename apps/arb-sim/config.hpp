@@ -14,6 +14,14 @@
 
 namespace arbroker::simapp {
 
+/// The simulator's cluster policy with the admission rule (Local Jobs Preferred) given.
+inline cluster_policy with_ljp(ljp_policy ljp, ljp_method method) {
+  cluster_policy p = sim::simulated_policy();
+  p.ljp = ljp;
+  p.ljp_check = method;
+  return p;
+}
+
 /// Where the local jobs come from.
 struct workload_config {
   std::string source = "swf";  ///< "swf" (a trace) or "lublin" (the model)
@@ -114,6 +122,10 @@ struct paper001_config {
   std::string scheduler = "fcfs";  ///< the resources' local scheduler
   double book_ahead_min = 60;      ///< requested start = arrival + this
   double window_h = 24;            ///< how far the broker may move the start
+  /// The resources' admission rule (policy keys in an optional [grid]): paper 001's own by
+  /// default, none (a reservation conflicts only with reservations; GridSim's take free CPUs
+  /// ahead of queued jobs).
+  cluster_policy policy = with_ljp(ljp_policy::off, ljp_method::twkl);
   // The paper's numbers, printed beside ours.
   std::vector<double> paper_mwt_increase;  ///< per share, relative to share 0 (e.g. 0, 0.2, 0.71)
   std::vector<double> paper_mot_min;       ///< per share (e.g. -, 48, 62)
@@ -137,6 +149,10 @@ struct paper004_test_job {
 
 struct paper004_config {
   std::string name;
+  /// The clusters' admission rule (policy keys in an optional [grid]): paper 004's own by
+  /// default, Local Jobs Preferred by the vacancy rule (Sec. III-C). Its probes are local jobs,
+  /// so the rule decides nothing they see; it is stated for the record.
+  cluster_policy policy = with_ljp(ljp_policy::enforce, ljp_method::ese);
   std::vector<std::string> clusters;  ///< two names
   int cpus = 0;                       ///< of each cluster
   std::string scheduler = "easy";
@@ -241,5 +257,10 @@ struct experiment_config {
 };
 
 result<experiment_config> load_experiment(const std::filesystem::path& file);
+
+/// The admission rule an experiment's clusters run under: "ljp enforce, ljp_method twkl",
+/// "ljp off" (printed in its summary line and its provenance.txt).
+std::string admission_of(const cluster_policy& p);
+std::string admission_of(const experiment_config& c);
 
 }  // namespace arbroker::simapp

@@ -271,8 +271,7 @@ status run_grid5(const grid5_config& c, const run_options& opt) {
   if (!ok && ok.err().code != errc::not_found) return ok;
   std::cout << c.name << ": " << results.size() << " strategies, " << grid.size() << " grid jobs, "
             << base.jobs.size() << " local jobs; walltime rule " << sim::to_string(c.walltime)
-            << "; admission ljp " << to_string(c.policy.ljp) << ", ljp_method "
-            << to_string(c.policy.ljp_check) << "; output in " << dir.string() << '\n';
+            << "; admission " << admission_of(c.policy) << "; output in " << dir.string() << '\n';
   return {};
 }
 

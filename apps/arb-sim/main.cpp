@@ -22,7 +22,8 @@ namespace {
 // What made an output directory: the build, the command line and the config, verbatim, so
 // that a figure can be traced back and run again (diff -r of two runs can skip this file).
 void write_provenance(const std::filesystem::path& dir, const std::string& command,
-                      const std::string& config_file, const arbroker::simapp::run_options& opt) {
+                      const std::string& config_file, const std::string& admission,
+                      const arbroker::simapp::run_options& opt) {
   std::ifstream in(config_file);
   std::ostringstream config;
   config << in.rdbuf();
@@ -32,6 +33,7 @@ void write_provenance(const std::filesystem::path& dir, const std::string& comma
       << "working directory: " << std::filesystem::current_path().string() << "\n"
       << "traces: " << opt.traces_dir.string() << "\n"
       << "config: " << config_file << "\n"
+      << "admission: " << admission << "  (the clusters' rule, defaults included)\n"
       << "--- " << config_file << " ---\n"
       << config.str();
 }
@@ -87,7 +89,7 @@ int main(int argc, char** argv) {
       std::cerr << "arb-sim: " << file << ": " << ok.err().message << '\n';
       return 1;
     }
-    write_provenance(opt.out_dir / cfg->name, command, file, opt);
+    write_provenance(opt.out_dir / cfg->name, command, file, simapp::admission_of(*cfg), opt);
   }
   return 0;
 }

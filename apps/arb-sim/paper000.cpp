@@ -314,8 +314,8 @@ status run_paper000(const paper000_config& c, const run_options& opt) {
 
   std::cout << c.name << ": " << results.size() << " runs + baseline, " << jobs->size() << " jobs, "
             << picks->size() << " requests; baseline mean wait " << fmt(base_summary.mean_wait)
-            << " s; walltime rule " << sim::to_string(c.workload.walltime) << "; output in "
-            << dir.string() << '\n';
+            << " s; walltime rule " << sim::to_string(c.workload.walltime) << "; admission "
+            << admission_of(c.cluster.policy) << "; output in " << dir.string() << '\n';
   for (const auto& e : plot_errors)
     std::cerr << "warning: " << e << '\n';
   return {};

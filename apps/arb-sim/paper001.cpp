@@ -109,8 +109,11 @@ status run_paper001(const paper001_config& c, const run_options& opt) {
     const double length_factor = mode == ar_mode::restartable ? c.underestimate : c.overestimate;
     sim::scenario s;
     for (const auto& r : c.resources)
-      s.clusters.push_back(
-          {.name = r.name, .cpus = r.cpus, .pp = r.rating, .scheduler = c.scheduler});
+      s.clusters.push_back({.name = r.name,
+                            .cpus = r.cpus,
+                            .pp = r.rating,
+                            .scheduler = c.scheduler,
+                            .policy = c.policy});
     std::vector<int> request_resource;
     // Success in the parallel part: done by the latest end a reservation could have had.
     std::vector<timestamp> job_deadline, request_deadline;
@@ -138,9 +141,7 @@ status run_paper001(const paper001_config& c, const run_options& opt) {
       q.esr_threshold = -1;
       q.tsn_max = 8;
       q.tss_gap = 600;
-      q.clusters = {res.name};
-      // GridSim reservations take free CPUs ahead of queued jobs: no local-jobs-preferred.
-      q.local_jobs_preferred = false;
+      q.clusters = {res.name};  // the resources' rule decides (c.policy: none, as GridSim)
       s.requests.push_back(
           {j.id, j.submit, std::move(q), sim::bound_job{run, mode == ar_mode::restartable}});
       request_resource.push_back(j.resource);
@@ -308,7 +309,8 @@ status run_paper001(const paper001_config& c, const run_options& opt) {
   }
 
   std::cout << c.name << ": " << jobs->size() << " jobs on " << R << " resources, "
-            << results.size() << " runs; output in " << dir.string() << '\n';
+            << results.size() << " runs; admission " << admission_of(c.policy) << "; output in "
+            << dir.string() << '\n';
   for (const auto& e : plot_errors)
     std::cerr << "warning: " << e << '\n';
   return {};

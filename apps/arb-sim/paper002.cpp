@@ -270,8 +270,7 @@ status run_paper002(const paper002_config& c, const run_options& opt) {
     std::cout << "; W_R(MLI) / W_R(IMCT) at L = " << l_max
               << " %, PAR = 1: " << fmt(*mli / *imct, 3) << " (paper: " << c.paper_mli_over_imct
               << ")";
-  std::cout << "; admission ljp " << to_string(c.policy.ljp) << ", ljp_method "
-            << to_string(c.policy.ljp_check) << "; output in " << dir.string() << '\n';
+  std::cout << "; admission " << admission_of(c.policy) << "; output in " << dir.string() << '\n';
   for (const auto& e : plot_errors)
     std::cerr << "warning: " << e << '\n';
   return {};

@@ -87,7 +87,8 @@ status run_paper004(const paper004_config& c, const run_options& opt) {
     for (double f : c.overestimates) {
       sim::scenario s;
       for (const auto& name : c.clusters)
-        s.clusters.push_back({.name = name, .cpus = c.cpus, .scheduler = c.scheduler});
+        s.clusters.push_back(
+            {.name = name, .cpus = c.cpus, .scheduler = c.scheduler, .policy = c.policy});
       timestamp last_submit = time_infinity;
       const std::size_t w_of[2] = {c.pairs[p].first, c.pairs[p].second};
       for (int k = 0; k < 2; ++k) {
@@ -276,7 +277,8 @@ status run_paper004(const paper004_config& c, const run_options& opt) {
                           1)
                     : std::string("-"))
             << " % of " << all_ranked << " probes with overestimated walltimes (paper: "
-            << fmt(100 * c.paper_ranking_correct, 0) << " %); output in " << dir.string() << '\n';
+            << fmt(100 * c.paper_ranking_correct, 0) << " %); admission " << admission_of(c.policy)
+            << "; output in " << dir.string() << '\n';
   for (const auto& e : plot_errors)
     std::cerr << "warning: " << e << '\n';
   return {};
