@@ -127,12 +127,9 @@ json error_responses() {
   json out = json::object();
   for (const auto& s : detail::http_status_docs()) {
     std::string text;
-    for (int v = 1; v <= static_cast<int>(last_errc); ++v) {
-      const auto code = static_cast<errc>(v);
-      if (http_status_of(code) != s.status) continue;
-      text += (text.empty() ? "" : "; ") + std::string(to_string(code)) + " (" + std::to_string(v) +
-              "): " + std::string(detail::errc_doc(code));
-    }
+    for (const auto code : detail::codes_of_status(s.status))
+      text += (text.empty() ? "" : "; ") + std::string(to_string(code)) + " (" +
+              std::to_string(static_cast<int>(code)) + "): " + std::string(detail::errc_doc(code));
     if (!s.also.empty()) text += (text.empty() ? "" : ". Also: ") + std::string(s.also);
     out[std::to_string(s.status)] = {{"description", text + "."},
                                      {"content", content({{"$ref", ref("error")}})}};

@@ -114,6 +114,19 @@ std::string meaning(const std::string& structure, const detail::wire_field& f, b
   return text;
 }
 
+/// Every error code with its meaning and HTTP status: the reference's table and
+/// protocol.md's.
+std::string error_codes_block() {
+  std::ostringstream out;
+  out << "| code | name | meaning | HTTP status |\n|---:|---|---|---|\n";
+  for (int c = 1; c <= static_cast<int>(last_errc); ++c) {
+    const auto code = static_cast<errc>(c);
+    out << "| " << c << " | " << to_string(code) << " | " << detail::errc_doc(code) << " | "
+        << http_status_of(code) << " |\n";
+  }
+  return out.str();
+}
+
 /// The value names of an enum with what each means: "0 reserve (reserve the best ...)".
 std::string enum_values(const detail::wire_enum& e) {
   std::string out;
@@ -163,12 +176,7 @@ std::string protocol_reference() {
 
   out << "\n## Error codes\n\n"
       << "`code` of a response and of a `wire_error`; 0 is success.\n\n"
-      << "| code | name | meaning | HTTP |\n|---|---|---|---|\n";
-  for (int c = 1; c <= static_cast<int>(last_errc); ++c) {
-    const auto code = static_cast<errc>(c);
-    out << "| " << c << " | " << to_string(code) << " | " << detail::errc_doc(code) << " | "
-        << http_status_of(code) << " |\n";
-  }
+      << error_codes_block();
 
   std::vector<detail::wire_type> requests;
   for (std::uint8_t code = 1; to_operation(code); ++code)
@@ -244,17 +252,6 @@ std::string operations_block(detail::wire_catalogue& b) {
   return out.str();
 }
 
-std::string error_codes_block() {
-  std::ostringstream out;
-  out << "| code | name | meaning | HTTP status |\n|---:|---|---|---|\n";
-  for (int c = 1; c <= static_cast<int>(last_errc); ++c) {
-    const auto code = static_cast<errc>(c);
-    out << "| " << c << " | " << to_string(code) << " | " << detail::errc_doc(code) << " | "
-        << http_status_of(code) << " |\n";
-  }
-  return out.str();
-}
-
 std::string enums_block(detail::wire_catalogue& b) {
   for (std::uint8_t code = 1; to_operation(code); ++code) {
     (void)detail::body_type(b, empty_request_body(*to_operation(code)));
@@ -273,9 +270,12 @@ std::string enums_block(detail::wire_catalogue& b) {
 std::string statuses_block() {
   std::ostringstream out;
   out << "| status | error codes | also |\n|---|---|---|\n";
-  for (const auto& s : detail::http_status_docs())
-    out << "| " << s.status << " | " << detail::codes_of_status(s.status) << " | " << s.also
-        << " |\n";
+  for (const auto& s : detail::http_status_docs()) {
+    std::string codes;
+    for (const auto code : detail::codes_of_status(s.status))
+      codes += (codes.empty() ? "" : ", ") + std::string(to_string(code));
+    out << "| " << s.status << " | " << codes << " | " << s.also << " |\n";
+  }
   return out.str();
 }
 

@@ -805,14 +805,10 @@ std::span<const http_status_doc> http_status_docs() {
   return docs;
 }
 
-std::string codes_of_status(unsigned status) {
-  std::string out;
-  for (int v = 1; v <= static_cast<int>(last_errc); ++v) {
-    const auto code = static_cast<errc>(v);
-    if (http_status_of(code) != status) continue;
-    if (!out.empty()) out += ", ";
-    out += to_string(code);
-  }
+std::vector<errc> codes_of_status(unsigned status) {
+  std::vector<errc> out;
+  for (int v = 1; v <= static_cast<int>(last_errc); ++v)
+    if (http_status_of(static_cast<errc>(v)) == status) out.push_back(static_cast<errc>(v));
   return out;
 }
 

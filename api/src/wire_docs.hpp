@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "arbroker/api/protocol.hpp"
 #include "arbroker/core/error.hpp"
@@ -52,14 +53,14 @@ std::string_view operation_doc(operation op);
 std::string_view operation_summary(operation op);
 
 /// An HTTP status the HTTP API answers with, and what answers with it besides the error codes
-/// http_status_of() maps to it (those come first, from codes_of_status).
+/// http_status_of() maps to it (codes_of_status).
 struct http_status_doc {
   unsigned status;
   std::string_view also;  ///< empty: only the error codes
 };
 std::span<const http_status_doc> http_status_docs();
-/// The names of the error codes answered with `status`, comma-separated.
-std::string codes_of_status(unsigned status);
+/// The error codes answered with `status` (http_status_of), in code order.
+std::vector<errc> codes_of_status(unsigned status);
 
 /// A request body of the operation that validation accepts, as JSON: the example of the
 /// OpenAPI document, and what the tests start from (watch's is its msgpack body; over HTTP

@@ -157,17 +157,17 @@ class wire_catalogue {
 inline std::set<std::string> structs_reached(const wire_catalogue& c,
                                              const std::vector<wire_type>& roots) {
   std::set<std::string> out;
-  std::vector<wire_type> todo(roots);
-  while (!todo.empty()) {
-    auto t = std::move(todo.back());
-    todo.pop_back();
+  std::vector<wire_type> pending(roots);
+  while (!pending.empty()) {
+    auto t = std::move(pending.back());
+    pending.pop_back();
     while (t.k == wire_type::kind::list)
       t = wire_type(*t.element);
     if (t.k != wire_type::kind::structure || t.name.empty() || !out.insert(t.name).second) continue;
     for (const auto& s : c.structs())
       if (s.name == t.name)
         for (const auto& f : s.fields)
-          todo.push_back(f.type);
+          pending.push_back(f.type);
   }
   return out;
 }

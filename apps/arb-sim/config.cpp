@@ -195,9 +195,11 @@ void read_policy(const toml::table& t, const std::string& path, cluster_policy& 
   }
 }
 
-sim::cluster_spec cluster(const toml::table& root) {
+// [cluster], its policy keys over `policy` (the experiment's defaults).
+sim::cluster_spec cluster(const toml::table& root, const cluster_policy& policy) {
   const auto& t = table(root, "", "cluster");
   sim::cluster_spec c;
+  c.policy = policy;
   c.name = get(t, "cluster", "name", std::string("cluster"));
   c.cpus = get<int>(t, "cluster", "cpus", 0);
   if (c.cpus < 1) bad("cluster.cpus", "expected at least 1 CPU");
@@ -222,8 +224,9 @@ request_config requests(const toml::table& root) {
   return r;
 }
 
-trace_experiment trace_experiment_of(const toml::table& root, std::string name) {
-  return {std::move(name), workload(root), cluster(root), requests(root)};
+trace_experiment trace_experiment_of(const toml::table& root, std::string name,
+                                     const cluster_policy& policy = sim::simulated_policy()) {
+  return {std::move(name), workload(root), cluster(root, policy), requests(root)};
 }
 
 // An experiment's optional [grid] of cluster policy keys only (its other tables hold the rest).
@@ -236,12 +239,12 @@ void read_grid_policy(const toml::table& root, cluster_policy& p) {
 
 paper000_config paper000(const toml::table& root, std::string name) {
   paper000_config c;
-  static_cast<trace_experiment&>(c) = trace_experiment_of(root, std::move(name));
+  // Paper 000's own rule unless [cluster] or [grid] names another: every reservation is
+  // checked against T_wkl (Sec. 3.3.2), whether or not its request asks.
+  static_cast<trace_experiment&>(c) =
+      trace_experiment_of(root, std::move(name), with_ljp(ljp_policy::enforce, ljp_method::twkl));
   const auto& g = table(root, "", "grid");
   only_known(g, "grid", {"book_ahead_h", "time_range_h", "esr", "np_factors"}, true);
-  // Paper 000's own rule unless [cluster] or [grid] names one: every reservation is checked
-  // against T_wkl (Sec. 3.3.2), whether or not its request asks.
-  if (!table(root, "", "cluster").contains("ljp")) c.cluster.policy.ljp = ljp_policy::enforce;
   read_policy(g, "grid", c.cluster.policy);
   c.book_ahead_h = numbers(g, "grid", "book_ahead_h");
   c.time_range_h = numbers(g, "grid", "time_range_h");
