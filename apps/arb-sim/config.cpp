@@ -524,7 +524,40 @@ std::string grid_point::describe() const {
   return os.str();
 }
 
-result<experiment_config> load_experiment(const std::filesystem::path& file) {
+namespace {
+
+// Sets `path` ("requests.par") in `root` to `value`, read as TOML ("[1]", "\"off\"", "2") or,
+// when it is not a TOML value, as a string ("off"). The tables on the way must exist or are
+// made; a key on the way that is not a table is refused.
+void apply_override(toml::table& root, const std::string& item) {
+  const auto eq = item.find('=');
+  if (eq == std::string::npos || eq == 0)
+    bad("--set " + item, "expected KEY=VALUE (a dotted key such as grid.ljp)");
+  const std::string path = item.substr(0, eq);
+  const std::string text = item.substr(eq + 1);
+  toml::table parsed;
+  try {
+    parsed = toml::parse("v = " + text);
+  } catch (const toml::parse_error&) {
+    parsed.insert_or_assign("v", text);
+  }
+  toml::table* t = &root;
+  std::string_view rest = path;
+  for (auto dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
+    const std::string key(rest.substr(0, dot));
+    rest.remove_prefix(dot + 1);
+    if (!t->contains(key)) t->insert(key, toml::table{});
+    t = t->get_as<toml::table>(key);
+    if (!t) bad("--set " + path, "'" + key + "' is not a table");
+  }
+  if (rest.empty()) bad("--set " + item, "expected KEY=VALUE (a dotted key such as grid.ljp)");
+  t->insert_or_assign(std::string(rest), std::move(*parsed.get("v")));
+}
+
+}  // namespace
+
+result<experiment_config> load_experiment(const std::filesystem::path& file,
+                                          const std::vector<std::string>& overrides) {
   toml::table root;
   try {
     root = toml::parse_file(file.string());
@@ -534,6 +567,8 @@ result<experiment_config> load_experiment(const std::filesystem::path& file) {
     return fail(errc::invalid_parameter, os.str());
   }
   try {
+    for (const auto& o : overrides)
+      apply_override(root, o);
     experiment_config out;
     out.kind = get(root, "", "experiment", std::string());
     auto name = get(root, "", "name", file.stem().string());

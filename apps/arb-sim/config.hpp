@@ -178,10 +178,10 @@ struct paper002_config {
   int cpus = 64;
   std::string scheduler = "easy";
   /// The clusters' services (any cluster policy key in [grid], as a node's [[cluster]] has
-  /// them), over the simulator's defaults: Local Jobs Preferred checked by T_wkl, which
-  /// paper 002 does not have (`ljp = "off"` leaves it out). `laxity`: the clusters' RLC
-  /// scheduler (paper 002), reservations movable within their windows (false: all rigid).
-  cluster_policy policy = sim::simulated_policy();
+  /// them), over the simulator's defaults with paper 002's own rule: no Local Jobs Preferred
+  /// (paper 002 has none). `laxity`: the clusters' RLC scheduler (paper 002), reservations
+  /// movable within their windows (false: all rigid).
+  cluster_policy policy = with_ljp(ljp_policy::off, ljp_method::twkl);
   std::size_t jobs = 1000;      ///< Lublin-Feitelson jobs per repetition
   std::size_t repetitions = 5;  ///< seeds seed, seed + 1, ...
   std::uint64_t seed = 1;
@@ -256,7 +256,11 @@ struct experiment_config {
   grid5_config grid5;
 };
 
-result<experiment_config> load_experiment(const std::filesystem::path& file);
+/// Reads an experiment file. `overrides` ("grid.ljp=off", "requests.par=[1]") replace or add
+/// keys of the file before it is read, each a dotted path and a TOML value (a bare word is a
+/// string); the result is checked as the file would be.
+result<experiment_config> load_experiment(const std::filesystem::path& file,
+                                          const std::vector<std::string>& overrides = {});
 
 /// The admission rule an experiment's clusters run under: "ljp enforce, ljp_method twkl",
 /// "ljp off" (printed in its summary line and its provenance.txt).

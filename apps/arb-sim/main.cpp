@@ -22,8 +22,11 @@ namespace {
 // What made an output directory: the build, the command line and the config, verbatim, so
 // that a figure can be traced back and run again (diff -r of two runs can skip this file).
 void write_provenance(const std::filesystem::path& dir, const std::string& command,
-                      const std::string& config_file, const std::string& admission,
-                      const arbroker::simapp::run_options& opt) {
+                      const std::string& config_file, const std::vector<std::string>& overrides,
+                      const std::string& admission, const arbroker::simapp::run_options& opt) {
+  std::string set = overrides.empty() ? "none" : "";
+  for (const auto& o : overrides)
+    set += (set.empty() ? "" : " ") + ("--set " + o);
   std::ifstream in(config_file);
   std::ostringstream config;
   config << in.rdbuf();
@@ -33,6 +36,8 @@ void write_provenance(const std::filesystem::path& dir, const std::string& comma
       << "working directory: " << std::filesystem::current_path().string() << "\n"
       << "traces: " << opt.traces_dir.string() << "\n"
       << "config: " << config_file << "\n"
+      << "overrides: " << set << "  (applied over the file below)"
+      << "\n"
       << "admission: " << admission << "  (the clusters' rule, defaults included)\n"
       << "--- " << config_file << " ---\n"
       << config.str();
@@ -52,6 +57,7 @@ int main(int argc, char** argv) {
   std::string out_dir = "sim-out";
   std::string traces =
       std::getenv("ARB_TRACES_DIR") ? std::getenv("ARB_TRACES_DIR") : ARB_TRACES_DIR;
+  std::vector<std::string> overrides;
   bool no_plots = false;
   bool progress = isatty(2) != 0;
   app.add_option("config", configs, "experiment files (configs/experiments/*.toml)")
@@ -61,6 +67,9 @@ int main(int argc, char** argv) {
   app.add_option("--traces", traces, "directory of the SWF traces (env ARB_TRACES_DIR)");
   app.add_option("-j,--threads", opt.threads, "runs in parallel (does not change the output)")
       ->check(CLI::Range(1u, 64u));
+  app.add_option("--set", overrides,
+                 "KEY=VALUE: replace a key of every config before it is read (dotted, a TOML "
+                 "value or a bare word: --set grid.ljp=off --set 'requests.par=[1]')");
   app.add_flag("--no-plots", no_plots, "write the gnuplot scripts but do not run gnuplot");
   app.add_flag("--strict", opt.strict,
                "refuse a trace with a bad record (default: skip such records and print their "
@@ -74,7 +83,7 @@ int main(int argc, char** argv) {
   opt.progress = progress;
 
   for (const auto& file : configs) {
-    auto cfg = simapp::load_experiment(file);
+    auto cfg = simapp::load_experiment(file, overrides);
     if (!cfg) {
       std::cerr << "arb-sim: " << cfg.err().message << '\n';
       return 2;
@@ -89,7 +98,8 @@ int main(int argc, char** argv) {
       std::cerr << "arb-sim: " << file << ": " << ok.err().message << '\n';
       return 1;
     }
-    write_provenance(opt.out_dir / cfg->name, command, file, simapp::admission_of(*cfg), opt);
+    write_provenance(opt.out_dir / cfg->name, command, file, overrides, simapp::admission_of(*cfg),
+                     opt);
   }
   return 0;
 }

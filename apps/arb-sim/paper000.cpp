@@ -16,6 +16,7 @@
 #include "plots.hpp"
 #include "progress.hpp"
 #include "runner.hpp"
+#include "tables.hpp"
 #include "workload.hpp"
 
 namespace arbroker::simapp {
@@ -287,6 +288,88 @@ status run_paper000(const paper000_config& c, const run_options& opt) {
     os.close();
     f8.close();
     plot("fig8", gp.str());
+  }
+
+  // The tables of docs/experiments.md (tables.md): Fig. 6's successes, Fig. 7's counts and
+  // the waiting-time table, as the CSVs above have them.
+  {
+    std::vector<md_table> tables;
+    md_table f6{"fig6",
+                "Successful reservations of " + std::to_string(picks->size()) + " (esr " +
+                    c.fig6.esr + ", processor range <" + num(c.fig6.np_min_factor) + ", " +
+                    num(c.fig6.np_max_factor) + ">)",
+                {"time range k"},
+                {}};
+    for (double ba : c.book_ahead_h)
+      f6.header.push_back("ba " + num(ba) + " h");
+    for (double k : c.time_range_h) {
+      std::vector<std::string> cells{num(k)};
+      for (double ba : c.book_ahead_h) {
+        auto* r = find(results, {ba, k, c.fig6.np_min_factor, c.fig6.np_max_factor, c.fig6.esr});
+        cells.push_back(r ? std::to_string(r->summary.successes) : "-");
+      }
+      f6.rows.push_back(std::move(cells));
+    }
+    tables.push_back(std::move(f6));
+
+    md_table f7{"fig7",
+                "Book-ahead " + num(c.fig7.book_ahead_h) + " h, range " + num(c.fig7.time_range_h) +
+                    " h: successes, and mean counts per request",
+                {"esr", "successes (ours)", "successes (paper)",
+                 "ok: candidates / above threshold / rejected by CRS / by LRMS",
+                 "failed: candidates / above threshold / rejected by CRS / by LRMS"},
+                {}};
+    const char* methods[] = {"static", "history", "load"};
+    for (std::size_t m = 0; m < 3; ++m) {
+      auto* r = find(results, {c.fig7.book_ahead_h, c.fig7.time_range_h, c.fig7.np_min_factor,
+                               c.fig7.np_max_factor, methods[m]});
+      if (!r) continue;
+      const auto counts = [](const auto& x) {
+        return fmt(x.candidates, 2) + " / " + fmt(x.after_threshold, 2) + " / " +
+               fmt(x.rejected_by_crs, 2) + " / " + fmt(x.rejected_by_local_scheduler, 2);
+      };
+      f7.rows.push_back({methods[m], std::to_string(r->summary.successes),
+                         m < c.paper_fig7.size() ? num(c.paper_fig7[m]) : "-",
+                         counts(r->summary.succeeded), counts(r->summary.failed)});
+    }
+    tables.push_back(std::move(f7));
+
+    const std::string sched = c.cluster.scheduler == "easy"   ? "EASY"
+                              : c.cluster.scheduler == "fcfs" ? "FCFS"
+                                                              : c.cluster.scheduler;
+    md_table waits{"waits",
+                   "Mean wait of the batch jobs and how many wait longer or less than without "
+                   "reservations (range " +
+                       num(c.table.time_range_h) + " h, esr " + c.table.esr + ")",
+                   {"book-ahead"},
+                   {{"paper: mean wait (s)"},
+                    {"ours, " + sched + ": mean wait (s)"},
+                    {"ours, " + sched + ": jobs waiting longer"},
+                    {"ours, " + sched + ": jobs waiting less"}}};
+    for (std::size_t b = 0; b < c.book_ahead_h.size(); ++b) {
+      auto* r = find(results, {c.book_ahead_h[b], c.table.time_range_h, c.table.np_min_factor,
+                               c.table.np_max_factor, c.table.esr});
+      waits.header.push_back(num(c.book_ahead_h[b]) + " h");
+      waits.rows[0].push_back(b < c.paper_waits.size() ? num(c.paper_waits[b]) : "-");
+      if (!r) {
+        for (int i = 1; i < 4; ++i)
+          waits.rows[i].push_back("-");
+        continue;
+      }
+      const auto& w = r->extra_waits;
+      waits.rows[1].push_back(fmt(r->summary.mean_wait, 0));
+      waits.rows[2].push_back(
+          std::to_string(std::count_if(w.begin(), w.end(), [](duration d) { return d > 0; })));
+      waits.rows[3].push_back(
+          std::to_string(std::count_if(w.begin(), w.end(), [](duration d) { return d < 0; })));
+    }
+    waits.header.push_back("none");
+    waits.rows[0].push_back(c.paper_baseline_wait >= 0 ? "~" + num(c.paper_baseline_wait) : "-");
+    waits.rows[1].push_back(fmt(base_summary.mean_wait, 0));
+    waits.rows[2].push_back("-");
+    waits.rows[3].push_back("-");
+    tables.push_back(std::move(waits));
+    write_tables(dir, c.name, tables);
   }
 
   // Gantt chart of one run over a chosen interval.

@@ -14,6 +14,7 @@
 #include "plots.hpp"
 #include "progress.hpp"
 #include "runner.hpp"
+#include "tables.hpp"
 
 namespace arbroker::simapp {
 namespace {
@@ -306,6 +307,56 @@ status run_paper001(const paper001_config& c, const run_options& opt) {
        << "'' using 7 every ::1 title 'with AR', '' using 10 every ::1 title 'without AR'\n";
     if (auto ok = gnuplot(dir, "fig13_parallel", gp.str(), opt.plots); !ok)
       plot_errors.push_back(ok.err().message);
+  }
+
+  // The tables of docs/experiments.md (tables.md): per mode, the totals over all resources
+  // by share of reservations; the parallel part's completions by their deadline.
+  {
+    std::vector<md_table> tables;
+    auto percent = [](std::size_t part, std::size_t whole) {
+      return whole ? fmt(100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) + " %"
+                   : std::string("-");
+    };
+    for (auto mode : {ar_mode::non_restartable, ar_mode::restartable, ar_mode::parallel}) {
+      md_table t{name_of(mode),
+                 std::string(name_of(mode)) +
+                     " reservations, all resources, by share of jobs "
+                     "with a reservation request",
+                 {""},
+                 {{"MWT increase (ours)"},
+                  {"MOT (ours)"},
+                  {"utilization, all resources (ours)"},
+                  {"rejected requests (ours)"}}};
+      if (mode == ar_mode::parallel)
+        t.rows = {{"all jobs completed by the deadline"},
+                  {"jobs with a reservation request"},
+                  {"jobs without"}};
+      for (const auto& s : results) {
+        if (s.mode != mode) continue;
+        t.header.push_back(fmt(100 * s.share, 0) + " %");
+        if (mode == ar_mode::parallel) {
+          t.rows[0].push_back(percent(s.on_time, s.jobs));
+          t.rows[1].push_back(s.ar_jobs ? percent(s.ar_on_time, s.ar_jobs) + " (" +
+                                              std::to_string(s.ar_on_time) + " of " +
+                                              std::to_string(s.ar_jobs) + ")"
+                                        : "-");
+          t.rows[2].push_back(percent(s.on_time - s.ar_on_time, s.jobs - s.ar_jobs));
+          continue;
+        }
+        const auto& all = s.per[R];
+        const auto* base = base_of(s);
+        const double b = base ? mwt(*base, R) : 0;
+        t.rows[0].push_back(s.share > 0 && b > 0 ? "+" + fmt(100 * (mwt(s, R) / b - 1), 1) + " %"
+                                                 : "-");
+        t.rows[1].push_back(s.share > 0 ? fmt(mot_min(s, R), 0) + " min" : "-");
+        t.rows[2].push_back(fmt(100 * util(s, R), 1) + " %");
+        t.rows[3].push_back(all.requests ? std::to_string(all.rejected) + " of " +
+                                               std::to_string(all.requests)
+                                         : "0");
+      }
+      if (t.header.size() > 1) tables.push_back(std::move(t));
+    }
+    write_tables(dir, c.name, tables);
   }
 
   std::cout << c.name << ": " << jobs->size() << " jobs on " << R << " resources, "

@@ -17,6 +17,7 @@
 #include "parallel.hpp"
 #include "plots.hpp"
 #include "runner.hpp"
+#include "tables.hpp"
 
 namespace arbroker::simapp {
 namespace {
@@ -61,6 +62,10 @@ struct point {
 // W_R in %, U and P_b as fractions, R_AR and R_OD in seconds.
 constexpr const char* metric_names[] = {"W_R", "U", "Q", "P_b", "R_AR", "R_OD"};
 constexpr std::size_t metric_count = std::size(metric_names);
+// How the tables print each measure: its name with its unit, and its decimals (-1: whole
+// numbers with thousands separators).
+constexpr const char* metric_headers[] = {"W_R %", "U", "Q", "P_b", "R_AR s", "R_OD s"};
+constexpr int metric_decimals[] = {2, 3, 2, 3, -1, -1};
 using measures = std::array<std::optional<double>, metric_count>;
 
 sim::scenario scenario_of(const paper002_config& c, const std::vector<job_draw>& jobs,
@@ -161,6 +166,16 @@ interval confidence(const std::vector<double>& xs) {
 
 std::string label(const std::string& policy) {
   return policy.empty() ? std::string("broker") : policy;
+}
+
+std::string number(double v) {  // 1, 0.5, 1000: as the configs write them
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+std::string cell(const interval& ci, int decimals) {
+  return ci.n ? plus_minus(ci.mean, ci.half_width, decimals) : "-";
 }
 
 }  // namespace
@@ -287,6 +302,113 @@ status run_paper002(const paper002_config& c, const run_options& opt) {
         plot_errors.push_back(ok.err().message);
     }
   }
+  // The tables of docs/experiments.md (tables.md): per PAR and measure, policies against L
+  // (the paper's Figs. 2 and 3); per PAR, every policy against IMCT, paired; at the largest L,
+  // every measure of every policy; per policy, every measure by PAR and L.
+  std::vector<md_table> tables;
+  const auto find_row = [&](double par, double l, const std::string& p) -> const row* {
+    for (const auto& r : rows)
+      if (r.par == par && r.laxity == l && r.policy == p) return &r;
+    return nullptr;
+  };
+  for (double par : c.par)
+    for (std::size_t m = 0; m < metric_count; ++m) {
+      md_table t{std::string(metric_names[m]) + "_par" + number(par),
+                 std::string(metric_headers[m]) + " at PAR = " + number(par) +
+                     ", mean ± 95 % half width over " + std::to_string(c.repetitions) +
+                     " repetitions",
+                 {"policy"},
+                 {}};
+      for (double l : c.laxity_percent)
+        t.header.push_back("L = " + number(l) + " %");
+      bool any = false;
+      for (const auto& p : c.policies) {
+        std::vector<std::string> cells{label(p)};
+        for (double l : c.laxity_percent) {
+          const row* r = find_row(par, l, p);
+          cells.push_back(r ? cell(r->ci[m], metric_decimals[m]) : "-");
+          any = any || (r && r->ci[m].n);
+        }
+        t.rows.push_back(std::move(cells));
+      }
+      if (any) tables.push_back(std::move(t));
+    }
+  if (!paired.empty())
+    for (double par : c.par) {
+      md_table t{"paired_par" + number(par),
+                 "W_R % at PAR = " + number(par) +
+                     " against IMCT's in the same repetition: each policy's mean, its share of "
+                     "IMCT's and the paired difference with its 95 % interval (bold: it excludes "
+                     "0), over " +
+                     std::to_string(c.repetitions) + " repetitions",
+                 {"L (%)", "W_R imct"},
+                 {}};
+      for (const auto& p : c.policies)
+        if (p != "imct")
+          for (auto h : {"W_R " + label(p), label(p) + " / imct", label(p) + " - imct, paired"})
+            t.header.push_back(h);
+      for (double l : c.laxity_percent) {
+        const row* base = find_row(par, l, "imct");
+        std::vector<std::string> cells{number(l), base ? cell(base->ci[0], 2) : "-"};
+        for (const auto& p : c.policies) {
+          if (p == "imct") continue;
+          const row* r = find_row(par, l, p);
+          cells.push_back(r ? cell(r->ci[0], 2) : "-");
+          cells.push_back(r && base && r->ci[0].n && base->ci[0].n && base->ci[0].mean > 0
+                              ? fmt(r->ci[0].mean / base->ci[0].mean, 3)
+                              : "-");
+          const auto d = paired.find({par, l, p});
+          const bool differs = d != paired.end() && d->second.n > 1 &&
+                               std::abs(d->second.mean) > d->second.half_width;
+          cells.push_back(d == paired.end() || d->second.n < 2
+                              ? "-"
+                              : (differs ? "**" : "") + cell(d->second, 3) + (differs ? "**" : ""));
+        }
+        t.rows.push_back(std::move(cells));
+      }
+      tables.push_back(std::move(t));
+    }
+  if (!c.laxity_percent.empty()) {
+    const double l = c.laxity_percent.back();
+    md_table t{"at_L" + number(l),
+               "Every measure at L = " + number(l) + " %, mean ± 95 % half width over " +
+                   std::to_string(c.repetitions) + " repetitions",
+               {"policy"},
+               {}};
+    for (double par : c.par)
+      for (auto h : metric_headers)
+        t.header.push_back(std::string(h) + " (PAR " + number(par) + ")");
+    for (const auto& p : c.policies) {
+      std::vector<std::string> cells{label(p)};
+      for (double par : c.par) {
+        const row* r = find_row(par, l, p);
+        for (std::size_t m = 0; m < metric_count; ++m)
+          cells.push_back(r ? cell(r->ci[m], metric_decimals[m]) : "-");
+      }
+      t.rows.push_back(std::move(cells));
+    }
+    tables.push_back(std::move(t));
+  }
+  for (const auto& p : c.policies) {
+    md_table t{"measures_" + label(p),
+               "Every measure of " + label(p) + " by PAR and L, mean ± 95 % half width over " +
+                   std::to_string(c.repetitions) + " repetitions",
+               {"PAR, L"},
+               {}};
+    for (auto h : metric_headers)
+      t.header.push_back(h);
+    for (double par : c.par)
+      for (double l : c.laxity_percent) {
+        std::vector<std::string> cells{number(par) + ", " + number(l) + " %"};
+        const row* r = find_row(par, l, p);
+        for (std::size_t m = 0; m < metric_count; ++m)
+          cells.push_back(r ? cell(r->ci[m], metric_decimals[m]) : "-");
+        t.rows.push_back(std::move(cells));
+      }
+    tables.push_back(std::move(t));
+  }
+  write_tables(dir, c.name, tables);
+
   // The paper's headline: W_R of MLI relative to IMCT at the largest L, PAR = 1.
   std::optional<double> mli, imct;
   const double l_max = c.laxity_percent.empty() ? 0 : c.laxity_percent.back();

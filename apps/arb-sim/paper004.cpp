@@ -16,6 +16,7 @@
 #include "plots.hpp"
 #include "progress.hpp"
 #include "runner.hpp"
+#include "tables.hpp"
 #include "trace_reader.hpp"
 
 namespace arbroker::simapp {
@@ -199,6 +200,21 @@ status run_paper004(const paper004_config& c, const run_options& opt) {
       }
   }
   // Per workload (paper 004 Fig. 7): ac averaged over the runs it appears in, per test job.
+  auto accuracy_of = [&](double f, std::size_t w, std::size_t t) -> std::optional<double> {
+    double sum = 0;
+    int n = 0;
+    for (const auto& r : results) {
+      if (r.overestimate != f) continue;
+      const std::size_t w_of[2] = {c.pairs[r.pair].first, c.pairs[r.pair].second};
+      for (int k = 0; k < 2; ++k)
+        if (w_of[k] == w && r.accuracy[k][t]) {
+          sum += *r.accuracy[k][t];
+          ++n;
+        }
+    }
+    if (!n) return std::nullopt;
+    return sum / n;
+  };
   {
     std::ofstream os(dir / "accuracy_by_workload.csv");
     os << "overestimate";
@@ -210,24 +226,18 @@ status run_paper004(const paper004_config& c, const run_options& opt) {
       os << f;
       for (std::size_t w = 0; w < c.workloads.size(); ++w)
         for (std::size_t t = 0; t < T; ++t) {
-          double sum = 0;
-          int n = 0;
-          for (const auto& r : results) {
-            if (r.overestimate != f) continue;
-            const std::size_t w_of[2] = {c.pairs[r.pair].first, c.pairs[r.pair].second};
-            for (int k = 0; k < 2; ++k)
-              if (w_of[k] == w && r.accuracy[k][t]) {
-                sum += *r.accuracy[k][t];
-                ++n;
-              }
-          }
-          os << ',' << (n ? fmt(sum / n, 3) : "");
+          const auto ac = accuracy_of(f, w, t);
+          os << ',' << (ac ? fmt(*ac, 3) : "");
         }
       os << '\n';
     }
   }
   // Over all pairs and test jobs, per overestimate: the headline numbers.
   std::size_t all_ranked = 0, all_right = 0;
+  md_table ranking{"ranking",
+                   "Rankings by ESE that were right, over both test jobs and all pairs",
+                   {"walltime / run time"},
+                   {{"rankings right (ours)"}, {"probes ranked"}}};
   {
     std::ofstream os(dir / "ranking.csv");
     os << "overestimate,probes_ranked,ranking_right_share,paper_overall,paper_at_max\n";
@@ -239,6 +249,11 @@ status run_paper004(const paper004_config& c, const run_options& opt) {
             ranked += r.ranked[t];
             right += r.right[t];
           }
+      ranking.header.push_back(fmt(f, 1));
+      ranking.rows[0].push_back(
+          ranked ? fmt(100.0 * static_cast<double>(right) / static_cast<double>(ranked), 1) + " %"
+                 : "-");
+      ranking.rows[1].push_back(std::to_string(ranked));
       if (f > 1) {
         all_ranked += ranked;
         all_right += right;
@@ -248,6 +263,26 @@ status run_paper004(const paper004_config& c, const run_options& opt) {
          << c.paper_ranking_correct << ','
          << (f == c.overestimates.back() ? fmt(c.paper_ranking_correct_at_max, 2) : "") << '\n';
     }
+  }
+  // The tables of docs/experiments.md (tables.md): the rankings, and ac per workload and test
+  // job against the overestimate.
+  {
+    md_table accuracy{"accuracy",
+                      "Mean ac (paper 004 eq. 8) per workload and test job",
+                      {"walltime / run time"},
+                      {}};
+    for (double f : c.overestimates)
+      accuracy.header.push_back(fmt(f, 1));
+    for (std::size_t t = T; t-- > 0;)  // the large test job first, as the docs show it
+      for (std::size_t w = 0; w < c.workloads.size(); ++w) {
+        std::vector<std::string> cells{c.workloads[w].name + " " + c.test_jobs[t].name};
+        for (double f : c.overestimates) {
+          const auto ac = accuracy_of(f, w, t);
+          cells.push_back(ac ? fmt(*ac, 2) : "-");
+        }
+        accuracy.rows.push_back(std::move(cells));
+      }
+    write_tables(dir, c.name, {ranking, accuracy});
   }
   std::vector<std::string> plot_errors;
   {
