@@ -152,6 +152,9 @@ workload_config workload(const toml::table& root) {
                                 "workload.walltime_rule");
   w.seed = get<std::uint64_t>(t, "workload", "seed", w.seed);
   w.model_procs = get<int>(t, "workload", "model_procs", 0);
+  w.arrival_scale = get(t, "workload", "arrival_scale", w.arrival_scale);
+  if (!(w.arrival_scale > 0) || !std::isfinite(w.arrival_scale))
+    bad("workload.arrival_scale", "must be a number > 0");
   if (w.source == "lublin" && w.jobs == 0) bad("workload.jobs", "the model needs a job count");
   return w;
 }

@@ -32,6 +32,8 @@ struct workload_config {
   sim::walltime_rule walltime = sim::walltime_rule::extend;
   std::uint64_t seed = 1;  ///< lublin: generator seed
   int model_procs = 0;     ///< lublin: machine size of the model (0: the cluster's)
+  /// Inter-arrival times divided by this (> 1: the same jobs offered faster, a heavier load).
+  double arrival_scale = 1;
 };
 
 /// The transformation of chosen jobs into elastic requests, and the request's knobs.

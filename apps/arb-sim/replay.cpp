@@ -37,6 +37,7 @@ status run_replay(const replay_config& c, const run_options& opt) {
   if (scn->jobs.empty() && scn->requests.empty()) return fail(errc::invalid_parameter, "no jobs");
   // Progress by simulated time, from the first to the last submit.
   const timestamp first = jobs->front().submit_time, last = jobs->back().submit_time;
+  const double load = offered_load(*jobs, c.cluster.cpus);
   // The trace's records are done with: their memory serves the replay's tables (first
   // touches of fresh pages cost more than the simulation of a short trace; see
   // docs/performance.md).
@@ -60,10 +61,13 @@ status run_replay(const replay_config& c, const run_options& opt) {
   os << "jobs,jobs_started,mean_wait_s,requests,successes,events,end_time\n"
      << s.jobs << ',' << s.jobs_started << ',' << s.mean_wait << ',' << s.requests << ','
      << s.successes << ',' << out->steps << ',' << out->end_time << '\n';
-  std::cout << c.name << ": " << s.jobs << " local jobs (mean wait " << s.mean_wait << " s), "
-            << s.successes << " of " << s.requests << " reservations, " << out->steps
-            << " event instants; walltime rule " << sim::to_string(c.workload.walltime) << "; read "
-            << read_s << " s, replay " << replay_s << " s; output in " << dir.string() << '\n';
+  char load_text[16];
+  std::snprintf(load_text, sizeof load_text, "%.2f", load);
+  std::cout << c.name << ": offered load " << load_text << ", " << s.jobs
+            << " local jobs (mean wait " << s.mean_wait << " s), " << s.successes << " of "
+            << s.requests << " reservations, " << out->steps << " event instants; walltime rule "
+            << sim::to_string(c.workload.walltime) << "; read " << read_s << " s, replay "
+            << replay_s << " s; output in " << dir.string() << '\n';
   return {};
 }
 

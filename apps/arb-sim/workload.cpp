@@ -35,7 +35,9 @@ sim::local_job local_of(const sim::swf_job& j, int cpus, sim::walltime_rule rule
 
 }  // namespace
 
-result<std::vector<sim::swf_job>> load_jobs(const workload_config& w, int cpus,
+namespace {
+
+result<std::vector<sim::swf_job>> read_jobs(const workload_config& w, int cpus,
                                             const std::filesystem::path& traces_dir, bool strict) {
   if (w.source == "lublin") {
     auto gen = sim::lublin_generator::create(sim::lublin_params::batch(),
@@ -51,6 +53,30 @@ result<std::vector<sim::swf_job>> load_jobs(const workload_config& w, int cpus,
     return fail(errc::invalid_parameter, w.trace + " has only " + std::to_string(jobs.size()) +
                                              " sound batch jobs, not " + std::to_string(w.jobs));
   return jobs;
+}
+
+}  // namespace
+
+result<std::vector<sim::swf_job>> load_jobs(const workload_config& w, int cpus,
+                                            const std::filesystem::path& traces_dir, bool strict) {
+  auto jobs = read_jobs(w, cpus, traces_dir, strict);
+  if (!jobs || jobs->empty() || w.arrival_scale == 1) return jobs;
+  const timestamp first = jobs->front().submit_time;
+  for (auto& j : *jobs)
+    j.submit_time = first + static_cast<timestamp>(static_cast<double>(j.submit_time - first) /
+                                                   w.arrival_scale);
+  return jobs;
+}
+
+double offered_load(const std::vector<sim::swf_job>& jobs, int cpus) {
+  if (jobs.size() < 2 || cpus <= 0) return 0;
+  const timestamp span = jobs.back().submit_time - jobs.front().submit_time;
+  if (span <= 0) return 0;
+  double work = 0;
+  for (const auto& j : jobs)
+    work += static_cast<double>(std::max<std::int64_t>(sim::procs(j), 1)) *
+            static_cast<double>(std::max<duration>(j.run_time, 0));
+  return work / (static_cast<double>(cpus) * static_cast<double>(span));
 }
 
 result<sim::scenario> build_scenario(const std::vector<sim::swf_job>& jobs,
