@@ -13,11 +13,13 @@ result<lrms_view> lrms_view::create(settings s) {
 }
 
 status lrms_view::refresh(lrms& backend, timestamp now, bool force) {
-  const bool whole = force || s_.policy.refresh == 0 || !capacity_ || capacity_->wrong() ||
+  // refresh 0: the jobs on every call, the whole still only every full_refresh (0: on every
+  // call too). The service's own reservations are in the view either way.
+  const bool whole = force || !capacity_ || capacity_->wrong() ||
                      now - full_read_ >= std::max(s_.policy.refresh, s_.policy.full_refresh);
   if (whole) {
     if (auto ok = read_whole(backend, now); !ok) return ok;
-  } else if (now - jobs_read_ >= s_.policy.refresh) {
+  } else if (s_.policy.refresh == 0 || now - jobs_read_ >= s_.policy.refresh) {
     if (auto ok = read_jobs(backend, now); !ok) return ok;
   }
   if (plans_queue()) (void)capacity_->planned(now);

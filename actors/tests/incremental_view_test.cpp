@@ -35,7 +35,7 @@ service make(const timestamp& now, duration refresh, ljp_method check) {
   s.lrms = l->get();
   auto cfg = testing::c1_config();
   cfg.refresh = refresh;
-  cfg.full_refresh = 30;
+  cfg.full_refresh = refresh == 0 ? 0 : 30;  // 0 and 0: the LRMS read whole on every call
   cfg.ljp_check = check;
   auto timed = std::make_unique<timed_lrms>(
       std::move(*l),

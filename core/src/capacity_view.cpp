@@ -43,10 +43,10 @@ void capacity_view::reset(timestamp now, std::vector<running_job> running,
                           const std::vector<keyed_reservation>& reservations) {
   // Reconciled with what the view holds rather than made anew: when little has changed (the
   // service keeps its own reservations in the view), a full read costs a lookup per
-  // reservation, not a new profile. The jobs go last, as they would into a new profile.
-  for (auto& h : running_held_)
-    release(h);
-  running_held_.clear();
+  // reservation, not a new profile. The running jobs' holds stay while the reservations are
+  // reconciled (set_jobs then changes what changed); should a reservation not fit beside
+  // them, the jobs go last, as they would into a new profile: out first, the reservations
+  // held again in the LRMS's order, then the jobs.
   ++generation_;
   std::vector<const keyed_reservation*> changed_terms;
   for (const auto& r : reservations) {
@@ -67,6 +67,7 @@ void capacity_view::reset(timestamp now, std::vector<running_job> running,
     release(it->second.held);
     it = entries_.erase(it);
   }
+  bool all_held = true;
   for (const auto* r : changed_terms) {
     auto [it, added] = entries_.try_emplace(r->key);
     auto& e = it->second;
@@ -76,8 +77,20 @@ void capacity_view::reset(timestamp now, std::vector<running_job> running,
     }
     e.span = r->span;
     e.seen = generation_;
-    (void)hold(e.held, std::max(r->span.start, now), r->span.end, r->span.np);
+    if (!hold(e.held, std::max(r->span.start, now), r->span.end, r->span.np)) all_held = false;
     if (valid(r->span)) by_start_.emplace(r->span.start, r->key);
+  }
+  if (!all_held) {  // as a new profile would have it: the jobs out, the reservations in order
+    for (auto& h : running_held_)
+      release(h);
+    running_held_.clear();
+    for (const auto* r : changed_terms)
+      release(entries_[r->key].held);
+    for (const auto* r : changed_terms) {
+      auto& e = entries_[r->key];
+      if (e.held.np == 0 && e.span == r->span)  // the last terms of a key held once
+        (void)hold(e.held, std::max(r->span.start, now), r->span.end, r->span.np);
+    }
   }
   (void)set_jobs(now, std::move(running), std::move(queued));
   wrong_ = false;  // what does not fit in a full read is left out, not wrong
@@ -87,18 +100,51 @@ void capacity_view::reset(timestamp now, std::vector<running_job> running,
 
 bool capacity_view::set_jobs(timestamp now, std::vector<running_job> running,
                              std::vector<waiting_job> queued) {
-  for (auto& h : running_held_)
-    release(h);
-  running_held_.clear();
-  bool fits = true;
-  for (const auto& j : running) {
-    reservation_span h;
-    // A job past its walltime still runs (remaining >= 1 s, see to_workload).
-    if (j.remaining > 0 && j.remaining <= time_infinity - now &&
-        !hold(h, now, now + j.remaining, j.np))
-      fits = false;
-    if (h.np > 0) running_held_.push_back(h);
+  // A job that still runs ends when it did at the last read: its hold (end, np) stays, and
+  // only the jobs that started or ended since change the profile, so that a read costs in
+  // what changed, not in every running job. Ends first, to make room; then the starts.
+  // (running_held_ is sorted by end and np.)
+  std::vector<std::pair<timestamp, int>> wanted;
+  wanted.reserve(running.size());
+  for (const auto& j : running)  // a job past its walltime still runs: remaining >= 1 s
+    if (j.remaining > 0 && j.remaining <= time_infinity - now)
+      wanted.emplace_back(now + j.remaining, j.np);
+  std::sort(wanted.begin(), wanted.end());
+  std::vector<reservation_span> kept;
+  std::vector<std::pair<timestamp, int>> started;
+  kept.reserve(wanted.size());
+  auto held = running_held_.begin();
+  for (const auto& w : wanted) {
+    while (held != running_held_.end() && std::pair(held->end, held->np) < w)
+      release(*held++);
+    if (held != running_held_.end() && std::pair(held->end, held->np) == w)
+      kept.push_back(*held++);
+    else
+      started.push_back(w);
   }
+  for (; held != running_held_.end(); ++held)
+    release(*held);
+  bool fits = true;
+  for (const auto& [end, np] : started) {
+    reservation_span h;
+    if (!hold(h, now, end, np)) fits = false;
+    if (h.np > 0) kept.push_back(h);
+  }
+  if (!fits) {  // which jobs are left out: those late in the LRMS's list, as a new read has it
+    for (auto& h : kept)
+      release(h);
+    kept.clear();
+    for (const auto& j : running) {
+      reservation_span h;
+      if (j.remaining > 0 && j.remaining <= time_infinity - now)
+        (void)hold(h, now, now + j.remaining, j.np);
+      if (h.np > 0) kept.push_back(h);
+    }
+  }
+  std::sort(kept.begin(), kept.end(), [](const reservation_span& a, const reservation_span& b) {
+    return std::pair(a.end, a.np) < std::pair(b.end, b.np);
+  });
+  running_held_ = std::move(kept);
   // A job t_wkl() would refuse (np beyond the cluster, no walltime) makes T_wkl the read's
   // time, as a failed estimate always has.
   jobs_valid_ = static_cast<bool>(arbroker::t_wkl(now, cpus_, running, queued, {}, load_));

@@ -193,5 +193,42 @@ RC_GTEST_PROP(CapacityView, KeptStepByStepItEqualsAFullRead, ()) {
     RC_ASSERT(got.free_at(t) == plan.free_at(t));
 }
 
+// Reads of the jobs change the profile by what changed: a job that runs on keeps its hold (it
+// ends when it did), one that ended gives its CPUs back, one that started takes them. From the
+// read's time on the view equals one read whole then, also when the jobs do not all fit (the
+// ones late in the LRMS's list are left out, as a new read leaves them out).
+RC_GTEST_PROP(CapacityView, JobsThatRunOnKeepTheirHoldsAndTheViewEqualsAFullRead, ()) {
+  const int cpus = *rc::gen::inRange(8, 65);
+  auto v = make(cpus);
+  struct job {
+    int np;
+    timestamp end;
+  };
+  std::vector<job> jobs;  // in the LRMS's order
+  timestamp now = 0;
+  const int reads = *rc::gen::inRange(1, 40);
+  for (int i = 0; i < reads; ++i) {
+    now += *rc::gen::inRange<duration>(0, 60);
+    std::vector<job> on;
+    for (const auto& j : jobs)  // ended by now, or early (cancelled) now and then
+      if (j.end > now && *rc::gen::inRange(0, 8) != 0) on.push_back(j);
+    for (int n = *rc::gen::inRange(0, 4); n > 0; --n)
+      on.push_back({*rc::gen::inRange(1, cpus / 2 + 1), now + *rc::gen::inRange<duration>(1, 300)});
+    jobs = on;
+    std::vector<running_job> running;
+    for (const auto& j : jobs)
+      running.push_back({j.np, j.end - now});
+    const bool fits = v.set_jobs(now, running, {});
+    auto whole = make(cpus);
+    whole.reset(now, running, {}, {});
+    int total = 0;
+    for (const auto& j : jobs)
+      total += j.np;
+    if (total <= cpus) RC_ASSERT(fits);
+    for (timestamp t = now; t < now + 400; t += 3)
+      RC_ASSERT(v.profile().free_at(t) == whole.profile().free_at(t));
+  }
+}
+
 }  // namespace
 }  // namespace arbroker

@@ -16,11 +16,11 @@ namespace arbroker {
 /// keeps it fresh, the esr history sampled from it, and the admission rule (Local Jobs
 /// Preferred) every handler reads from it. It does not own the LRMS: refresh() is given it.
 ///
-/// Refresh: the jobs are read again (lrms::jobs_snapshot) when older than `refresh`, the whole
-/// (lrms::snapshot) when older than max(refresh, full_refresh), on every call with refresh 0,
-/// and at once after wrong() (the LRMS refused what the view allowed) or jobs_changed() (a
-/// submit, a cancel; the jobs only). In between the service keeps its own reservations in it
-/// (put, erase).
+/// Refresh: the jobs are read again (lrms::jobs_snapshot) when older than `refresh` (on every
+/// call with refresh 0), the whole (lrms::snapshot) when older than max(refresh, full_refresh)
+/// (on every call with both 0), and at once after wrong() (the LRMS refused what the view
+/// allowed) or jobs_changed() (a submit, a cancel; the jobs only). In between the service keeps
+/// its own reservations in it (put, erase).
 class lrms_view {
  public:
   struct settings {

@@ -116,7 +116,8 @@ class capacity_view {
   timestamp jobs_read_ = 0;
   std::vector<running_job> running_;
   bool jobs_valid_ = true;                      // t_wkl() takes the jobs as they are
-  std::vector<reservation_span> running_held_;  // what the profile holds for the jobs
+  // What the profile holds for the running jobs, sorted by end and np.
+  std::vector<reservation_span> running_held_;
   std::vector<waiting_job> queue_;
   std::unordered_map<std::string, entry> entries_;
   std::set<std::pair<timestamp, std::string>> by_start_;  // valid terms, for T_wkl
