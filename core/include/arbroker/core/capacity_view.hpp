@@ -40,11 +40,13 @@ struct keyed_reservation {
 /// (a stale or overbooked read) silently, after set_jobs or put by marking the view wrong()
 /// so that its owner reads everything again.
 ///
-/// Complexity, with n reservations kept, j running and q queued jobs: reset O(n + (c + j)
-/// log n) with c the reservations whose terms changed (it reconciles, it does not rebuild);
-/// set_jobs O(j log n + q); put, erase O(log n); t_wkl() O(j + q + k log n) with k the reservations
-/// that count, cached until a change that can move it; planned() O(n + plan) once after a change it
-/// cannot absorb, and no copy at all while the queue is empty.
+/// Complexity, with n reservations kept, j running and q queued jobs: reset O(n + (c + d)
+/// log n + j log j) with c the reservations whose terms changed and d the jobs that started or
+/// ended since the last read (it reconciles, it does not rebuild); set_jobs O(d log n + j log j
+/// + q) (a job that runs on keeps its hold; when the jobs do not all fit, O(j log n) to hold
+/// them in the LRMS's order, as a new read does); put, erase O(log n); t_wkl() O(j + q + k log n)
+/// with k the reservations that count, cached until a change that can move it; planned() O(n +
+/// plan) once after a change it cannot absorb, and no copy at all while the queue is empty.
 class capacity_view {
  public:
   /// An empty view of a cluster of `cpus` CPUs; invalid_processor_range unless cpus > 0,
@@ -56,8 +58,9 @@ class capacity_view {
   void reset(timestamp now, std::vector<running_job> running, std::vector<waiting_job> queued,
              const std::vector<keyed_reservation>& reservations);
 
-  /// The jobs anew from a jobs-only read at `now`; the reservations stay as kept. False (and
-  /// wrong()) when a running job does not fit beside them.
+  /// The jobs anew from a jobs-only read at `now`; the reservations stay as kept. A running
+  /// job is known by its end (now + remaining) and CPUs: one that was running at the last read
+  /// keeps its hold. False (and wrong()) when a running job does not fit beside them.
   bool set_jobs(timestamp now, std::vector<running_job> running, std::vector<waiting_job> queued);
 
   /// Reservation `key` holds `span` from now on (added, or its terms changed); its CPUs
@@ -115,7 +118,7 @@ class capacity_view {
   load_params load_;
   timestamp jobs_read_ = 0;
   std::vector<running_job> running_;
-  bool jobs_valid_ = true;                      // t_wkl() takes the jobs as they are
+  bool jobs_valid_ = true;  // t_wkl() takes the jobs as they are
   // What the profile holds for the running jobs, sorted by end and np.
   std::vector<reservation_span> running_held_;
   std::vector<waiting_job> queue_;
