@@ -193,6 +193,20 @@ RC_GTEST_PROP(CapacityView, KeptStepByStepItEqualsAFullRead, ()) {
     RC_ASSERT(got.free_at(t) == plan.free_at(t));
 }
 
+// A full read keeps the running jobs' holds while it reconciles the reservations; when the
+// LRMS reports more than the cluster has, what is left out is what a new read leaves out: the
+// jobs, which go last.
+TEST(CapacityView, AnOverbookedFullReadLeavesOutWhatANewReadLeavesOut) {
+  auto v = make(10);
+  v.reset(0, {{8, 100}}, {}, {});
+  v.reset(10, {{8, 90}}, {}, {{"r1", {10, 50, 6}}});  // the same job, and 6 CPUs more
+  auto fresh = make(10);
+  fresh.reset(10, {{8, 90}}, {}, {{"r1", {10, 50, 6}}});
+  EXPECT_EQ(fresh.profile().free_at(20), 4);  // the reservation held, the job left out
+  for (timestamp t = 10; t < 120; t += 5)
+    EXPECT_EQ(v.profile().free_at(t), fresh.profile().free_at(t)) << "at " << t;
+}
+
 // Reads of the jobs change the profile by what changed: a job that runs on keeps its hold (it
 // ends when it did), one that ended gives its CPUs back, one that started takes them. From the
 // read's time on the view equals one read whole then, also when the jobs do not all fit (the
