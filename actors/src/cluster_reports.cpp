@@ -59,19 +59,20 @@ msg::estimate_reply cluster_service::estimate(const msg::estimate_request& req, 
                               " CPUs; a job of " + std::to_string(req.np) + " never starts here");
     return out;
   }
-  auto snap = lrms_->snapshot();
-  if (!snap) {
-    out.error = msg::to_wire(snap.err());
-    return out;
-  }
   if (req.ready < 0 || req.deadline < 0) {
     out.error = msg::wire(errc::invalid_window, "ready and deadline must not be negative");
     return out;
   }
+  // From the service's view of the LRMS (as fresh as a probe's: its jobs read every refresh),
+  // not a listing of the whole LRMS per estimate.
+  if (auto ok = refresh(now); !ok) {
+    out.error = msg::to_wire(ok.err());
+    return out;
+  }
   const timestamp ready = std::max(now, req.ready);
   const timestamp deadline = req.deadline > 0 ? req.deadline : time_infinity;
-  auto start = estimate_earliest_start(to_workload(*snap), now, ready, req.walltime, req.np,
-                                       ese_policy::local_jobs_preferred, deadline);
+  auto start = estimate_earliest_start(view_.capacity().workload(now), now, ready, req.walltime,
+                                       req.np, ese_policy::local_jobs_preferred, deadline);
   if (start)
     out.start = *start;
   else if (start.err().code != errc::infeasible)
