@@ -45,7 +45,9 @@ import time
 
 HERE = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(HERE / "tests"))
+sys.path.insert(0, str(HERE / "tests" / "experiments"))
 from demo_node import DemoNode  # noqa: E402
+from doc_row import tables_of  # noqa: E402  (the marked tables of a page, as the row tests read them)
 
 # Paper 004, Sec. IV-B (Fig. 5, means in seconds, as its text gives them).
 PAPER_S = {"LRMS submit": "~1 (GSISSH)", "estimate": "-", "reservation": "13.7 (ARS)",
@@ -252,22 +254,6 @@ def table(marker, caption, header, rows):
     return "\n".join(out) + "\n"
 
 
-def parse_tables(text):
-    """{marker: (header, [row labels])} of the marked tables of a Markdown text."""
-    found, lines = {}, text.splitlines()
-    for i, line in enumerate(lines):
-        if line.startswith("<!-- table ") and line.endswith(" -->"):
-            j = i + 1
-            while j < len(lines) and not lines[j].startswith("|"):
-                j += 1
-            rows = []
-            while j < len(lines) and lines[j].startswith("|"):
-                rows.append([c.strip() for c in lines[j].strip().strip("|").split("|")])
-                j += 1
-            found[line[len("<!-- table "):-len(" -->")]] = (rows[0], [r[0] for r in rows[2:]])
-    return found
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--arbd", required=True)
@@ -333,15 +319,16 @@ def main():
     (out / "tables.md").write_text(text)
     print(text)
     if a.check_doc:
-        doc, run = parse_tables(pathlib.Path(a.check_doc).read_text()), parse_tables(text)
+        doc, run = tables_of(pathlib.Path(a.check_doc).read_text()), tables_of(text)
         bad = []
-        for marker, (header, labels) in run.items():
+        for marker, (header, rows) in run.items():
             if marker not in doc:
                 bad.append(f"{a.check_doc} has no table <!-- table {marker} -->")
             elif doc[marker][0] != header:
                 bad.append(f"{marker}: columns {doc[marker][0]} in the docs, {header} in the run")
-            elif not set(labels) <= set(doc[marker][1]):
-                bad.append(f"{marker}: rows {labels} of the run, {doc[marker][1]} in the docs")
+            elif not set(rows) <= set(doc[marker][1]):
+                bad.append(f"{marker}: rows {list(rows)} of the run, {list(doc[marker][1])} "
+                           "in the docs")
         for b in bad:
             print("FAIL -", b)
         return 1 if bad else 0

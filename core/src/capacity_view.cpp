@@ -106,9 +106,12 @@ bool capacity_view::set_jobs(timestamp now, std::vector<running_job> running,
   // (running_held_ is sorted by end and np.)
   std::vector<std::pair<timestamp, int>> wanted;
   wanted.reserve(running.size());
-  for (const auto& j : running)  // a job past its walltime still runs: remaining >= 1 s
-    if (j.remaining > 0 && j.remaining <= time_infinity - now)
-      wanted.emplace_back(now + j.remaining, j.np);
+  // A job past its walltime still runs (remaining >= 1 s); one without an end holds nothing.
+  const auto holds = [now](const running_job& j) {
+    return j.remaining > 0 && j.remaining <= time_infinity - now;
+  };
+  for (const auto& j : running)
+    if (holds(j)) wanted.emplace_back(now + j.remaining, j.np);
   std::sort(wanted.begin(), wanted.end());
   std::vector<reservation_span> kept;
   std::vector<std::pair<timestamp, int>> started;
@@ -136,8 +139,7 @@ bool capacity_view::set_jobs(timestamp now, std::vector<running_job> running,
     kept.clear();
     for (const auto& j : running) {
       reservation_span h;
-      if (j.remaining > 0 && j.remaining <= time_infinity - now)
-        (void)hold(h, now, now + j.remaining, j.np);
+      if (holds(j)) (void)hold(h, now, now + j.remaining, j.np);
       if (h.np > 0) kept.push_back(h);
     }
   }
