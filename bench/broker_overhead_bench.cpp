@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
   auto svc = cluster_service::create(c, std::make_unique<slurm_lrms>(opts));
   if (!svc) return 1;
   auto crs = spawn_cluster_service(sys, std::shared_ptr<cluster_service>(std::move(*svc)),
-                                   wall_clock(), true);
+                                   wall_clock(), {.detached = true});
   self->request(gis, caf::infinite, register_atom::value, c.info, crs)
       .receive([](msg::ack_reply&) {}, [](caf::error&) {});
   broker_config bc;

@@ -165,7 +165,7 @@ class real_grid : public ::testing::Test {
     ASSERT_TRUE(svc) << to_string(svc.err());
     // Real adapters block for milliseconds: each service gets a thread of its own.
     auto h = spawn_cluster_service(sys, std::shared_ptr<cluster_service>(std::move(*svc)),
-                                   wall_clock(), true);
+                                   wall_clock(), {.detached = true});
     crs[name] = h;
     cpus[name] = snap->cpus;
     auto ack = ask<msg::ack_reply>(gis, register_atom::value, c.info, h);

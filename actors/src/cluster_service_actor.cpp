@@ -3,8 +3,13 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <memory>
 
 #include "arbroker/actors/deadline_timer.hpp"
+
+// A full read made aside, and the view it replaced: in-process only, never serialized.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<arbroker::lrms_view::read_aside>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<arbroker::capacity_view>)
 
 namespace arbroker {
 namespace {
@@ -20,11 +25,32 @@ auto guarded(F&& body) -> decltype(body()) {
   }
 }
 
-/// The actor's interface: the service's, its own expiry timer, and the journal's word that
-/// writes are durable (the ticket, and why not when they never will be).
+using read_aside_atom = caf::atom_constant<caf::atom("readaside")>;
+using read_aside_ptr = std::shared_ptr<lrms_view::read_aside>;
+
+/// The actor's interface: the service's, its own expiry timer, the journal's word that
+/// writes are durable (the ticket, and why not when they never will be), and a full read
+/// of the LRMS made aside, done.
 using service_impl_actor =
     cluster_service_actor::extend<caf::reacts_to<expire_atom>,
-                                  caf::reacts_to<durable_atom, write_ticket, std::string>>;
+                                  caf::reacts_to<durable_atom, write_ticket, std::string>,
+                                  caf::reacts_to<read_aside_atom, read_aside_ptr>>;
+
+// Runs a full read aside on a thread of its own and hands it to the service; then drops the
+// view it replaced, which the service hands back, or quits when the service is gone.
+caf::behavior read_aside_worker(caf::event_based_actor* self, read_aside_ptr read,
+                                service_impl_actor service) {
+  self->monitor(service);
+  self->set_down_handler([self](caf::down_msg&) { self->quit(); });
+  read->run();
+  self->send(service, read_aside_atom::value, std::move(read));
+  return {
+      [self](read_aside_atom, std::shared_ptr<capacity_view>& replaced) {
+        replaced.reset();
+        self->quit();
+      },
+  };
+}
 
 class cluster_service_state {
  public:
@@ -42,6 +68,7 @@ class cluster_service_state {
     return [this, op](msg::call_tag t, const Request& r) -> caf::result<msg::call_tag, Reply> {
       auto reply = guarded([&] { return (*service_.*op)(r, now()); });
       arm();
+      read_aside();
       return when_written(std::move(reply), t);
     };
   }
@@ -53,6 +80,7 @@ class cluster_service_state {
     return [this, op](const Request& r) -> caf::result<Reply> {
       auto reply = guarded([&] { return (*service_.*op)(r, now()); });
       arm();
+      read_aside();
       return when_written(std::move(reply));
     };
   }
@@ -135,15 +163,42 @@ class cluster_service_state {
           }
           (void)svc.take_unsynced();  // expiries answer nobody: no reply waits for them
           arm();
+          read_aside();
         },
         [this](durable_atom, write_ticket ticket, const std::string& failure) {
           synced(ticket, failure);
+        },
+        [this, &svc](read_aside_atom, read_aside_ptr& read) {
+          try {
+            svc.end_read_aside(*read, now());
+          } catch (const std::exception&) {
+            // The view stays as it was; the next full read is due at once.
+          }
+          // The old view goes back to the worker's thread to be dropped there.
+          auto replaced = read->take_replaced();
+          read.reset();
+          if (auto worker = caf::actor_cast<caf::actor>(self_->current_sender()))
+            caf::anon_send(worker, read_aside_atom::value, std::move(replaced));
+          arm();
         },
     };
   }
 
  private:
   timestamp now() const { return clock_(); }
+
+  // The full read of the LRMS due now, if any, begun here and run beside us (lrms_view.hpp).
+  void read_aside() {
+    read_aside_ptr read;
+    try {
+      read = service_->begin_read_aside(now());
+    } catch (const std::exception&) {
+      return;  // the next message tries again
+    }
+    if (read)
+      self_->spawn<caf::detached>(read_aside_worker, std::move(read),
+                                  caf::actor_cast<service_impl_actor>(self_));
+  }
 
   // Keeps one timer for the earliest pending expiry; a later arming for an earlier expiry
   // adds another timer (the stale one finds nothing to do).
@@ -172,8 +227,9 @@ service_impl_actor::behavior_type cluster_service_behavior(
 
 cluster_service_actor spawn_cluster_service(caf::actor_system& sys,
                                             std::shared_ptr<cluster_service> service,
-                                            clock_fn clock, bool detached) {
-  if (detached)
+                                            clock_fn clock, cluster_service_options options) {
+  if (options.reads_aside) service->allow_reads_aside();
+  if (options.detached)
     return sys.spawn<caf::detached>(cluster_service_behavior, std::move(service), std::move(clock));
   return sys.spawn(cluster_service_behavior, std::move(service), std::move(clock));
 }

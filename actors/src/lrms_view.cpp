@@ -1,6 +1,8 @@
 #include "arbroker/actors/lrms_view.hpp"
 
 #include <algorithm>
+#include <exception>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -12,11 +14,26 @@ result<lrms_view> lrms_view::create(settings s) {
   return lrms_view(std::move(s), std::move(*h));
 }
 
+namespace {
+
+// A full read into `view` at `now`: the jobs and every reservation anew.
+void reset_from(capacity_view& view, const lrms_snapshot& snap, timestamp now) {
+  auto w = to_workload(snap);
+  std::vector<keyed_reservation> reservations;
+  reservations.reserve(snap.reservations.size());
+  for (const auto& r : snap.reservations)
+    reservations.push_back({r.id, {r.start, r.end, r.np}});
+  view.reset(now, std::move(w.running), std::move(w.queued), reservations);
+}
+
+}  // namespace
+
 status lrms_view::refresh(lrms& backend, timestamp now, bool force) {
   // refresh 0: the jobs on every call, the whole still only every full_refresh (0: on every
-  // call too). The service's own reservations are in the view either way.
-  const bool whole = force || !capacity_ || capacity_->wrong() ||
-                     now - full_read_ >= std::max(s_.policy.refresh, s_.policy.full_refresh);
+  // call too). The service's own reservations are in the view either way. Made aside, the
+  // periodic full read is the owner's to begin.
+  const bool whole = force || whole_now_ || !capacity_ || capacity_->wrong() ||
+                     (!aside() && now - full_read_ >= full_interval());
   if (whole) {
     if (auto ok = read_whole(backend, now); !ok) return ok;
   } else if (s_.policy.refresh == 0 || now - jobs_read_ >= s_.policy.refresh) {
@@ -34,14 +51,11 @@ status lrms_view::read_whole(lrms& backend, timestamp now) {
     if (!c) return c.err();
     capacity_ = std::move(*c);
   }
-  auto w = to_workload(*snap);
-  std::vector<keyed_reservation> reservations;
-  reservations.reserve(snap->reservations.size());
-  for (const auto& r : snap->reservations)
-    reservations.push_back({r.id, {r.start, r.end, r.np}});
-  capacity_->reset(now, std::move(w.running), std::move(w.queued), reservations);
+  reset_from(*capacity_, *snap, now);
+  ++generation_;  // a read aside begun before this one is older: it is dropped
+  whole_now_ = false;
   full_read_ = jobs_read_ = now;
-  took_jobs(*snap, now);
+  took_jobs(static_cast<int>(snap->running.size()), static_cast<int>(snap->queued.size()), now);
   return {};
 }
 
@@ -52,19 +66,81 @@ status lrms_view::read_jobs(lrms& backend, timestamp now) {
   // A running job the view has no room for marks it wrong(): refresh reads it all next time.
   (void)capacity_->set_jobs(now, std::move(w.running), std::move(w.queued));
   jobs_read_ = now;
-  took_jobs(*snap, now);
+  if (reading_) jobs_read_meanwhile_ = true;
+  took_jobs(static_cast<int>(snap->running.size()), static_cast<int>(snap->queued.size()), now);
   return {};
 }
 
-void lrms_view::took_jobs(const lrms_snapshot& snap, timestamp now) {
-  running_ = static_cast<int>(snap.running.size());
-  queued_ = static_cast<int>(snap.queued.size());
+void lrms_view::took_jobs(int running, int queued, timestamp now) {
+  running_ = running;
+  queued_ = queued;
   // esr history: one sample of idle CPUs per history interval.
   const timestamp slot_begin =
       now - ((now % s_.policy.history_delta) + s_.policy.history_delta) % s_.policy.history_delta;
   const auto& recs = history_.records();
   if (recs.empty() || recs.back().begin < slot_begin)
     (void)history_.record(slot_begin, profile().free_at(now));
+}
+
+std::unique_ptr<lrms_view::read_aside> lrms_view::begin_read_aside(lrms& backend, timestamp now) {
+  if (!aside() || reading_ || !capacity_ || now - full_read_ < full_interval()) return nullptr;
+  auto rest = backend.begin_snapshot();
+  reading_ = true;
+  changes_.clear();
+  jobs_read_meanwhile_ = false;
+  return std::unique_ptr<read_aside>(
+      new read_aside(std::move(rest), now, s_.cpus, s_.policy.load, generation_, plans_queue()));
+}
+
+void lrms_view::read_aside::run() {
+  try {
+    auto snap = rest_();
+    rest_ = nullptr;  // what it holds is dropped here too
+    if (!snap) {
+      outcome_ = snap.err();
+      return;
+    }
+    auto view = capacity_view::create(cpus_, load_);
+    if (!view) {
+      outcome_ = view.err();
+      return;
+    }
+    reset_from(*view, *snap, at_);
+    if (plans_) (void)view->planned(at_);
+    running_ = static_cast<int>(snap->running.size());
+    queued_ = static_cast<int>(snap->queued.size());
+    view_ = std::move(*view);
+    outcome_ = {};
+  } catch (const std::exception& e) {
+    outcome_ = fail(errc::internal, std::string("full read of the LRMS: ") + e.what());
+  }
+}
+
+void lrms_view::end_read_aside(read_aside& read, timestamp now) {
+  reading_ = false;
+  auto changes = std::exchange(changes_, {});
+  if (read.generation_ != generation_) return;  // an inline full read came after it began
+  if (!read.outcome_ || !read.view_) {
+    wrong();  // read inline at the next refresh, which answers with the LRMS's error
+    return;
+  }
+  auto& fresh = *read.view_;
+  for (const auto& c : changes) {
+    if (c.span)
+      (void)fresh.put(c.key, *c.span, c.at);  // one that does not fit marks it wrong()
+    else
+      fresh.erase(c.key);
+  }
+  if (jobs_read_meanwhile_)  // the jobs as the owner last read them, newer than the read's
+    (void)fresh.set_jobs(capacity_->jobs_read(), capacity_->running(), capacity_->queue());
+  std::swap(*capacity_, fresh);
+  read.replaced_ = std::make_shared<capacity_view>(std::move(fresh));
+  read.view_.reset();
+  full_read_ = read.at_;
+  if (!jobs_read_meanwhile_) {
+    jobs_read_ = read.at_;
+    took_jobs(read.running_, read.queued_, now);
+  }
 }
 
 result<lrms_view::admission> lrms_view::admission_for(bool ljp, bool admin, timestamp now) const {
@@ -80,10 +156,12 @@ result<lrms_view::admission> lrms_view::admission_for(bool ljp, bool admin, time
 void lrms_view::put(const std::string& lrms_id, const reservation_span& span, timestamp now) {
   if (!capacity_) return;  // read whole before its first use
   (void)capacity_->put(lrms_id, span, now);
+  if (reading_) changes_.push_back({lrms_id, span, now});
 }
 
 void lrms_view::erase(const std::string& lrms_id) {
   if (capacity_) capacity_->erase(lrms_id);
+  if (reading_) changes_.push_back({lrms_id, std::nullopt, 0});
   if (queued_ > 0) jobs_changed();
 }
 

@@ -1,6 +1,7 @@
 #include "arbroker/adapters/lrms.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <string_view>
 #include <unordered_map>
 
@@ -38,6 +39,10 @@ result<lrms_snapshot> lrms::jobs_snapshot() {
   auto s = snapshot();
   if (s) s->reservations.clear();
   return s;
+}
+
+lrms::snapshot_rest lrms::begin_snapshot() {
+  return [s = std::make_shared<result<lrms_snapshot>>(snapshot())] { return std::move(*s); };
 }
 
 cluster_workload to_workload(const lrms_snapshot& s) {

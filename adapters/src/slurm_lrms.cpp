@@ -494,10 +494,22 @@ result<lrms_snapshot> slurm_lrms::jobs_snapshot() {
   return read(false);
 }
 
+lrms::snapshot_rest slurm_lrms::begin_snapshot() {
+  // Listed on the libslurm thread as every call is; the caller goes on meanwhile, and its
+  // own calls queue behind the listing there.
+  return [c = cluster_, timeout = options_.call_timeout] { return read(c, timeout, true); };
+}
+
 result<lrms_snapshot> slurm_lrms::read(bool with_reservations) {
+  return read(cluster_, options_.call_timeout, with_reservations);
+}
+
+result<lrms_snapshot> slurm_lrms::read(std::shared_ptr<cluster> cluster,
+                                       std::chrono::milliseconds timeout, bool with_reservations) {
+  auto on = cluster;
   return on_slurm_thread<lrms_snapshot>(
-      cluster_, options_.call_timeout, "snapshot",
-      [c = cluster_, with_reservations]() -> result<lrms_snapshot> {
+      std::move(on), timeout, "snapshot",
+      [c = std::move(cluster), with_reservations]() -> result<lrms_snapshot> {
         lrms_snapshot s;
         s.now = std::time(nullptr);
         s.sizes.bunch = 1;  // CPUs are reserved as single cores

@@ -28,6 +28,17 @@ result<lrms_snapshot> timed_lrms::snapshot() {
 result<lrms_snapshot> timed_lrms::jobs_snapshot() {
   return timed(lrms_call::jobs_snapshot, [&] { return inner_->jobs_snapshot(); });
 }
+lrms::snapshot_rest timed_lrms::begin_snapshot() {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto rest = inner_->begin_snapshot();
+  const auto begun = std::chrono::steady_clock::now() - t0;
+  return [rest = std::move(rest), begun, observer = observer_] {
+    const auto t1 = std::chrono::steady_clock::now();
+    auto r = rest();
+    observer(lrms_call::snapshot, begun + (std::chrono::steady_clock::now() - t1), r.has_value());
+    return r;
+  };
+}
 result<std::string> timed_lrms::create_reservation(const reservation_spec& spec) {
   return timed(lrms_call::create_reservation, [&] { return inner_->create_reservation(spec); });
 }

@@ -484,7 +484,7 @@ struct node::impl {
     for (std::size_t i = 0; i < made.size(); ++i) {
       auto& [svc, detached] = made[i];
       // Real adapters block for milliseconds per call: each such service gets its own thread.
-      auto h = spawn_cluster_service(*sys, svc, wall_clock(), detached);
+      auto h = spawn_cluster_service(*sys, svc, wall_clock(), {.detached = detached});
       caf::anon_send(gis, register_atom::value, infos[i], h);
       services.emplace_back(infos[i].name, h);
     }

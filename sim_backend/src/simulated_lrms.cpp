@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <tuple>
 #include <utility>
 
@@ -356,7 +357,16 @@ void simulated_lrms::drop_reservation(serial rid, lrms_job_state outcome) {
   release(r.start, r.end, r.np);
   forget({r.start, event_kind::reservation_start, rid});
   forget({r.end, event_kind::reservation_end, rid});
+  unlist(r);
   reservations_.erase(it);
+}
+
+void simulated_lrms::list(serial rid, reservation& r) {
+  r.listed = listing_.add({rid, r.start, r.end, r.np, r.name, r.owner, r.account});
+}
+
+void simulated_lrms::unlist(const reservation& r) {
+  if (auto moved = listing_.remove(r.listed)) reservations_.at(*moved).listed = r.listed;
 }
 
 void simulated_lrms::retire(serial jid, lrms_job_state outcome) {
@@ -422,6 +432,7 @@ result<std::string> simulated_lrms::create_reservation(const reservation_spec& s
   r.end = end;
   r.np = spec.np;
   r.account = spec.account;
+  list(rid, r);
   schedule({end, event_kind::reservation_end, rid});
   if (spec.start > now_) schedule({spec.start, event_kind::reservation_start, rid});
   start_queued_jobs(now_);  // conservative plans made again may start now
@@ -494,6 +505,7 @@ result<std::string> simulated_lrms::modify_reservation(const std::string& id,
       std::move(old.running), std::move(old.queued), new_terms.account};
   forget({old.start, event_kind::reservation_start, *old_rid});
   forget({old.end, event_kind::reservation_end, *old_rid});
+  unlist(old);
   reservations_.erase(it);
   for (serial jid : fresh.running)
     jobs_.at(jid).reservation = rid;
@@ -501,7 +513,7 @@ result<std::string> simulated_lrms::modify_reservation(const std::string& id,
     jobs_.at(jid).reservation = rid;
   schedule({end, event_kind::reservation_end, rid});
   if (new_terms.start > now_) schedule({new_terms.start, event_kind::reservation_start, rid});
-  reservations_.emplace(rid, std::move(fresh));
+  list(rid, reservations_.emplace(rid, std::move(fresh)).first->second);
   start_bound_jobs(rid, now_);  // it may have grown
   start_queued_jobs(now_);      // or shrunk
   return reservation_id(rid);
@@ -524,6 +536,7 @@ status simulated_lrms::extend_reservation(const std::string& id, timestamp new_e
   forget({r.end, event_kind::reservation_end, *rid});
   const timestamp old_end = r.end;
   r.end = new_end;
+  listing_.set_end(r.listed, new_end);
   schedule({new_end, event_kind::reservation_end, *rid});
   for (serial jid : r.running) {
     job& j = jobs_.at(jid);
@@ -720,21 +733,29 @@ result<lrms_snapshot> simulated_lrms::jobs_snapshot() {
 }
 
 result<lrms_snapshot> simulated_lrms::snapshot() {
-  if (failed_) return out_of_service();  // nothing to plan with
-  auto s = jobs_snapshot();
-  if (!s) return s;
-  // By start, then id (unique, so the pointer is never compared): each reservation is
-  // read through its pointer, not looked up again.
-  std::vector<std::tuple<timestamp, serial, const reservation*>> order;
-  order.reserve(reservations_.size());
-  for (const auto& [rid, r] : reservations_)
-    order.emplace_back(r.start, rid, &r);
-  std::sort(order.begin(), order.end());
-  s->reservations.reserve(order.size());
-  for (const auto& [start, rid, r] : order)
-    s->reservations.push_back(
-        {reservation_id(rid), r->name, r->owner, r->start, r->end, r->np, r->account});
-  return s;
+  return begin_snapshot()();
+}
+
+lrms::snapshot_rest simulated_lrms::begin_snapshot() {
+  if (failed_) return [e = out_of_service()]() -> result<lrms_snapshot> { return e; };
+  auto jobs = jobs_snapshot();
+  if (!jobs) return [e = jobs.err()]() -> result<lrms_snapshot> { return e; };
+  // Now: the reservations' listing, shared. Later: its rows sorted by start, then id
+  // (unique), and named, as snapshot() lists them.
+  return [s = std::make_shared<lrms_snapshot>(std::move(*jobs)),
+          taken = listing_.take()]() -> result<lrms_snapshot> {
+    // Sorted by value (start, id), each row then read through its pointer.
+    std::vector<std::tuple<timestamp, serial, const reservation_listing::row*>> rows;
+    for (const auto& c : taken)
+      for (const auto& r : *c)
+        rows.emplace_back(r.start, r.rid, &r);
+    std::sort(rows.begin(), rows.end());
+    s->reservations.reserve(rows.size());
+    for (const auto& [start, rid, r] : rows)
+      s->reservations.push_back(
+          {reservation_id(r->rid), r->name, r->owner, r->start, r->end, r->np, r->account});
+    return std::move(*s);
+  };
 }
 
 }  // namespace arbroker

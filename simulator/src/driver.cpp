@@ -320,8 +320,8 @@ class virtual_grid {
     c.cost = *cost;
     auto svc = cluster_service::create(c, std::move(*l));
     if (!svc) return svc.err();
-    auto handle =
-        spawn_cluster_service(sys_, std::shared_ptr<cluster_service>(std::move(*svc)), clock());
+    auto handle = spawn_cluster_service(sys_, std::shared_ptr<cluster_service>(std::move(*svc)),
+                                        clock(), {.reads_aside = false});  // runs repeat exactly
     self_->send(gis_, register_atom::value, c.info, handle);
     clusters_.push_back({handle, raw, std::move(events), {}, {}});
     return {};

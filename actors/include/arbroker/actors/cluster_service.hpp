@@ -149,6 +149,17 @@ class cluster_service {
   status recover(const std::vector<reservation_row>& rows, const recovery_plan& plan, timestamp now,
                  recovery_report& report);
 
+  /// Periodic full reads of the LRMS made beside the service (lrms_view.hpp, "Reads aside"):
+  /// its actor begins one after a message when one is due, runs it on another thread and
+  /// ends it here, on its own.
+  void allow_reads_aside() noexcept { view_.allow_reads_aside(); }
+  std::unique_ptr<lrms_view::read_aside> begin_read_aside(timestamp now) {
+    return view_.begin_read_aside(*lrms_, now);
+  }
+  void end_read_aside(lrms_view::read_aside& read, timestamp now) {
+    view_.end_read_aside(read, now);
+  }
+
   /// The earliest pending hold expiry (or look at bound jobs, see reservation_jobs.cpp, or
   /// for overrunning ones, overruns.cpp; or a time already past when a laxity cluster has
   /// reservations to pull forward), for the actor's timer.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -121,6 +122,17 @@ class lrms {
   /// snapshots (a cluster service's capacity view). The default takes a full snapshot; an
   /// LRMS that can read its jobs alone more cheaply overrides it.
   virtual result<lrms_snapshot> jobs_snapshot();
+
+  /// The rest of a snapshot() begun by begin_snapshot(): run it once, on any thread.
+  using snapshot_rest = std::function<result<lrms_snapshot>()>;
+  /// A snapshot() in two steps, for a caller that must not wait for the whole listing (a
+  /// cluster service's periodic full read, lrms_view.hpp): what must be read on the caller's
+  /// thread is read now, and the function returned reads the rest on another thread while
+  /// this LRMS goes on being called. It does not use this object (it may outlive it). The
+  /// default reads snapshot() now and the function returns it; an LRMS that can list beside
+  /// its own calls overrides it (Slurm: on its libslurm thread; the simulated LRMS takes its
+  /// listing now without copying it, and sorts and names it later).
+  virtual snapshot_rest begin_snapshot();
 
   /// Creates a reservation; returns its LRMS id. Must check capacity against running jobs
   /// and other reservations (busy), never overbook.

@@ -53,6 +53,7 @@ class slurm_lrms final : public lrms {
 
   result<lrms_snapshot> snapshot() override;
   result<lrms_snapshot> jobs_snapshot() override;  ///< without loading the reservations
+  snapshot_rest begin_snapshot() override;         ///< all of it later, on the libslurm thread
   result<std::string> create_reservation(const reservation_spec& spec) override;
   status delete_reservation(const std::string& id) override;
   result<std::string> modify_reservation(const std::string& id,
@@ -82,6 +83,8 @@ class slurm_lrms final : public lrms {
 
  private:
   result<lrms_snapshot> read(bool with_reservations);
+  static result<lrms_snapshot> read(std::shared_ptr<cluster> cluster,
+                                    std::chrono::milliseconds timeout, bool with_reservations);
   slurm_options options_;
   std::shared_ptr<cluster> cluster_;
 };

@@ -39,6 +39,9 @@ class timed_lrms final : public lrms {
   std::string_view kind() const noexcept override { return inner_->kind(); }
   result<lrms_snapshot> snapshot() override;
   result<lrms_snapshot> jobs_snapshot() override;
+  /// Reported as one snapshot call, when the rest is done (on the thread that does it): the
+  /// time of both steps, not the wait between them.
+  snapshot_rest begin_snapshot() override;
   result<std::string> create_reservation(const reservation_spec& spec) override;
   status delete_reservation(const std::string& id) override;
   result<std::string> modify_reservation(const std::string& id,

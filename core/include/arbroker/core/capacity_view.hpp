@@ -94,6 +94,9 @@ class capacity_view {
   cluster_workload workload(timestamp now) const;
 
   const std::vector<waiting_job>& queue() const noexcept { return queue_; }
+  /// The running jobs as the last read of them gave them (set_jobs' or reset's), at jobs_read().
+  const std::vector<running_job>& running() const noexcept { return running_; }
+  timestamp jobs_read() const noexcept { return jobs_read_; }
   std::size_t reservations() const noexcept { return entries_.size(); }
 
  private:

@@ -18,6 +18,7 @@
 #include "arbroker/core/request.hpp"
 #include "arbroker/core/time.hpp"
 #include "arbroker/sim/batch_queue.hpp"
+#include "arbroker/sim/reservation_listing.hpp"
 #include "arbroker/sim/scheduling_policy.hpp"
 
 namespace arbroker {
@@ -98,6 +99,9 @@ class simulated_lrms final : public lrms {
   /// reservations that have not ended, by start time then id. O(n log n).
   result<lrms_snapshot> snapshot() override;
   result<lrms_snapshot> jobs_snapshot() override;  ///< without listing the reservations
+  /// Copies the jobs now and takes the reservations' listing without copying it (O(n / 1024),
+  /// reservation_listing.hpp); the rest sorts and names them (O(n log n)).
+  snapshot_rest begin_snapshot() override;
 
   /// Reserves np CPUs over [start, start + length); ids are "R1", "R2", ...
   /// invalid_window: length <= 0, start < now, or end beyond time_infinity;
@@ -230,6 +234,7 @@ class simulated_lrms final : public lrms {
     std::set<serial> running;  // bound jobs
     std::set<serial> queued;   // bound jobs; serials grow with submission, so FIFO order
     std::string account = {};  // only its jobs may use it, as in Slurm ("" = any)
+    reservation_listing::slot listed = 0;  // its row in listing_
   };
 
   simulated_lrms(simulated_lrms_config config, availability_profile profile, batch_queue queue,
@@ -277,6 +282,10 @@ class simulated_lrms final : public lrms {
   std::function<void(const simulated_job_event&)> on_job_event_;
   std::uint64_t last_queued_order_ = 0;
   std::unordered_map<serial, reservation> reservations_;
+  // The same reservations' terms as snapshots list them, taken without a copy.
+  reservation_listing listing_;
+  void list(serial rid, reservation& r);
+  void unlist(const reservation& r);
   // Pending events in a binary heap, earliest first. An event that no longer applies (its
   // job was cancelled or paused, its reservation deleted or moved) stays in the heap and is
   // skipped when it comes up; once such stale events outnumber the live ones the heap is
