@@ -44,8 +44,10 @@ status lrms_view::refresh(lrms& backend, timestamp now, bool force) {
 }
 
 status lrms_view::read_whole(lrms& backend, timestamp now) {
+  const auto version = backend.jobs_version();
   auto snap = backend.snapshot();
   if (!snap) return snap.err();
+  jobs_version_ = version;
   if (!capacity_) {
     auto c = capacity_view::create(s_.cpus, s_.policy.load);
     if (!c) return c.err();
@@ -60,8 +62,13 @@ status lrms_view::read_whole(lrms& backend, timestamp now) {
 }
 
 status lrms_view::read_jobs(lrms& backend, timestamp now) {
+  // Read at this instant already, and no job changed since: the same read (refresh 0 reads
+  // on every call, and one request makes several).
+  const auto version = backend.jobs_version();
+  if (version && version == jobs_version_ && now == jobs_read_) return {};
   auto snap = backend.jobs_snapshot();
   if (!snap) return snap.err();
+  jobs_version_ = version;
   auto w = to_workload(*snap);
   // A running job the view has no room for marks it wrong(): refresh reads it all next time.
   (void)capacity_->set_jobs(now, std::move(w.running), std::move(w.queued));
@@ -139,6 +146,7 @@ void lrms_view::end_read_aside(read_aside& read, timestamp now) {
   full_read_ = read.at_;
   if (!jobs_read_meanwhile_) {
     jobs_read_ = read.at_;
+    jobs_version_.reset();  // what the read saw is not known
     took_jobs(read.running_, read.queued_, now);
   }
 }

@@ -18,6 +18,7 @@ class delegating_lrms : public lrms {
   std::string_view kind() const noexcept override { return "simulated"; }
   result<lrms_snapshot> snapshot() override { return inner_->snapshot(); }
   result<lrms_snapshot> jobs_snapshot() override { return inner_->jobs_snapshot(); }
+  std::optional<std::uint64_t> jobs_version() override { return inner_->jobs_version(); }
   result<std::string> create_reservation(const reservation_spec& s) override {
     return inner_->create_reservation(s);
   }

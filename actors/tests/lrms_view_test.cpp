@@ -58,6 +58,27 @@ TEST_F(lrms_view_test, ReadsTheJobsEveryRefreshAndTheWholeEveryFullRefresh) {
   EXPECT_EQ(read_at(v, t0 + 60), "whole");
 }
 
+// refresh 0 reads the jobs on every call, but not twice at one instant while the LRMS says
+// none of them changed (one request makes several calls).
+TEST_F(lrms_view_test, WithRefreshZeroTheJobsAreReadOncePerInstantWhileTheyStayTheSame) {
+  cluster_policy p;
+  p.refresh = 0;
+  p.full_refresh = 60;
+  auto v = lrms_view::create({"c1", 64, p});
+  ASSERT_TRUE(v);
+  const timestamp t0 = now;
+  EXPECT_EQ(read_at(*v, t0), "whole");
+  EXPECT_EQ(read_at(*v, t0), "none");
+  ASSERT_TRUE(sim->create_reservation({"r", "alice", t0 + 600, 600, 8}));  // no job changed
+  EXPECT_EQ(read_at(*v, t0), "none");
+  ASSERT_TRUE(sim->submit_local_job({"j", "bob", 4, 600, std::nullopt, "", ""}, 600));
+  EXPECT_EQ(read_at(*v, t0), "jobs");
+  EXPECT_EQ(read_at(*v, t0), "none");
+  EXPECT_EQ(read_at(*v, t0 + 1), "jobs");  // another instant: the remaining walltimes moved
+  v->jobs_changed();
+  EXPECT_EQ(read_at(*v, t0 + 1), "jobs");
+}
+
 TEST_F(lrms_view_test, ReadsAgainAtOnceWhenToldItIsWrongOrTheJobsChanged) {
   auto v = make();
   const timestamp t0 = now;

@@ -245,6 +245,7 @@ void simulated_lrms::handle(const event& e) {
     case event_kind::job_begin: {  // at the tail of the queue from now on
       job& j = jobs_.at(e.id);
       j.queued_order = ++last_queued_order_;
+      ++jobs_version_;
       queue_.push(e.id, j.np, j.walltime, now_);
       return;
     }
@@ -274,6 +275,7 @@ void simulated_lrms::start_bound_jobs(serial rid, timestamp t) {
 
 void simulated_lrms::start(serial jid, job& j, timestamp t) {
   j.started = t;
+  ++jobs_version_;
   // A job runs its actual runtime, but no longer than its walltime.
   schedule({t + std::min(j.runtime, j.walltime), event_kind::job_end, jid});
   emit(simulated_job_event::kind::started, jid, j);
@@ -307,6 +309,7 @@ void simulated_lrms::pause(serial jid, job& j) {
   j.started.reset();
   j.reservation.reset();
   j.queued_order = ++last_queued_order_;
+  ++jobs_version_;
   queue_.push(jid, j.np, j.walltime, now_);
 }
 
@@ -371,6 +374,7 @@ void simulated_lrms::unlist(const reservation& r) {
 
 void simulated_lrms::retire(serial jid, lrms_job_state outcome) {
   jobs_.erase(jid);
+  ++jobs_version_;
   const auto at = jid - first_serial_;
   if (finished_.size() <= at) finished_.resize(at + 1);  // amortized: vector grows geometrically
   finished_[at] = outcome;
@@ -511,6 +515,7 @@ result<std::string> simulated_lrms::modify_reservation(const std::string& id,
     jobs_.at(jid).reservation = rid;
   for (serial jid : fresh.queued)
     jobs_.at(jid).reservation = rid;
+  ++jobs_version_;  // its jobs name the new id
   schedule({end, event_kind::reservation_end, rid});
   if (new_terms.start > now_) schedule({new_terms.start, event_kind::reservation_start, rid});
   list(rid, reservations_.emplace(rid, std::move(fresh)).first->second);
@@ -543,6 +548,7 @@ status simulated_lrms::extend_reservation(const std::string& id, timestamp new_e
     if (*j.started + j.walltime < old_end) continue;  // its own limit stops it before
     const timestamp before = *j.started + std::min(j.runtime, j.walltime);
     j.walltime = new_end - *j.started;
+    ++jobs_version_;
     const timestamp after = *j.started + std::min(j.runtime, j.walltime);
     if (after == before) continue;  // it ends on its own then anyway
     forget({before, event_kind::job_end, jid});
@@ -648,6 +654,7 @@ result<simulated_lrms::serial> simulated_lrms::submit(const job_spec& spec, dura
                          rid,
                          spec.name,
                          spec.not_before});
+  ++jobs_version_;
   if (rid) {
     reservations_.at(*rid).queued.insert(jid);
     start_bound_jobs(*rid, now_);
@@ -705,6 +712,11 @@ lrms_job simulated_lrms::report(serial jid, const job& j) const {
   if (j.reservation) out.reservation = reservation_id(*j.reservation);
   if (!j.started) out.not_before = j.not_before;
   return out;
+}
+
+std::optional<std::uint64_t> simulated_lrms::jobs_version() {
+  advance(clock_());
+  return jobs_version_;
 }
 
 result<lrms_snapshot> simulated_lrms::jobs_snapshot() {

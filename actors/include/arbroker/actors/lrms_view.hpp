@@ -21,7 +21,8 @@ namespace arbroker {
 /// Preferred) every handler reads from it. It does not own the LRMS: refresh() is given it.
 ///
 /// Refresh: the jobs are read again (lrms::jobs_snapshot) when older than `refresh` (on every
-/// call with refresh 0), the whole (lrms::snapshot) when older than max(refresh, full_refresh)
+/// call with refresh 0, but not twice at one instant while lrms::jobs_version() says no job
+/// changed), the whole (lrms::snapshot) when older than max(refresh, full_refresh)
 /// (on every call with both 0), and at once after wrong() (the LRMS refused what the view
 /// allowed) or jobs_changed() (a submit, a cancel; the jobs only). In between the service keeps
 /// its own reservations in it (put, erase).
@@ -148,9 +149,10 @@ class lrms_view {
 
   settings s_;
   history history_;
-  std::optional<capacity_view> capacity_;  ///< made by the first read
-  timestamp full_read_ = -time_infinity;   ///< -time_infinity: read it all before next use
-  timestamp jobs_read_ = -time_infinity;   ///< -time_infinity: read the jobs before next use
+  std::optional<capacity_view> capacity_;      ///< made by the first read
+  timestamp full_read_ = -time_infinity;       ///< -time_infinity: read it all before next use
+  timestamp jobs_read_ = -time_infinity;       ///< -time_infinity: read the jobs before next use
+  std::optional<std::uint64_t> jobs_version_;  ///< the LRMS's at the last read of the jobs
   int running_ = 0;
   int queued_ = 0;
   bool whole_now_ = false;        ///< wrong(): read it all before next use, inline

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -122,6 +123,12 @@ class lrms {
   /// snapshots (a cluster service's capacity view). The default takes a full snapshot; an
   /// LRMS that can read its jobs alone more cheaply overrides it.
   virtual result<lrms_snapshot> jobs_snapshot();
+
+  /// A number that changes whenever what jobs_snapshot() reports changes other than by time
+  /// passing (a job submitted, started, ended, requeued, rebound, its walltime raised), so
+  /// that a caller who read the jobs at this instant need not read them again while it is
+  /// the same; nothing when the LRMS cannot say (the default: a real LRMS is read).
+  virtual std::optional<std::uint64_t> jobs_version() { return std::nullopt; }
 
   /// The rest of a snapshot() begun by begin_snapshot(): run it once, on any thread.
   using snapshot_rest = std::function<result<lrms_snapshot>()>;

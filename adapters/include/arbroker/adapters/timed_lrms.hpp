@@ -42,6 +42,8 @@ class timed_lrms final : public lrms {
   /// Reported as one snapshot call, when the rest is done (on the thread that does it): the
   /// time of both steps, not the wait between them.
   snapshot_rest begin_snapshot() override;
+  /// Forwarded untimed: no call to the batch system.
+  std::optional<std::uint64_t> jobs_version() override { return inner_->jobs_version(); }
   result<std::string> create_reservation(const reservation_spec& spec) override;
   status delete_reservation(const std::string& id) override;
   result<std::string> modify_reservation(const std::string& id,

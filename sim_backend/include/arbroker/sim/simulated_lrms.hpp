@@ -99,6 +99,9 @@ class simulated_lrms final : public lrms {
   /// reservations that have not ended, by start time then id. O(n log n).
   result<lrms_snapshot> snapshot() override;
   result<lrms_snapshot> jobs_snapshot() override;  ///< without listing the reservations
+  /// Counts every change to a job (submitted, started, ended, requeued, bound to another id,
+  /// walltime raised), after processing the events up to now.
+  std::optional<std::uint64_t> jobs_version() override;
   /// Copies the jobs now and takes the reservations' listing without copying it (O(n / 1024),
   /// reservation_listing.hpp); the rest sorts and names them (O(n log n)).
   snapshot_rest begin_snapshot() override;
@@ -294,8 +297,9 @@ class simulated_lrms final : public lrms {
   mutable std::vector<event> events_;
   mutable std::size_t stale_events_ = 0;
   serial first_serial_ = 0;
-  serial last_job_ = 0;          // set to first_serial_ at construction
-  serial last_reservation_ = 0;  // likewise
+  serial last_job_ = 0;             // set to first_serial_ at construction
+  serial last_reservation_ = 0;     // likewise
+  std::uint64_t jobs_version_ = 0;  // jobs_version()
   // How finished job `jid` ended, if it is one of this run's.
   std::optional<lrms_job_state> finished(serial jid) const;
 };
