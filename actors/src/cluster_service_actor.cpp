@@ -7,7 +7,7 @@
 
 #include "arbroker/actors/deadline_timer.hpp"
 
-// A full read made aside, and the view it replaced: in-process only, never serialized.
+// A full read made aside, and the view to drop after it: in-process only, never serialized.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<arbroker::lrms_view::read_aside>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<arbroker::capacity_view>)
 
@@ -37,7 +37,8 @@ using service_impl_actor =
                                   caf::reacts_to<read_aside_atom, read_aside_ptr>>;
 
 // Runs a full read aside on a thread of its own and hands it to the service; then drops the
-// view it replaced, which the service hands back, or quits when the service is gone.
+// view the service hands back (the one the read replaced, or the read's own when it was
+// dropped), or quits when the service is gone.
 caf::behavior read_aside_worker(caf::event_based_actor* self, read_aside_ptr read,
                                 service_impl_actor service) {
   self->monitor(service);
@@ -45,8 +46,8 @@ caf::behavior read_aside_worker(caf::event_based_actor* self, read_aside_ptr rea
   read->run();
   self->send(service, read_aside_atom::value, std::move(read));
   return {
-      [self](read_aside_atom, std::shared_ptr<capacity_view>& replaced) {
-        replaced.reset();
+      [self](read_aside_atom, std::shared_ptr<capacity_view>& dropped) {
+        dropped.reset();
         self->quit();
       },
   };
@@ -174,11 +175,11 @@ class cluster_service_state {
           } catch (const std::exception&) {
             // The view stays as it was; the next full read is due at once.
           }
-          // The old view goes back to the worker's thread to be dropped there.
-          auto replaced = read->take_replaced();
+          // The view to drop goes back to the worker's thread to be freed there.
+          auto dropped = read->take_dropped();
           read.reset();
           if (auto worker = caf::actor_cast<caf::actor>(self_->current_sender()))
-            caf::anon_send(worker, read_aside_atom::value, std::move(replaced));
+            caf::anon_send(worker, read_aside_atom::value, std::move(dropped));
           arm();
         },
     };

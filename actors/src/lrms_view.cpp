@@ -126,7 +126,11 @@ void lrms_view::read_aside::run() {
 void lrms_view::end_read_aside(read_aside& read, timestamp now) {
   reading_ = false;
   auto changes = std::exchange(changes_, {});
-  if (read.generation_ != generation_) return;  // an inline full read came after it began
+  if (read.generation_ != generation_) {  // an inline full read came after it began
+    if (read.view_) read.dropped_ = std::make_shared<capacity_view>(std::move(*read.view_));
+    read.view_.reset();  // what it built is dropped where the replaced view would be
+    return;
+  }
   if (!read.outcome_ || !read.view_) {
     wrong();  // read inline at the next refresh, which answers with the LRMS's error
     return;
@@ -141,7 +145,7 @@ void lrms_view::end_read_aside(read_aside& read, timestamp now) {
   if (jobs_read_meanwhile_)  // the jobs as the owner last read them, newer than the read's
     (void)fresh.set_jobs(capacity_->jobs_read(), capacity_->running(), capacity_->queue());
   std::swap(*capacity_, fresh);
-  read.replaced_ = std::make_shared<capacity_view>(std::move(fresh));
+  read.dropped_ = std::make_shared<capacity_view>(std::move(fresh));
   read.view_.reset();
   full_read_ = read.at_;
   if (!jobs_read_meanwhile_) {

@@ -106,7 +106,7 @@ TEST_F(read_aside_test, TheOwnerBeginsThePeriodicFullReadRefreshOnlyReadsTheJobs
   EXPECT_EQ(v.begin_read_aside(*backend, now), nullptr) << "one under way already";
   read->run();
   v.end_read_aside(*read, now);
-  EXPECT_NE(read->take_replaced(), nullptr) << "the old view is handed over to be dropped";
+  EXPECT_NE(read->take_dropped(), nullptr) << "the old view is handed over to be dropped";
   now = t0 + 119;
   EXPECT_EQ(v.begin_read_aside(*backend, now), nullptr) << "counted from the read aside";
   now = t0 + 120;
@@ -204,7 +204,9 @@ TEST_F(read_aside_test, AnInlineReadMadeMeanwhileIsNewerAndTheReadAsideIsDropped
   read->run();
   v.end_read_aside(*read, now);
   EXPECT_EQ(v.profile().free_at(now + 200), 0) << "the older listing replaced the newer";
-  EXPECT_EQ(read->take_replaced(), nullptr);
+  auto dropped = read->take_dropped();  // what it built, to be freed off the owner's thread
+  ASSERT_NE(dropped, nullptr);
+  EXPECT_EQ(dropped->profile().free_at(now + 200), 64);
 }
 
 TEST_F(read_aside_test, AFailedReadAsideMakesTheNextRefreshReadInlineAndAnswerTheError) {

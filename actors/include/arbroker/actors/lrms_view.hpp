@@ -61,9 +61,10 @@ class lrms_view {
    public:
     /// The rest of the listing, and a view made of it as a full read would make it.
     void run();
-    /// After end_read_aside: the view the read replaced (null when it replaced none), for
-    /// whoever drops it (dropping a view of n reservations frees O(n) nodes).
-    std::shared_ptr<capacity_view> take_replaced() { return std::move(replaced_); }
+    /// After end_read_aside: the view to drop, the one the read replaced or, when the read
+    /// was dropped, the one it built (null when it built none), for whoever drops it off the
+    /// owner's thread (dropping a view of n reservations frees O(n) nodes).
+    std::shared_ptr<capacity_view> take_dropped() { return std::move(dropped_); }
 
    private:
     friend class lrms_view;
@@ -86,7 +87,7 @@ class lrms_view {
     std::optional<capacity_view> view_;  ///< after run
     int running_ = 0;
     int queued_ = 0;
-    std::shared_ptr<capacity_view> replaced_;
+    std::shared_ptr<capacity_view> dropped_;
   };
 
   /// invalid_* for a history interval or load factors the parts refuse.
