@@ -364,8 +364,8 @@ void simulated_lrms::drop_reservation(serial rid, lrms_job_state outcome) {
   reservations_.erase(it);
 }
 
-void simulated_lrms::list(serial rid, reservation& r) {
-  r.listed = listing_.add({rid, r.start, r.end, r.np, r.name, r.owner, r.account});
+void simulated_lrms::list(serial rid, reservation& r, const reservation_spec& spec) {
+  r.listed = listing_.add({rid, r.start, r.end, r.np, spec.name, spec.owner, spec.account});
 }
 
 void simulated_lrms::unlist(const reservation& r) {
@@ -430,13 +430,10 @@ result<std::string> simulated_lrms::create_reservation(const reservation_spec& s
   queue_.committed_added(spec.start, end, spec.np);
   const serial rid = ++last_reservation_;
   reservation& r = reservations_[rid];
-  r.name = spec.name;
-  r.owner = spec.owner;
   r.start = spec.start;
   r.end = end;
   r.np = spec.np;
-  r.account = spec.account;
-  list(rid, r);
+  list(rid, r, spec);
   schedule({end, event_kind::reservation_end, rid});
   if (spec.start > now_) schedule({spec.start, event_kind::reservation_start, rid});
   start_queued_jobs(now_);  // conservative plans made again may start now
@@ -504,9 +501,8 @@ result<std::string> simulated_lrms::modify_reservation(const std::string& id,
   queue_.committed_added(new_terms.start, end, new_terms.np);
 
   const serial rid = ++last_reservation_;
-  reservation fresh{
-      new_terms.name,         new_terms.owner,       new_terms.start,  end, new_terms.np, old.used,
-      std::move(old.running), std::move(old.queued), new_terms.account};
+  reservation fresh{new_terms.start,      end, new_terms.np, old.used, std::move(old.running),
+                    std::move(old.queued)};
   forget({old.start, event_kind::reservation_start, *old_rid});
   forget({old.end, event_kind::reservation_end, *old_rid});
   unlist(old);
@@ -518,7 +514,7 @@ result<std::string> simulated_lrms::modify_reservation(const std::string& id,
   ++jobs_version_;  // its jobs name the new id
   schedule({end, event_kind::reservation_end, rid});
   if (new_terms.start > now_) schedule({new_terms.start, event_kind::reservation_start, rid});
-  list(rid, reservations_.emplace(rid, std::move(fresh)).first->second);
+  list(rid, reservations_.emplace(rid, std::move(fresh)).first->second, new_terms);
   start_bound_jobs(rid, now_);  // it may have grown
   start_queued_jobs(now_);      // or shrunk
   return reservation_id(rid);
@@ -627,10 +623,11 @@ result<simulated_lrms::serial> simulated_lrms::submit(const job_spec& spec, dura
       return fail(errc::not_found, who() + " names reservation '" + rname + "', which cluster '" +
                                        name_ + "' does not hold");
     const reservation& r = it->second;
-    if (!r.account.empty() && spec.account != r.account)
+    const std::string& account = listing_.at(r.listed).account;  // only its jobs may use it
+    if (!account.empty() && spec.account != account)
       return fail(errc::permission_denied, who() + " of account '" + spec.account +
                                                "' may not use reservation '" + rname +
-                                               "' of account '" + r.account + "'");
+                                               "' of account '" + account + "'");
     if (spec.np > r.np)
       return fail(errc::invalid_processor_range, who() + " asks for " + str(spec.np) +
                                                      " CPUs; reservation '" + rname + "' holds " +

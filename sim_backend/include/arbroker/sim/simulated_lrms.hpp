@@ -227,16 +227,14 @@ class simulated_lrms final : public lrms {
     timestamp not_before = 0;  // not in the batch queue before then
   };
 
+  // Its name, owner and account are in its row of listing_ (they never change).
   struct reservation {
-    std::string name;
-    std::string owner;
     timestamp start = 0;
     timestamp end = 0;
     int np = 0;
     int used = 0;              // CPUs of its running bound jobs
     std::set<serial> running;  // bound jobs
     std::set<serial> queued;   // bound jobs; serials grow with submission, so FIFO order
-    std::string account = {};  // only its jobs may use it, as in Slurm ("" = any)
     reservation_listing::slot listed = 0;  // its row in listing_
   };
 
@@ -287,7 +285,7 @@ class simulated_lrms final : public lrms {
   std::unordered_map<serial, reservation> reservations_;
   // The same reservations' terms as snapshots list them, taken without a copy.
   reservation_listing listing_;
-  void list(serial rid, reservation& r);
+  void list(serial rid, reservation& r, const reservation_spec& spec);
   void unlist(const reservation& r);
   // Pending events in a binary heap, earliest first. An event that no longer applies (its
   // job was cancelled or paused, its reservation deleted or moved) stays in the heap and is
