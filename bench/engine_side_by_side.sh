@@ -9,9 +9,15 @@
 #   bench/engine_side_by_side.sh OLD_ARB_STRESS NEW_ARB_STRESS [RUNS=5] [WORKLOAD...]
 #
 # OLD_ARGS and NEW_ARGS (environment) add options to one side; the word STORE in them becomes
-# a fresh file for each run. The journal's durability, FULL against NORMAL, on one binary:
+# a fresh file for each run, the word PGSTORE a fresh schema (made before the run, dropped
+# after) of the PostgreSQL database ARB_BENCH_POSTGRESQL names. The journal's durability,
+# FULL against NORMAL, on one binary; then SQLite against PostgreSQL (the test server of
+# scripts/postgresql/start.sh):
 #   OLD_ARGS="--store STORE --store-sync normal" NEW_ARGS="--store STORE --store-sync full" \
 #     bench/engine_side_by_side.sh build/apps/arb-stress build/apps/arb-stress 5 elastic200
+#   ARB_BENCH_POSTGRESQL=$(scripts/postgresql/start.sh bench --port 17942) \
+#   OLD_ARGS="--store STORE" NEW_ARGS="--store PGSTORE" \
+#     bench/engine_side_by_side.sh build/apps/arb-stress build/apps/arb-stress 5 coreserve200
 #
 # Workloads: elastic200 elastic10k elastic10k_shared filling coreserve200 coreserve50 mli
 # mixed gridjobs (default: the first six, the targets' rows; gridjobs is docs/performance.md's
@@ -59,8 +65,15 @@ for w in "${workloads[@]}"; do
       "$bin" --help | grep -q -- --calibrate-seconds && extra=(--calibrate-seconds 0)
       side_args=${which^^}_ARGS
       read -r -a side <<<"${!side_args:-}"
+      schema=
       for k in "${!side[@]}"; do
         if [[ ${side[$k]} == STORE ]]; then side[$k]="$tmp/store-$w-$i-$which.db"; fi
+        if [[ ${side[$k]} == PGSTORE ]]; then
+          schema=bench_${w}_${i}_$which
+          PGOPTIONS=--client-min-messages=warning psql "${ARB_BENCH_POSTGRESQL:?PGSTORE needs ARB_BENCH_POSTGRESQL}" -Xq \
+            -c "DROP SCHEMA IF EXISTS $schema CASCADE" -c "CREATE SCHEMA $schema" >/dev/null
+          side[$k]="$ARB_BENCH_POSTGRESQL?options=-csearch_path%3D$schema"
+        fi
       done
       extra+=("${side[@]}")
       out=$("$bin" "${a[@]}" "${extra[@]}" 2>&1) || true
@@ -73,6 +86,7 @@ for w in "${workloads[@]}"; do
         exit 1
       fi
       rm -f "$tmp"/store-*
+      [[ -z $schema ]] || PGOPTIONS=--client-min-messages=warning psql "$ARB_BENCH_POSTGRESQL" -Xqc "DROP SCHEMA $schema CASCADE" >/dev/null
       echo "$thr" >>"$tmp/$w.$which.thr"
       echo "$p99" >>"$tmp/$w.$which.p99"
       echo "$cal" >>"$tmp/$w.$which.cal"

@@ -47,6 +47,7 @@ $demo || packages+=(
   openssl                    # scripts/make-test-certs.sh: certificates of the TLS tests
   systemd                    # systemd-analyze verify of configs/systemd/arbd.service (install test)
   iproute2 nftables          # agents in network namespaces, partitions and loss (node_e2e.agents_netns)
+  libpq-dev postgresql-15    # the PostgreSQL store and its test server (scripts/postgresql/start.sh)
 )
 
 missing=()

@@ -23,7 +23,7 @@
 #include "arbroker/core/matchmaking.hpp"
 #include "arbroker/messages/caf_types.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
-#include "arbroker/store/sqlite_journal.hpp"
+#include "arbroker/store/store.hpp"
 #include "audit.hpp"
 #include "auditor.hpp"
 #include "calibration.hpp"
@@ -176,16 +176,16 @@ int run(const stress_options& o) {
   caf::scoped_actor self{sys};
   const timestamp now = wall_clock()();
 
-  std::shared_ptr<sqlite_journal> journal;
+  std::shared_ptr<node_store> journal;
   if (!o.store.empty()) {
-    auto j = sqlite_journal::open(o.store,
-                                  {o.store_sync_full ? durability::full : durability::normal, ""});
+    auto j = open_store(o.store, {o.store_sync_full ? durability::full : durability::normal, ""});
     if (!j) {
       fmt::print(stderr, "arb-stress: --store: {}\n", j.err().message);
       return 2;
     }
     journal = std::move(*j);
-    fmt::print("store: {} (durability {})\n", o.store, o.store_sync_full ? "full" : "normal");
+    fmt::print("store: {} (durability {})\n", journal->where(),
+               o.store_sync_full ? "full" : "normal");
   }
   auto gis = spawn_gis(sys);
   std::vector<cluster> clusters;
@@ -500,7 +500,8 @@ int main(int argc, char** argv) {
                  "first measure the machine (CAF round trips/s) this long; 0: skip")
       ->check(CLI::Range(0.0, 60.0));
   app.add_option("--store", o.store,
-                 "journal to this SQLite file, as a node does (a fresh file: remove it first)");
+                 "journal to this store, as a node does: an SQLite file or a PostgreSQL URI "
+                 "(postgresql://...; an empty database or schema); a fresh one: remove it first");
   std::string store_sync = "full";
   app.add_option("--store-sync", store_sync, "durability of the journal's writes")
       ->check(CLI::IsMember({"full", "normal"}));

@@ -19,6 +19,7 @@
 #include "arbroker/metrics/scrape_endpoint.hpp"
 #include "arbroker/node/node.hpp"
 #include "arbroker/store/backup.hpp"
+#include "arbroker/store/store.hpp"
 #include "audit_log.hpp"
 #include "console_files.hpp"
 #include "log_file.hpp"
@@ -122,8 +123,22 @@ void reload_users(const options& o, api::threaded_server& server) {
              " users=" + std::to_string(fresh->users.size()));
 }
 
+// Where the node keeps its state, for people: the SQLite file, the PostgreSQL database
+// (without its password), or nothing.
+std::string store_text(const node_config& cfg) {
+  if (!cfg.store.empty()) return redact_uri(cfg.store);
+  return cfg.data_dir.empty() ? "(none)" : store_file(cfg);
+}
+
 // arbd --backup: an online copy of the node's store (running or not), then exit.
 int backup(const node_config& cfg, const std::string& to) {
+  if (!cfg.store.empty()) {
+    std::fprintf(stderr,
+                 "arbd: --backup: this node's store is the PostgreSQL database %s; back it up "
+                 "with pg_dump (docs/operations.md, \"Backups\")\n",
+                 redact_uri(cfg.store).c_str());
+    return 2;
+  }
   if (cfg.data_dir.empty()) {
     std::fprintf(stderr, "arbd: --backup: this node keeps nothing (data_dir is empty)\n");
     return 2;
@@ -172,13 +187,14 @@ int run(const options& o) {
   if (o.check) {
     std::printf(
         "configuration ok: node %s, %zu clusters, %zu users, %zu broker instance(s), listen %s, "
-        "http %s (%s), data_dir %s, durability %s\n",
+        "http %s (%s), data_dir %s, durability %s, store %s\n",
         cfg->name.c_str(), cfg->clusters.size(), cfg->users.size(), broker_instances(*cfg).size(),
         cfg->listen.c_str(), cfg->http_listen.empty() ? "off" : cfg->http_listen.c_str(),
         !tls                         ? "plain text"
         : cfg->tls_client_ca.empty() ? "TLS"
                                      : "TLS with client certificates",
-        cfg->data_dir.empty() ? "(none)" : cfg->data_dir.c_str(), cfg->durability.c_str());
+        cfg->data_dir.empty() ? "(none)" : cfg->data_dir.c_str(), cfg->durability.c_str(),
+        store_text(*cfg).c_str());
     return 0;
   }
   if (!o.backup.empty()) return backup(*cfg, o.backup);
@@ -208,12 +224,12 @@ int run(const options& o) {
   const auto& rec = (*n)->recovery();
   const auto& rc = rec.clusters;
   spdlog::info(
-      "event=recovered data_dir={} decisions={} restored={} recreated={} lost={} "
+      "event=recovered data_dir={} store={} decisions={} restored={} recreated={} lost={} "
       "aborted_holds={} completed_holds={} compensated={} orphans={} adopted={} grid_jobs={} "
       "node_id={}",
-      cfg->data_dir.empty() ? "(none)" : cfg->data_dir, rec.commit_decisions, rc.restored,
-      rc.recreated, rc.lost, rc.aborted_holds, rc.completed_holds, rc.compensated, rc.orphans,
-      rc.adopted, rec.grid_jobs, (*n)->config().id);
+      cfg->data_dir.empty() ? "(none)" : cfg->data_dir, log_quoted(store_text(*cfg)),
+      rec.commit_decisions, rc.restored, rc.recreated, rc.lost, rc.aborted_holds,
+      rc.completed_holds, rc.compensated, rc.orphans, rc.adopted, rec.grid_jobs, (*n)->config().id);
   if (rc.adopted > 0)
     spdlog::warn("event=adopted count={}: reservations another node made, now this node's",
                  rc.adopted);
@@ -370,6 +386,10 @@ int main(int argc, char** argv) {
   auto* h = app.add_option("--http", http,
                            "HTTP/JSON API address host:port (overrides node.http), \"\" = off");
   auto* d = app.add_option("--data-dir", data_dir, "data directory, \"\" = keep nothing");
+  std::string store;
+  auto* st = app.add_option("--store", store,
+                            "the store in this PostgreSQL database (postgresql://...) instead of "
+                            "the data directory's SQLite file (overrides node.store)");
   auto* v = app.add_option("--log-level", log_level, "trace, debug, info, warn, error, off");
   app.add_option("--log-file", o.log_file,
                  "append logs (and the audit trail) here instead of stderr; reopened on SIGHUP");
@@ -396,6 +416,7 @@ int main(int argc, char** argv) {
   if (*m) o.over.metrics_listen = metrics;
   if (*h) o.over.http_listen = http;
   if (*d) o.over.data_dir = data_dir;
+  if (*st) o.over.store = store;
   if (*v) o.over.log_level = log_level;
 
   // Before any thread exists, so that every thread inherits the mask.

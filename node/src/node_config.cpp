@@ -9,6 +9,7 @@
 #include "arbroker/api/validate.hpp"
 #include "arbroker/config/toml_fields.hpp"
 #include "arbroker/core/grid_job.hpp"
+#include "arbroker/store/store.hpp"
 #include "config_reading.hpp"
 #include "remote_config.hpp"
 
@@ -334,6 +335,7 @@ result<node_config> with_overrides(result<node_config> cfg, const node_config_ov
   if (over.metrics_listen) cfg->metrics_listen = *over.metrics_listen;
   if (over.http_listen) cfg->http_listen = *over.http_listen;
   if (over.data_dir) cfg->data_dir = *over.data_dir;
+  if (over.store) cfg->store = *over.store;
   if (over.log_level) cfg->log_level = *over.log_level;
   cfg->adopt = over.adopt;
   if (auto ok = validate(*cfg); !ok) return ok.err();
@@ -360,6 +362,11 @@ status validate(const node_config& cfg) {
   if (cfg.threads < 1 || cfg.threads > 64) return bad("node.threads", "must be in 1..64");
   if (cfg.durability != "full" && cfg.durability != "normal")
     return bad("node.durability", "'" + cfg.durability + "' is not one of full, normal");
+  if (!cfg.store.empty() && !is_postgresql_uri(cfg.store))
+    return bad("node.store", "'" + redact_uri(cfg.store) +
+                                 "' is not a PostgreSQL URI (postgresql://...); leave it out for "
+                                 "the SQLite file in data_dir");
+  if (!cfg.store.empty() && !postgresql_store_built()) return bad("node.store", no_postgresql);
   if (auto ok = validate_brokers(cfg); !ok) return ok;
   if (cfg.max_frame_bytes < 1024 || cfg.max_frame_bytes > (64u << 20))
     return bad("limits.max_frame_bytes", "must be in 1 KiB .. 64 MiB");
@@ -468,7 +475,7 @@ result<node_config> from_table(const toml::table& root) {
     ARB_TRY(only_known_keys(
         *n, "node",
         {"name", "id", "listen", "allow_plaintext", "metrics", "http", "http_metrics", "console",
-         "data_dir", "durability", "log_level", "audit", "threads"}));
+         "data_dir", "store", "durability", "log_level", "audit", "threads"}));
     ARB_TRY(optional(*n, "node", "name", cfg.name, as_text));
     ARB_TRY(optional(*n, "node", "id", cfg.id, as_text));
     if (n->contains("id") && cfg.id.empty())
@@ -480,6 +487,7 @@ result<node_config> from_table(const toml::table& root) {
     ARB_TRY(optional(*n, "node", "http_metrics", cfg.http_metrics, as_bool));
     ARB_TRY(optional(*n, "node", "console", cfg.console, as_bool));
     ARB_TRY(optional(*n, "node", "data_dir", cfg.data_dir, as_text));
+    ARB_TRY(optional(*n, "node", "store", cfg.store, as_text));
     ARB_TRY(optional(*n, "node", "durability", cfg.durability, as_text));
     ARB_TRY(optional(*n, "node", "log_level", cfg.log_level, as_text));
     ARB_TRY(optional(*n, "node", "audit", cfg.audit, as_bool));

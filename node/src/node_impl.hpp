@@ -31,7 +31,7 @@
 #include "arbroker/messages/checked_requests.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
 #include "arbroker/store/recovery_plan.hpp"
-#include "arbroker/store/sqlite_journal.hpp"
+#include "arbroker/store/store.hpp"
 #include "event_feed.hpp"
 #include "gateway.hpp"
 #include "history.hpp"
@@ -335,20 +335,25 @@ struct node::impl {
         }});
   }
 
+  // The store: data_dir's SQLite file, or the PostgreSQL database [node] store names (the
+  // data directory and its LOCK are still the node's own).
   arbroker::status open_store() {
-    if (cfg.data_dir.empty()) return {};
-    std::error_code ec;
-    std::filesystem::create_directories(cfg.data_dir, ec);
-    if (ec)
-      return fail(errc::storage_failure,
-                  "cannot create data directory " + cfg.data_dir + ": " + ec.message());
-    auto l = node_detail::directory_lock::take(cfg.data_dir);
-    if (!l) return l.err();
-    lock.emplace(std::move(*l));
-    auto j = sqlite_journal::open(
-        store_file(cfg), {cfg.durability == "normal" ? durability::normal : durability::full, ""});
+    if (cfg.data_dir.empty() && cfg.store.empty()) return {};
+    if (!cfg.data_dir.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(cfg.data_dir, ec);
+      if (ec)
+        return fail(errc::storage_failure,
+                    "cannot create data directory " + cfg.data_dir + ": " + ec.message());
+      auto l = node_detail::directory_lock::take(cfg.data_dir);
+      if (!l) return l.err();
+      lock.emplace(std::move(*l));
+    }
+    auto j = arbroker::open_store(
+        cfg.store.empty() ? store_file(cfg) : cfg.store,
+        {cfg.durability == "normal" ? durability::normal : durability::full, ""});
     if (!j) return j.err();
-    std::shared_ptr<sqlite_journal> store(std::move(*j));
+    std::shared_ptr<node_store> store(std::move(*j));
     journal = store;
     grid_journal = store;
     event_store = store;

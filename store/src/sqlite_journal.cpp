@@ -1,9 +1,11 @@
 #include "arbroker/store/sqlite_journal.hpp"
 #include "sqlite_statements.hpp"
+#include "write_pipeline.hpp"
 
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <utility>
 
 namespace arbroker {
 namespace {
@@ -272,17 +274,13 @@ result<std::unique_ptr<sqlite_journal>> sqlite_journal::open(const std::string& 
 
 sqlite_journal::sqlite_journal(std::string path, sqlite3* db, durability sync)
     : path_(std::move(path)), db_(db), st_(std::make_unique<statements>()), sync_(sync) {
-  writer_ = std::thread([this] { write_loop(); });
+  pipeline_ = std::make_unique<store_detail::write_pipeline>(
+      path_, [this](std::vector<std::function<status()>>& batch) { return commit_batch(batch); });
 }
 
 sqlite_journal::~sqlite_journal() {
-  {
-    std::lock_guard lock{mu_};
-    stopping_ = true;
-  }
-  work_.notify_one();
-  writer_.join();  // after the queue is written (and synced)
-  st_.reset();     // statements before the connection
+  pipeline_->stop();  // after the queue is written (and synced)
+  st_.reset();        // statements before the connection
   sqlite3_close(db_);
 }
 
@@ -295,66 +293,32 @@ status sqlite_journal::run(sqlite3_stmt* st, const char* what, const std::string
   return {};
 }
 
-result<write_ticket> sqlite_journal::enqueue(std::function<status()> op) {
-  std::unique_lock lock{mu_};
-  // Backpressure: a disk slower than the writers makes them wait here, not memory grow.
-  room_.wait(lock, [&] { return queue_.size() < max_queued || broken_ || stopping_; });
-  if (broken_) return *broken_;
-  if (stopping_) return error{errc::storage_failure, "store " + path_ + ": closing"};
-  const write_ticket t = ++enqueued_;
-  queue_.push_back({t, std::move(op)});
-  work_.notify_one();
-  return t;
-}
-
-write_ticket sqlite_journal::durable_locked() const {
-  return sync_ == durability::full ? synced_ : committed_;
-}
-
-status sqlite_journal::wait_durable(write_ticket ticket) {
-  std::unique_lock lock{mu_};
-  ++blocked_;
-  done_.wait(lock, [&] { return durable_locked() >= ticket || broken_; });
-  --blocked_;
-  if (durable_locked() >= ticket) return {};
-  return *broken_;
-}
-
 void sqlite_journal::when_durable(write_ticket ticket, std::function<void(status)> done) {
-  status now_known;
-  {
-    std::lock_guard lock{mu_};
-    if (durable_locked() < ticket && !broken_) {
-      callbacks_.emplace(ticket, std::move(done));
-      return;
-    }
-    if (durable_locked() < ticket) now_known = *broken_;
-  }
-  done(now_known);
+  pipeline_->when_durable(ticket, std::move(done));
 }
 
-status sqlite_journal::flush() {
-  std::unique_lock lock{mu_};
-  const write_ticket last = enqueued_;
-  done_.wait(lock, [&] { return committed_ >= last || broken_; });
-  if (committed_ >= last) return {};
-  return *broken_;
-}
-
-status sqlite_journal::commit_batch(std::vector<queued_write>& batch) {
+result<std::vector<event_row>> sqlite_journal::commit_batch(
+    std::vector<std::function<status()>>& batch) {
+  // Commits reach the OS (synchronous=NORMAL); under full one sync of the WAL then covers
+  // every write of the batch.
+  std::lock_guard db{db_mu_};
   batch_events_.clear();
-  if (auto ok = run(st_->begin, "cannot begin a transaction"); !ok) return ok;
+  if (auto ok = run(st_->begin, "cannot begin a transaction"); !ok) return ok.err();
   for (auto& w : batch) {
-    if (auto ok = w.op(); !ok) {
+    if (auto ok = w(); !ok) {
       (void)run(st_->rollback, "cannot roll back");
-      return ok;
+      return ok.err();
     }
   }
   if (auto ok = run(st_->commit, "cannot commit"); !ok) {
     (void)run(st_->rollback, "cannot roll back");
-    return ok;
+    return ok.err();
   }
-  return {};
+  if (sync_ == durability::full) {
+    if (auto ok = sync_wal(); !ok) return ok.err();
+    ++syncs_;
+  }
+  return std::exchange(batch_events_, {});
 }
 
 status sqlite_journal::sync_wal() {
@@ -368,101 +332,12 @@ status sqlite_journal::sync_wal() {
   return {};
 }
 
-void sqlite_journal::write_loop() {
-  std::unique_lock lock{mu_};
-  for (;;) {
-    work_.wait(lock, [&] { return stopping_ || broken_ || !queue_.empty(); });
-    if (broken_ || (stopping_ && queue_.empty())) break;
-    // Everything queued by now is one transaction and, under full, one sync; writes that
-    // arrive meanwhile, the next.
-    std::vector<queued_write> batch;
-    batch.swap(queue_);
-    room_.notify_all();
-    const write_ticket last = batch.back().ticket;
-    const bool sync = sync_ == durability::full;
-    lock.unlock();
-    status ok;
-    {
-      std::lock_guard db{db_mu_};
-      ok = commit_batch(batch);
-      if (ok && sync) ok = sync_wal();
-    }
-    batch.clear();
-    auto events = std::move(batch_events_);
-    batch_events_.clear();
-    // Durable now (or never): the listener hears of the batch's events before any writer
-    // is told its write is done, so a write that returned has its events with the listener.
-    if (ok && !events.empty()) {
-      std::function<void(std::vector<event_row>)> listener;
-      {
-        std::lock_guard l{mu_};
-        listener = listener_;
-      }
-      if (listener) listener(std::move(events));
-    }
-    lock.lock();
-    if (!ok) {
-      // Never retried: after a failed sync the OS may have dropped pages, and a failed
-      // commit leaves the engine ahead of the store. A restart recovers from the disk.
-      broken_ = ok.err();
-    } else {
-      committed_ = last;
-      if (sync) {
-        synced_ = last;
-        ++syncs_;
-      }
-    }
-    // Callbacks run outside the lock (they may send messages); none may call the journal.
-    std::vector<std::pair<std::function<void(status)>, status>> ready;
-    const write_ticket durable = durable_locked();
-    for (auto it = callbacks_.begin(); it != callbacks_.end();) {
-      if (it->first <= durable)
-        ready.emplace_back(std::move(it->second), status{});
-      else if (broken_)
-        ready.emplace_back(std::move(it->second), status{*broken_});
-      else
-        break;
-      it = callbacks_.erase(it);
-    }
-    done_.notify_all();
-    room_.notify_all();
-    lock.unlock();
-    for (auto& [cb, result] : ready)
-      cb(result);
-    lock.lock();
-  }
-  // Broken: nothing more is written; whoever still waits learns why.
-  std::vector<std::function<void(status)>> left;
-  for (auto& [t, cb] : callbacks_)
-    left.push_back(std::move(cb));
-  callbacks_.clear();
-  const status why = broken_ ? status{*broken_} : status{};
-  done_.notify_all();
-  room_.notify_all();
-  lock.unlock();
-  for (auto& cb : left)
-    cb(why);
-}
-
 std::size_t sqlite_journal::waiting_for_sync() const {
-  std::lock_guard lock{mu_};
-  return blocked_ + callbacks_.size();
+  return pipeline_->waiting();
 }
 
 std::uint64_t sqlite_journal::syncs() const {
-  std::lock_guard lock{mu_};
   return syncs_;
-}
-
-status sqlite_journal::write_and_wait(std::function<status()> op) {
-  auto t = enqueue(std::move(op));
-  if (!t) return t.err();
-  return wait_durable(*t);
-}
-
-status sqlite_journal::write_later(std::function<status()> op) {
-  auto t = enqueue(std::move(op));
-  return t ? status{} : status{t.err()};
 }
 
 }  // namespace arbroker

@@ -2,10 +2,10 @@
 // settings, commit decisions and grid jobs. Each write goes through the write pipeline
 // (sqlite_journal.cpp); reads run on the caller's thread under the journal's lock.
 #include <algorithm>
-#include <chrono>
 
 #include "arbroker/store/sqlite_journal.hpp"
 #include "sqlite_statements.hpp"
+#include "write_pipeline.hpp"
 
 namespace arbroker {
 
@@ -21,17 +21,11 @@ result<std::optional<Row>> first_of(result<std::vector<Row>> rows) {
   return std::optional<Row>(std::move(rows->front()));
 }
 
-timestamp wall_clock_now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 }  // namespace
 
 template <class F>
 auto sqlite_journal::read(F f) -> decltype(f()) {
-  if (auto ok = flush(); !ok) return ok.err();
+  if (auto ok = pipeline_->flush(); !ok) return ok.err();
   std::lock_guard lock{db_mu_};
   return f();
 }
@@ -39,11 +33,11 @@ auto sqlite_journal::read(F f) -> decltype(f()) {
 status sqlite_journal::save(const reservation_row& r) {
   auto t = save_pipelined(r);
   if (!t) return t.err();
-  return wait_durable(*t);
+  return pipeline_->wait_durable(*t);
 }
 
 result<write_ticket> sqlite_journal::save_pipelined(const reservation_row& row) {
-  return enqueue([this, r = row]() -> status {
+  return pipeline_->enqueue([this, r = row]() -> status {
     // The row it replaces tells what changed (the writer holds the connection: a read by
     // primary key in the batch's transaction).
     bind_text(st_->find, 1, r.id);
@@ -76,7 +70,7 @@ result<write_ticket> sqlite_journal::save_pipelined(const reservation_row& row) 
 }
 
 status sqlite_journal::forget(const std::string& id) {
-  return write_later([this, id] {
+  return pipeline_->write_later([this, id] {
     bind_text(st_->forget, 1, id);
     return run(st_->forget, "cannot forget a reservation");
   });
@@ -164,7 +158,7 @@ result<std::vector<reservation_row>> sqlite_journal::finished_rows(const history
 }
 
 status sqlite_journal::purge_finished(const std::string& cluster, timestamp before) {
-  return write_later([this, cluster, before] {
+  return pipeline_->write_later([this, cluster, before] {
     bind_text(st_->purge, 1, cluster);
     sqlite3_bind_int64(st_->purge, 2, before);
     return run(st_->purge, "cannot purge finished reservations of", cluster);
@@ -189,7 +183,7 @@ result<std::optional<lrms_claim>> sqlite_journal::claim_of(const std::string& cl
 }
 
 status sqlite_journal::save_claim(const std::string& cluster, const lrms_claim& claim) {
-  return write_and_wait([this, cluster, claim] {
+  return pipeline_->write_and_wait([this, cluster, claim] {
     auto* st = st_->save_claim;
     bind_text(st, 1, cluster);
     bind_text(st, 2, claim.prefix);
@@ -214,7 +208,7 @@ result<std::string> sqlite_journal::node_id() {
 }
 
 status sqlite_journal::save_node_id(const std::string& id) {
-  return write_and_wait([this, id] {
+  return pipeline_->write_and_wait([this, id] {
     auto* st = st_->save_setting;
     bind_text(st, 1, "id");
     bind_text(st, 2, id);
@@ -225,18 +219,18 @@ status sqlite_journal::save_node_id(const std::string& id) {
 status sqlite_journal::log_commit(const std::string& txn) {
   auto t = log_commit_pipelined(txn);
   if (!t) return t.err();
-  return wait_durable(*t);
+  return pipeline_->wait_durable(*t);
 }
 
 result<write_ticket> sqlite_journal::log_commit_pipelined(const std::string& txn) {
-  return enqueue([this, txn] {
+  return pipeline_->enqueue([this, txn] {
     bind_text(st_->log_commit, 1, txn);
     return run(st_->log_commit, "cannot log a commit decision");
   });
 }
 
 status sqlite_journal::forget_commit(const std::string& txn) {
-  return write_later([this, txn] {
+  return pipeline_->write_later([this, txn] {
     bind_text(st_->forget_commit, 1, txn);
     return run(st_->forget_commit, "cannot forget a commit decision");
   });
@@ -262,11 +256,12 @@ status sqlite_journal::save_grid_job(const grid_job_row& row) {
 // One queued write, so one transaction: the writer commits a batch of writes at once, and a
 // failed write breaks the store before anything after it is committed.
 status sqlite_journal::save_grid_jobs(std::span<const grid_job_row> rows) {
-  return write_and_wait([this, rs = std::vector<grid_job_row>(rows.begin(), rows.end())] {
+  return pipeline_->write_and_wait([this,
+                                    rs = std::vector<grid_job_row>(rows.begin(), rows.end())] {
     auto* st = st_->save_grid_job;
     for (const auto& r : rs) {
       bind_text(st, 1, r.id);
-      sqlite3_bind_int64(st, 2, seq_of(r.id.substr(r.id.rfind('/') + 2)));  // "<node>/g<n>"
+      sqlite3_bind_int64(st, 2, grid_job_seq_of(r.id));  // "<node>/g<n>"
       bind_text(st, 3, r.owner);
       sqlite3_bind_int(st, 4, r.active ? 1 : 0);
       sqlite3_bind_blob(st, 5, r.body.data(), static_cast<int>(r.body.size()), SQLITE_TRANSIENT);
@@ -327,7 +322,7 @@ result<std::uint64_t> sqlite_journal::last_grid_job_serial() {
 }
 
 status sqlite_journal::purge_grid_jobs(timestamp before) {
-  return write_later([this, before] {
+  return pipeline_->write_later([this, before] {
     sqlite3_bind_int64(st_->purge_grid_jobs, 1, before);
     return run(st_->purge_grid_jobs, "cannot purge ended grid jobs");
   });
@@ -404,15 +399,14 @@ result<event_span> sqlite_journal::events_kept() {
 }
 
 status sqlite_journal::purge_events(timestamp before) {
-  return write_later([this, before] {
+  return pipeline_->write_later([this, before] {
     sqlite3_bind_int64(st_->purge_events, 1, before);
     return run(st_->purge_events, "cannot purge events");
   });
 }
 
 void sqlite_journal::set_event_listener(std::function<void(std::vector<event_row>)> listener) {
-  std::lock_guard lock{mu_};
-  listener_ = std::move(listener);
+  pipeline_->set_listener(std::move(listener));
 }
 
 }  // namespace arbroker

@@ -10,24 +10,18 @@
 #include <string>
 
 #include "arbroker/store/sqlite_journal.hpp"
+#include "row_ids.hpp"
 
 namespace arbroker {
 namespace sqlite_detail {
 
+using store_detail::grid_job_seq_of;
+using store_detail::seq_of;
+using store_detail::wall_clock_now;
+
 inline error sql_error(sqlite3* db, const std::string& path, const std::string& what) {
   return {errc::storage_failure,
           "store " + path + ": " + what + ": " + (db ? sqlite3_errmsg(db) : "out of memory")};
-}
-
-// The number after the last '/' of an id, for ordering ("berlin/10" after "berlin/9").
-inline std::int64_t seq_of(const std::string& id) {
-  const auto slash = id.rfind('/');
-  std::int64_t n = 0;
-  for (std::size_t i = slash == std::string::npos ? 0 : slash + 1; i < id.size(); ++i) {
-    if (id[i] < '0' || id[i] > '9') return 0;
-    n = n * 10 + (id[i] - '0');
-  }
-  return n;
 }
 
 inline void bind_text(sqlite3_stmt* st, int i, const std::string& s) {

@@ -55,6 +55,7 @@ struct options {
   int ops_per_client = 300;
   unsigned seed = 1;
   std::string config;     // arbd --config ("" = the demo grid)
+  std::string store;      // arbd --store ("" = the SQLite file in the data directory)
   int np_max = 16;        // largest request (co-reservation parts: half of it)
   bool clean_up = false;  // cancel everything at the end and check the LRMS is empty
   std::vector<std::string> users{"alice", "bob"};  // tokens "<user>-secret"
@@ -71,6 +72,10 @@ daemon_process start_arbd(const options& o) {
   if (!o.config.empty()) {
     args.push_back("--config");
     args.push_back(o.config);
+  }
+  if (!o.store.empty()) {
+    args.push_back("--store");
+    args.push_back(o.store);
   }
   return daemon_process::spawn(std::move(args));
 }
@@ -683,6 +688,9 @@ int main(int argc, char** argv) {
   app.add_option("--ops", o.ops_per_client, "requests per client and trial at most");
   app.add_option("--seed", o.seed, "random seed (kill points, requests)");
   app.add_option("--config", o.config, "arbd configuration (default: the demo grid)");
+  app.add_option("--store", o.store,
+                 "arbd's store: an empty PostgreSQL database or schema (default: the SQLite file "
+                 "in the data directory)");
   app.add_option("--np-max", o.np_max, "largest CPU count requested");
   app.add_flag("--clean-up", o.clean_up, "cancel everything at the end; check the LRMS is empty");
   app.add_option("--agent", o.agent,

@@ -15,13 +15,15 @@ fail() { echo "FAIL - $*" >&2; exit 1; }
 rm -rf "$work"
 mkdir -p "$work"
 
-args=(-DARB_WITH_SLURM=OFF -DARB_BUILD_TESTS=OFF -DARB_BUILD_BENCH=OFF)
+args=(-DARB_WITH_SLURM=OFF -DARB_WITH_POSTGRESQL=OFF -DARB_BUILD_TESTS=OFF -DARB_BUILD_BENCH=OFF)
 [[ -n $launcher ]] && args+=(-DCMAKE_CXX_COMPILER_LAUNCHER="$launcher")
 cmake -S "$src" -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE="$build_type" "${args[@]}" > "$work/configure.log" ||
   { cat "$work/configure.log"; fail "configuring the build without libslurm"; }
 grep -q "Slurm adapter: left out" "$work/configure.log" ||
   fail "the Slurm adapter was not left out: $(grep 'Slurm adapter' "$work/configure.log")"
+grep -q "PostgreSQL store: left out" "$work/configure.log" ||
+  fail "the PostgreSQL store was not left out: $(grep 'PostgreSQL store' "$work/configure.log")"
 
 # The README's main command, verbatim but for where it builds and keeps its data, and on
 # ports of the system's choosing (other tests run beside it).
@@ -32,6 +34,7 @@ if ! ARB_BUILD_DIR="$build" ARB_BUILD_TYPE="$build_type" ARB_DATA_DIR="$work/dat
   fail "scripts/run.sh without libslurm"
 fi
 if ldd "$build/apps/arbd" | grep -q libslurm; then fail "arbd links libslurm"; fi
+if ldd "$build/apps/arbd" | grep -q libpq; then fail "arbd links libpq"; fi
 # The demonstration (from its first command on): every command answered, an elastic
 # reservation and a co-reservation committed, the list shows them.
 sed -n '/^\$ arb /,$p' "$work/run.log" > "$work/demo.log"
@@ -60,4 +63,15 @@ set -e
 [[ $rc == 2 ]] || { cat "$work/slurm.log"; fail "a slurm cluster: exit $rc, not 2"; }
 grep -q "cluster\[0\].kind: 'slurm' is not in this build of arbroker; it needs libslurm: install Debian's libslurm-dev" \
   "$work/slurm.log" || { cat "$work/slurm.log"; fail "the refusal does not say what is missing"; }
-echo "demo without libslurm: built, ran, and refused a slurm cluster with: $(grep -o "cluster\[0\].*" "$work/slurm.log")"
+
+# A PostgreSQL store: refused the same way (the check says so before anything starts).
+set +e
+"$build/apps/arbd" --check --data-dir "" --store "postgresql://arb:pw@127.0.0.1/arb" \
+  > "$work/pg.log" 2>&1
+rc=$?
+set -e
+[[ $rc == 2 ]] || { cat "$work/pg.log"; fail "a postgresql store: exit $rc, not 2"; }
+grep -q "node.store: this build has no PostgreSQL store (built without libpq" "$work/pg.log" ||
+  { cat "$work/pg.log"; fail "the refusal of the store does not say what is missing"; }
+if grep -q ":pw@" "$work/pg.log"; then fail "the refusal shows the password"; fi
+echo "demo without libslurm and libpq: built, ran, refused a slurm cluster with: $(grep -o "cluster\[0\].*" "$work/slurm.log"); refused a PostgreSQL store with: $(grep -o "node.store.*" "$work/pg.log")"

@@ -133,8 +133,11 @@ struct node_config {
   /// The web console (docs/console.md) on the HTTP port, at /console/ (GET / leads there).
   bool console = true;
   std::string data_dir = "arbd-data";  ///< SQLite store ("" = keep nothing)
-  /// "full": every acknowledgement is on disk (survives a power cut); "normal": in the OS
-  /// (survives kill -9 only). See sqlite_journal.hpp.
+  /// The store in a PostgreSQL database instead of data_dir's SQLite file: its libpq URI
+  /// ("postgresql://arb@db.example.org/arb"); "" = the SQLite file.
+  std::string store;
+  /// "full": every acknowledgement is on disk (survives a power cut); "normal": in the OS or
+  /// with the database server (survives kill -9 only). See store/include/arbroker/store/store.hpp.
   std::string durability = "full";
   std::string log_level = "info";  ///< trace, debug, info, warn, error, off
   bool audit = true;        ///< one log line per request and per refused login, at any log level
@@ -197,7 +200,7 @@ status validate(const node_config& cfg);
 /// What a daemon's command line (arbd, arb-agent) sets over its configuration file; what is
 /// unset stays as the file says.
 struct node_config_overrides {
-  std::optional<std::string> listen, metrics_listen, http_listen, data_dir, log_level;
+  std::optional<std::string> listen, metrics_listen, http_listen, data_dir, store, log_level;
   bool adopt = false;
 };
 

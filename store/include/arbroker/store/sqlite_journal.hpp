@@ -1,40 +1,23 @@
 #pragma once
 
-#include <condition_variable>
+#include <atomic>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "arbroker/store/events.hpp"
-#include "arbroker/store/journal.hpp"
+#include "arbroker/store/store.hpp"
 
 struct sqlite3;
 struct sqlite3_stmt;
 
 namespace arbroker {
-
-/// How far a write has gone when the journal answers for it (SQLite's `synchronous`).
-enum class durability {
-  /// On disk: the WAL is synced before a write counts as done, so an acknowledged reservation
-  /// and a logged commit decision survive an OS crash or a power cut. One sync covers every
-  /// write made before it (group commit).
-  full,
-  /// In the OS: survives a crash of the process (kill -9); after an OS crash or a power cut the
-  /// last transactions may be lost, and recovery then deletes their LRMS reservations.
-  normal,
-};
-
-struct journal_options {
-  durability sync = durability::full;
-  /// SQLite VFS to open the file with ("" = the system's); tests pass a recording one.
-  std::string vfs;
-};
+namespace store_detail {
+class write_pipeline;
+}
 
 /// The journal (reservations, commit decisions, grid jobs) in one SQLite database file in WAL
 /// mode, on one connection, written by one writer thread: writes are queued (each with a
@@ -46,9 +29,7 @@ struct journal_options {
 /// (group commit), and no caller thread runs SQLite for a write. A failed commit or sync is never
 /// retried (after a failed fsync the OS may have dropped the pages): the journal is then broken and
 /// every waiting and later write fails. Reads first wait for the writes queued before them.
-class sqlite_journal final : public reservation_journal,
-                             public grid_job_journal,
-                             public event_journal {
+class sqlite_journal final : public node_store {
  public:
   /// Opens or creates the database at `path` (":memory:" for tests). Errors name the file
   /// and what SQLite said, e.g. a directory that does not exist or a file that is not a
@@ -89,6 +70,7 @@ class sqlite_journal final : public reservation_journal,
   result<event_span> events_kept() override;
   status purge_events(timestamp before) override;
   void set_event_listener(std::function<void(std::vector<event_row>)> listener) override;
+  std::string where() const override { return path_; }
 
   /// Writers and callbacks waiting for a sync (for tests of the group commit).
   std::size_t waiting_for_sync() const;
@@ -97,33 +79,18 @@ class sqlite_journal final : public reservation_journal,
 
  private:
   struct statements;
-  struct queued_write {
-    write_ticket ticket;
-    std::function<status()> op;  ///< binds and runs statements; owns its data
-  };
-  static constexpr std::size_t max_queued = 16384;
 
   sqlite_journal(std::string path, sqlite3* db, durability sync);
   /// Runs one statement of a write (on the writer thread); an error says `what` and, when
   /// given, `subject` (composed only then: this runs for every row).
   status run(sqlite3_stmt* st, const char* what, const std::string& subject = {});
-  /// Queues a write for the writer thread; its ticket.
-  result<write_ticket> enqueue(std::function<status()> op);
-  /// Queues a write and returns once it is durable (or cannot be).
-  status write_and_wait(std::function<status()> op);
-  /// Queues a write that needs no durability of its own (it goes with the next sync).
-  status write_later(std::function<status()> op);
-  /// Blocks until every write up to `ticket` is durable.
-  status wait_durable(write_ticket ticket);
-  /// Blocks until everything queued so far is committed (before a read).
-  status flush();
-  /// A read that sees every write queued before it: flush(), then `f` under db_mu_.
+  /// A read that sees every write queued before it: the pipeline flushed, then `f` under
+  /// db_mu_.
   template <class F>
   auto read(F f) -> decltype(f());
-  /// The writer thread: one transaction per batch of queued writes, then under full one
-  /// sync of the WAL; tickets, waiters and callbacks follow.
-  void write_loop();
-  status commit_batch(std::vector<queued_write>& batch);
+  /// One batch of the pipeline (writer thread): one transaction, then under full one sync of
+  /// the WAL; the events it wrote.
+  result<std::vector<event_row>> commit_batch(std::vector<std::function<status()>>& batch);
   /// Writes events with the batch being written (writer thread): each gets its id, and
   /// the listener has them once the batch is durable.
   status write_events(std::vector<event_row> events);
@@ -134,31 +101,16 @@ class sqlite_journal final : public reservation_journal,
   result<std::vector<grid_job_row>> read_grid_jobs(sqlite3_stmt* st);
   /// The one number a prepared `SELECT COALESCE(MAX(seq), 0) ...` yields, under db_mu_.
   result<std::uint64_t> read_serial(sqlite3_stmt* st, const char* what);
-  /// What counts as durable (synced under full, committed under normal); under mu_.
-  write_ticket durable_locked() const;
 
   std::string path_;
   sqlite3* db_;
   std::unique_ptr<statements> st_;
   const durability sync_;
-  std::mutex db_mu_;  ///< the connection: the writer's batches, or a read
-
-  mutable std::mutex mu_;         ///< everything below
-  std::condition_variable work_;  ///< to the writer: queued writes, or stop
-  std::condition_variable done_;  ///< to the waiters: committed_/synced_ moved, or broken
-  std::condition_variable room_;  ///< to the writers: the queue has room
-  std::vector<queued_write> queue_;
-  write_ticket enqueued_ = 0;   ///< the last ticket handed out
-  write_ticket committed_ = 0;  ///< every write up to this one is in the OS
-  write_ticket synced_ = 0;     ///< ... and up to this one on disk (full)
-  std::uint64_t syncs_ = 0;
-  std::size_t blocked_ = 0;  ///< writers blocked in wait_durable
-  std::optional<error> broken_;
-  std::multimap<write_ticket, std::function<void(status)>> callbacks_;
-  std::function<void(std::vector<event_row>)> listener_;
-  std::vector<event_row> batch_events_;  ///< the writer's: of the batch being written
-  bool stopping_ = false;
-  std::thread writer_;  ///< last: started once everything above exists
+  std::mutex db_mu_;                      ///< the connection: the writer's batches, or a read
+  std::vector<event_row> batch_events_;   ///< the writer's: of the batch being written
+  std::atomic<std::uint64_t> syncs_ = 0;  ///< the writer's
+  /// Last: the writer thread, started once everything above exists, stopped first.
+  std::unique_ptr<store_detail::write_pipeline> pipeline_;
 };
 
 }  // namespace arbroker
