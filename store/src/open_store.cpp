@@ -48,13 +48,17 @@ std::string redact_uri(const std::string& where) {
 result<std::unique_ptr<node_store>> open_store(const std::string& where, journal_options options) {
   if (is_postgresql_uri(where)) {
 #if ARB_HAVE_POSTGRESQL
-    auto j = postgresql_journal::open(where, options.sync);
+    auto j = postgresql_journal::open(where, options.sync, options.lease_epoch);
     if (!j) return j.err();
     return std::unique_ptr<node_store>(std::move(*j));
 #else
     return fail(errc::invalid_parameter, "store " + redact_uri(where) + ": " + no_postgresql);
 #endif
   }
+  if (options.lease_epoch != 0)
+    return fail(
+        errc::invalid_parameter,
+        "store " + where + ": a lease needs a PostgreSQL store (an SQLite file has one node)");
   auto j = sqlite_journal::open(where, std::move(options));
   if (!j) return j.err();
   return std::unique_ptr<node_store>(std::move(*j));

@@ -146,7 +146,8 @@ status lock_store(pg_connection& c) {
 }  // namespace
 
 result<std::unique_ptr<postgresql_journal>> postgresql_journal::open(const std::string& uri,
-                                                                     durability sync) {
+                                                                     durability sync,
+                                                                     std::uint64_t lease_epoch) {
   const std::string where = redact_uri(uri);
   auto writer = connect(uri, where, sync, "arbroker writer");
   if (!writer) return writer.err();
@@ -156,6 +157,23 @@ result<std::unique_ptr<postgresql_journal>> postgresql_journal::open(const std::
   auto reader = connect(uri, where, sync, "arbroker reader");
   if (!reader) return reader.err();
   if (auto ok = store_detail::prepare_statements(w); !ok) return ok.err();
+  if (lease_epoch != 0) {
+    // The writer under the lease: named in its row (a node taking the lease over ends this
+    // session), every batch fenced by the epoch.
+    if (auto ok = w.prepare("fence", "SELECT arb_fence($1::bigint)"); !ok) return ok.err();
+    if (auto ok = w.prepare("register_writer",
+                            "UPDATE arb_lease SET writer = pg_backend_pid() WHERE epoch = "
+                            "$1::bigint RETURNING epoch");
+        !ok)
+      return ok.err();
+    auto mine = w.run("register_writer", pg_params{}.number(static_cast<std::int64_t>(lease_epoch)),
+                      "cannot register with the lease");
+    if (!mine) return mine.err();
+    if (PQntuples(mine->get()) == 0)
+      return fail(errc::storage_failure, "store " + where + ": epoch " +
+                                             std::to_string(lease_epoch) +
+                                             " is not the lease's (another node took it over)");
+  }
   if (auto ok = store_detail::prepare_reader(**reader); !ok) return ok.err();
   auto last = w.run("last_event", pg_params{}, "cannot read the last event id");
   if (!last) return last.err();
@@ -163,16 +181,18 @@ result<std::unique_ptr<postgresql_journal>> postgresql_journal::open(const std::
       PQntuples(last->get()) > 0
           ? static_cast<std::uint64_t>(store_detail::pg_number(last->get(), 0, 0))
           : 0;
-  return std::unique_ptr<postgresql_journal>(
-      new postgresql_journal(where, std::move(*writer), std::move(*reader), last_event));
+  return std::unique_ptr<postgresql_journal>(new postgresql_journal(
+      where, std::move(*writer), std::move(*reader), last_event, lease_epoch));
 }
 
 postgresql_journal::postgresql_journal(std::string where, std::unique_ptr<connection> writer,
-                                       std::unique_ptr<connection> reader, std::uint64_t last_event)
+                                       std::unique_ptr<connection> reader, std::uint64_t last_event,
+                                       std::uint64_t lease_epoch)
     : where_(std::move(where)),
       writer_(std::move(writer)),
       reader_(std::move(reader)),
-      last_event_(last_event) {
+      last_event_(last_event),
+      lease_epoch_(lease_epoch) {
   pipeline_ = std::make_unique<store_detail::write_pipeline>(
       where_, [this](std::vector<std::function<status()>>& batch) { return commit_batch(batch); });
 }
@@ -199,6 +219,9 @@ result<std::vector<event_row>> postgresql_journal::commit_batch(
   if (auto ok = learn_rows_before(); !ok) return ok.err();
   if (auto ok = writer_->begin_pipeline(); !ok) return ok.err();
   status written = writer_->send("BEGIN", "cannot begin a transaction");
+  if (written && lease_epoch_ != 0)  // holds off a new epoch until this batch committed
+    written = writer_->send("fence", pg_params{}.number(static_cast<std::int64_t>(lease_epoch_)),
+                            "cannot write under epoch " + std::to_string(lease_epoch_));
   for (auto& w : batch) {
     if (!written) break;
     written = w();

@@ -21,24 +21,10 @@
 #include <vector>
 
 #include "arbroker/store/store.hpp"
+#include "store_place.hpp"
 #include "test_rows.hpp"
 
 namespace arbroker::testing {
-
-/// Where one test's store lives; removed with it.
-class store_place {
- public:
-  virtual ~store_place() = default;
-  /// What open_store() is given.
-  virtual std::string where() const = 0;
-  /// Marks the store as written by a build of schema `version` (a later build's).
-  virtual void set_schema_version(int version) = 0;
-};
-
-struct store_backend {
-  std::string name;
-  std::function<std::unique_ptr<store_place>()> fresh;
-};
 
 inline void PrintTo(const store_backend& b, std::ostream* os) {
   *os << b.name;

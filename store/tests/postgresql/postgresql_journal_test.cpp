@@ -2,75 +2,15 @@
 // one on loopback: scripts/postgresql/start.sh): every promise of journal_contract.hpp, each
 // test in a schema of its own, and what only a server has (a second node, a session ended
 // under the store, a password in the URI).
-#include <libpq-fe.h>
-
 #include <cstdlib>
 #include <filesystem>
 
 #include "arbroker/store/postgresql_journal.hpp"
 #include "journal_contract.hpp"
+#include "pg_test_server.hpp"
 
 namespace arbroker::testing {
 namespace {
-
-// The server's URI (the fixture sets it); a run without it fails, it does not skip.
-std::string server_uri() {
-  const char* uri = std::getenv("ARB_TEST_POSTGRESQL");
-  return uri ? uri : "";
-}
-
-// An administrator's session beside the store's, to set up and break things.
-class admin_session {
- public:
-  admin_session() : conn_(PQconnectdb(server_uri().c_str()), &PQfinish) {
-    EXPECT_EQ(PQstatus(conn_.get()), CONNECTION_OK)
-        << "ARB_TEST_POSTGRESQL='" << server_uri() << "': " << PQerrorMessage(conn_.get());
-    PQsetNoticeProcessor(
-        conn_.get(), [](void*, const char*) {}, nullptr);  // "does not exist"
-  }
-  void exec(const std::string& sql) {
-    auto* r = PQexec(conn_.get(), sql.c_str());
-    const auto st = PQresultStatus(r);
-    EXPECT_TRUE(st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
-        << sql << ": " << PQresultErrorMessage(r);
-    PQclear(r);
-  }
-  /// The first column of the first row.
-  std::string value(const std::string& sql) {
-    auto* r = PQexec(conn_.get(), sql.c_str());
-    std::string out = PQntuples(r) > 0 ? PQgetvalue(r, 0, 0) : "";
-    PQclear(r);
-    return out;
-  }
-
- private:
-  std::unique_ptr<PGconn, decltype(&PQfinish)> conn_;
-};
-
-// A fresh schema per test (a store's tables live in its connection's search_path).
-class postgresql_place final : public store_place {
- public:
-  postgresql_place()
-      : schema_("t_" + std::to_string(::getpid()) + "_" +
-                std::to_string(reinterpret_cast<std::uintptr_t>(this) % 100000)) {
-    admin_.exec("DROP SCHEMA IF EXISTS " + schema_ + " CASCADE");
-    admin_.exec("CREATE SCHEMA " + schema_);
-  }
-  ~postgresql_place() override { admin_.exec("DROP SCHEMA IF EXISTS " + schema_ + " CASCADE"); }
-  std::string where() const override {
-    const auto uri = server_uri();
-    return uri + (uri.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" +
-           schema_;
-  }
-  void set_schema_version(int version) override {
-    admin_.exec("UPDATE " + schema_ + ".arb_schema SET version = " + std::to_string(version));
-  }
-  admin_session& admin() { return admin_; }
-
- private:
-  admin_session admin_;
-  std::string schema_;
-};
 
 INSTANTIATE_TEST_SUITE_P(backend, journal_contract,
                          ::testing::Values(store_backend{

@@ -35,9 +35,13 @@ class pg_params;
 class postgresql_journal final : public node_store {
  public:
   /// Opens the database `uri` names (a libpq connection URI, "postgresql://user@host:port/db").
-  /// Errors name the URI without its password and say what PostgreSQL said.
+  /// Errors name the URI without its password and say what PostgreSQL said. With a
+  /// `lease_epoch` (postgresql_lease.hpp: taken before), the writer registers with the
+  /// lease, so that a node taking it over can end its session, and every batch is fenced
+  /// by that epoch: once the lease moved on, writes fail (the journal is broken).
   static result<std::unique_ptr<postgresql_journal>> open(const std::string& uri,
-                                                          durability sync = durability::full);
+                                                          durability sync = durability::full,
+                                                          std::uint64_t lease_epoch = 0);
 
   /// Commits what is still queued, then closes both connections.
   ~postgresql_journal() override;
@@ -80,7 +84,8 @@ class postgresql_journal final : public node_store {
  private:
   using connection = store_detail::pg_connection;
   postgresql_journal(std::string where, std::unique_ptr<connection> writer,
-                     std::unique_ptr<connection> reader, std::uint64_t last_event);
+                     std::unique_ptr<connection> reader, std::uint64_t last_event,
+                     std::uint64_t lease_epoch);
   /// One batch of the pipeline (writer thread): one transaction; the events it wrote.
   result<std::vector<event_row>> commit_batch(std::vector<std::function<status()>>& batch);
   /// Writes events with the batch being written (writer thread), each with the next id.
@@ -105,6 +110,7 @@ class postgresql_journal final : public node_store {
   std::mutex read_mu_;
   std::unique_ptr<connection> reader_;   ///< under read_mu_
   std::uint64_t last_event_ = 0;         ///< the writer's: the last event id given
+  const std::uint64_t lease_epoch_;      ///< the epoch every batch is fenced by (0: none)
   std::vector<event_row> batch_events_;  ///< the writer's: of the batch being written
   /// The writer's: the latest row of each live reservation it wrote (nullopt: forgotten), so
   /// that a save's events need no read before it (the writes of a batch are pipelined); a

@@ -3,6 +3,7 @@
 // A node's whole store behind one interface, and where it lives: an SQLite file (the
 // embedded default) or a PostgreSQL database shared by the nodes of one VO.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -30,6 +31,9 @@ struct journal_options {
   durability sync = durability::full;
   /// SQLite VFS to open the file with ("" = the system's); tests pass a recording one.
   std::string vfs;
+  /// PostgreSQL shared by several nodes: write only under this epoch of the store's lease
+  /// (postgresql_lease.hpp), taken before; 0: no lease.
+  std::uint64_t lease_epoch = 0;
 };
 
 /// Everything a node keeps: reservations and commit decisions, grid jobs, events. Safe to
