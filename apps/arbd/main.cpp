@@ -22,6 +22,7 @@
 #include "arbroker/store/store.hpp"
 #include "audit_log.hpp"
 #include "console_files.hpp"
+#include "lease_holder.hpp"
 #include "log_file.hpp"
 #include "node_handler.hpp"
 #include "node_metrics.hpp"
@@ -216,6 +217,23 @@ int run(const options& o) {
   node_metrics nm{*reg, build_version()};
   hooks.lrms_observer = [&nm](const std::string& cluster) { return nm.lrms_observer(cluster); };
   hooks.remote_event = [](const std::string& what) { spdlog::info("event=remote {}", what); };
+  // Several nodes on one store: this one serves once it holds the store's lease.
+  std::unique_ptr<lease_holder> lease;
+  if (cfg->lease > 0) {
+    auto held = lease_holder::acquire(*cfg, stop_signals());
+    if (!held) {
+      spdlog::error("start: {}", to_string(held.err()));
+      return 3;
+    }
+    if (!*held) {
+      spdlog::info("event=stopped standby");
+      return 0;
+    }
+    lease = std::move(**held);
+    cfg->lease_epoch = lease->epoch();
+    spdlog::info("event=leader epoch={} advertise={}", lease->epoch(),
+                 cfg->advertise.empty() ? cfg->listen : cfg->advertise);
+  }
   auto n = node::start(*cfg, hooks);
   if (!n) {
     spdlog::error("start: {}", to_string(n.err()));
@@ -235,6 +253,14 @@ int run(const options& o) {
                  rc.adopted);
   if (rc.lost > 0)
     spdlog::warn("event=lost count={}: committed reservations no longer in their LRMS", rc.lost);
+  // A leader that cannot keep its lease stops at once: another node may take the store a
+  // term after its last renewal, and its writes are fenced from then on anyway.
+  if (lease)
+    lease->keep([](const std::string& why) {
+      spdlog::critical("event=stepped_down why={}", log_quoted(why));
+      spdlog::shutdown();
+      std::_Exit(75);
+    });
 
   node_handler handler{**n, &nm};
 

@@ -367,6 +367,12 @@ status validate(const node_config& cfg) {
                                  "' is not a PostgreSQL URI (postgresql://...); leave it out for "
                                  "the SQLite file in data_dir");
   if (!cfg.store.empty() && !postgresql_store_built()) return bad("node.store", no_postgresql);
+  if (cfg.lease < 0 || cfg.lease > 3600) return bad("node.lease", "must be in 0s..1h");
+  if (cfg.lease > 0 && cfg.lease < 3)
+    return bad("node.lease", "must be 3 s or more (it is renewed every third of it)");
+  if (cfg.lease > 0 && cfg.store.empty())
+    return bad("node.lease",
+               "needs a store shared by the nodes: set node.store to a PostgreSQL URI");
   if (auto ok = validate_brokers(cfg); !ok) return ok;
   if (cfg.max_frame_bytes < 1024 || cfg.max_frame_bytes > (64u << 20))
     return bad("limits.max_frame_bytes", "must be in 1 KiB .. 64 MiB");
@@ -472,10 +478,10 @@ result<node_config> from_table(const toml::table& root) {
   ARB_TRY(detail::read_agent(root, cfg));
   ARB_TRY(detail::read_remote(root, cfg));
   if (auto* n = root["node"].as_table()) {
-    ARB_TRY(only_known_keys(
-        *n, "node",
-        {"name", "id", "listen", "allow_plaintext", "metrics", "http", "http_metrics", "console",
-         "data_dir", "store", "durability", "log_level", "audit", "threads"}));
+    ARB_TRY(only_known_keys(*n, "node",
+                            {"name", "id", "listen", "allow_plaintext", "metrics", "http",
+                             "http_metrics", "console", "data_dir", "store", "lease", "advertise",
+                             "durability", "log_level", "audit", "threads"}));
     ARB_TRY(optional(*n, "node", "name", cfg.name, as_text));
     ARB_TRY(optional(*n, "node", "id", cfg.id, as_text));
     if (n->contains("id") && cfg.id.empty())
@@ -488,6 +494,8 @@ result<node_config> from_table(const toml::table& root) {
     ARB_TRY(optional(*n, "node", "console", cfg.console, as_bool));
     ARB_TRY(optional(*n, "node", "data_dir", cfg.data_dir, as_text));
     ARB_TRY(optional(*n, "node", "store", cfg.store, as_text));
+    ARB_TRY(optional(*n, "node", "lease", cfg.lease, as_span));
+    ARB_TRY(optional(*n, "node", "advertise", cfg.advertise, as_text));
     ARB_TRY(optional(*n, "node", "durability", cfg.durability, as_text));
     ARB_TRY(optional(*n, "node", "log_level", cfg.log_level, as_text));
     ARB_TRY(optional(*n, "node", "audit", cfg.audit, as_bool));

@@ -136,6 +136,15 @@ struct node_config {
   /// The store in a PostgreSQL database instead of data_dir's SQLite file: its libpq URI
   /// ("postgresql://arb@db.example.org/arb"); "" = the SQLite file.
   std::string store;
+  /// Several nodes on one PostgreSQL store, one serving (docs/operations.md, "Two nodes, one
+  /// store"): the term of the store's lease in seconds (0: no lease, this node alone). A node
+  /// waits as a standby until it holds the lease and stops when it cannot keep it.
+  duration lease = 0;
+  /// Where clients reach this node, told to others through the lease ("": `listen`).
+  std::string advertise;
+  /// Set by arbd once it holds the lease (not read from a file): the epoch its store's
+  /// writes are fenced by.
+  std::uint64_t lease_epoch = 0;
   /// "full": every acknowledgement is on disk (survives a power cut); "normal": in the OS or
   /// with the database server (survives kill -9 only). See store/include/arbroker/store/store.hpp.
   std::string durability = "full";

@@ -1,0 +1,60 @@
+#pragma once
+
+// Two or more arbd on one PostgreSQL store, one serving (issue 36): the node holds the store's
+// lease (store/include/arbroker/store/postgresql_lease.hpp) before it opens the store, waits
+// as a standby while another holds it, and once serving renews it every third of its term.
+// When it cannot keep it (taken over, or not renewed for two thirds of a term, so that it has
+// stopped before another node may take it) it steps down: the host is told once and stops at
+// once (arbd exits; its service manager starts it again, as a standby).
+
+#include <signal.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "arbroker/core/error.hpp"
+#include "arbroker/node/node_config.hpp"
+
+namespace arbroker {
+
+class lease_holder {
+ public:
+  /// Waits until the lease of cfg.store is this node's: the holder, or nothing when one of
+  /// `stop` came first (SIGHUP only logs). Says who serves meanwhile, once per change.
+  static result<std::optional<std::unique_ptr<lease_holder>>> acquire(const node_config& cfg,
+                                                                      const sigset_t& stop);
+  ~lease_holder();
+  lease_holder(const lease_holder&) = delete;
+  lease_holder& operator=(const lease_holder&) = delete;
+
+  std::uint64_t epoch() const noexcept { return epoch_; }
+  /// Renews from now on, on threads of its own; `lost(why)` is called once, from one of them,
+  /// when the lease cannot be kept.
+  void keep(std::function<void(const std::string&)> lost);
+
+ private:
+  /// `renew` renews the lease taken (it owns it): true while it is this node's.
+  lease_holder(std::function<result<bool>()> renew, std::uint64_t epoch, duration term);
+  void renew_loop();
+  void watch_loop();
+  void give_up(const std::string& why);
+
+  std::function<result<bool>()> renew_;
+  const std::uint64_t epoch_;
+  const duration term_;
+  std::function<void(const std::string&)> lost_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  bool gave_up_ = false;
+  std::chrono::steady_clock::time_point renewed_;  ///< the last successful renewal
+  std::thread renewer_, watcher_;
+};
+
+}  // namespace arbroker
