@@ -29,7 +29,8 @@ result<std::optional<std::unique_ptr<lease_holder>>> lease_holder::acquire(const
     if (*taken) {
       std::shared_ptr<postgresql_lease> held = std::move(*lease);
       return std::optional<std::unique_ptr<lease_holder>>(std::unique_ptr<lease_holder>(
-          new lease_holder([held] { return held->renew(); }, **taken, cfg.lease)));
+          new lease_holder([held] { return held->renew(); }, [held] { return held->release(); },
+                           **taken, cfg.lease)));
     }
     auto who = (*lease)->current();
     if (!who) return who.err();
@@ -57,10 +58,19 @@ result<std::optional<std::unique_ptr<lease_holder>>> lease_holder::acquire(const
 
 #endif
 
-lease_holder::lease_holder(std::function<result<bool>()> renew, std::uint64_t epoch, duration term)
-    : renew_(std::move(renew)), epoch_(epoch), term_(term), renewed_(clock_type::now()) {}
+lease_holder::lease_holder(std::function<result<bool>()> renew, std::function<status()> release,
+                           std::uint64_t epoch, duration term)
+    : renew_(std::move(renew)),
+      release_(std::move(release)),
+      epoch_(epoch),
+      term_(term),
+      renewed_(clock_type::now()) {}
 
 lease_holder::~lease_holder() {
+  stop();
+}
+
+void lease_holder::stop() {
   {
     std::lock_guard lock{mu_};
     stopping_ = true;
@@ -68,6 +78,14 @@ lease_holder::~lease_holder() {
   wake_.notify_all();
   if (renewer_.joinable()) renewer_.join();
   if (watcher_.joinable()) watcher_.join();
+}
+
+void lease_holder::release() {
+  stop();
+  if (auto ok = release_(); !ok)
+    spdlog::warn("event=lease_not_released epoch={} why={}", epoch_, ok.err().message);
+  else
+    spdlog::info("event=lease_released epoch={}", epoch_);
 }
 
 void lease_holder::keep(std::function<void(const std::string&)> lost) {

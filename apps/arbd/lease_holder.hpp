@@ -34,18 +34,26 @@ class lease_holder {
   lease_holder& operator=(const lease_holder&) = delete;
 
   std::uint64_t epoch() const noexcept { return epoch_; }
+  /// Stops renewing and gives the lease up, so that a standby takes over at once: after the
+  /// node's last write (a stop on purpose).
+  void release();
   /// Renews from now on, on threads of its own; `lost(why)` is called once, from one of them,
   /// when the lease cannot be kept.
   void keep(std::function<void(const std::string&)> lost);
 
  private:
-  /// `renew` renews the lease taken (it owns it): true while it is this node's.
-  lease_holder(std::function<result<bool>()> renew, std::uint64_t epoch, duration term);
+  /// `renew` renews the lease taken (it owns it): true while it is this node's; `release`
+  /// gives it up.
+  lease_holder(std::function<result<bool>()> renew, std::function<status()> release,
+               std::uint64_t epoch, duration term);
+  /// Ends the renewing threads.
+  void stop();
   void renew_loop();
   void watch_loop();
   void give_up(const std::string& why);
 
   std::function<result<bool>()> renew_;
+  std::function<status()> release_;
   const std::uint64_t epoch_;
   const duration term_;
   std::function<void(const std::string&)> lost_;

@@ -390,6 +390,7 @@ int run(const options& o) {
   audit_refusal_summaries(true);
   const auto left = (*n)->shutdown(cfg->shutdown_grace);
   close_scrape.join();
+  if (lease) lease->release();  // after the engine's last write: a standby takes over now
   spdlog::info("event=stopped unanswered={}", left);
   return 0;
 }

@@ -68,6 +68,9 @@ result<std::unique_ptr<postgresql_lease>> postgresql_lease::connect(const std::s
        "UPDATE arb_lease SET node = $1, address = $2, epoch = epoch + 1, expires = now() + "
        "make_interval(secs => $3::bigint), session = pg_backend_pid(), writer = 0 WHERE epoch = "
        "$4::bigint AND expires <= now() RETURNING epoch"},
+      {"release",
+       "UPDATE arb_lease SET expires = now() WHERE epoch = $1::bigint AND session = "
+       "pg_backend_pid()"},
       {"renew",
        "UPDATE arb_lease SET expires = now() + make_interval(secs => $1::bigint) WHERE epoch = "
        "$2::bigint AND session = pg_backend_pid() RETURNING epoch"},
@@ -141,6 +144,15 @@ result<bool> postgresql_lease::renew() {
                       "cannot renew the lease");
   if (!r) return r.err();
   return PQntuples(r->get()) == 1;
+}
+
+status postgresql_lease::release() {
+  if (epoch_ == 0) return {};
+  auto r = conn_->run("release", pg_params{}.number(static_cast<std::int64_t>(epoch_)),
+                      "cannot give the lease up");
+  if (!r) return r.err();
+  epoch_ = 0;
+  return {};
 }
 
 }  // namespace arbroker

@@ -78,7 +78,16 @@ check "list on c" 0 "$arb" -o json list
 n=$(grep -o '"id": *"c[12]/[0-9]*"' <<<"$out" | sort -u | wc -l)
 [ "$n" = 4 ] && pass "c has the 4 reservations" || fail "c has $n: $out"
 
+# Stopped on purpose (SIGTERM), c gives the lease up: a standby serves at once, not a term
+# later.
+standby d
 kill -TERM "$c_pid"; wait "$c_pid"
+grep -q "event=lease_released epoch=3" "$work/c.log" && pass "c gave the lease up" \
+  || fail "c: $(tail -5 "$work/c.log")"
+ready_line=$(grep -m1 "^ready" < <(timeout 30 tail -n +1 --pid="$d_pid" -f "$work/d.out"))
+[ -n "$ready_line" ] && pass "d took over from the stopped c" || fail "d: $(cat "$work/d.log")"
+grep -q "event=leader epoch=4" "$work/d.log" && pass "d leads with epoch 4" || fail "d: $(cat "$work/d.log")"
+kill -TERM "$d_pid"; wait "$d_pid"
 PGOPTIONS=--client-min-messages=warning psql "$server" -Xqc "DROP SCHEMA $schema CASCADE"
 echo "# $fails failed"
 [ "$fails" = 0 ]

@@ -67,6 +67,18 @@ TEST_F(postgresql_lease_test, ATermThatRanOutIsTakenOverWithTheNextEpoch) {
   EXPECT_EQ((*b->current())->epoch, 2u);
 }
 
+// A holder stopping on purpose gives the lease up: the next node takes it at once.
+TEST_F(postgresql_lease_test, AReleasedLeaseIsTakenAtOnce) {
+  auto a = node("a");
+  auto b = node("b");
+  ASSERT_TRUE(a && b);
+  ASSERT_EQ(*a->try_take(), std::optional<std::uint64_t>(1));
+  EXPECT_FALSE(*b->try_take());
+  ASSERT_TRUE(a->release());
+  EXPECT_FALSE(*a->renew());  // no longer its own
+  EXPECT_EQ(*b->try_take(), std::optional<std::uint64_t>(2));
+}
+
 // The fence alone (as if the old holder's sessions could not be ended): a batch of an old
 // epoch fails and the journal is broken; the rows written before stay.
 TEST_F(postgresql_lease_test, AJournalOfAnOldEpochCannotWriteOnceTheEpochMoved) {

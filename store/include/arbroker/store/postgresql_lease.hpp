@@ -50,6 +50,10 @@ class postgresql_lease {
   /// Extends this node's term from now: false when the lease is no longer its own (its term
   /// ran out, or another node took it).
   result<bool> renew();
+  /// Gives the lease up (a node stopping on purpose, after its last write): its term ends
+  /// now, so that a standby takes over at once instead of after the term. Nothing when it is
+  /// not this node's.
+  status release();
   /// Who holds it; nothing before anyone took it.
   result<std::optional<holder>> current();
 
