@@ -351,8 +351,7 @@ struct node::impl {
     }
     auto j = arbroker::open_store(
         cfg.store.empty() ? store_file(cfg) : cfg.store,
-        {cfg.durability == "normal" ? durability::normal : durability::full, "",
-         cfg.lease_epoch});
+        {cfg.durability == "normal" ? durability::normal : durability::full, "", cfg.lease_epoch});
     if (!j) return j.err();
     std::shared_ptr<node_store> store(std::move(*j));
     journal = store;
