@@ -69,13 +69,19 @@ msg::grid_job_reply grid_job_manager::impl::cancel(const msg::grid_cancel_reques
     return msg::error_reply<msg::grid_job_reply>(
         errc::illegal_transition,
         "grid job " + r.id + " has already ended (" + std::string(to_string(t->job.state)) + ")");
+  const auto before = t->job;
   auto acts = t->job.cancel(now());
   // strategy reserve: the reservation was made for this job alone; it goes once the job
   // has (cluster services answer in order, and the job's cancel is sent first). Written
   // with the cancel, before the client hears of it.
   if (!t->job.reservation.empty()) t->job.reservation_to_release = true;
+  if (auto saved = persist_job(*t); !saved) {
+    // Not written, so not done: the job stays as the store has it, and the client hears why
+    // (a node whose store broke, or that lost its lease, acknowledges nothing more).
+    t->job = before;
+    return msg::error_reply<msg::grid_job_reply>(saved.err());
+  }
   recount(*t);
-  (void)persist_job(*t);
   const auto serial = serial_in(r.id);
   // Cancelled while its holds were asked for: they go (a reservation kept already goes
   // as above), and the submission waiting for its placement hears of the cancel.
@@ -168,7 +174,7 @@ void grid_job_manager::impl::after_change(std::uint64_t serial, std::vector<grid
   recount(t);
   cfg_.counters->resubmits += t.job.resubmits - std::exchange(t.counted_resubmits, t.job.resubmits);
   cfg_.counters->retries += t.job.retries - std::exchange(t.counted_retries, t.job.retries);
-  (void)persist_job(t);
+  (void)persist_job(t);  // the job itself was durable before any LRMS saw a copy
   perform(serial, std::move(acts));
   release_reservation_if_done(serial);
   answer_if_placed(t);

@@ -334,3 +334,72 @@ TEST_F(grid_job_manager_test, AtMostSoManyEndedJobsStayInMemory) {
 
 }  // namespace
 }  // namespace arbroker
+
+namespace arbroker {
+namespace {
+
+// A store whose writes can be made to fail (a node whose store broke, or that lost its
+// lease and was cut off from it), over an SQLite one in memory.
+class breakable_journal final : public grid_job_journal {
+ public:
+  breakable_journal() : real_(std::move(*sqlite_journal::open(":memory:"))) {}
+  bool broken = false;
+  status save_grid_job(const grid_job_row& row) override {
+    if (broken) return fail(errc::storage_failure, "the store is gone");
+    return real_->save_grid_job(row);
+  }
+  status save_grid_jobs(std::span<const grid_job_row> rows) override {
+    if (broken) return fail(errc::storage_failure, "the store is gone");
+    return real_->save_grid_jobs(rows);
+  }
+  result<std::vector<grid_job_row>> grid_jobs() override { return real_->grid_jobs(); }
+  result<std::optional<grid_job_row>> find_grid_job(const std::string& id) override {
+    return real_->find_grid_job(id);
+  }
+  result<std::vector<grid_job_row>> ended_grid_jobs(const history_query& q) override {
+    return real_->ended_grid_jobs(q);
+  }
+  result<std::uint64_t> last_grid_job_serial() override { return real_->last_grid_job_serial(); }
+  status purge_grid_jobs(timestamp before) override { return real_->purge_grid_jobs(before); }
+
+ private:
+  std::unique_ptr<sqlite_journal> real_;
+};
+
+// Nothing is acknowledged that the store did not take: a cancel whose row cannot be written
+// is refused and changes nothing (found by the failover trials: a paused leader, continued,
+// acknowledged a cancel its store never had), and a submission whose row cannot be written
+// is refused before any LRMS sees it.
+TEST_F(grid_job_manager_test, NothingTheStoreDidNotTakeIsAcknowledged) {
+  auto store = std::make_shared<breakable_journal>();
+  journal = store;
+  start({"a"});
+  submit(job());
+  manager->flush();
+  answer_outlook(0);
+  answer_submit();
+  ASSERT_EQ(answers.size(), 1u);
+  ASSERT_TRUE(answers[0].error.ok()) << answers[0].error.message;
+  const auto id = answers[0].job.id;
+
+  store->broken = true;
+  auto refused = manager->cancel({"alice", id});
+  EXPECT_EQ(refused.error.err(), errc::storage_failure);
+  EXPECT_EQ(manager->query({"alice", id}).job.state, grid_job_state::queued);  // nor here
+  EXPECT_EQ(port.waiting<msg::job_cancel_request>(), 0u);                      // nor in its LRMS
+  EXPECT_EQ((*store->find_grid_job(id))->active, true);
+
+  submit(job());
+  manager->flush();
+  answer_outlook(0);
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[1].error.err(), errc::storage_failure) << answers[1].error.message;
+  EXPECT_EQ(port.waiting<msg::job_submit_request>(), 0u);  // no LRMS saw it
+
+  store->broken = false;  // the store back: the cancel goes through
+  EXPECT_TRUE(manager->cancel({"alice", id}).error.ok());
+  EXPECT_EQ(manager->query({"alice", id}).job.state, grid_job_state::cancelled);
+}
+
+}  // namespace
+}  // namespace arbroker
