@@ -109,8 +109,8 @@ status client::open(const std::string& host, std::uint16_t port) {
   return {};
 }
 
-result<welcome> client::connect(const std::string& host, std::uint16_t port,
-                                const std::string& user, const std::string& token) {
+result<welcome> client::greet(const std::string& host, std::uint16_t port, const std::string& user,
+                              const std::string& token) {
   if (auto s = open(host, port); !s) return s.err();
   if (auto s = send_bytes(
           make_frame(encode_hello(hello{protocol_magic, protocol_version, user, token})));
@@ -119,14 +119,15 @@ result<welcome> client::connect(const std::string& host, std::uint16_t port,
   auto frame = read_frame();
   if (!frame) return not_a_welcome(frame.err());
   auto w = decode_welcome(*frame);
-  if (!w) {
-    close();
-    return w.err();
-  }
-  if (!w->error.ok()) {
-    close();
-    return msg::from_wire(w->error);
-  }
+  if (!w || !w->error.ok()) close();
+  return w;
+}
+
+result<welcome> client::connect(const std::string& host, std::uint16_t port,
+                                const std::string& user, const std::string& token) {
+  auto w = greet(host, port, user, token);
+  if (!w) return w.err();
+  if (!w->error.ok()) return msg::from_wire(w->error);
   return *w;
 }
 
@@ -249,7 +250,7 @@ status client::watch(msg::watch_request r,
   }
 }
 
-result<std::pair<std::string, std::uint16_t>> parse_host_port(std::string_view text) {
+result<server_address> parse_host_port(std::string_view text) {
   std::string_view host;
   std::string_view port;
   if (!text.empty() && text.front() == '[') {
@@ -273,6 +274,21 @@ result<std::pair<std::string, std::uint16_t>> parse_host_port(std::string_view t
       value > 65535)
     return fail(errc::invalid_parameter, "bad host:port '" + std::string(text) + "'");
   return std::pair{std::string(host), static_cast<std::uint16_t>(value)};
+}
+
+result<std::vector<server_address>> parse_server_list(std::string_view text) {
+  std::vector<server_address> out;
+  for (std::size_t from = 0;;) {
+    const auto comma = text.find(',', from);
+    const auto one = text.substr(from, comma == std::string_view::npos ? text.npos : comma - from);
+    auto a = parse_host_port(one);
+    if (!a) return a.err();
+    if (std::find(out.begin(), out.end(), *a) != out.end())
+      return fail(errc::invalid_parameter, "'" + std::string(one) + "' is named twice");
+    out.push_back(std::move(*a));
+    if (comma == std::string_view::npos) return out;
+    from = comma + 1;
+  }
 }
 
 }  // namespace arbroker::api

@@ -34,19 +34,21 @@ std::string encode_value(const T& value) {
 }
 
 template <class T>
-result<T> read_object(const msgpack::object& o, std::string_view what) {
+result<T> read_object(const msgpack::object& o, std::string_view what,
+                      msg::missing_fields missing = msg::missing_fields::refuse) {
   T value{};
-  msg::msgpack_reader r(o);
+  msg::msgpack_reader r(o, missing);
   inspect(r, value);
   if (r.failed()) return fail(errc::invalid_parameter, std::string(what) + ": " + r.error_text());
   return value;
 }
 
 template <class T>
-result<T> decode_value(std::string_view bytes, std::string_view what) {
+result<T> decode_value(std::string_view bytes, std::string_view what,
+                       msg::missing_fields missing = msg::missing_fields::refuse) {
   auto oh = unpack_bounded(bytes);
   if (!oh) return oh.err();
-  return read_object<T>(oh->get(), what);
+  return read_object<T>(oh->get(), what, missing);
 }
 
 template <class T>
@@ -153,7 +155,9 @@ std::string encode_welcome(const welcome& w) {
   return encode_value(w);
 }
 result<welcome> decode_welcome(std::string_view payload) {
-  return decode_value<welcome>(payload, "welcome");
+  // An older server's welcome lacks the newest fields: read it all the same, so that its
+  // refusal of this client's version reaches the user in its own words.
+  return decode_value<welcome>(payload, "welcome", msg::missing_fields::keep_defaults);
 }
 
 std::string encode_request(const request& r) {

@@ -53,6 +53,7 @@ unsigned http_status_of(errc code) noexcept {
       return 409;
     case errc::busy:
     case errc::unreachable:
+    case errc::not_leader:
       return 503;
     case errc::timeout:
       return 504;
@@ -324,6 +325,7 @@ class session final : public session_base, public std::enable_shared_from_this<s
     if (target == watch_path) {
       if (req_.method() != http::verb::get)
         return method_not_allowed("GET");  // a stream of server-sent events
+      if (not_serving()) return;
       return authenticate(operation::watch);
     }
     if (target.substr(0, v1_prefix.size()) != v1_prefix)
@@ -336,7 +338,29 @@ class session final : public session_base, public std::enable_shared_from_this<s
                      error_json(errc::not_found, "no operation '" + std::string(name) + "' (see " +
                                                      std::string(openapi_path) + ")"));
     if (req_.method() != http::verb::post) return method_not_allowed("POST");
+    if (not_serving()) return;
     authenticate(*op);
+  }
+
+  /// A standby (or a node still starting) answers 503 and says where the leader is: true
+  /// when it did.
+  bool not_serving() {
+    const auto& role = srv_->config().role;
+    if (!role) return false;
+    auto no = role->refusal();
+    if (!no) return false;
+    std::string detail = "null";
+    if (no->leader) {
+      nlohmann::json l;
+      l["leader"] = {{"node", no->leader->node},
+                     {"address", no->leader->address},
+                     {"http_address", no->leader->http_address},
+                     {"epoch", no->leader->epoch}};
+      detail = l.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    }
+    respond(http_status_of(no->why.code), error_json(no->why.code, no->why.message, detail),
+            [](auto& res) { res.set(http::field::retry_after, "1"); });
+    return true;
   }
 
   // The console's files: no login (the page signs in with the user's token), no caching of a

@@ -209,6 +209,11 @@ class connection : public std::enable_shared_from_this<connection> {
       return refuse_handshake(errc::invalid_parameter,
                               "unsupported protocol version " + std::to_string(h->version) +
                                   " (this server speaks " + std::to_string(protocol_version) + ")");
+    // A standby says where the leader is, to anyone: clients given several nodes go there.
+    if (const auto& role = srv_->config().role)
+      if (auto no = role->refusal())
+        return refuse_handshake(no->why.code, no->why.message,
+                                no->leader ? no->leader->address : std::string());
     if (srv_->config().client_cert_is_user && stream_.tls() && peer_name_ != h->user)
       return refuse_handshake(errc::permission_denied,
                               "the client certificate is not " + h->user + "'s");
@@ -234,7 +239,7 @@ class connection : public std::enable_shared_from_this<connection> {
     authenticated_ = true;
     decoder_.set_max_frame(limits_.max_frame);
     who_ = caller{user, admin};
-    send(encode_welcome(welcome{protocol_version, srv_->config().node_name, {}}));
+    send(encode_welcome(welcome{protocol_version, srv_->config().node_name, {}, {}}));
     if (draining_) close_after_flush();
   }
 
@@ -350,12 +355,12 @@ class connection : public std::enable_shared_from_this<connection> {
     if (draining_ && in_flight_ == 0) close_after_flush();
   }
 
-  void refuse_handshake(errc code, std::string message) {
+  void refuse_handshake(errc code, std::string message, std::string leader = {}) {
     srv_->count(&server_counters::handshakes_refused);
     if (const auto& f = srv_->config().events.on_login_refused)
       f(login_refusal{hello_user_, peer_, code, message});
-    send(encode_welcome(
-        welcome{protocol_version, srv_->config().node_name, msg::wire(code, std::move(message))}));
+    send(encode_welcome(welcome{protocol_version, srv_->config().node_name,
+                                msg::wire(code, std::move(message)), std::move(leader)}));
     close_after_flush();
   }
 

@@ -161,6 +161,9 @@ constexpr auto entries = std::to_array<entry>({
     {"welcome.version", plain("The server's protocol version.")},
     {"welcome.node", plain("The node's name.")},
     {"welcome.error", plain("Code 0: accepted; else why not (then the server closes).")},
+    {"welcome.leader",
+     plain("Refused with not_leader (21) by a standby: the API address (host:port) of the node "
+           "that serves its store; \"\" when no node serves now or the refusal is another.")},
     {"wire_error.code", plain("0: success; else an error code (Error codes).")},
     {"wire_error.message", plain("For people; names the field a refusal is about.")},
 
@@ -653,6 +656,9 @@ std::string_view errc_doc(errc code) {
              "last id)";
     case errc::gone:
       return "no longer kept: a watch asked for events older than the node keeps";
+    case errc::not_leader:
+      return "this node is a standby: the answer names the node that serves (welcome.leader, "
+             "or the HTTP error's detail)";
   }
   return "";
 }
@@ -799,7 +805,10 @@ std::span<const http_status_doc> http_status_docs() {
       {431, "a header over 16 KiB (the connection then closes); its code is invalid_parameter"},
       {500, "slow_consumer only ends a watch's stream, as its error event"},
       {502, ""},
-      {503, "shutting down; more connections than [limits] max_connections"},
+      {503,
+       "shutting down; more connections than [limits] max_connections; a standby (not_leader: "
+       "detail.leader names the node that serves, {node, address, http_address, epoch}) or a "
+       "node still starting (unreachable), with Retry-After: 1"},
       {504, ""},
   };
   return docs;

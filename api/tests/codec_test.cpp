@@ -95,8 +95,28 @@ TEST(codec, every_response_round_trips) {
 TEST(codec, hello_and_welcome_round_trip) {
   hello h{protocol_magic, protocol_version, "alice", "s3cret"};
   EXPECT_EQ(*decode_hello(encode_hello(h)), h);
-  welcome w{protocol_version, "node-1", msg::wire(errc::permission_denied, "no")};
+  welcome w{protocol_version, "node-1", msg::wire(errc::permission_denied, "no"), ""};
   EXPECT_EQ(*decode_welcome(encode_welcome(w)), w);
+  welcome standby{protocol_version, "b", msg::wire(errc::not_leader, "a serves"), "a:7400"};
+  EXPECT_EQ(*decode_welcome(encode_welcome(standby)), standby);
+}
+
+// A version-19 server's welcome has no `leader`: read all the same, so that its refusal of
+// this client's version reaches the user in its words (other messages refuse missing fields).
+TEST(codec, an_older_servers_welcome_is_read_without_its_newest_fields) {
+  msgpack::sbuffer buf;
+  msgpack::packer<msgpack::sbuffer> pk(&buf);
+  pk.pack_array(3);
+  pk.pack(std::uint16_t{19});
+  pk.pack(std::string("old-node"));
+  pk.pack_array(2);
+  pk.pack(static_cast<std::uint8_t>(errc::invalid_parameter));
+  pk.pack(std::string("unsupported protocol version 20 (this server speaks 19)"));
+  auto w = decode_welcome(std::string_view(buf.data(), buf.size()));
+  ASSERT_TRUE(w) << w.err().message;
+  EXPECT_EQ(w->version, 19);
+  EXPECT_EQ(w->error.message, "unsupported protocol version 20 (this server speaks 19)");
+  EXPECT_EQ(w->leader, "");
 }
 
 TEST(codec, unknown_operation_keeps_the_id) {

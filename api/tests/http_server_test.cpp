@@ -175,6 +175,38 @@ TEST(http_server, checks_hashed_tokens) {
   EXPECT_EQ(c.post("list", "{}", "carol", "new").status, 200u);
 }
 
+// A standby (issue 36) answers every operation and watch 503 naming the leader, before any
+// login, and keeps serving /metrics and the OpenAPI document; once it serves, it serves.
+TEST(http_server, a_standby_answers_503_naming_the_leader) {
+  echo_handler h;
+  http_server_config config;
+  auto role = std::make_shared<serving_role>("b");
+  role->standby(leader_info{"a", "10.0.0.1:7400", "10.0.0.1:7480", 2});
+  config.role = role;
+  config.metrics = [] { return std::string("arb_lease_serving 0\n"); };
+  fixture f(h, config);
+  auto r = connection(f.port).post("list", "{}", "alice", "no-token-needed-to-be-told");
+  EXPECT_EQ(r.status, 503u) << r.raw;
+  EXPECT_EQ(r.body["error"], "not_leader");
+  EXPECT_EQ(r.body["code"], static_cast<int>(errc::not_leader));
+  EXPECT_EQ(r.body["detail"]["leader"]["node"], "a");
+  EXPECT_EQ(r.body["detail"]["leader"]["address"], "10.0.0.1:7400");
+  EXPECT_EQ(r.body["detail"]["leader"]["http_address"], "10.0.0.1:7480");
+  EXPECT_EQ(r.body["detail"]["leader"]["epoch"], 2);
+  EXPECT_EQ(r.raw[http::field::retry_after], "1");
+  auto watch = connection(f.port).send(http::verb::get, "/v1/watch", "");
+  EXPECT_EQ(watch.status, 503u);
+  EXPECT_EQ(connection(f.port).send(http::verb::get, "/metrics", "").status, 200u);
+  EXPECT_EQ(connection(f.port).send(http::verb::get, "/v1/openapi.json", "").status, 200u);
+  role->starting();
+  auto starting = connection(f.port).post("list", "{}");
+  EXPECT_EQ(starting.status, 503u);
+  EXPECT_EQ(starting.body["error"], "unreachable");
+  EXPECT_TRUE(starting.body["detail"].is_null());
+  role->serving();
+  EXPECT_EQ(connection(f.port).post("list", "{}").status, 200u);
+}
+
 TEST(http_server, unknown_paths_operations_and_methods_get_404_and_405) {
   echo_handler h;
   fixture f(h);

@@ -139,7 +139,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
   if (!body) return refuse(body.err());
   if (!(o.timeout > 0) || o.timeout > 86400)
     return refuse(fail(errc::invalid_parameter, "--timeout: must be in (0, 86400] seconds"));
-  auto where = api::parse_host_port(o.server);
+  auto where = api::parse_server_list(o.server);
   if (!where) return refuse(fail(errc::invalid_parameter, "--server: " + where.err().message));
   if (o.user.empty())
     return refuse(fail(errc::invalid_parameter, "--user (or ARB_USER) is required"));
@@ -153,7 +153,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     return refuse(fail(errc::invalid_parameter, "--cert and --key need --ca (TLS)"));
   }
   api::client c(copts);
-  auto w = c.connect(where->first, where->second, o.user, o.token);
+  // Several nodes on one store: the one that serves, waiting out a failover up to the
+  // timeout; one node: at once (a standby's leader is followed all the same).
+  const auto wait = where->size() > 1 ? copts.timeout : std::chrono::milliseconds(0);
+  auto w = c.connect_any(*where, o.user, o.token, wait);
   if (!w) {
     (o.output == "json" ? out : err) << render_error(w.err(), o.output);
     return exit_code_of_transport(w.err());

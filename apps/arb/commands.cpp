@@ -12,7 +12,9 @@ void define(CLI::App& app, options& o) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("arb, arbroker ") + build_version() +
                                         ", protocol " + std::to_string(api::protocol_version));
-  app.add_option("--server,-s", o.server, "broker address host:port")
+  app.add_option("--server,-s", o.server,
+                 "broker address host:port; several nodes on one store: host:port,host:port "
+                 "(the one that serves is used)")
       ->envname("ARB_SERVER")
       ->capture_default_str();
   app.add_option("--user,-u", o.user, "user name")->envname("ARB_USER");

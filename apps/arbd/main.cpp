@@ -22,6 +22,7 @@
 #include "arbroker/store/store.hpp"
 #include "audit_log.hpp"
 #include "console_files.hpp"
+#include "late_handler.hpp"
 #include "lease_holder.hpp"
 #include "log_file.hpp"
 #include "node_handler.hpp"
@@ -158,6 +159,117 @@ int backup(const node_config& cfg, const std::string& to) {
   return 0;
 }
 
+// The node's front ends: the msgpack API, the HTTP API and /metrics (each but the first
+// optional).
+struct front_ends {
+  std::unique_ptr<api::threaded_server> server;
+  std::unique_ptr<api::threaded_http_server> http;
+  std::unique_ptr<metrics::scrape_endpoint> scrape;
+};
+
+// Binds and starts the front ends, which pass requests to `handler` while `role` lets them;
+// nothing, with the exit code in `failed`, when one cannot listen.
+std::optional<front_ends> listen(const node_config& cfg, const api::tls_context& tls,
+                                 std::shared_ptr<api::authenticator> users,
+                                 const api::server_events& events,
+                                 std::shared_ptr<const api::serving_role> role,
+                                 api::request_handler& handler,
+                                 std::shared_ptr<prometheus::Registry> reg, int& failed) {
+  auto address = [](const std::string& key,
+                    const std::string& listen) -> std::optional<boost::asio::ip::tcp::endpoint> {
+    auto ep = parse_endpoint(listen);
+    boost::system::error_code ec;
+    auto addr = boost::asio::ip::make_address(ep->first, ec);
+    if (ec) {
+      spdlog::error("config: node.{}: '{}' is not an IP address", key, ep->first);
+      return std::nullopt;
+    }
+    return boost::asio::ip::tcp::endpoint{addr, ep->second};
+  };
+  front_ends f;
+  failed = 2;
+  api::server_config sc;
+  sc.node_name = cfg.name;
+  auto api_ep = address("listen", cfg.listen);
+  if (!api_ep) return std::nullopt;
+  sc.endpoint = *api_ep;
+  sc.tls = tls;
+  sc.client_cert_is_user = tls && !cfg.tls_client_ca.empty();
+  sc.auth = users;
+  sc.limits.max_frame = cfg.max_frame_bytes;
+  sc.limits.max_in_flight = cfg.max_in_flight;
+  sc.limits.max_connections = cfg.max_connections;
+  sc.limits.handshake_timeout = std::chrono::seconds(cfg.handshake_timeout);
+  sc.events = events;
+  sc.role = role;
+  failed = 3;
+  try {
+    f.server = std::make_unique<api::threaded_server>(sc, handler, 1);
+  } catch (const std::exception& e) {
+    spdlog::error("listen on {}: {}", cfg.listen, e.what());
+    return std::nullopt;
+  }
+  if (!cfg.http_listen.empty()) {
+    api::http_server_config hc;
+    hc.node_name = cfg.name;
+    auto http_ep = address("http", cfg.http_listen);
+    if (!http_ep) {
+      failed = 2;
+      return std::nullopt;
+    }
+    hc.endpoint = *http_ep;
+    hc.tls = tls;
+    hc.client_cert_is_user = sc.client_cert_is_user;
+    hc.auth = users;
+    hc.limits.max_body = cfg.max_frame_bytes;
+    hc.limits.max_connections = cfg.max_connections;
+    hc.limits.request_timeout = std::chrono::seconds(cfg.handshake_timeout);
+    hc.events = events;
+    hc.role = role;
+    if (cfg.http_metrics)
+      hc.metrics = [collectables = std::vector<std::shared_ptr<prometheus::Collectable>>{
+                        reg, std::make_shared<metrics::process_collector>()}] {
+        return metrics::text_exposition(collectables);
+      };
+    if (cfg.console)
+      for (const auto& file : console_files()) {
+        hc.files[std::string(file.path)] = {file.content_type, file.body};
+        if (file.path.ends_with("/index.html"))  // the folder's own address is its index
+          hc.files[std::string(file.path.substr(0, file.path.size() - 10))] = {file.content_type,
+                                                                               file.body};
+      }
+    try {
+      f.http = std::make_unique<api::threaded_http_server>(hc, handler, 1);
+    } catch (const std::exception& e) {
+      spdlog::error("http on {}: {}", cfg.http_listen, e.what());
+      return std::nullopt;
+    }
+  }
+  if (!cfg.metrics_listen.empty()) {
+    auto mep = parse_endpoint(cfg.metrics_listen);
+    auto started =
+        metrics::scrape_endpoint::start({reg, std::make_shared<metrics::process_collector>()},
+                                        {.address = mep->first, .port = mep->second});
+    if (!started) {
+      spdlog::error("metrics on {}: {}", cfg.metrics_listen, started.err().message);
+      return std::nullopt;
+    }
+    f.scrape = std::move(*started);
+  }
+  failed = 0;
+  return f;
+}
+
+// Where clients reach a front end, for the lease: as configured, else the address it listens
+// on with the port it bound (validate() refused a wildcard address without `advertise`).
+std::string advertised(const std::string& configured, const std::string& listen,
+                       unsigned short bound_port) {
+  if (!configured.empty()) return configured;
+  const auto host = parse_endpoint(listen)->first;
+  return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
+         std::to_string(bound_port);
+}
+
 int run(const options& o) {
   auto cfg = with_overrides(
       o.config.empty() ? result<node_config>(default_node_config()) : load_node_config(o.config),
@@ -217,10 +329,37 @@ int run(const options& o) {
   node_metrics nm{*reg, build_version()};
   hooks.lrms_observer = [&nm](const std::string& cluster) { return nm.lrms_observer(cluster); };
   hooks.remote_event = [](const std::string& what) { spdlog::info("event=remote {}", what); };
+  // The front ends listen first: a standby tells clients where the leader is, and a node
+  // still recovering that it is starting. The role lets requests through once it serves.
+  auto role = std::make_shared<api::serving_role>(cfg->name);
+  role->starting();
+  late_handler front;
+  auto users = std::make_shared<api::authenticator>(std::move(*tokens));  // one for both
+  int listen_failed = 0;
+  auto fronts = listen(*cfg, tls, users, events, role, front, reg, listen_failed);
+  if (!fronts) return listen_failed;
+  auto& server = fronts->server;
+  auto& http = fronts->http;
+  auto& scrape = fronts->scrape;
+  const auto bound = server->local_endpoint();
+  const int metrics_port = scrape ? scrape->port() : 0;
+  const int http_port = http ? http->local_endpoint().port() : 0;
+  const std::string ports = std::to_string(bound.port()) + " " + std::to_string(metrics_port) +
+                            " " + std::to_string(http_port);
+
   // Several nodes on one store: this one serves once it holds the store's lease.
   std::unique_ptr<lease_holder> lease;
   if (cfg->lease > 0) {
-    auto held = lease_holder::acquire(*cfg, stop_signals());
+    const lease_holder::addresses where{
+        advertised(cfg->advertise, cfg->listen, bound.port()),
+        http ? advertised(cfg->advertise_http, cfg->http_listen, http_port) : std::string()};
+    role->standby(std::nullopt);
+    spdlog::info("event=standby_listening listen={}:{} http_port={} advertise={} advertise_http={}",
+                 bound.address().to_string(), bound.port(), http_port, where.api, where.http);
+    // For scripts and tests: where the standby answers (logs go to stderr).
+    std::printf("standby %s\n", ports.c_str());
+    std::fflush(stdout);
+    auto held = lease_holder::acquire(*cfg, where, stop_signals(), *role, &nm);
     if (!held) {
       spdlog::error("start: {}", to_string(held.err()));
       return 3;
@@ -231,8 +370,17 @@ int run(const options& o) {
     }
     lease = std::move(**held);
     cfg->lease_epoch = lease->epoch();
-    spdlog::info("event=leader epoch={} advertise={}", lease->epoch(),
-                 cfg->advertise.empty() ? cfg->listen : cfg->advertise);
+    role->starting();
+    spdlog::info("event=leader epoch={} advertise={}", lease->epoch(), where.api);
+    // Kept from now on, recovery included. A leader that cannot keep its lease stops at
+    // once: another node may take the store a term after its last renewal, and its writes
+    // are fenced from then on anyway; so are its changes in the batch systems.
+    lease->keep([](const std::string& why) {
+      spdlog::critical("event=stepped_down why={}", log_quoted(why));
+      spdlog::shutdown();
+      std::_Exit(75);
+    });
+    hooks.lrms_may_change = [l = lease.get()] { return l->may_change(); };
   }
   auto n = node::start(*cfg, hooks);
   if (!n) {
@@ -253,94 +401,10 @@ int run(const options& o) {
                  rc.adopted);
   if (rc.lost > 0)
     spdlog::warn("event=lost count={}: committed reservations no longer in their LRMS", rc.lost);
-  // A leader that cannot keep its lease stops at once: another node may take the store a
-  // term after its last renewal, and its writes are fenced from then on anyway.
-  if (lease)
-    lease->keep([](const std::string& why) {
-      spdlog::critical("event=stepped_down why={}", log_quoted(why));
-      spdlog::shutdown();
-      std::_Exit(75);
-    });
 
   node_handler handler{**n, &nm};
-
-  // One authenticator for both front ends: a reload (SIGHUP) reaches them together.
-  auto users = std::make_shared<api::authenticator>(std::move(*tokens));
-  api::server_config sc;
-  sc.node_name = cfg->name;
-  auto address = [](const std::string& key,
-                    const std::string& listen) -> std::optional<boost::asio::ip::tcp::endpoint> {
-    auto ep = parse_endpoint(listen);
-    boost::system::error_code ec;
-    auto addr = boost::asio::ip::make_address(ep->first, ec);
-    if (ec) {
-      spdlog::error("config: node.{}: '{}' is not an IP address", key, ep->first);
-      return std::nullopt;
-    }
-    return boost::asio::ip::tcp::endpoint{addr, ep->second};
-  };
-  auto api_ep = address("listen", cfg->listen);
-  if (!api_ep) return 2;
-  sc.endpoint = *api_ep;
-  sc.tls = tls;
-  sc.client_cert_is_user = tls && !cfg->tls_client_ca.empty();
-  sc.auth = users;
-  sc.limits.max_frame = cfg->max_frame_bytes;
-  sc.limits.max_in_flight = cfg->max_in_flight;
-  sc.limits.max_connections = cfg->max_connections;
-  sc.limits.handshake_timeout = std::chrono::seconds(cfg->handshake_timeout);
-  sc.events = events;
-  std::optional<api::threaded_server> server;
-  try {
-    server.emplace(sc, handler, 1);
-  } catch (const std::exception& e) {
-    spdlog::error("listen on {}: {}", cfg->listen, e.what());
-    return 3;
-  }
-  std::optional<api::threaded_http_server> http;
-  if (!cfg->http_listen.empty()) {
-    api::http_server_config hc;
-    hc.node_name = cfg->name;
-    auto http_ep = address("http", cfg->http_listen);
-    if (!http_ep) return 2;
-    hc.endpoint = *http_ep;
-    hc.tls = tls;
-    hc.client_cert_is_user = sc.client_cert_is_user;
-    hc.auth = users;
-    hc.limits.max_body = cfg->max_frame_bytes;
-    hc.limits.max_connections = cfg->max_connections;
-    hc.limits.request_timeout = std::chrono::seconds(cfg->handshake_timeout);
-    hc.events = events;
-    if (cfg->http_metrics)
-      hc.metrics = [collectables = std::vector<std::shared_ptr<prometheus::Collectable>>{
-                        reg, std::make_shared<metrics::process_collector>()}] {
-        return metrics::text_exposition(collectables);
-      };
-    if (cfg->console)
-      for (const auto& f : console_files()) {
-        hc.files[std::string(f.path)] = {f.content_type, f.body};
-        if (f.path.ends_with("/index.html"))  // the folder's own address is its index
-          hc.files[std::string(f.path.substr(0, f.path.size() - 10))] = {f.content_type, f.body};
-      }
-    try {
-      http.emplace(hc, handler, 1);
-    } catch (const std::exception& e) {
-      spdlog::error("http on {}: {}", cfg->http_listen, e.what());
-      return 3;
-    }
-  }
-  std::unique_ptr<metrics::scrape_endpoint> scrape;
-  if (!cfg->metrics_listen.empty()) {
-    auto mep = parse_endpoint(cfg->metrics_listen);
-    auto started =
-        metrics::scrape_endpoint::start({reg, std::make_shared<metrics::process_collector>()},
-                                        {.address = mep->first, .port = mep->second});
-    if (!started) {
-      spdlog::error("metrics on {}: {}", cfg->metrics_listen, started.err().message);
-      return 3;
-    }
-    scrape = std::move(*started);
-  }
+  front.set(handler);
+  role->serving();
   nm.start_polling(**n, std::chrono::seconds(o.poll_seconds), [&] {
     auto c = server->counters();
     nm.server_counts(c.connections_open, c.handshakes_refused);
@@ -348,9 +412,6 @@ int run(const options& o) {
     audit_refusal_summaries();
   });
 
-  const auto bound = server->local_endpoint();
-  const int metrics_port = scrape ? scrape->port() : 0;
-  const int http_port = http ? http->local_endpoint().port() : 0;
   std::string names;
   for (const auto& c : (*n)->clusters())
     names += (names.empty() ? "" : ",") + c.name;
@@ -358,15 +419,15 @@ int run(const options& o) {
       "event=ready node={} version=\"{}\" listen={}:{} transport={} metrics_port={} http_port={} "
       "clusters={}",
       cfg->name, build_version(), bound.address().to_string(), bound.port(),
-      !tls ? "plain" : (sc.client_cert_is_user ? "tls+client_certificates" : "tls"), metrics_port,
-      http_port, names);
+      !tls ? "plain" : (cfg->tls_client_ca.empty() ? "tls" : "tls+client_certificates"),
+      metrics_port, http_port, names);
   // For scripts and tests: one line on stdout once serving (logs go to stderr).
-  std::printf("ready %u %d %d\n", static_cast<unsigned>(bound.port()), metrics_port, http_port);
+  std::printf("ready %s\n", ports.c_str());
   std::fflush(stdout);
   if (!o.ready_file.empty()) {
     // Written last and renamed into place: whoever sees the file may connect.
     const std::string tmp = o.ready_file + ".tmp";
-    std::ofstream(tmp) << bound.port() << " " << metrics_port << " " << http_port << "\n";
+    std::ofstream(tmp) << ports << "\n";
     std::rename(tmp.c_str(), o.ready_file.c_str());
   }
 
@@ -417,6 +478,10 @@ int main(int argc, char** argv) {
   auto* st = app.add_option("--store", store,
                             "the store in this PostgreSQL database (postgresql://...) instead of "
                             "the data directory's SQLite file (overrides node.store)");
+  int lease_seconds = 0;
+  auto* le = app.add_option("--lease", lease_seconds,
+                            "several nodes on one PostgreSQL store: the term of its lease in "
+                            "seconds (overrides node.lease; 0 = no lease)");
   auto* v = app.add_option("--log-level", log_level, "trace, debug, info, warn, error, off");
   app.add_option("--log-file", o.log_file,
                  "append logs (and the audit trail) here instead of stderr; reopened on SIGHUP");
@@ -444,6 +509,7 @@ int main(int argc, char** argv) {
   if (*h) o.over.http_listen = http;
   if (*d) o.over.data_dir = data_dir;
   if (*st) o.over.store = store;
+  if (*le) o.over.lease = lease_seconds;
   if (*v) o.over.log_level = log_level;
 
   // Before any thread exists, so that every thread inherits the mask.

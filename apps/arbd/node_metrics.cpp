@@ -48,6 +48,18 @@ node_metrics::node_metrics(prometheus::Registry& reg, const std::string& version
       connections_(gauge(reg, "arb_connections", "Open API connections.").Add({})),
       watchers_(
           gauge(reg, "arb_watchers", "Watches under way (arb watch, GET /v1/watch).").Add({})),
+      lease_epoch_(gauge(reg, "arb_lease_epoch",
+                         "Several nodes on one store: the epoch of the store's lease as this node "
+                         "last saw it (each takeover adds one; 0: no lease).")
+                       .Add({})),
+      lease_serving_(gauge(reg, "arb_lease_serving",
+                           "1 while this node holds the store's lease and serves, 0 as a standby.")
+                         .Add({})),
+      lease_renewal_failures_(counter(reg, "arb_lease_renewal_failures_total",
+                                      "Renewals of this node's lease that did not reach the "
+                                      "database (two thirds of a term without one: it steps "
+                                      "down).")
+                                  .Add({})),
       holds_(gauge(reg, "arb_holds", "Holds in place (accepted, not committed).")),
       reserved_(gauge(reg, "arb_reserved_cpus", "CPUs of reservations active right now.")),
       undeleted_(
@@ -233,6 +245,15 @@ void node_metrics::stop() {
   }
   wake_.notify_all();
   if (poller_.joinable()) poller_.join();
+}
+
+void node_metrics::lease(std::uint64_t epoch, bool serving) {
+  lease_epoch_.Set(static_cast<double>(epoch));
+  lease_serving_.Set(serving ? 1 : 0);
+}
+
+void node_metrics::lease_renewal_failed() {
+  lease_renewal_failures_.Increment();
 }
 
 }  // namespace arbroker

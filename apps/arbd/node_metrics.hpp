@@ -51,6 +51,11 @@ class node_metrics {
   void server_counts(std::size_t open_connections, std::size_t handshakes_refused);
   /// Watches under way (docs/watch.md).
   void watchers(std::size_t n);
+  /// Several nodes on one store (issue 36): the epoch of the store's lease as this node last
+  /// saw it, and whether this node serves under it.
+  void lease(std::uint64_t epoch, bool serving);
+  /// A renewal of this node's lease that did not reach the database.
+  void lease_renewal_failed();
 
   /// Applies one round of cluster statuses (cumulative counters become increments).
   void update(const std::vector<msg::cluster_status>& statuses);
@@ -78,6 +83,9 @@ class node_metrics {
   prometheus::Counter& auth_failures_;
   prometheus::Gauge& connections_;
   prometheus::Gauge& watchers_;
+  prometheus::Gauge& lease_epoch_;
+  prometheus::Gauge& lease_serving_;
+  prometheus::Counter& lease_renewal_failures_;
   std::size_t refused_seen_ = 0;
   gauges& holds_;
   gauges& reserved_;

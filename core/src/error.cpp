@@ -7,7 +7,7 @@
 namespace arbroker {
 
 /// By value, 0 being no code.
-constexpr std::array<std::string_view, 21> errc_names = {"unknown",
+constexpr std::array<std::string_view, 22> errc_names = {"unknown",
                                                          "invalid_window",
                                                          "invalid_processor_range",
                                                          "invalid_duration",
@@ -27,7 +27,8 @@ constexpr std::array<std::string_view, 21> errc_names = {"unknown",
                                                          "storage_failure",
                                                          "internal",
                                                          "slow_consumer",
-                                                         "gone"};
+                                                         "gone",
+                                                         "not_leader"};
 static_assert(errc_names.size() == static_cast<std::size_t>(last_errc) + 1);
 
 std::string_view to_string(errc code) noexcept {

@@ -4,6 +4,9 @@
     python3 arb_http.py [--url http://127.0.0.1:7480] [--user alice] [--token alice-secret]
                         [--ca ca.pem]
 
+--url (or ARB_URL) may name several nodes on one store, http://a:7480,http://b:7480: the
+calls go to the one that serves, across a failover (docs/operations.md, "Two nodes, one store").
+
 It lists the clusters, watches the node, reserves 8 CPUs for 2 hours within the next 12 hours,
 shows the reservation, cancels it, shows that a second cancel is refused, and prints what the
 watch told meanwhile. scripts/run.sh starts the demo grid with the API on port 7480. The client
@@ -28,7 +31,8 @@ from arbroker import ArbError, Client
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--url", default="http://127.0.0.1:7480")
+    parser.add_argument("--url", default=os.environ.get("ARB_URL", "http://127.0.0.1:7480"),
+                        help="the node's HTTP API; several nodes on one store: URL,URL")
     parser.add_argument("--user", default="alice")
     parser.add_argument("--token", default="alice-secret")
     parser.add_argument("--ca", help="CA file when the node serves HTTPS")

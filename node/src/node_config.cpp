@@ -251,6 +251,12 @@ std::string store_file(const node_config& cfg) {
 
 namespace {
 
+/// 0.0.0.0 or :: (any address): not where a client can be sent.
+bool is_wildcard_endpoint(const std::string& listen) {
+  auto ep = parse_endpoint(listen);
+  return ep && (ep->first == "0.0.0.0" || ep->first == "::" || ep->first.empty());
+}
+
 status validate_broker(const broker_entry& b, const std::string& p) {
   if (b.hold_seconds <= 0 || b.prepare_expiry <= 0 || b.request_timeout <= 0)
     return bad(p, "hold, prepare_expiry and request_timeout must be positive");
@@ -336,6 +342,7 @@ result<node_config> with_overrides(result<node_config> cfg, const node_config_ov
   if (over.http_listen) cfg->http_listen = *over.http_listen;
   if (over.data_dir) cfg->data_dir = *over.data_dir;
   if (over.store) cfg->store = *over.store;
+  if (over.lease) cfg->lease = *over.lease;
   if (over.log_level) cfg->log_level = *over.log_level;
   cfg->adopt = over.adopt;
   if (auto ok = validate(*cfg); !ok) return ok.err();
@@ -373,6 +380,21 @@ status validate(const node_config& cfg) {
   if (cfg.lease > 0 && cfg.store.empty())
     return bad("node.lease",
                "needs a store shared by the nodes: set node.store to a PostgreSQL URI");
+  if (!cfg.advertise.empty())
+    if (auto ok = parse_endpoint(cfg.advertise, false); !ok)
+      return bad("node.advertise", ok.err().message);
+  if (!cfg.advertise_http.empty())
+    if (auto ok = parse_endpoint(cfg.advertise_http, false); !ok)
+      return bad("node.advertise_http", ok.err().message);
+  if (cfg.lease > 0 && cfg.advertise.empty() && is_wildcard_endpoint(cfg.listen))
+    return bad("node.advertise", "node.listen '" + cfg.listen +
+                                     "' is a wildcard address: with a lease, say where clients "
+                                     "reach this node (host:port)");
+  if (cfg.lease > 0 && cfg.advertise_http.empty() && !cfg.http_listen.empty() &&
+      is_wildcard_endpoint(cfg.http_listen))
+    return bad("node.advertise_http", "node.http '" + cfg.http_listen +
+                                          "' is a wildcard address: with a lease, say where "
+                                          "clients reach this node's HTTP API (host:port)");
   if (auto ok = validate_brokers(cfg); !ok) return ok;
   if (cfg.max_frame_bytes < 1024 || cfg.max_frame_bytes > (64u << 20))
     return bad("limits.max_frame_bytes", "must be in 1 KiB .. 64 MiB");
@@ -481,7 +503,7 @@ result<node_config> from_table(const toml::table& root) {
     ARB_TRY(only_known_keys(*n, "node",
                             {"name", "id", "listen", "allow_plaintext", "metrics", "http",
                              "http_metrics", "console", "data_dir", "store", "lease", "advertise",
-                             "durability", "log_level", "audit", "threads"}));
+                             "advertise_http", "durability", "log_level", "audit", "threads"}));
     ARB_TRY(optional(*n, "node", "name", cfg.name, as_text));
     ARB_TRY(optional(*n, "node", "id", cfg.id, as_text));
     if (n->contains("id") && cfg.id.empty())
@@ -496,6 +518,7 @@ result<node_config> from_table(const toml::table& root) {
     ARB_TRY(optional(*n, "node", "store", cfg.store, as_text));
     ARB_TRY(optional(*n, "node", "lease", cfg.lease, as_span));
     ARB_TRY(optional(*n, "node", "advertise", cfg.advertise, as_text));
+    ARB_TRY(optional(*n, "node", "advertise_http", cfg.advertise_http, as_text));
     ARB_TRY(optional(*n, "node", "durability", cfg.durability, as_text));
     ARB_TRY(optional(*n, "node", "log_level", cfg.log_level, as_text));
     ARB_TRY(optional(*n, "node", "audit", cfg.audit, as_bool));

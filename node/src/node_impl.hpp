@@ -27,6 +27,7 @@
 #include "arbroker/actors/gis.hpp"
 #include "arbroker/actors/grid_jobs.hpp"
 #include "arbroker/adapters/batch_systems.hpp"
+#include "arbroker/adapters/fenced_lrms.hpp"
 #include "arbroker/adapters/timed_lrms.hpp"
 #include "arbroker/messages/checked_requests.hpp"
 #include "arbroker/sim/simulated_lrms.hpp"
@@ -425,6 +426,8 @@ struct node::impl {
       auto backend = node_detail::make_lrms(c);
       if (!backend) return error{backend.err().code, c.info.name + ": " + backend.err().message};
       auto* sim = dynamic_cast<simulated_lrms*>(backend->get());
+      if (hooks.lrms_may_change)
+        *backend = std::make_unique<fenced_lrms>(std::move(*backend), hooks.lrms_may_change);
       if (hooks.lrms_observer)
         *backend =
             std::make_unique<timed_lrms>(std::move(*backend), hooks.lrms_observer(c.info.name));

@@ -15,8 +15,20 @@ pg_params& pg_params::real(double v) {
 
 result<pg_connection> pg_connection::connect(const std::string& uri, std::string where,
                                              const char* role) {
-  const char* keys[] = {"dbname", "fallback_application_name", nullptr};
-  const char* values[] = {uri.c_str(), role, nullptr};
+  // A database that went away without a word (its machine dead, the network cut) is found
+  // within about 15 s, not after the kernel's two hours: a connection attempt gives up after
+  // 10 s, an idle connection is probed from 10 s on, and data unacknowledged for 15 s ends
+  // the connection. They come before the URI, whose own settings override them.
+  const char* keys[] = {"connect_timeout",
+                        "keepalives",
+                        "keepalives_idle",
+                        "keepalives_interval",
+                        "keepalives_count",
+                        "tcp_user_timeout",
+                        "dbname",
+                        "fallback_application_name",
+                        nullptr};
+  const char* values[] = {"10", "1", "10", "3", "2", "15000", uri.c_str(), role, nullptr};
   PGconn* c = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (!c) return fail(errc::storage_failure, "store " + where + ": cannot connect: out of memory");
   pg_connection conn(c, std::move(where));

@@ -12,8 +12,9 @@ using store_detail::pg_text;
 
 namespace {
 
-// The lease's row and the fence every batch of a journal under it runs first (its share lock
-// on the row holds off a new epoch until the batch committed). Made once per store, under a
+// The lease's row and the fence every batch of a journal under it runs first (its key-share
+// lock on the row holds off a new epoch, which is taken with the row locked FOR UPDATE, until
+// the batch committed; a renewal, which changes no key, does not wait for batches). Made once per store, under a
 // transaction-scoped advisory lock so that two nodes starting together do not both make it.
 constexpr const char* lease_schema = R"sql(
 BEGIN;
@@ -27,9 +28,11 @@ CREATE TABLE IF NOT EXISTS arb_lease (
   session INTEGER NOT NULL,
   writer INTEGER NOT NULL DEFAULT 0
 );
+-- The holder's HTTP API (made after the first release of the table).
+ALTER TABLE arb_lease ADD COLUMN IF NOT EXISTS http_address TEXT NOT NULL DEFAULT '';
 CREATE OR REPLACE FUNCTION arb_fence(e BIGINT) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM 1 FROM arb_lease WHERE epoch = e FOR SHARE;
+  PERFORM 1 FROM arb_lease WHERE epoch = e FOR KEY SHARE;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'the lease moved past epoch %', e USING ERRCODE = 'AR001';
   END IF;
@@ -41,7 +44,7 @@ COMMIT;
 
 result<std::unique_ptr<postgresql_lease>> postgresql_lease::connect(const std::string& uri,
                                                                     std::string node,
-                                                                    std::string address,
+                                                                    addresses where,
                                                                     std::chrono::seconds term) {
   if (term.count() < 1) return fail(errc::invalid_parameter, "a lease's term must be 1 s or more");
   auto c = pg_connection::connect(uri, redact_uri(uri), "arbroker lease");
@@ -54,20 +57,23 @@ result<std::unique_ptr<postgresql_lease>> postgresql_lease::connect(const std::s
     return ok.err();
   }
   const std::pair<const char*, const char*> statements[] = {
-      {"current", "SELECT node, address, epoch, expires > now(), session, writer FROM arb_lease"},
+      {"current",
+       "SELECT node, address, epoch, expires > now(), session, writer, http_address FROM "
+       "arb_lease"},
       {"first",
-       "INSERT INTO arb_lease (node, address, epoch, expires, session) VALUES ($1, $2, 1, now() "
-       "+ make_interval(secs => $3::bigint), pg_backend_pid()) ON CONFLICT DO NOTHING RETURNING "
-       "epoch"},
+       "INSERT INTO arb_lease (node, address, epoch, expires, session, http_address) VALUES ($1, "
+       "$2, 1, now() + make_interval(secs => $3::bigint), pg_backend_pid(), $4) ON CONFLICT DO "
+       "NOTHING RETURNING epoch"},
       // The sessions of a holder whose term ran out, if they are still the store's (a pid the
       // server gave again to someone else is left alone); waits until they are gone.
       {"end_sessions",
        "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE pid IN ($1::integer, "
        "$2::integer) AND pid <> pg_backend_pid() AND application_name LIKE 'arbroker%'"},
       {"take",
-       "UPDATE arb_lease SET node = $1, address = $2, epoch = epoch + 1, expires = now() + "
-       "make_interval(secs => $3::bigint), session = pg_backend_pid(), writer = 0 WHERE epoch = "
-       "$4::bigint AND expires <= now() RETURNING epoch"},
+       "WITH held AS (SELECT one FROM arb_lease WHERE epoch = $4::bigint AND expires <= now() "
+       "FOR UPDATE) UPDATE arb_lease SET node = $1, address = $2, epoch = epoch + 1, expires = "
+       "now() + make_interval(secs => $3::bigint), session = pg_backend_pid(), writer = 0, "
+       "http_address = $5 FROM held WHERE arb_lease.one = held.one RETURNING arb_lease.epoch"},
       {"release",
        "UPDATE arb_lease SET expires = now() WHERE epoch = $1::bigint AND session = "
        "pg_backend_pid()"},
@@ -80,12 +86,12 @@ result<std::unique_ptr<postgresql_lease>> postgresql_lease::connect(const std::s
   if (auto ok = conn->exec("SET lock_timeout = '5s'", "cannot set lock_timeout"); !ok)
     return ok.err();
   return std::unique_ptr<postgresql_lease>(
-      new postgresql_lease(std::move(conn), std::move(node), std::move(address), term));
+      new postgresql_lease(std::move(conn), std::move(node), std::move(where), term));
 }
 
 postgresql_lease::postgresql_lease(std::unique_ptr<pg_connection> c, std::string node,
-                                   std::string address, std::chrono::seconds term)
-    : conn_(std::move(c)), node_(std::move(node)), address_(std::move(address)), term_(term) {}
+                                   addresses where, std::chrono::seconds term)
+    : conn_(std::move(c)), node_(std::move(node)), where_(std::move(where)), term_(term) {}
 
 postgresql_lease::~postgresql_lease() = default;
 
@@ -94,7 +100,7 @@ result<std::optional<postgresql_lease::holder>> postgresql_lease::current() {
   if (!r) return r.err();
   if (PQntuples(r->get()) == 0) return std::optional<holder>();
   const PGresult* p = r->get();
-  return std::optional<holder>(holder{pg_text(p, 0, 0), pg_text(p, 0, 1),
+  return std::optional<holder>(holder{pg_text(p, 0, 0), pg_text(p, 0, 1), pg_text(p, 0, 6),
                                       static_cast<std::uint64_t>(pg_number(p, 0, 2)),
                                       pg_text(p, 0, 3) == "t"});
 }
@@ -104,8 +110,9 @@ result<std::optional<std::uint64_t>> postgresql_lease::try_take() {
   auto r = conn_->run("current", pg_params{}, "cannot read the lease");
   if (!r) return r.err();
   if (PQntuples(r->get()) == 0) {  // nobody ever held it
-    auto first = conn_->run("first", pg_params{}.text(node_).text(address_).number(seconds),
-                            "cannot take the lease");
+    auto first = conn_->run(
+        "first", pg_params{}.text(node_).text(where_.api).number(seconds).text(where_.http),
+        "cannot take the lease");
     if (!first) return first.err();
     if (PQntuples(first->get()) == 0) return std::optional<std::uint64_t>();  // another did
     epoch_ = static_cast<std::uint64_t>(pg_number(first->get(), 0, 0));
@@ -126,9 +133,10 @@ result<std::optional<std::uint64_t>> postgresql_lease::try_take() {
       conn_->run("end_sessions", pg_params{}.number(pg_number(p, 0, 4)).number(pg_number(p, 0, 5)),
                  "cannot end the sessions of the lease's last holder");
   if (!ended) return ended.err();
-  auto taken =
-      conn_->run("take", pg_params{}.text(node_).text(address_).number(seconds).number(epoch),
-                 "cannot take the lease");
+  auto taken = conn_->run(
+      "take",
+      pg_params{}.text(node_).text(where_.api).number(seconds).number(epoch).text(where_.http),
+      "cannot take the lease");
   if (!taken) return taken.err();
   if (PQntuples(taken->get()) == 0) return std::optional<std::uint64_t>();
   epoch_ = static_cast<std::uint64_t>(pg_number(taken->get(), 0, 0));

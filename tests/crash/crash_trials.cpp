@@ -15,6 +15,12 @@
 // agent's clusters are simulated (their LRMS dies with the agent, so no grid jobs), or, with
 // --agent-clusters, those of a TOML file (real batch systems, which outlive the agent: grid
 // jobs too).
+// With --lease, two arbd share the PostgreSQL --store, one serving and one waiting as a
+// standby (docs/operations.md, "Two nodes, one store"): each trial kills the leader (kill -9)
+// or pauses it (SIGSTOP) under load; the standby must take over and answer, the same promises
+// must hold on it, and a paused leader, continued, must step down (exit 75). The killed one is
+// started again, as the next standby. Each trial prints the time from the kill to the new
+// leader's first answer to a client that knows both nodes.
 // Exit code 0 when every trial passed; each violation is printed.
 
 #include <toml++/toml.h>
@@ -62,13 +68,19 @@ struct options {
   std::string agent;           // arb-agent: the clusters behind it, killed in turn with arbd
   std::string agent_clusters;  // their [[cluster]] sections ("" = three simulated ones)
   bool grid = true;            // grid jobs among the requests
+  int lease = 0;               // > 0: two arbd on --store with this lease term, failovers
 };
 
-// arbd on a port the OS chose, its data in the trials' directory.
-daemon_process start_arbd(const options& o) {
-  std::vector<std::string> args{o.arbd,     "--data-dir",  o.dir + "/data",
-                                "--listen", "127.0.0.1:0", "--metrics",
-                                "",         "--log-level", "warn"};
+// arbd on a port the OS chose, its data in the trials' directory (`name`: of one of several
+// nodes on one store; then it may start as a standby).
+daemon_process start_arbd(const options& o, const std::string& name = "") {
+  std::vector<std::string> args{
+      o.arbd,   "--data-dir", o.dir + "/data" + name, "--listen", "127.0.0.1:0", "--metrics", "",
+      "--http", "",           "--log-level",          "warn"};
+  if (o.lease > 0) {
+    args.push_back("--lease");
+    args.push_back(std::to_string(o.lease));
+  }
   if (!o.config.empty()) {
     args.push_back("--config");
     args.push_back(o.config);
@@ -77,7 +89,7 @@ daemon_process start_arbd(const options& o) {
     args.push_back("--store");
     args.push_back(o.store);
   }
-  return daemon_process::spawn(std::move(args));
+  return daemon_process::spawn(std::move(args), o.lease > 0);
 }
 
 // What clients were told. A reservation is "acked" once its success reply arrived.
@@ -525,6 +537,43 @@ void wait_for_the_agent(std::uint16_t port) {
   }
 }
 
+// --lease: the leader killed (or paused) and the standby serving in its place; the killed one
+// started again as the next standby. Returns the seconds from the kill to the first answer of
+// the new leader to a client that knows both nodes (-1: none), and adds what went wrong.
+double fail_over(const options& o, daemon_process& leader, std::string& leader_name,
+                 daemon_process& standby, std::string& standby_name, bool pause,
+                 std::vector<std::string>& bad) {
+  const auto killed = std::chrono::steady_clock::now();
+  if (pause)
+    leader.pause();  // stopped before the probe says hello (else it may answer the hello)
+  else
+    leader.kill9();
+  api::client probe{{milliseconds(10000)}};
+  double seconds = -1;
+  auto w = probe.connect_any({{"127.0.0.1", leader.port}, {"127.0.0.1", standby.port}}, "admin",
+                             "admin-secret", milliseconds(60000));
+  if (!w) {
+    bad.push_back("no node answers after the leader's " + std::string(pause ? "pause" : "kill") +
+                  ": " + w.err().message);
+  } else if (auto st = probe.call(api::status_request{}); !st || !st->ok()) {
+    bad.push_back("the new leader's first status failed: " +
+                  (st ? std::string(to_string(static_cast<errc>(st->code))) + ": " + st->message
+                      : st.err().message));
+  } else {
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+  }
+  if (!standby.wait_ready()) bad.push_back("the standby ended instead of serving");
+  if (pause)
+    if (const int rc = leader.resume_and_wait(); rc != 75)
+      bad.push_back("the paused leader, continued, exited with " + std::to_string(rc) +
+                    " (75: stepped down)");
+  std::swap(leader_name, standby_name);
+  leader = standby;
+  standby = start_arbd(o, standby_name);
+  if (standby.serving) bad.push_back("the restarted node serves beside the new leader");
+  return seconds;
+}
+
 int run(options o) {
   fs::remove_all(o.dir);
   fs::create_directories(o.dir);
@@ -540,7 +589,22 @@ int run(options o) {
     // A simulated LRMS forgets its queue with its agent: grid jobs only on real ones.
     o.grid = !o.agent_clusters.empty();
   }
-  auto d = start_arbd(o);
+  // With a lease: the first node serves, the second waits as its standby.
+  std::string d_name = o.lease > 0 ? "-a" : "", standby_name = "-b";
+  auto d = start_arbd(o, d_name);
+  std::optional<daemon_process> standby;
+  std::vector<double> failover_seconds;
+  if (o.lease > 0) {
+    try {
+      if (!d.wait_ready()) throw std::runtime_error("the first node did not serve");
+      standby = start_arbd(o, standby_name);
+      if (standby->serving) throw std::runtime_error("two nodes serve one store");
+    } catch (...) {
+      d.kill9();  // not left behind holding the test's output open
+      if (standby) standby->kill9();
+      throw;
+    }
+  }
   if (agent) wait_for_the_agent(d.port);
   for (int trial = 1; trial <= o.trials; ++trial) {
     std::atomic<bool> dead{false};
@@ -567,8 +631,18 @@ int run(options o) {
       });
     }
     const bool agent_dies = agent && trial % 2 == 1;  // the agent and the broker in turn
+    std::string who = agent_dies ? "the agent" : "arbd";
+    std::vector<std::string> bad;
     if (agent_dies) {
       agent->kill9();
+    } else if (o.lease > 0) {
+      const bool pause = trial % 2 == 0;  // kill -9 and SIGSTOP in turn
+      who = pause ? "the leader (SIGSTOP)" : "the leader (kill -9)";
+      const auto seconds = fail_over(o, d, d_name, *standby, standby_name, pause, bad);
+      if (seconds >= 0) failover_seconds.push_back(seconds);
+      char after[64];
+      std::snprintf(after, sizeof after, ", the standby answered after %.2f s", seconds);
+      who += after;
     } else {
       d.kill9();
     }
@@ -577,10 +651,11 @@ int run(options o) {
       t.join();
     if (agent_dies)
       agent = start_agent(o);
-    else
+    else if (o.lease == 0)
       d = start_arbd(o);
     if (agent) wait_for_the_agent(d.port);
-    auto bad = audit(d.port, led, o.users, agent.has_value());
+    auto more = audit(d.port, led, o.users, agent.has_value());
+    bad.insert(bad.end(), more.begin(), more.end());
     std::size_t acked, grid;
     {
       std::lock_guard lock{led.mu};
@@ -596,8 +671,8 @@ int run(options o) {
     std::printf(
         "trial %d: %s killed after %d replies; %zu reservations and %zu grid jobs acknowledged "
         "so far, failures (%s); %s\n",
-        trial, agent_dies ? "the agent" : "arbd", kill_after, acked, grid,
-        failed.empty() ? "none" : failed.c_str(), bad.empty() ? "ok" : "VIOLATIONS");
+        trial, who.c_str(), kill_after, acked, grid, failed.empty() ? "none" : failed.c_str(),
+        bad.empty() ? "ok" : "VIOLATIONS");
     for (const auto& b : bad)
       std::printf("  %s\n", b.c_str());
     failures += !bad.empty();
@@ -663,6 +738,20 @@ int run(options o) {
     std::printf("graceful stop: arbd exited with %d\n", rc);
     ++failures;
   }
+  if (standby) {
+    if (const int src = standby->terminate(); src != 0) {
+      std::printf("graceful stop: the standby arbd exited with %d\n", src);
+      ++failures;
+    }
+  }
+  if (!failover_seconds.empty()) {
+    auto sorted = failover_seconds;
+    std::sort(sorted.begin(), sorted.end());
+    std::printf(
+        "failover (kill to the new leader's first answer): median %.2f s, %.2f-%.2f s, "
+        "%zu failovers, lease term %d s\n",
+        sorted[sorted.size() / 2], sorted.front(), sorted.back(), sorted.size(), o.lease);
+  }
   if (agent) {
     if (const int arc = agent->terminate(); arc != 0) {
       std::printf("graceful stop: arb-agent exited with %d\n", arc);
@@ -692,6 +781,9 @@ int main(int argc, char** argv) {
                  "arbd's store: an empty PostgreSQL database or schema (default: the SQLite file "
                  "in the data directory)");
   app.add_option("--np-max", o.np_max, "largest CPU count requested");
+  app.add_option("--lease", o.lease,
+                 "two arbd on the PostgreSQL --store with this lease term (s): each trial kills "
+                 "or pauses the leader and the standby takes over");
   app.add_flag("--clean-up", o.clean_up, "cancel everything at the end; check the LRMS is empty");
   app.add_option("--agent", o.agent,
                  "arb-agent executable: the clusters behind it, killed in turn with arbd");
@@ -702,6 +794,10 @@ int main(int argc, char** argv) {
                  "client users (token: <user>-secret); a real LRMS needs real accounts")
       ->delimiter(',');
   CLI11_PARSE(app, argc, argv);
+  if (o.lease > 0 && o.store.empty()) {
+    std::fprintf(stderr, "arb-crash-trials: --lease needs --store (a PostgreSQL database)\n");
+    return 2;
+  }
   try {
     return arbroker::run(o);
   } catch (const std::exception& e) {

@@ -23,7 +23,9 @@ namespace arbroker {
 class daemon_process {
  public:
   /// Any daemon that prints "ready <port> ..." on stdout once it serves (arbd, arb-agent).
-  static daemon_process spawn(std::vector<std::string> args) {
+  /// With `standby_ok`, an arbd that prints "standby <port> ..." first (several nodes on one
+  /// store) is returned at once, not serving: wait_ready() waits for its ready line.
+  static daemon_process spawn(std::vector<std::string> args, bool standby_ok = false) {
     std::vector<char*> argv;
     for (auto& a : args)
       argv.push_back(a.data());
@@ -41,14 +43,17 @@ class daemon_process {
     posix_spawn_file_actions_destroy(&fa);
     ::close(out[1]);
     if (rc != 0) throw std::runtime_error("cannot start " + args[0]);
-    std::string line;
-    char ch;
-    while (::read(out[0], &ch, 1) == 1 && ch != '\n')
-      line += ch;
-    ::close(out[0]);  // it prints nothing else on stdout
     daemon_process d;
     d.pid = pid;
+    d.out_ = out[0];
+    const std::string line = d.read_line();
     unsigned port = 0;
+    if (standby_ok && std::sscanf(line.c_str(), "standby %u", &port) == 1) {
+      d.port = static_cast<std::uint16_t>(port);
+      return d;  // its ready line comes later, on the pipe kept open
+    }
+    d.close_out();  // it prints nothing else on stdout
+    d.serving = true;
     if (std::sscanf(line.c_str(), "ready %u", &port) != 1) {
       int st = 0;
       ::waitpid(pid, &st, 0);
@@ -57,19 +62,55 @@ class daemon_process {
     d.port = static_cast<std::uint16_t>(port);
     return d;
   }
+  /// A standby: blocks until it serves (true) or ends (false).
+  bool wait_ready() {
+    if (serving) return true;
+    const std::string line = read_line();
+    close_out();
+    serving = line.rfind("ready ", 0) == 0;
+    return serving;
+  }
   void kill9() {
     ::kill(pid, SIGKILL);
+    close_out();
     int st = 0;
     ::waitpid(pid, &st, 0);
   }
-  int terminate() {
-    ::kill(pid, SIGTERM);
+  /// Sends `sig` and waits for the end: its exit code (128 + signal when killed).
+  int stop(int sig) {
+    ::kill(pid, sig);
+    close_out();
     int st = 0;
     ::waitpid(pid, &st, 0);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
   }
+  int terminate() { return stop(SIGTERM); }
+  /// Pauses it (SIGSTOP) and waits until every thread of it has stopped: a request sent
+  /// after this is not answered until it is continued.
+  void pause() {
+    ::kill(pid, SIGSTOP);
+    int st = 0;
+    ::waitpid(pid, &st, WUNTRACED);
+  }
+  /// Continues a paused (SIGSTOP) daemon and waits for its end: its exit code.
+  int resume_and_wait() { return stop(SIGCONT); }
   pid_t pid = 0;
   std::uint16_t port = 0;
+  bool serving = false;
+
+ private:
+  std::string read_line() {
+    std::string line;
+    char ch;
+    while (::read(out_, &ch, 1) == 1 && ch != '\n')
+      line += ch;
+    return line;
+  }
+  void close_out() {
+    if (out_ >= 0) ::close(out_);
+    out_ = -1;
+  }
+  int out_ = -1;
 };
 
 }  // namespace arbroker

@@ -51,38 +51,61 @@ def _now() -> int:
 
 
 class Client:
-    """One node. ``url`` is its HTTP API (``http://127.0.0.1:7480``); ``ca`` a CA file when
-    it serves HTTPS. Calls are blocking, each with ``timeout`` seconds."""
+    """One node, or several on one store of which one serves (docs/operations.md, "Two nodes,
+    one store"). ``url`` is its HTTP API (``http://127.0.0.1:7480``), or several separated by
+    commas; ``ca`` a CA file when it serves HTTPS. Calls are blocking, each with ``timeout``
+    seconds. With several nodes a call goes to the one that serves: a standby's answer
+    (503 ``not_leader``) names it, a node that cannot be reached or is starting is passed
+    over, and the nodes are tried again, with pauses, for up to ``failover_wait`` seconds
+    (default: ``timeout``) while a failover is under way. A call is only sent again when no
+    node took it (refused before it was read, or no connection): never twice."""
 
     def __init__(self, url: str, user: str, token: str, ca: Optional[str] = None,
-                 timeout: float = 30) -> None:
-        parts = urllib.parse.urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"not an http(s) URL: {url!r}")
-        self.host = parts.hostname
-        self.port = parts.port or (443 if parts.scheme == "https" else 80)
+                 timeout: float = 30, failover_wait: Optional[float] = None) -> None:
+        self.urls = [_base_url(u.strip()) for u in url.split(",") if u.strip()]
+        if not self.urls:
+            raise ValueError("no URL given")
+        self._use(self.urls[0])
+        self._ca = ca
         self.tls: Optional[ssl.SSLContext] = None
-        if parts.scheme == "https":
+        if any(u.startswith("https:") for u in self.urls):
             self.tls = ssl.create_default_context(cafile=ca)
         self.user = user
         self.timeout = timeout
+        self.failover_wait = (failover_wait if failover_wait is not None
+                              else (timeout if len(self.urls) > 1 else 0))
         self._headers = {
             "X-Arb-User": user,
             "Authorization": f"Bearer {token}",
             "Content-Type": "application/json",
         }
 
+    def _use(self, url: str) -> None:
+        parts = urllib.parse.urlsplit(url)
+        self.url = url
+        self.scheme = parts.scheme
+        self.host = parts.hostname
+        self.port = parts.port or (443 if parts.scheme == "https" else 80)
+
     # -- the protocol ---------------------------------------------------------------------
 
     def _connection(self, timeout: Optional[float]) -> http.client.HTTPConnection:
-        if self.tls is not None:
+        if self.scheme == "https":
             return http.client.HTTPSConnection(self.host, self.port, timeout=timeout,
                                                context=self.tls)
         return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
 
     def call(self, operation: str, body: Optional[Body] = None) -> Body:
         """POST /v1/<operation> with ``body``: the reply body, or ArbError."""
+        return self._following_the_leader(lambda: self._call_once(operation, body))
+
+    def _call_once(self, operation: str, body: Optional[Body]) -> Body:
         conn = self._connection(self.timeout)
+        try:
+            conn.connect()  # a refused connection: nothing was sent, another node may take it
+        except OSError as e:
+            conn.close()
+            raise _NotTaken(e) from e
         try:
             conn.request("POST", f"/v1/{operation}", json.dumps(body or {}), self._headers)
             reply = conn.getresponse()
@@ -92,6 +115,39 @@ class Client:
         if reply.status != 200:
             raise _error_of(reply.status, data)
         return json.loads(data)
+
+    def _following_the_leader(self, attempt: Callable[[], Any]) -> Any:
+        """``attempt()`` on the node that serves: on this one, else on the leader a standby
+        names, else on the others in turn, in rounds until ``failover_wait`` has passed."""
+        deadline = time.monotonic() + self.failover_wait
+        pause = 0.1
+        while True:
+            order = [self.url] + [u for u in self.urls if u != self.url]
+            tried: List[str] = []
+            last: Exception = RuntimeError("no node tried")
+            while order:
+                url = order.pop(0)
+                if url in tried:
+                    continue
+                tried.append(url)
+                self._use(url)
+                try:
+                    return attempt()
+                except _NotTaken as e:
+                    last = e.cause
+                except ArbError as e:
+                    if e.error not in ("not_leader", "unreachable") or e.status != 503:
+                        raise
+                    last = e
+                    leader = (e.detail or {}).get("leader") or {}
+                    if leader.get("http_address"):
+                        order.insert(0, f"{self.scheme}://{leader['http_address']}")
+            now = time.monotonic()
+            if now >= deadline:
+                raise last
+            # A failover under way: the next round a bit later (the last one at the deadline).
+            time.sleep(min(pause, deadline - now))
+            pause = min(pause * 2, 1.0)
 
     # -- reservations ---------------------------------------------------------------------
 
@@ -217,6 +273,7 @@ class Client:
             except (ConnectionError, http.client.IncompleteRead, TimeoutError):
                 if not reconnect:
                     raise
+                time.sleep(0.2)  # the node may be gone for a moment (a failover): not in a spin
 
     def _watch_once(self, kinds: Sequence[str], user: Optional[str],
                     on_start: Optional[Callable[[int], None]]) -> Iterator[WatchEvent]:
@@ -225,13 +282,8 @@ class Client:
             query["kinds"] = ",".join(kinds)
         if user is not None:
             query["user"] = user
-        conn = self._connection(None)  # a watch may be quiet for long: no read timeout
+        conn, reply = self._following_the_leader(lambda: self._open_watch(query))
         try:
-            headers = {k: v for k, v in self._headers.items() if k != "Content-Type"}
-            conn.request("GET", "/v1/watch?" + urllib.parse.urlencode(query), headers=headers)
-            reply = conn.getresponse()
-            if reply.status != 200:
-                raise _error_of(reply.status, reply.read())
             kind, data, last = "", "", None
             while True:
                 line = reply.readline()
@@ -264,6 +316,26 @@ class Client:
             conn.close()
 
 
+    def _open_watch(self, query: Body) -> Any:
+        """The stream of a watch on the node in use: its connection and response."""
+        conn = self._connection(None)  # a watch may be quiet for long: no read timeout
+        try:
+            conn.connect()
+        except OSError as e:
+            conn.close()
+            raise _NotTaken(e) from e
+        try:
+            headers = {k: v for k, v in self._headers.items() if k != "Content-Type"}
+            conn.request("GET", "/v1/watch?" + urllib.parse.urlencode(query), headers=headers)
+            reply = conn.getresponse()
+            if reply.status != 200:
+                raise _error_of(reply.status, reply.read())
+        except BaseException:
+            conn.close()
+            raise
+        return conn, reply
+
+
 _ATTRIBUTES = ("end", "start", "np", "cost", "esr", "duration", "site")
 
 
@@ -274,6 +346,21 @@ def _objective(name: str) -> Body:
     if base not in _ATTRIBUTES:
         raise ValueError(f"unknown preference {name!r} (one of {', '.join(_ATTRIBUTES)})")
     return {"attribute": base, "descending": descending}
+
+
+class _NotTaken(Exception):
+    """No node took the call (no connection): it may be sent to another."""
+
+    def __init__(self, cause: OSError) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+def _base_url(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"not an http(s) URL: {url!r}")
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def _error_of(status: int, data: bytes) -> ArbError:

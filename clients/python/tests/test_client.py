@@ -154,6 +154,20 @@ class ClientTest(unittest.TestCase):
         self.assertIn(j["id"], [x["id"] for x in self.alice.jobs()])
         self.assertEqual(self.alice.cancel_job(j["id"])["state"], "cancelled")
 
+    def test_of_several_nodes_the_one_that_answers_is_used(self):
+        # Port 1: nobody listens (a node that is down); the call goes to the next.
+        both = Client("http://127.0.0.1:1," + node.url, "alice", "alice-secret")
+        self.assertEqual(both.failover_wait, 30)
+        self.assertTrue(both.clusters())
+        self.assertEqual(both.url, node.url)
+        # One node that is down: refused at once (no failover to wait out).
+        with self.assertRaises(ConnectionError):
+            Client("http://127.0.0.1:1", "alice", "alice-secret").clusters()
+        # Every node down: given up after failover_wait, with the last refusal.
+        with self.assertRaises(ConnectionError):
+            Client("http://127.0.0.1:1,http://127.0.0.1:2", "alice", "alice-secret",
+                   failover_wait=0.3).clusters()
+
     def test_a_wrong_token_is_refused(self):
         with self.assertRaises(ArbError) as e:
             Client(node.url, "alice", "wrong-token").clusters()

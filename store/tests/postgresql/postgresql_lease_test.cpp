@@ -16,7 +16,8 @@ using namespace std::chrono_literals;
 class postgresql_lease_test : public ::testing::Test {
  protected:
   std::unique_ptr<postgresql_lease> node(const std::string& name) {
-    auto l = postgresql_lease::connect(place_.where(), name, name + ".example.org:7400", 30s);
+    auto l = postgresql_lease::connect(
+        place_.where(), name, {name + ".example.org:7400", name + ".example.org:7480"}, 30s);
     EXPECT_TRUE(l) << l.err().message;
     return l ? std::move(*l) : nullptr;
   }
@@ -43,11 +44,36 @@ TEST_F(postgresql_lease_test, OneNodeHoldsTheLeaseAndTheOthersSeeWhoAndWhere) {
   ASSERT_TRUE(seen && *seen);
   EXPECT_EQ((*seen)->node, "a");
   EXPECT_EQ((*seen)->address, "a.example.org:7400");
+  EXPECT_EQ((*seen)->http_address, "a.example.org:7480");
   EXPECT_EQ((*seen)->epoch, 1u);
   EXPECT_TRUE((*seen)->live);
   EXPECT_TRUE(*a->renew());
   EXPECT_FALSE(*b->renew());                                   // never took it
   EXPECT_EQ(*a->try_take(), std::optional<std::uint64_t>(1));  // its own, still
+}
+
+// A lease table made before the HTTP address was kept (the first release of the table) gains
+// the column at the next connect, its holder kept, with no HTTP address.
+TEST_F(postgresql_lease_test, ALeaseTableWithoutTheHttpAddressIsUpgradedInPlace) {
+  const auto t = place_.schema() + ".arb_lease";
+  place_.admin().exec("CREATE TABLE " + t +
+                      " (one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one), node TEXT NOT NULL, "
+                      "address TEXT NOT NULL, epoch BIGINT NOT NULL, expires TIMESTAMPTZ NOT "
+                      "NULL, session INTEGER NOT NULL, writer INTEGER NOT NULL DEFAULT 0)");
+  place_.admin().exec("INSERT INTO " + t +
+                      " (node, address, epoch, expires, session) VALUES ('old', 'old:7400', 7, "
+                      "now() + interval '1 hour', 0)");
+  auto b = node("b");
+  ASSERT_TRUE(b);
+  auto seen = b->current();
+  ASSERT_TRUE(seen && *seen) << (seen ? "none" : seen.err().message);
+  EXPECT_EQ((*seen)->node, "old");
+  EXPECT_EQ((*seen)->address, "old:7400");
+  EXPECT_EQ((*seen)->http_address, "");
+  EXPECT_EQ((*seen)->epoch, 7u);
+  run_out();
+  EXPECT_EQ(*b->try_take(), std::optional<std::uint64_t>(8));
+  EXPECT_EQ((*b->current())->http_address, "b.example.org:7480");
 }
 
 // A holder whose term ran out is taken over with the next epoch; its lease session is ended,
@@ -76,6 +102,32 @@ TEST_F(postgresql_lease_test, AReleasedLeaseIsTakenAtOnce) {
   EXPECT_FALSE(*b->try_take());
   ASSERT_TRUE(a->release());
   EXPECT_FALSE(*a->renew());  // no longer its own
+  EXPECT_EQ(*b->try_take(), std::optional<std::uint64_t>(2));
+}
+
+// A batch under way (its fence held until it commits) does not hold up its node's renewal,
+// and does hold off a takeover: the holder's renewals are never stuck behind its own writes
+// (the failover trials saw a new leader step down so), and every batch of an old epoch
+// commits before a new epoch is taken.
+TEST_F(postgresql_lease_test, ARenewalDoesNotWaitForABatchUnderWayButATakeoverDoes) {
+  auto a = node("a");
+  auto b = node("b");
+  ASSERT_TRUE(a && b);
+  ASSERT_EQ(*a->try_take(), std::optional<std::uint64_t>(1));
+  admin_session batch;  // a journal's batch of epoch 1, under way
+  batch.exec("SET search_path = " + place_.schema());
+  batch.exec("BEGIN");
+  batch.exec("SELECT arb_fence(1)");
+  const auto asked = std::chrono::steady_clock::now();
+  auto renewed = a->renew();
+  ASSERT_TRUE(renewed) << renewed.err().message;
+  EXPECT_TRUE(*renewed);
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, 2s);  // not after the 5 s lock timeout
+  run_out();
+  auto taken = b->try_take();  // waits for the batch, until the lease's 5 s lock timeout
+  ASSERT_FALSE(taken);
+  EXPECT_NE(taken.err().message.find("lock timeout"), std::string::npos) << taken.err().message;
+  batch.exec("COMMIT");
   EXPECT_EQ(*b->try_take(), std::optional<std::uint64_t>(2));
 }
 
@@ -122,7 +174,7 @@ TEST_F(postgresql_lease_test, APausedHolderIsTakenOverAndCannotWriteWhenItWakes)
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    auto a = postgresql_lease::connect(place_.where(), "a", "a:7400", 30s);
+    auto a = postgresql_lease::connect(place_.where(), "a", {"a:7400", ""}, 30s);
     if (!a || !*(*a)->try_take()) ::_exit(3);
     auto j = open_store(place_.where(), {durability::full, "", 1});
     if (!j || !(*j)->save(row("berlin/1"))) ::_exit(4);

@@ -12,6 +12,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "arbroker/api/codec.hpp"
 #include "arbroker/api/tls.hpp"
@@ -21,6 +23,9 @@ namespace arbroker::api {
 namespace detail {
 class stream;
 }
+
+/// A node's API address: host and port.
+using server_address = std::pair<std::string, std::uint16_t>;
 
 struct client_options {
   std::chrono::milliseconds timeout{30000};
@@ -42,6 +47,17 @@ class client {
   /// server's refusal (permission_denied for bad credentials, ...).
   result<welcome> connect(const std::string& host, std::uint16_t port, const std::string& user,
                           const std::string& token);
+
+  /// Several nodes on one store, one serving (docs/operations.md, "Two nodes, one store"):
+  /// connects to the one that serves. Tries them in order; a standby's refusal (not_leader)
+  /// names the leader, tried next; a node that cannot be reached, is starting or (of
+  /// several) does not answer its hello within 2 s is passed over (and tried last in the
+  /// next rounds: a paused node would cost 2 s each round). Rounds repeat, with
+  /// pauses of 0.1 s growing to 1 s, until one serves or `wait` has passed (a failover under
+  /// way), then the last refusal. Any other refusal (a wrong token) is final. One server and
+  /// no wait: connect() that follows a standby to its leader.
+  result<welcome> connect_any(const std::vector<server_address>& servers, const std::string& user,
+                              const std::string& token, std::chrono::milliseconds wait);
 
   /// Only the connection (and its TLS handshake), without the hello (tests send their own).
   status open(const std::string& host, std::uint16_t port);
@@ -65,6 +81,9 @@ class client {
 
  private:
   status run_until(const bool& done);
+  /// Connects and says hello: the server's welcome, a refusal too (then closed).
+  result<welcome> greet(const std::string& host, std::uint16_t port, const std::string& user,
+                        const std::string& token);
   error not_a_welcome(const error& e) const;
   client_options options_;
   boost::asio::io_context io_;
@@ -78,6 +97,8 @@ class client {
 };
 
 /// "host:port" -> host and port; "[::1]:7400" for IPv6.
-result<std::pair<std::string, std::uint16_t>> parse_host_port(std::string_view text);
+result<server_address> parse_host_port(std::string_view text);
+/// "a:7400,b:7400" -> the addresses in order (one or more; no duplicates).
+result<std::vector<server_address>> parse_server_list(std::string_view text);
 
 }  // namespace arbroker::api

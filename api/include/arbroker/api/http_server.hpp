@@ -68,6 +68,10 @@ struct http_server_config {
   /// server (the console's are compiled into arbd).
   std::map<std::string, static_file, std::less<>> files = {};
   std::string home = "/console/";
+  /// Several nodes on one store (serving_role.hpp): while this one does not serve, every
+  /// operation and watch is answered 503 with where the leader is (its detail's `leader`).
+  /// Null: it always serves.
+  std::shared_ptr<const serving_role> role;
 };
 
 /// The HTTP status of an error code (400 for the caller's mistakes, 401/403, 404, 409 for a

@@ -28,8 +28,8 @@ inline constexpr std::uint32_t protocol_magic = 0x41524231;
 // 13: grid_submit ranking; 14: cluster_status approximated; 15: grid resubmission fields;
 // 16: job needs (memory, features, OS) and the clusters' nodes, job_query and job_cancel,
 // grid_submit after; 17: grid_submit_many, grid_submit cancel_if_parent_fails and locality;
-// 18: elastic_reply passed_over; 19: watch
-inline constexpr std::uint16_t protocol_version = 19;
+// 18: elastic_reply passed_over; 19: watch; 20: welcome leader, errc not_leader
+inline constexpr std::uint16_t protocol_version = 20;
 
 /// First frame of a connection, client to server.
 struct hello {
@@ -42,14 +42,16 @@ struct hello {
 ARB_FIELDS(hello, x.magic, x.version, x.user, x.token)
 
 /// The server's answer to a hello: accepted (error.code == 0) or refused, after which the
-/// server closes the connection.
+/// server closes the connection. A standby refuses with not_leader and names the node that
+/// serves in `leader` (its API's host:port; "" when no node serves now).
 struct welcome {
   std::uint16_t version = protocol_version;
   std::string node;
   msg::wire_error error;
+  std::string leader;
   friend bool operator==(const welcome&, const welcome&) = default;
 };
-ARB_FIELDS(welcome, x.version, x.node, x.error)
+ARB_FIELDS(welcome, x.version, x.node, x.error, x.leader)
 
 /// Earliest-start estimate for a job of np CPUs for walltime seconds, per cluster.
 struct estimate_request {

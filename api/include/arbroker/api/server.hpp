@@ -19,6 +19,7 @@
 #include "arbroker/api/authenticator.hpp"
 #include "arbroker/api/codec.hpp"
 #include "arbroker/api/handler.hpp"
+#include "arbroker/api/serving_role.hpp"
 #include "arbroker/api/threaded.hpp"
 #include "arbroker/api/tls.hpp"
 
@@ -82,6 +83,9 @@ struct server_config {
   std::shared_ptr<authenticator> auth;
   server_limits limits;
   server_events events;
+  /// Several nodes on one store (serving_role.hpp): while this one does not serve, every
+  /// hello is refused with where the leader is. Null: it always serves.
+  std::shared_ptr<const serving_role> role;
 };
 
 /// Counters for tests and metrics (approximate while the server runs).

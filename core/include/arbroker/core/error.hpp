@@ -33,9 +33,10 @@ enum class errc : std::uint8_t {
   internal,                 ///< a bug: a handler threw, a coordinator died, a wrong reply type
   slow_consumer,            ///< a watcher fell too far behind its events and was cut off
   gone,                     ///< no longer kept (a watch resumed after events past the retention)
+  not_leader,  ///< this node is a standby: another node serves its store (the answer names it)
 };
 /// The highest code (new codes are added after it and it moves: codes are pinned).
-inline constexpr errc last_errc = errc::gone;
+inline constexpr errc last_errc = errc::not_leader;
 
 /// Short stable name of a code, e.g. "invalid_window".
 std::string_view to_string(errc code) noexcept;

@@ -39,6 +39,9 @@ struct node_hooks {
   /// If set, called once per cluster at start; every call to that cluster's LRMS is then
   /// reported to the observer it returns (timed_lrms).
   std::function<lrms_call_observer(const std::string& cluster)> lrms_observer;
+  /// If set, asked before every change the node makes in a batch system (fenced_lrms): its
+  /// error refuses the change. arbd on a shared store: while it holds the store's lease.
+  std::function<status()> lrms_may_change;
   /// Links with agents and brokers in other processes made, refused and lost, in words
   /// (remote/README.md): for the log.
   std::function<void(const std::string&)> remote_event;

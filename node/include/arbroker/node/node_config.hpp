@@ -140,8 +140,11 @@ struct node_config {
   /// store"): the term of the store's lease in seconds (0: no lease, this node alone). A node
   /// waits as a standby until it holds the lease and stops when it cannot keep it.
   duration lease = 0;
-  /// Where clients reach this node, told to others through the lease ("": `listen`).
+  /// Where clients reach this node's API and its HTTP API, told to others through the lease
+  /// and by standbys to clients ("": `listen` and `http`, with the ports bound; required
+  /// with a lease when those are wildcard addresses).
   std::string advertise;
+  std::string advertise_http;
   /// Set by arbd once it holds the lease (not read from a file): the epoch its store's
   /// writes are fenced by.
   std::uint64_t lease_epoch = 0;
@@ -210,6 +213,7 @@ status validate(const node_config& cfg);
 /// unset stays as the file says.
 struct node_config_overrides {
   std::optional<std::string> listen, metrics_listen, http_listen, data_dir, store, log_level;
+  std::optional<duration> lease;
   bool adopt = false;
 };
 

@@ -22,22 +22,29 @@ class pg_connection;
 /// cut-off holder cannot end itself): a holder that comes back finds its connections gone,
 /// and a journal never reconnects its writer (postgresql_journal.hpp), so it cannot write
 /// again. Every batch of a journal opened under the lease is fenced besides: it begins by
-/// checking, with a share lock on the lease's row until it commits, that its epoch is still
-/// the lease's, so no batch of an old epoch commits after a new epoch was taken.
+/// checking, with a key-share lock on the lease's row until it commits, that its epoch is
+/// still the lease's, so no batch of an old epoch commits after a new epoch was taken (taking
+/// locks the row FOR UPDATE, which waits for the batches under way; a renewal does not).
 class postgresql_lease {
  public:
+  /// Where a node's clients reach it: its API and its HTTP API ("": none), host:port.
+  struct addresses {
+    std::string api;
+    std::string http;
+  };
   /// The lease as the store has it.
   struct holder {
     std::string node;
-    std::string address;  ///< where its clients reach it
+    std::string address;       ///< where its clients reach it
+    std::string http_address;  ///< its HTTP API ("": none)
     std::uint64_t epoch = 0;
     bool live = false;  ///< its term has not run out (by the server's clock)
   };
 
-  /// Connects as `node` (clients reach it at `address`), with terms of `term`; makes the
+  /// Connects as `node` (clients reach it at `where`), with terms of `term`; makes the
   /// lease's table when the store has none.
   static result<std::unique_ptr<postgresql_lease>> connect(const std::string& uri, std::string node,
-                                                           std::string address,
+                                                           addresses where,
                                                            std::chrono::seconds term);
   ~postgresql_lease();
   postgresql_lease(const postgresql_lease&) = delete;
@@ -59,10 +66,10 @@ class postgresql_lease {
 
  private:
   postgresql_lease(std::unique_ptr<store_detail::pg_connection> c, std::string node,
-                   std::string address, std::chrono::seconds term);
+                   addresses where, std::chrono::seconds term);
   std::unique_ptr<store_detail::pg_connection> conn_;
   std::string node_;
-  std::string address_;
+  addresses where_;
   std::chrono::seconds term_;
   std::uint64_t epoch_ = 0;  ///< the one this node took (0: none)
 };

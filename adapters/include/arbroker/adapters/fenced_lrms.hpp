@@ -1,0 +1,64 @@
+#pragma once
+
+// An lrms whose changes (reservations made, deleted, modified, extended; jobs submitted,
+// cancelled) are allowed only while `may_change` says so; reads always pass. A node of several
+// on one store (issue 36) changes its batch systems only while it holds the store's lease: one
+// paused past its lease and continued must not touch them in the moment before it steps down,
+// when another node already serves them.
+
+#include <functional>
+#include <memory>
+
+#include "arbroker/adapters/lrms.hpp"
+
+namespace arbroker {
+
+class fenced_lrms final : public lrms {
+ public:
+  /// Owns `inner`; `may_change` (thread-safe, quick) is asked before every change, and its
+  /// error is the call's answer when it refuses.
+  fenced_lrms(std::unique_ptr<lrms> inner, std::function<status()> may_change)
+      : inner_(std::move(inner)), may_change_(std::move(may_change)) {}
+
+  std::string_view kind() const noexcept override { return inner_->kind(); }
+  result<lrms_snapshot> snapshot() override { return inner_->snapshot(); }
+  result<lrms_snapshot> jobs_snapshot() override { return inner_->jobs_snapshot(); }
+  snapshot_rest begin_snapshot() override { return inner_->begin_snapshot(); }
+  std::optional<std::uint64_t> jobs_version() override { return inner_->jobs_version(); }
+  result<std::vector<node_group>> node_groups() override { return inner_->node_groups(); }
+  result<lrms_job_state> job_status(const std::string& id) override {
+    return inner_->job_status(id);
+  }
+
+  result<std::string> create_reservation(const reservation_spec& spec) override {
+    if (auto ok = may_change_(); !ok) return ok.err();
+    return inner_->create_reservation(spec);
+  }
+  status delete_reservation(const std::string& id) override {
+    if (auto ok = may_change_(); !ok) return ok;
+    return inner_->delete_reservation(id);
+  }
+  result<std::string> modify_reservation(const std::string& id,
+                                         const reservation_spec& new_terms) override {
+    if (auto ok = may_change_(); !ok) return ok.err();
+    return inner_->modify_reservation(id, new_terms);
+  }
+  status extend_reservation(const std::string& id, timestamp new_end) override {
+    if (auto ok = may_change_(); !ok) return ok;
+    return inner_->extend_reservation(id, new_end);
+  }
+  result<std::string> submit_job(const job_spec& spec) override {
+    if (auto ok = may_change_(); !ok) return ok.err();
+    return inner_->submit_job(spec);
+  }
+  status cancel_job(const std::string& id) override {
+    if (auto ok = may_change_(); !ok) return ok;
+    return inner_->cancel_job(id);
+  }
+
+ private:
+  std::unique_ptr<lrms> inner_;
+  std::function<status()> may_change_;
+};
+
+}  // namespace arbroker
