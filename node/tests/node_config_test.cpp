@@ -1,4 +1,5 @@
 #include "arbroker/node/node_config.hpp"
+#include "arbroker/store/store.hpp"
 
 #include <gtest/gtest.h>
 
@@ -277,6 +278,29 @@ TEST(node_config, RejectsMistakesNamingTheKey) {
   expect_error("[grid_jobs]\nlost_after = \"-1s\"\n" + one_cluster, "grid_jobs.lost_after");
   expect_error("[grid_jobs]\nreserve_finish = \"soon\"\n" + one_cluster,
                "grid_jobs.reserve_finish: 'soon' is not one of run, eq7");
+}
+
+// Several nodes on one store: where clients reach this one (told to them by the standbys)
+// must be an address they can use, not a wildcard one or port 0.
+TEST(node_config, ANodeOnALeaseNeedsAnAddressClientsCanReach) {
+  if (!postgresql_store_built()) GTEST_SKIP() << "built without libpq: no lease";
+  const std::string ha = "[node]\nstore = \"postgresql://arb@db/arb\"\nlease = 6\n";
+  expect_error(ha + "listen = \"0.0.0.0:7400\"\n" + one_cluster,
+               "node.advertise: node.listen '0.0.0.0:7400' is a wildcard address");
+  expect_error(ha + "http = \"[::]:7480\"\n" + one_cluster,
+               "node.advertise_http: node.http '[::]:7480' is a wildcard address");
+  expect_error(ha + "advertise = \"a.example.org:0\"\n" + one_cluster, "node.advertise");
+  auto ok = parse_node_config(ha +
+                                  "listen = \"0.0.0.0:7400\"\nadvertise = \"a.example.org:7400\"\n"
+                                  "http = \"0.0.0.0:7480\"\nadvertise_http = "
+                                  "\"a.example.org:7480\"\n" +
+                                  one_cluster,
+                              "t.toml");
+  ASSERT_TRUE(ok) << ok.err().message;
+  EXPECT_EQ(ok->advertise, "a.example.org:7400");
+  EXPECT_EQ(ok->advertise_http, "a.example.org:7480");
+  // Without a lease nobody is told: a wildcard address is the operator's business.
+  EXPECT_TRUE(parse_node_config("[node]\nlisten = \"0.0.0.0:7400\"\n" + one_cluster, "t.toml"));
 }
 
 TEST(node_config, TheApiNeedsTlsOrPlainTextAllowedOnLoopback) {
