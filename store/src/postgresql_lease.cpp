@@ -14,8 +14,9 @@ namespace {
 
 // The lease's row and the fence every batch of a journal under it runs first (its key-share
 // lock on the row holds off a new epoch, which is taken with the row locked FOR UPDATE, until
-// the batch committed; a renewal, which changes no key, does not wait for batches). Made once per store, under a
-// transaction-scoped advisory lock so that two nodes starting together do not both make it.
+// the batch committed; a renewal, which changes no key, does not wait for batches). Made once per
+// store, under a transaction-scoped advisory lock so that two nodes starting together do not both
+// make it.
 constexpr const char* lease_schema = R"sql(
 BEGIN;
 SELECT pg_advisory_xact_lock(hashtext('arbroker-lease:' || current_schema()));

@@ -31,32 +31,33 @@ class fenced_lrms final : public lrms {
   }
 
   result<std::string> create_reservation(const reservation_spec& spec) override {
-    if (auto ok = may_change_(); !ok) return ok.err();
-    return inner_->create_reservation(spec);
+    return fenced([&] { return inner_->create_reservation(spec); });
   }
   status delete_reservation(const std::string& id) override {
-    if (auto ok = may_change_(); !ok) return ok;
-    return inner_->delete_reservation(id);
+    return fenced([&] { return inner_->delete_reservation(id); });
   }
   result<std::string> modify_reservation(const std::string& id,
                                          const reservation_spec& new_terms) override {
-    if (auto ok = may_change_(); !ok) return ok.err();
-    return inner_->modify_reservation(id, new_terms);
+    return fenced([&] { return inner_->modify_reservation(id, new_terms); });
   }
   status extend_reservation(const std::string& id, timestamp new_end) override {
-    if (auto ok = may_change_(); !ok) return ok;
-    return inner_->extend_reservation(id, new_end);
+    return fenced([&] { return inner_->extend_reservation(id, new_end); });
   }
   result<std::string> submit_job(const job_spec& spec) override {
-    if (auto ok = may_change_(); !ok) return ok.err();
-    return inner_->submit_job(spec);
+    return fenced([&] { return inner_->submit_job(spec); });
   }
   status cancel_job(const std::string& id) override {
-    if (auto ok = may_change_(); !ok) return ok;
-    return inner_->cancel_job(id);
+    return fenced([&] { return inner_->cancel_job(id); });
   }
 
  private:
+  /// `change()` when may_change_ allows it, else its refusal.
+  template <class F>
+  auto fenced(F&& change) -> decltype(change()) {
+    if (auto ok = may_change_(); !ok) return ok.err();
+    return change();
+  }
+
   std::unique_ptr<lrms> inner_;
   std::function<status()> may_change_;
 };
