@@ -540,9 +540,11 @@ void wait_for_the_agent(std::uint16_t port) {
 // --lease: the leader killed (or paused) and the standby serving in its place; the killed one
 // started again as the next standby. Returns the seconds from the kill to the first answer of
 // the new leader to a client that knows both nodes (-1: none), and adds what went wrong.
+// `standby` is empty afterwards when the old leader did not start again.
 double fail_over(const options& o, daemon_process& leader, std::string& leader_name,
-                 daemon_process& standby, std::string& standby_name, bool pause,
+                 std::optional<daemon_process>& standby_slot, std::string& standby_name, bool pause,
                  std::vector<std::string>& bad) {
+  auto& standby = *standby_slot;
   const auto killed = std::chrono::steady_clock::now();
   if (pause)
     leader.pause();  // stopped before the probe says hello (else it may answer the hello)
@@ -569,8 +571,13 @@ double fail_over(const options& o, daemon_process& leader, std::string& leader_n
                     " (75: stepped down)");
   std::swap(leader_name, standby_name);
   leader = standby;
-  standby = start_arbd(o, standby_name);
-  if (standby.serving) bad.push_back("the restarted node serves beside the new leader");
+  standby_slot.reset();
+  try {
+    standby_slot = start_arbd(o, standby_name);
+    if (standby_slot->serving) bad.push_back("the restarted node serves beside the new leader");
+  } catch (const std::exception& e) {
+    bad.push_back(std::string("the old leader did not start again as the standby: ") + e.what());
+  }
   return seconds;
 }
 
@@ -606,82 +613,97 @@ int run(options o) {
     }
   }
   if (agent) wait_for_the_agent(d.port);
-  for (int trial = 1; trial <= o.trials; ++trial) {
-    std::atomic<bool> dead{false};
-    std::size_t replies_before;
-    {
-      std::lock_guard lock{led.mu};
-      led.clients_done = 0;
-      replies_before = led.replies;
+  // A trial that cannot go on (a node that does not start again) ends the series, not the
+  // clean-up: what the trials left in a shared LRMS is still cancelled below.
+  try {
+    for (int trial = 1; trial <= o.trials; ++trial) {
+      std::atomic<bool> dead{false};
+      std::size_t replies_before;
+      {
+        std::lock_guard lock{led.mu};
+        led.clients_done = 0;
+        replies_before = led.replies;
+      }
+      std::vector<std::thread> clients;
+      for (int c = 0; c < o.clients; ++c)
+        clients.emplace_back(client_loop, d.port,
+                             o.users[static_cast<std::size_t>(c) % o.users.size()],
+                             static_cast<unsigned>(rng()), o.ops_per_client, o.np_max, o.grid,
+                             std::ref(led), std::cref(dead));
+      // The crash point: after a random number of replies, while the other clients' requests
+      // are in flight (or once every client has finished, if that comes first).
+      const int kill_after = std::uniform_int_distribution<int>(1, 400)(rng);
+      {
+        std::unique_lock lock{led.mu};
+        led.progress.wait(lock, [&] {
+          return led.replies >= replies_before + static_cast<std::size_t>(kill_after) ||
+                 led.clients_done == o.clients;
+        });
+      }
+      // The agent and the broker in turn; with a lease the agent, the leader killed and the
+      // leader paused.
+      const int turns = agent && o.lease > 0 ? 3 : 2;
+      const bool agent_dies = agent && trial % turns == 1;
+      std::string who = agent_dies ? "the agent" : "arbd";
+      std::vector<std::string> bad;
+      if (agent_dies) {
+        agent->kill9();
+      } else if (o.lease > 0) {
+        const bool pause = trial % turns == 0;  // kill -9 and SIGSTOP in turn
+        who = pause ? "the leader (SIGSTOP)" : "the leader (kill -9)";
+        const auto seconds = fail_over(o, d, d_name, standby, standby_name, pause, bad);
+        if (seconds >= 0) failover_seconds.push_back(seconds);
+        char after[64];
+        std::snprintf(after, sizeof after, ", the standby answered after %.2f s", seconds);
+        who += after;
+      } else {
+        d.kill9();
+      }
+      dead = true;
+      for (auto& t : clients)
+        t.join();
+      if (agent_dies)
+        agent = start_agent(o);
+      else if (o.lease == 0)
+        d = start_arbd(o);
+      if (agent) wait_for_the_agent(d.port);
+      auto more = audit(d.port, led, o.users, agent.has_value());
+      bad.insert(bad.end(), more.begin(), more.end());
+      std::size_t acked, grid;
+      {
+        std::lock_guard lock{led.mu};
+        acked = led.committed.size();
+        grid = led.grid_jobs.size();
+      }
+      std::string failed;  // "busy 12, unreachable 3"
+      {
+        std::lock_guard lock{led.mu};
+        for (const auto& [code, n] : led.failure_codes)
+          failed += (failed.empty() ? "" : ", ") + code + " " + std::to_string(n);
+      }
+      std::printf(
+          "trial %d: %s killed after %d replies; %zu reservations and %zu grid jobs acknowledged "
+          "so far, failures (%s); %s\n",
+          trial, who.c_str(), kill_after, acked, grid, failed.empty() ? "none" : failed.c_str(),
+          bad.empty() ? "ok" : "VIOLATIONS");
+      for (const auto& b : bad)
+        std::printf("  %s\n", b.c_str());
+      failures += !bad.empty();
+      std::fflush(stdout);
+      if (o.lease > 0 && !standby) throw std::runtime_error("no standby left for the next trial");
     }
-    std::vector<std::thread> clients;
-    for (int c = 0; c < o.clients; ++c)
-      clients.emplace_back(client_loop, d.port,
-                           o.users[static_cast<std::size_t>(c) % o.users.size()],
-                           static_cast<unsigned>(rng()), o.ops_per_client, o.np_max, o.grid,
-                           std::ref(led), std::cref(dead));
-    // The crash point: after a random number of replies, while the other clients' requests
-    // are in flight (or once every client has finished, if that comes first).
-    const int kill_after = std::uniform_int_distribution<int>(1, 400)(rng);
-    {
-      std::unique_lock lock{led.mu};
-      led.progress.wait(lock, [&] {
-        return led.replies >= replies_before + static_cast<std::size_t>(kill_after) ||
-               led.clients_done == o.clients;
-      });
-    }
-    const bool agent_dies = agent && trial % 2 == 1;  // the agent and the broker in turn
-    std::string who = agent_dies ? "the agent" : "arbd";
-    std::vector<std::string> bad;
-    if (agent_dies) {
-      agent->kill9();
-    } else if (o.lease > 0) {
-      const bool pause = trial % 2 == 0;  // kill -9 and SIGSTOP in turn
-      who = pause ? "the leader (SIGSTOP)" : "the leader (kill -9)";
-      const auto seconds = fail_over(o, d, d_name, *standby, standby_name, pause, bad);
-      if (seconds >= 0) failover_seconds.push_back(seconds);
-      char after[64];
-      std::snprintf(after, sizeof after, ", the standby answered after %.2f s", seconds);
-      who += after;
-    } else {
-      d.kill9();
-    }
-    dead = true;
-    for (auto& t : clients)
-      t.join();
-    if (agent_dies)
-      agent = start_agent(o);
-    else if (o.lease == 0)
-      d = start_arbd(o);
-    if (agent) wait_for_the_agent(d.port);
-    auto more = audit(d.port, led, o.users, agent.has_value());
-    bad.insert(bad.end(), more.begin(), more.end());
-    std::size_t acked, grid;
-    {
-      std::lock_guard lock{led.mu};
-      acked = led.committed.size();
-      grid = led.grid_jobs.size();
-    }
-    std::string failed;  // "busy 12, unreachable 3"
-    {
-      std::lock_guard lock{led.mu};
-      for (const auto& [code, n] : led.failure_codes)
-        failed += (failed.empty() ? "" : ", ") + code + " " + std::to_string(n);
-    }
-    std::printf(
-        "trial %d: %s killed after %d replies; %zu reservations and %zu grid jobs acknowledged "
-        "so far, failures (%s); %s\n",
-        trial, who.c_str(), kill_after, acked, grid, failed.empty() ? "none" : failed.c_str(),
-        bad.empty() ? "ok" : "VIOLATIONS");
-    for (const auto& b : bad)
-      std::printf("  %s\n", b.c_str());
-    failures += !bad.empty();
-    std::fflush(stdout);
+  } catch (const std::exception& e) {
+    std::printf("trials stopped: %s\n", e.what());
+    ++failures;
   }
   if (o.clean_up) {
     // Leave a shared LRMS as it was: cancel everything, then nothing of ours may be left.
     api::client admin{{milliseconds(30000)}};
-    if (admin.connect("127.0.0.1", d.port, "admin", "admin-secret")) {
+    if (auto w = admin.connect("127.0.0.1", d.port, "admin", "admin-secret"); !w) {
+      std::printf("clean-up: the node does not answer (%s): what the trials made is left\n",
+                  w.err().message.c_str());
+      ++failures;
+    } else {
       if (auto g = admin.call(msg::grid_list_request{"", "", ""}); g && g->ok())
         for (const auto& j : std::get<msg::grid_list_reply>(g->body).jobs)
           if (!is_terminal(j.state)) (void)admin.call(msg::grid_cancel_request{"", j.id});
