@@ -10,6 +10,8 @@
 #  - the standby takes the lease with the next epoch and serves every reservation the leader
 #    acknowledged before the partition;
 #  - no double booking: the CPUs a reservation of the old leader holds are refused to a new one.
+# Then the database itself hangs (SIGSTOP of every process of the server): the leader steps
+# down within its term the same way, and a standby serves once the server is continued.
 # The test starts a PostgreSQL server of its own (scripts/postgresql/start.sh --also-listen),
 # listening on the veth's host end too. Needs root, ip and nft.
 # Usage: failover_partition.sh ARBD ARB WORKDIR
@@ -27,6 +29,7 @@ instance=partition$$ pg_port=$((18000 + $$ % 1000))
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill -CONT "$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done
+  [ -n "${server_pids:-}" ] && kill -CONT "${server_pids[@]}" 2>/dev/null
   ip netns exec "$ns" nft delete table inet "$table" 2>/dev/null
   ip netns del "$ns" 2>/dev/null
   ip link del "$host_if" 2>/dev/null
@@ -120,7 +123,42 @@ fi
 check "no double booking: b refuses a's full hour" 7 "$arb" -o json reserve --est now+2h \
   --let now+3h --np 1 --runtime 1h
 check "b books what is free" 0 "$arb" -o json reserve --est now+3h --let now+4h --np 16 --runtime 1h
-kill -TERM "$b_pid"; wait "$b_pid"; rc=$?
-[ "$rc" = 0 ] && pass "b stops on SIGTERM" || fail "b exit $rc"
+mine=$(json_field "$out" id)
+
+# The database hangs (every process of the server stopped: connections stay open, nothing is
+# answered): b cannot renew and steps down within its term; c, waiting as a standby, takes
+# over once the server is continued, with everything.
+"$arbd" --config "$work/b.toml" --data-dir "$work/c-data" --listen 127.0.0.1:0 --metrics "" \
+  --http "" --log-level info >"$work/c.out" 2>"$work/c.log" &
+c_pid=$!; pids+=("$c_pid")
+wait_log "$work/c.log" "event=standby serving=ha at $ARB_SERVER" && pass "c waits as a standby, naming b" ||
+  fail "c: $(cat "$work/c.log")"
+pg_dir=${ARB_RUN_DIR:-/tmp/arb-postgresql}/$instance
+postmaster=$(head -1 "$pg_dir/data/postmaster.pid")
+server_pids=("$postmaster" $(pgrep -P "$postmaster"))
+kill -STOP "${server_pids[@]}"
+stopped=$(date +%s.%N)
+timeout 30 tail --pid="$b_pid" -f /dev/null
+wait "$b_pid"; rc=$?
+elapsed=$(awk -v a="$stopped" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}')
+kill -CONT "${server_pids[@]}"
+[ "$rc" = 75 ] && pass "b, its database stopped, stepped down (exit 75)" ||
+  fail "b exit $rc: $(tail -5 "$work/b.log")"
+awk -v e="$elapsed" -v t="$term" 'BEGIN {exit !(e <= t + 1)}' &&
+  pass "b stopped answering $elapsed s after the database stopped (term $term s)" ||
+  fail "b stopped $elapsed s after the database stopped (term $term s)"
+ready_line=$(grep -m1 "^ready" < <(timeout 30 tail -n +1 --pid="$c_pid" -f "$work/c.out"))
+[ -n "$ready_line" ] && pass "c took over once the database was continued" ||
+  { fail "c did not serve: $(cat "$work/c.log")"; exit 1; }
+grep -q "event=leader epoch=3" "$work/c.log" && pass "c leads with epoch 3" || fail "c: $(cat "$work/c.log")"
+export ARB_SERVER=127.0.0.1:$(cut -d' ' -f2 <<<"$ready_line")
+check "list on c" 0 "$arb" -o json list
+for id in "$full" "$small" "$mine"; do
+  contains "$out" "\"$id\"" && pass "$id is on c" || fail "$id lost: $out"
+done
+check "no double booking: c refuses b's hour" 7 "$arb" -o json reserve --est now+3h \
+  --let now+4h --np 1 --runtime 1h
+kill -TERM "$c_pid"; wait "$c_pid"; rc=$?
+[ "$rc" = 0 ] && pass "c stops on SIGTERM" || fail "c exit $rc"
 echo "# $fails failed"
 [ "$fails" = 0 ]
