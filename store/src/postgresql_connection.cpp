@@ -6,11 +6,15 @@
 
 namespace arbroker::store_detail {
 
-pg_params& pg_params::real(double v) {
+std::string real_text(double v) {
   char buf[32];
   // Shortest text that reads back as the same double (PostgreSQL's float8 input is exact).
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return text(ec == std::errc{} ? std::string(buf, end) : std::to_string(v));
+  return ec == std::errc{} ? std::string(buf, end) : std::to_string(v);
+}
+
+pg_params& pg_params::real(double v) {
+  return text(real_text(v));
 }
 
 result<pg_connection> pg_connection::connect(const std::string& uri, std::string where,

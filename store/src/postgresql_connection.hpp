@@ -21,6 +21,9 @@ namespace arbroker::store_detail {
 using pg_result = std::unique_ptr<PGresult, decltype(&PQclear)>;
 
 /// The parameters of one statement, as libpq takes them.
+/// A double as text that PostgreSQL reads back as the same double.
+std::string real_text(double v);
+
 class pg_params {
  public:
   pg_params& text(std::string v) {
@@ -40,6 +43,40 @@ class pg_params {
   friend class pg_connection;
   std::vector<std::string> values_;
   std::vector<int> binary_;
+};
+
+/// A one-dimensional array literal for a parameter of type T[] (`{1,2}`, `{"a","b"}`), so that
+/// many rows go in one statement (unnest): text elements quoted, their quotes and backslashes
+/// escaped.
+class pg_array {
+ public:
+  pg_array& number(std::int64_t v) {
+    comma();
+    literal_ += std::to_string(v);
+    return *this;
+  }
+  pg_array& real(double v) {
+    comma();
+    literal_ += real_text(v);
+    return *this;
+  }
+  pg_array& text(std::string_view v) {
+    comma();
+    literal_ += '"';
+    for (const char c : v) {
+      if (c == '"' || c == '\\') literal_ += '\\';
+      literal_ += c;
+    }
+    literal_ += '"';
+    return *this;
+  }
+  std::string literal() const { return literal_ + '}'; }
+
+ private:
+  void comma() {
+    if (literal_.size() > 1) literal_ += ',';
+  }
+  std::string literal_ = "{";
 };
 
 class pg_connection {

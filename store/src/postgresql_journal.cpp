@@ -214,6 +214,7 @@ result<std::vector<event_row>> postgresql_journal::commit_batch(
   // The whole batch pipelined, one transaction: BEGIN, every write, COMMIT, sent without
   // waiting for each result (a round trip per chunk of statements, not per statement).
   batch_events_.clear();
+  pending_saves_.clear();
   settled_.clear();
   const auto last_event = last_event_;
   if (auto ok = learn_rows_before(); !ok) return ok.err();
@@ -226,6 +227,8 @@ result<std::vector<event_row>> postgresql_journal::commit_batch(
     if (!written) break;
     written = w();
   }
+  if (written) written = save_pending();
+  if (written && !batch_events_.empty()) written = save_events();
   if (written && last_event_ != last_event)
     written =
         writer_->send("save_last_event", pg_params{}.number(static_cast<std::int64_t>(last_event_)),
@@ -248,24 +251,41 @@ result<std::vector<event_row>> postgresql_journal::commit_batch(
 status postgresql_journal::write_events(std::vector<event_row> events) {
   for (auto& e : events) {
     e.id = ++last_event_;
-    auto ok = writer_->send("save_event",
-                            pg_params{}
-                                .number(static_cast<std::int64_t>(e.id))
-                                .number(e.at)
-                                .text(e.kind)
-                                .text(e.subject)
-                                .text(e.owner)
-                                .text(e.cluster)
-                                .text(e.state)
-                                .number(e.start)
-                                .number(e.end)
-                                .number(e.np)
-                                .text(e.what),
-                            "cannot save an event of " + e.subject);
-    if (!ok) return ok;
     batch_events_.push_back(std::move(e));
   }
   return {};
+}
+
+status postgresql_journal::save_events() {
+  store_detail::pg_array id, at, kind, subject, owner, cluster, state, start, end, np, what;
+  for (const auto& e : batch_events_) {
+    id.number(static_cast<std::int64_t>(e.id));
+    at.number(e.at);
+    kind.text(e.kind);
+    subject.text(e.subject);
+    owner.text(e.owner);
+    cluster.text(e.cluster);
+    state.text(e.state);
+    start.number(e.start);
+    end.number(e.end);
+    np.number(e.np);
+    what.text(e.what);
+  }
+  return writer_->send(
+      "save_events",
+      store_detail::pg_params{}
+          .text(id.literal())
+          .text(at.literal())
+          .text(kind.literal())
+          .text(subject.literal())
+          .text(owner.literal())
+          .text(cluster.literal())
+          .text(state.literal())
+          .text(start.literal())
+          .text(end.literal())
+          .text(np.literal())
+          .text(what.literal()),
+      "cannot save the batch's " + std::to_string(batch_events_.size()) + " events");
 }
 
 }  // namespace arbroker

@@ -3,6 +3,8 @@
 // pipeline (postgresql_journal.cpp) on the writer's connection; reads run on the reading
 // connection after the writes queued before them.
 #include <algorithm>
+#include <string_view>
+#include <unordered_set>
 
 #include "arbroker/store/postgresql_journal.hpp"
 #include "postgresql_statements.hpp"
@@ -12,6 +14,7 @@
 namespace arbroker {
 
 using store_detail::grid_job_seq_of;
+using store_detail::pg_array;
 using store_detail::pg_bytes;
 using store_detail::pg_number;
 using store_detail::pg_params;
@@ -123,19 +126,12 @@ auto postgresql_journal::query(const char* name, const pg_params& p, const std::
 
 namespace {
 
-// A text[] literal: {"a","b"} (quotes and backslashes escaped).
+// A text[] literal: {"a","b"}.
 std::string text_array(const std::vector<std::string>& items) {
-  std::string out = "{";
-  for (const auto& item : items) {
-    if (out.size() > 1) out += ',';
-    out += '"';
-    for (char ch : item) {
-      if (ch == '"' || ch == '\\') out += '\\';
-      out += ch;
-    }
-    out += '"';
-  }
-  return out + '}';
+  pg_array a;
+  for (const auto& item : items)
+    a.text(item);
+  return a.literal();
 }
 
 std::string cluster_of(const std::string& id) {
@@ -214,7 +210,7 @@ result<write_ticket> postgresql_journal::save_pipelined(const reservation_row& r
     std::lock_guard lock{wanted_mu_};
     wanted_.push_back(row.id);
   }
-  return pipeline_->enqueue([this, r = row]() -> status {
+  return pipeline_->enqueue([this, r = row]() mutable -> status {
     auto before = row_before(r.id);  // what changed, for the events
     if (!before) return before.err();
     if (auto ok = write_events(reservation_events(*before, r, wall_clock_now())); !ok) return ok;
@@ -222,29 +218,8 @@ result<write_ticket> postgresql_journal::save_pipelined(const reservation_row& r
     if (r.finished != 0) settled_.push_back(r.id);
     auto& highest = highest_[cluster_of(r.id)];
     highest = std::max(highest, seq_of(r.id));
-    return writer_->send("save",
-                         pg_params{}
-                             .text(r.id)
-                             .text(r.cluster)
-                             .number(seq_of(r.id))
-                             .text(r.owner)
-                             .text(r.txn)
-                             .text(r.lrms_id)
-                             .number(r.start)
-                             .number(r.end)
-                             .number(r.np)
-                             .number(static_cast<int>(r.state))
-                             .number(r.expiry)
-                             .number(r.admitted_after)
-                             .real(r.cost)
-                             .text(r.account)
-                             .number(r.earliest)
-                             .number(r.deadline)
-                             .number(r.finished)
-                             .number(r.created)
-                             .number(r.window_start)
-                             .number(r.window_end),
-                         "cannot save reservation " + r.id);
+    pending_saves_.push_back(std::move(r));  // sent with the others: save_pending()
+    return {};
   });
 }
 
@@ -252,8 +227,51 @@ status postgresql_journal::forget(const std::string& id) {
   return pipeline_->write_later([this, id]() -> status {
     known_[id] = std::nullopt;
     settled_.push_back(id);
+    if (auto ok = save_pending(); !ok) return ok;  // a save before the forget goes first
     return writer_->send("forget", pg_params{}.text(id), "cannot forget reservation " + id);
   });
+}
+
+status postgresql_journal::save_pending() {
+  if (pending_saves_.empty()) return {};
+  // The last save of each id: one statement may not change a row twice.
+  std::unordered_set<std::string_view> seen;
+  pg_array id, cluster, seq, owner, txn, lrms_id, start, end, np, state, expiry, admitted_after,
+      cost, account, earliest, deadline, finished, created, window_start, window_end;
+  std::size_t n = 0;
+  for (auto it = pending_saves_.rbegin(); it != pending_saves_.rend(); ++it) {
+    const auto& r = *it;
+    if (!seen.insert(r.id).second) continue;
+    ++n;
+    id.text(r.id);
+    cluster.text(r.cluster);
+    seq.number(seq_of(r.id));
+    owner.text(r.owner);
+    txn.text(r.txn);
+    lrms_id.text(r.lrms_id);
+    start.number(r.start);
+    end.number(r.end);
+    np.number(r.np);
+    state.number(static_cast<int>(r.state));
+    expiry.number(r.expiry);
+    admitted_after.number(r.admitted_after);
+    cost.real(r.cost);
+    account.text(r.account);
+    earliest.number(r.earliest);
+    deadline.number(r.deadline);
+    finished.number(r.finished);
+    created.number(r.created);
+    window_start.number(r.window_start);
+    window_end.number(r.window_end);
+  }
+  pg_params p;
+  for (const auto* a :
+       {&id,       &cluster, &seq,          &owner,          &txn,  &lrms_id, &start,    &end,
+        &np,       &state,   &expiry,       &admitted_after, &cost, &account, &earliest, &deadline,
+        &finished, &created, &window_start, &window_end})
+    p.text(a->literal());
+  pending_saves_.clear();
+  return writer_->send("save_many", p, "cannot save " + std::to_string(n) + " reservations");
 }
 
 result<std::vector<reservation_row>> postgresql_journal::rows_of(const std::string& cluster) {
@@ -284,6 +302,7 @@ result<std::vector<reservation_row>> postgresql_journal::finished_rows(const his
 
 status postgresql_journal::purge_finished(const std::string& cluster, timestamp before) {
   return pipeline_->write_later([this, cluster, before]() -> status {
+    if (auto ok = save_pending(); !ok) return ok;
     return writer_->send("purge", pg_params{}.text(cluster).number(before),
                          "cannot purge finished reservations of " + cluster);
   });

@@ -25,19 +25,22 @@ inline status prepare_statements(pg_connection& c) {
       "finished > 0 AND ($5 = '' OR cluster = $5) AND ($2::bigint = 0 OR finished < $2::bigint "
       "OR (finished = $2::bigint AND id < $3)) ORDER BY finished DESC, id DESC LIMIT $4::bigint";
   const std::pair<const char*, std::string> statements[] = {
-      {"save",
+      // The reservations a batch saves, one statement (the last save of each id): a column
+      // per array.
+      {"save_many",
        "INSERT INTO reservations (id, cluster, seq, owner, txn, lrms_id, start, \"end\", np, "
        "state, expiry, admitted_after, cost, account, earliest, deadline, finished, created, "
-       "window_start, window_end) VALUES ($1, $2, $3::bigint, $4, $5, $6, $7::bigint, "
-       "$8::bigint, $9::integer, $10::integer, $11::bigint, $12::bigint, $13::double precision, "
-       "$14, $15::bigint, $16::bigint, $17::bigint, $18::bigint, $19::bigint, $20::bigint) ON "
-       "CONFLICT (id) DO UPDATE SET cluster = EXCLUDED.cluster, seq = EXCLUDED.seq, owner = "
-       "EXCLUDED.owner, txn = EXCLUDED.txn, lrms_id = EXCLUDED.lrms_id, start = EXCLUDED.start, "
-       "\"end\" = EXCLUDED.\"end\", np = EXCLUDED.np, state = EXCLUDED.state, expiry = "
-       "EXCLUDED.expiry, admitted_after = EXCLUDED.admitted_after, cost = EXCLUDED.cost, "
-       "account = EXCLUDED.account, earliest = EXCLUDED.earliest, deadline = EXCLUDED.deadline, "
-       "finished = EXCLUDED.finished, created = EXCLUDED.created, window_start = "
-       "EXCLUDED.window_start, window_end = EXCLUDED.window_end"},
+       "window_start, window_end) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], "
+       "$4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::integer[], "
+       "$10::integer[], $11::bigint[], $12::bigint[], $13::double precision[], $14::text[], "
+       "$15::bigint[], $16::bigint[], $17::bigint[], $18::bigint[], $19::bigint[], "
+       "$20::bigint[]) ON CONFLICT (id) DO UPDATE SET cluster = EXCLUDED.cluster, seq = "
+       "EXCLUDED.seq, owner = EXCLUDED.owner, txn = EXCLUDED.txn, lrms_id = EXCLUDED.lrms_id, "
+       "start = EXCLUDED.start, \"end\" = EXCLUDED.\"end\", np = EXCLUDED.np, state = "
+       "EXCLUDED.state, expiry = EXCLUDED.expiry, admitted_after = EXCLUDED.admitted_after, cost "
+       "= EXCLUDED.cost, account = EXCLUDED.account, earliest = EXCLUDED.earliest, deadline = "
+       "EXCLUDED.deadline, finished = EXCLUDED.finished, created = EXCLUDED.created, "
+       "window_start = EXCLUDED.window_start, window_end = EXCLUDED.window_end"},
       {"forget", "DELETE FROM reservations WHERE id = $1"},
       {"rows_of", res + "WHERE cluster = $1 AND finished = 0 ORDER BY seq"},
       {"last_serial", "SELECT COALESCE(MAX(seq), 0) FROM reservations WHERE cluster = $1"},
@@ -82,10 +85,13 @@ inline status prepare_statements(pg_connection& c) {
       {"purge_grid_jobs",
        "DELETE FROM grid_jobs WHERE NOT active AND ended > 0 AND ended < $1::bigint AND seq < "
        "(SELECT MAX(seq) FROM grid_jobs)"},
-      {"save_event",
+      // A batch's events in one statement, a column per array (the server parses and plans
+      // one statement instead of one per event).
+      {"save_events",
        "INSERT INTO events (id, at, kind, subject, owner, cluster, state, start, \"end\", np, "
-       "what) VALUES ($1::bigint, $2::bigint, $3, $4, $5, $6, $7, $8::bigint, $9::bigint, "
-       "$10::integer, $11)"},
+       "what) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], "
+       "$5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::integer[], "
+       "$11::text[])"},
       {"last_event", "SELECT last FROM event_ids"},
       {"save_last_event", "UPDATE event_ids SET last = $1::bigint"},
       {"events_after",

@@ -364,6 +364,34 @@ TEST_P(journal_contract, EventsAreWrittenWithTheirRowsInCommitOrderAndToldOnceDu
   EXPECT_EQ(*span, (event_span{1, 4}));
 }
 
+// Whatever an event's text holds comes back as it was written: quotes, backslashes, braces
+// and commas (a backend may pass many events as one array), NULL as a word, empty fields,
+// UTF-8.
+TEST_P(journal_contract, AnEventsTextComesBackByteForByte) {
+  auto j = open();
+  ASSERT_TRUE(j) << j.err().message;
+  const std::vector<std::string> texts{R"(say "hi")",     R"(C:\dir\)",    "{a,b}", "NULL", "",
+                                       "Zürich → Genève", "a, \"b\"\\ {c}"};
+  grid_job_row g{"n1/g1", "bob", true, "body", 0, {}};
+  for (const auto& t : texts)
+    g.events.push_back({0, 10, "grid_job.placed", "n1/g1", t, t, t, -5, 7, 2, t});
+  ASSERT_TRUE((*j)->save_grid_job(g));
+  auto all = (*j)->events_after(0, 100);
+  ASSERT_TRUE(all) << all.err().message;
+  ASSERT_EQ(all->size(), texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const auto& e = (*all)[i];
+    EXPECT_EQ(e.what, texts[i]);
+    EXPECT_EQ(e.owner, texts[i]);
+    EXPECT_EQ(e.cluster, texts[i]);
+    EXPECT_EQ(e.state, texts[i]);
+    EXPECT_EQ(e.subject, "n1/g1");
+    EXPECT_EQ(e.start, -5);
+    EXPECT_EQ(e.end, 7);
+    EXPECT_EQ(e.np, 2);
+  }
+}
+
 TEST_P(journal_contract, IdsAreNeverGivenTwiceAfterAPurgeOrAReopen) {
   {
     auto j = open();
@@ -428,6 +456,38 @@ TEST_P(journal_contract, EventsFollowEveryWriteOfARowWhateverTheBatches) {
             (kinds{"reservation.created", "reservation.committed", "reservation.moved",
                    "reservation.ended", "reservation.created"}));
   EXPECT_EQ(**(*j)->find("berlin/7"), h);
+}
+
+// A row written many times at once, pipelined (batches of several writes of it, as a
+// backend may send one statement per batch): what is stored is its last write.
+TEST_P(journal_contract, ARowWrittenManyTimesAtOnceKeepsItsLastWrite) {
+  auto j = open();
+  ASSERT_TRUE(j) << j.err().message;
+  auto r = hold("berlin/3");
+  write_ticket last = 0;
+  for (int i = 1; i <= 50; ++i) {
+    r.np = i;
+    r.cost = i / 3.0;
+    last = *(*j)->save_pipelined(r);
+  }
+  bool durable = false;
+  std::mutex mu;
+  std::condition_variable cv;
+  (*j)->when_durable(last, [&](status ok) {
+    EXPECT_TRUE(ok);
+    std::lock_guard lock{mu};
+    durable = true;
+    cv.notify_all();
+  });
+  {
+    std::unique_lock lock{mu};
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return durable; }));
+  }
+  EXPECT_EQ(**(*j)->find("berlin/3"), r);
+  auto rows = (*j)->rows_of("berlin");
+  ASSERT_TRUE(rows) << rows.err().message;
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ(rows->front(), r);
 }
 
 // A row written before a restart: its next write after it records what changed from it (a

@@ -88,8 +88,14 @@ class postgresql_journal final : public node_store {
                      std::uint64_t lease_epoch);
   /// One batch of the pipeline (writer thread): one transaction; the events it wrote.
   result<std::vector<event_row>> commit_batch(std::vector<std::function<status()>>& batch);
-  /// Writes events with the batch being written (writer thread), each with the next id.
+  /// Adds events to the batch being written (writer thread), each with the next id; they are
+  /// saved together at its end (save_events).
   status write_events(std::vector<event_row> events);
+  /// Sends the insert of every event of the batch, one statement (writer thread).
+  status save_events();
+  /// Sends the reservations saved since the last call, one statement (writer thread): before
+  /// any other write to the reservations and at the end of the batch.
+  status save_pending();
   /// The row a reservation's save replaces, for its events (writer thread): known from the
   /// writes of this session, else as committed.
   result<std::optional<reservation_row>> row_before(const std::string& id);
@@ -112,6 +118,8 @@ class postgresql_journal final : public node_store {
   std::uint64_t last_event_ = 0;         ///< the writer's: the last event id given
   const std::uint64_t lease_epoch_;      ///< the epoch every batch is fenced by (0: none)
   std::vector<event_row> batch_events_;  ///< the writer's: of the batch being written
+  /// The writer's: rows of the batch's saves not sent yet (save_pending).
+  std::vector<reservation_row> pending_saves_;
   /// The writer's: the latest row of each live reservation it wrote (nullopt: forgotten), so
   /// that a save's events need no read before it (the writes of a batch are pipelined); a
   /// row finished or forgotten is dropped once its batch is committed (`settled_`).
