@@ -87,6 +87,7 @@ struct coordinator_job {
   /// released since): then `unreachable`, for it may not have been capacity that it lacked;
   /// or every try was refused as not permitted: then `permission_denied`.
   errc failure_code(errc code) const {
+    if (attempt.decision_in_doubt()) return errc::storage_failure;
     if (unreached > 0 || attempt.in_doubt() > 0) return errc::unreachable;
     // Every try refused for want of permission: more capacity would not have helped.
     if (denied_tries > 0 && denied_tries == attempt.tries()) return errc::permission_denied;

@@ -23,9 +23,14 @@ std::string_view to_string(reservation_attempt::phase p) noexcept {
 }
 
 std::string in_doubt_note(const reservation_attempt& a) {
-  if (a.in_doubt() == 0) return {};
-  return "; " + std::to_string(a.in_doubt()) +
-         " of them got no answer (released where they may have been granted)";
+  std::string note;
+  if (a.in_doubt() > 0)
+    note = "; " + std::to_string(a.in_doubt()) +
+           " of them got no answer (released where they may have been granted)";
+  if (a.decision_in_doubt())
+    note += "; " + a.decision_in_doubt_why() +
+            ": the outcome is not known until the store's next node recovers (check with list)";
+  return note;
 }
 
 reservation_attempt::reservation_attempt(attempt_terms terms) : terms_(std::move(terms)) {}
@@ -240,6 +245,13 @@ reservation_attempt::calls reservation_attempt::answer(std::uint64_t id, const m
     return {};
   }
   auto& part = parts_[c.part];
+  // After a logged decision, a commit or a release its service could not record leaves the
+  // outcome to recovery, which completes the decision.
+  if (decision_logged_ && r && r->error.err() == errc::storage_failure && !decision_in_doubt())
+    decision_in_doubt_ = "the commit decision of " + txn_ + " is logged, and " +
+                         part.terms.cluster + " could not record its " +
+                         (c.what == kind::commit ? "commit" : "release") + " (" + r->error.message +
+                         ")";
   if (c.what == kind::commit) {
     if (r && r->error.ok()) {
       part.committed = true;

@@ -459,6 +459,33 @@ TEST_F(attempt_test, APartLostBeforeItsCommitReleasesEveryPart) {
     EXPECT_FALSE(p.committed);
 }
 
+// A leader whose store was taken over under it: after the decision was logged, a part's
+// service cannot record its commit (storage_failure). The decision stands (the next node's
+// recovery completes it), so the outcome is not known here: never a plain refusal. A commit
+// that a hold's expiry refused is a refusal as before (the test above).
+TEST_F(attempt_test, ACommitTheStoreCouldNotRecordLeavesTheOutcomeUnknown) {
+  reservation_attempt a(terms());
+  auto cs = a.try_placement({part(0), part(1)}, now);
+  for (const auto& c : cs) {
+    auto g = granted("c/" + std::to_string(c.site));
+    a.answer(c.id, &g);
+  }
+  ASSERT_EQ(a.current(), phase::committing);
+  EXPECT_FALSE(a.decision_in_doubt());
+  auto ack = ok();
+  msg::ack_reply unrecorded{msg::wire(errc::storage_failure, "the store's session was ended")};
+  EXPECT_TRUE(a.answer(3, &ack).empty());
+  // Released all the same: what the store takes of it, recovery sees.
+  auto releases = a.answer(4, &unrecorded);
+  EXPECT_EQ(kinds(releases),
+            (std::vector<std::pair<std::size_t, std::string>>{{0, "release"}, {1, "release"}}));
+  ASSERT_TRUE(a.decision_in_doubt());
+  EXPECT_NE(a.decision_in_doubt_why().find("inc-7.1"), std::string::npos);
+  EXPECT_NE(a.decision_in_doubt_why().find("the store's session was ended"), std::string::npos);
+  const auto note = in_doubt_note(a);
+  EXPECT_NE(note.find("the outcome is not known"), std::string::npos) << note;
+}
+
 TEST_F(attempt_test, ADecisionThatCannotBeLoggedIsAnAbort) {
   log->broken = true;
   reservation_attempt a(terms());

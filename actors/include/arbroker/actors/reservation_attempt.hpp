@@ -18,7 +18,8 @@
 //                            -> all committed: granted
 //                            any refused: abort the granted holds, then refused
 //                            a commit failed (a hold expired first): release every part
-//                            (compensation), forget the decision, then refused
+//                            (compensation), forget the decision, then refused; a commit
+//                            or a release the store could not record: outcome unknown
 //
 // A prepare whose answer was lost (unreachable or timeout: the link to an agent broke, or the
 // call outlived its deadline) may still have run at the cluster. Such a part is in doubt:
@@ -177,6 +178,12 @@ class reservation_attempt {
   /// fails after one did not fail for want of capacity, and its client should hear
   /// `unreachable`.
   int in_doubt() const noexcept { return in_doubt_; }
+  /// A try whose commit decision was logged could not record a part's commit or its
+  /// compensation (the store failed under a cluster service): what the request holds is
+  /// what recovery makes of the decision (it completes it), not known here. The owner
+  /// answers `storage_failure`, never a refusal.
+  bool decision_in_doubt() const noexcept { return !decision_in_doubt_.empty(); }
+  const std::string& decision_in_doubt_why() const noexcept { return decision_in_doubt_; }
 
  private:
   /// settle: the release of a part in doubt, which nothing waits for.
@@ -208,7 +215,8 @@ class reservation_attempt {
   std::string txn_;
   timestamp expiry_ = 0;
   std::string failure_;
-  bool decision_logged_ = false;  ///< the current try's commit decision is in the journal
+  bool decision_logged_ = false;   ///< the current try's commit decision is in the journal
+  std::string decision_in_doubt_;  ///< why (decision_in_doubt()), "" while it is known
   std::vector<part_outcome> parts_;
   std::size_t waiting_ = 0;  ///< answers the current phase still waits for
   std::unordered_map<std::uint64_t, open_call> open_;
