@@ -648,7 +648,8 @@ std::string_view errc_doc(errc code) {
     case errc::lrms_failure:
       return "the batch system refused; the message carries its words";
     case errc::storage_failure:
-      return "the node's store could not read or write";
+      return "the node's store could not read or write; for a change, its outcome is not known "
+             "(check with list)";
     case errc::internal:
       return "a bug in the node (a handler threw, a coordinator died)";
     case errc::slow_consumer:
