@@ -377,7 +377,9 @@ int run(const options& o) {
     // are fenced from then on anyway; so are its changes in the batch systems.
     lease->keep([](const std::string& why) {
       spdlog::critical("event=stepped_down why={}", log_quoted(why));
-      spdlog::shutdown();
+      // Flushed, not shut down: other threads may be logging this instant, and a shutdown
+      // frees the loggers under them.
+      spdlog::default_logger()->flush();
       std::_Exit(75);
     });
     hooks.lrms_may_change = [l = lease.get()] { return l->may_change(); };
