@@ -30,6 +30,22 @@ inline void PrintTo(const store_backend& b, std::ostream* os) {
   *os << b.name;
 }
 
+// Whether the writes up to `ticket` became durable (as when_durable tells) within 30 s, and
+// their outcome was a success.
+inline bool durable_within_30s(reservation_journal& j, write_ticket ticket) {
+  bool durable = false, ok = false;
+  std::mutex mu;
+  std::condition_variable cv;
+  j.when_durable(ticket, [&](status outcome) {
+    std::lock_guard lock{mu};
+    ok = outcome.has_value();
+    durable = true;
+    cv.notify_all();
+  });
+  std::unique_lock lock{mu};
+  return cv.wait_for(lock, std::chrono::seconds(30), [&] { return durable; }) && ok;
+}
+
 inline std::string backend_name(const ::testing::TestParamInfo<store_backend>& info) {
   return info.param.name;
 }
@@ -437,19 +453,7 @@ TEST_P(journal_contract, EventsFollowEveryWriteOfARowWhateverTheBatches) {
     last = *(*j)->save_pipelined(r);
   ASSERT_TRUE((*j)->forget("berlin/7"));
   last = *(*j)->save_pipelined(h);
-  bool durable = false;
-  std::mutex mu;
-  std::condition_variable cv;
-  (*j)->when_durable(last, [&](status ok) {
-    EXPECT_TRUE(ok);
-    std::lock_guard lock{mu};
-    durable = true;
-    cv.notify_all();
-  });
-  {
-    std::unique_lock lock{mu};
-    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return durable; }));
-  }
+  ASSERT_TRUE(durable_within_30s(**j, last));
   auto all = (*j)->events_after(0, 100);
   ASSERT_TRUE(all) << all.err().message;
   EXPECT_EQ(kinds_of(*all),
@@ -470,19 +474,7 @@ TEST_P(journal_contract, ARowWrittenManyTimesAtOnceKeepsItsLastWrite) {
     r.cost = i / 3.0;
     last = *(*j)->save_pipelined(r);
   }
-  bool durable = false;
-  std::mutex mu;
-  std::condition_variable cv;
-  (*j)->when_durable(last, [&](status ok) {
-    EXPECT_TRUE(ok);
-    std::lock_guard lock{mu};
-    durable = true;
-    cv.notify_all();
-  });
-  {
-    std::unique_lock lock{mu};
-    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return durable; }));
-  }
+  ASSERT_TRUE(durable_within_30s(**j, last));
   EXPECT_EQ(**(*j)->find("berlin/3"), r);
   auto rows = (*j)->rows_of("berlin");
   ASSERT_TRUE(rows) << rows.err().message;

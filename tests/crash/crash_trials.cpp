@@ -686,8 +686,8 @@ int run(options o) {
       } else if (o.lease == 0) {
         // Not a wait for anything: the restarted node's holds must bear a later second than
         // the killed one's.
-        while (wall_seconds() <= killed_at)
-          std::this_thread::sleep_for(milliseconds(20));
+        std::this_thread::sleep_until(
+            std::chrono::system_clock::time_point{std::chrono::seconds(killed_at + 1)});
         d = start_arbd(o);
       }
       if (agent) wait_for_the_agent(d.port);
