@@ -74,7 +74,9 @@ msg::prepare_request one_cpu(std::string txn, std::string owner, timestamp now, 
 
 // The service, filled with its reservations before its actor starts.
 std::shared_ptr<cluster_service> filled_service(const options& o, std::atomic<int>& full_reads) {
-  auto l = simulated_lrms::create({"c1", 512, {1, {}}, wall_clock()});
+  simulated_lrms_config sc{"c1", 512, {1, {}}, wall_clock()};
+  sc.reports_reservation_changes = false;  // read as a real LRMS is, at every full read
+  auto l = simulated_lrms::create(std::move(sc));
   auto timed = std::make_unique<timed_lrms>(std::move(*l), [&full_reads](lrms_call c, auto, bool) {
     if (c == lrms_call::snapshot) ++full_reads;
   });

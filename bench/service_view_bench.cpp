@@ -27,7 +27,9 @@ struct service_with_reservations {
   int txn = 0;
 
   service_with_reservations(int live, duration full_refresh) {
-    auto l = simulated_lrms::create({"c1", 512, {1, {}}, [this] { return now; }});
+    simulated_lrms_config sc{"c1", 512, {1, {}}, [this] { return now; }};
+    sc.reports_reservation_changes = false;  // read as a real LRMS is, at every full read
+    auto l = simulated_lrms::create(std::move(sc));
     cluster_service_config c;
     c.info.name = "c1";
     c.info.cpus = 512;

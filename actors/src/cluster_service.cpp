@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "arbroker/adapters/owned_lrms.hpp"
 #include "arbroker/core/earliest_start.hpp"
 #include "arbroker/core/time_format.hpp"
 
@@ -40,7 +41,7 @@ result<std::unique_ptr<cluster_service>> cluster_service::create(cluster_service
 cluster_service::cluster_service(cluster_service_config cfg, std::unique_ptr<lrms> backend,
                                  lrms_view view)
     : cfg_(std::move(cfg)),
-      lrms_(std::move(backend)),
+      lrms_(std::make_unique<owned_lrms>(std::move(backend))),
       view_(std::move(view)),
       desk_({cfg_.info.name, cfg_.info.cpus, cfg_.name_prefix, cfg_.scoped_callers}, *lrms_,
             [this] { view_.jobs_changed(); }),

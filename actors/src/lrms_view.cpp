@@ -32,10 +32,17 @@ status lrms_view::refresh(lrms& backend, timestamp now, bool force) {
   // refresh 0: the jobs on every call, the whole still only every full_refresh (0: on every
   // call too). The service's own reservations are in the view either way. Made aside, the
   // periodic full read is the owner's to begin.
-  const bool whole = force || whole_now_ || !capacity_ || capacity_->wrong() ||
-                     (!aside() && now - full_read_ >= full_interval());
-  if (whole) {
-    if (auto ok = read_whole(backend, now); !ok) return ok;
+  const bool needed = force || whole_now_ || !capacity_ || capacity_->wrong();
+  if (needed || (!aside() && now - full_read_ >= full_interval())) {
+    if (!needed && reservations_kept(backend)) {
+      // What a full read would list is what the view keeps: the jobs are read, the ended
+      // reservations dropped, and the read counts as made.
+      if (auto ok = read_jobs(backend, now); !ok) return ok;
+      capacity_->drop_ended(now);
+      full_read_ = now;
+    } else if (auto ok = read_whole(backend, now); !ok) {
+      return ok;
+    }
   } else if (s_.policy.refresh == 0 || now - jobs_read_ >= s_.policy.refresh) {
     if (auto ok = read_jobs(backend, now); !ok) return ok;
   }
@@ -43,11 +50,18 @@ status lrms_view::refresh(lrms& backend, timestamp now, bool force) {
   return {};
 }
 
+bool lrms_view::reservations_kept(lrms& backend) {
+  const auto version = backend.reservations_version();
+  return version && version == reservations_version_ && capacity_ && capacity_->holds_all();
+}
+
 status lrms_view::read_whole(lrms& backend, timestamp now) {
   const auto version = backend.jobs_version();
+  const auto reservations = backend.reservations_version();
   auto snap = backend.snapshot();
   if (!snap) return snap.err();
   jobs_version_ = version;
+  reservations_version_ = reservations;
   if (!capacity_) {
     auto c = capacity_view::create(s_.cpus, s_.policy.load);
     if (!c) return c.err();
@@ -91,12 +105,18 @@ void lrms_view::took_jobs(int running, int queued, timestamp now) {
 
 std::unique_ptr<lrms_view::read_aside> lrms_view::begin_read_aside(lrms& backend, timestamp now) {
   if (!aside() || reading_ || !capacity_ || now - full_read_ < full_interval()) return nullptr;
+  if (reservations_kept(backend)) {  // nothing to list that the view does not keep
+    capacity_->drop_ended(now);
+    full_read_ = now;
+    return nullptr;
+  }
+  const auto version = backend.reservations_version();
   auto rest = backend.begin_snapshot();
   reading_ = true;
   changes_.clear();
   jobs_read_meanwhile_ = false;
-  return std::unique_ptr<read_aside>(
-      new read_aside(std::move(rest), now, s_.cpus, s_.policy.load, generation_, plans_queue()));
+  return std::unique_ptr<read_aside>(new read_aside(std::move(rest), now, s_.cpus, s_.policy.load,
+                                                    generation_, plans_queue(), version));
 }
 
 void lrms_view::read_aside::run() {
@@ -148,6 +168,7 @@ void lrms_view::end_read_aside(read_aside& read, timestamp now) {
   read.dropped_ = std::make_shared<capacity_view>(std::move(fresh));
   read.view_.reset();
   full_read_ = read.at_;
+  reservations_version_ = read.reservations_version_;
   if (!jobs_read_meanwhile_) {
     jobs_read_ = read.at_;
     jobs_version_.reset();  // what the read saw is not known

@@ -92,7 +92,8 @@ void capacity_view::reset(timestamp now, std::vector<running_job> running,
         (void)hold(e.held, std::max(r->span.start, now), r->span.end, r->span.np);
     }
   }
-  (void)set_jobs(now, std::move(running), std::move(queued));
+  const bool jobs_held = set_jobs(now, std::move(running), std::move(queued));
+  complete_ = all_held && jobs_held;
   wrong_ = false;  // what does not fit in a full read is left out, not wrong
   t_wkl_.reset();
   changed();
@@ -214,6 +215,24 @@ void capacity_view::erase(const std::string& key) {
   if (e.held.np > 0) changed();  // queued jobs may now start earlier: plan again
   release(e.held);
   entries_.erase(it);
+}
+
+void capacity_view::drop_ended(timestamp now) {
+  bool dropped = false;
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    if (it->second.span.end > now) {
+      ++it;
+      continue;
+    }
+    by_start_.erase({it->second.span.start, it->first});
+    release(it->second.held);  // (a hold in the past: nothing from now on changes)
+    it = entries_.erase(it);
+    dropped = true;
+  }
+  if (dropped) {  // as reset: T_wkl and the plan are made again
+    t_wkl_.reset();
+    changed();
+  }
 }
 
 const availability_profile& capacity_view::planned(timestamp now) const {

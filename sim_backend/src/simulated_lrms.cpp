@@ -93,7 +93,8 @@ simulated_lrms::simulated_lrms(simulated_lrms_config config, availability_profil
       on_job_event_(std::move(config.on_job_event)),
       first_serial_(config.first_serial),
       last_job_(config.first_serial),
-      last_reservation_(config.first_serial) {
+      last_reservation_(config.first_serial),
+      reports_reservation_changes_(config.reports_reservation_changes) {
   std::sort(sorted_counts_.begin(), sorted_counts_.end());
 }
 
@@ -114,6 +115,7 @@ void simulated_lrms::fail_all_nodes(std::string why) {
   std::sort(held.begin(), held.end());
   for (serial rid : held)
     drop_reservation(rid, lrms_job_state::lost);
+  ++reservations_version_;
   for (serial jid : running)
     if (jobs_.contains(jid)) end_running(jid, lrms_job_state::lost);
   failed_ = std::move(why);
@@ -434,6 +436,7 @@ result<std::string> simulated_lrms::create_reservation(const reservation_spec& s
   r.end = end;
   r.np = spec.np;
   list(rid, r, spec);
+  ++reservations_version_;
   schedule({end, event_kind::reservation_end, rid});
   if (spec.start > now_) schedule({spec.start, event_kind::reservation_start, rid});
   start_queued_jobs(now_);  // conservative plans made again may start now
@@ -447,6 +450,7 @@ status simulated_lrms::delete_reservation(const std::string& id) {
   if (!rid || !reservations_.contains(*rid))
     return fail(errc::not_found, "no reservation '" + id + "' on cluster '" + name_ + "'");
   drop_reservation(*rid, lrms_job_state::cancelled);
+  ++reservations_version_;
   start_queued_jobs(now_);
   return {};
 }
@@ -515,6 +519,7 @@ result<std::string> simulated_lrms::modify_reservation(const std::string& id,
   schedule({end, event_kind::reservation_end, rid});
   if (new_terms.start > now_) schedule({new_terms.start, event_kind::reservation_start, rid});
   list(rid, reservations_.emplace(rid, std::move(fresh)).first->second, new_terms);
+  ++reservations_version_;
   start_bound_jobs(rid, now_);  // it may have grown
   start_queued_jobs(now_);      // or shrunk
   return reservation_id(rid);
@@ -538,6 +543,7 @@ status simulated_lrms::extend_reservation(const std::string& id, timestamp new_e
   const timestamp old_end = r.end;
   r.end = new_end;
   listing_.set_end(r.listed, new_end);
+  ++reservations_version_;
   schedule({new_end, event_kind::reservation_end, *rid});
   for (serial jid : r.running) {
     job& j = jobs_.at(jid);
@@ -714,6 +720,12 @@ lrms_job simulated_lrms::report(serial jid, const job& j) const {
 std::optional<std::uint64_t> simulated_lrms::jobs_version() {
   advance(clock_());
   return jobs_version_;
+}
+
+// No events to process first: none of them counts (reservations end at their ends).
+std::optional<std::uint64_t> simulated_lrms::reservations_version() {
+  if (!reports_reservation_changes_) return std::nullopt;
+  return reservations_version_;
 }
 
 result<lrms_snapshot> simulated_lrms::jobs_snapshot() {

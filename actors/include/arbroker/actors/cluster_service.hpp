@@ -283,7 +283,7 @@ class cluster_service {
   status adopt(record r, timestamp now);
 
   cluster_service_config cfg_;
-  std::unique_ptr<lrms> lrms_;
+  std::unique_ptr<lrms> lrms_;  ///< an owned_lrms: its reservations_version is the view's
   lrms_view view_;
   job_desk desk_;  ///< grid jobs' copies in the batch queue (job_desk.hpp)
   std::uint64_t next_id_ = 1;

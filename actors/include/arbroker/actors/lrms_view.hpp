@@ -25,7 +25,11 @@ namespace arbroker {
 /// changed), the whole (lrms::snapshot) when older than max(refresh, full_refresh)
 /// (on every call with both 0), and at once after wrong() (the LRMS refused what the view
 /// allowed) or jobs_changed() (a submit, a cancel; the jobs only). In between the service keeps
-/// its own reservations in it (put, erase).
+/// its own reservations in it (put, erase). A periodic full read is not made while
+/// lrms::reservations_version() says that nothing but the service's own calls changed the
+/// reservations since the last (and that read left nothing out): the view keeps all a read
+/// would list, so the jobs are read and the ended reservations dropped instead, with the same
+/// view as the result (a simulated cluster, which only its service reserves on).
 ///
 /// Reads aside (allow_reads_aside: a service with an actor of its own): the periodic full read
 /// is no longer made by refresh() on the owner's thread, which a full read of n reservations
@@ -69,13 +73,15 @@ class lrms_view {
    private:
     friend class lrms_view;
     read_aside(lrms::snapshot_rest rest, timestamp at, int cpus, load_params load,
-               std::uint64_t generation, bool plans)
+               std::uint64_t generation, bool plans,
+               std::optional<std::uint64_t> reservations_version)
         : rest_(std::move(rest)),
           at_(at),
           cpus_(cpus),
           load_(load),
           generation_(generation),
-          plans_(plans) {}
+          plans_(plans),
+          reservations_version_(reservations_version) {}
 
     lrms::snapshot_rest rest_;
     timestamp at_;
@@ -83,6 +89,7 @@ class lrms_view {
     load_params load_;
     std::uint64_t generation_;  ///< the view's inline full reads when it began
     bool plans_;                ///< make the queue's plan too
+    std::optional<std::uint64_t> reservations_version_;  ///< the LRMS's when it began
     status outcome_ = fail(errc::internal, "the read aside was not run");
     std::optional<capacity_view> view_;  ///< after run
     int running_ = 0;
@@ -132,6 +139,9 @@ class lrms_view {
  private:
   lrms_view(settings s, history h) : s_(std::move(s)), history_(std::move(h)) {}
   status read_whole(lrms& backend, timestamp now);
+  /// Whether the view keeps what a full read would list (lrms::reservations_version, and
+  /// capacity_view::holds_all): then the read is not made.
+  bool reservations_kept(lrms& backend);
   status read_jobs(lrms& backend, timestamp now);
   /// After a read: the job counts, and the esr history's sample.
   void took_jobs(int running, int queued, timestamp now);
@@ -154,6 +164,7 @@ class lrms_view {
   timestamp full_read_ = -time_infinity;       ///< -time_infinity: read it all before next use
   timestamp jobs_read_ = -time_infinity;       ///< -time_infinity: read the jobs before next use
   std::optional<std::uint64_t> jobs_version_;  ///< the LRMS's at the last read of the jobs
+  std::optional<std::uint64_t> reservations_version_;  ///< the LRMS's at the last full read
   int running_ = 0;
   int queued_ = 0;
   bool whole_now_ = false;        ///< wrong(): read it all before next use, inline

@@ -9,45 +9,35 @@
 #include <functional>
 #include <memory>
 
-#include "arbroker/adapters/lrms.hpp"
+#include "arbroker/adapters/lrms_wrapper.hpp"
 
 namespace arbroker {
 
-class fenced_lrms final : public lrms {
+class fenced_lrms final : public lrms_wrapper {
  public:
   /// Owns `inner`; `may_change` (thread-safe, quick) is asked before every change, and its
   /// error is the call's answer when it refuses.
   fenced_lrms(std::unique_ptr<lrms> inner, std::function<status()> may_change)
-      : inner_(std::move(inner)), may_change_(std::move(may_change)) {}
-
-  std::string_view kind() const noexcept override { return inner_->kind(); }
-  result<lrms_snapshot> snapshot() override { return inner_->snapshot(); }
-  result<lrms_snapshot> jobs_snapshot() override { return inner_->jobs_snapshot(); }
-  snapshot_rest begin_snapshot() override { return inner_->begin_snapshot(); }
-  std::optional<std::uint64_t> jobs_version() override { return inner_->jobs_version(); }
-  result<std::vector<node_group>> node_groups() override { return inner_->node_groups(); }
-  result<lrms_job_state> job_status(const std::string& id) override {
-    return inner_->job_status(id);
-  }
+      : lrms_wrapper(std::move(inner)), may_change_(std::move(may_change)) {}
 
   result<std::string> create_reservation(const reservation_spec& spec) override {
-    return fenced([&] { return inner_->create_reservation(spec); });
+    return fenced([&] { return inner().create_reservation(spec); });
   }
   status delete_reservation(const std::string& id) override {
-    return fenced([&] { return inner_->delete_reservation(id); });
+    return fenced([&] { return inner().delete_reservation(id); });
   }
   result<std::string> modify_reservation(const std::string& id,
                                          const reservation_spec& new_terms) override {
-    return fenced([&] { return inner_->modify_reservation(id, new_terms); });
+    return fenced([&] { return inner().modify_reservation(id, new_terms); });
   }
   status extend_reservation(const std::string& id, timestamp new_end) override {
-    return fenced([&] { return inner_->extend_reservation(id, new_end); });
+    return fenced([&] { return inner().extend_reservation(id, new_end); });
   }
   result<std::string> submit_job(const job_spec& spec) override {
-    return fenced([&] { return inner_->submit_job(spec); });
+    return fenced([&] { return inner().submit_job(spec); });
   }
   status cancel_job(const std::string& id) override {
-    return fenced([&] { return inner_->cancel_job(id); });
+    return fenced([&] { return inner().cancel_job(id); });
   }
 
  private:
@@ -58,7 +48,6 @@ class fenced_lrms final : public lrms {
     return change();
   }
 
-  std::unique_ptr<lrms> inner_;
   std::function<status()> may_change_;
 };
 

@@ -130,6 +130,15 @@ class lrms {
   /// the same; nothing when the LRMS cannot say (the default: a real LRMS is read).
   virtual std::optional<std::uint64_t> jobs_version() { return std::nullopt; }
 
+  /// A number that changes whenever the reservations change other than through this
+  /// object's own reservation calls (create, delete, modify, extend) or by ending at their
+  /// end: a failure that drops them, someone else's reservation. So the one caller of those
+  /// calls, who keeps what they did (a cluster service's capacity view), knows that its
+  /// reservations are still the LRMS's while it is the same, and need not list them again.
+  /// Nothing when the LRMS cannot say (the default: a real LRMS is shared with its site, an
+  /// LRMS with several callers is read).
+  virtual std::optional<std::uint64_t> reservations_version() { return std::nullopt; }
+
   /// The rest of a snapshot() begun by begin_snapshot(): run it once, on any thread.
   using snapshot_rest = std::function<result<lrms_snapshot>()>;
   /// A snapshot() in two steps, for a caller that must not wait for the whole listing (a

@@ -44,6 +44,9 @@ class timed_lrms final : public lrms {
   snapshot_rest begin_snapshot() override;
   /// Forwarded untimed: no call to the batch system.
   std::optional<std::uint64_t> jobs_version() override { return inner_->jobs_version(); }
+  std::optional<std::uint64_t> reservations_version() override {
+    return inner_->reservations_version();
+  }
   result<std::string> create_reservation(const reservation_spec& spec) override;
   status delete_reservation(const std::string& id) override;
   result<std::string> modify_reservation(const std::string& id,

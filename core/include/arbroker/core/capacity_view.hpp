@@ -44,9 +44,10 @@ struct keyed_reservation {
 /// log n + j log j) with c the reservations whose terms changed and d the jobs that started or
 /// ended since the last read (it reconciles, it does not rebuild); set_jobs O(d log n + j log j
 /// + q) (a job that runs on keeps its hold; when the jobs do not all fit, O(j log n) to hold
-/// them in the LRMS's order, as a new read does); put, erase O(log n); t_wkl() O(j + q + k log n)
-/// with k the reservations that count, cached until a change that can move it; planned() O(n +
-/// plan) once after a change it cannot absorb, and no copy at all while the queue is empty.
+/// them in the LRMS's order, as a new read does); put, erase O(log n); drop_ended O(n); t_wkl() O(j
+/// + q + k log n) with k the reservations that count, cached until a change that can move it;
+/// planned() O(n + plan) once after a change it cannot absorb, and no copy at all while the queue
+/// is empty.
 class capacity_view {
  public:
   /// An empty view of a cluster of `cpus` CPUs; invalid_processor_range unless cpus > 0,
@@ -69,6 +70,15 @@ class capacity_view {
 
   /// Reservation `key` holds nothing any more (unknown keys are ignored).
   void erase(const std::string& key);
+
+  /// Forgets the reservations that have ended by `now`, as a full read then no longer lists
+  /// them. O(n) for n kept.
+  void drop_ended(timestamp now);
+
+  /// Whether the last full read left nothing out and nothing failed to fit since: then, if
+  /// the LRMS's reservations changed only as put and erase said, drop_ended and set_jobs at
+  /// `now` make the view a full read at `now` would make (lrms_view skips such reads).
+  bool holds_all() const noexcept { return complete_ && !wrong_; }
 
   /// Whether something did not fit since the last reset: read everything again.
   bool wrong() const noexcept { return wrong_; }
@@ -132,6 +142,7 @@ class capacity_view {
   mutable bool plan_failed_ = false;  // the queue cannot be planned: planned() is the profile
   mutable std::optional<timestamp> t_wkl_;
   bool wrong_ = false;
+  bool complete_ = false;         // the last reset held everything it read
   std::uint64_t generation_ = 0;  // of full reads
 };
 

@@ -61,6 +61,10 @@ struct simulated_lrms_config {
   /// meet is refused as a real LRMS refuses it. Empty: none named (needs are not checked).
   /// The queue still plans every job on any CPU: the nodes do not split its capacity.
   std::vector<node_group> nodes = {};
+  /// false: reservations_version() says nothing, as of a real LRMS, which its site shares, so
+  /// that a cluster service reads its reservations at every full read (for benchmarks of
+  /// those reads, and tests against a view that reads whole).
+  bool reports_reservation_changes = true;
 };
 
 /// Simulation-only properties of a local job.
@@ -102,6 +106,9 @@ class simulated_lrms final : public lrms {
   /// Counts every change to a job (submitted, started, ended, requeued, bound to another id,
   /// walltime raised), after processing the events up to now.
   std::optional<std::uint64_t> jobs_version() override;
+  /// Counts every change to the reservations (made, deleted, modified, extended, all gone
+  /// in fail_all_nodes) but their ends at their ends.
+  std::optional<std::uint64_t> reservations_version() override;
   /// Copies the jobs now and takes the reservations' listing without copying it (O(n / 1024),
   /// reservation_listing.hpp); the rest sorts and names them (O(n log n)).
   snapshot_rest begin_snapshot() override;
@@ -295,9 +302,11 @@ class simulated_lrms final : public lrms {
   mutable std::vector<event> events_;
   mutable std::size_t stale_events_ = 0;
   serial first_serial_ = 0;
-  serial last_job_ = 0;             // set to first_serial_ at construction
-  serial last_reservation_ = 0;     // likewise
-  std::uint64_t jobs_version_ = 0;  // jobs_version()
+  serial last_job_ = 0;                     // set to first_serial_ at construction
+  serial last_reservation_ = 0;             // likewise
+  std::uint64_t jobs_version_ = 0;          // jobs_version()
+  std::uint64_t reservations_version_ = 0;  // reservations_version()
+  bool reports_reservation_changes_ = true;
   // How finished job `jid` ended, if it is one of this run's.
   std::optional<lrms_job_state> finished(serial jid) const;
 };
