@@ -22,7 +22,7 @@
 //   void start(const std::shared_ptr<Job>&, std::vector<const directory_entry*> fit)
 //       -- the clusters fit for the request (job->req, job->clusters are set): probe, rank,
 //       then try_placement()
-//   void settle(const std::shared_ptr<Job>&)  -- after every answer the attempt got
+//   void settle(const std::shared_ptr<Job>&)  -- after an answer moved the attempt on
 //   Reply failure(const Job&, errc, std::string)  -- a failed answer with what it learnt
 //   const cluster_service_actor& service_of(const Job&, std::size_t site)
 
@@ -310,9 +310,19 @@ class coordinator_state {
 
   template <class ReplyType>
   void answered_call(const job_ptr& j, std::uint64_t id, ReplyType* r) {
+    advance(j, [&] { return j->attempt.answer(id, r); });
+  }
+
+  // Runs the calls an answer asks for; the derived state hears of the answer only when it
+  // moved the attempt to another phase. An answer nothing waited for (a part in doubt
+  // released, answered after the job went on: probing again, or trying the next
+  // candidate) must not start a second try beside the one under way.
+  template <class Step>
+  void advance(const job_ptr& j, Step step) {
     guarded(j, [&] {
-      run(j, j->attempt.answer(id, r));
-      if (!j->answered) derived().settle(j);
+      const auto before = j->attempt.current();
+      run(j, step());
+      if (!j->answered && j->attempt.current() != before) derived().settle(j);
     });
   }
 
@@ -334,10 +344,7 @@ class coordinator_state {
     auto [j, id] = std::move(it->second);
     decisions_.erase(it);
     const status ok = failure.empty() ? status{} : status{error{errc::storage_failure, failure}};
-    guarded(j, [&] {
-      run(j, j->attempt.decided(id, ok));
-      if (!j->answered) derived().settle(j);
-    });
+    advance(j, [&] { return j->attempt.decided(id, ok); });
   }
 
   // The broker's deadline for request `no` passed: its attempt gives up (releasing what it

@@ -75,7 +75,7 @@ class elastic_coordinator
                             req.job.let));
   }
 
-  /// After every answer the attempt got: a granted try is the reservation; a refused one
+  /// After an answer that moved the attempt on: a granted try is the reservation; a refused one
   /// counts, and the next candidate goes.
   void settle(const job_ptr& j) {
     switch (j->attempt.current()) {

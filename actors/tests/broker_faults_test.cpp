@@ -1,5 +1,6 @@
 // The broker when what it calls fails: a service that dies while asked, a grant that comes
-// after its request timed out, an elastic worker that dies with requests in flight.
+// after its request timed out, an elastic worker that dies with requests in flight, a part
+// in doubt whose release is answered late.
 
 #include <map>
 #include <string>
@@ -159,6 +160,101 @@ TEST_F(broker_test, AnElasticWorkerThatDiesIsReplacedAndItsRequestsAnswered) {
     auto r = ask<msg::elastic_reply>(broker, small);
     EXPECT_TRUE(r.error.ok()) << r.error.message;
   }
+  self->send_exit(svc, caf::exit_reason::user_shutdown);
+  sched.run();
+}
+
+// A stand-in whose first prepare ends in doubt (unreachable, as from a leader whose lease ran
+// out): the attempt releases that part with a call nothing waits for (its settle call), and
+// the request probes again. The stand-in holds that release's answer and the second probe
+// until told, so that the release is answered while the request waits for the probe.
+struct doubtful_service {
+  using answer_release_atom = caf::atom_constant<caf::atom("rel")>;
+  using answer_probe_atom = caf::atom_constant<caf::atom("probe")>;
+  int probes = 0, prepares = 0, releases = 0;
+  std::vector<std::pair<caf::response_promise, msg::call_tag>> held_releases;
+  std::vector<std::pair<caf::response_promise, msg::call_tag>> held_probes;
+  timestamp later = 0;  // the start the second probe offers
+  caf::behavior operator()(caf::event_based_actor* s) {
+    return {
+        [this, s](msg::call_tag tag, const msg::probe_batch_request& b) -> caf::message {
+          ++probes;
+          const auto& p = b.probes.front();
+          if (probes == 1) {  // its best slot, and word of more (a refill fetches them)
+            msg::probe_batch_reply out;
+            msg::probe_reply r;
+            r.cluster = "doubtful";
+            r.slots.push_back(
+                broker_test::priced_slot("doubtful", p.site.est, p.site.est + 3600, 8));
+            r.generated = r.above_threshold = 3;
+            r.available = 3;
+            out.replies.push_back(r);
+            return caf::make_message(tag, out);
+          }
+          later = p.site.est + 600;
+          held_probes.push_back({s->make_response_promise(), tag});
+          return {};
+        },
+        [this](msg::call_tag tag, const msg::prepare_request&) {
+          msg::prepare_reply r;
+          if (++prepares == 1)
+            r.error = msg::wire(errc::unreachable, "the lease ran out: it changes nothing");
+          else
+            r.reservation_id = "doubtful/1";
+          return caf::make_message(tag, r);
+        },
+        [this, s](msg::call_tag tag, const msg::release_txn_request&) -> caf::message {
+          ++releases;
+          held_releases.push_back({s->make_response_promise(), tag});
+          return {};
+        },
+        [this](answer_release_atom) {
+          for (auto& [rp, tag] : held_releases)
+            rp.deliver(tag, msg::ack_reply{});
+          held_releases.clear();
+        },
+        [this](answer_probe_atom) {
+          for (auto& [rp, tag] : held_probes) {
+            msg::probe_batch_reply out;
+            msg::probe_reply r;
+            r.cluster = "doubtful";
+            r.slots.push_back(broker_test::priced_slot("doubtful", later, later + 3600, 8));
+            r.generated = r.above_threshold = r.available = 1;
+            out.replies.push_back(r);
+            rp.deliver(tag, out);
+          }
+          held_probes.clear();
+        },
+    };
+  }
+};
+
+TEST_F(broker_test, TheAnswerToAReleaseInDoubtStartsNoSecondTry) {
+  doubtful_service d;
+  auto svc = sys.spawn([&](caf::event_based_actor* s) { return d(s); });
+  ASSERT_NO_FATAL_FAILURE(register_stand_in("doubtful", svc));
+  auto req = elastic(3600, 4 * 3600, 8, 8, 3600, 8);
+  req.clusters = {"doubtful"};
+  auto h = self->request(broker, caf::infinite, checked(req));
+  sched.run();
+  ASSERT_EQ(d.prepares, 1);
+  ASSERT_EQ(d.releases, 1) << "the part in doubt is released";
+  ASSERT_EQ(d.probes, 2) << "the request probes again for the slots held back";
+  // The release is answered while the request waits for its probe: that changes nothing
+  // for the request (it used to start a try from the candidates of before the probe).
+  self->send(svc, doubtful_service::answer_release_atom::value);
+  sched.run();
+  EXPECT_EQ(d.prepares, 1);
+  EXPECT_TRUE(self->mailbox().empty()) << "answered before its probe came back";
+  self->send(svc, doubtful_service::answer_probe_atom::value);
+  sched.run();
+  EXPECT_EQ(d.prepares, 2);
+  h.receive(
+      [&](msg::elastic_reply& r) {
+        ASSERT_TRUE(r.error.ok()) << r.error.message;
+        EXPECT_EQ(r.reservation.start, d.later);
+      },
+      [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
   self->send_exit(svc, caf::exit_reason::user_shutdown);
   sched.run();
 }
