@@ -589,7 +589,8 @@ struct node::impl {
           caf::scoped_actor self{*sys};
           self->request(gis, std::chrono::seconds(10), register_atom::value, info, proxy)
               .receive([](const msg::ack_reply&) {}, [](const caf::error&) {});
-        });
+        },
+        hooks.lrms_may_change);
     if (!links) return links.err();
     agents = std::move(links->agents);
     services.insert(services.end(), links->proxies.begin(), links->proxies.end());

@@ -79,7 +79,8 @@ result<std::unique_ptr<remote::agent_server>> serve_agent(
 
 result<remote_links> reach_agents(
     caf::actor_system& sys, const node_config& cfg, remote_event_fn on_event,
-    std::function<void(const msg::cluster_info&, const cluster_service_actor&)> on_cluster) {
+    std::function<void(const msg::cluster_info&, const cluster_service_actor&)> on_cluster,
+    std::function<status()> may_change) {
   std::map<std::string, remote::remote_agent_config> by_address;
   std::vector<std::string> order;  // the clusters, as configured
   for (const auto& c : cfg.clusters) {
@@ -115,6 +116,7 @@ result<remote_links> reach_agents(
     rc.silence = ms(r.silence);
     rc.on_event = on_event;
     rc.on_cluster = on_cluster;
+    rc.may_change = may_change;
     auto a = remote::remote_agent::start(sys, rc);
     if (!a) return a.err();
     for (const auto& name : rc.clusters)

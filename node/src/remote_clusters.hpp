@@ -33,8 +33,10 @@ struct remote_links {
 
 /// The clusters of kind remote, one link per agent address. `on_cluster` gets each as its
 /// agent describes it, after every (re)connection: register it with the GIS there.
+/// `may_change` (may be null) fences the changes sent to the agents (remote_agent_config).
 result<remote_links> reach_agents(
     caf::actor_system& sys, const node_config& cfg, remote_event_fn on_event,
-    std::function<void(const msg::cluster_info&, const cluster_service_actor&)> on_cluster);
+    std::function<void(const msg::cluster_info&, const cluster_service_actor&)> on_cluster,
+    std::function<status()> may_change);
 
 }  // namespace arbroker::detail

@@ -169,6 +169,9 @@ using answer_fn = std::function<void(std::uint8_t code, std::string body)>;
 /// How a proxy's call comes back: the outputs' bytes, or why there are none.
 using finish_fn = std::function<void(result<std::string>)>;
 
+template <class T, class... Us>
+inline constexpr bool one_of = (std::is_same_v<T, Us> || ...);
+
 template <class Sig>
 struct operation;
 
@@ -181,6 +184,14 @@ struct operation<caf::typed_mpi<caf::detail::type_list<In...>, caf::output_tuple
   static constexpr bool settles = (std::is_same_v<In, msg::commit_txn_request> || ...) ||
                                   (std::is_same_v<In, msg::abort_txn_request> || ...) ||
                                   (std::is_same_v<In, msg::release_txn_request> || ...);
+
+  /// Whether the call changes the cluster other than by settling a transaction: a new hold,
+  /// a client's change to a reservation or its jobs, a grid job submitted or cancelled.
+  static constexpr bool changes =
+      (one_of<In, msg::prepare_request, msg::commit_request, msg::cancel_request,
+              msg::modify_request, msg::bind_job_request, msg::bound_job_cancel_request,
+              msg::unbind_jobs_request, msg::job_submit_request, msg::job_cancel_request> ||
+       ...);
 
   /// The agent's side: decode, scope, ask `service`, answer with the outputs.
   static void serve(caf::event_based_actor* self, const caf::actor& service,
@@ -262,6 +273,17 @@ constexpr std::array<bool, sizeof...(Sigs)> make_settling_table(caf::detail::typ
 inline constexpr auto settling_table = make_settling_table(signatures{});
 constexpr bool settling_op(std::uint32_t op) {
   return op < settling_table.size() && settling_table[op];
+}
+
+/// Whether message `op` changes the cluster other than by settling a transaction: a proxy
+/// sends none once its node may no longer change its batch systems (remote_agent.cpp).
+template <class... Sigs>
+constexpr std::array<bool, sizeof...(Sigs)> make_changing_table(caf::detail::type_list<Sigs...>) {
+  return {operation<Sigs>::changes...};
+}
+inline constexpr auto changing_table = make_changing_table(signatures{});
+constexpr bool changing_op(std::uint32_t op) {
+  return op < changing_table.size() && changing_table[op];
 }
 
 /// The position of the message that is the request T alone (operation_count if none).

@@ -164,6 +164,9 @@ class proxy_state {
   self_pointer self() const { return self_; }
 
   void call(std::uint32_t op, std::string body, detail::finish_fn finish) {
+    if (detail::changing_op(op) && agent_->config().may_change)
+      if (auto ok = agent_->config().may_change(); !ok)
+        return finish(error{ok.err().code, cluster_ + ": " + ok.err().message});
     const std::uint64_t id = ++next_;
     const bool settles = detail::settling_op(op);
     auto& p = pending_

@@ -354,6 +354,58 @@ TEST(RemoteAgent, ABrokerReachesOnlyWhatItMadeUnlessItIsAnAdminBroker) {
   EXPECT_TRUE(cancelled.error.ok()) << cancelled.error.message;
 }
 
+// A leader whose lease was not renewed (node_hooks::lrms_may_change) changes nothing behind
+// an agent either: a new hold, a client's cancel, a grid job submitted or cancelled is
+// answered with the fence's error and never sent; reads and the second phase of a
+// transaction (a decision the next leader completes the same way) still go out.
+TEST(RemoteAgent, ANodeThatMayNoLongerChangeItsBatchSystemsSendsNoChange) {
+  agent_side agent;
+  agent.serve();
+  broker_side node;
+  std::atomic<bool> fenced{false};
+  auto c = node.config(agent.address());
+  c.may_change = [&fenced]() -> status {
+    if (!fenced) return {};
+    return fail(errc::unreachable, "the lease of epoch 3 was not renewed");
+  };
+  node.connect(c);
+  ASSERT_TRUE(node.agent->wait_connected(10s)) << node.agent->last_error();
+  auto [tag1, held] = node.call<msg::prepare_reply>(1, hold("t-1", 8));
+  ASSERT_TRUE(held.error.ok()) << held.error.message;
+  auto job = node.job_call<msg::job_submit_reply>(
+      msg::job_submit_request{"alice", "gj-1", "true", 2, 600});
+  ASSERT_TRUE(job.error.ok()) << job.error.message;
+
+  fenced = true;
+  const auto calls = agent.server->counters().calls;
+  const auto refused = [](const msg::wire_error& e) {
+    return e.err() == errc::unreachable &&
+           e.message.find("c1: the lease of epoch 3 was not renewed") != std::string::npos;
+  };
+  auto [tag2, more] = node.call<msg::prepare_reply>(2, hold("t-2", 8));
+  EXPECT_EQ(tag2.value, 2u);
+  EXPECT_TRUE(refused(more.error)) << more.error.message;
+  auto submitted = node.job_call<msg::job_submit_reply>(
+      msg::job_submit_request{"alice", "gj-2", "true", 2, 600});
+  EXPECT_TRUE(refused(submitted.error)) << submitted.error.message;
+  auto kill = node.job_call<msg::job_cancel_reply>(msg::job_cancel_request{job.lrms_id});
+  EXPECT_TRUE(refused(kill.error)) << kill.error.message;
+  auto cancel = node.ask<msg::ack_reply>(msg::cancel_request{"alice", held.reservation_id});
+  EXPECT_TRUE(refused(cancel.error)) << cancel.error.message;
+  EXPECT_EQ(agent.server->counters().calls, calls) << "a fenced change reached the agent";
+
+  // Reads and the second phase go out: the hold is committed, and listed.
+  auto [tag3, committed] = node.call<msg::ack_reply>(3, msg::commit_txn_request{"t-1"});
+  EXPECT_TRUE(committed.error.ok()) << committed.error.message;
+  auto q = node.ask<msg::query_reply>(msg::query_request{"alice", held.reservation_id});
+  ASSERT_TRUE(q.error.ok()) << q.error.message;
+  EXPECT_EQ(q.info.state, reservation_state::committed);
+  EXPECT_EQ(node.ask<msg::list_reply>(msg::list_request{""}).reservations.size(), 1u);
+  EXPECT_EQ(node.job_call<msg::job_find_reply>(msg::job_find_request{{"gj-1", "gj-2"}}).lrms_ids,
+            (std::vector<std::string>{job.lrms_id, ""}));
+  EXPECT_EQ(agent.server->counters().calls, calls + 4);
+}
+
 // A job a broker binds to its reservation (a grid job's copy under the reserve strategy) is
 // named for that broker in the LRMS like a submitted one: found by it after a crash, and
 // cancelled by it, never by another broker.

@@ -13,7 +13,9 @@
 // compensation's release); any other call without an answer within `call_timeout` (an agent
 // stopped or partitioned away) gets a `timeout` reply, so a caller never hangs. Every call the
 // agent may still execute late is idempotent at the service (prepare per txn, commit/abort/release
-// per txn). Heartbeats find a dead peer within `silence` even when nothing is asked.
+// per txn). Heartbeats find a dead peer within `silence` even when nothing is asked. A node
+// that may no longer change its batch systems (`may_change`: a leader whose lease was not
+// renewed) sends no new change.
 //
 // Ownership: the object owns its io thread, its connection and its proxies (they end with
 // it). Handles given out stay valid across reconnections: the same proxy carries on.
@@ -28,6 +30,7 @@
 
 #include "arbroker/actors/protocols.hpp"
 #include "arbroker/api/tls.hpp"
+#include "arbroker/core/error.hpp"
 #include "arbroker/messages/gis_protocol.hpp"
 
 namespace arbroker::remote {
@@ -48,6 +51,12 @@ struct remote_agent_config {
   std::chrono::milliseconds settle_timeout{600000};
   std::chrono::milliseconds backoff_min{100}, backoff_max{5000};
   std::size_t max_frame = std::size_t{16} << 20;
+  /// Whether this node may still change the batch systems (node_hooks::lrms_may_change: its
+  /// lease). A call that would change something at the agent (a prepare, a client's change
+  /// to a reservation, a job submitted or cancelled) is answered with its error instead of
+  /// sent, as fenced_lrms answers for a local LRMS. The second phase of a transaction goes
+  /// out: it carries a decision the next leader completes the same way. Null: always.
+  std::function<status()> may_change;
   /// After each welcome, for every cluster of `clusters` the agent serves: its description
   /// and its proxy (register it with the GIS). On the connection's thread.
   std::function<void(const msg::cluster_info&, const cluster_service_actor&)> on_cluster;
