@@ -175,22 +175,23 @@ struct doubtful_service {
   std::vector<std::pair<caf::response_promise, msg::call_tag>> held_releases;
   std::vector<std::pair<caf::response_promise, msg::call_tag>> held_probes;
   timestamp later = 0;  // the start the second probe offers
+  // A probe's answer: one slot of 8 CPUs for an hour from `start`, of `available` it has.
+  static msg::probe_batch_reply one_slot(timestamp start, std::int32_t available) {
+    msg::probe_reply r;
+    r.cluster = "doubtful";
+    r.slots.push_back(broker_test::priced_slot("doubtful", start, start + 3600, 8));
+    r.generated = r.above_threshold = r.available = available;
+    msg::probe_batch_reply out;
+    out.replies.push_back(r);
+    return out;
+  }
   caf::behavior operator()(caf::event_based_actor* s) {
     return {
         [this, s](msg::call_tag tag, const msg::probe_batch_request& b) -> caf::message {
           ++probes;
           const auto& p = b.probes.front();
-          if (probes == 1) {  // its best slot, and word of more (a refill fetches them)
-            msg::probe_batch_reply out;
-            msg::probe_reply r;
-            r.cluster = "doubtful";
-            r.slots.push_back(
-                broker_test::priced_slot("doubtful", p.site.est, p.site.est + 3600, 8));
-            r.generated = r.above_threshold = 3;
-            r.available = 3;
-            out.replies.push_back(r);
-            return caf::make_message(tag, out);
-          }
+          if (probes == 1)  // its best slot, and word of more (a refill fetches them)
+            return caf::make_message(tag, one_slot(p.site.est, 3));
           later = p.site.est + 600;
           held_probes.push_back({s->make_response_promise(), tag});
           return {};
@@ -214,15 +215,8 @@ struct doubtful_service {
           held_releases.clear();
         },
         [this](answer_probe_atom) {
-          for (auto& [rp, tag] : held_probes) {
-            msg::probe_batch_reply out;
-            msg::probe_reply r;
-            r.cluster = "doubtful";
-            r.slots.push_back(broker_test::priced_slot("doubtful", later, later + 3600, 8));
-            r.generated = r.above_threshold = r.available = 1;
-            out.replies.push_back(r);
-            rp.deliver(tag, out);
-          }
+          for (auto& [rp, tag] : held_probes)
+            rp.deliver(tag, one_slot(later, 1));
           held_probes.clear();
         },
     };

@@ -172,6 +172,17 @@ using finish_fn = std::function<void(result<std::string>)>;
 template <class T, class... Us>
 inline constexpr bool one_of = (std::is_same_v<T, Us> || ...);
 
+/// What a call does to the cluster at the agent, which decides how a proxy sends it
+/// (remote_agent.cpp).
+enum class effect : std::uint8_t {
+  reads,    ///< nothing: a probe, an advice, a query, a listing, job states
+  settles,  ///< the second phase of a transaction (commit, abort, release): delivered
+            ///< across link losses
+  changes,  ///< anything else it changes (a new hold, a client's change to a reservation or
+            ///< its jobs, a grid job submitted or cancelled): not sent once the node may no
+            ///< longer change its batch systems
+};
+
 template <class Sig>
 struct operation;
 
@@ -181,17 +192,15 @@ struct operation<caf::typed_mpi<caf::detail::type_list<In...>, caf::output_tuple
   template <class T>
   static constexpr bool takes = std::is_same_v<std::tuple<In...>, std::tuple<T>>;
 
-  static constexpr bool settles = (std::is_same_v<In, msg::commit_txn_request> || ...) ||
-                                  (std::is_same_v<In, msg::abort_txn_request> || ...) ||
-                                  (std::is_same_v<In, msg::release_txn_request> || ...);
-
-  /// Whether the call changes the cluster other than by settling a transaction: a new hold,
-  /// a client's change to a reservation or its jobs, a grid job submitted or cancelled.
-  static constexpr bool changes =
-      (one_of<In, msg::prepare_request, msg::commit_request, msg::cancel_request,
-              msg::modify_request, msg::bind_job_request, msg::bound_job_cancel_request,
-              msg::unbind_jobs_request, msg::job_submit_request, msg::job_cancel_request> ||
-       ...);
+  static constexpr effect what =
+      (one_of<In, msg::commit_txn_request, msg::abort_txn_request, msg::release_txn_request> || ...)
+          ? effect::settles
+      : (one_of<In, msg::prepare_request, msg::commit_request, msg::cancel_request,
+                msg::modify_request, msg::bind_job_request, msg::bound_job_cancel_request,
+                msg::unbind_jobs_request, msg::job_submit_request, msg::job_cancel_request> ||
+         ...)
+          ? effect::changes
+          : effect::reads;
 
   /// The agent's side: decode, scope, ask `service`, answer with the outputs.
   static void serve(caf::event_based_actor* self, const caf::actor& service,
@@ -264,26 +273,14 @@ constexpr std::array<serve_fn, sizeof...(Sigs)> make_serve_table(caf::detail::ty
 inline constexpr auto serve_table = make_serve_table(signatures{});
 inline constexpr std::uint32_t operation_count = serve_table.size();
 
-/// Whether message `op` is the second phase of a transaction (commit, abort, release): a
-/// proxy delivers these across link losses (remote_agent.cpp).
 template <class... Sigs>
-constexpr std::array<bool, sizeof...(Sigs)> make_settling_table(caf::detail::type_list<Sigs...>) {
-  return {operation<Sigs>::settles...};
+constexpr std::array<effect, sizeof...(Sigs)> make_effect_table(caf::detail::type_list<Sigs...>) {
+  return {operation<Sigs>::what...};
 }
-inline constexpr auto settling_table = make_settling_table(signatures{});
-constexpr bool settling_op(std::uint32_t op) {
-  return op < settling_table.size() && settling_table[op];
-}
-
-/// Whether message `op` changes the cluster other than by settling a transaction: a proxy
-/// sends none once its node may no longer change its batch systems (remote_agent.cpp).
-template <class... Sigs>
-constexpr std::array<bool, sizeof...(Sigs)> make_changing_table(caf::detail::type_list<Sigs...>) {
-  return {operation<Sigs>::changes...};
-}
-inline constexpr auto changing_table = make_changing_table(signatures{});
-constexpr bool changing_op(std::uint32_t op) {
-  return op < changing_table.size() && changing_table[op];
+inline constexpr auto effect_table = make_effect_table(signatures{});
+/// What message `op` does at the agent (an unknown op reads nothing).
+constexpr effect effect_of(std::uint32_t op) {
+  return op < effect_table.size() ? effect_table[op] : effect::reads;
 }
 
 /// The position of the message that is the request T alone (operation_count if none).

@@ -164,11 +164,13 @@ class proxy_state {
   self_pointer self() const { return self_; }
 
   void call(std::uint32_t op, std::string body, detail::finish_fn finish) {
-    if (detail::changing_op(op) && agent_->config().may_change)
-      if (auto ok = agent_->config().may_change(); !ok)
+    const auto what = detail::effect_of(op);
+    const auto& may_change = agent_->config().may_change;
+    if (what == detail::effect::changes && may_change)
+      if (auto ok = may_change(); !ok)
         return finish(error{ok.err().code, cluster_ + ": " + ok.err().message});
     const std::uint64_t id = ++next_;
-    const bool settles = detail::settling_op(op);
+    const bool settles = what == detail::effect::settles;
     auto& p = pending_
                   .emplace(id, pending_call{steady::now() + (settles ? settle_ : timeout_), op,
                                             settles, std::move(finish), std::move(body), false})
