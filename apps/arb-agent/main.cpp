@@ -100,6 +100,7 @@ int main(int argc, char** argv) {
   sigaddset(&s, SIGTERM);
   sigaddset(&s, SIGINT);
   pthread_sigmask(SIG_BLOCK, &s, nullptr);
+  signal(SIGPIPE, SIG_IGN);  // a closed stdout fails a write, it does not end the agent
   arbroker::options o;
   std::string data_dir, log_level;
   CLI::App app{"arb-agent: cluster services served to arbroker broker nodes"};

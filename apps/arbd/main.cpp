@@ -517,6 +517,10 @@ int main(int argc, char** argv) {
   // Before any thread exists, so that every thread inherits the mask.
   auto sigs = arbroker::stop_signals();
   pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+  // A stdout or stderr whose reader is gone (a pipe its starter closed) makes a write fail,
+  // not end the daemon: a standby stopped as it takes over prints its ready line then.
+  // (Sockets never raise it: Asio, CAF and libpq send without SIGPIPE.)
+  signal(SIGPIPE, SIG_IGN);
   if (o.log_file.empty()) {
     spdlog::set_default_logger(spdlog::stderr_color_mt("arbd"));
   } else {

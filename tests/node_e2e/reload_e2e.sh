@@ -80,5 +80,28 @@ check "and changes nothing" 0 as dave:dave-secret-token
 
 stop_arbd
 [ "$stopped_rc" -eq 0 ] && pass "arbd stops cleanly" || fail "arbd exit $stopped_rc"
+
+# Whoever started arbd may have closed its stdout (a pipe whose reader is gone) before arbd
+# prints its ready line: the write fails, arbd serves on and stops cleanly (it used to die of
+# SIGPIPE, exit 141). The pipe's read end is closed before arbd starts: no race.
+write_config alice:alice-secret
+rc=$(python3 - "$arbd" "$work/node.toml" <<'PY'
+import os, signal, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.Popen([sys.argv[1], "--config", sys.argv[2], "--listen", "127.0.0.1:0",
+                      "--metrics", "", "--http", "", "--log-level", "info"],
+                     stdout=w, stderr=subprocess.PIPE, text=True)
+os.close(w)
+for line in p.stderr:  # its log, until it serves
+    if "event=ready" in line:
+        break
+p.send_signal(signal.SIGTERM)
+p.stderr.read()
+print(p.wait())
+PY
+)
+[ "$rc" = 0 ] && pass "arbd with its stdout closed serves and stops cleanly" \
+  || fail "arbd with its stdout closed: exit $rc"
 echo "$fails failure(s)"
 [ "$fails" -eq 0 ]
