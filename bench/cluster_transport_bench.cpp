@@ -100,7 +100,7 @@ struct remote_pair {
                  : client.middleman().remote_actor("127.0.0.1", port);
     if (!r) throw std::runtime_error("remote_actor: " + client.render(r.error()));
     remote = *r;
-    // The first reply on a fresh TLS connection may be lost (../shared/notes): warm up with
+    // The first reply on a fresh TLS connection may be lost (docs/architecture.md): warm up with
     // a deadline until one comes back.
     caf::scoped_actor self{client};
     for (int i = 0; i < 5; ++i) {

@@ -11,7 +11,7 @@
 #
 #   bench/replay_vs_reference.sh [RUNS=5] [TRACE...]
 #
-# TRACE: file names in ARB_TRACES_DIR (default ../shared/traces beside the checkout; all of
+# TRACE: file names in ARB_TRACES_DIR (default traces/ in the checkout; all of
 # its *.swf and *.swf.gz when none is given). ARB_BUILD_DIR: the build (default build).
 # ARB_BASELINE_SIM: another arb-sim (an older build) to time side by side: each round runs it
 # right after the engine, and a second line per trace gives its medians and ratios.
@@ -21,7 +21,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${ARB_BUILD_DIR:-$here/build}
-traces_dir=${ARB_TRACES_DIR:-$here/../shared/traces}
+traces_dir=${ARB_TRACES_DIR:-$here/traces}
 runs=${1:-5}
 shift $(($# < 1 ? $# : 1))
 traces=("$@")

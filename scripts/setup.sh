@@ -40,7 +40,7 @@ $demo || packages+=(
   gnuplot-nox                # arb-sim: experiment plots and Gantt charts (PNG)
   python3                    # bench/easy_reference.py, examples/http/arb_http.py (and their tests)
   pypy3                      # bench/replay_vs_reference.sh: the reference under a JIT (ARB_PYTHON=pypy3)
-  python3-venv python3-pip python3-setuptools  # clients/python installed with pip in a venv (its test)
+  python3-venv python3-pip python3-setuptools python3-wheel  # clients/python installed with pip in a venv (its test)
   chromium chromium-driver python3-selenium    # the web console's test in a real (headless) browser
   python3-jsonschema libjson-validator-perl    # docs/openapi.json against the OpenAPI 3.0 schema (shipped by the Perl package)
   curl                       # the HTTP/JSON API's end-to-end test

@@ -14,7 +14,7 @@
 #include "runner.hpp"
 
 #ifndef ARB_TRACES_DIR
-#define ARB_TRACES_DIR "../shared/traces"
+#define ARB_TRACES_DIR "traces"  // the build defines the repository's traces/
 #endif
 
 namespace {

@@ -4,8 +4,7 @@
 
 // The first 1500 sound batch jobs of KTH-SP2 (a real EASY-scheduled machine of 100 CPUs) and
 // a reservation every 25 jobs, replayed under each policy, with every invariant of
-// batch_policy_checker.hpp checked at every submission and every event instant. Skipped when
-// the trace is absent (set ARB_TRACES_DIR).
+// batch_policy_checker.hpp checked at every submission and every event instant.
 
 namespace arbroker {
 namespace {
@@ -67,7 +66,7 @@ class BatchPolicyTrace : public ::testing::TestWithParam<scheduling_policy> {};
 
 TEST_P(BatchPolicyTrace, KthSp2PrefixKeepsEveryInvariant) {
   const auto* trace = sim::testing::cached_trace("KTH-SP2-1996-2.1-cln.swf");
-  if (trace == nullptr) GTEST_SKIP() << "KTH-SP2 trace not found";
+  if (trace == nullptr) return;  // the test has failed
   replay(*trace, GetParam());
 }
 

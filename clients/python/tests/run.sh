@@ -7,10 +7,14 @@ set -euo pipefail
 arbd=$1 src=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 /usr/bin/python3 -m venv --system-site-packages "$work/venv"
-# From a copy: setuptools builds in the folder it is given (build/, *.egg-info).
-cp -r "$src/clients/python" "$work/package"
-"$work/venv/bin/pip" install --quiet --no-index --no-build-isolation "$work/package" \
+# From the tree, as the README says: setuptools builds in the folder it is given (build/,
+# *.egg-info), which .gitignore names, so the tree stays clean.
+"$work/venv/bin/pip" install --quiet --no-index --no-build-isolation "$src/clients/python" \
   >"$work/pip.log" 2>&1 || { cat "$work/pip.log"; exit 1; }
+if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  left=$(git -C "$src" status --porcelain --untracked-files=all -- clients/python)
+  [[ -z $left ]] || { echo "FAIL: pip install left files in the tree:"; echo "$left"; exit 1; }
+fi
 cd "$work"
 ARBD=$arbd ARB_EXPECT_INSTALLED="$src/clients/python" \
   "$work/venv/bin/python" -m unittest discover -v -s "$src/clients/python/tests"

@@ -1,8 +1,8 @@
 #pragma once
 
-// The real traces of ../shared/traces (beside the repository), read once per test program.
-// A test that needs one calls GTEST_SKIP when it is absent. The environment variable
-// ARB_TRACES_DIR, when set, names another folder (e.g. for a git worktree elsewhere).
+// The real traces of traces/ (in the repository), read once per test program. A trace that is
+// missing or cannot be read fails the calling test: they are part of every clone. The
+// environment variable ARB_TRACES_DIR, when set, names another folder.
 
 #include <gtest/gtest.h>
 
@@ -20,8 +20,7 @@ inline std::filesystem::path trace_path(const std::string& file) {
   return std::filesystem::path(dir != nullptr && *dir != 0 ? dir : ARB_TRACES_DIR) / file;
 }
 
-/// The trace, or nullptr when the file is absent. Fails the calling test if it is present
-/// but cannot be read.
+/// The trace, or nullptr (with the calling test failed) when it is missing or unreadable.
 inline const swf_trace* cached_trace(const std::string& file) {
   struct entry {
     bool loaded = false;
@@ -31,10 +30,10 @@ inline const swf_trace* cached_trace(const std::string& file) {
   entry& e = cache[file];
   if (!e.loaded) {
     e.loaded = true;
-    if (std::filesystem::exists(trace_path(file))) e.trace = read_swf(trace_path(file));
+    e.trace = read_swf(trace_path(file));
   }
   if (!e.trace) {
-    if (e.trace.err().code != errc::not_found) ADD_FAILURE() << to_string(e.trace.err());
+    ADD_FAILURE() << "trace " << trace_path(file) << ": " << to_string(e.trace.err());
     return nullptr;
   }
   return &*e.trace;

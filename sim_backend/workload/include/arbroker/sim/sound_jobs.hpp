@@ -2,7 +2,7 @@
 
 // "Sound batch jobs": the records of a log that can be replayed as batch jobs. Paper 000 uses
 // "the first 2000 sound batch-jobs of the SDSC Blue Horizon workload trace" without defining
-// the term; the two rules below are the ones of ../shared/traces/README.md.
+// the term; the two rules below are the ones of traces/README.md.
 
 #include <cstddef>
 #include <limits>
