@@ -12,6 +12,7 @@ cxx=${CLANGXX:-clang++}
   -I"$src/api/include" -I"$src/messages/include" -I"$src/core/include" \
   "$src/api/fuzz/fuzz_frames.cpp" \
   "$src/api/src/codec.cpp" "$src/api/src/protocol.cpp" "$src/api/src/validate.cpp" \
+  "$src/api/src/protocol_versions.cpp" \
   "$src/api/src/json_codec.cpp" "$src/messages/src/enum_names.cpp" \
   "$src/messages/src/speedup_spec.cpp" "$src/messages/src/fields.cpp" \
   "$src/messages/src/watch_protocol.cpp" \

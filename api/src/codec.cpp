@@ -6,6 +6,7 @@
 #include <iterator>
 #include <limits>
 
+#include "arbroker/api/protocol_versions.hpp"
 #include "arbroker/messages/msgpack_codec.hpp"
 
 namespace arbroker::api {
@@ -170,7 +171,7 @@ std::string encode_request(const request& r) {
   return std::string(buf.data(), buf.size());
 }
 
-decoded_request decode_request(std::string_view payload) {
+decoded_request decode_request(std::string_view payload, std::uint16_t version) {
   decoded_request out;
   auto oh = unpack_bounded(payload);
   if (!oh) {
@@ -197,16 +198,18 @@ decoded_request decode_request(std::string_view payload) {
   }
   out.op_code = code;
   auto op = to_operation(code);
-  if (!op) {
+  if (!op || introduced_in(*op) > version) {
     out.value =
         fail(errc::invalid_parameter, "request.op: unknown operation " + std::to_string(code));
     return out;
   }
   request r{id, empty_request_body(*op)};
+  const auto missing =
+      version < protocol_version ? msg::missing_fields::keep_defaults : msg::missing_fields::refuse;
   std::string err;
   std::visit(
       [&](auto& body) {
-        msg::msgpack_reader reader(f[2]);
+        msg::msgpack_reader reader(f[2], missing);
         inspect(reader, body);
         if (reader.failed()) err = reader.error_text();
       },
@@ -272,7 +275,8 @@ result<response> decode_response(std::string_view payload) {
   std::visit(
       [&](auto& body) {
         if constexpr (!std::is_same_v<std::decay_t<decltype(body)>, std::monostate>) {
-          msg::msgpack_reader reader(f[4]);
+          // A server of another release may know fewer fields (or more, which are skipped).
+          msg::msgpack_reader reader(f[4], msg::missing_fields::keep_defaults);
           inspect(reader, body);
           if (reader.failed()) err = reader.error_text();
         }

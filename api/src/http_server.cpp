@@ -12,6 +12,7 @@
 
 #include <array>
 #include <atomic>
+#include <charconv>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -19,6 +20,7 @@
 
 #include "arbroker/api/json_codec.hpp"
 #include "arbroker/api/openapi.hpp"
+#include "arbroker/api/protocol_versions.hpp"
 #include "arbroker/api/validate.hpp"
 #include "request_pipeline.hpp"
 #include "server_sent_events.hpp"
@@ -76,6 +78,8 @@ constexpr std::string_view v1_prefix = "/v1/";
 constexpr std::string_view openapi_path = "/v1/openapi.json";
 constexpr std::string_view metrics_path = "/metrics";
 constexpr std::string_view watch_path = "/v1/watch";
+/// The request's protocol version, and the answer's (docs/http-api.md, "Versions").
+constexpr const char* protocol_header = "X-Arb-Protocol";  // (Beast takes its own string_view)
 /// A watch's stream: a comment this often keeps idle proxies and clients from closing it,
 /// and finds a client gone; a write that takes longer than the timeout cuts the client.
 constexpr std::chrono::seconds sse_heartbeat_every{15};
@@ -299,6 +303,7 @@ class session final : public session_base, public std::enable_shared_from_this<s
   void route() {
     std::string_view target(req_.target().data(), req_.target().size());
     target = target.substr(0, target.find('?'));
+    if (!read_protocol_version()) return;
     if (target == openapi_path) {
       if (req_.method() != http::verb::get) return method_not_allowed("GET");
       return respond(200, openapi_document());
@@ -325,7 +330,7 @@ class session final : public session_base, public std::enable_shared_from_this<s
     if (target == watch_path) {
       if (req_.method() != http::verb::get)
         return method_not_allowed("GET");  // a stream of server-sent events
-      if (not_serving()) return;
+      if (not_serving() || !known_to_client(operation::watch)) return;
       return authenticate(operation::watch);
     }
     if (target.substr(0, v1_prefix.size()) != v1_prefix)
@@ -338,8 +343,50 @@ class session final : public session_base, public std::enable_shared_from_this<s
                      error_json(errc::not_found, "no operation '" + std::string(name) + "' (see " +
                                                      std::string(openapi_path) + ")"));
     if (req_.method() != http::verb::post) return method_not_allowed("POST");
-    if (not_serving()) return;
+    if (not_serving() || !known_to_client(*op)) return;
     authenticate(*op);
+  }
+
+  /// The version the request's X-Arb-Protocol header names (docs/http-api.md, "Versions"):
+  /// without one, this node's; one newer than this node's is a client of a later release,
+  /// whose appended fields are skipped. False when it answered a header it cannot serve.
+  bool read_protocol_version() {
+    client_version_ = protocol_version;
+    client_is_newer_ = false;
+    const auto h = req_[protocol_header];
+    if (h.empty()) return true;
+    const std::string text(h.data(), h.size());
+    unsigned v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc{} || end != text.data() + text.size() || v > 0xffff) {
+      respond(400, error_json(errc::invalid_parameter,
+                              std::string(protocol_header) + ": '" + text +
+                                  "' is not a protocol version (a number, such as " +
+                                  std::to_string(protocol_version) + ")"));
+      return false;
+    }
+    if (v > protocol_version) {
+      client_is_newer_ = true;
+      return true;
+    }
+    if (!serves_protocol_version(static_cast<std::uint16_t>(v))) {
+      respond(400, error_json(errc::invalid_parameter, "unsupported protocol version " + text +
+                                                           " (this server serves " +
+                                                           served_protocol_versions() + ")"));
+      return false;
+    }
+    client_version_ = static_cast<std::uint16_t>(v);
+    return true;
+  }
+
+  /// An operation newer than the client's version does not exist for it: false when it
+  /// answered so.
+  bool known_to_client(operation op) {
+    if (introduced_in(op) <= client_version_) return true;
+    respond(404, error_json(errc::not_found, "no operation '" + std::string(to_string(op)) +
+                                                 "' in protocol version " +
+                                                 std::to_string(client_version_)));
+    return false;
   }
 
   /// A standby (or a node still starting) answers 503 and says where the leader is: true
@@ -445,7 +492,8 @@ class session final : public session_base, public std::enable_shared_from_this<s
                              ": send the header Content-Type: application/json (curl: -H "
                              "'Content-Type: application/json'), or none"));
     const std::string_view text = req_.body().empty() ? "{}" : std::string_view(req_.body());
-    auto body = request_body_from_json(op, text);
+    auto body = request_body_from_json(
+        op, text, client_is_newer_ ? unknown_keys::ignore : unknown_keys::refuse);
     if (!body) return refuse(body.err());
     p.about(*body);
     if (auto s = p.admit(*body); !s) return refuse(s.err());
@@ -501,6 +549,7 @@ class session final : public session_base, public std::enable_shared_from_this<s
         http::status::ok, req_.version() ? req_.version() : 11);
     res->set(http::field::server, "arbroker");
     res->set(http::field::content_type, "text/event-stream");
+    res->set(protocol_header, std::to_string(client_version_));
     res->set(http::field::cache_control, "no-cache");
     res->set("X-Accel-Buffering", "no");  // nginx in front: pass each event at once
     res->keep_alive(false);
@@ -594,6 +643,7 @@ class session final : public session_base, public std::enable_shared_from_this<s
         static_cast<http::status>(status), req_.version() ? req_.version() : 11);
     res->set(http::field::server, "arbroker");
     res->set(http::field::content_type, "application/json");
+    res->set(protocol_header, std::to_string(client_version_));  // what this answer speaks
     decorate(*res);
     res->keep_alive(keep_alive_ && !draining_ && !srv_->stopping());
     res->body() = std::move(body);
@@ -630,6 +680,8 @@ class session final : public session_base, public std::enable_shared_from_this<s
   http::request<http::string_body> req_;
   caller who_;
   std::uint64_t requests_ = 0;
+  std::uint16_t client_version_ = protocol_version;  ///< the request's X-Arb-Protocol, or ours
+  bool client_is_newer_ = false;  ///< it named a version after ours: its new fields are skipped
   bool keep_alive_ = false;
   bool busy_ = false;  ///< between a request read and its response written
   bool draining_ = false;

@@ -82,6 +82,7 @@ struct path_ref {
 
 struct reader_state {
   std::string error;
+  bool ignore_unknown_keys = false;  ///< a client of a newer release: its new fields
   bool failed() const { return !error.empty(); }
   void fail(const path_ref& at, const std::string& what) {
     if (!error.empty()) return;
@@ -123,7 +124,7 @@ void struct_from_json(const json& j, T& x, const path_ref& at, reader_state& st)
   const auto& names = msg::field_names<T>();
   field_reader r{j, names, at, st};
   inspect(r, x);
-  if (st.failed() || r.used == j.size()) return;
+  if (st.failed() || r.used == j.size() || st.ignore_unknown_keys) return;
   // A key that is no field: find it (only now, so valid bodies pay one lookup per field).
   for (auto it = j.begin(); it != j.end(); ++it)
     if (std::find(names.begin(), names.end(), it.key()) == names.end()) {
@@ -204,12 +205,14 @@ void value_from_json(const json& j, T& v, const path_ref& at, reader_state& st) 
 
 }  // namespace
 
-result<request_body> request_body_from_json(operation op, std::string_view text) {
+result<request_body> request_body_from_json(operation op, std::string_view text,
+                                            unknown_keys unknown) {
   json j = json::parse(text.begin(), text.end(), nullptr, false);  // no exceptions
   if (j.is_discarded())
     return fail(errc::invalid_parameter, "the body is not JSON (or not valid UTF-8)");
   request_body body = empty_request_body(op);
   reader_state st;
+  st.ignore_unknown_keys = unknown == unknown_keys::ignore;
   const path_ref root;
   std::visit([&](auto& b) { value_from_json(j, b, root, st); }, body);
   if (st.failed()) return fail(errc::invalid_parameter, st.error);

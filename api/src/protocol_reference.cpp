@@ -151,9 +151,10 @@ std::string protocol_reference() {
       << "validation). docs/protocol.md explains frames, the handshake, limits and errors.\n\n"
       << "Protocol version " << protocol_version << ", magic `0x" << std::hex << protocol_magic
       << std::dec << "` (\"ARB1\").\n\n"
-      << "A struct is a msgpack array of its fields in the order below (receivers accept more\n"
-      << "fields than they know, never fewer); an enum is its number; `array of T` a msgpack\n"
-      << "array. Integers are range-checked against their type.\n\n";
+      << "A struct is a msgpack array of its fields in the order below (receivers skip fields\n"
+      << "after those they know; a node gives the trailing fields a client of an older served\n"
+      << "version leaves out their defaults, docs/compatibility.md); an enum is its number;\n"
+      << "`array of T` a msgpack array. Integers are range-checked against their type.\n\n";
 
   out << "## Envelopes\n\n"
       << "| frame | msgpack |\n|---|---|\n"

@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "arbroker/api/authenticator.hpp"
+#include "arbroker/api/protocol_versions.hpp"
 #include "arbroker/api/stream.hpp"
 #include "arbroker/api/tls.hpp"
 #include "arbroker/api/validate.hpp"
@@ -205,10 +206,11 @@ class connection : public std::enable_shared_from_this<connection> {
     hello_user_ = h->user;
     if (h->magic != protocol_magic)
       return refuse_handshake(errc::invalid_parameter, "not an arbroker client (bad magic)");
-    if (h->version != protocol_version)
+    if (!serves_protocol_version(h->version))
       return refuse_handshake(errc::invalid_parameter,
                               "unsupported protocol version " + std::to_string(h->version) +
-                                  " (this server speaks " + std::to_string(protocol_version) + ")");
+                                  " (this server serves " + served_protocol_versions() + ")");
+    version_ = h->version;  // the session speaks the client's version from here on
     // A standby says where the leader is, to anyone: clients given several nodes go there.
     if (const auto& role = srv_->config().role)
       if (auto no = role->refusal())
@@ -239,17 +241,18 @@ class connection : public std::enable_shared_from_this<connection> {
     authenticated_ = true;
     decoder_.set_max_frame(limits_.max_frame);
     who_ = caller{user, admin};
-    send(encode_welcome(welcome{protocol_version, srv_->config().node_name, {}, {}}));
+    send(encode_welcome_for(version_, welcome{version_, srv_->config().node_name, {}, {}}));
     if (draining_) close_after_flush();
   }
 
   void on_request(const std::string& payload) {
-    auto decoded = decode_request(payload);
+    auto decoded = decode_request(payload, version_);
     if (!decoded.value) {
       // The frame was whole, so the stream is still in step: answer (by the request's id
       // when its envelope has one, else with id 0) and read on.
       srv_->count(&server_counters::requests_refused);
       auto op = decoded.op_code ? to_operation(*decoded.op_code) : std::nullopt;
+      if (op && introduced_in(*op) > version_) op = std::nullopt;  // unknown to this client
       return send_response(error_response(decoded.id.value_or(0), op.value_or(operation::none),
                                           decoded.value.err()));
     }
@@ -359,8 +362,9 @@ class connection : public std::enable_shared_from_this<connection> {
     srv_->count(&server_counters::handshakes_refused);
     if (const auto& f = srv_->config().events.on_login_refused)
       f(login_refusal{hello_user_, peer_, code, message});
-    send(encode_welcome(welcome{protocol_version, srv_->config().node_name,
-                                msg::wire(code, std::move(message)), std::move(leader)}));
+    send(encode_welcome_for(
+        version_, welcome{version_, srv_->config().node_name, msg::wire(code, std::move(message)),
+                          std::move(leader)}));
     close_after_flush();
   }
 
@@ -370,7 +374,13 @@ class connection : public std::enable_shared_from_this<connection> {
     close_after_flush();
   }
 
-  void send_response(const response& r) { send(encode_response(r)); }
+  void send_response(const response& r) {
+    if (r.code == 0 || version_ == protocol_version) return send(encode_response(r));
+    response shown = r;  // an older client is shown codes of its version only
+    shown.code = static_cast<std::uint8_t>(
+        as_known_to(version_, error{static_cast<errc>(r.code), r.message}).code);
+    send(encode_response(shown));
+  }
 
   void send(const std::string& payload) {
     if (closed_) return;
@@ -456,6 +466,9 @@ class connection : public std::enable_shared_from_this<connection> {
   caller who_;
   std::string peer_;        ///< address:port, for the audit hooks
   std::string hello_user_;  ///< who the hello claimed to be, for refusals
+  /// The protocol version the session speaks: the hello's, once it is one the server serves
+  /// (until then, and for a hello of a version it does not serve, its own).
+  std::uint16_t version_ = protocol_version;
   std::size_t in_flight_ = 0;
   static constexpr std::size_t max_watches = 8;  ///< per connection
   /// A watch's next page is asked for once the unwritten bytes are down to this.

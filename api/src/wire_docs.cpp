@@ -155,15 +155,20 @@ constexpr auto entries = std::to_array<entry>({
 
     // Envelopes.
     {"hello.magic", plain("0x41524231 (\"ARB1\").")},
-    {"hello.version", plain("The protocol version the client speaks; another is refused.")},
+    {"hello.version",
+     plain("The protocol version the client speaks: the server's or one of the two before it "
+           "(docs/compatibility.md); another is refused, naming those it serves.")},
     {"hello.user", plain("The user name.")},
     {"hello.token", plain("The user's secret token.")},
-    {"welcome.version", plain("The server's protocol version.")},
+    {"welcome.version",
+     plain("The protocol version the session speaks: the hello's, when the server serves it.")},
     {"welcome.node", plain("The node's name.")},
     {"welcome.error", plain("Code 0: accepted; else why not (then the server closes).")},
     {"welcome.leader",
      plain("Refused with not_leader (21) by a standby: the API address (host:port) of the node "
-           "that serves its store; \"\" when no node serves now or the refusal is another.")},
+           "that serves its store; \"\" when no node serves now or the refusal is another. "
+           "Version 20 on: a client of 19 gets a welcome without it, refused with unreachable "
+           "(13), the leader named in the message.")},
     {"wire_error.code", plain("0: success; else an error code (Error codes).")},
     {"wire_error.message", plain("For people; names the field a refusal is about.")},
 

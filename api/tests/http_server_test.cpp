@@ -18,6 +18,7 @@
 #include "arbroker/api/client.hpp"
 #include "arbroker/api/json_codec.hpp"
 #include "arbroker/api/openapi.hpp"
+#include "arbroker/api/protocol_versions.hpp"
 #include "arbroker/api/token_hash.hpp"
 #include "sample_requests.hpp"
 #include "test_certificates.hpp"
@@ -60,9 +61,12 @@ class basic_connection {
 
   reply send(http::verb method, const std::string& target, const std::string& body,
              const std::string& user = "alice", const std::string& token = "",
-             const std::string& type = "application/json", const std::string& scheme = "Bearer") {
+             const std::string& type = "application/json", const std::string& scheme = "Bearer",
+             const std::vector<std::pair<std::string, std::string>>& headers = {}) {
     http::request<http::string_body> req{method, target, 11};
     req.set(http::field::host, "localhost");
+    for (const auto& [name, value] : headers)
+      req.set(name, value);
     if (!user.empty()) req.set("X-Arb-User", user);
     req.set(http::field::authorization, scheme + " " + (token.empty() ? user + "-token" : token));
     if (!type.empty()) req.set(http::field::content_type, type);
@@ -788,6 +792,63 @@ TEST(openapi, the_json_codec_s_bodies_fit_the_schemas) {
   wrong["reservations"][0]["state"] = "committed";
   wrong["reservations"][0]["np"] = "one";
   EXPECT_NE(schema_mismatch(doc, schema_of(operation::list, "reply"), wrong, "reply"), "");
+}
+
+// Versions (docs/http-api.md, "Versions"): a client says its protocol version in
+// X-Arb-Protocol. A key that is no field is refused from a client of this version (or one that
+// says none), and skipped from a client of a later release; every answer says its version.
+TEST(http_server, a_client_of_a_later_release_may_send_fields_this_node_does_not_know) {
+  echo_handler h;
+  fixture f(h);
+  connection c(f.port);
+  const std::string body = R"({"history": false, "a_field_of_release_99": 1})";
+  auto with = [&](const std::string& version) {
+    return c.send(http::verb::post, "/v1/list", body, "alice", "", "application/json", "Bearer",
+                  {{"X-Arb-Protocol", version}});
+  };
+  auto plain = c.post("list", body);
+  EXPECT_EQ(plain.status, 400u);
+  EXPECT_NE(plain.body["message"].get<std::string>().find("a_field_of_release_99: no such field"),
+            std::string::npos)
+      << plain.body.dump();
+  EXPECT_EQ(plain.raw["X-Arb-Protocol"], std::to_string(protocol_version));
+  EXPECT_EQ(with(std::to_string(protocol_version)).status, 400u);
+  EXPECT_EQ(with(std::to_string(protocol_version - 1)).status, 400u);
+  auto newer = with(std::to_string(protocol_version + 1));
+  EXPECT_EQ(newer.status, 200u) << newer.body.dump();
+  EXPECT_EQ(newer.raw["X-Arb-Protocol"], std::to_string(protocol_version));
+  auto older = c.post("list", "{}");
+  EXPECT_EQ(older.status, 200u);
+}
+
+TEST(http_server, a_protocol_version_it_does_not_serve_is_refused_naming_what_was_sent) {
+  echo_handler h;
+  fixture f(h);
+  auto with = [&](const std::string& target, const std::string& version) {
+    connection fresh(f.port);
+    return fresh.send(target == "/v1/watch" ? http::verb::get : http::verb::post, target, "{}",
+                      "alice", "", "application/json", "Bearer", {{"X-Arb-Protocol", version}});
+  };
+  auto words = with("/v1/list", "twenty");
+  EXPECT_EQ(words.status, 400u);
+  EXPECT_EQ(words.body["message"],
+            "X-Arb-Protocol: 'twenty' is not a protocol version (a "
+            "number, such as " +
+                std::to_string(protocol_version) + ")");
+  const auto too_old = std::to_string(oldest_served_protocol_version - 1);
+  auto old = with("/v1/list", too_old);
+  EXPECT_EQ(old.status, 400u);
+  EXPECT_EQ(old.body["message"], "unsupported protocol version " + too_old +
+                                     " (this server serves " + served_protocol_versions() + ")");
+  auto served = with("/v1/list", std::to_string(oldest_served_protocol_version));
+  EXPECT_EQ(served.status, 200u);
+  EXPECT_EQ(served.raw["X-Arb-Protocol"], std::to_string(oldest_served_protocol_version));
+  // The watch came with version 19: a client of 18 does not find it.
+  if (serves_protocol_version(18)) {
+    auto watch = with("/v1/watch", "18");
+    EXPECT_EQ(watch.status, 404u);
+    EXPECT_EQ(watch.body["message"], "no operation 'watch' in protocol version 18");
+  }
 }
 
 }  // namespace

@@ -72,7 +72,10 @@ struct decoded_request {
   std::optional<std::uint8_t> op_code;
   result<request> value = error{errc::invalid_parameter, "not decoded"};
 };
-decoded_request decode_request(std::string_view payload);
+/// A request of a session of protocol `version` (protocol_versions.hpp): an operation newer
+/// than that version is unknown to it; a client of an older version may send structs with
+/// fewer trailing fields (the missing ones keep their defaults), one of this version may not.
+decoded_request decode_request(std::string_view payload, std::uint16_t version = protocol_version);
 
 /// Response envelope: [id, op, code, message, body or nil].
 std::string encode_response(const response& r);

@@ -19,8 +19,13 @@
 
 namespace arbroker::api {
 
+/// What a key that is no field is: a mistake (refused, naming it), or a field that a client
+/// of a newer release appended (skipped; docs/http-api.md, "Versions").
+enum class unknown_keys { refuse, ignore };
+
 /// The request body of `op` from the text of a JSON object.
-result<request_body> request_body_from_json(operation op, std::string_view text);
+result<request_body> request_body_from_json(operation op, std::string_view text,
+                                            unknown_keys unknown = unknown_keys::refuse);
 
 /// The JSON text of a body; "null" for a reply without one. Invalid UTF-8 in a string is
 /// replaced (U+FFFD), never sent as it is.
