@@ -37,6 +37,17 @@ for user in alice bob; do
   compare "$user" job "$fixture/jobs.$user.json" jobs job show
 done
 
+# The events the release wrote (watch.USER.json, a build with a watch): the same, in order,
+# from the first, for a watcher who resumes after the upgrade.
+for user in alice bob; do
+  [[ -f $fixture/watch.$user.json ]] || continue
+  count=$(wc -l < "$fixture/watch.$user.json")
+  check "$user watches the $count events from the first" 0 \
+    as "$user" -o json watch --since 0 --count "$count"
+  verdict=$(python3 "$here/same_events.py" "$fixture/watch.$user.json" <<<"$out")
+  [[ $verdict == same ]] && pass "... as the release wrote them" || fail "$user's events: $verdict"
+done
+
 stop_arbd
 [ "$stopped_rc" -eq 0 ] && pass "arbd stops cleanly" || fail "arbd exit $stopped_rc"
 echo "$fails failed"
